@@ -1,0 +1,5 @@
+import type { Command } from '../main.js';
+import { version } from './version.js';
+
+/** Every CLI command, in the order `flowmark --help` lists them. One module per command. */
+export const commands: Command[] = [version];

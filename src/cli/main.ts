@@ -1,0 +1,41 @@
+import { commands } from './commands/index.js';
+
+export interface CliIo {
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+export interface Command {
+  name: string;
+  summary: string;
+  usage: string;
+  /** Runs the command; resolves to the process exit code. */
+  run(args: string[], io: CliIo): Promise<number>;
+}
+
+const defaultIo: CliIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+
+export function usage(): string {
+  const width = Math.max(...commands.map((c) => c.name.length));
+  const lines = commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+  return `usage: flowmark <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nflowmark <command> --help shows the options of one command.\n`;
+}
+
+export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(usage());
+    return name ? 0 : 2;
+  }
+  const command = commands.find((c) => c.name === name);
+  if (!command) {
+    io.stderr.write(`flowmark: unknown command '${name}'\n\n${usage()}`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout.write(`usage: ${command.usage}\n`);
+    return 0;
+  }
+  return command.run(rest, io);
+}
