@@ -1,0 +1,212 @@
+import type { ParamType } from './spec.js';
+
+/**
+ * Argument coercion the way real scripts pass values: objects and arrays as hashes/sequences or
+ * as JSON text, booleans as true/false or "true"/"false", numbers as numbers or numeric text.
+ * A coercer returns the converted value, or the NO_MATCH marker; the caller words the error.
+ */
+export const NO_MATCH: unique symbol = Symbol('no match');
+export type Coerced = unknown | typeof NO_MATCH;
+export type Coercer = (value: unknown) => Coerced;
+
+const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
+const NUMBER_TEXT = /^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
+
+/** True for a hash: a plain object or a Map (not a sequence, date, method or directive). */
+export function isHash(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  if (value instanceof Map) return true;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function hashToObject(value: Record<string, unknown> | Map<unknown, unknown>): Record<string, unknown> {
+  return value instanceof Map ? Object.fromEntries(value) : value;
+}
+
+const coercers: Record<ParamType, Coercer> = {
+  string(v) {
+    switch (typeof v) {
+      case 'string':
+        return v;
+      case 'number':
+        return String(v);
+      case 'boolean':
+        return v ? 'true' : 'false';
+      default:
+        if (Array.isArray(v) || isHash(v)) return JSON.stringify(hashToObject(v as Record<string, unknown>));
+        return NO_MATCH;
+    }
+  },
+  integer(v) {
+    if (typeof v === 'number') return Number.isInteger(v) ? v : NO_MATCH;
+    if (typeof v === 'string' && INTEGER_TEXT.test(v)) {
+      const n = Number(v);
+      return Number.isSafeInteger(n) ? n : NO_MATCH;
+    }
+    return NO_MATCH;
+  },
+  number(v) {
+    if (typeof v === 'number') return v;
+    if (typeof v === 'string' && NUMBER_TEXT.test(v)) return Number(v);
+    return NO_MATCH;
+  },
+  boolean(v) {
+    if (typeof v === 'boolean') return v;
+    if (typeof v === 'string') {
+      const t = v.trim().toLowerCase();
+      if (t === 'true') return true;
+      if (t === 'false') return false;
+    }
+    return NO_MATCH;
+  },
+  object(v) {
+    if (isHash(v)) return hashToObject(v);
+    if (typeof v === 'string') {
+      const parsed = tryParseJsonText(v);
+      return isHash(parsed) ? parsed : NO_MATCH;
+    }
+    return NO_MATCH;
+  },
+  array(v) {
+    if (Array.isArray(v)) return v;
+    if (typeof v === 'string') {
+      const parsed = tryParseJsonText(v);
+      return Array.isArray(parsed) ? parsed : NO_MATCH;
+    }
+    return NO_MATCH;
+  },
+  any: (v) => v,
+};
+
+/** Is the value, as it is, already of this type (no conversion needed)? */
+function isNatively(type: ParamType, v: unknown): boolean {
+  switch (type) {
+    case 'string':
+      return typeof v === 'string';
+    case 'integer':
+      return typeof v === 'number' && Number.isInteger(v);
+    case 'number':
+      return typeof v === 'number';
+    case 'boolean':
+      return typeof v === 'boolean';
+    case 'object':
+      return isHash(v);
+    case 'array':
+      return Array.isArray(v);
+    case 'any':
+      return true;
+  }
+}
+
+/** The coercer for a declared type or union of types. */
+export function coercerFor(type: ParamType | ParamType[]): Coercer {
+  if (!Array.isArray(type)) return coercers[type];
+  if (type.length === 1) return coercers[type[0]!];
+  const each = type.map((t) => coercers[t]);
+  return (v) => {
+    for (const t of type) if (isNatively(t, v)) return coercers[t](v);
+    for (const c of each) {
+      const r = c(v);
+      if (r !== NO_MATCH) return r;
+    }
+    return NO_MATCH;
+  };
+}
+
+const EXPECTED: Record<ParamType, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'a boolean (true or false)',
+  object: 'a hash or the JSON text of an object',
+  array: 'a sequence or the JSON text of an array',
+  any: 'a value',
+};
+
+/** "an integer", "a sequence or the JSON text of an array, or a string" */
+export function describeType(type: ParamType | ParamType[]): string {
+  const types = Array.isArray(type) ? type : [type];
+  return types.map((t) => EXPECTED[t]).join(', or ');
+}
+
+/**
+ * Why a value does not fit a type: `expected an integer, got the string "abc"`, with the JSON
+ * parser's reason when JSON text was expected.
+ */
+export function explainMismatch(type: ParamType | ParamType[], v: unknown): string {
+  let detail = `expected ${describeType(type)}, got ${describeValue(v)}`;
+  const types = Array.isArray(type) ? type : [type];
+  if (typeof v === 'string' && (types.includes('object') || types.includes('array'))) {
+    try {
+      const parsed = parseJsonText(v);
+      detail += ` (the JSON text of ${jsonKind(parsed)})`;
+    } catch (e) {
+      detail += ` (not valid JSON: ${(e as Error).message})`;
+    }
+  }
+  return detail;
+}
+
+function jsonKind(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') return 'an object';
+  return `a ${typeof v}`;
+}
+
+/** How a value is named in an error: `the string "abc"`, `a hash`, `the number 1.5` … */
+export function describeValue(v: unknown): string {
+  if (v === undefined || v === null) return 'nothing (a missing value)';
+  switch (typeof v) {
+    case 'string': {
+      const shown = v.length > 60 ? `${v.slice(0, 57)}...` : v;
+      return v === '' ? 'an empty string' : `the string ${JSON.stringify(shown)}`;
+    }
+    case 'number':
+      return `the number ${v}`;
+    case 'boolean':
+      return `the boolean ${v}`;
+    case 'function':
+      return 'a method';
+    case 'bigint':
+      return `the number ${v}`;
+    default:
+      if (Array.isArray(v)) return 'a sequence';
+      if (isHash(v)) return 'a hash';
+      if (typeof (v as { epochMs?: unknown }).epochMs === 'number') return 'a date';
+      return 'a value of an unsupported kind';
+  }
+}
+
+export class JsonTextError extends Error {
+  override name = 'JsonTextError';
+}
+
+const FORBIDDEN_KEY_HINT = /__proto__|\\u/;
+
+/**
+ * JSON.parse that refuses a `__proto__` key anywhere (even one spelled with \u escapes), so a
+ * parsed value can never be used to reach an object's prototype. Throws JsonTextError.
+ */
+export function parseJsonText(text: string): unknown {
+  try {
+    if (!FORBIDDEN_KEY_HINT.test(text)) return JSON.parse(text);
+    return JSON.parse(text, function (key, value) {
+      if (key === '__proto__') throw new JsonTextError('the key "__proto__" is not allowed');
+      return value;
+    });
+  } catch (e) {
+    if (e instanceof JsonTextError) throw e;
+    throw new JsonTextError((e as Error).message);
+  }
+}
+
+/** Like parseJsonText, but answers NO_MATCH instead of throwing. */
+export function tryParseJsonText(text: string): Coerced {
+  try {
+    return parseJsonText(text);
+  } catch {
+    return NO_MATCH;
+  }
+}

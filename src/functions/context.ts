@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+import type { Platform } from '../platform/index.js';
+
+export type Mode = 'LIVE' | 'ACCEPTANCE' | 'TEST';
+export type Surface = 'process-task' | 'manual-task-input' | 'web-interface' | 'composite-api' | 'eval';
+
+export const MODES: readonly Mode[] = ['LIVE', 'ACCEPTANCE', 'TEST'];
+export const SURFACES: readonly Surface[] = [
+  'process-task',
+  'manual-task-input',
+  'web-interface',
+  'composite-api',
+  'eval',
+];
+
+export interface ExecutionUser {
+  id: number;
+  login: string;
+  isAdmin: boolean;
+}
+
+export interface CompositeResponse {
+  status?: number;
+  statusName?: string;
+  description?: string;
+  headers: Record<string, string>;
+}
+
+export interface ExecutionLimits {
+  /** Maximum size of a request's data document, in bytes (inject_objects, script steps). */
+  dataDocumentBytes: number;
+}
+
+/** Everything one evaluation of a script carries: who, where, in which mode, and with which services. */
+export interface ExecutionContext {
+  accountId: string;
+  /** Current user (after impersonation); null when nobody is connected. */
+  user: ExecutionUser | null;
+  mode: Mode;
+  surface: Surface;
+  projectId?: number;
+  requestId?: string;
+  /** Account settings; default en_US / UTC. */
+  locale: string;
+  timeZone: string;
+  /** Epoch milliseconds (injectable for tests). */
+  clock: () => number;
+  /** Uniform in [0, 1) (injectable for tests): get_random, get_random_gaussian. */
+  random: () => number;
+  /**
+   * Cryptographically strong bytes (injectable for tests): cipher's IV, uuid. Optional so a
+   * context written against the contract stays valid; `node:crypto` randomBytes when absent.
+   */
+  randomBytes?: (size: number) => Uint8Array;
+  platform: Platform;
+  /** Composite APIs: what set_status and P_custom_header shape. */
+  response?: CompositeResponse;
+  limits: ExecutionLimits;
+}
+
+export const DEFAULT_LIMITS: ExecutionLimits = { dataDocumentBytes: 5 * 1024 * 1024 };
+
+/**
+ * A context with the platform's defaults (account "default", mode TEST, surface eval, en_US, UTC,
+ * real clock and randomness) and the given fields on top.
+ */
+export function createExecutionContext(fields: Partial<ExecutionContext> = {}): ExecutionContext {
+  return {
+    accountId: 'default',
+    user: null,
+    mode: 'TEST',
+    surface: 'eval',
+    locale: 'en_US',
+    timeZone: 'UTC',
+    clock: Date.now,
+    random: Math.random,
+    randomBytes: (size) => randomBytes(size),
+    platform: {} as Platform,
+    ...fields,
+    limits: { ...DEFAULT_LIMITS, ...fields.limits },
+  };
+}
+
+/** The context's strong random bytes, falling back to node:crypto. */
+export function strongRandomBytes(ctx: ExecutionContext, size: number): Uint8Array {
+  return ctx.randomBytes ? ctx.randomBytes(size) : randomBytes(size);
+}

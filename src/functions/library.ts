@@ -1,0 +1,12 @@
+/**
+ * Every group module of the library, one line each. Read lazily by the registry (group modules
+ * import the registry, so nothing here may be evaluated at load time).
+ */
+import type { FunctionSpec } from './spec.js';
+import { utilities } from './utilities/index.js';
+
+export function libraryGroups(): ReadonlyArray<readonly FunctionSpec[]> {
+  return [
+    utilities, // Utilities
+  ];
+}

@@ -1,0 +1,157 @@
+/**
+ * The function registry: every function of the library declared once (spec.ts), bound to an
+ * execution context as the callables a template sees.
+ *
+ *   import { defineFunction } from '../registry.js';
+ *   export const myGroup = [defineFunction({ name: 'f', group: 'Utilities', doc, returns, forms: [...] })];
+ *   // then one line in src/functions/library.ts
+ *
+ * A bound callable is called as `fn.call(env, ...args)` (CONTRACTS.md §1.1); it checks the
+ * arity, coerces the arguments to the declared types, fills defaults, resolves overloads, enforces
+ * the availability flags of the context's surface, and calls `impl(ctx, args, env)`.
+ */
+import type { ExecutionContext } from './context.js';
+import { FunctionError } from './errors.js';
+import { compileInvoker, type Invoker } from './invoke.js';
+import { libraryGroups } from './library.js';
+import type { FunctionSpec } from './spec.js';
+import type { CallEnv, Scope } from './template-types.js';
+
+export type {
+  FunctionFlags,
+  FunctionForm,
+  FunctionGroup,
+  FunctionSpec,
+  ParamSpec,
+  ParamType,
+} from './spec.js';
+export { arityOf, defineFunction, formSignature, FUNCTION_GROUPS } from './spec.js';
+export { argumentError, FunctionError } from './errors.js';
+export type { ExecutionContext, Mode, Surface } from './context.js';
+export type { CallEnv, Scope } from './template-types.js';
+
+/** A callable the template engine calls as `fn.call(env, ...args)`. */
+export type BoundFunction = (this: CallEnv | undefined, ...args: unknown[]) => unknown;
+
+/** Raised when a function exists but may not run in this context (web interface, manual task …). */
+export class FunctionUnavailableError extends Error {
+  override name = 'FunctionUnavailableError';
+  constructor(
+    readonly functionName: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Entry {
+  spec: FunctionSpec;
+  invoker: Invoker;
+}
+
+export class FunctionRegistry {
+  private readonly entries = new Map<string, Entry>();
+  private readonly specs: FunctionSpec[] = [];
+
+  constructor(specs: Iterable<FunctionSpec>) {
+    for (const spec of specs) {
+      this.specs.push(spec);
+      for (const name of [spec.name, ...(spec.aliases ?? [])]) {
+        if (this.entries.has(name)) throw new Error(`function registry: ${name} is declared twice`);
+        this.entries.set(name, { spec, invoker: compileInvoker(spec, name) });
+      }
+    }
+  }
+
+  /** The declaration of a function, by name or alias. */
+  get(name: string): FunctionSpec | undefined {
+    return this.entries.get(name)?.spec;
+  }
+
+  /** Every declaration, in library order. */
+  list(): readonly FunctionSpec[] {
+    return this.specs;
+  }
+
+  /** Every callable name (names and aliases), sorted. */
+  names(): string[] {
+    return [...this.entries.keys()].sort();
+  }
+
+  /** The callables of the library for one evaluation. Cheap: callables are made on first use. */
+  bind(ctx: ExecutionContext): Scope {
+    const cache = new Map<string, BoundFunction>();
+    return {
+      get: (name: string) => {
+        let fn = cache.get(name);
+        if (fn === undefined) {
+          const made = this.callable(ctx, name);
+          if (made === undefined) return undefined;
+          cache.set(name, (fn = made));
+        }
+        return fn;
+      },
+    };
+  }
+
+  /** One bound callable, or undefined for a name the library does not have. */
+  callable(ctx: ExecutionContext, name: string): BoundFunction | undefined {
+    const entry = this.entries.get(name);
+    if (!entry) return undefined;
+    const { spec, invoker } = entry;
+    const refusal = surfaceRefusal(spec, name, ctx);
+    if (refusal) {
+      return () => {
+        throw new FunctionUnavailableError(name, refusal);
+      };
+    }
+    if (spec.flags?.adminOnly) {
+      const denied = spec.adminOnlyMessage ?? 'only an administrator of the account may call this function';
+      return function (this: CallEnv | undefined, ...args: unknown[]) {
+        if (!ctx.user?.isAdmin) throw new FunctionError(name, denied);
+        return invoker(ctx, this ?? detachedEnv(ctx), args);
+      };
+    }
+    return function (this: CallEnv | undefined, ...args: unknown[]) {
+      return invoker(ctx, this ?? detachedEnv(ctx), args);
+    };
+  }
+
+  /** Calls a function by name with already-converted arguments (the JS backend's entry point). */
+  invoke(ctx: ExecutionContext, name: string, args: readonly unknown[], env?: CallEnv): unknown {
+    const fn = this.callable(ctx, name);
+    if (!fn) throw new Error(`unknown function ${name}`);
+    return fn.apply(env, args as unknown[]);
+  }
+}
+
+/** Why a function may not run on the context's surface, or undefined when it may. */
+function surfaceRefusal(spec: FunctionSpec, name: string, ctx: ExecutionContext): string | undefined {
+  if (ctx.surface === 'web-interface' && !spec.flags?.webInterface)
+    return `function ${name} is not available in a web interface`;
+  if (spec.flags?.manualTaskInputOnly && ctx.surface !== 'manual-task-input')
+    return `function ${name} is only available in the input variables of a manual task`;
+  return undefined;
+}
+
+/** The env of a callable called without one (directly from JS): no variables. */
+function detachedEnv(ctx: ExecutionContext): CallEnv {
+  return {
+    getVariable: () => undefined,
+    templateName: 'template',
+    locale: ctx.locale,
+    timeZone: ctx.timeZone,
+  };
+}
+
+let library: FunctionRegistry | undefined;
+
+/** The registry of the whole library (src/functions/library.ts), built on first use. */
+export function defaultRegistry(): FunctionRegistry {
+  return (library ??= new FunctionRegistry(libraryGroups().flat()));
+}
+
+/** The callables of the library for one evaluation (CONTRACTS.md §3). */
+export function bind(ctx: ExecutionContext, registry: FunctionRegistry = defaultRegistry()): Scope {
+  return registry.bind(ctx);
+}

@@ -1,0 +1,140 @@
+import type { ExecutionContext } from './context.js';
+import type { CallEnv } from './template-types.js';
+
+/**
+ * Declared parameter types. Arguments reach `impl` coerced to them:
+ * - string: strings; numbers and booleans as their text; hashes/sequences as compact JSON text
+ * - integer: integral numbers or integer text ("12")
+ * - number: numbers or numeric text ("1.5", "-2e3")
+ * - boolean: true/false or the text "true"/"false" (any case)
+ * - object: a hash, or JSON text of an object
+ * - array: a sequence, or JSON text of an array
+ * - any: the value as the template gave it
+ * A list of types is a union: a value already of one of them is kept as it is, otherwise the
+ * first type it coerces to wins.
+ */
+export type ParamType = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array' | 'any';
+
+export const PARAM_TYPES: readonly ParamType[] = [
+  'string',
+  'integer',
+  'number',
+  'boolean',
+  'object',
+  'array',
+  'any',
+];
+
+export interface ParamSpec {
+  name: string;
+  type: ParamType | ParamType[];
+  /** May be omitted (only after the required ones). */
+  optional?: boolean;
+  /** Filled in when an optional argument is omitted (or passed as null/undefined). */
+  default?: unknown;
+  /**
+   * Last parameter only: takes every remaining argument (at least one unless optional); they reach
+   * impl flattened (args[i], args[i+1] …).
+   */
+  variadic?: boolean;
+  doc?: string;
+}
+
+export interface FunctionForm {
+  params: ParamSpec[];
+  /** This form (overload) is deprecated (spec part 9), e.g. import_objects with a separator. */
+  deprecated?: boolean;
+  /** Optional note shown in the docs for this form. */
+  doc?: string;
+  impl(ctx: ExecutionContext, args: unknown[], call: CallEnv): unknown | Promise<unknown>;
+}
+
+export type FunctionGroup =
+  'Application' | 'Collections' | 'Composite API' | 'File' | 'Request' | 'User' | 'Utilities';
+
+export const FUNCTION_GROUPS: readonly FunctionGroup[] = [
+  'Application',
+  'Collections',
+  'Composite API',
+  'File',
+  'Request',
+  'User',
+  'Utilities',
+];
+
+export interface FunctionFlags {
+  /** Usable in a web interface (spec 2.1, plus P_quoted and i18n). */
+  webInterface?: boolean;
+  /** The whole function is deprecated (spec part 9). */
+  deprecated?: boolean;
+  /** Works only while computing the input variables of a manual task. */
+  manualTaskInputOnly?: boolean;
+  /** Only an administrator of the account may call it. */
+  adminOnly?: boolean;
+}
+
+export interface FunctionSpec {
+  name: string;
+  aliases?: string[];
+  group: FunctionGroup;
+  doc: string;
+  returns: string;
+  /** One form, or the overloads, tried in order: the first whose arity fits and whose arguments coerce. */
+  forms: FunctionForm[];
+  flags?: FunctionFlags;
+  /**
+   * What follows `name: ` when a non-admin calls an adminOnly function (default
+   * `only an administrator of the account may call this function`).
+   */
+  adminOnlyMessage?: string;
+}
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Declares one function of the library; checks the declaration's shape and returns it unchanged. */
+export function defineFunction(spec: FunctionSpec): FunctionSpec {
+  const where = `defineFunction(${spec.name})`;
+  if (!NAME.test(spec.name)) throw new Error(`${where}: invalid function name`);
+  for (const alias of spec.aliases ?? [])
+    if (!NAME.test(alias)) throw new Error(`${where}: invalid alias ${alias}`);
+  if (!FUNCTION_GROUPS.includes(spec.group)) throw new Error(`${where}: unknown group ${spec.group}`);
+  if (spec.forms.length === 0) throw new Error(`${where}: no form`);
+  for (const form of spec.forms) checkParams(where, form.params);
+  return spec;
+}
+
+function checkParams(where: string, params: ParamSpec[]): void {
+  let optionalSeen = false;
+  const names = new Set<string>();
+  params.forEach((p, i) => {
+    if (names.has(p.name)) throw new Error(`${where}: parameter ${p.name} declared twice`);
+    names.add(p.name);
+    const types = Array.isArray(p.type) ? p.type : [p.type];
+    if (types.length === 0 || types.some((t) => !PARAM_TYPES.includes(t)))
+      throw new Error(`${where}: parameter ${p.name} has an unknown type`);
+    if (p.variadic && i !== params.length - 1)
+      throw new Error(`${where}: only the last parameter may be variadic`);
+    if (p.default !== undefined && !p.optional)
+      throw new Error(`${where}: parameter ${p.name} has a default but is required`);
+    if (p.optional) optionalSeen = true;
+    else if (optionalSeen) throw new Error(`${where}: required parameter ${p.name} follows an optional one`);
+  });
+}
+
+/** Number of arguments a form accepts. */
+export function arityOf(form: FunctionForm): { min: number; max: number } {
+  let min = 0;
+  for (const p of form.params) if (!p.optional) min++;
+  const last = form.params[form.params.length - 1];
+  return { min, max: last?.variadic ? Infinity : form.params.length };
+}
+
+/** `name(a: string, b?: integer = 0, …rest: object)` */
+export function formSignature(name: string, form: FunctionForm): string {
+  const params = form.params.map((p) => {
+    const type = Array.isArray(p.type) ? p.type.join(' | ') : p.type;
+    const def = p.default !== undefined ? ` = ${JSON.stringify(p.default)}` : '';
+    return `${p.variadic ? '…' : ''}${p.name}${p.optional ? '?' : ''}: ${type}${def}`;
+  });
+  return `${name}(${params.join(', ')})`;
+}
