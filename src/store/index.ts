@@ -1,0 +1,89 @@
+/**
+ * # Storage: one async interface, two engines
+ *
+ * Platform services are written against `Store` only, never against an engine:
+ *
+ *   const store = await openStore();            // loadConfig(): FLOWMARK_DATA, DATABASE_URL
+ *   const rows = await store.all(sql`SELECT id, name FROM uploads WHERE account_id = ${accountId}`);
+ *
+ * - Engines: SQLite (better-sqlite3, WAL, file `<dataDir>/flowmark.db`) by default; PostgreSQL
+ *   (`pg` pool) when `DATABASE_URL` is set. Migrations are applied by `openStore`.
+ * - SQL is written once with the `sql` tag: `${value}` binds a parameter, `${sql`...`}` nests a
+ *   fragment, `sql.join(list)`, `sql.raw(trustedText)`, `sql.literal(v)` (inlined, for DDL and
+ *   partial-index predicates), `sql.ident(name)`. Both engines accept the same
+ *   `INSERT … ON CONFLICT (…) DO UPDATE SET x = excluded.x … RETURNING …` (upsert, returning)
+ *   and `INSERT … ON CONFLICT DO NOTHING`.
+ * - `store.dialect` holds the rest: column types for CREATE TABLE (`types.id`, `bigint`, `json`,
+ *   `blob`, `boolean`, `binaryText` …), `forUpdate` (row lock on PostgreSQL, empty on SQLite),
+ *   `cast(v, type)` (for VALUES lists), `jsonText(column, path)` (JSON extraction),
+ *   `uniqueViolation(err)`, `isRetryable(err)`, `binaryTextOrder`.
+ * - Values: parameters are strings, numbers, booleans (1/0 on SQLite), null, Buffers; JSON is
+ *   passed as its text. Rows come back with BIGINT as a number, JSON columns as their text,
+ *   BLOB/BYTEA as a Buffer, booleans as true/false (PostgreSQL) or 1/0 (SQLite): read them with
+ *   `Boolean(row.flag)`.
+ * - Transactions: `await store.transaction(async (tx) => { … })` commits when the callback
+ *   resolves and rolls back when it throws. Every query made through `store` (or `tx`) inside the
+ *   callback's async context joins the transaction; a nested `transaction` is a savepoint.
+ *   Options: `{ isolation: 'serializable' }` (PostgreSQL; SQLite write transactions are always
+ *   serializable), `{ readOnly: true }`, `{ retries: n }` (the callback is re-run after a
+ *   serialization failure / deadlock / busy database; default 5 for serializable). For
+ *   read-modify-write of one row, `SELECT … ${tx.dialect.forUpdate}` locks it on PostgreSQL; on
+ *   SQLite the write transaction already holds the database's write lock. Counters and locks are
+ *   best written as one upsert-and-return statement.
+ * - Tenancy: every table has an `account_id` column and every query names one.
+ * - Migrations: one module per migration in `src/store/migrations/` (`NNNN_what.ts`, default
+ *   export `defineMigration({ id: 'NNNN_what', async up(db) { await db.exec(`CREATE TABLE …`) } })`)
+ *   plus one line in `src/store/migrations/index.ts`. Each runs once, in its own transaction,
+ *   recorded in `schema_migrations`.
+ * - Tests: `test/support/engines.ts` runs a suite on SQLite and, when FLOWMARK_TEST_PG is set, on
+ *   PostgreSQL (a fresh schema per suite).
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig, type Config } from '../config/index.js';
+import { migrate, type Migration } from './migrate.js';
+import { migrations as allMigrations } from './migrations/index.js';
+import { PostgresStore } from './postgres.js';
+import { SqliteStore } from './sqlite.js';
+import type { Store } from './types.js';
+
+export { sql, Sql, quoteIdent, quoteString, type EngineName } from './sql.js';
+export { defineMigration, migrate, type Migration } from './migrate.js';
+export type { Dialect, Isolation, Queryable, Row, RunResult, Store, TransactionOptions } from './types.js';
+
+export interface OpenStoreOptions extends Partial<Config> {
+  /** SQLite: a file path instead of `<dataDir>/flowmark.db` (':memory:' for a private database). */
+  sqliteFile?: string;
+  /** PostgreSQL: the schema holding the tables (created if missing); default the search_path. */
+  pgSchema?: string;
+  /** PostgreSQL: pool size (default 10). */
+  poolSize?: number;
+  /** The migrations to apply (default: all of src/store/migrations). */
+  migrations?: readonly Migration[];
+}
+
+/** Opens the configured engine and brings its schema up to date. */
+export async function openStore(options: OpenStoreOptions = {}): Promise<Store> {
+  const config = { ...loadConfig(), ...options };
+  let store: Store;
+  if (config.databaseUrl) {
+    store = await PostgresStore.open(config.databaseUrl, {
+      schema: options.pgSchema,
+      poolSize: options.poolSize,
+    });
+  } else {
+    let file = options.sqliteFile;
+    if (!file) {
+      mkdirSync(config.dataDir, { recursive: true });
+      file = join(config.dataDir, 'flowmark.db');
+    }
+    store = new SqliteStore(file);
+  }
+  try {
+    await migrate(store, options.migrations ?? allMigrations);
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
+  return store;
+}

@@ -1,0 +1,13 @@
+/**
+ * Every migration, in the order they apply: ONE LINE PER MIGRATION. To add one, create
+ * `NNNN_what.ts` here (default export `defineMigration({ id: 'NNNN_what', up })`, see
+ * 0001_collections.ts) and append its line below. Released migrations are never edited.
+ */
+import type { Migration } from '../migrate.js';
+
+const modules: Array<{ default: Migration }> = await Promise.all([
+  import('./0001_collections.js'),
+  import('./0002_uploads.js'),
+]);
+
+export const migrations: readonly Migration[] = modules.map((m) => m.default);

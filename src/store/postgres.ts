@@ -1,0 +1,181 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { postgresDialect } from './dialect.js';
+import { quoteIdent, type Sql } from './sql.js';
+import type { Dialect, Queryable, Row, RunResult, Store, TransactionOptions } from './types.js';
+
+interface TxState {
+  done: boolean;
+  savepoints: number;
+  client: pg.PoolClient;
+  handle: Queryable;
+}
+
+const INT8 = 20;
+const JSON_OID = 114;
+const JSONB_OID = 3802;
+
+/** BIGINT as a JS number; JSON and JSONB as their text (both engines hand JSON back as text). */
+const typeParsers = {
+  getTypeParser(oid: number, format?: string) {
+    if (oid === INT8) return (value: string) => Number(value);
+    if (oid === JSON_OID || oid === JSONB_OID) return (value: string) => value;
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+} as pg.CustomTypesConfig;
+
+export interface PostgresOptions {
+  /** Schema holding flowmark's tables (created if missing); default: the server's search_path. */
+  schema?: string;
+  /** Connections in the pool (default 10). */
+  poolSize?: number;
+}
+
+/** PostgreSQL through a `pg` pool: every statement outside a transaction takes any free connection. */
+export class PostgresStore implements Store {
+  readonly location: string;
+  private constructor(
+    private readonly pool: pg.Pool,
+    readonly dialect: Dialect,
+    location: string,
+  ) {
+    this.location = location;
+  }
+
+  private readonly context = new AsyncLocalStorage<TxState>();
+
+  static async open(url: string, options: PostgresOptions = {}): Promise<PostgresStore> {
+    const config: pg.PoolConfig = { connectionString: url, max: options.poolSize ?? 10, types: typeParsers };
+    if (options.schema) {
+      const setup = new pg.Client({ connectionString: url });
+      await setup.connect();
+      try {
+        await setup.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(options.schema)}`);
+      } finally {
+        await setup.end();
+      }
+      config.options = `-c search_path=${quoteIdent(options.schema)}`;
+    }
+    const pool = new pg.Pool(config);
+    // An idle client's error (server restart) must not crash the process; the next query reconnects.
+    pool.on('error', () => {});
+    try {
+      const { rows } = await pool.query<{ collate: string; db: string }>(
+        'SELECT datcollate AS collate, current_database() AS db FROM pg_database WHERE datname = current_database()',
+      );
+      const collate = rows[0]?.collate ?? '';
+      const binary = /^(C|POSIX|C\.UTF-?8)$/i.test(collate);
+      return new PostgresStore(pool, postgresDialect(binary), `postgresql database ${rows[0]?.db ?? '?'}`);
+    } catch (e) {
+      await pool.end();
+      throw e;
+    }
+  }
+
+  all<T extends Row = Row>(query: Sql): Promise<T[]> {
+    return this.query(query).then((r) => r.rows as T[]);
+  }
+
+  get<T extends Row = Row>(query: Sql): Promise<T | undefined> {
+    return this.query(query).then((r) => r.rows[0] as T | undefined);
+  }
+
+  run(query: Sql): Promise<RunResult> {
+    return this.query(query).then((r) => ({ changes: r.rowCount ?? 0 }));
+  }
+
+  async exec(text: string): Promise<void> {
+    const state = this.current();
+    await (state ? state.client : this.pool).query(text);
+  }
+
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    const outer = this.current();
+    if (outer) return this.savepoint(outer, fn);
+    const retries = options.retries ?? (options.isolation === 'serializable' ? 5 : 0);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.topLevel(fn, options);
+      } catch (e) {
+        if (attempt >= retries || !this.dialect.isRetryable(e)) throw e;
+        await sleep(5 * 2 ** attempt + Math.random() * 10);
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  private current(): TxState | undefined {
+    const state = this.context.getStore();
+    return state && !state.done ? state : undefined;
+  }
+
+  private query(query: Sql, client?: pg.PoolClient): Promise<pg.QueryResult> {
+    const { text, values } = query.render('postgres');
+    const target = client ?? this.current()?.client ?? this.pool;
+    return target.query(
+      text,
+      values.map((v) => (v === undefined ? null : v)),
+    );
+  }
+
+  private async topLevel<T>(fn: (tx: Queryable) => Promise<T>, options: TransactionOptions): Promise<T> {
+    const client = await this.pool.connect();
+    const state: TxState = { done: false, savepoints: 0, client, handle: undefined as never };
+    state.handle = this.handle(state);
+    let broken = false;
+    try {
+      const level = (options.isolation ?? 'read committed').toUpperCase();
+      await client.query(`BEGIN ISOLATION LEVEL ${level}${options.readOnly ? ' READ ONLY' : ''}`);
+      try {
+        const result = await this.context.run(state, () => fn(state.handle));
+        await client.query('COMMIT');
+        return result;
+      } catch (e) {
+        try {
+          await client.query('ROLLBACK');
+        } catch {
+          broken = true;
+        }
+        throw e;
+      }
+    } finally {
+      state.done = true;
+      client.release(broken);
+    }
+  }
+
+  private async savepoint<T>(state: TxState, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    const name = `sp${++state.savepoints}`;
+    await state.client.query(`SAVEPOINT ${name}`);
+    try {
+      const result = await fn(state.handle);
+      await state.client.query(`RELEASE SAVEPOINT ${name}`);
+      return result;
+    } catch (e) {
+      await state.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+      await state.client.query(`RELEASE SAVEPOINT ${name}`);
+      throw e;
+    }
+  }
+
+  private handle(state: TxState): Queryable {
+    const open = () => {
+      if (state.done) throw new Error('store: the transaction has already ended');
+      return state.client;
+    };
+    return {
+      dialect: this.dialect,
+      all: async (q) => (await this.query(q, open())).rows as never[],
+      get: async (q) => (await this.query(q, open())).rows[0] as never,
+      run: async (q) => ({ changes: (await this.query(q, open())).rowCount ?? 0 }),
+      exec: async (t) => {
+        await open().query(t);
+      },
+      transaction: (fn) => this.savepoint(state, fn),
+    };
+  }
+}
