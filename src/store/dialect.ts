@@ -7,8 +7,7 @@ export function sqliteJsonPath(path: readonly string[]): string {
     '$' +
     path
       .map((key) => {
-        if (!isPlainJsonKey(key))
-          throw new Error(`unsupported JSON key ${JSON.stringify(key)}`);
+        if (!isPlainJsonKey(key)) throw new Error(`unsupported JSON key ${JSON.stringify(key)}`);
         return `."${key}"`;
       })
       .join('')

@@ -11,66 +11,58 @@ type Mode = 'all' | 'get' | 'run';
 interface TxState {
   done: boolean;
   savepoints: number;
+  connection: Connection;
   handle: Queryable;
 }
 
 const STATEMENT_CACHE_SIZE = 500;
+const BUSY_WAIT_MS = 10_000;
 
 /**
- * The embedded engine: one better-sqlite3 connection in WAL mode. better-sqlite3 is synchronous,
- * so a single statement never interleaves with another; a transaction spans awaits, so it holds
- * an async lock that queues every other caller's statements until it ends.
+ * The embedded engine: better-sqlite3 in WAL mode with two connections to the file, a writer
+ * and a reader. better-sqlite3 is synchronous, so one statement never interleaves with another;
+ * a transaction spans awaits, so it holds its connection's async lock and every other caller's
+ * statements for that connection wait. Statements outside a transaction that only read go to
+ * the reader and see the last commit (as on PostgreSQL), never an open transaction's writes.
  */
 export class SqliteStore implements Store {
   readonly dialect = sqliteDialect;
   readonly location: string;
-  private readonly db: Database.Database;
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly writer: Connection;
+  private readonly reader: Connection;
   private readonly context = new AsyncLocalStorage<TxState>();
-  private readonly lock = new AsyncLock();
 
   constructor(file: string) {
     this.location = file;
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    // Waiting for another process's write lock happens asynchronously (see `busyRetry`), so the
-    // synchronous busy handler only covers very short waits and never stalls the event loop long.
-    this.db.pragma('busy_timeout = 20');
-    this.db.pragma('foreign_keys = ON');
+    this.writer = new Connection(file);
+    // A private in-memory database exists once per connection: it gets no separate reader.
+    this.reader = file === ':memory:' || file === '' ? this.writer : new Connection(file);
   }
 
   all<T extends Row = Row>(query: Sql): Promise<T[]> {
-    return this.run_(query, 'all') as Promise<T[]>;
+    return this.statement(query, 'all') as Promise<T[]>;
   }
 
   get<T extends Row = Row>(query: Sql): Promise<T | undefined> {
-    return this.run_(query, 'get') as Promise<T | undefined>;
+    return this.statement(query, 'get') as Promise<T | undefined>;
   }
 
   run(query: Sql): Promise<RunResult> {
-    return this.run_(query, 'run') as Promise<RunResult>;
+    return this.statement(query, 'run') as Promise<RunResult>;
   }
 
   async exec(text: string): Promise<void> {
-    if (this.inTransaction()) {
-      this.db.exec(text);
+    const state = this.current();
+    if (state) {
+      state.connection.db.exec(text);
       return;
     }
-    await busyRetry(async () => {
-      if (!this.lock.held) return this.db.exec(text);
-      await this.lock.acquire();
-      try {
-        this.db.exec(text);
-      } finally {
-        this.lock.release();
-      }
-    });
+    await this.writer.locked(() => this.writer.db.exec(text));
   }
 
   async transaction<T>(fn: (tx: Queryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-    const outer = this.context.getStore();
-    if (outer && !outer.done) return this.savepoint(outer, fn);
+    const outer = this.current();
+    if (outer) return this.savepoint(outer, fn);
     const retries = options.retries ?? (options.isolation === 'serializable' ? 5 : 0);
     for (let attempt = 0; ; attempt++) {
       try {
@@ -83,114 +75,145 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    await this.lock.acquire();
-    try {
-      this.statements.clear();
-      this.db.close();
-    } finally {
-      this.lock.release();
-    }
+    await this.writer.close();
+    if (this.reader !== this.writer) await this.reader.close();
+  }
+
+  private current(): TxState | undefined {
+    const state = this.context.getStore();
+    return state && !state.done ? state : undefined;
+  }
+
+  private async statement(query: Sql, mode: Mode): Promise<unknown> {
+    const state = this.current();
+    if (state) return state.connection.execute(query, mode);
+    const { text } = query.render('sqlite');
+    const target = this.reader !== this.writer && this.reader.isReadOnly(text) ? this.reader : this.writer;
+    return target.locked(() => target.execute(query, mode));
   }
 
   private async topLevel<T>(fn: (tx: Queryable) => Promise<T>, options: TransactionOptions): Promise<T> {
-    await this.lock.acquire();
-    const state: TxState = { done: false, savepoints: 0, handle: this.handle(() => state) };
+    const connection = options.readOnly ? this.reader : this.writer;
+    await connection.lock.acquire();
+    const state: TxState = { done: false, savepoints: 0, connection, handle: undefined as never };
+    state.handle = this.handle(state);
     try {
-      await busyRetry(() => this.db.exec(options.readOnly ? 'BEGIN' : 'BEGIN IMMEDIATE'));
+      await busyRetry(() => connection.db.exec(options.readOnly ? 'BEGIN' : 'BEGIN IMMEDIATE'));
       try {
         const result = await this.context.run(state, () => fn(state.handle));
-        this.db.exec('COMMIT');
+        connection.db.exec('COMMIT');
         return result;
       } catch (e) {
-        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        if (connection.db.inTransaction) connection.db.exec('ROLLBACK');
         throw e;
       }
     } finally {
       state.done = true;
-      this.lock.release();
+      connection.lock.release();
     }
   }
 
   private async savepoint<T>(state: TxState, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    const db = state.connection.db;
     const name = `sp${++state.savepoints}`;
-    this.db.exec(`SAVEPOINT ${name}`);
+    db.exec(`SAVEPOINT ${name}`);
     try {
       const result = await fn(state.handle);
-      this.db.exec(`RELEASE ${name}`);
+      db.exec(`RELEASE ${name}`);
       return result;
     } catch (e) {
-      this.db.exec(`ROLLBACK TO ${name}`);
-      this.db.exec(`RELEASE ${name}`);
+      db.exec(`ROLLBACK TO ${name}`);
+      db.exec(`RELEASE ${name}`);
       throw e;
     }
   }
 
-  /** The handle given to a transaction's callback: runs on the connection while the transaction is open. */
-  private handle(state: () => TxState): Queryable {
-    const direct = async (query: Sql, mode: Mode) => {
-      if (state().done) throw new Error('store: the transaction has already ended');
-      return this.execute(query, mode);
+  /** The handle given to a transaction's callback: runs on its connection while it is open. */
+  private handle(state: TxState): Queryable {
+    const open = () => {
+      if (state.done) throw new Error('store: the transaction has already ended');
+      return state.connection;
     };
     return {
       dialect: this.dialect,
-      all: (q) => direct(q, 'all') as Promise<never[]>,
-      get: (q) => direct(q, 'get') as Promise<never>,
-      run: (q) => direct(q, 'run') as Promise<RunResult>,
+      all: async (q) => open().execute(q, 'all') as never[],
+      get: async (q) => open().execute(q, 'get') as never,
+      run: async (q) => open().execute(q, 'run') as RunResult,
       exec: async (t) => {
-        if (state().done) throw new Error('store: the transaction has already ended');
-        this.db.exec(t);
+        open().db.exec(t);
       },
-      transaction: (fn) => this.savepoint(state(), fn),
+      transaction: (fn) => this.savepoint(state, fn),
     };
   }
+}
 
-  private inTransaction(): boolean {
-    const state = this.context.getStore();
-    return state !== undefined && !state.done;
+/** One better-sqlite3 connection with its statement cache and async lock. */
+class Connection {
+  readonly db: Database.Database;
+  readonly lock = new AsyncLock();
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(file: string) {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    // Waiting for another process's write lock happens asynchronously (busyRetry), so the
+    // synchronous busy handler only covers very short waits and never stalls the event loop long.
+    this.db.pragma('busy_timeout = 20');
+    this.db.pragma('foreign_keys = ON');
   }
 
-  private async run_(query: Sql, mode: Mode): Promise<unknown> {
-    if (this.inTransaction()) return this.execute(query, mode);
-    // Outside a transaction a statement is its own: retried while another process writes.
+  isReadOnly(text: string): boolean {
+    return this.prepare(text).readonly;
+  }
+
+  /** Runs `work` now if the connection is free, else after the transaction holding it; retried while busy. */
+  locked<T>(work: () => T): Promise<T> {
     return busyRetry(async () => {
-      if (!this.lock.held) return this.execute(query, mode);
+      if (!this.lock.held) return work();
       await this.lock.acquire();
       try {
-        return this.execute(query, mode);
+        return work();
       } finally {
         this.lock.release();
       }
     });
   }
 
-  private execute(query: Sql, mode: Mode): unknown {
+  execute(query: Sql, mode: Mode): unknown {
     const { text, values } = query.render('sqlite');
     const statement = this.prepare(text);
     const params = values.map(toSqliteValue);
     try {
-      return this.executePrepared(statement, params, mode);
+      switch (mode) {
+        case 'all':
+          if (!statement.reader) {
+            statement.run(...params);
+            return [];
+          }
+          return statement.all(...params);
+        case 'get':
+          if (!statement.reader) {
+            statement.run(...params);
+            return undefined;
+          }
+          return statement.get(...params);
+        case 'run':
+          return { changes: statement.run(...params).changes };
+      }
     } catch (e) {
       if (isUniqueError(e)) nameViolatedIndex(this.db, e);
       throw e;
     }
   }
 
-  private executePrepared(statement: Database.Statement, params: unknown[], mode: Mode): unknown {
-    switch (mode) {
-      case 'all':
-        if (!statement.reader) {
-          statement.run(...params);
-          return [];
-        }
-        return statement.all(...params);
-      case 'get':
-        if (!statement.reader) {
-          statement.run(...params);
-          return undefined;
-        }
-        return statement.get(...params);
-      case 'run':
-        return { changes: statement.run(...params).changes };
+  async close(): Promise<void> {
+    await this.lock.acquire();
+    try {
+      this.statements.clear();
+      this.db.close();
+    } finally {
+      this.lock.release();
     }
   }
 
@@ -206,8 +229,6 @@ export class SqliteStore implements Store {
     return statement;
   }
 }
-
-const BUSY_WAIT_MS = 10_000;
 
 /** Runs `attempt` again while SQLite reports the database busy (another process's write lock), up to 10 s. */
 async function busyRetry<T>(attempt: () => T | Promise<T>): Promise<T> {
