@@ -10,13 +10,9 @@
  * arity, coerces the arguments to the declared types, fills defaults, resolves overloads, enforces
  * the availability flags of the context's surface, and calls `impl(ctx, args, env)`.
  */
-import type { ExecutionContext } from './context.js';
-import { FunctionError } from './errors.js';
-import { compileInvoker, type Invoker } from './invoke.js';
-import { libraryGroups } from './library.js';
-import type { FunctionSpec } from './spec.js';
-import type { CallEnv, Scope } from './template-types.js';
-
+// The declarations come first: group modules import defineFunction from here while the library
+// (imported last) is still loading them, so these bindings must exist before library.ts runs.
+export { arityOf, defineFunction, formSignature, FUNCTION_GROUPS } from './spec.js';
 export type {
   FunctionFlags,
   FunctionForm,
@@ -25,10 +21,16 @@ export type {
   ParamSpec,
   ParamType,
 } from './spec.js';
-export { arityOf, defineFunction, formSignature, FUNCTION_GROUPS } from './spec.js';
 export { argumentError, FunctionError } from './errors.js';
 export type { ExecutionContext, Mode, Surface } from './context.js';
 export type { CallEnv, Scope } from './template-types.js';
+
+import type { ExecutionContext } from './context.js';
+import { FunctionError } from './errors.js';
+import { compileInvoker, type Invoker } from './invoke.js';
+import type { FunctionSpec } from './spec.js';
+import type { CallEnv, Scope } from './template-types.js';
+import { libraryGroups } from './library.js';
 
 /** A callable the template engine calls as `fn.call(env, ...args)`. */
 export type BoundFunction = (this: CallEnv | undefined, ...args: unknown[]) => unknown;
