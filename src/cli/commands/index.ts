@@ -1,5 +1,6 @@
 import type { Command } from '../main.js';
+import { functions } from './functions.js';
 import { version } from './version.js';
 
 /** Every CLI command, in the order `flowmark --help` lists them. One module per command. */
-export const commands: Command[] = [version];
+export const commands: Command[] = [version, functions];
