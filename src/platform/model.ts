@@ -1,0 +1,103 @@
+/**
+ * Small shared pieces of the platform model: execution modes, JSON columns, ids, retries.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Queryable } from '../store/index.js';
+import { MESSAGES, PlatformError } from './errors.js';
+
+export type Mode = 'LIVE' | 'ACCEPTANCE' | 'TEST';
+export const MODES: readonly Mode[] = ['LIVE', 'ACCEPTANCE', 'TEST'];
+
+/** The two lane configurations: LIVE (also seen from TEST) and ACCEPTANCE. */
+export type LaneMode = 'LIVE' | 'ACCEPTANCE';
+
+/** The spec's mode rule: from LIVE or TEST a script sees LIVE lane users; from ACCEPTANCE, ACCEPTANCE ones. */
+export function laneModeFor(mode: Mode): LaneMode {
+  return mode === 'ACCEPTANCE' ? 'ACCEPTANCE' : 'LIVE';
+}
+
+export function isMode(value: unknown): value is Mode {
+  return value === 'LIVE' || value === 'ACCEPTANCE' || value === 'TEST';
+}
+
+/** A JSON column's text as a value (null for SQL NULL). */
+export function fromJson<T = unknown>(text: unknown): T {
+  if (text === null || text === undefined) return null as T;
+  return JSON.parse(String(text)) as T;
+}
+
+/** A value as the text of a JSON column. */
+export function toJson(value: unknown): string {
+  return JSON.stringify(value ?? null);
+}
+
+/** Keys that reach an object's prototype: refused as keys of stored objects and path segments. */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+export function isForbiddenKey(key: string): boolean {
+  return FORBIDDEN_KEYS.has(key);
+}
+
+/** A plain object (or null-prototype object), as JSON objects are. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * A deep copy made only of JSON values (Maps become objects), refusing keys that reach a
+ * prototype and nesting deeper than 100 levels. `what` names the value in errors.
+ */
+export function toJsonValue(value: unknown, what: string, depth = 0): unknown {
+  if (depth > 100) throw new PlatformError('invalid', `${what} is nested more than 100 levels deep`);
+  if (value === null || value === undefined) return null;
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      return Number.isFinite(value) ? value : null;
+    case 'object':
+      break;
+    default:
+      throw new PlatformError('invalid', `${what} holds a ${typeof value}, which is not a JSON value`);
+  }
+  if (Array.isArray(value)) return value.map((v) => toJsonValue(v, what, depth + 1));
+  if (value instanceof Map) value = Object.fromEntries(value);
+  if (!isPlainObject(value)) {
+    const epochMs = (value as { epochMs?: unknown }).epochMs;
+    if (typeof epochMs === 'number') return epochMs; // a template date
+    throw new PlatformError('invalid', `${what} holds an object that is not a JSON value`);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (isForbiddenKey(k)) throw new PlatformError('invalid', `${what} may not have a key named ${k}`);
+    out[k] = toJsonValue(v, what, depth + 1);
+  }
+  return out;
+}
+
+/** A JSON object (see toJsonValue), refusing anything else. */
+export function toJsonObject(value: unknown, what: string): Record<string, unknown> {
+  const copy = toJsonValue(value, what);
+  if (!isPlainObject(copy)) throw new PlatformError('invalid', `${what} must be an object`);
+  return copy;
+}
+
+/**
+ * Runs one atomic statement (or short transaction) again while the engine reports a transient
+ * conflict (deadlock, serialization failure, busy database); after `attempts` tries the spec's
+ * contention error: `Counter already being modified, cannot increment it.`
+ */
+export async function withContentionRetry<T>(db: Queryable, fn: () => Promise<T>, attempts = 8): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!db.dialect.isRetryable(e)) throw e;
+      if (attempt >= attempts) throw new PlatformError('contention', MESSAGES.contention);
+      await sleep(Math.min(5 * 2 ** attempt, 200) * (0.5 + Math.random()));
+    }
+  }
+}
