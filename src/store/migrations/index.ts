@@ -8,6 +8,7 @@ import type { Migration } from '../migrate.js';
 const modules: Array<{ default: Migration }> = await Promise.all([
   import('./0001_collections.js'),
   import('./0002_uploads.js'),
+  import('./0100_directory.js'),
 ]);
 
 export const migrations: readonly Migration[] = modules.map((m) => m.default);
