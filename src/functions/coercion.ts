@@ -14,14 +14,13 @@ const NUMBER_TEXT = /^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
 
 /** True for a hash: a plain object or a Map (not a sequence, date, method or directive). */
 export function isHash(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  if (value instanceof Map) return true;
+  if (typeof value !== 'object' || value === null) return false;
   const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
+  return proto === Object.prototype || proto === null || value instanceof Map;
 }
 
 function hashToObject(value: Record<string, unknown> | Map<unknown, unknown>): Record<string, unknown> {
-  return value instanceof Map ? Object.fromEntries(value) : value;
+  return value instanceof Map ? (Object.fromEntries(value) as Record<string, unknown>) : value;
 }
 
 const coercers: Record<ParamType, Coercer> = {
@@ -61,7 +60,11 @@ const coercers: Record<ParamType, Coercer> = {
     return NO_MATCH;
   },
   object(v) {
-    if (isHash(v)) return hashToObject(v);
+    if (typeof v === 'object' && v !== null) {
+      const proto = Object.getPrototypeOf(v);
+      if (proto === Object.prototype || proto === null) return v;
+      return v instanceof Map ? Object.fromEntries(v) : NO_MATCH;
+    }
     if (typeof v === 'string') {
       const parsed = tryParseJsonText(v);
       return isHash(parsed) ? parsed : NO_MATCH;

@@ -1,8 +1,12 @@
 import type { ExecutionContext } from './context.js';
 import { coercerFor, describeType, explainMismatch, NO_MATCH, type Coercer } from './coercion.js';
 import { argumentError, FunctionError } from './errors.js';
-import { arityOf, type FunctionForm, type FunctionSpec, type ParamSpec } from './spec.js';
+import { arityOf, type FunctionForm, type FunctionSpec, type ParamSpec, type ParamType } from './spec.js';
 import type { CallEnv } from './template-types.js';
+
+// A module-local copy: the hot path then reads a constant, not an imported binding (which some
+// loaders, tsx among them, turn into a getter call).
+const NO_VALUE = NO_MATCH;
 
 /** Runs one function: checks the arity, coerces the arguments, picks the overload, calls impl. */
 export type Invoker = (ctx: ExecutionContext, env: CallEnv, args: unknown[]) => unknown;
@@ -15,12 +19,53 @@ interface CompiledForm {
   prepare(args: unknown[]): unknown[];
 }
 
+// The fast path: a value already of the declared type is kept without calling its coercer.
+const UNION = 0;
+const KIND: Record<ParamType, number> = {
+  string: 1,
+  integer: 2,
+  number: 3,
+  boolean: 4,
+  object: 5,
+  array: 6,
+  any: 7,
+};
+const PLAIN = Object.prototype;
+
+function alreadyOfType(kind: number, v: unknown): boolean {
+  switch (kind) {
+    case 1:
+      return typeof v === 'string';
+    case 2:
+      return typeof v === 'number' && Number.isInteger(v);
+    case 3:
+      return typeof v === 'number';
+    case 4:
+      return typeof v === 'boolean';
+    case 5:
+      return typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === PLAIN;
+    case 6:
+      return Array.isArray(v);
+    case 7:
+      return true;
+    default:
+      return false;
+  }
+}
+
 function compileForm(fn: string, form: FunctionForm): CompiledForm {
   const { min, max } = arityOf(form);
   const params = form.params;
-  const count = params.length;
+  const last = params[params.length - 1];
+  const variadic = last?.variadic ? last : undefined;
+  /** Parameters before the variadic one. */
+  const fixed = variadic ? params.length - 1 : params.length;
   const coercers: Coercer[] = params.map((p) => coercerFor(p.type));
   const defaults = params.map((p) => p.default);
+  const optional = params.map((p) => p.optional === true);
+  const kinds = params.map((p) =>
+    Array.isArray(p.type) ? (p.type.length === 1 ? KIND[p.type[0]!] : UNION) : KIND[p.type],
+  );
   const fail = (i: number, p: ParamSpec, v: unknown) =>
     argumentError(fn, i + 1, p.name, explainMismatch(p.type, v));
 
@@ -30,27 +75,27 @@ function compileForm(fn: string, form: FunctionForm): CompiledForm {
     form,
     prepare(args) {
       const len = args.length;
-      for (let i = 0; i < count; i++) {
-        const p = params[i]!;
-        if (p.variadic) {
-          if (len <= i && !p.optional) throw missing(fn, i, p);
-          for (let j = i; j < len; j++) {
-            const v = args[j];
-            const c = v === undefined || v === null ? NO_MATCH : coercers[i]!(v);
-            if (c === NO_MATCH) throw argumentError(fn, j + 1, p.name, explainMismatch(p.type, v));
-            args[j] = c;
-          }
-          break;
-        }
+      for (let i = 0; i < fixed; i++) {
         const v = args[i];
         if (v === undefined || v === null) {
-          if (!p.optional) throw missing(fn, i, p);
+          if (!optional[i]) throw missing(fn, i, params[i]!);
           args[i] = defaults[i];
           continue;
         }
+        if (alreadyOfType(kinds[i]!, v)) continue;
         const c = coercers[i]!(v);
-        if (c === NO_MATCH) throw fail(i, p, v);
+        if (c === NO_VALUE) throw fail(i, params[i]!, v);
         args[i] = c;
+      }
+      if (variadic) {
+        if (len <= fixed && !variadic.optional) throw missing(fn, fixed, variadic);
+        const coerce = coercers[fixed]!;
+        for (let j = fixed; j < len; j++) {
+          const v = args[j];
+          const c = v === undefined || v === null ? NO_VALUE : coerce(v);
+          if (c === NO_VALUE) throw fail(j, variadic, v);
+          args[j] = c;
+        }
       }
       return args;
     },
@@ -86,9 +131,52 @@ function tooMany(fn: string, forms: CompiledForm[], len: number): FunctionError 
   );
 }
 
-/** The invoker of a function under the name it is called by (a name or an alias). */
-export function compileInvoker(spec: FunctionSpec, calledName: string): Invoker {
+/** A callable bound to a context: `fn.call(env, ...args)`; without an env, one with no variables. */
+export type BoundFunction = (this: CallEnv | undefined, ...args: unknown[]) => unknown;
+
+/** A compiled function: its invoker, and a maker of callables bound to a context. */
+export interface CompiledFunction {
+  invoke: Invoker;
+  bindTo(ctx: ExecutionContext): BoundFunction;
+}
+
+/** The env of a callable called without one (directly from JS): no variables. */
+export function detachedEnv(ctx: ExecutionContext): CallEnv {
+  return {
+    getVariable: () => undefined,
+    templateName: 'template',
+    locale: ctx.locale,
+    timeZone: ctx.timeZone,
+  };
+}
+
+/** Compiles a function under the name it is called by (a name or an alias). */
+export function compileFunction(spec: FunctionSpec, calledName: string): CompiledFunction {
   const forms = spec.forms.map((f) => compileForm(calledName, f));
+  const invoke = compileInvoker(calledName, forms);
+  if (forms.length === 1) {
+    // One form: the callable does the whole call itself (this is the hot path of every script).
+    const { prepare, max } = forms[0]!;
+    const impl = forms[0]!.form.impl;
+    return {
+      invoke,
+      bindTo: (ctx) =>
+        function (this: CallEnv | undefined, ...args: unknown[]) {
+          if (args.length > max) throw tooMany(calledName, forms, args.length);
+          return impl(ctx, prepare(args), this ?? detachedEnv(ctx));
+        },
+    };
+  }
+  return {
+    invoke,
+    bindTo: (ctx) =>
+      function (this: CallEnv | undefined, ...args: unknown[]) {
+        return invoke(ctx, this ?? detachedEnv(ctx), args);
+      },
+  };
+}
+
+function compileInvoker(calledName: string, forms: CompiledForm[]): Invoker {
   if (forms.length === 1) {
     const only = forms[0]!;
     const impl = only.form.impl;

@@ -27,13 +27,12 @@ export type { CallEnv, Scope } from './template-types.js';
 
 import type { ExecutionContext } from './context.js';
 import { FunctionError } from './errors.js';
-import { compileInvoker, type Invoker } from './invoke.js';
+import { compileFunction, type BoundFunction, type CompiledFunction } from './invoke.js';
 import type { FunctionSpec } from './spec.js';
 import type { CallEnv, Scope } from './template-types.js';
 import { libraryGroups } from './library.js';
 
-/** A callable the template engine calls as `fn.call(env, ...args)`. */
-export type BoundFunction = (this: CallEnv | undefined, ...args: unknown[]) => unknown;
+export type { BoundFunction } from './invoke.js';
 
 /** Raised when a function exists but may not run in this context (web interface, manual task …). */
 export class FunctionUnavailableError extends Error {
@@ -48,7 +47,7 @@ export class FunctionUnavailableError extends Error {
 
 interface Entry {
   spec: FunctionSpec;
-  invoker: Invoker;
+  compiled: CompiledFunction;
 }
 
 export class FunctionRegistry {
@@ -60,7 +59,7 @@ export class FunctionRegistry {
       this.specs.push(spec);
       for (const name of [spec.name, ...(spec.aliases ?? [])]) {
         if (this.entries.has(name)) throw new Error(`function registry: ${name} is declared twice`);
-        this.entries.set(name, { spec, invoker: compileInvoker(spec, name) });
+        this.entries.set(name, { spec, compiled: compileFunction(spec, name) });
       }
     }
   }
@@ -100,23 +99,22 @@ export class FunctionRegistry {
   callable(ctx: ExecutionContext, name: string): BoundFunction | undefined {
     const entry = this.entries.get(name);
     if (!entry) return undefined;
-    const { spec, invoker } = entry;
+    const { spec, compiled } = entry;
     const refusal = surfaceRefusal(spec, name, ctx);
     if (refusal) {
       return () => {
         throw new FunctionUnavailableError(name, refusal);
       };
     }
+    const fn = compiled.bindTo(ctx);
     if (spec.flags?.adminOnly) {
       const denied = spec.adminOnlyMessage ?? 'only an administrator of the account may call this function';
       return function (this: CallEnv | undefined, ...args: unknown[]) {
         if (!ctx.user?.isAdmin) throw new FunctionError(name, denied);
-        return invoker(ctx, this ?? detachedEnv(ctx), args);
+        return fn.apply(this, args);
       };
     }
-    return function (this: CallEnv | undefined, ...args: unknown[]) {
-      return invoker(ctx, this ?? detachedEnv(ctx), args);
-    };
+    return fn;
   }
 
   /** Calls a function by name with already-converted arguments (the JS backend's entry point). */
@@ -134,16 +132,6 @@ function surfaceRefusal(spec: FunctionSpec, name: string, ctx: ExecutionContext)
   if (spec.flags?.manualTaskInputOnly && ctx.surface !== 'manual-task-input')
     return `function ${name} is only available in the input variables of a manual task`;
   return undefined;
-}
-
-/** The env of a callable called without one (directly from JS): no variables. */
-function detachedEnv(ctx: ExecutionContext): CallEnv {
-  return {
-    getVariable: () => undefined,
-    templateName: 'template',
-    locale: ctx.locale,
-    timeZone: ctx.timeZone,
-  };
 }
 
 let library: FunctionRegistry | undefined;
