@@ -46,14 +46,17 @@ export function zoneStrings(locale: string): ZoneStringsRow[] {
   return rows;
 }
 
-/** TimeZone.getDisplayName(daylight, style, locale); custom zones print as "GMT+01:00". */
+/** TimeZone.getDisplayName(daylight, style, locale); custom zones print their id ("GMT+01:00"). */
 export function zoneDisplayName(
   zone: JavaTimeZone,
   daylight: boolean,
   long: boolean,
   locale: string,
 ): string {
-  if (zone.index < 0) return customZoneId(zone.rawOffset + (daylight ? zone.dstSavings : 0));
+  if (zone.index < 0) {
+    if (/^GMT[+-]/.test(zone.id)) return zone.id;
+    return customZoneId(zone.rawOffset + (daylight ? zone.dstSavings : 0));
+  }
   const names = table(localeData(locale).dataKey)[zone.index]!;
   return names[(daylight ? 2 : 0) + (long ? 0 : 1)]!;
 }
