@@ -59,7 +59,7 @@ export function readOptions<K extends string>(
         fn,
         index,
         name,
-        `has an unknown option ${JSON.stringify(key)} (known: ${listChoices(Object.keys(schema))})`,
+        `has an unknown option ${JSON.stringify(key)} (known: ${Object.keys(schema).join(', ')})`,
       );
     if (raw === null || raw === undefined) continue;
     const spec = schema[key as K];

@@ -1,7 +1,10 @@
 /** Byte-level helpers: text ↔ bytes the way the Java platform converts them. */
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** String.getBytes(UTF_8): a lone surrogate becomes '?' (Node would write U+FFFD). */
 export function utf8Bytes(text: string): Buffer {
-  return Buffer.from(text, 'utf8');
+  return Buffer.from(text.replace(LONE_SURROGATE, '?'), 'utf8');
 }
 
 /** new String(bytes, UTF_8): malformed sequences become U+FFFD. */

@@ -1,18 +1,14 @@
 /** Randomness: get_random, get_random_gaussian, uuid — all drawn from the context (injectable). */
+import { javaMathRound } from '../../jdk/index.js';
 import { strongRandomBytes, type ExecutionContext } from '../context.js';
 import { defineFunction, type FunctionSpec } from '../registry.js';
-
-const LONG_LIMIT = 2 ** 63;
 
 /**
  * Java's `Math.round(x * 1e6) / 1e6`: halves toward +infinity, NaN to 0, and the long result
  * saturating at Long.MIN_VALUE / Long.MAX_VALUE (so 1e13 gives 9.223372036854775E12).
  */
 export function roundTo6Decimals(x: number): number {
-  const scaled = x * 1e6;
-  if (Number.isNaN(scaled)) return 0;
-  const rounded = Math.min(Math.max(Math.round(scaled), -LONG_LIMIT), LONG_LIMIT);
-  return rounded / 1e6;
+  return javaMathRound(x * 1e6) / 1e6;
 }
 
 /** A standard normal deviate from the context's uniform source (Marsaglia's polar method, as java.util.Random). */
