@@ -40,6 +40,16 @@ export interface ExecutionContext {
   surface: Surface;
   projectId?: number;
   requestId?: string;
+  /**
+   * The lane the current step runs in (process tasks, manual tasks): the default lane of the
+   * R_read_file_* / R_update_file_* lane functions. Set by the host that runs the step.
+   */
+  laneId?: number;
+  /**
+   * The application (web-interface) instance being computed: set while computing the input
+   * variables of a manual task (attach_file) or rendering a web interface (get_history).
+   */
+  applicationInstanceId?: string;
   /** Account settings; default en_US / UTC. */
   locale: string;
   timeZone: string;
