@@ -24,23 +24,32 @@ export class DigitList {
     return true;
   }
 
-  /** From a double's FloatingDecimal digits (DigitList.set(boolean, double, int, boolean)). */
+  /**
+   * From a double (DigitList.set(boolean, double, int, boolean)): Java reads the digits back from
+   * Double.toString, so "100.0" gives 1000 and "5.0E-4" gives 50 — trailing zeros that matter
+   * when rounding to the first fraction digit (see setDigits).
+   */
   setDouble(isNegative: boolean, source: DoubleDigits, maximumDigits: number, fixedPoint: boolean): void {
-    const zero = source.digits === '0';
-    this.setDigits(
-      isNegative,
-      zero ? '' : source.digits,
-      zero ? 0 : source.decExponent,
-      source.roundedUp,
-      source.exact,
-      maximumDigits,
-      fixedPoint,
-    );
+    if (source.digits === '0') {
+      this.setDigits(isNegative, '', 0, source.roundedUp, source.exact, maximumDigits, fixedPoint);
+      return;
+    }
+    const { digits, decExponent } = source;
+    const n = digits.length;
+    let text = digits;
+    if (decExponent > 0 && decExponent < 8) {
+      if (n < decExponent) text += '0'.repeat(decExponent - n) + '0';
+      else if (n === decExponent) text += '0';
+    } else if (!(decExponent <= 0 && decExponent > -3) && n === 1) {
+      text += '0';
+    }
+    this.setDigits(isNegative, text, decExponent, source.roundedUp, source.exact, maximumDigits, fixedPoint);
   }
 
   /**
-   * From exact decimal digits (DigitList.set(boolean, BigDecimal, int, boolean)): `digits` without
-   * leading zeros, value 0.digits × 10^decimalAt.
+   * From exact decimal digits (DigitList.set(boolean, BigDecimal, int, boolean)): the digits of the
+   * unscaled value without leading zeros (trailing zeros kept, as BigDecimal.toString prints them),
+   * value 0.digits × 10^decimalAt.
    */
   setDecimal(
     isNegative: boolean,
@@ -65,8 +74,9 @@ export class DigitList {
     this.digits = Array.from(digits, Number);
     this.count = this.digits.length;
     this.decimalAt = this.count === 0 ? 0 : decimalAt;
-    while (this.count > 1 && this.digits[this.count - 1] === 0) --this.count;
 
+    // JDK 17 looks at the digits before dropping trailing zeros here: rounding 0.0050 to two
+    // fraction digits sees "50", i.e. not a tie, and gives 0.00 even with HALF_UP.
     if (fixedPoint) {
       if (-this.decimalAt > maximumDigits) {
         this.count = 0;
@@ -82,6 +92,7 @@ export class DigitList {
         return;
       }
     }
+    while (this.count > 1 && this.digits[this.count - 1] === 0) --this.count;
     this.round(fixedPoint ? maximumDigits + this.decimalAt : maximumDigits, roundedUp, exact);
   }
 
@@ -130,19 +141,21 @@ export class DigitList {
           return this.nonZeroAfterIndex(maximumDigits) && this.isNegative;
         case 'HALF_UP':
         case 'HALF_DOWN':
+          if (d > 5) return true;
+          if (d === 5) {
+            // JDK 17: any digit after the 5, even a zero ("0.5000"), counts as above the tie.
+            if (maximumDigits !== this.count - 1) return true;
+            if (exact) return this.roundingMode === 'HALF_UP';
+            return !alreadyRounded;
+          }
+          break;
         case 'HALF_EVEN':
           if (d > 5) return true;
           if (d === 5) {
             if (maximumDigits === this.count - 1) {
-              if (exact) {
-                return (
-                  this.roundingMode === 'HALF_UP' ||
-                  (this.roundingMode === 'HALF_EVEN' &&
-                    maximumDigits > 0 &&
-                    this.digits[maximumDigits - 1]! % 2 !== 0)
-                );
-              }
-              return !alreadyRounded;
+              if (alreadyRounded) return false;
+              if (!exact) return true;
+              return maximumDigits > 0 && this.digits[maximumDigits - 1]! % 2 !== 0;
             }
             return this.nonZeroAfterIndex(maximumDigits + 1);
           }
