@@ -237,8 +237,17 @@ function compileInvoker(calledName: string, forms: CompiledForm[]): Invoker {
       return impl(ctx, only.prepare(args), env);
     };
   }
+  // Per argument count, the forms that accept it: when only one does, no trial is needed.
+  const byCount = (len: number) => forms.filter((f) => len >= f.min && len <= f.max);
+  const single: Array<CompiledForm | undefined> = [];
+  for (let n = 0; n <= 8; n++) {
+    const fitting = byCount(n);
+    single[n] = fitting.length === 1 ? fitting[0] : undefined;
+  }
   return (ctx, env, args) => {
     const len = args.length;
+    const only = single[len];
+    if (only) return only.form.impl(ctx, only.prepare(args), env);
     let firstError: unknown;
     for (const f of forms) {
       if (len < f.min || len > f.max) continue;
