@@ -11,33 +11,68 @@ const DONT_NEED_ENCODING = /[a-zA-Z0-9 \-_.*]/;
 interface Codec {
   encode(s: string): Uint8Array;
   decode(bytes: Uint8Array): string;
+  /** What String.getBytes writes for an unmappable or malformed character. */
+  replacement: string;
+  /** Charsets of the Unicode family encode every code point. */
+  unicode: boolean;
+}
+
+const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** UTF-16 as Java decodes it: a byte-order mark picks the order, an odd byte or a lone surrogate is U+FFFD. */
+function decodeUtf16(b: Uint8Array, order: 'be' | 'le' | 'bom'): string {
+  let little = order === 'le';
+  let i = 0;
+  if (order === 'bom' && b.length >= 2) {
+    if (b[0] === 0xfe && b[1] === 0xff) i = 2;
+    else if (b[0] === 0xff && b[1] === 0xfe) {
+      little = true;
+      i = 2;
+    }
+  }
+  let out = '';
+  for (; i + 1 < b.length; i += 2)
+    out += String.fromCharCode(little ? b[i]! | (b[i + 1]! << 8) : (b[i]! << 8) | b[i + 1]!);
+  if (i < b.length) out += '\ufffd';
+  return out.replace(LONE_SURROGATES, '\ufffd');
+}
+
+function utf16Codec(order: 'be' | 'le' | 'bom'): Codec {
+  const encoding = order === 'le' ? 'utf-16le' : 'utf-16be';
+  const bom = order === 'bom' ? Buffer.from([0xfe, 0xff]) : Buffer.alloc(0);
+  return {
+    encode: (s) => Buffer.concat([bom, iconv.encode(s, encoding)]),
+    decode: (b) => decodeUtf16(b, order),
+    replacement: '\ufffd',
+    unicode: true,
+  };
 }
 
 function resolveCharset(name: string): Codec {
   const key = name.toLowerCase().replace(/[^a-z0-9]/g, '');
-  if (key === 'utf16') {
-    // Java's "UTF-16" encodes big-endian with a byte-order mark, and decodes by the mark (big-endian by default).
-    return {
-      encode: (s) => Buffer.concat([Buffer.from([0xfe, 0xff]), iconv.encode(s, 'utf-16be')]),
-      decode: (b) => {
-        if (b[0] === 0xff && b[1] === 0xfe) return iconv.decode(Buffer.from(b.subarray(2)), 'utf-16le');
-        if (b[0] === 0xfe && b[1] === 0xff) return iconv.decode(Buffer.from(b.subarray(2)), 'utf-16be');
-        return iconv.decode(Buffer.from(b), 'utf-16be');
-      },
-    };
-  }
+  if (key === 'utf16' || key === 'unicode' || key === 'unicodebig') return utf16Codec('bom');
+  if (['utf16be', 'xutf16be', 'unicodebigunmarked', 'iso10646ucs2'].includes(key)) return utf16Codec('be');
+  if (['utf16le', 'xutf16le', 'unicodelittleunmarked'].includes(key)) return utf16Codec('le');
   if (!/^[A-Za-z0-9][A-Za-z0-9.:_+-]*$/.test(name) || !iconv.encodingExists(name)) {
     throw new JavaUnsupportedEncodingException(name);
   }
   return {
     encode: (s) => iconv.encode(s, name),
     decode: (b) => iconv.decode(Buffer.from(b), name),
+    replacement: '?',
+    unicode: /^(utf|ucs|cesu)/.test(key),
   };
 }
 
-/** Lone surrogates cannot be encoded: Java's String.getBytes replaces them with '?'. */
-function replaceLoneSurrogates(s: string): string {
-  return s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '?');
+/** Characters the charset cannot encode (and lone surrogates) become its replacement, one per code point. */
+function encodable(s: string, codec: Codec): string {
+  let out = '';
+  for (const ch of s) {
+    if (ch.length === 1 && ch >= '\ud800' && ch <= '\udfff') out += codec.replacement;
+    else if (codec.unicode || codec.decode(codec.encode(ch)) === ch) out += ch;
+    else out += codec.replacement;
+  }
+  return out;
 }
 
 const HEX = '0123456789ABCDEF';
@@ -56,8 +91,7 @@ export function urlEncode(s: string, charset = 'UTF-8'): string {
     }
     let j = i;
     while (j < s.length && !DONT_NEED_ENCODING.test(s[j]!)) j++;
-    for (const b of codec.encode(replaceLoneSurrogates(s.slice(i, j))))
-      out += '%' + HEX[b >> 4] + HEX[b & 15];
+    for (const b of codec.encode(encodable(s.slice(i, j), codec))) out += '%' + HEX[b >> 4] + HEX[b & 15];
     i = j;
   }
   return out;
