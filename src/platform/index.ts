@@ -8,13 +8,35 @@
  */
 import type { Store } from '../store/index.js';
 import { Accounts } from './accounts.js';
+import { Counters } from './counters.js';
 import { Directory } from './directory/index.js';
+import { Dictionaries } from './i18n.js';
+import { Locks } from './locks.js';
+import { Logs } from './logs.js';
+import { OAuth2Tokens } from './oauth2.js';
+import { CustomLists, Projects, Vaults, WebInterfaces } from './projects/index.js';
+import { Requests } from './requests.js';
 
 export interface Platform {
   /** Accounts (customers): locale, time zone, public URLs. */
   accounts: Accounts;
   /** Users, pools, lanes and membership, lane rules and jobs, organisation charts. */
   directory: Directory;
+  /** Projects: versions and their modes, pools, child projects, metadata, P_log attribute. */
+  projects: Projects;
+  webInterfaces: WebInterfaces;
+  customLists: CustomLists;
+  /** One vault per project and mode. */
+  vaults: Vaults;
+  /** i18n dictionaries per project, with an account-wide fallback. */
+  i18n: Dictionaries;
+  /** OAuth2 service tokens per service and mode. */
+  oauth2: OAuth2Tokens;
+  counters: Counters;
+  locks: Locks;
+  logs: Logs;
+  /** Process requests (the minimal record: status, data document, P_locks, P_message). */
+  requests: Requests;
 }
 
 export interface PlatformOptions {
@@ -28,6 +50,16 @@ export function createPlatform(store: Store, options: PlatformOptions = {}): Pla
   return {
     accounts: new Accounts(store, clock),
     directory: new Directory(store, clock),
+    projects: new Projects(store, clock),
+    webInterfaces: new WebInterfaces(store, clock),
+    customLists: new CustomLists(store, clock),
+    vaults: new Vaults(store, clock),
+    i18n: new Dictionaries(store),
+    oauth2: new OAuth2Tokens(store, clock),
+    counters: new Counters(store),
+    locks: new Locks(store),
+    logs: new Logs(store, clock),
+    requests: new Requests(store, clock),
   };
 }
 
@@ -51,3 +83,28 @@ export type {
   UserRef,
   UserStatus,
 } from './directory/index.js';
+export type {
+  Application,
+  CustomList,
+  InterfaceContext,
+  NewProject,
+  NewWebInterface,
+  Project,
+  ProjectVersion,
+  WebInterface,
+} from './projects/index.js';
+export { INTERFACE_CONTEXTS, isInterfaceContext, NO_TAG, webInterfaceUrl } from './projects/index.js';
+export { DEFAULT_LOCK_LEASE_MS, MAX_LOCK_WAIT_MS, type LockLease } from './locks.js';
+export {
+  isLogged,
+  isLogLevel,
+  LOG_LEVELS,
+  logThreshold,
+  truncateLogMessage,
+  type LogEntry,
+  type LogLevel,
+  type LogThreshold,
+} from './logs.js';
+export { STATUS_RUNNING, type LockRecord, type NewRequest, type ProcessRequest } from './requests.js';
+export { normaliseLanguage } from './i18n.js';
+export { editInput, MAX_PAGE_SIZE, type Json } from './directory/index.js';

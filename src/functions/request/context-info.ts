@@ -1,0 +1,73 @@
+/** Request functions about where a script runs: get_access_url, get_project_metadata, get_request_info. */
+import { accessUrl } from '../../platform/index.js';
+import { MESSAGES } from '../../platform/index.js';
+import { FunctionError } from '../errors.js';
+import { defineFunction, type FunctionSpec } from '../registry.js';
+import { platformCall, platformOf } from './calls.js';
+import { requestDescriptor } from './descriptors.js';
+import { evaluationState } from './evaluation.js';
+
+export const contextInfoFunctions: FunctionSpec[] = [
+  defineFunction({
+    name: 'get_access_url',
+    group: 'Request',
+    doc:
+      "The platform's service URL for the account, with its protocol (`https://flow.example.com`) or without it " +
+      '(`flow.example.com`); never a trailing slash.',
+    returns: 'string',
+    forms: [
+      {
+        params: [{ name: 'includeProtocol', type: 'boolean' }],
+        async impl(ctx, [includeProtocol]) {
+          const state = await evaluationState(ctx);
+          return accessUrl({ baseUrl: state.urls.host }, includeProtocol as boolean);
+        },
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'get_project_metadata',
+    group: 'Request',
+    doc:
+      "The metadata object of a project of the account (default: the current request's project). " +
+      'Error `Project not found.` for an unknown project, or when there is none in the context.',
+    returns: 'object',
+    forms: [
+      {
+        params: [{ name: 'projectId', type: 'integer', optional: true }],
+        async impl(ctx, [projectId]) {
+          const platform = platformOf('get_project_metadata', ctx);
+          const id = (projectId as number | undefined) ?? ctx.projectId;
+          if (id === undefined) throw new FunctionError('get_project_metadata', MESSAGES.projectNotFound);
+          return platformCall('get_project_metadata', async () => {
+            const project = await platform.projects.require(ctx.accountId, id);
+            return project.metadata;
+          });
+        },
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'get_request_info',
+    group: 'Request',
+    doc:
+      'The descriptor of a process request of the account (default: the current one): ' +
+      '{id, project, version, mode, status, initiator {id, login, name}, parent, created, updated (epoch ms), ' +
+      'P_locks, P_message, data (the data document)}. Error `Request not found.`',
+    returns: 'object',
+    forms: [
+      {
+        params: [{ name: 'id', type: 'string', optional: true }],
+        async impl(ctx, [id]) {
+          const platform = platformOf('get_request_info', ctx);
+          const requestId = (id as string | undefined) ?? ctx.requestId;
+          if (requestId === undefined) throw new FunctionError('get_request_info', MESSAGES.requestNotFound);
+          return platformCall('get_request_info', async () => {
+            const request = await platform.requests.require(ctx.accountId, requestId);
+            return requestDescriptor(platform, request, true);
+          });
+        },
+      },
+    ],
+  }),
+];

@@ -1,0 +1,73 @@
+/**
+ * The shapes scripts see for users and requests (spec part 2.4 leaves them open; docs/platform.md
+ * fixes them).
+ */
+import type { Platform, ProcessRequest, User } from '../../platform/index.js';
+
+/** P_user / P_initiator: {id, login, name, profile, extended (public metadata), delegators}. */
+export async function userParameter(
+  platform: Platform,
+  user: User,
+  now: number,
+): Promise<Record<string, unknown>> {
+  const delegators = await platform.directory.users.delegatorsOf(user.accountId, user.id, now);
+  return {
+    id: user.id,
+    login: user.login,
+    name: user.name,
+    profile: user.profile,
+    extended: user.metadata,
+    delegators: delegators.map((d) => ({ id: d.id, login: d.login, name: d.name })),
+  };
+}
+
+/** get_lane_users: the user descriptor. */
+export function userDescriptor(user: User): Record<string, unknown> {
+  return {
+    id: user.id,
+    login: user.login,
+    name: user.name,
+    email: user.email ?? '',
+    profile: user.profile,
+    status: user.status,
+  };
+}
+
+/** get_user_data: the simplified descriptor {id, name, profile}. */
+export function simplifiedUser(user: User): Record<string, unknown> {
+  return { id: user.id, name: user.name, profile: user.profile };
+}
+
+/**
+ * P_request: the request without its data document; get_request_info adds `data`.
+ * {id, project, version, mode, status, initiator, parent, created, updated, P_locks, P_message}
+ */
+export async function requestDescriptor(
+  platform: Platform,
+  request: ProcessRequest,
+  withData: boolean,
+): Promise<Record<string, unknown>> {
+  const initiator =
+    request.initiatorId === null
+      ? undefined
+      : await platform.directory.users.find(request.accountId, request.initiatorId);
+  const version =
+    request.versionId === null
+      ? undefined
+      : await platform.projects.findVersion(request.accountId, request.versionId);
+  const descriptor: Record<string, unknown> = {
+    id: request.id,
+    project: request.projectId,
+    version: version?.name ?? null,
+    mode: request.mode,
+    status: request.status,
+    initiator: initiator ? { id: initiator.id, login: initiator.login, name: initiator.name } : null,
+    parent: request.parentId,
+    created: request.createdAt,
+    updated: request.updatedAt,
+    P_locks: request.locks,
+    P_message: request.message,
+  };
+  if (withData) descriptor.data = request.data;
+  return descriptor;
+}

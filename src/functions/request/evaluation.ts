@@ -1,0 +1,277 @@
+/**
+ * Building the ExecutionContext of one evaluation for a user and mode (`contextFor`), the state
+ * an evaluation keeps beside it (P_locks, P_message, the lock owner, the log threshold …) and the
+ * platform's internal parameters every script sees (`internalParameters`):
+ *
+ *   const platform = createPlatform(store);
+ *   const ctx = await contextFor({ platform, account: 'acme', user: 'ann', mode: 'LIVE', project: 3 });
+ *   const scope = await internalParameters(ctx);   // P_customer, P_mode, P_user … (read live)
+ *
+ * A context made another way (createExecutionContext) gets its state on first use, derived from
+ * the context's fields.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  accountUrls,
+  createPlatform,
+  DEFAULT_BASE_URL,
+  logThreshold,
+  PlatformError,
+  type AccountUrls,
+  type LockRecord,
+  type LogThreshold,
+  type Platform,
+  type ProcessRequest,
+  type UserRef,
+} from '../../platform/index.js';
+import type { Store } from '../../store/index.js';
+import {
+  createExecutionContext,
+  type CompositeResponse,
+  type ExecutionContext,
+  type ExecutionLimits,
+  type Mode,
+  type Surface,
+} from '../context.js';
+import type { Scope } from '../template-types.js';
+import { requestDescriptor, userParameter } from './descriptors.js';
+
+export interface ContextOptions {
+  /** The platform services (or `store`, from which they are made once per store). */
+  platform?: Platform;
+  store?: Store;
+  account: string;
+  /** The connected user: login, email or id; null/absent = nobody. */
+  user?: UserRef | null;
+  /** Default: the request's mode, else TEST. */
+  mode?: Mode;
+  /** Default: eval. */
+  surface?: Surface;
+  /** Default: the request's project. */
+  project?: number;
+  request?: string;
+  /** The project version running (P_version); default the request's, else the project's latest in the mode. */
+  version?: number;
+  /** The resource's P_log attribute; default the project's, else the mode's rule. */
+  logLevel?: LogThreshold;
+  clock?: () => number;
+  random?: () => number;
+  randomBytes?: (size: number) => Uint8Array;
+  limits?: Partial<ExecutionLimits>;
+  response?: CompositeResponse;
+}
+
+/** What an evaluation keeps beside its context. */
+export interface EvaluationState {
+  urls: AccountUrls;
+  /** P_user (undefined when nobody is connected). */
+  user: Record<string, unknown> | undefined;
+  /** P_initiator: the request's initiator, else the connected user. */
+  initiator: Record<string, unknown> | undefined;
+  /** P_request (undefined outside a request). */
+  request: Record<string, unknown> | undefined;
+  /** P_version: the version's name, '' when none applies. */
+  version: string;
+  logThreshold: LogThreshold;
+  /** P_locks of this evaluation (persisted on the request when there is one). */
+  locks: LockRecord[];
+  /** P_message: the last message P_log wrote. */
+  message: string;
+  /** Who holds the locks this evaluation takes: the request, else the evaluation. */
+  lockOwner: string;
+}
+
+export const INTERNAL_PARAMETERS = [
+  'P_customer',
+  'P_mode',
+  'P_user',
+  'P_urls',
+  'P_version',
+  'P_initiator',
+  'P_request',
+  'P_locks',
+  'P_message',
+] as const;
+
+const states = new WeakMap<ExecutionContext, Promise<EvaluationState>>();
+const platforms = new WeakMap<Store, Platform>();
+
+/** The ExecutionContext of one evaluation, with the user resolved and the internal parameters prepared. */
+export async function contextFor(options: ContextOptions): Promise<ExecutionContext> {
+  const platform = options.platform ?? platformFor(options.store);
+  const account = await platform.accounts.require(options.account);
+  let request: ProcessRequest | undefined;
+  if (options.request !== undefined) request = await platform.requests.require(account.id, options.request);
+  const mode = options.mode ?? request?.mode ?? 'TEST';
+  const projectId = options.project ?? request?.projectId ?? undefined;
+  if (projectId !== undefined) await platform.projects.require(account.id, projectId);
+  let user = null;
+  if (options.user !== undefined && options.user !== null) {
+    const found = await platform.directory.users.find(account.id, options.user);
+    if (!found)
+      throw new PlatformError('not-found', `user ${options.user} not found in account ${account.id}`);
+    if (found.status === 'blocked') throw new PlatformError('not-allowed', `user ${found.login} is blocked`);
+    user = { id: found.id, login: found.login, isAdmin: found.isAdmin };
+  }
+  const ctx = createExecutionContext({
+    accountId: account.id,
+    user,
+    mode,
+    surface: options.surface ?? 'eval',
+    ...(projectId !== undefined ? { projectId } : {}),
+    ...(request ? { requestId: request.id } : {}),
+    locale: account.locale,
+    timeZone: account.timeZone,
+    platform,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.random ? { random: options.random } : {}),
+    ...(options.randomBytes ? { randomBytes: options.randomBytes } : {}),
+    ...(options.response ? { response: options.response } : {}),
+    limits: options.limits as ExecutionLimits | undefined,
+  } as Partial<ExecutionContext>);
+  states.set(
+    ctx,
+    buildState(ctx, platform, { request, version: options.version, logLevel: options.logLevel }),
+  );
+  await states.get(ctx);
+  return ctx;
+}
+
+/** The evaluation state of a context (made on first use for contexts built elsewhere). */
+export function evaluationState(ctx: ExecutionContext): Promise<EvaluationState> {
+  let state = states.get(ctx);
+  if (!state) {
+    state = buildState(ctx, ctx.platform, {});
+    states.set(ctx, state);
+  }
+  return state;
+}
+
+/**
+ * The platform's internal parameters as a scope: P_customer, P_mode, P_user, P_urls, P_version,
+ * P_initiator, P_request, P_locks, P_message. Read live: P_locks and P_message follow R_lock,
+ * R_unlock and P_log, P_user follows impersonate. A missing value (P_user when nobody is
+ * connected, P_request outside a request) is undefined.
+ */
+export async function internalParameters(ctx: ExecutionContext): Promise<Scope> {
+  const state = await evaluationState(ctx);
+  return {
+    get(name: string): unknown {
+      switch (name) {
+        case 'P_customer':
+          return ctx.accountId;
+        case 'P_mode':
+          return ctx.mode;
+        case 'P_user':
+          return state.user;
+        case 'P_urls':
+          return { ...state.urls };
+        case 'P_version':
+          return state.version;
+        case 'P_initiator':
+          return state.initiator;
+        case 'P_request':
+          return state.request;
+        case 'P_locks':
+          return state.locks.map((l) => ({ ...l }));
+        case 'P_message':
+          return state.message;
+        default:
+          return undefined;
+      }
+    },
+  };
+}
+
+/** The plain values of the internal parameters (for hosts that return them, and tests). */
+export async function internalParameterValues(ctx: ExecutionContext): Promise<Record<string, unknown>> {
+  const scope = await internalParameters(ctx);
+  const out: Record<string, unknown> = {};
+  for (const name of INTERNAL_PARAMETERS) {
+    const value = scope.get(name);
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
+function platformFor(store: Store | undefined): Platform {
+  if (!store) throw new Error('contextFor: give platform or store');
+  let platform = platforms.get(store);
+  if (!platform) platforms.set(store, (platform = createPlatform(store)));
+  return platform;
+}
+
+async function buildState(
+  ctx: ExecutionContext,
+  platform: Platform | undefined,
+  options: { request?: ProcessRequest; version?: number; logLevel?: LogThreshold },
+): Promise<EvaluationState> {
+  const hasPlatform = Boolean((platform as Partial<Platform> | undefined)?.directory);
+  if (!platform || !hasPlatform) return detachedState(ctx, options.logLevel);
+  const now = ctx.clock();
+  const account = await platform.accounts.get(ctx.accountId);
+  let request = options.request;
+  if (!request && ctx.requestId !== undefined)
+    request = await platform.requests.find(ctx.accountId, ctx.requestId);
+  const connected = ctx.user ? await platform.directory.users.find(ctx.accountId, ctx.user.id) : undefined;
+  const user = connected ? await userParameter(platform, connected, now) : undefined;
+  let initiator = user;
+  if (request?.initiatorId != null) {
+    const found = await platform.directory.users.find(ctx.accountId, request.initiatorId);
+    initiator = found ? await userParameter(platform, found, now) : undefined;
+  }
+  const project =
+    ctx.projectId === undefined ? undefined : await platform.projects.find(ctx.accountId, ctx.projectId);
+  const versionId = options.version ?? request?.versionId ?? undefined;
+  const version =
+    versionId !== undefined
+      ? await platform.projects.findVersion(ctx.accountId, versionId)
+      : project && ctx.mode !== 'TEST'
+        ? ((ctx.mode === 'ACCEPTANCE'
+            ? await platform.projects.currentVersion(ctx.accountId, project.id, 'ACCEPTANCE')
+            : undefined) ?? (await platform.projects.currentVersion(ctx.accountId, project.id, 'LIVE')))
+        : undefined;
+  return {
+    urls: accountUrls({ id: ctx.accountId, baseUrl: account?.baseUrl ?? DEFAULT_BASE_URL }),
+    user,
+    initiator,
+    request: request ? await requestDescriptor(platform, request, false) : undefined,
+    version: version?.name ?? '',
+    logThreshold: logThreshold(ctx.mode, options.logLevel ?? project?.logLevel),
+    locks: request ? request.locks.map((l) => ({ ...l })) : [],
+    message: request?.message ?? '',
+    lockOwner: request ? `request:${request.id}` : `evaluation:${randomUUID()}`,
+  };
+}
+
+/** The state of a context without platform services (a pure-utilities evaluation). */
+function detachedState(ctx: ExecutionContext, logLevel?: LogThreshold): EvaluationState {
+  const user = ctx.user
+    ? {
+        id: ctx.user.id,
+        login: ctx.user.login,
+        name: ctx.user.login,
+        profile: '',
+        extended: {},
+        delegators: [],
+      }
+    : undefined;
+  return {
+    urls: accountUrls({ id: ctx.accountId, baseUrl: DEFAULT_BASE_URL }),
+    user,
+    initiator: user,
+    request: undefined,
+    version: '',
+    logThreshold: logThreshold(ctx.mode, logLevel),
+    locks: [],
+    message: '',
+    lockOwner: `evaluation:${randomUUID()}`,
+  };
+}
+
+/** After impersonate: the connected user's P_user follows. */
+export async function refreshUser(ctx: ExecutionContext, platform: Platform): Promise<void> {
+  const state = await evaluationState(ctx);
+  const user = ctx.user ? await platform.directory.users.find(ctx.accountId, ctx.user.id) : undefined;
+  state.user = user ? await userParameter(platform, user, ctx.clock()) : undefined;
+}

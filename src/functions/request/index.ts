@@ -1,0 +1,33 @@
+/**
+ * The Request group of spec 4.5 (without the process-flow functions — get_next_url, get_task_url,
+ * inject_params, get_parent_params, P_set_request_status — which come with the hosts, and the
+ * R_read_file_* / R_update_file_* rights, which come with the files), plus i18n of the
+ * Application group.
+ */
+import type { FunctionSpec } from '../registry.js';
+import { contextInfoFunctions } from './context-info.js';
+import { listFunctions } from './lists.js';
+import { lockFunctions } from './locks.js';
+import { logFunctions } from './log.js';
+import { stateFunctions } from './state-functions.js';
+import { throwFunctions } from './throw.js';
+
+export const request: FunctionSpec[] = [
+  ...contextInfoFunctions,
+  ...listFunctions,
+  ...stateFunctions,
+  ...logFunctions,
+  ...lockFunctions,
+  ...throwFunctions,
+];
+
+export {
+  contextFor,
+  evaluationState,
+  internalParameters,
+  internalParameterValues,
+  INTERNAL_PARAMETERS,
+  type ContextOptions,
+  type EvaluationState,
+} from './evaluation.js';
+export { ScriptThrownError } from './throw.js';

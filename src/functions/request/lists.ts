@@ -1,0 +1,125 @@
+/** Custom lists and translations: get_custom_list, save_custom_list, get_i18n, i18n. */
+import { normaliseLanguage, type Platform } from '../../platform/index.js';
+import type { ExecutionContext } from '../context.js';
+import { argumentError } from '../errors.js';
+import { defineFunction, type FunctionSpec } from '../registry.js';
+import { platformCall, platformOf } from './calls.js';
+
+/** The connected user's language, else the account locale's. */
+async function defaultLanguage(platform: Platform, ctx: ExecutionContext): Promise<string> {
+  if (ctx.user) {
+    const user = await platform.directory.users.find(ctx.accountId, ctx.user.id);
+    if (user) return user.language;
+  }
+  return normaliseLanguage(ctx.locale);
+}
+
+async function translate(
+  fn: string,
+  ctx: ExecutionContext,
+  key: string,
+  fallback: string,
+  language: string | undefined,
+): Promise<string> {
+  const platform = platformOf(fn, ctx);
+  let lang: string;
+  try {
+    lang = language === undefined ? await defaultLanguage(platform, ctx) : normaliseLanguage(language);
+  } catch {
+    throw argumentError(
+      fn,
+      3,
+      'language',
+      `expected a two-letter language code, got ${JSON.stringify(language)}`,
+    );
+  }
+  const text = await platform.i18n.lookup(ctx.accountId, { key, language: lang, projectId: ctx.projectId });
+  return text ?? fallback;
+}
+
+export const listFunctions: FunctionSpec[] = [
+  defineFunction({
+    name: 'get_custom_list',
+    group: 'Request',
+    doc: 'The content (an array) of a custom list of the account. Error `Custom list not found.` for an unknown id.',
+    returns: 'array',
+    forms: [
+      {
+        params: [{ name: 'id', type: 'string' }],
+        async impl(ctx, [id]) {
+          const platform = platformOf('get_custom_list', ctx);
+          return platformCall('get_custom_list', async () => {
+            return (await platform.customLists.require(ctx.accountId, id as string)).content;
+          });
+        },
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'save_custom_list',
+    group: 'Request',
+    doc: 'Replaces the content of a custom list and returns the new content. Error `Custom list not found.`',
+    returns: 'array',
+    forms: [
+      {
+        params: [
+          { name: 'listId', type: 'string' },
+          { name: 'data', type: 'array' },
+        ],
+        async impl(ctx, [listId, data]) {
+          const platform = platformOf('save_custom_list', ctx);
+          return platformCall('save_custom_list', () =>
+            platform.customLists.save(ctx.accountId, listId as string, data as unknown[]),
+          );
+        },
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'get_i18n',
+    group: 'Request',
+    doc:
+      "The translation of a key, for every kind of activity: the current project's dictionary first, then the " +
+      "account-wide one. `language` is a two-letter code (default: the connected user's language, else the " +
+      "account's). `defaultValue` when nothing is found (default: the key itself).",
+    returns: 'string',
+    forms: [
+      {
+        params: [
+          { name: 'key', type: 'string' },
+          { name: 'defaultValue', type: 'string', optional: true },
+          { name: 'language', type: 'string', optional: true },
+        ],
+        impl(ctx, [key, defaultValue, language]) {
+          return translate(
+            'get_i18n',
+            ctx,
+            key as string,
+            (defaultValue as string | undefined) ?? (key as string),
+            language as string | undefined,
+          );
+        },
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'i18n',
+    group: 'Application',
+    doc:
+      "The translation of a key in the connected user's language (else the account's), as get_i18n; " +
+      '`defaultValue` when nothing is found. Used by email activities and web interfaces.',
+    returns: 'string',
+    flags: { webInterface: true },
+    forms: [
+      {
+        params: [
+          { name: 'key', type: 'string' },
+          { name: 'defaultValue', type: 'string' },
+        ],
+        impl(ctx, [key, defaultValue]) {
+          return translate('i18n', ctx, key as string, defaultValue as string, undefined);
+        },
+      },
+    ],
+  }),
+];

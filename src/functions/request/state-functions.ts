@@ -1,0 +1,171 @@
+/**
+ * Request functions over persistent state: next_value, lane membership, vaults, OAuth2 tokens.
+ */
+import { laneModeFor, MESSAGES } from '../../platform/index.js';
+import type { ExecutionContext } from '../context.js';
+import { argumentError, FunctionError } from '../errors.js';
+import { defineFunction, type FunctionSpec } from '../registry.js';
+import { platformCall, platformOf } from './calls.js';
+
+/** The project of the current request (vaults are per project), or `fn: Project not found.` */
+function currentProject(fn: string, ctx: ExecutionContext): number {
+  if (ctx.projectId === undefined) throw new FunctionError(fn, MESSAGES.projectNotFound);
+  return ctx.projectId;
+}
+
+function laneMembership(name: 'P_add_user_to_lane' | 'P_remove_user_from_lane', add: boolean): FunctionSpec {
+  return defineFunction({
+    name,
+    group: 'Request',
+    doc:
+      `${add ? 'Adds a user to' : 'Removes a user from'} a lane and returns the ids of the lane's users. ` +
+      "`userId` is a user id or login. The lane configuration changed is the mode's: LIVE from LIVE or TEST, " +
+      'ACCEPTANCE from ACCEPTANCE. Errors: `Lane not found.`, `Unable to retrieve user.`, and ' +
+      '`Counter already being modified, cannot increment it.` when a concurrent change cannot be resolved.',
+    returns: 'array',
+    forms: [
+      {
+        params: [
+          { name: 'laneId', type: 'integer' },
+          { name: 'userId', type: ['integer', 'string'] },
+        ],
+        async impl(ctx, [laneId, userId]) {
+          const platform = platformOf(name, ctx);
+          return platformCall(name, async () => {
+            const user = await platform.directory.users.require(ctx.accountId, userId as number | string);
+            const mode = laneModeFor(ctx.mode);
+            const lanes = platform.directory.lanes;
+            return add
+              ? lanes.addMember(ctx.accountId, laneId as number, mode, user.id)
+              : lanes.removeMember(ctx.accountId, laneId as number, mode, user.id);
+          });
+        },
+      },
+    ],
+  });
+}
+
+export const stateFunctions: FunctionSpec[] = [
+  defineFunction({
+    name: 'next_value',
+    group: 'Request',
+    doc:
+      'Increments a named counter of the account and returns its new value (a counter is created at 0, so the ' +
+      'first value is 1). Atomic across every process sharing the database: concurrent callers get distinct, ' +
+      'consecutive values. Error `Counter already being modified, cannot increment it.` only when a conflict ' +
+      'persists after retries.',
+    returns: 'integer',
+    forms: [
+      {
+        params: [{ name: 'name', type: 'string' }],
+        async impl(ctx, [name]) {
+          const platform = platformOf('next_value', ctx);
+          if (name === '' || (name as string).length > 255)
+            throw argumentError('next_value', 1, 'name', 'must be 1 to 255 characters');
+          return platformCall('next_value', () => platform.counters.next(ctx.accountId, name as string));
+        },
+      },
+    ],
+  }),
+  laneMembership('P_add_user_to_lane', true),
+  laneMembership('P_remove_user_from_lane', false),
+  defineFunction({
+    name: 'P_load_project_vault',
+    group: 'Request',
+    doc: "The vault of the current request's project in the current mode; an empty object when none was saved.",
+    returns: 'object',
+    forms: [
+      {
+        params: [],
+        async impl(ctx) {
+          const platform = platformOf('P_load_project_vault', ctx);
+          const projectId = currentProject('P_load_project_vault', ctx);
+          return (await platform.vaults.load(ctx.accountId, projectId, ctx.mode)) ?? {};
+        },
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'P_save_project_vault',
+    group: 'Request',
+    doc: "Creates or replaces the vault of the current request's project in the current mode; returns it.",
+    returns: 'object',
+    forms: [
+      {
+        params: [{ name: 'vault', type: 'object' }],
+        async impl(ctx, [vault]) {
+          const platform = platformOf('P_save_project_vault', ctx);
+          const projectId = currentProject('P_save_project_vault', ctx);
+          return platformCall('P_save_project_vault', () =>
+            platform.vaults.save(ctx.accountId, projectId, ctx.mode, vault as Record<string, unknown>),
+          );
+        },
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'P_delete_project_vault',
+    group: 'Request',
+    doc: "Deletes the vault of the current request's project in the current mode: true if one existed, false otherwise.",
+    returns: 'boolean',
+    forms: [
+      {
+        params: [],
+        async impl(ctx) {
+          const platform = platformOf('P_delete_project_vault', ctx);
+          const projectId = currentProject('P_delete_project_vault', ctx);
+          return platform.vaults.delete(ctx.accountId, projectId, ctx.mode);
+        },
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'P_get_oauth2_token',
+    group: 'Request',
+    doc:
+      'The OAuth2 token saved for a service in the current mode (at least access_token), e.g. ' +
+      "`${P_get_oauth2_token('drive').access_token}`; an empty object when none was saved.",
+    returns: 'object',
+    forms: [
+      {
+        params: [{ name: 'service', type: 'string' }],
+        async impl(ctx, [service]) {
+          const platform = platformOf('P_get_oauth2_token', ctx);
+          return (await platform.oauth2.get(ctx.accountId, service as string, ctx.mode)) ?? {};
+        },
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'P_save_oauth2_token',
+    group: 'Request',
+    doc:
+      'Creates or replaces the OAuth2 token of a service in the current mode and returns it. The token must ' +
+      'contain access_token; refresh_token, expires_in and any other field are kept.',
+    returns: 'object',
+    forms: [
+      {
+        params: [
+          { name: 'service', type: 'string' },
+          { name: 'token', type: 'object' },
+        ],
+        async impl(ctx, [service, token]) {
+          const platform = platformOf('P_save_oauth2_token', ctx);
+          if ((service as string).trim() === '' || (service as string).length > 255)
+            throw argumentError('P_save_oauth2_token', 1, 'service', 'must be 1 to 255 characters');
+          return platformCall(
+            'P_save_oauth2_token',
+            () =>
+              platform.oauth2.save(
+                ctx.accountId,
+                service as string,
+                ctx.mode,
+                token as Record<string, unknown>,
+              ),
+            { index: 2, name: 'token' },
+          );
+        },
+      },
+    ],
+  }),
+];

@@ -1,0 +1,66 @@
+/** get_applications: the web interfaces a user may launch. */
+import { INTERFACE_CONTEXTS, laneModeFor, NO_TAG, webInterfaceUrl, type Mode } from '../../platform/index.js';
+import { MODES } from '../context.js';
+import { defineFunction, type FunctionSpec } from '../registry.js';
+import { platformOf } from '../request/calls.js';
+import { evaluationState } from '../request/evaluation.js';
+import { choice } from '../utilities/args.js';
+import { targetUser } from './resolve.js';
+
+export const applicationFunctions: FunctionSpec[] = [
+  defineFunction({
+    name: 'get_applications',
+    group: 'User',
+    doc:
+      'The web interfaces a user (login; default the connected user) may launch in a context (web, mobile or tablet; ' +
+      'default web) and mode (default the current one): LIVE lists those of LIVE versions, ACCEPTANCE those of LIVE ' +
+      'and ACCEPTANCE versions, TEST none. Entries {id, title, url, description, thumb}, by title. With `tagged` true, ' +
+      'an object grouping the entries by tag (an interface appears under each of its tags; untagged ones under NO_TAG).',
+    returns: 'array or object',
+    flags: { webInterface: true },
+    forms: [
+      {
+        params: [
+          { name: 'login', type: 'string', optional: true },
+          { name: 'context', type: 'string', optional: true, default: 'web' },
+          { name: 'mode', type: 'string', optional: true },
+          { name: 'tagged', type: 'boolean', optional: true, default: false },
+        ],
+        async impl(ctx, [login, context, modeText, tagged]) {
+          const fn = 'get_applications';
+          const platform = platformOf(fn, ctx);
+          const contextName = choice(fn, 2, 'context', context as string, INTERFACE_CONTEXTS);
+          const mode: Mode =
+            modeText === undefined ? ctx.mode : choice(fn, 3, 'mode', modeText as string, MODES);
+          const user = await targetUser(fn, ctx, platform, login as string | undefined);
+          const lanes = await platform.directory.lanes.lanesOf(ctx.accountId, user.id, laneModeFor(mode));
+          const applications = await platform.webInterfaces.applications(ctx.accountId, {
+            mode,
+            context: contextName,
+            userLanes: lanes.map((l) => l.id),
+          });
+          const live = (await evaluationState(ctx)).urls.live;
+          const entries = applications.map(({ webInterface: w, mode: launched }) => ({
+            tags: w.tags,
+            entry: {
+              id: w.id,
+              title: w.title,
+              url: webInterfaceUrl(live, w.id, launched, contextName),
+              description: w.description,
+              thumb: w.thumb,
+            },
+          }));
+          if (!tagged) return entries.map((e) => e.entry);
+          const groups = new Map<string, unknown[]>();
+          for (const { tags, entry } of entries)
+            for (const tag of tags.length ? tags : [NO_TAG]) {
+              let group = groups.get(tag);
+              if (!group) groups.set(tag, (group = []));
+              group.push(entry);
+            }
+          return Object.fromEntries(groups);
+        },
+      },
+    ],
+  }),
+];

@@ -1,0 +1,55 @@
+/** impersonate and unblock_user. */
+import { MESSAGES } from '../../platform/index.js';
+import { FunctionError } from '../errors.js';
+import { defineFunction, type FunctionSpec } from '../registry.js';
+import { platformCall, platformOf } from '../request/calls.js';
+import { refreshUser } from '../request/evaluation.js';
+import { targetUser } from './resolve.js';
+
+export const identityFunctions: FunctionSpec[] = [
+  defineFunction({
+    name: 'impersonate',
+    group: 'User',
+    doc:
+      'Makes the rest of the script run as another user of the account (login, email or id): P_user and every ' +
+      'function defaulting to the connected user follow. Only an administrator of the account may; a blocked user ' +
+      'cannot be impersonated. Returns the impersonated login. Errors: `Impersonification is not allowed for user.`, ' +
+      '`Unable to retrieve user.`',
+    returns: 'string',
+    flags: { adminOnly: true },
+    adminOnlyMessage: MESSAGES.impersonationRefused,
+    forms: [
+      {
+        params: [{ name: 'login', type: 'string' }],
+        async impl(ctx, [login]) {
+          const platform = platformOf('impersonate', ctx);
+          const user = await targetUser('impersonate', ctx, platform, login as string);
+          if (user.status === 'blocked')
+            throw new FunctionError('impersonate', MESSAGES.impersonationRefused);
+          ctx.user = { id: user.id, login: user.login, isAdmin: user.isAdmin };
+          await refreshUser(ctx, platform);
+          return user.login;
+        },
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'unblock_user',
+    group: 'User',
+    doc:
+      'Makes a blocked user of the account active again (an active one stays active); returns the login (the spec ' +
+      'declares a boolean). Error `Unable to retrieve user.`',
+    returns: 'string',
+    forms: [
+      {
+        params: [{ name: 'login', type: 'string' }],
+        async impl(ctx, [login]) {
+          const platform = platformOf('unblock_user', ctx);
+          return platformCall('unblock_user', async () => {
+            return (await platform.directory.users.unblock(ctx.accountId, login as string)).login;
+          });
+        },
+      },
+    ],
+  }),
+];

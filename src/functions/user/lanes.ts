@@ -1,0 +1,196 @@
+/** User functions about lanes: get_lanes, get_lane_users, get_lane_job_number, has_right, is_user_in_lane, get_manager. */
+import { laneModeFor, MAX_PAGE_SIZE, MESSAGES } from '../../platform/index.js';
+import type { ExecutionContext } from '../context.js';
+import { argumentError, FunctionError } from '../errors.js';
+import { defineFunction, type FunctionSpec } from '../registry.js';
+import { platformCall, platformOf } from '../request/calls.js';
+import { userDescriptor } from '../request/descriptors.js';
+import { targetUser } from './resolve.js';
+
+const MODE_RULE =
+  'From LIVE or TEST the LIVE lane configuration is used, from ACCEPTANCE the ACCEPTANCE one.';
+
+/** has_right / is_user_in_lane: is a user (by ref, or the connected one) in one of the lanes, in the mode's configuration? */
+async function inLanes(
+  fn: string,
+  ctx: ExecutionContext,
+  login: string | undefined,
+  laneIds: number[],
+): Promise<boolean> {
+  const platform = platformOf(fn, ctx);
+  let userId: number;
+  if (login === undefined) {
+    if (!ctx.user) return false;
+    userId = ctx.user.id;
+  } else {
+    const user = await platform.directory.users.find(ctx.accountId, login);
+    if (!user) return false;
+    userId = user.id;
+  }
+  return platform.directory.lanes.isInAnyLane(ctx.accountId, userId, laneIds, laneModeFor(ctx.mode));
+}
+
+export const laneFunctions: FunctionSpec[] = [
+  defineFunction({
+    name: 'get_lanes',
+    group: 'User',
+    doc:
+      'The lanes a user (login or email; default the connected user) belongs to: an array of {id, name, pool} ' +
+      `(pool = the pool id), by lane id. ${MODE_RULE} Error \`Unable to retrieve user.\``,
+    returns: 'array',
+    flags: { webInterface: true },
+    forms: [
+      {
+        params: [{ name: 'login', type: 'string', optional: true }],
+        async impl(ctx, [login]) {
+          const platform = platformOf('get_lanes', ctx);
+          const user = await targetUser('get_lanes', ctx, platform, login as string | undefined);
+          const lanes = await platform.directory.lanes.lanesOf(ctx.accountId, user.id, laneModeFor(ctx.mode));
+          return lanes.map((l) => ({ id: l.id, name: l.name, pool: l.poolId }));
+        },
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'get_lane_users',
+    group: 'User',
+    doc:
+      'One page of the users of a lane of a pool, by user id: {id, login, name, email, profile, status} each. ' +
+      `\`pageSize\` 1 to ${MAX_PAGE_SIZE} (default 500), \`first\` the index of the first user (default 0). ${MODE_RULE} ` +
+      'Error `Lane not found.` when the lane is not in the pool.',
+    returns: 'array',
+    forms: [
+      {
+        params: [
+          { name: 'poolId', type: 'integer' },
+          { name: 'laneId', type: 'integer' },
+          { name: 'pageSize', type: 'integer', optional: true, default: 500 },
+          { name: 'first', type: 'integer', optional: true, default: 0 },
+        ],
+        async impl(ctx, [poolId, laneId, pageSize, first]) {
+          const fn = 'get_lane_users';
+          const platform = platformOf(fn, ctx);
+          if ((pageSize as number) < 1 || (pageSize as number) > MAX_PAGE_SIZE)
+            throw argumentError(fn, 3, 'pageSize', `must be from 1 to ${MAX_PAGE_SIZE}, got ${pageSize}`);
+          if ((first as number) < 0)
+            throw argumentError(fn, 4, 'first', `must not be negative, got ${first}`);
+          return platformCall(fn, async () => {
+            const lane = await platform.directory.lanes.require(ctx.accountId, laneId as number);
+            if (lane.poolId !== poolId) throw new FunctionError(fn, MESSAGES.laneNotFound);
+            const users = await platform.directory.lanes.members(
+              ctx.accountId,
+              lane.id,
+              laneModeFor(ctx.mode),
+              {
+                first: first as number,
+                limit: pageSize as number,
+              },
+            );
+            return users.map(userDescriptor);
+          });
+        },
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'get_lane_job_number',
+    group: 'User',
+    doc:
+      "The number of pending recomputations of a lane's users (lane rules); 0 when its membership is up to date. " +
+      'Error `Lane not found.`',
+    returns: 'integer',
+    forms: [
+      {
+        params: [{ name: 'laneId', type: 'integer' }],
+        async impl(ctx, [laneId]) {
+          const platform = platformOf('get_lane_job_number', ctx);
+          return platformCall('get_lane_job_number', async () => {
+            await platform.directory.lanes.require(ctx.accountId, laneId as number);
+            return platform.directory.jobs.pending(ctx.accountId, laneId as number);
+          });
+        },
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'has_right',
+    group: 'User',
+    doc:
+      'True when a user (login; default the connected user) belongs to the lane. False when nobody is connected, ' +
+      `the user is unknown or not in the lane. ${MODE_RULE}`,
+    returns: 'boolean',
+    forms: [
+      {
+        params: [{ name: 'laneId', type: 'integer' }],
+        impl(ctx, [laneId]) {
+          return inLanes('has_right', ctx, undefined, [laneId as number]);
+        },
+      },
+      {
+        params: [
+          { name: 'login', type: 'string' },
+          { name: 'laneId', type: 'integer' },
+        ],
+        impl(ctx, [login, laneId]) {
+          return inLanes('has_right', ctx, login as string, [laneId as number]);
+        },
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'is_user_in_lane',
+    group: 'User',
+    doc: `True when the connected user belongs to at least one of the lanes (false when nobody is connected). ${MODE_RULE}`,
+    returns: 'boolean',
+    forms: [
+      {
+        params: [{ name: 'lanes', type: 'array' }],
+        impl(ctx, [lanes]) {
+          const ids = (lanes as unknown[]).map((v, i) => {
+            const n = typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v;
+            if (typeof n !== 'number' || !Number.isSafeInteger(n))
+              throw argumentError(
+                'is_user_in_lane',
+                1,
+                'lanes',
+                `element ${i} is not a lane id: ${JSON.stringify(v)}`,
+              );
+            return n;
+          });
+          return inLanes('is_user_in_lane', ctx, undefined, ids);
+        },
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'get_manager',
+    group: 'User',
+    doc:
+      "The login of a user's manager at a level (1 = direct manager, 2 = the manager's manager …), searched only in " +
+      'organisation charts (pools flagged as organisations), in the LIVE lane configuration. Error `No manager found.`',
+    returns: 'string',
+    flags: { deprecated: true },
+    forms: [
+      {
+        params: [
+          { name: 'login', type: 'string' },
+          { name: 'level', type: 'integer', optional: true, default: 1 },
+        ],
+        async impl(ctx, [login, level]) {
+          const fn = 'get_manager';
+          const platform = platformOf(fn, ctx);
+          if ((level as number) < 1) throw argumentError(fn, 2, 'level', `must be 1 or more, got ${level}`);
+          const user = await targetUser(fn, ctx, platform, login as string);
+          return platformCall(fn, async () => {
+            const managerId = await platform.directory.organisation.managerOf(
+              ctx.accountId,
+              user.id,
+              level as number,
+            );
+            return (await platform.directory.users.require(ctx.accountId, managerId)).login;
+          });
+        },
+      },
+    ],
+  }),
+];

@@ -1,0 +1,178 @@
+/**
+ * User functions about one user's data: get_user_data, get_preferences, save_preferences,
+ * get_user_metadata, save_user_metadata, P_change_preferences, P_change_metadata.
+ */
+import { editInput, type Platform } from '../../platform/index.js';
+import type { ExecutionContext } from '../context.js';
+
+import { defineFunction, type FunctionSpec } from '../registry.js';
+import { platformCall, platformOf } from '../request/calls.js';
+import { simplifiedUser } from '../request/descriptors.js';
+import { targetUser } from './resolve.js';
+
+async function saveDocument(
+  fn: string,
+  ctx: ExecutionContext,
+  login: string | undefined,
+  which: 'preferences' | 'metadata',
+  value: Record<string, unknown>,
+): Promise<string> {
+  const platform = platformOf(fn, ctx);
+  const user = await targetUser(fn, ctx, platform, login);
+  await platformCall(fn, () => platform.directory.users.update(ctx.accountId, user.id, { [which]: value }));
+  return user.login;
+}
+
+async function changeDocument(
+  fn: string,
+  ctx: ExecutionContext,
+  platform: Platform,
+  id: string,
+  which: 'preferences' | 'metadata',
+  path: string,
+  input: unknown,
+): Promise<Record<string, unknown>> {
+  const user = await targetUser(fn, ctx, platform, id);
+  return platformCall(fn, async () => {
+    const value = editInput(input);
+    return platform.directory.users.editDocument(ctx.accountId, user.id, which, path, value);
+  });
+}
+
+function changeFunction(
+  name: 'P_change_metadata' | 'P_change_preferences',
+  which: 'metadata' | 'preferences',
+): FunctionSpec {
+  return defineFunction({
+    name,
+    group: 'User',
+    doc:
+      `Sets one value inside a user's ${which === 'metadata' ? 'public metadata' : 'preferences'} and returns the whole ` +
+      'object. `id` is a login or user id; `path` is dot-separated, numeric segments index arrays, missing levels are ' +
+      'created (an empty path replaces the whole object). `input` is the new value: a hash, sequence, number, boolean, ' +
+      'or text (read as JSON when it is JSON). Errors: `Expected value` (empty input), `Malformed Object` (input text ' +
+      'that starts like JSON but does not parse, or an empty path segment), `CastClassException` (a path through a ' +
+      'value of the wrong kind), `Unable to retrieve user.`',
+    returns: 'object',
+    forms: [
+      {
+        params: [
+          { name: 'id', type: 'string' },
+          { name: 'path', type: 'string' },
+          { name: 'input', type: 'any', optional: true },
+        ],
+        impl(ctx, [id, path, input]) {
+          return changeDocument(name, ctx, platformOf(name, ctx), id as string, which, path as string, input);
+        },
+      },
+    ],
+  });
+}
+
+export const profileFunctions: FunctionSpec[] = [
+  defineFunction({
+    name: 'get_user_data',
+    group: 'User',
+    doc: 'The simplified descriptor {id, name, profile} of a user (login, email or id). Error `Unable to retrieve user.`',
+    returns: 'object',
+    forms: [
+      {
+        params: [{ name: 'login', type: 'string' }],
+        async impl(ctx, [login]) {
+          const platform = platformOf('get_user_data', ctx);
+          return simplifiedUser(await targetUser('get_user_data', ctx, platform, login as string));
+        },
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'get_preferences',
+    group: 'User',
+    doc: "A user's preferences (login; default the connected user). Error `Unable to retrieve user.`",
+    returns: 'object',
+    forms: [
+      {
+        params: [{ name: 'login', type: 'string', optional: true }],
+        async impl(ctx, [login]) {
+          const platform = platformOf('get_preferences', ctx);
+          return (await targetUser('get_preferences', ctx, platform, login as string | undefined))
+            .preferences;
+        },
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'save_preferences',
+    group: 'User',
+    doc: "Replaces the connected user's preferences; returns the user's login (the spec declares a boolean).",
+    returns: 'string',
+    forms: [
+      {
+        params: [{ name: 'prefs', type: 'object' }],
+        impl(ctx, [prefs]) {
+          return saveDocument(
+            'save_preferences',
+            ctx,
+            undefined,
+            'preferences',
+            prefs as Record<string, unknown>,
+          );
+        },
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'get_user_metadata',
+    group: 'User',
+    doc: "A user's public metadata (login; default the connected user). Error `Unable to retrieve user.`",
+    returns: 'object',
+    forms: [
+      {
+        params: [{ name: 'login', type: 'string', optional: true }],
+        async impl(ctx, [login]) {
+          const platform = platformOf('get_user_metadata', ctx);
+          return (await targetUser('get_user_metadata', ctx, platform, login as string | undefined)).metadata;
+        },
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'save_user_metadata',
+    group: 'User',
+    doc:
+      "Replaces a user's public metadata (login; default the connected user); returns the user's login (the spec " +
+      'declares a boolean). Error `Unable to retrieve user.`',
+    returns: 'string',
+    forms: [
+      {
+        params: [{ name: 'metadata', type: 'object' }],
+        impl(ctx, [metadata]) {
+          return saveDocument(
+            'save_user_metadata',
+            ctx,
+            undefined,
+            'metadata',
+            metadata as Record<string, unknown>,
+          );
+        },
+      },
+      {
+        params: [
+          { name: 'login', type: 'string' },
+          { name: 'metadata', type: 'object' },
+        ],
+        impl(ctx, [login, metadata]) {
+          return saveDocument(
+            'save_user_metadata',
+            ctx,
+            login as string,
+            'metadata',
+            metadata as Record<string, unknown>,
+          );
+        },
+      },
+    ],
+  }),
+  changeFunction('P_change_metadata', 'metadata'),
+  changeFunction('P_change_preferences', 'preferences'),
+];

@@ -1,0 +1,60 @@
+/**
+ * i18n dictionaries: (key, language) → text, per project, with account-wide entries
+ * (project 0) as the fallback. Languages are two-letter codes (`fr_FR` is read as `fr`).
+ */
+import { sql, type Store } from '../store/index.js';
+import { PlatformError } from './errors.js';
+
+/** Project id of the account-wide dictionary. */
+export const ACCOUNT_WIDE = 0;
+
+export interface I18nLookup {
+  key: string;
+  language: string;
+  /** The project whose dictionary is searched first (then the account-wide one). */
+  projectId?: number | null;
+}
+
+export class Dictionaries {
+  constructor(private readonly store: Store) {}
+
+  /** Sets entries of one dictionary (a project's, or the account-wide one when projectId is null). */
+  async set(
+    accountId: string,
+    projectId: number | null,
+    language: string,
+    entries: Record<string, string>,
+  ): Promise<void> {
+    const lang = normaliseLanguage(language);
+    const project = projectId ?? ACCOUNT_WIDE;
+    await this.store.transaction(async (tx) => {
+      for (const [key, text] of Object.entries(entries)) {
+        if (key === '' || key.length > 255)
+          throw new PlatformError('invalid', `invalid i18n key ${JSON.stringify(key)}`);
+        await tx.run(sql`
+          INSERT INTO i18n_entries (account_id, project_id, key, language, text)
+          VALUES (${accountId}, ${project}, ${key}, ${lang}, ${String(text)})
+          ON CONFLICT (account_id, project_id, key, language) DO UPDATE SET text = excluded.text`);
+      }
+    });
+  }
+
+  /** The text of a key in a language: the project's entry, else the account-wide one, else undefined. */
+  async lookup(accountId: string, query: I18nLookup): Promise<string | undefined> {
+    const lang = normaliseLanguage(query.language);
+    const row = await this.store.get<{ text: string }>(sql`
+      SELECT text FROM i18n_entries
+      WHERE account_id = ${accountId} AND key = ${query.key} AND language = ${lang}
+        AND project_id IN (${query.projectId ?? ACCOUNT_WIDE}, ${ACCOUNT_WIDE})
+      ORDER BY project_id DESC LIMIT 1`);
+    return row?.text;
+  }
+}
+
+/** `fr_FR`, `FR`, `fr-CA` → `fr`. */
+export function normaliseLanguage(language: string): string {
+  const code = language.trim().slice(0, 2).toLowerCase();
+  if (!/^[a-z]{2}$/.test(code))
+    throw new PlatformError('invalid', `invalid language ${JSON.stringify(language)}`);
+  return code;
+}

@@ -1,0 +1,123 @@
+/**
+ * The log P_log writes: java.util.logging levels, the mode rule deciding what is kept (TEST and
+ * ACCEPTANCE keep every level, LIVE only SEVERE, unless the resource's P_log attribute sets the
+ * threshold), and the 3 KB message limit (longer messages are cut and end with `(...)`).
+ */
+import { sql, type Store } from '../store/index.js';
+import type { Mode } from './model.js';
+
+export const LOG_LEVELS = ['SEVERE', 'WARNING', 'INFO', 'CONFIG', 'FINE', 'FINER', 'FINEST'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+/** A threshold: a level, or OFF (nothing) / ALL (everything). */
+export type LogThreshold = LogLevel | 'OFF' | 'ALL';
+
+const SEVERITY: Record<LogThreshold, number> = {
+  OFF: Infinity,
+  SEVERE: 1000,
+  WARNING: 900,
+  INFO: 800,
+  CONFIG: 700,
+  FINE: 500,
+  FINER: 400,
+  FINEST: 300,
+  ALL: -Infinity,
+};
+
+/** Largest message kept, in UTF-8 bytes (3 Kbytes), the `(...)` marker included. */
+export const MAX_LOG_BYTES = 3 * 1024;
+export const TRUNCATION_MARK = '(...)';
+
+export function isLogLevel(value: unknown, orThreshold = false): value is LogThreshold {
+  if (typeof value !== 'string') return false;
+  return orThreshold ? Object.hasOwn(SEVERITY, value) : (LOG_LEVELS as readonly string[]).includes(value);
+}
+
+/** The threshold a script runs with: the resource's P_log attribute, else the mode's rule. */
+export function logThreshold(mode: Mode, resourceLevel?: LogThreshold | null): LogThreshold {
+  if (resourceLevel) return resourceLevel;
+  return mode === 'LIVE' ? 'SEVERE' : 'ALL';
+}
+
+export function isLogged(level: LogLevel, threshold: LogThreshold): boolean {
+  return SEVERITY[level] >= SEVERITY[threshold];
+}
+
+/** The message as kept: at most 3 KB of UTF-8, a longer one cut at a character boundary and ending with `(...)`. */
+export function truncateLogMessage(message: string): string {
+  if (Buffer.byteLength(message, 'utf8') <= MAX_LOG_BYTES) return message;
+  const room = MAX_LOG_BYTES - TRUNCATION_MARK.length;
+  let bytes = 0;
+  let end = 0;
+  for (const ch of message) {
+    const size = Buffer.byteLength(ch, 'utf8');
+    if (bytes + size > room) break;
+    bytes += size;
+    end += ch.length;
+  }
+  return message.slice(0, end) + TRUNCATION_MARK;
+}
+
+export interface LogEntry {
+  id: number;
+  accountId: string;
+  requestId: string | null;
+  projectId: number | null;
+  userId: number | null;
+  mode: Mode;
+  level: LogLevel;
+  message: string;
+  createdAt: number;
+}
+
+export type NewLogEntry = Omit<LogEntry, 'id' | 'accountId' | 'createdAt'>;
+
+type LogRow = {
+  id: number;
+  account_id: string;
+  request_id: string | null;
+  project_id: number | null;
+  user_id: number | null;
+  mode: string;
+  level: string;
+  message: string;
+  created_at: number;
+};
+
+export class Logs {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: () => number,
+  ) {}
+
+  async write(accountId: string, entry: NewLogEntry): Promise<LogEntry> {
+    const row = await this.store.get<LogRow>(sql`
+      INSERT INTO logs (account_id, request_id, project_id, user_id, mode, level, message, created_at)
+      VALUES (${accountId}, ${entry.requestId}, ${entry.projectId}, ${entry.userId}, ${entry.mode}, ${entry.level},
+              ${truncateLogMessage(entry.message)}, ${this.clock()})
+      RETURNING *`);
+    return toEntry(row!);
+  }
+
+  /** The latest entries first (of one request when given). */
+  async list(accountId: string, options: { requestId?: string; limit?: number } = {}): Promise<LogEntry[]> {
+    const rows = await this.store.all<LogRow>(sql`
+      SELECT * FROM logs WHERE account_id = ${accountId}
+      ${options.requestId === undefined ? sql`` : sql`AND request_id = ${options.requestId}`}
+      ORDER BY id DESC LIMIT ${Math.min(options.limit ?? 100, 1000)}`);
+    return rows.map(toEntry);
+  }
+}
+
+function toEntry(row: LogRow): LogEntry {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    requestId: row.request_id,
+    projectId: row.project_id,
+    userId: row.user_id,
+    mode: row.mode as Mode,
+    level: row.level as LogLevel,
+    message: row.message,
+    createdAt: row.created_at,
+  };
+}

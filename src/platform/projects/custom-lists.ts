@@ -1,0 +1,104 @@
+/**
+ * Custom lists: named arrays (typically of {label, value} items) identified by a string id,
+ * optionally attached to a project. get_custom_list reads one, save_custom_list replaces its content.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql, type Store } from '../../store/index.js';
+import { MESSAGES, notFound, PlatformError } from '../errors.js';
+import { fromJson, toJson, toJsonValue } from '../model.js';
+
+export interface CustomList {
+  id: string;
+  accountId: string;
+  projectId: number | null;
+  name: string;
+  content: unknown[];
+  updatedAt: number;
+}
+
+type CustomListRow = {
+  id: string;
+  account_id: string;
+  project_id: number | null;
+  name: string;
+  content: string;
+  updated_at: number;
+};
+
+const LIST_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+export class CustomLists {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: () => number,
+  ) {}
+
+  async create(
+    accountId: string,
+    input: { id?: string; name: string; projectId?: number | null; content?: unknown[] },
+  ): Promise<CustomList> {
+    const id = input.id ?? randomUUID();
+    if (!LIST_ID.test(id)) throw new PlatformError('invalid', `invalid custom list id ${JSON.stringify(id)}`);
+    if (input.projectId != null) {
+      const project = await this.store.get(
+        sql`SELECT id FROM projects WHERE account_id = ${accountId} AND id = ${input.projectId}`,
+      );
+      if (!project) throw notFound(MESSAGES.projectNotFound);
+    }
+    const row = await this.store.get<CustomListRow>(sql`
+      INSERT INTO custom_lists (account_id, id, project_id, name, content, updated_at)
+      VALUES (${accountId}, ${id}, ${input.projectId ?? null}, ${input.name}, ${toJson(checkContent(input.content ?? []))},
+              ${this.clock()})
+      ON CONFLICT (account_id, id) DO NOTHING
+      RETURNING *`);
+    if (!row) throw new PlatformError('conflict', `custom list ${id} already exists`);
+    return toCustomList(row);
+  }
+
+  async find(accountId: string, id: string): Promise<CustomList | undefined> {
+    const row = await this.store.get<CustomListRow>(
+      sql`SELECT * FROM custom_lists WHERE account_id = ${accountId} AND id = ${id}`,
+    );
+    return row && toCustomList(row);
+  }
+
+  /** A list of the account, or `Custom list not found.` */
+  async require(accountId: string, id: string): Promise<CustomList> {
+    const list = await this.find(accountId, id);
+    if (!list) throw notFound(MESSAGES.customListNotFound);
+    return list;
+  }
+
+  /** Replaces a list's content and returns the new content, or `Custom list not found.` */
+  async save(accountId: string, id: string, content: unknown[]): Promise<unknown[]> {
+    const row = await this.store.get<CustomListRow>(sql`
+      UPDATE custom_lists SET content = ${toJson(checkContent(content))}, updated_at = ${this.clock()}
+      WHERE account_id = ${accountId} AND id = ${id} RETURNING *`);
+    if (!row) throw notFound(MESSAGES.customListNotFound);
+    return toCustomList(row).content;
+  }
+
+  async list(accountId: string, projectId?: number): Promise<CustomList[]> {
+    const rows = await this.store.all<CustomListRow>(sql`
+      SELECT * FROM custom_lists WHERE account_id = ${accountId}
+      ${projectId === undefined ? sql`` : sql`AND project_id = ${projectId}`} ORDER BY id`);
+    return rows.map(toCustomList);
+  }
+}
+
+function checkContent(content: unknown): unknown[] {
+  const copy = toJsonValue(content, 'the custom list content');
+  if (!Array.isArray(copy)) throw new PlatformError('invalid', 'a custom list content must be an array');
+  return copy;
+}
+
+function toCustomList(row: CustomListRow): CustomList {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    projectId: row.project_id,
+    name: row.name,
+    content: fromJson(row.content),
+    updatedAt: row.updated_at,
+  };
+}

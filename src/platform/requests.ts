@@ -1,0 +1,150 @@
+/**
+ * Process requests, the minimal record the Request functions need: project, version, mode,
+ * status code, data document, P_locks and P_message. The hosts extend it with steps and flow.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql, type Store } from '../store/index.js';
+import { MESSAGES, notFound, PlatformError } from './errors.js';
+import { fromJson, isMode, toJson, toJsonObject, type Mode } from './model.js';
+
+/** Status of a request that is running (the others come with the hosts: 102, 200, 201, 301, 302, 400, 401). */
+export const STATUS_RUNNING = 101;
+
+/** An entry of P_locks: a lock the request took (start) and released (end), epoch ms. */
+export interface LockRecord {
+  name: string;
+  start: number;
+  end?: number;
+}
+
+export interface ProcessRequest {
+  id: string;
+  accountId: string;
+  projectId: number | null;
+  versionId: number | null;
+  mode: Mode;
+  status: number;
+  /** The data document (the request's variables). */
+  data: Record<string, unknown>;
+  locks: LockRecord[];
+  /** P_message: the last message P_log wrote ('' when none). */
+  message: string;
+  initiatorId: number | null;
+  parentId: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface NewRequest {
+  id?: string;
+  projectId?: number | null;
+  versionId?: number | null;
+  mode: Mode;
+  status?: number;
+  data?: Record<string, unknown>;
+  initiatorId?: number | null;
+  parentId?: string | null;
+}
+
+export interface RequestChanges {
+  status?: number;
+  data?: Record<string, unknown>;
+  locks?: LockRecord[];
+  message?: string;
+}
+
+type RequestRow = {
+  account_id: string;
+  id: string;
+  project_id: number | null;
+  version_id: number | null;
+  mode: string;
+  status: number;
+  data: string;
+  p_locks: string;
+  p_message: string;
+  initiator_id: number | null;
+  parent_id: string | null;
+  created_at: number;
+  updated_at: number;
+};
+
+export class Requests {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: () => number,
+  ) {}
+
+  async create(accountId: string, input: NewRequest): Promise<ProcessRequest> {
+    if (!isMode(input.mode)) throw new PlatformError('invalid', `invalid mode ${JSON.stringify(input.mode)}`);
+    const id = input.id ?? randomUUID();
+    if (!/^[A-Za-z0-9_.-]{1,128}$/.test(id))
+      throw new PlatformError('invalid', `invalid request id ${JSON.stringify(id)}`);
+    if (input.projectId != null) {
+      const project = await this.store.get(
+        sql`SELECT id FROM projects WHERE account_id = ${accountId} AND id = ${input.projectId}`,
+      );
+      if (!project) throw notFound(MESSAGES.projectNotFound);
+    }
+    const now = this.clock();
+    const row = await this.store.get<RequestRow>(sql`
+      INSERT INTO requests (account_id, id, project_id, version_id, mode, status, data, p_locks, p_message,
+                            initiator_id, parent_id, created_at, updated_at)
+      VALUES (${accountId}, ${id}, ${input.projectId ?? null}, ${input.versionId ?? null}, ${input.mode},
+              ${input.status ?? STATUS_RUNNING}, ${toJson(toJsonObject(input.data ?? {}, 'the data document'))},
+              ${'[]'}, ${''}, ${input.initiatorId ?? null}, ${input.parentId ?? null}, ${now}, ${now})
+      ON CONFLICT (account_id, id) DO NOTHING
+      RETURNING *`);
+    if (!row) throw new PlatformError('conflict', `request ${id} already exists`);
+    return toRequest(row);
+  }
+
+  async find(accountId: string, id: string): Promise<ProcessRequest | undefined> {
+    const row = await this.store.get<RequestRow>(
+      sql`SELECT * FROM requests WHERE account_id = ${accountId} AND id = ${id}`,
+    );
+    return row && toRequest(row);
+  }
+
+  /** A request of the account, or `Request not found.` */
+  async require(accountId: string, id: string): Promise<ProcessRequest> {
+    const request = await this.find(accountId, id);
+    if (!request) throw notFound(MESSAGES.requestNotFound);
+    return request;
+  }
+
+  async update(accountId: string, id: string, changes: RequestChanges): Promise<ProcessRequest> {
+    const sets = [sql`updated_at = ${this.clock()}`];
+    if (changes.status !== undefined) {
+      if (!Number.isSafeInteger(changes.status)) throw new PlatformError('invalid', 'a status is an integer');
+      sets.push(sql`status = ${changes.status}`);
+    }
+    if (changes.data !== undefined)
+      sets.push(sql`data = ${toJson(toJsonObject(changes.data, 'the data document'))}`);
+    if (changes.locks !== undefined) sets.push(sql`p_locks = ${toJson(changes.locks)}`);
+    if (changes.message !== undefined) sets.push(sql`p_message = ${changes.message}`);
+    const row = await this.store.get<RequestRow>(
+      sql`UPDATE requests SET ${sql.join(sets)} WHERE account_id = ${accountId} AND id = ${id} RETURNING *`,
+    );
+    if (!row) throw notFound(MESSAGES.requestNotFound);
+    return toRequest(row);
+  }
+}
+
+function toRequest(row: RequestRow): ProcessRequest {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    projectId: row.project_id,
+    versionId: row.version_id,
+    mode: row.mode as Mode,
+    status: row.status,
+    data: fromJson(row.data),
+    locks: fromJson(row.p_locks),
+    message: row.p_message,
+    initiatorId: row.initiator_id,
+    parentId: row.parent_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
