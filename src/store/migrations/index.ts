@@ -9,6 +9,9 @@ const modules: Array<{ default: Migration }> = await Promise.all([
   import('./0001_collections.js'),
   import('./0002_uploads.js'),
   import('./0100_directory.js'),
+  import('./0101_projects.js'),
+  import('./0102_runtime.js'),
+  import('./0300_server_auth.js'),
 ]);
 
 export const migrations: readonly Migration[] = modules.map((m) => m.default);
