@@ -8,8 +8,10 @@
  */
 import type { Store } from '../store/index.js';
 import { Accounts } from './accounts.js';
+import { Applications } from './applications/index.js';
 import { Counters } from './counters.js';
 import { Directory } from './directory/index.js';
+import { FileService, type FileLimits } from './files/index.js';
 import { Dictionaries } from './i18n.js';
 import { Locks } from './locks.js';
 import { Logs } from './logs.js';
@@ -37,19 +39,27 @@ export interface Platform {
   logs: Logs;
   /** Process requests (the minimal record: status, data document, P_locks, P_message). */
   requests: Requests;
+  /** Uploaded files: content, descriptors, per-user and per-lane rights, zip and xlsx (docs/files.md). */
+  files: FileService;
+  /** Application instances: metadata, history, attached files (docs/files.md). */
+  applications: Applications;
 }
 
 export interface PlatformOptions {
   /** Epoch milliseconds for the timestamps the services record (default Date.now). */
   clock?: () => number;
+  /** Bounds of the file service (default DEFAULT_FILE_LIMITS of src/platform/files). */
+  fileLimits?: Partial<FileLimits>;
 }
 
 /** The platform's services over one store. */
 export function createPlatform(store: Store, options: PlatformOptions = {}): Platform {
   const clock = options.clock ?? Date.now;
+  const directory = new Directory(store, clock);
+  const files = new FileService(store, directory, clock, options.fileLimits);
   return {
     accounts: new Accounts(store, clock),
-    directory: new Directory(store, clock),
+    directory,
     projects: new Projects(store, clock),
     webInterfaces: new WebInterfaces(store, clock),
     customLists: new CustomLists(store, clock),
@@ -60,6 +70,8 @@ export function createPlatform(store: Store, options: PlatformOptions = {}): Pla
     locks: new Locks(store),
     logs: new Logs(store, clock),
     requests: new Requests(store, clock),
+    files,
+    applications: new Applications(store, files, clock),
   };
 }
 

@@ -11,6 +11,8 @@ const modules: Array<{ default: Migration }> = await Promise.all([
   import('./0100_directory.js'),
   import('./0101_projects.js'),
   import('./0102_runtime.js'),
+  import('./0110_files.js'),
+  import('./0111_applications.js'),
   import('./0300_server_auth.js'),
 ]);
 

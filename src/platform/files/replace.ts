@@ -1,0 +1,171 @@
+/**
+ * file_replace's engine. A plain, case-sensitive search runs in place (split and join: linear).
+ * A regular expression, or a case-insensitive search, runs on RE2 (re2js: linear-time matching,
+ * no backtracking, so no pattern can take exponential time) in a worker thread, under a
+ * wall-clock bound (`regexTimeoutMs`) and a heap bound: the server's event loop never waits on
+ * it, and a run past the bound is stopped (the worker is terminated and replaced).
+ *
+ * Regex syntax is RE2's (Java-compatible for the usual constructs: classes, groups, named
+ * groups `(?P<n>…)`/`(?<n>…)`, quantifiers, anchors, `\b`; no backreferences, no lookahead).
+ * Replacements follow Java's Matcher.replaceAll: `$1`, `${name}`, `\$` for a literal dollar.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { RE2JS } from 're2js';
+import { PlatformError } from '../errors.js';
+import type { FileLimits } from './limits.js';
+
+export interface ReplaceRequest {
+  search: string;
+  replacement: string;
+  /** `search` is a regular expression (else literal text). */
+  regex: boolean;
+  /** Only the first occurrence (else all). */
+  first: boolean;
+  ignoreCase: boolean;
+  /** `^` and `$` match at line ends (regex only). */
+  multiline: boolean;
+  /** `.` matches line ends too (regex only). */
+  dotAll: boolean;
+}
+
+export async function replaceText(
+  text: string,
+  request: ReplaceRequest,
+  limits: Pick<FileLimits, 'maxPatternLength' | 'regexTimeoutMs'>,
+): Promise<string> {
+  if (!request.regex && request.search === '')
+    throw new PlatformError('invalid', 'the text to search may not be empty');
+  if (!request.regex && !request.ignoreCase) {
+    if (request.first) {
+      const at = text.indexOf(request.search);
+      return at < 0 ? text : text.slice(0, at) + request.replacement + text.slice(at + request.search.length);
+    }
+    return text.split(request.search).join(request.replacement);
+  }
+  const job = compileJob(request, limits);
+  return regexWorker.run({ ...job, text, first: request.first }, limits.regexTimeoutMs);
+}
+
+interface Job {
+  pattern: string;
+  flags: number;
+  replacement: string;
+}
+
+/** Compiles once here so a bad pattern fails fast with RE2's reason (the worker compiles again). */
+function compileJob(request: ReplaceRequest, limits: Pick<FileLimits, 'maxPatternLength'>): Job {
+  if (request.search.length > limits.maxPatternLength)
+    throw new PlatformError(
+      'invalid',
+      `the pattern has more than ${limits.maxPatternLength} characters (maxPatternLength)`,
+    );
+  const pattern = request.regex ? request.search : RE2JS.quote(request.search);
+  const replacement = request.regex ? request.replacement : RE2JS.quoteReplacement(request.replacement, true);
+  let flags = 0;
+  if (request.ignoreCase) flags |= RE2JS.CASE_INSENSITIVE;
+  if (request.multiline) flags |= RE2JS.MULTILINE;
+  if (request.dotAll) flags |= RE2JS.DOTALL;
+  try {
+    RE2JS.compile(pattern, flags);
+  } catch (e) {
+    throw new PlatformError('invalid', `invalid regular expression: ${(e as Error).message}`);
+  }
+  return { pattern, flags, replacement };
+}
+
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { RE2JS } = require(workerData.re2js);
+parentPort.on('message', (job) => {
+  try {
+    const matcher = RE2JS.compile(job.pattern, job.flags).matcher(job.text);
+    const text = job.first ? matcher.replaceFirst(job.replacement, true) : matcher.replaceAll(job.replacement, true);
+    parentPort.postMessage({ id: job.id, text });
+  } catch (e) {
+    parentPort.postMessage({ id: job.id, error: String(e && e.message || e) });
+  }
+});
+`;
+
+/** Heap of the regex worker: the text, its result and the matcher's state fit with room to spare. */
+const WORKER_HEAP_MB = 1024;
+
+/**
+ * One long-lived worker (started on first use, not keeping the process alive), running one job
+ * at a time; a job past its time bound terminates it, and the next job starts a new one.
+ */
+class RegexWorker {
+  private worker: Worker | undefined;
+  private tail: Promise<unknown> = Promise.resolve();
+  private nextId = 1;
+
+  run(job: Job & { text: string; first: boolean }, timeoutMs: number): Promise<string> {
+    const result = this.tail.then(() => this.runNow(job, timeoutMs));
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+
+  private runNow(job: Job & { text: string; first: boolean }, timeoutMs: number): Promise<string> {
+    const worker = this.ensureWorker();
+    const id = this.nextId++;
+    return new Promise<string>((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+      };
+      const onMessage = (message: { id: number; text?: string; error?: string }) => {
+        if (message.id !== id) return;
+        done();
+        if (message.error !== undefined)
+          reject(new PlatformError('invalid', `the regular expression failed: ${message.error}`));
+        else resolve(message.text!);
+      };
+      const onError = (error: Error) => {
+        done();
+        this.discard(worker);
+        reject(new PlatformError('invalid', `the regular expression failed: ${error.message}`));
+      };
+      const onExit = () => {
+        done();
+        this.discard(worker);
+        reject(new PlatformError('invalid', 'the regular expression failed: its worker stopped'));
+      };
+      const timer = setTimeout(() => {
+        done();
+        this.discard(worker);
+        void worker.terminate();
+        reject(
+          new PlatformError(
+            'invalid',
+            `the replacement took longer than ${timeoutMs} ms (regexTimeoutMs) and was stopped`,
+          ),
+        );
+      }, timeoutMs);
+      worker.on('message', onMessage);
+      worker.once('error', onError);
+      worker.once('exit', onExit);
+      worker.postMessage({ ...job, id });
+    });
+  }
+
+  private ensureWorker(): Worker {
+    if (!this.worker) {
+      this.worker = new Worker(WORKER_SOURCE, {
+        eval: true,
+        workerData: { re2js: createRequire(import.meta.url).resolve('re2js') },
+        resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+      });
+      this.worker.unref();
+    }
+    return this.worker;
+  }
+
+  private discard(worker: Worker): void {
+    if (this.worker === worker) this.worker = undefined;
+  }
+}
+
+const regexWorker = new RegexWorker();

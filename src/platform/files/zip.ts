@@ -1,0 +1,193 @@
+/**
+ * ZIP archives: written with yazl, read with yauzl under hard limits. Reading never trusts the
+ * sizes the archive declares: they are checked first (a refusal costs nothing), then every
+ * entry's inflated bytes are counted as they stream, and the read stops the moment the entry
+ * count, the total inflated size or an entry's inflated/compressed ratio goes past its limit.
+ * Memory therefore stays within what the limits allow, whatever the archive claims.
+ */
+import type { Readable } from 'node:stream';
+import yauzl from 'yauzl';
+import yazl from 'yazl';
+import { PlatformError } from '../errors.js';
+import type { FileLimits } from './limits.js';
+
+export interface ZipInput {
+  name: string;
+  content: Buffer;
+  /** Epoch ms. */
+  mtime: number;
+}
+
+export interface ZipEntryContent {
+  /** The entry's path inside the archive (`dir/file.txt`). */
+  name: string;
+  content: Buffer;
+}
+
+export type ZipLimits = Pick<
+  FileLimits,
+  'maxZipEntries' | 'maxZipUncompressedBytes' | 'maxZipRatio' | 'zipRatioGraceBytes' | 'maxFileBytes'
+>;
+
+/** A deflated archive of the inputs; equal names get a ` (2)`, ` (3)` … before their extension. */
+export async function buildZip(inputs: readonly ZipInput[]): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  const used = new Set<string>();
+  for (const input of inputs) {
+    const name = uniqueName(entryName(input.name), used);
+    zip.addBuffer(input.content, name, { mtime: new Date(input.mtime), compress: true });
+  }
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const chunk of zip.outputStream as AsyncIterable<Buffer>) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+/** Every file entry of an archive with its content (directories are skipped), within the limits. */
+export async function extractZip(archive: Buffer, limits: ZipLimits): Promise<ZipEntryContent[]> {
+  const entries: ZipEntryContent[] = [];
+  await walkZip(archive, limits, (name, content) => entries.push({ name, content }));
+  return entries;
+}
+
+/** Inflates every entry and throws away the bytes: checks an archive against the limits (xlsx). */
+export async function checkZip(archive: Buffer, limits: ZipLimits): Promise<void> {
+  await walkZip(archive, limits, undefined);
+}
+
+export class ZipLimitError extends PlatformError {
+  constructor(message: string) {
+    super('invalid', message);
+  }
+}
+
+async function walkZip(
+  archive: Buffer,
+  limits: ZipLimits,
+  keep: ((name: string, content: Buffer) => void) | undefined,
+): Promise<void> {
+  let zipfile: yauzl.ZipFile;
+  try {
+    zipfile = await yauzl.fromBufferPromise(archive, {
+      lazyEntries: true,
+      decodeStrings: true,
+      validateEntrySizes: true,
+      strictFileNames: false,
+    });
+  } catch (e) {
+    throw invalidArchive(e);
+  }
+  try {
+    if (zipfile.entryCount > limits.maxZipEntries)
+      throw new ZipLimitError(
+        `the archive has ${zipfile.entryCount} entries, more than ${limits.maxZipEntries} (maxZipEntries)`,
+      );
+    let total = 0;
+    let declaredTotal = 0;
+    for await (const entry of iterateEntries(zipfile)) {
+      const name = entry.fileName;
+      if (name.endsWith('/')) continue;
+      if (entry.isEncrypted()) throw new ZipLimitError(`entry ${name} is encrypted, which is not supported`);
+      declaredTotal += entry.uncompressedSize;
+      checkDeclared(name, entry.uncompressedSize, entry.compressedSize, declaredTotal, limits);
+      const content = await inflateEntry(zipfile, entry, limits, total, keep !== undefined);
+      total += content.counted;
+      keep?.(name, content.bytes!);
+    }
+  } finally {
+    zipfile.close();
+  }
+}
+
+function checkDeclared(
+  name: string,
+  size: number,
+  compressed: number,
+  declaredTotal: number,
+  limits: ZipLimits,
+): void {
+  if (declaredTotal > limits.maxZipUncompressedBytes) throw totalExceeded(limits);
+  if (size > limits.maxFileBytes) throw entryTooLarge(name, limits);
+  if (size > limits.zipRatioGraceBytes && size / Math.max(compressed, 1) > limits.maxZipRatio)
+    throw ratioExceeded(name, limits);
+}
+
+async function inflateEntry(
+  zipfile: yauzl.ZipFile,
+  entry: yauzl.Entry,
+  limits: ZipLimits,
+  totalBefore: number,
+  collect: boolean,
+): Promise<{ counted: number; bytes?: Buffer }> {
+  let stream: Readable;
+  try {
+    stream = await zipfile.openReadStreamPromise(entry);
+  } catch (e) {
+    throw invalidArchive(e);
+  }
+  const chunks: Buffer[] = [];
+  let counted = 0;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      counted += chunk.length;
+      if (totalBefore + counted > limits.maxZipUncompressedBytes) throw totalExceeded(limits);
+      if (counted > limits.maxFileBytes) throw entryTooLarge(entry.fileName, limits);
+      if (
+        counted > limits.zipRatioGraceBytes &&
+        counted / Math.max(entry.compressedSize, 1) > limits.maxZipRatio
+      )
+        throw ratioExceeded(entry.fileName, limits);
+      if (collect) chunks.push(chunk);
+    }
+  } catch (e) {
+    stream.destroy();
+    if (e instanceof PlatformError) throw e;
+    throw invalidArchive(e);
+  }
+  return { counted, bytes: collect ? Buffer.concat(chunks, counted) : undefined };
+}
+
+async function* iterateEntries(zipfile: yauzl.ZipFile): AsyncGenerator<yauzl.Entry> {
+  try {
+    for await (const entry of zipfile.eachEntry()) yield entry;
+  } catch (e) {
+    if (e instanceof PlatformError) throw e;
+    throw invalidArchive(e);
+  }
+}
+
+function totalExceeded(limits: ZipLimits): ZipLimitError {
+  return new ZipLimitError(
+    `the archive inflates to more than ${limits.maxZipUncompressedBytes} bytes (maxZipUncompressedBytes)`,
+  );
+}
+
+function entryTooLarge(name: string, limits: ZipLimits): ZipLimitError {
+  return new ZipLimitError(`entry ${name} inflates to more than ${limits.maxFileBytes} bytes (maxFileBytes)`);
+}
+
+function ratioExceeded(name: string, limits: ZipLimits): ZipLimitError {
+  return new ZipLimitError(
+    `entry ${name} inflates more than ${limits.maxZipRatio} times its compressed size (maxZipRatio): refused as a zip bomb`,
+  );
+}
+
+function invalidArchive(e: unknown): PlatformError {
+  const reason = e instanceof Error ? e.message : String(e);
+  return new PlatformError('invalid', `the file is not a valid zip archive: ${reason}`);
+}
+
+/** A name yazl accepts as one entry at the archive's root. */
+function entryName(name: string): string {
+  const flat = name.replace(/[\\/]/g, '_').replace(/^[A-Za-z]:/, (d) => d.replace(':', '_'));
+  return flat === '.' || flat === '..' || flat === '' ? '_' : flat;
+}
+
+function uniqueName(name: string, used: Set<string>): string {
+  let candidate = name;
+  const dot = name.lastIndexOf('.');
+  const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+  for (let n = 2; used.has(candidate); n++) candidate = `${stem} (${n})${ext}`;
+  used.add(candidate);
+  return candidate;
+}
