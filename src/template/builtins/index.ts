@@ -1,0 +1,716 @@
+/**
+ * Built-in dispatch: the generic compile of `x?name` / `x?name(args)` plus the built-ins that need
+ * their own compile (lazy ?then/?switch, lambdas, loop variables, ?string's many targets, ?eval,
+ * ?interpret, the existence built-ins, output-format bound ones).
+ */
+import type * as A from '../ast.js';
+import type { Cx } from '../compile-expr.js';
+import { UNSUPPORTED_BUILTINS } from '../builtin-names.js';
+import { callMethod } from '../calls.js';
+import { ParseError, TemplateError, jQuote } from '../errors.js';
+import { escaperOf } from '../output-formats.js';
+import { compareValues, stringTarget, toBoolean } from '../ops.js';
+import { parseExpression } from '../parser.js';
+import {
+  type Env,
+  type Ev,
+  LoopCtx,
+  MacroValue,
+  blamedError,
+  elError,
+  exprError,
+  missingError,
+  typeName,
+} from '../runtime.js';
+import {
+  FmCollection,
+  FmDate,
+  FmMethod,
+  FmRange,
+  MarkupOutput,
+  MatchItem,
+  MatchResult,
+  Namespace,
+  hashKeys,
+  hashSize,
+  isDirectiveObject,
+  isHash,
+  isNumber,
+  isSequence,
+  seqItems,
+} from '../values.js';
+import { BUILTINS, argString, biError, checkArgs, def, targetTypeError } from './registry.js';
+import { booleanString, numberString } from './numbers.js';
+import { dateString, formatDateChecked } from './dates.js';
+import { isEnumerable, items } from './sequences.js';
+import { parseJson } from './json.js';
+import './strings.js';
+
+export { BUILTINS };
+
+/** The value ?interpret returns: a directive that runs the parsed template in the current namespace. */
+export class InterpretedTemplate {
+  constructor(
+    readonly source: string,
+    readonly name: string,
+  ) {}
+}
+
+/** A macro/function/method with arguments bound by ?with_args / ?with_args_last. */
+export class BoundCallable {
+  constructor(
+    readonly target: unknown,
+    readonly named: Map<string, unknown> | null,
+    readonly positional: unknown[] | null,
+    readonly last: boolean,
+  ) {}
+}
+
+export function compileBuiltIn(node: A.BuiltInExpr, cx: Cx, compile: (e: A.Expr, cx: Cx) => Ev): Ev {
+  node.tn = cx.name;
+  const name = node.name;
+  if (UNSUPPORTED_BUILTINS.has(name)) {
+    const t = compile(node.target, cx);
+    return (env) => {
+      t(env);
+      throw elError(
+        '_TemplateModelException',
+        `?${name} is not supported by flowmark: it needs the Java runtime${['new', 'api', 'has_api'].includes(name) ? '' : ' (XML DOM nodes)'}.`,
+        node,
+      );
+    };
+  }
+  const d = BUILTINS[name];
+  if (!d) throw new ParseError(`?${name} is not implemented.`, cx.name, node.bl, node.bc);
+  if (d.custom) return d.custom(node, cx, compile);
+  const T = compile(node.target, cx);
+  const tn = node.target;
+  const missingOk = d.missingOk === true;
+  if (node.args) {
+    const A = node.args.map((a) => compile(a, cx));
+    if (d.call) {
+      const call = d.call;
+      return (env) => {
+        const t = T(env);
+        if (t === undefined && !missingOk) throw missingError(tn);
+        const args = new Array(A.length);
+        for (let i = 0; i < A.length; i++) args[i] = A[i](env);
+        return call(env, t, args, node);
+      };
+    }
+    const value = d.value!;
+    return (env) => {
+      const t = T(env);
+      if (t === undefined && !missingOk) throw missingError(tn);
+      const fn = value(env, t, node);
+      const args = A.map((a) => a(env));
+      return callMethod(env, fn, args, node, node);
+    };
+  }
+  if (d.value) {
+    const value = d.value;
+    return (env) => {
+      const t = T(env);
+      if (t === undefined && !missingOk) throw missingError(tn);
+      return value(env, t, node);
+    };
+  }
+  const call = d.call!;
+  return (env) => {
+    const t = T(env);
+    if (t === undefined && !missingOk) throw missingError(tn);
+    return new FmMethod((args, e2) => call(e2 as Env, t, args, node), `?${name}`);
+  };
+}
+
+function isParen(e: A.Expr): boolean {
+  return e.k === 'paren';
+}
+
+/** Evaluates the target of an existence built-in: missing (or, in parentheses, an invalid reference) is undefined. */
+function existenceTarget(node: A.BuiltInExpr, cx: Cx, compile: (e: A.Expr, cx: Cx) => Ev): Ev {
+  const T = compile(node.target, cx);
+  if (!isParen(node.target)) return T;
+  return (env) => {
+    try {
+      return T(env);
+    } catch (e) {
+      if (e instanceof TemplateError && e.kind === 'InvalidReferenceException') return undefined;
+      throw e;
+    }
+  };
+}
+
+// ------------------------------------------------------------------ ?string (numbers, booleans, dates, strings)
+
+def('string', {
+  value: (env, t, node) => {
+    if (isNumber(t)) return numberString(env, t, undefined, node);
+    if (typeof t === 'boolean') return booleanString(env, t, [], node);
+    if (t instanceof FmDate) return formatDateChecked(env, t, undefined, node);
+    return stringTarget(env, t, node.target, 'string');
+  },
+  call: (env, t, args, node) => {
+    if (isNumber(t)) {
+      checkArgs(node, args, 1);
+      return numberString(env, t, argString(node, args, 0), node);
+    }
+    if (typeof t === 'boolean') return booleanString(env, t, args, node);
+    if (t instanceof FmDate) return dateString(env, t, args, node);
+    const s = stringTarget(env, t, node.target, 'string');
+    return callMethod(env, s, args, node, node);
+  },
+});
+
+/** `x?string.short`, `x?string.currency`, `d?date.iso` …: the format given after the dot. */
+export function compileFormatDot(
+  dot: A.Dot,
+  bi: A.BuiltInExpr,
+  cx: Cx,
+  compile: (e: A.Expr, cx: Cx) => Ev,
+): Ev {
+  bi.tn = cx.name;
+  dot.tn = cx.name;
+  const T = compile(bi.target, cx);
+  const fmt = dot.name;
+  const kind = bi.name;
+  return (env) => {
+    const t = T(env);
+    if (t === undefined) throw missingError(bi.target);
+    if (kind === 'string') {
+      if (isNumber(t)) return numberString(env, t, fmt, bi);
+      if (t instanceof FmDate) return formatDateChecked(env, t, fmt, bi);
+      throw exprError(
+        '_TemplateModelException',
+        `Expected a number or date before ?string.${fmt}, but this has evaluated to ${typeName(t)}:`,
+        bi.target,
+      );
+    }
+    // ?date.xs, ?datetime.iso … on strings: parse with that format
+    const s = stringTarget(env, t, bi.target, kind);
+    return parseDateWith(env, s, kind as 'date', fmt, bi);
+  };
+}
+
+import { parseDate } from './dates.js';
+function parseDateWith(
+  env: Env,
+  s: string,
+  kind: 'date' | 'time' | 'datetime',
+  fmt: string,
+  node: A.BuiltInExpr,
+): FmDate {
+  return parseDate(env, s, kind, fmt, node);
+}
+
+// ------------------------------------------------------------------ booleans
+
+def('then', {
+  custom: (node, cx, compile) => {
+    const args = node.args ?? [];
+    if (args.length !== 2) {
+      throw new ParseError(
+        `?then(...) expects exactly 2 arguments, but had ${args.length}.`,
+        cx.name,
+        node.bl,
+        node.bc,
+      );
+    }
+    const T = compile(node.target, cx);
+    const a = compile(args[0], cx);
+    const b = compile(args[1], cx);
+    const tn = node.target;
+    return (env) => (toBoolean(T(env), tn, 'For "?then" left-hand operand') ? a(env) : b(env));
+  },
+});
+
+def('switch', {
+  custom: (node, cx, compile) => {
+    const args = node.args ?? [];
+    if (args.length < 2) {
+      throw new ParseError(
+        `?switch(...) expects at least 2 arguments, but had ${args.length}.`,
+        cx.name,
+        node.bl,
+        node.bc,
+      );
+    }
+    const T = compile(node.target, cx);
+    const A = args.map((x) => compile(x, cx));
+    const tn = node.target;
+    return (env) => {
+      const v = T(env);
+      if (v === undefined) throw missingError(tn);
+      const pairs = Math.floor(A.length / 2);
+      for (let i = 0; i < pairs; i++) {
+        const c = A[i * 2](env);
+        if (compareValues(env, v, c, 'eq', tn, args[i * 2], args[i * 2], '==')) return A[i * 2 + 1](env);
+      }
+      if (A.length % 2 === 1) return A[A.length - 1](env);
+      throw elError(
+        '_TemplateModelException',
+        "The value of the ?switch left-hand operand didn't match any of the case values, and there was no default value parameter.",
+        node,
+      );
+    };
+  },
+});
+
+// ------------------------------------------------------------------ lambdas: ?filter ?map ?take_while ?drop_while
+
+type Fn = (env: Env, v: unknown) => unknown;
+
+function compileFunctionArg(node: A.BuiltInExpr, cx: Cx, compile: (e: A.Expr, cx: Cx) => Ev): Fn {
+  const args = node.args ?? [];
+  if (args.length !== 1) {
+    throw new ParseError(
+      `?${node.name}(...) expects exactly 1 argument, but had ${args.length}.`,
+      cx.name,
+      node.bl,
+      node.bc,
+    );
+  }
+  const a = args[0];
+  if (a.k === 'lambda') {
+    if (a.params.length !== 1) {
+      throw new ParseError(
+        `?${node.name}(...) parameter lambda expression must declare exactly 1 parameter, but it declared ${a.params.length}.`,
+        cx.name,
+        a.bl,
+        a.bc,
+      );
+    }
+    a.tn = cx.name;
+    const body = compile(a.body, cx);
+    const pname = a.params[0];
+    return (env, v) => {
+      const ctx = new LoopCtx(pname, null);
+      ctx.value = v;
+      env.loops.push(ctx);
+      try {
+        return body(env);
+      } finally {
+        const i = env.loops.lastIndexOf(ctx);
+        if (i >= 0) env.loops.splice(i, 1);
+      }
+    };
+  }
+  const f = compile(a, cx);
+  return (env, v) => {
+    const fn = f(env);
+    if (fn === undefined) throw missingError(a);
+    if (
+      typeof fn === 'function' ||
+      fn instanceof FmMethod ||
+      (fn instanceof MacroValue && fn.def.isFunction)
+    ) {
+      return callMethod(env, fn, [v], node, a);
+    }
+    throw exprError(
+      '_TemplateModelException',
+      `?${node.name} argument must be a local lambda, or a function, or another kind of method, but it was ${typeName(fn)}:`,
+      a,
+    );
+  };
+}
+
+function predicate(env: Env, f: Fn, v: unknown, node: A.BuiltInExpr): boolean {
+  const r = f(env, v);
+  if (typeof r === 'boolean') return r;
+  if (r === undefined) {
+    throw elError(
+      '_TemplateModelException',
+      `?${node.name} parameter function has returned null/missing value.`,
+      node,
+    );
+  }
+  throw elError(
+    '_TemplateModelException',
+    `?${node.name} parameter function has returned a(n) ${typeName(r)}, but it must be a boolean.`,
+    node,
+  );
+}
+
+function lambdaBuiltin(
+  name: string,
+  run: (env: Env, list: unknown[], f: Fn, node: A.BuiltInExpr) => unknown,
+): void {
+  def(name, {
+    custom: (node, cx, compile) => {
+      const f = compileFunctionArg(node, cx, compile);
+      const T = compile(node.target, cx);
+      const tn = node.target;
+      return (env) => {
+        const t = T(env);
+        if (t === undefined) throw missingError(tn);
+        if (!isEnumerable(t)) throw targetTypeError(node, 'sequence or collection', t);
+        if (t instanceof FmRange && t.unbounded) {
+          throw elError(
+            '_TemplateModelException',
+            `?${name} on an infinite range is not supported by flowmark.`,
+            node,
+          );
+        }
+        return run(env, items(env, t, node), f, node);
+      };
+    },
+  });
+}
+
+lambdaBuiltin('filter', (env, list, f, node) => {
+  const out: unknown[] = [];
+  for (const v of list) {
+    env.tick();
+    if (predicate(env, f, v, node)) out.push(v);
+  }
+  return out;
+});
+lambdaBuiltin('map', (env, list, f, node) => {
+  const out = new Array(list.length);
+  for (let i = 0; i < list.length; i++) {
+    env.tick();
+    const r = f(env, list[i]);
+    if (r === undefined) {
+      throw elError(
+        '_TemplateModelException',
+        `?map parameter function has returned null/missing value for the element at index ${i}.`,
+        node,
+      );
+    }
+    out[i] = r;
+  }
+  return out;
+});
+lambdaBuiltin('take_while', (env, list, f, node) => {
+  const out: unknown[] = [];
+  for (const v of list) {
+    env.tick();
+    if (!predicate(env, f, v, node)) break;
+    out.push(v);
+  }
+  return out;
+});
+lambdaBuiltin('drop_while', (env, list, f, node) => {
+  let i = 0;
+  while (i < list.length) {
+    env.tick();
+    if (!predicate(env, f, list[i], node)) break;
+    i++;
+  }
+  return list.slice(i);
+});
+
+// ------------------------------------------------------------------ loop variables
+
+function loopBuiltin(
+  name: string,
+  f: (ctx: LoopCtx, args: unknown[], node: A.BuiltInExpr) => unknown,
+  withArgs = false,
+): void {
+  def(name, {
+    custom: (node, cx, compile) => {
+      node.tn = cx.name;
+      const varName = (node.target as A.Ident).name;
+      const A2 = (node.args ?? []).map((a) => compile(a, cx));
+      const find = (env: Env): LoopCtx => {
+        const loops = env.loops;
+        for (let i = loops.length - 1; i >= 0; i--) {
+          const c = loops[i];
+          if (c instanceof LoopCtx && c.isLoop && c.has(varName)) return c;
+        }
+        throw elError(
+          '_MiscTemplateException',
+          `There's no iteration in context that uses loop variable ${JSON.stringify(varName)}.`,
+          node,
+        );
+      };
+      if (withArgs) {
+        if (!node.args) {
+          return (env) => {
+            const ctx = find(env);
+            return new FmMethod((args) => f(ctx, args, node), `?${name}`);
+          };
+        }
+        return (env) =>
+          f(
+            find(env),
+            A2.map((a) => a(env)),
+            node,
+          );
+      }
+      if (node.args) {
+        return (env) =>
+          callMethod(
+            env,
+            f(find(env), [], node),
+            A2.map((a) => a(env)),
+            node,
+            node,
+          );
+      }
+      return (env) => f(find(env), [], node);
+    },
+  });
+}
+
+loopBuiltin('index', (c) => c.index);
+loopBuiltin('counter', (c) => c.index + 1);
+loopBuiltin('has_next', (c) => c.hasNext);
+loopBuiltin('is_last', (c) => !c.hasNext);
+loopBuiltin('is_first', (c) => c.index === 0);
+loopBuiltin('is_odd_item', (c) => c.index % 2 === 0);
+loopBuiltin('is_even_item', (c) => c.index % 2 === 1);
+loopBuiltin('item_parity', (c) => (c.index % 2 === 0 ? 'odd' : 'even'));
+loopBuiltin('item_parity_cap', (c) => (c.index % 2 === 0 ? 'Odd' : 'Even'));
+loopBuiltin(
+  'item_cycle',
+  (c, args, node) => {
+    if (args.length === 0)
+      throw biError(node, '?item_cycle(...) expects at least 1 argument, but has received none.');
+    const v = args[c.index % args.length];
+    if (v === undefined)
+      throw biError(
+        node,
+        `?item_cycle(...) argument #${(c.index % args.length) + 1} had null/missing value.`,
+      );
+    return v;
+  },
+  true,
+);
+
+// ------------------------------------------------------------------ existence
+
+def(['has_content'], {
+  custom: (node, cx, compile) => {
+    const T = existenceTarget(node, cx, compile);
+    return (env) => hasContent(T(env));
+  },
+});
+
+export function hasContent(v: unknown): boolean {
+  if (v === undefined || v === null) return false;
+  if (typeof v === 'string') return v.length > 0;
+  if (v instanceof MatchItem) return v.text.length > 0;
+  if (Array.isArray(v)) return v.length > 0;
+  if (v instanceof FmRange) return v.size > 0;
+  if (v instanceof MatchResult) return v.items.length > 0;
+  if (v instanceof FmCollection) return v.items.length > 0;
+  if (v instanceof MarkupOutput) return v.markup.length > 0;
+  if (isHash(v) && !(v instanceof Namespace)) return hashSize(v) > 0;
+  return true;
+}
+
+def(['exists'], {
+  custom: (node, cx, compile) => {
+    const T = existenceTarget(node, cx, compile);
+    return (env) => T(env) !== undefined;
+  },
+});
+
+def(['if_exists'], {
+  custom: (node, cx, compile) => {
+    const T = existenceTarget(node, cx, compile);
+    return (env) => {
+      const v = T(env);
+      return v === undefined ? '' : v;
+    };
+  },
+});
+
+def(['default'], {
+  custom: (node, cx, compile) => {
+    const T = existenceTarget(node, cx, compile);
+    const A2 = (node.args ?? []).map((a) => compile(a, cx));
+    return (env) => {
+      const v = T(env);
+      if (!node.args) {
+        return new FmMethod((args) => (v !== undefined ? v : args.find((a) => a !== undefined)), '?default');
+      }
+      if (v !== undefined) return v;
+      for (const a of A2) {
+        const d = a(env);
+        if (d !== undefined) return d;
+      }
+      return undefined;
+    };
+  },
+});
+
+// ------------------------------------------------------------------ type tests
+
+function isTest(name: string, test: (v: unknown) => boolean): void {
+  def(name, { value: (_env, t) => test(t) });
+}
+const isStr = (v: unknown): boolean => typeof v === 'string' || v instanceof MatchItem;
+isTest('is_string', isStr);
+isTest('is_number', isNumber);
+isTest('is_boolean', (v) => typeof v === 'boolean' || v instanceof MatchResult);
+isTest('is_date', (v) => v instanceof FmDate);
+isTest('is_date_like', (v) => v instanceof FmDate);
+isTest('is_date_only', (v) => v instanceof FmDate && v.kind === 'date');
+isTest('is_time', (v) => v instanceof FmDate && v.kind === 'time');
+isTest('is_datetime', (v) => v instanceof FmDate && v.kind === 'datetime');
+isTest('is_unknown_date_like', (v) => v instanceof FmDate && v.kind === 'unknown');
+isTest('is_method', (v) => typeof v === 'function' || v instanceof FmMethod);
+isTest('is_macro', (v) => v instanceof MacroValue);
+isTest('is_transform', () => false);
+isTest(
+  'is_directive',
+  (v) => v instanceof MacroValue || isDirectiveObject(v) || v instanceof InterpretedTemplate,
+);
+isTest('is_sequence', (v) => isSequence(v));
+isTest('is_indexable', (v) => isSequence(v));
+isTest('is_collection', (v) => v instanceof FmCollection);
+isTest('is_collection_ex', (v) => v instanceof FmCollection);
+isTest('is_enumerable', (v) => isEnumerable(v) || v instanceof FmCollection);
+isTest('is_hash', (v) => isHash(v));
+isTest('is_hash_ex', (v) => isHash(v) && !(v?.constructor?.name === 'LookupHash'));
+isTest('is_node', () => false);
+isTest('is_markup_output', (v) => v instanceof MarkupOutput);
+
+// ------------------------------------------------------------------ output formats
+
+def('esc', {
+  value: (env, t, node) => {
+    if (t instanceof MarkupOutput) return t;
+    const s = stringTarget(env, t, node.target, 'esc');
+    return new MarkupOutput(node.outputFormat!, s, undefined, escaperOf(node.outputFormat!));
+  },
+});
+def('no_esc', {
+  value: (env, t, node) => {
+    if (t instanceof MarkupOutput) return t;
+    const s = stringTarget(env, t, node.target, 'no_esc');
+    return new MarkupOutput(node.outputFormat!, undefined, s, escaperOf(node.outputFormat!));
+  },
+});
+def('markup_string', {
+  value: (_env, t, node) => {
+    if (t instanceof MarkupOutput) return t.markup;
+    throw targetTypeError(node, 'markup output', t);
+  },
+});
+
+// ------------------------------------------------------------------ expert
+
+def('eval', {
+  custom: (node, cx, compile) => {
+    const T = compile(node.target, cx);
+    const cache = new Map<string, Ev>();
+    return (env) => {
+      const t = T(env);
+      if (t === undefined) throw missingError(node.target);
+      const src = stringTarget(env, t, node.target, 'eval');
+      let ev = cache.get(src);
+      if (!ev) {
+        try {
+          const e = parseExpression(src, { name: cx.name + '->?eval' });
+          ev = compile(e, { ...cx, name: cx.name });
+        } catch (err) {
+          if (err instanceof ParseError) {
+            throw blamedError(
+              '_MiscTemplateException',
+              `Failed to "?eval" string with this error:\n\n---begin-message---\n${err.message}\n---end-message---\n\nThe failing expression:`,
+              node,
+              [],
+              err,
+            );
+          }
+          throw err;
+        }
+        if (cache.size < 100) cache.set(src, ev);
+      }
+      return ev(env);
+    };
+  },
+});
+
+def('eval_json', {
+  value: (env, t, node) => {
+    const s = stringTarget(env, t, node.target, 'eval_json');
+    try {
+      return parseJson(s);
+    } catch (e) {
+      throw blamedError(
+        '_MiscTemplateException',
+        `Failed to "?eval_json" string with this error:\n\n---begin-message---\n${(e as Error).message}\n---end-message---\n\nThe failing expression:`,
+        node,
+      );
+    }
+  },
+});
+
+def('interpret', {
+  value: (env, t, node) => {
+    let src: string;
+    let name = `${node.tn}->anonymous_interpreted`;
+    if (isSequence(t)) {
+      const parts = seqItems(t, 10);
+      if (parts.length < 1 || parts.length > 2)
+        throw biError(node, '?interpret requires a string, or a sequence of 1 or 2 strings.');
+      src = stringTarget(env, parts[0], node.target, 'interpret');
+      if (parts.length > 1) name = stringTarget(env, parts[1], node.target, 'interpret');
+    } else src = stringTarget(env, t, node.target, 'interpret');
+    return new InterpretedTemplate(src, name);
+  },
+});
+
+def('namespace', {
+  value: (_env, t, node) => {
+    if (t instanceof MacroValue) return t.ns;
+    throw targetTypeError(node, 'macro or function', t);
+  },
+});
+
+def('absolute_template_name', {
+  value: (env, t, node) =>
+    absoluteName(env.unit.name, stringTarget(env, t, node.target, 'absolute_template_name')),
+  call: (env, t, args, node) => {
+    checkArgs(node, args, 1);
+    return absoluteName(
+      argString(node, args, 0),
+      stringTarget(env, t, node.target, 'absolute_template_name'),
+    );
+  },
+});
+
+import { resolveTemplateName } from '../names.js';
+function absoluteName(base: string, name: string): string {
+  const r = resolveTemplateName(base, name);
+  return r.startsWith('/') ? r : '/' + r;
+}
+
+for (const [name, last] of [
+  ['with_args', false],
+  ['with_args_last', true],
+] as const) {
+  def(name, {
+    call: (env, t, args, node) => {
+      checkArgs(node, args, 1);
+      const a = args[0];
+      if (!(
+        t instanceof MacroValue ||
+        typeof t === 'function' ||
+        t instanceof FmMethod ||
+        t instanceof BoundCallable
+      )) {
+        throw targetTypeError(node, 'macro, function, directive, or method', t);
+      }
+      if (isHash(a)) {
+        const m = new Map<string, unknown>();
+        for (const k of hashKeys(a))
+          m.set(
+            k,
+            (a as Map<string, unknown>) instanceof Map
+              ? (a as Map<string, unknown>).get(k)
+              : (a as Record<string, unknown>)[k],
+          );
+        return new BoundCallable(t, m, null, last);
+      }
+      if (isSequence(a)) return new BoundCallable(t, null, seqItems(a, env.maxSteps).slice(), last);
+      throw biError(node, `?${name} argument must be a hash or a sequence, but it was ${typeName(a)}.`);
+    },
+  });
+}
+
+export { jQuote };

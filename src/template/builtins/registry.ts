@@ -1,0 +1,105 @@
+/** The table of built-ins and the helpers their implementations share (argument checks, messages). */
+import type * as A from '../ast.js';
+import type { Cx } from '../compile-expr.js';
+import { intValue } from '../arith.js';
+import { BigDec } from '../bigdecimal.js';
+import { type Env, type Ev, describeType, elError, missingError, typeError } from '../runtime.js';
+import { JDouble, MatchItem, type FmNumber } from '../values.js';
+
+export type BiValue = (env: Env, t: unknown, node: A.BuiltInExpr) => unknown;
+export type BiCall = (env: Env, t: unknown, args: unknown[], node: A.BuiltInExpr) => unknown;
+
+export interface BiDef {
+  /** `x?name` (no arguments). */
+  value?: BiValue;
+  /** `x?name(args)`; without arguments the built-in evaluates to a method value. */
+  call?: BiCall;
+  /** The target may be missing (`?default`, `?has_content` …). */
+  missingOk?: boolean;
+  /** Compiles the whole node itself (lazy parameters, lambdas, loop variables). */
+  custom?: (node: A.BuiltInExpr, cx: Cx, compile: (e: A.Expr, cx: Cx) => Ev) => Ev;
+}
+
+export const BUILTINS: Record<string, BiDef> = Object.create(null);
+
+export function def(names: string | string[], d: BiDef): void {
+  for (const n of Array.isArray(names) ? names : [names]) BUILTINS[n] = d;
+}
+
+const ORDINALS = ['1st', '2nd', '3rd'];
+export function ordinal(i: number): string {
+  return ORDINALS[i] ?? `${i + 1}th`;
+}
+
+export function checkArgs(node: A.BuiltInExpr, args: unknown[], min: number, max = min): void {
+  const n = args.length;
+  if (n >= min && n <= max) return;
+  const expected =
+    min === max
+      ? `${min}`
+      : max === Infinity
+        ? `at least ${min}`
+        : max === min + 1
+          ? `${min} or ${max}`
+          : `${min} to ${max}`;
+  throw elError(
+    '_TemplateModelException',
+    `?${node.name}(...) expects ${expected} argument${max === 1 && min === 1 ? '' : 's'}, but has received ${n === 0 ? 'none' : n}.`,
+    node,
+  );
+}
+
+function argTypeError(node: A.BuiltInExpr, i: number, expected: string, v: unknown): Error {
+  if (v === undefined) {
+    return elError(
+      '_TemplateModelException',
+      `?${node.name}(...) argument #${i + 1} had null/missing value.`,
+      node,
+    );
+  }
+  return elError(
+    '_TemplateModelException',
+    `?${node.name}(...) expects ${/^[aeiou]/.test(expected) ? 'an' : 'a'} ${expected} as its ${ordinal(i)} argument, but it was ${/^[aeiou]/.test(describeType(v)) ? 'an' : 'a'} ${describeType(v)}.`,
+    node,
+  );
+}
+
+export function argString(node: A.BuiltInExpr, args: unknown[], i: number): string {
+  const v = args[i];
+  if (typeof v === 'string') return v;
+  if (v instanceof MatchItem) return v.text;
+  throw argTypeError(node, i, 'string', v);
+}
+
+export function optString(node: A.BuiltInExpr, args: unknown[], i: number, dflt: string): string {
+  return i < args.length ? argString(node, args, i) : dflt;
+}
+
+export function argNumber(node: A.BuiltInExpr, args: unknown[], i: number): FmNumber {
+  const v = args[i];
+  if (typeof v === 'number' || v instanceof BigDec || v instanceof JDouble) return v;
+  throw argTypeError(node, i, 'number', v);
+}
+
+export function argInt(node: A.BuiltInExpr, args: unknown[], i: number): number {
+  return intValue(argNumber(node, args, i));
+}
+
+export function argBoolean(node: A.BuiltInExpr, args: unknown[], i: number): boolean {
+  const v = args[i];
+  if (typeof v === 'boolean') return v;
+  throw argTypeError(node, i, 'boolean', v);
+}
+
+export function requireTarget(v: unknown, node: A.BuiltInExpr): unknown {
+  if (v === undefined) throw missingError(node.target);
+  return v;
+}
+
+export function targetTypeError(node: A.BuiltInExpr, expected: string, v: unknown): Error {
+  return typeError(node.target, `For "?${node.name}" left-hand operand`, expected, v);
+}
+
+export function biError(node: A.BuiltInExpr, message: string, tips: string[] = []): Error {
+  return elError('_TemplateModelException', message, node, tips);
+}

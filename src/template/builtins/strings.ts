@@ -1,0 +1,621 @@
+/** String built-ins (FreeMarker 2.3.31 semantics). */
+import type * as A from '../ast.js';
+import { BigDec, NumberFormatError } from '../bigdecimal.js';
+import { jQuote } from '../errors.js';
+import { formatBoolean, stringTarget } from '../ops.js';
+import { escapeRtf, escapeXhtml, escapeXml } from '../output-formats.js';
+import {
+  RegexFlagError,
+  escapeRegExp,
+  javaRegex,
+  javaReplacement,
+  parseFlags,
+  type RegexFlags,
+} from '../regex.js';
+import { type Env, blamedError } from '../runtime.js';
+import { JDouble, MatchItem, MatchResult, MarkupOutput } from '../values.js';
+import { argInt, argString, biError, checkArgs, def, optString, targetTypeError } from './registry.js';
+import iconv from 'iconv-lite';
+
+function str(env: Env, t: unknown, node: A.BuiltInExpr): string {
+  return stringTarget(env, t, node.target, node.name);
+}
+
+/** A string built-in without arguments. */
+function s0(names: string | string[], f: (s: string, env: Env, node: A.BuiltInExpr) => unknown): void {
+  def(names, { value: (env, t, node) => f(str(env, t, node), env, node) });
+}
+
+/** A string built-in with arguments. */
+function sN(
+  names: string | string[],
+  min: number,
+  max: number,
+  f: (s: string, args: unknown[], env: Env, node: A.BuiltInExpr) => unknown,
+): void {
+  def(names, {
+    call: (env, t, args, node) => {
+      const s = str(env, t, node);
+      checkArgs(node, args, min, max);
+      return f(s, args, env, node);
+    },
+  });
+}
+
+function isJavaWhitespace(c: number): boolean {
+  if (c <= 32) return c === 32 || (c >= 9 && c <= 13) || (c >= 0x1c && c <= 0x1f);
+  if (c === 0x1680 || (c >= 0x2000 && c <= 0x2006) || (c >= 0x2008 && c <= 0x200a)) return true;
+  return c === 0x2028 || c === 0x2029 || c === 0x205f || c === 0x3000;
+}
+
+function javaTrim(s: string): string {
+  let a = 0;
+  let b = s.length;
+  while (a < b && s.charCodeAt(a) <= 32) a++;
+  while (b > a && s.charCodeAt(b - 1) <= 32) b--;
+  return a === 0 && b === s.length ? s : s.slice(a, b);
+}
+
+function localeTag(env: Env): string {
+  return env.locale.replace(/_/g, '-');
+}
+
+function upper(s: string, env: Env): string {
+  return env.locale.startsWith('tr') || env.locale.startsWith('az') || env.locale.startsWith('lt')
+    ? s.toLocaleUpperCase(localeTag(env))
+    : s.toUpperCase();
+}
+
+function lower(s: string, env: Env): string {
+  return env.locale.startsWith('tr') || env.locale.startsWith('az') || env.locale.startsWith('lt')
+    ? s.toLocaleLowerCase(localeTag(env))
+    : s.toLowerCase();
+}
+
+s0('length', (s) => s.length);
+s0('upper_case', (s, env) => upper(s, env));
+s0('lower_case', (s, env) => lower(s, env));
+s0('trim', (s) => javaTrim(s));
+s0('cap_first', (s, env) => capFirst(s, env, true));
+s0('uncap_first', (s, env) => capFirst(s, env, false));
+s0('capitalize', (s, env) => {
+  let out = '';
+  let inWord = false;
+  for (const ch of s) {
+    if (isJavaWhitespace(ch.charCodeAt(0))) {
+      inWord = false;
+      out += ch;
+    } else if (!inWord) {
+      inWord = true;
+      out += upper(ch, env);
+    } else out += lower(ch, env);
+  }
+  return out;
+});
+s0('chop_linebreak', (s) =>
+  s.endsWith('\r\n') ? s.slice(0, -2) : s.endsWith('\n') || s.endsWith('\r') ? s.slice(0, -1) : s,
+);
+s0('word_list', (s) => {
+  const out: string[] = [];
+  let cur = '';
+  for (let i = 0; i < s.length; i++) {
+    if (isJavaWhitespace(s.charCodeAt(i))) {
+      if (cur) out.push(cur);
+      cur = '';
+    } else cur += s[i];
+  }
+  if (cur) out.push(cur);
+  return out;
+});
+s0(['html', 'web_safe'], (s) => escapeXhtml(s));
+s0('xhtml', (s) => escapeXhtml(s));
+s0('xml', (s) => escapeXml(s));
+s0('rtf', (s) => escapeRtf(s));
+s0('j_string', (s) => javaStringEnc(s));
+s0('js_string', (s) => jsStringEnc(s, false));
+s0('json_string', (s) => jsStringEnc(s, true));
+
+function capFirst(s: string, env: Env, up: boolean): string {
+  let i = 0;
+  while (i < s.length && isJavaWhitespace(s.charCodeAt(i))) i++;
+  if (i >= s.length) return s;
+  const c = s[i];
+  return s.slice(0, i) + (up ? upper(c, env) : lower(c, env)) + s.slice(i + 1);
+}
+
+sN('contains', 1, 1, (s, a, _e, n) => s.includes(argString(n, a, 0)));
+sN('starts_with', 1, 1, (s, a, _e, n) => s.startsWith(argString(n, a, 0)));
+sN('ends_with', 1, 1, (s, a, _e, n) => s.endsWith(argString(n, a, 0)));
+sN('index_of', 1, 2, (s, a, _e, n) => {
+  const sub = argString(n, a, 0);
+  if (a.length < 2) return s.indexOf(sub);
+  let from = argInt(n, a, 1);
+  if (from < 0) from = 0;
+  if (from > s.length) return sub === '' ? s.length : -1;
+  return s.indexOf(sub, from);
+});
+sN('last_index_of', 1, 2, (s, a, _e, n) => {
+  const sub = argString(n, a, 0);
+  if (a.length < 2) return s.lastIndexOf(sub);
+  const from = argInt(n, a, 1);
+  if (from < 0) return -1;
+  return s.lastIndexOf(sub, from);
+});
+sN('remove_beginning', 1, 1, (s, a, _e, n) => {
+  const p = argString(n, a, 0);
+  return s.startsWith(p) ? s.slice(p.length) : s;
+});
+sN('remove_ending', 1, 1, (s, a, _e, n) => {
+  const p = argString(n, a, 0);
+  return p && s.endsWith(p) ? s.slice(0, s.length - p.length) : s;
+});
+sN('left_pad', 1, 2, (s, a, env, n) => pad(s, a, env, n, true));
+sN('right_pad', 1, 2, (s, a, env, n) => pad(s, a, env, n, false));
+
+function pad(s: string, a: unknown[], env: Env, n: A.BuiltInExpr, left: boolean): string {
+  const width = argInt(n, a, 0);
+  const filler = optString(n, a, 1, ' ');
+  if (filler.length === 0) throw biError(n, `?${n.name}(...) argument #2 can't be a 0-length string.`);
+  if (width <= s.length) return s;
+  env.checkStringSize(width);
+  let out = '';
+  if (left) {
+    const padLen = width - s.length;
+    for (let i = 0; i < padLen; i++) out += filler[i % filler.length];
+    return out + s;
+  }
+  out = s;
+  for (let i = s.length; i < width; i++) out += filler[i % filler.length];
+  return out;
+}
+
+sN('substring', 1, 2, (s, a, _e, n) => {
+  const from = argInt(n, a, 0);
+  const to = a.length > 1 ? argInt(n, a, 1) : s.length;
+  if (from < 0) throw biError(n, `?substring(...) argument #1 can't be negative.`);
+  if (from > s.length)
+    throw biError(n, `?substring(...) argument #1 can't be greater than the length of the string.`);
+  if (to < from) throw biError(n, `?substring(...) argument #2 can't be less than argument #1.`);
+  if (to > s.length)
+    throw biError(n, `?substring(...) argument #2 can't be greater than the length of the string.`);
+  return s.slice(from, to);
+});
+
+function flagsOf(n: A.BuiltInExpr, a: unknown[], i: number, allowF: boolean, regexOnly = false): RegexFlags {
+  try {
+    return parseFlags(i < a.length ? argString(n, a, i) : '', n.name, allowF, regexOnly);
+  } catch (e) {
+    if (e instanceof RegexFlagError) throw biError(n, e.message);
+    throw e;
+  }
+}
+
+function compile(n: A.BuiltInExpr, pattern: string, f: RegexFlags, global = ''): RegExp {
+  try {
+    return javaRegex(pattern, f, global);
+  } catch (e) {
+    throw biError(n, `Malformed regular expression: ${(e as Error).message}`);
+  }
+}
+
+/** A matcher for the search argument: regex, or literal (possibly case-insensitive). */
+function searcher(n: A.BuiltInExpr, pattern: string, f: RegexFlags, global: boolean): RegExp {
+  if (f.regex) return compile(n, pattern, f, global ? 'g' : '');
+  return new RegExp(escapeRegExp(pattern), (global ? 'g' : '') + (f.caseInsensitive ? 'i' : ''));
+}
+
+sN('replace', 2, 3, (s, a, env, n) => {
+  const what = argString(n, a, 0);
+  const rep = argString(n, a, 1);
+  const f = flagsOf(n, a, 2, true);
+  if (!f.regex) {
+    if (what === '') {
+      // Java's replace("", x) inserts x between every character and at both ends
+      if (f.firstOnly) return rep + s;
+      let out = rep;
+      for (const ch of s) out += ch + rep;
+      return out;
+    }
+    if (!f.caseInsensitive) {
+      if (f.firstOnly) {
+        const i = s.indexOf(what);
+        return i < 0 ? s : s.slice(0, i) + rep + s.slice(i + what.length);
+      }
+      const r = s.split(what).join(rep);
+      if (r.length > 1_000_000) env.checkStringSize(r.length);
+      return r;
+    }
+    return s.replace(searcher(n, what, f, !f.firstOnly), () => rep);
+  }
+  const re = compile(n, what, f, f.firstOnly ? '' : 'g');
+  try {
+    return s.replace(re, javaReplacement(rep));
+  } catch (e) {
+    if (e instanceof RegexFlagError) throw biError(n, e.message);
+    throw e;
+  }
+});
+
+sN('split', 1, 2, (s, a, _e, n) => {
+  const sep = argString(n, a, 0);
+  const f = flagsOf(n, a, 1, false);
+  if (!f.regex) {
+    if (sep === '') return Array.from(s);
+    if (!f.caseInsensitive) return s.split(sep);
+    return s.split(searcher(n, sep, f, false));
+  }
+  const re = compile(n, sep, f, 'g');
+  const out: string[] = [];
+  let last = 0;
+  let m: RegExpExecArray | null;
+  re.lastIndex = 0;
+  while ((m = re.exec(s)) !== null) {
+    if (m[0].length === 0) {
+      if (m.index >= s.length) break;
+      if (m.index === 0) {
+        re.lastIndex++;
+        continue;
+      }
+    }
+    out.push(s.slice(last, m.index));
+    last = m.index + m[0].length;
+    if (m[0].length === 0) re.lastIndex++;
+  }
+  out.push(s.slice(last));
+  while (out.length > 1 && out[out.length - 1] === '') out.pop();
+  if (out.length === 1 && out[0] === '' && s === '') return [''];
+  return out;
+});
+
+sN('matches', 1, 2, (s, a, _e, n) => {
+  const f = flagsOf(n, a, 1, false, true);
+  if (f.firstOnly) throw biError(n, '?matches doesn\'t support the "f" flag.');
+  const pattern = argString(n, a, 0);
+  const whole = compile(n, `(?:${pattern})`, f);
+  const anchored = new RegExp(`^(?:${whole.source})$`, whole.flags.replace('m', ''));
+  let groups: (string | undefined)[] = [];
+  let matched = false;
+  const wm = f.multiline
+    ? new RegExp(`(?<![\\s\\S])(?:${whole.source})(?![\\s\\S])`, whole.flags).exec(s)
+    : anchored.exec(s);
+  if (wm) {
+    matched = true;
+    groups = Array.from(wm);
+  }
+  const re = compile(n, pattern, f, 'g');
+  const items: MatchItem[] = [];
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(s)) !== null) {
+    items.push(new MatchItem(m[0], Array.from(m)));
+    if (m[0].length === 0) re.lastIndex++;
+  }
+  return new MatchResult(matched, items, groups);
+});
+
+def('groups', {
+  value: (_env, t, node) => {
+    if (t instanceof MatchItem || t instanceof MatchResult) return t.groups.map((g) => g ?? '');
+    throw targetTypeError(node, 'regular expression matcher', t);
+  },
+});
+
+function keep(
+  name: string,
+  f: (s: string, idx: number, len: number) => string,
+  notFound: (s: string) => string,
+  last: boolean,
+): void {
+  sN(name, 1, 2, (s, a, _e, n) => {
+    const what = argString(n, a, 0);
+    const fl = flagsOf(n, a, 1, false);
+    let idx = -1;
+    let len = 0;
+    if (!fl.regex && !fl.caseInsensitive) {
+      idx = last ? s.lastIndexOf(what) : s.indexOf(what);
+      len = what.length;
+    } else {
+      const re = searcher(n, what, fl, true);
+      let m: RegExpExecArray | null;
+      while ((m = re.exec(s)) !== null) {
+        idx = m.index;
+        len = m[0].length;
+        if (!last) break;
+        if (m[0].length === 0) re.lastIndex++;
+      }
+    }
+    return idx < 0 ? notFound(s) : f(s, idx, len);
+  });
+}
+keep(
+  'keep_after',
+  (s, i, l) => s.slice(i + l),
+  () => '',
+  false,
+);
+keep(
+  'keep_after_last',
+  (s, i, l) => s.slice(i + l),
+  () => '',
+  true,
+);
+keep(
+  'keep_before',
+  (s, i) => s.slice(0, i),
+  (s) => s,
+  false,
+);
+keep(
+  'keep_before_last',
+  (s, i) => s.slice(0, i),
+  (s) => s,
+  true,
+);
+
+sN('ensure_starts_with', 1, 3, (s, a, _e, n) => {
+  if (a.length === 1) {
+    const p = argString(n, a, 0);
+    return s.startsWith(p) ? s : p + s;
+  }
+  const check = argString(n, a, 0);
+  const prefix = argString(n, a, 1);
+  const fl = flagsOf(n, a, 2, false, true);
+  const re = compile(n, check, fl);
+  const m = new RegExp(`^(?:${re.source})`, re.flags).exec(s);
+  return m ? s : prefix + s;
+});
+sN('ensure_ends_with', 1, 1, (s, a, _e, n) => {
+  const p = argString(n, a, 0);
+  return s.endsWith(p) ? s : s + p;
+});
+
+s0('string', (s) => s);
+
+s0('number', (s, _env, node) => {
+  const n = parseFtlNumber(s);
+  if (n === null) {
+    throw blamedError('NonNumericalException', `Can't convert this string to number: ${jQuote(s)}`, node);
+  }
+  return n;
+});
+
+/** ArithmeticEngine.toNumber: INF/NaN, else java.math.BigDecimal syntax. */
+export function parseFtlNumber(s: string): number | BigDec | JDouble | null {
+  if (s.length > 2) {
+    if (s === 'INF' || s === 'Infinity') return new JDouble(Infinity);
+    if (s === 'NaN') return new JDouble(NaN);
+    if (s === '-INF' || s === '-Infinity') return new JDouble(-Infinity);
+  }
+  try {
+    const b = BigDec.parse(s.startsWith('+') ? s.slice(1) : s);
+    if (b.scale <= 0 || b.stripTrailingZeros().scale <= 0) {
+      const v = b.toBigInt();
+      if (v >= -9007199254740991n && v <= 9007199254740991n) return Number(v);
+      return new BigDec(v, 0);
+    }
+    return b;
+  } catch (e) {
+    if (e instanceof NumberFormatError) return null;
+    throw e;
+  }
+}
+
+s0('boolean', (s, env, node) => {
+  if (s === 'true') return true;
+  if (s === 'false') return false;
+  const bf = env.settings.booleanFormat;
+  if (bf !== 'true,false' && bf !== 'c') {
+    if (s === formatBoolean(env, true, node)) return true;
+    if (s === formatBoolean(env, false, node)) return false;
+  }
+  throw blamedError('_MiscTemplateException', `Can't convert this string to boolean: ${jQuote(s)}`, node);
+});
+
+// ------------------------------------------------------------------ truncation (DefaultTruncateBuiltinAlgorithm.ASCII_INSTANCE)
+
+const DEFAULT_TERMINATOR = '[...]';
+const WORD_BOUNDARY_MIN_LENGTH = 0.75;
+
+type TruncMode = 'auto' | 'word' | 'char';
+
+function truncateString(
+  s: string,
+  maxLength: number,
+  terminator: string,
+  termLen: number,
+  mode: TruncMode,
+): string | null {
+  if (s.length <= maxLength) return s;
+  const removesDots = terminator.startsWith('.') || terminator.startsWith('\u2026');
+  const body = truncateBody(s, maxLength, termLen, removesDots, mode);
+  if (body === null || body.length === 0) return null;
+  return body + terminator;
+}
+
+const isDot = (c: string): boolean => c === '.' || c === '\u2026';
+const isWS = (c: string | undefined): boolean => c !== undefined && isJavaWhitespace(c.charCodeAt(0));
+
+function truncateBody(
+  s: string,
+  maxLength: number,
+  termLen: number,
+  removesDots: boolean,
+  mode: TruncMode,
+): string | null {
+  const cbInitial = maxLength - termLen - 1;
+  let cb = cbInitial;
+  while (cb >= 0 && isWS(s[cb])) cb--;
+  if (cb < 0) return null;
+  if ((mode === 'auto' && WORD_BOUNDARY_MIN_LENGTH < 1) || mode === 'word') {
+    let truncated: string | null = null;
+    const wordTermLen = termLen + 1;
+    const minIdx =
+      mode === 'auto' ? Math.max(Math.ceil(maxLength * WORD_BOUNDARY_MIN_LENGTH) - wordTermLen - 1, 0) : 0;
+    let wb = Math.min(maxLength - wordTermLen - 1, cb);
+    let followingWS = s.length > wb + 1 ? isWS(s[wb + 1]) : true;
+    while (wb >= minIdx) {
+      const curWS = isWS(s[wb]);
+      if (!curWS && followingWS) {
+        truncated = s.slice(0, wb + 1) + ' ';
+        break;
+      }
+      followingWS = curWS;
+      wb--;
+    }
+    if (truncated !== null || mode === 'word') return truncated;
+  }
+  const isWordEnd = (i: number): boolean => i + 1 >= s.length || isWS(s[i + 1]);
+  if (cb === cbInitial && isWordEnd(cb)) {
+    cb--;
+    if (cb < 0) return null;
+  }
+  let skipped: boolean;
+  do {
+    skipped = false;
+    while (cb >= 0 && isWS(s[cb])) cb--;
+    if (cb < 0) return null;
+    if (isDot(s[cb]) && !isWordEnd(cb) && removesDots) {
+      while (cb >= 0 && isDot(s[cb])) cb--;
+      if (cb < 0) return null;
+      skipped = true;
+    }
+  } while (skipped);
+  return s.slice(0, cb + 1) + (isWordEnd(cb) ? ' ' : '');
+}
+
+function truncDef(name: string, mode: TruncMode, markup: boolean): void {
+  def(name, {
+    call: (env, t, a, n) => {
+      const s = str(env, t, n);
+      checkArgs(n, a, 1, 3);
+      const max = argInt(n, a, 0);
+      if (max < 0) throw biError(n, `?${name}(...) argument #1 can't be negative.`);
+      let terminator = DEFAULT_TERMINATOR;
+      let markupTerm: MarkupOutput | null = null;
+      if (a.length > 1) {
+        if (markup && a[1] instanceof MarkupOutput) markupTerm = a[1];
+        else terminator = argString(n, a, 1);
+      }
+      const termLen =
+        a.length > 2 ? argInt(n, a, 2) : markupTerm ? visibleLength(markupTerm.markup) : terminator.length;
+      if (markupTerm) {
+        if (s.length <= max) return s;
+        const body = truncateBody(s, max, termLen, true, mode);
+        const esc = (markupTerm as unknown as { escaper?: (x: string) => string }).escaper;
+        void esc;
+        return new MarkupOutput(
+          markupTerm.format,
+          undefined,
+          escapeXhtml(body ?? '') + markupTerm.markup,
+          escapeXhtml,
+        );
+      }
+      return truncateString(s, max, terminator, termLen, mode) ?? terminator;
+    },
+  });
+}
+truncDef('truncate', 'auto', false);
+truncDef('truncate_w', 'word', false);
+truncDef('truncate_c', 'char', false);
+truncDef('truncate_m', 'auto', true);
+truncDef('truncate_w_m', 'word', true);
+truncDef('truncate_c_m', 'char', true);
+
+function visibleLength(markup: string): number {
+  return markup.replace(/<[^>]*>/g, '').replace(/&[^;]*;/g, 'x').length;
+}
+
+// ------------------------------------------------------------------ encodings
+
+export function javaStringEnc(s: string): string {
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const ch = s[i];
+    if (c === 34) out += '\\"';
+    else if (c === 92) out += '\\\\';
+    else if (c < 0x20) {
+      if (c === 10) out += '\\n';
+      else if (c === 13) out += '\\r';
+      else if (c === 9) out += '\\t';
+      else if (c === 8) out += '\\b';
+      else if (c === 12) out += '\\f';
+      else out += '\\u' + c.toString(16).toUpperCase().padStart(4, '0');
+    } else out += ch;
+  }
+  return out;
+}
+
+/** StringUtil.javaScriptStringEnc / jsonStringEnc. */
+export function jsStringEnc(s: string, json: boolean): string {
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const ch = s[i];
+    if (c === 34) out += '\\"';
+    else if (c === 39 && !json) out += "\\'";
+    else if (c === 92) out += '\\\\';
+    else if (c === 47 && i > 0 && s[i - 1] === '<') out += '\\/';
+    else if (c === 62 && i > 1 && s[i - 1] === ']' && s[i - 2] === ']') out += json ? '\\u003E' : '\\>';
+    else if (c === 60 && s[i + 1] === '!' && !json) out += '\\x3C';
+    else if (c === 60 && s[i + 1] === '!' && json) out += '\\u003C';
+    else if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x2028 || c === 0x2029) {
+      if (c === 10) out += '\\n';
+      else if (c === 13) out += '\\r';
+      else if (c === 9) out += '\\t';
+      else if (c === 8) out += '\\b';
+      else if (c === 12) out += '\\f';
+      else if (!json && c < 0x100) out += '\\x' + c.toString(16).toUpperCase().padStart(2, '0');
+      else out += '\\u' + c.toString(16).toUpperCase().padStart(4, '0');
+    } else out += ch;
+  }
+  return out;
+}
+
+const URL_SAFE = /[A-Za-z0-9_\-.!~*'()]/;
+
+function urlEnc(s: string, charset: string, keepSlash: boolean): string {
+  let out = '';
+  let run = '';
+  const flush = (): void => {
+    if (!run) return;
+    const bytes = /^utf-?8$/i.test(charset) ? Buffer.from(run, 'utf8') : iconv.encode(run, charset);
+    for (const b of bytes) out += '%' + b.toString(16).toUpperCase().padStart(2, '0');
+    run = '';
+  };
+  for (const ch of s) {
+    if (URL_SAFE.test(ch) || (keepSlash && ch === '/')) {
+      flush();
+      out += ch;
+    } else run += ch;
+  }
+  flush();
+  return out;
+}
+
+function urlCharset(env: Env, a: unknown[], n: A.BuiltInExpr): string {
+  if (a.length) return argString(n, a, 0);
+  const cs = env.settings.urlEscapingCharset ?? env.settings.outputEncoding;
+  if (!cs) {
+    throw biError(
+      n,
+      'To do URL encoding, the framework that encloses FreeMarker must specify the "output_encoding" setting or the "url_escaping_charset" setting, so ask the programmers to set them. Or, as a last chance, you can set the url_encoding_charset setting in the template, e.g. <#setting url_escaping_charset=\'ISO-8859-1\'>, or give the charset explicitly to the built-in, e.g. foo?url(\'ISO-8859-1\').',
+    );
+  }
+  return cs;
+}
+
+for (const [name, keepSlash] of [
+  ['url', false],
+  ['url_path', true],
+] as const) {
+  def(name, {
+    value: (env, t, n) => urlEnc(str(env, t, n), urlCharset(env, [], n), keepSlash),
+    call: (env, t, a, n) => {
+      const s = str(env, t, n);
+      checkArgs(n, a, 0, 1);
+      const cs = urlCharset(env, a, n);
+      if (!iconv.encodingExists(cs)) throw biError(n, `Unsupported charset: ${cs}`);
+      return urlEnc(s, cs, keepSlash);
+    },
+  });
+}

@@ -1,0 +1,1299 @@
+/**
+ * Elements (directives, text, interpolations) → closures `(env) => void | Promise<void>`.
+ * A closure returns undefined when it finished synchronously; only when a method returned a
+ * Promise does the enclosing block continue asynchronously, so pure templates never await.
+ */
+import type * as A from './ast.js';
+import * as arith from './arith.js';
+import { BigDec } from './bigdecimal.js';
+import { BoundCallable, InterpretedTemplate, compileFormatDot } from './builtins/index.js';
+import { callDirectiveObject, callMacro, runNested } from './calls.js';
+import { type Cx, compileExpr, interpolationError } from './compile-expr.js';
+import { BreakSignal, ContinueSignal, ParseError, ReturnSignal, TemplateError } from './errors.js';
+import {
+  formatDate,
+  formatNumber,
+  formatBoolean,
+  addValues,
+  compareValues,
+  toBoolean,
+  toCompactJson,
+} from './ops.js';
+import { fractionDigitsFormatter } from './format.js';
+import { escaperOf, isMarkupFormat } from './output-formats.js';
+import { resolveTemplateName } from './names.js';
+import {
+  Buf,
+  type Env,
+  type Ev,
+  type Exec,
+  LimitError,
+  LoopCtx,
+  type MacroDef,
+  MacroValue,
+  Pending,
+  type TemplateUnit,
+  elError,
+  evalSession,
+  exprError,
+  missingError,
+  typeError,
+} from './runtime.js';
+import {
+  FmCollection,
+  FmDate,
+  FmRange,
+  JDouble,
+  MarkupOutput,
+  MatchItem,
+  MatchResult,
+  Namespace,
+  hashGet,
+  hashKeys,
+  isDirectiveObject,
+  isHash,
+  isSequence,
+} from './values.js';
+import { javaTimeZone } from '../jdk/index.js';
+
+export type InterpConverter = (env: Env, v: unknown, at: A.Expr) => string;
+
+const NOOP: Exec = () => undefined;
+
+export interface ElCx extends Cx {
+  /** Macro definitions found while compiling (hoisted into the namespace when the template runs). */
+  macros: MacroDef[];
+  unit: () => TemplateUnit;
+}
+
+// ------------------------------------------------------------------ helpers
+
+/** Evaluates an expression; expressions that may call methods run in a session (may give a Pending). */
+function evaluator(e: A.Expr, cx: Cx): Ev {
+  const ev = compileExpr(e, cx);
+  if (!e.calls) return ev;
+  return (env) => evalSession(env, ev);
+}
+
+/** Like `then`, for statements (which return nothing or a Promise). */
+function thenDo(env: Env, v: unknown, f: (v: unknown) => void | Promise<void>): void | Promise<void> {
+  if (v instanceof Pending) return env.resumeAfter(v.promise).then(f);
+  return f(v);
+}
+
+/** Evaluates several expressions in order (used by calls and assignments); may become async. */
+function evalAll(env: Env, evs: Ev[], f: (vals: unknown[]) => void | Promise<void>): void | Promise<void> {
+  const vals = new Array(evs.length);
+  for (let i = 0; i < evs.length; i++) {
+    const v = evs[i](env);
+    if (v instanceof Pending) return evalAllAsync(env, evs, vals, i, v, f);
+    vals[i] = v;
+  }
+  return f(vals);
+}
+
+async function evalAllAsync(
+  env: Env,
+  evs: Ev[],
+  vals: unknown[],
+  i: number,
+  p: Pending,
+  f: (vals: unknown[]) => void | Promise<void>,
+): Promise<void> {
+  vals[i] = await env.resumeAfter(p.promise);
+  for (let j = i + 1; j < evs.length; j++) {
+    let v = evs[j](env);
+    if (v instanceof Pending) v = await env.resumeAfter(v.promise);
+    vals[j] = v;
+  }
+  await f(vals);
+}
+
+export function sequence(execs: Exec[]): Exec {
+  const list = execs.filter((e) => e !== NOOP);
+  if (list.length === 0) return NOOP;
+  if (list.length === 1) return list[0];
+  if (list.length === 2) {
+    const [a, b] = list;
+    return (env) => {
+      const r = a(env);
+      if (r !== undefined) return continueSeq(env, list, 1, r);
+      return b(env);
+    };
+  }
+  const n = list.length;
+  return (env) => {
+    for (let i = 0; i < n; i++) {
+      const r = list[i](env);
+      if (r !== undefined) return continueSeq(env, list, i + 1, r);
+    }
+  };
+}
+
+async function continueSeq(env: Env, list: Exec[], i: number, p: Promise<void>): Promise<void> {
+  await env.resumeAfter(p);
+  for (; i < list.length; i++) {
+    const r = list[i](env);
+    if (r !== undefined) await env.resumeAfter(r);
+  }
+}
+
+function block(children: A.El[], cx: ElCx): Exec {
+  return sequence(children.map((c) => compileEl(c, cx)));
+}
+
+/** Runs `exec` with output into a fresh buffer; gives the captured text. */
+function capture(env: Env, exec: Exec, f: (s: string) => void | Promise<void>): void | Promise<void> {
+  const saved = env.buf;
+  const buf = new Buf();
+  env.buf = buf;
+  let r: void | Promise<void>;
+  try {
+    r = exec(env);
+  } catch (e) {
+    env.buf = saved;
+    throw e;
+  }
+  if (r === undefined) {
+    env.buf = saved;
+    return f(buf.s);
+  }
+  return r.then(
+    () => {
+      env.buf = saved;
+      return f(buf.s);
+    },
+    (e) => {
+      env.buf = saved;
+      throw e;
+    },
+  );
+}
+
+// ------------------------------------------------------------------ interpolation
+
+export function interpConverter(el: A.InterpEl, strict: boolean): InterpConverter {
+  const fmt = el.outputFormat;
+  const markup = isMarkupFormat(fmt);
+  const escape = markup && el.autoEscape ? escaperOf(fmt) : null;
+  const plain = (env: Env, v: unknown, at: A.Expr): string => {
+    if (typeof v === 'number' || v instanceof BigDec || v instanceof JDouble) return formatNumber(env, v, at);
+    if (v instanceof FmDate) return formatDate(env, v, at);
+    if (typeof v === 'boolean') return formatBoolean(env, v, at);
+    if (v instanceof MatchItem) return v.text;
+    if (!strict && (isSequence(v) || isHash(v) || v instanceof FmCollection)) return toCompactJson(env, v);
+    throw interpolationError(v, at);
+  };
+  if (escape) {
+    return (env, v, at) => {
+      if (typeof v === 'string') return escape(v);
+      if (v === undefined) throw missingError(at);
+      if (v instanceof MarkupOutput) {
+        if (v.format === fmt) return v.markup;
+        if (v.plain !== undefined) return escape(v.plain);
+        throw exprError(
+          '_TemplateModelException',
+          `The value to print is in ${v.format} format, which differs from the current output format, ${fmt}. Format conversion wasn't possible.`,
+          at,
+        );
+      }
+      return escape(plain(env, v, at));
+    };
+  }
+  return (env, v, at) => {
+    if (typeof v === 'string') return v;
+    if (v === undefined) throw missingError(at);
+    if (v instanceof MarkupOutput) {
+      if (fmt === 'undefined' || v.format === fmt) return v.markup;
+      if (v.plain !== undefined) return v.plain;
+      throw exprError(
+        '_TemplateModelException',
+        `The value to print is in ${v.format} format, which differs from the current output format, ${fmt}. Format conversion wasn't possible.`,
+        at,
+      );
+    }
+    return plain(env, v, at);
+  };
+}
+
+function compileInterp(el: A.InterpEl, cx: ElCx): Exec {
+  const at = el.escaped;
+  if (el.numeric) {
+    const ev = evaluator(at, cx);
+    const minF = el.minFrac;
+    const maxF = el.maxFrac;
+    const escape = isMarkupFormat(el.outputFormat) && el.autoEscape ? escaperOf(el.outputFormat) : null;
+    const out = (env: Env, v: unknown): void => {
+      if (v === undefined) throw missingError(at);
+      if (!(typeof v === 'number' || v instanceof BigDec || v instanceof JDouble))
+        throw typeError(at, '', 'number', v);
+      const s =
+        minF === undefined ? formatNumber(env, v, at) : fractionDigitsFormatter(env.locale, minF, maxF!)(v);
+      env.write(escape ? escape(s) : s);
+    };
+    return (env) => {
+      const v = ev(env);
+      if (v instanceof Pending) return thenDo(env, v, (x) => out(env, x));
+      out(env, v);
+    };
+  }
+  const conv = interpConverter(el, cx.strict);
+  // ${x?string.short} etc.: compile the dot-after-?string form directly
+  const ev =
+    at.k === 'dot' &&
+    at.target.k === 'bi' &&
+    !at.target.args &&
+    ['string', 'date', 'time', 'datetime'].includes(at.target.name)
+      ? compileFormatDot(at, at.target, cx, compileExpr)
+      : null;
+  if (ev && !at.calls) {
+    return (env) => {
+      env.write(conv(env, ev(env), at));
+    };
+  }
+  const full = evaluator(at, cx);
+  if (!at.calls) {
+    return (env) => {
+      const v = full(env);
+      if (typeof v === 'string' && conv.length >= 0 && !isMarkupFormat(el.outputFormat)) {
+        env.write(v);
+        return;
+      }
+      env.write(conv(env, v, at));
+    };
+  }
+  return (env) => {
+    const v = full(env);
+    if (v instanceof Pending) return thenDo(env, v, (x) => env.write(conv(env, x, at)));
+    env.write(conv(env, v, at));
+  };
+}
+
+// ------------------------------------------------------------------ the element switch
+
+export function compileEl(el: A.El, cx: ElCx): Exec {
+  el.tn = cx.name;
+  switch (el.k) {
+    case 'text': {
+      const s = el.text;
+      if (s === '') return NOOP;
+      return (env) => {
+        env.write(s);
+      };
+    }
+    case 'interp':
+      return compileInterp(el, cx);
+    case 'mixed':
+    case 'escape':
+    case 'noEscape':
+    case 'autoEsc':
+    case 'outputFormat':
+    case 'recover':
+    case 'case':
+    case 'elseOfList':
+      return block(el.children, cx);
+    case 'if':
+      return compileIf(el.children as A.CondEl[], cx);
+    case 'cond':
+      return compileIf([el], cx);
+    case 'list':
+      return compileList(el, null, cx);
+    case 'listElse':
+      return compileList(el.children[0] as A.ListEl, el.children[1] as A.ElseOfListEl, cx);
+    case 'items':
+      return compileItems(el, cx);
+    case 'sep':
+      return compileSep(el, cx);
+    case 'switch':
+      return compileSwitch(el, cx);
+    case 'assign':
+      return compileAssign(el, cx);
+    case 'assignInstr':
+      return sequence(el.children.map((c) => compileEl(c, cx)));
+    case 'blockAssign':
+      return compileBlockAssign(el, cx);
+    case 'include':
+      return compileInclude(el, cx);
+    case 'import':
+      return compileImport(el, cx);
+    case 'macro':
+      return compileMacroDef(el, cx);
+    case 'compress': {
+      const body = block(el.children, cx);
+      return (env) => capture(env, body, (s) => env.write(compress(s)));
+    }
+    case 'call':
+      return compileCall(el, cx);
+    case 'comment':
+    case 'flush':
+    case 'trim':
+      return NOOP;
+    case 'setting':
+      return compileSetting(el, cx);
+    case 'break':
+      return () => {
+        throw BREAK;
+      };
+    case 'continue':
+      return () => {
+        throw CONTINUE;
+      };
+    case 'return': {
+      if (!el.value) {
+        return () => {
+          throw new ReturnSignal(undefined);
+        };
+      }
+      const ev = evaluator(el.value, cx);
+      const vn = el.value;
+      return (env) =>
+        thenDo(env, ev(env), (v) => {
+          if (v === undefined) throw missingError(vn);
+          throw new ReturnSignal(v);
+        });
+    }
+    case 'stop': {
+      const msg = el.message ? evaluator(el.message, cx) : null;
+      const mn = el.message;
+      return (env) =>
+        thenDo(env, msg ? msg(env) : undefined, (m) => {
+          const text =
+            m === undefined
+              ? mn
+                ? missingThrow(mn)
+                : '[No error description was available.]'
+              : String(m instanceof MatchItem ? m.text : m);
+          throw new TemplateError(text, {
+            templateName: cx.name,
+            line: el.bl,
+            column: el.bc,
+            kind: 'StopException',
+          });
+        });
+    }
+    case 'nested': {
+      const args = el.args.map((a) => evaluator(a, cx));
+      if (!args.length) return (env) => runNested(env, []);
+      return (env) => evalAll(env, args, (vals) => runNested(env, vals));
+    }
+    case 'visit':
+      return () => {
+        throw elError(
+          '_MiscTemplateException',
+          `#${el.directive} is not supported by flowmark: it needs XML DOM nodes.`,
+          el,
+        );
+      };
+    case 'attempt':
+      return compileAttempt(el, cx);
+    case 'transform':
+      return compileTransform(el, cx);
+  }
+}
+
+function missingThrow(at: A.Expr): never {
+  throw missingError(at);
+}
+
+const BREAK = new BreakSignal();
+const CONTINUE = new ContinueSignal();
+
+// ------------------------------------------------------------------ #if
+
+function compileIf(conds: A.CondEl[], cx: ElCx): Exec {
+  const branches = conds.map((c) => ({
+    cond: c.cond ? evaluator(c.cond, cx) : null,
+    node: c.cond,
+    body: block(c.children, cx),
+    ctx: c.type === 'if' ? 'For "#if" condition' : 'For "#elseif" condition',
+  }));
+  if (branches.length === 1 && branches[0].cond && !branches[0].node!.calls) {
+    const { cond, node, body, ctx } = branches[0];
+    return (env) => {
+      const v = cond!(env);
+      if (v === true) return body(env);
+      if (v === false) return;
+      if (toBoolean(v, node!, ctx)) return body(env);
+    };
+  }
+  const run = (env: Env, i: number): void | Promise<void> => {
+    for (; i < branches.length; i++) {
+      const b = branches[i];
+      if (b.cond === null) return b.body(env);
+      const v = b.cond(env);
+      if (v instanceof Pending) {
+        const idx = i;
+        return env
+          .resumeAfter(v.promise)
+          .then((x) => (toBoolean(x, b.node!, b.ctx) ? b.body(env) : run(env, idx + 1)));
+      }
+      if (toBoolean(v, b.node!, b.ctx)) return b.body(env);
+    }
+  };
+  return (env) => run(env, 0);
+}
+
+// ------------------------------------------------------------------ #list / #items / #sep
+
+interface Listing {
+  size: number;
+  get(i: number): unknown;
+  key?: (i: number) => string;
+}
+
+function listing(env: Env, v: unknown, src: A.Expr, hashListing: boolean): Listing {
+  if (v === undefined) throw missingError(src);
+  if (hashListing) {
+    if (isHash(v)) {
+      const keys = hashKeys(v);
+      return { size: keys.length, get: (i) => hashGet(v, keys[i]), key: (i) => keys[i] };
+    }
+    const what = isSequence(v) ? 'a sequence' : 'a(n) ' + describeForList(v);
+    throw exprError(
+      'NonExtendedHashException',
+      `The value you try to list is ${what}${isSequence(v) ? ' (wrapper: f.t.SimpleSequence)' : ''}, thus you must specify only one loop variable after the "as" (there's no separate key and value).\nThe listed value:`,
+      src,
+    );
+  }
+  if (Array.isArray(v)) return { size: v.length, get: (i) => (v[i] === null ? undefined : v[i]) };
+  if (v instanceof FmRange) return { size: v.size, get: (i) => v.get(i) };
+  if (v instanceof MatchResult) return { size: v.items.length, get: (i) => v.items[i] };
+  if (v instanceof FmCollection) return { size: v.items.length, get: (i) => v.items[i] };
+  if (isHash(v)) {
+    throw exprError(
+      'NonSequenceOrCollectionException',
+      `The value you try to list is an extended_hash (wrapper: f.t.DefaultMapAdapter), thus you must specify two loop variables after the "as"; one for the key, and another for the value, like <#... as k, v>).\nThe listed value:`,
+      src,
+    );
+  }
+  throw typeError(src, '', 'sequence or collection', v);
+}
+
+function describeForList(v: unknown): string {
+  return typeof v === 'string' ? 'string' : typeof v === 'number' ? 'number' : 'value';
+}
+
+/** Iterates `l` running `body` with the loop context updated; handles #break/#continue and async bodies. */
+function iterate(env: Env, ctx: LoopCtx, l: Listing, body: Exec, from: number): void | Promise<void> {
+  const n = l.size;
+  const key = l.key;
+  for (let i = from; i < n; i++) {
+    env.tick();
+    ctx.index = i;
+    ctx.hasNext = i + 1 < n;
+    if (key) {
+      ctx.value = key(i);
+      ctx.value2 = l.get(i);
+    } else ctx.value = l.get(i);
+    let r: void | Promise<void>;
+    try {
+      r = body(env);
+    } catch (e) {
+      if (e === CONTINUE) continue;
+      if (e === BREAK) return;
+      throw e;
+    }
+    if (r !== undefined) return iterateAsync(env, ctx, l, body, i, r);
+  }
+}
+
+async function iterateAsync(
+  env: Env,
+  ctx: LoopCtx,
+  l: Listing,
+  body: Exec,
+  i: number,
+  p: Promise<void>,
+): Promise<void> {
+  try {
+    await env.resumeAfter(p);
+  } catch (e) {
+    if (e === BREAK) return;
+    if (e !== CONTINUE) throw e;
+  }
+  const r = iterate(env, ctx, l, body, i + 1);
+  if (r !== undefined) await r;
+}
+
+function withLoop(env: Env, ctx: LoopCtx, run: () => void | Promise<void>): void | Promise<void> {
+  const loops = env.loops;
+  loops.push(ctx);
+  let r: void | Promise<void>;
+  try {
+    r = run();
+  } catch (e) {
+    removeCtx(loops, ctx);
+    throw e;
+  }
+  if (r === undefined) {
+    removeCtx(loops, ctx);
+    return;
+  }
+  return r.then(
+    () => removeCtx(loops, ctx),
+    (e) => {
+      removeCtx(loops, ctx);
+      throw e;
+    },
+  );
+}
+
+function removeCtx(loops: unknown[], ctx: unknown): void {
+  const i = loops.lastIndexOf(ctx);
+  if (i >= 0) loops.splice(i, 1);
+}
+
+function compileList(el: A.ListEl, elseEl: A.ElseOfListEl | null, cx: ElCx): Exec {
+  const src = evaluator(el.source, cx);
+  const body = block(el.children, cx);
+  const elseBody = elseEl ? block(elseEl.children, cx) : null;
+  const sn = el.source;
+  const loopVar = el.loopVar;
+  const loopVar2 = el.loopVar2;
+  const hashListing = el.hashListing && loopVar !== null;
+  const run = (env: Env, v: unknown): void | Promise<void> => {
+    if (loopVar === null) {
+      // <#list xs> … <#items as x> … </#items> … </#list>
+      if (v === undefined) throw missingError(sn);
+      const hl = el.hashListing;
+      const l = listing(env, v, sn, hl);
+      if (l.size === 0) return elseBody ? elseBody(env) : undefined;
+      const ctx = new LoopCtx(null, null);
+      ctx.isLoop = true;
+      ctx.pending = [l];
+      return withLoop(env, ctx, () => {
+        try {
+          return body(env);
+        } catch (e) {
+          if (e === BREAK) return;
+          throw e;
+        }
+      });
+    }
+    const l = listing(env, v, sn, hashListing);
+    if (l.size === 0) return elseBody ? elseBody(env) : undefined;
+    const ctx = new LoopCtx(loopVar, loopVar2);
+    ctx.isLoop = true;
+    return withLoop(env, ctx, () => iterate(env, ctx, l, body, 0));
+  };
+  return (env) => {
+    const v = src(env);
+    if (v instanceof Pending) return thenDo(env, v, (x) => run(env, x));
+    return run(env, v);
+  };
+}
+
+function compileItems(el: A.ItemsEl, cx: ElCx): Exec {
+  const body = block(el.children, cx);
+  return (env) => {
+    const loops = env.loops;
+    let ctx: LoopCtx | null = null;
+    for (let i = loops.length - 1; i >= 0; i--) {
+      const c = loops[i];
+      if (c instanceof LoopCtx && c.pending !== null) {
+        ctx = c;
+        break;
+      }
+    }
+    if (!ctx) throw elError('_MiscTemplateException', '#items must be inside a #list block.', el);
+    const l = ctx.pending![0] as Listing;
+    const wasPending = ctx.pending;
+    ctx.pending = null;
+    ctx.name = el.loopVar;
+    ctx.name2 = el.loopVar2;
+    const restore = (): void => {
+      ctx!.pending = wasPending;
+      ctx!.name = null;
+      ctx!.name2 = null;
+    };
+    let r: void | Promise<void>;
+    try {
+      r = iterate(env, ctx, l, body, 0);
+    } catch (e) {
+      restore();
+      throw e;
+    }
+    if (r === undefined) {
+      restore();
+      return;
+    }
+    return r.then(restore, (e) => {
+      restore();
+      throw e;
+    });
+  };
+}
+
+function compileSep(el: A.SepEl, cx: ElCx): Exec {
+  const body = block(el.children, cx);
+  return (env) => {
+    const loops = env.loops;
+    for (let i = loops.length - 1; i >= 0; i--) {
+      const c = loops[i];
+      if (c instanceof LoopCtx && c.isLoop && c.name !== null) {
+        return c.hasNext ? body(env) : undefined;
+      }
+    }
+    throw elError('_MiscTemplateException', '#sep must be inside a #list (or #foreach) block.', el);
+  };
+}
+
+// ------------------------------------------------------------------ #switch
+
+function compileSwitch(el: A.SwitchEl, cx: ElCx): Exec {
+  const value = evaluator(el.value, cx);
+  const vn = el.value;
+  const cases = (el.children.slice(el.firstCase) as A.CaseEl[]).map((c) => ({
+    cond: c.cond ? evaluator(c.cond, cx) : null,
+    node: c.cond,
+    body: block(c.children, cx),
+  }));
+  const defaultIdx = cases.findIndex((c) => c.cond === null);
+  const runFrom = (env: Env, i: number): void | Promise<void> => {
+    for (; i < cases.length; i++) {
+      const r = cases[i].body(env);
+      if (r !== undefined) {
+        const next = i + 1;
+        return r.then(() => runFrom(env, next));
+      }
+    }
+  };
+  const test = (env: Env, i: number): void | Promise<void> => {
+    for (; i < cases.length; i++) {
+      const c = cases[i];
+      if (c.cond === null) continue;
+      const sv = value(env);
+      const cv = c.cond(env);
+      if (sv instanceof Pending || cv instanceof Pending) {
+        const idx = i;
+        return (async () => {
+          const a = sv instanceof Pending ? await env.resumeAfter(sv.promise) : sv;
+          const b = cv instanceof Pending ? await env.resumeAfter(cv.promise) : cv;
+          if (compareValues(env, a, b, 'eq', vn, c.node!, c.node!, '==')) return runFrom(env, idx);
+          return test(env, idx + 1);
+        })();
+      }
+      if (compareValues(env, sv, cv, 'eq', vn, c.node!, c.node!, '==')) return runFrom(env, i);
+    }
+    if (defaultIdx >= 0) return runFrom(env, defaultIdx);
+  };
+  return (env) => {
+    let r: void | Promise<void>;
+    try {
+      r = test(env, 0);
+    } catch (e) {
+      if (e === BREAK) return;
+      throw e;
+    }
+    if (r === undefined) return;
+    return r.catch((e) => {
+      if (e !== BREAK) throw e;
+    });
+  };
+}
+
+// ------------------------------------------------------------------ assignments
+
+function scopeName(scope: A.AssignScope): string {
+  return scope === 'namespace' ? 'template' : scope;
+}
+
+function compileAssign(el: A.AssignEl, cx: ElCx): Exec {
+  const name = el.name;
+  const op = el.op;
+  const scope = el.scope;
+  const value = el.value ? evaluator(el.value, cx) : null;
+  const ns = el.ns ? evaluator(el.ns, cx) : null;
+  const valueNode = el.value;
+  el.namePos.tn = cx.name;
+  const target = (env: Env, nsv: unknown): Map<string, unknown> => {
+    if (scope === 'local') {
+      if (!env.frame)
+        throw elError(
+          '_MiscTemplateException',
+          `Can't set local variable ${JSON.stringify(name)}, because there's no macro or function call in context.`,
+          el,
+        );
+      return env.frame.locals;
+    }
+    if (scope === 'global') return env.globals;
+    if (nsv !== undefined) {
+      if (!(nsv instanceof Namespace)) throw typeError(el.ns!, '', 'namespace', nsv);
+      return nsv.vars;
+    }
+    return env.ns.vars;
+  };
+  const current = (env: Env, t: Map<string, unknown>): unknown => {
+    if (scope === 'global') return env.globalLookup(name);
+    return t.get(name);
+  };
+  const assign = (env: Env, v: unknown, nsv: unknown): void => {
+    const t = target(env, nsv);
+    if (op === '=') {
+      if (v === undefined) throw missingError(valueNode!);
+      t.set(name, v);
+      return;
+    }
+    const lho = current(env, t);
+    if (lho === undefined) {
+      throw elError(
+        'InvalidReferenceException',
+        `The target variable of the assignment, ${name}, was null or missing in the ${scopeName(scope)} namespace, and the "${op}" operator must get its value from there before assigning to it.`,
+        el,
+      );
+    }
+    let r: unknown;
+    if (op === '+=') {
+      if (v === undefined) throw missingError(valueNode!);
+      r = addValues(env, lho, v, el as unknown as A.Expr, nameExpr(el), valueNode!);
+    } else {
+      if (!(typeof lho === 'number' || lho instanceof BigDec || lho instanceof JDouble)) {
+        throw elError(
+          'NonNumericalException',
+          `Expected a number as the left hand operand of the "${op}" assignment to ${name}, but this has evaluated to a ${typeNameOf(lho)}.`,
+          el,
+        );
+      }
+      if (op === '++' || op === '--') r = op === '++' ? arith.add(lho, 1) : arith.subtract(lho, 1);
+      else {
+        if (v === undefined) throw missingError(valueNode!);
+        if (!(typeof v === 'number' || v instanceof BigDec || v instanceof JDouble))
+          throw typeError(valueNode!, '', 'number', v);
+        try {
+          r =
+            op === '-='
+              ? arith.subtract(lho, v)
+              : op === '*='
+                ? arith.multiply(lho, v)
+                : op === '/='
+                  ? arith.divide(lho, v)
+                  : arith.modulus(lho, v);
+        } catch (e) {
+          throw elError('_MiscTemplateException', `Arithmetic operation failed: ${(e as Error).message}`, el);
+        }
+      }
+    }
+    t.set(name, r);
+  };
+  if (!ns) {
+    if (!value) return (env) => assign(env, undefined, undefined);
+    if (!el.value!.calls) return (env) => assign(env, value(env), undefined);
+    return (env) => thenDo(env, value(env), (v) => assign(env, v, undefined));
+  }
+  return (env) =>
+    evalAll(env, value ? [ns, value] : [ns], (vals) => assign(env, value ? vals[1] : undefined, vals[0]));
+}
+
+function nameExpr(el: A.AssignEl): A.Expr {
+  return { k: 'id', name: el.name, ...el.namePos };
+}
+
+function typeNameOf(v: unknown): string {
+  return typeof v === 'string'
+    ? 'string'
+    : typeof v === 'boolean'
+      ? 'boolean'
+      : v instanceof FmDate
+        ? 'date'
+        : isSequence(v)
+          ? 'sequence'
+          : isHash(v)
+            ? 'hash'
+            : 'value';
+}
+
+function compileBlockAssign(el: A.BlockAssignEl, cx: ElCx): Exec {
+  const body = block(el.children, cx);
+  const ns = el.ns ? evaluator(el.ns, cx) : null;
+  const name = el.name;
+  const markupFmt = el.markupFormat;
+  return (env) =>
+    capture(env, body, (s) => {
+      const value = markupFmt ? new MarkupOutput(markupFmt, undefined, s, escaperOf(markupFmt)) : s;
+      const set = (nsv: unknown): void => {
+        if (el.scope === 'local') {
+          if (!env.frame)
+            throw elError(
+              '_MiscTemplateException',
+              `Can't set local variable ${JSON.stringify(name)}, because there's no macro or function call in context.`,
+              el,
+            );
+          env.frame.locals.set(name, value);
+        } else if (el.scope === 'global') env.globals.set(name, value);
+        else if (nsv !== undefined) {
+          if (!(nsv instanceof Namespace)) throw typeError(el.ns!, '', 'namespace', nsv);
+          nsv.vars.set(name, value);
+        } else env.ns.vars.set(name, value);
+      };
+      if (ns) return thenDo(env, ns(env), set);
+      set(undefined);
+    });
+}
+
+// ------------------------------------------------------------------ #setting
+
+const SETTINGS = [
+  'boolean_format',
+  'classic_compatible',
+  'date_format',
+  'datetime_format',
+  'locale',
+  'number_format',
+  'output_encoding',
+  'sql_date_and_time_time_zone',
+  'time_format',
+  'time_zone',
+  'url_escaping_charset',
+];
+
+export function settingName(n: string): string | undefined {
+  const legacy = n.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
+  return SETTINGS.includes(legacy) ? legacy : undefined;
+}
+
+function compileSetting(el: A.SettingEl, cx: ElCx): Exec {
+  const name = settingName(el.name);
+  if (!name) {
+    throw new ParseError(
+      `Unknown setting name: ${JSON.stringify(el.name)}. The allowed setting names are: ${SETTINGS.join(', ')}`,
+      cx.name,
+      el.bl,
+      el.bc + 10,
+    );
+  }
+  const value = evaluator(el.value, cx);
+  const vn = el.value;
+  return (env) =>
+    thenDo(env, value(env), (v) => {
+      if (v === undefined) throw missingError(vn);
+      applySetting(env, name, v, el);
+    });
+}
+
+export function applySetting(env: Env, name: string, v: unknown, at: A.Pos): void {
+  const str =
+    typeof v === 'string' ? v : typeof v === 'boolean' ? String(v) : v instanceof MatchItem ? v.text : null;
+  if (str === null)
+    throw elError('_MiscTemplateException', `The value of the "${name}" setting must be a string.`, at);
+  switch (name) {
+    case 'locale':
+      env.locale = str.replace('-', '_');
+      break;
+    case 'time_zone':
+      env.timeZone = javaTimeZone(str);
+      break;
+    case 'sql_date_and_time_time_zone':
+      break;
+    case 'number_format':
+      env.settings = { ...env.settings, numberFormat: str };
+      break;
+    case 'boolean_format': {
+      if (str !== 'c' && str.indexOf(',') < 0) {
+        throw elError(
+          '_MiscTemplateException',
+          `Failed to set FreeMarker configuration setting "boolean_format" to value ${JSON.stringify(str)}; see cause exception.\nThe value must be "c", or contain a comma (like "yes,no").`,
+          at,
+        );
+      }
+      env.settings = { ...env.settings, booleanFormat: str };
+      break;
+    }
+    case 'date_format':
+      env.settings = { ...env.settings, dateFormat: str };
+      break;
+    case 'time_format':
+      env.settings = { ...env.settings, timeFormat: str };
+      break;
+    case 'datetime_format':
+      env.settings = { ...env.settings, datetimeFormat: str };
+      break;
+    case 'url_escaping_charset':
+      env.settings = { ...env.settings, urlEscapingCharset: str };
+      break;
+    case 'output_encoding':
+      env.settings = { ...env.settings, outputEncoding: str };
+      break;
+    case 'classic_compatible':
+      env.settings = { ...env.settings, classicCompatible: /^(true|yes|y|t|1|2)$/i.test(str) };
+      break;
+  }
+  env.cache = {};
+}
+
+// ------------------------------------------------------------------ macros, calls, #nested
+
+function compileMacroDef(el: A.MacroEl, cx: ElCx): Exec {
+  const def: MacroDef = {
+    name: el.name,
+    isFunction: el.isFunction,
+    params: el.params.map((p) => ({
+      name: p.name,
+      def: p.defaultValue ? compileExpr(p.defaultValue, cx) : null,
+    })),
+    catchAll: el.catchAll,
+    body: block(el.children, cx),
+    el,
+    get unit() {
+      return cx.unit();
+    },
+  };
+  cx.macros.push(def);
+  return (env) => {
+    env.ns.vars.set(def.name, new MacroValue(def, env.ns));
+  };
+}
+
+function compileCall(el: A.CallEl, cx: ElCx): Exec {
+  const callee = evaluator(el.callee, cx);
+  const cn = el.callee;
+  const named = el.named ? el.named.map((a) => ({ name: a.name, ev: evaluator(a.value, cx) })) : null;
+  const positional = el.positional ? el.positional.map((a) => evaluator(a, cx)) : null;
+  const body = el.bodySource !== null ? block(el.children, cx) : null;
+  const argEvs = named ? named.map((a) => a.ev) : (positional ?? []);
+  const invoke = (env: Env, fn: unknown, vals: unknown[]): void | Promise<void> => {
+    let namedMap: Map<string, unknown> | null = null;
+    let pos: unknown[] | null = null;
+    if (named) {
+      namedMap = new Map();
+      for (let i = 0; i < named.length; i++) namedMap.set(named[i].name, vals[i]);
+    } else pos = vals;
+    if (fn instanceof BoundCallable) {
+      const b = fn;
+      fn = b.target;
+      if (b.named) {
+        const m = new Map<string, unknown>();
+        if (b.last) {
+          for (const [k, v] of namedMap ?? []) m.set(k, v);
+          for (const [k, v] of b.named) if (!m.has(k)) m.set(k, v);
+        } else {
+          for (const [k, v] of b.named) m.set(k, v);
+          for (const [k, v] of namedMap ?? []) m.set(k, v);
+        }
+        namedMap = m;
+      }
+      if (b.positional) pos = b.last ? [...(pos ?? []), ...b.positional] : [...b.positional, ...(pos ?? [])];
+      if (namedMap && pos && pos.length) {
+        throw elError(
+          '_MiscTemplateException',
+          "Can't mix named and positional arguments in a directive call.",
+          el,
+        );
+      }
+      if (namedMap && namedMap.size === 0) namedMap = null;
+    }
+    if (fn instanceof MacroValue) return callMacro(env, fn, namedMap, pos, body, el.loopVars, el);
+    if (fn instanceof InterpretedTemplate) return runInterpreted(env, fn, el);
+    if (isDirectiveObject(fn)) {
+      return callDirectiveObject(env, fn as never, namedMap, pos, body, el.bodySource, el);
+    }
+    if (fn === undefined) throw missingError(cn);
+    throw typeError(cn, '', 'user-defined directive, transform or macro', fn);
+  };
+  return (env) => {
+    const fn = callee(env);
+    if (fn instanceof Pending)
+      return thenDo(env, fn, (f) => evalAll(env, argEvs, (vals) => invoke(env, f, vals)));
+    if (fn === undefined) throw missingError(cn);
+    if (argEvs.length === 0) return invoke(env, fn, []);
+    return evalAll(env, argEvs, (vals) => invoke(env, fn, vals));
+  };
+}
+
+function compileTransform(el: A.TransformEl, cx: ElCx): Exec {
+  const call: A.CallEl = {
+    k: 'call',
+    callee: el.transform,
+    named: el.args,
+    positional: null,
+    loopVars: null,
+    bodySource: el.children.length ? '' : null,
+    legacy: true,
+    children: el.children,
+    parent: el.parent,
+    index: el.index,
+    bl: el.bl,
+    bc: el.bc,
+    el: el.el,
+    ec: el.ec,
+  };
+  return compileCall(call, cx);
+}
+
+/** <@x/> where x came from ?interpret: the template runs here, in the current namespace. */
+function runInterpreted(env: Env, it: InterpretedTemplate, at: A.Pos): void | Promise<void> {
+  let unit: TemplateUnit;
+  try {
+    unit = env.compileTemplate(it.source, it.name);
+  } catch (e) {
+    if (e instanceof ParseError) {
+      throw elError(
+        '_MiscTemplateException',
+        `Template parsing with "?interpret" has failed with this error:\n\n---begin-message---\n${e.message}\n---end-message---`,
+        at,
+        [],
+        e,
+      );
+    }
+    throw e;
+  }
+  return runUnitHere(env, unit);
+}
+
+/** Runs a template in the current namespace (#include, ?interpret): its macros are defined there first. */
+function runUnitHere(env: Env, unit: TemplateUnit): void | Promise<void> {
+  if (++env.depth > env.maxDepth) {
+    env.depth--;
+    throw new LimitError(`Template execution stopped: includes nested deeper than ${env.maxDepth} levels.`, {
+      templateName: unit.name,
+      line: 0,
+      column: 0,
+      kind: 'LimitExceeded',
+    });
+  }
+  const saved = env.unit;
+  env.unit = unit;
+  for (const m of unit.macros) env.ns.vars.set(m.name, new MacroValue(m, env.ns));
+  let r: void | Promise<void>;
+  try {
+    r = unit.run(env);
+  } catch (e) {
+    env.unit = saved;
+    env.depth--;
+    throw e;
+  }
+  if (r === undefined) {
+    env.unit = saved;
+    env.depth--;
+    return;
+  }
+  return r.then(
+    () => {
+      env.unit = saved;
+      env.depth--;
+    },
+    (e) => {
+      env.unit = saved;
+      env.depth--;
+      throw e;
+    },
+  );
+}
+
+// ------------------------------------------------------------------ #include / #import
+
+function stringArg(env: Env, v: unknown, at: A.Expr, what: string): string {
+  if (v === undefined) throw missingError(at);
+  if (typeof v === 'string') return v;
+  if (v instanceof MatchItem) return v.text;
+  throw typeError(at, `For the ${what}`, 'string', v);
+}
+
+function loadSource(env: Env, name: string): string | undefined | Promise<string | undefined> {
+  if (!env.loader) return undefined;
+  return env.loader(name);
+}
+
+function compileInclude(el: A.IncludeEl, cx: ElCx): Exec {
+  const name = evaluator(el.name, cx);
+  const parse = el.parse ? evaluator(el.parse, cx) : null;
+  const ignoreMissing = el.ignoreMissing ? evaluator(el.ignoreMissing, cx) : null;
+  const evs = [name, ...(parse ? [parse] : []), ...(ignoreMissing ? [ignoreMissing] : [])];
+  return (env) =>
+    evalAll(env, evs, (vals) => {
+      const given = stringArg(env, vals[0], el.name, '"name" parameter of #include');
+      const parseV = parse ? vals[1] : true;
+      const ignore = ignoreMissing ? vals[parse ? 2 : 1] : false;
+      const doParse = toFlag(parseV, el.parse, '"parse" parameter of #include');
+      const ignoreM = toFlag(ignore, el.ignoreMissing, '"ignore_missing" parameter of #include');
+      let full: string;
+      try {
+        full = resolveTemplateName(env.unit.name, given);
+      } catch (e) {
+        throw elError(
+          '_MiscTemplateException',
+          `Malformed template name ${JSON.stringify(given)}: ${(e as Error).message}`,
+          el,
+        );
+      }
+      const onSource = (src: string | undefined): void | Promise<void> => {
+        if (src === undefined) {
+          if (ignoreM) return;
+          throw elError(
+            'TemplateNotFoundException',
+            `Template inclusion failed (for parameter value ${JSON.stringify(given)}):\nTemplate not found for name ${JSON.stringify(full)}.`,
+            el,
+          );
+        }
+        if (!doParse) {
+          env.write(src);
+          return;
+        }
+        return runUnitHere(env, env.compileTemplate(src, full));
+      };
+      const src = loadSource(env, full);
+      if (src instanceof Promise) return env.resumeAfter(src).then(onSource);
+      return onSource(src);
+    });
+}
+
+function toFlag(v: unknown, at: A.Expr | null, what: string): boolean {
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'string') {
+    if (/^(true|yes|y|t)$/i.test(v)) return true;
+    if (/^(false|no|n|f)$/i.test(v)) return false;
+  }
+  throw typeError(at!, `For the ${what}`, 'boolean', v);
+}
+
+export function importLibrary(
+  env: Env,
+  full: string,
+  given: string,
+  nsName: string | null,
+  at: A.Pos,
+): void | Promise<void> {
+  const existing = env.libs.get(full);
+  const bind = (lib: Namespace): void => {
+    if (nsName === null) return;
+    env.ns.vars.set(nsName, lib);
+    if (env.ns === env.mainNs) env.globals.set(nsName, lib);
+  };
+  if (existing) {
+    bind(existing);
+    return;
+  }
+  const onSource = (src: string | undefined): void | Promise<void> => {
+    if (src === undefined) {
+      throw elError(
+        'TemplateNotFoundException',
+        `Template importing failed (for parameter value ${JSON.stringify(given)}):\nTemplate not found for name ${JSON.stringify(full)}.`,
+        at,
+      );
+    }
+    const unit = env.compileTemplate(src, full);
+    const lib = new Namespace(full);
+    bind(lib);
+    env.libs.set(full, lib);
+    const snap = env.snap();
+    env.ns = lib;
+    env.buf = new Buf();
+    env.frame = null;
+    env.loops = [];
+    let r: void | Promise<void>;
+    try {
+      r = runUnitHere(env, unit);
+    } catch (e) {
+      env.restore(snap);
+      throw e;
+    }
+    if (r === undefined) {
+      env.restore(snap);
+      return;
+    }
+    return r.then(
+      () => env.restore(snap),
+      (e) => {
+        env.restore(snap);
+        throw e;
+      },
+    );
+  };
+  const src = loadSource(env, full);
+  if (src instanceof Promise) return env.resumeAfter(src).then(onSource);
+  return onSource(src);
+}
+
+function compileImport(el: A.ImportEl, cx: ElCx): Exec {
+  const name = evaluator(el.name, cx);
+  return (env) =>
+    thenDo(env, name(env), (v) => {
+      const given = stringArg(env, v, el.name, '"name" parameter of #import');
+      let full: string;
+      try {
+        full = resolveTemplateName(env.unit.name, given);
+      } catch (e) {
+        throw elError(
+          '_MiscTemplateException',
+          `Malformed template name ${JSON.stringify(given)}: ${(e as Error).message}`,
+          el,
+        );
+      }
+      return importLibrary(env, full, given, el.ns, el);
+    });
+}
+
+// ------------------------------------------------------------------ #attempt / #recover
+
+function compileAttempt(el: A.AttemptEl, cx: ElCx): Exec {
+  const attempt = compileEl(el.children[0], cx);
+  const recover = compileEl(el.children[1], cx);
+  const recoverFrom = (env: Env, e: unknown): void | Promise<void> => {
+    if (!(e instanceof TemplateError) || e instanceof LimitError) throw e;
+    env.recovered.push(e);
+    let r: void | Promise<void>;
+    try {
+      r = recover(env);
+    } catch (err) {
+      env.recovered.pop();
+      throw err;
+    }
+    if (r === undefined) {
+      env.recovered.pop();
+      return;
+    }
+    return r.then(
+      () => {
+        env.recovered.pop();
+      },
+      (err) => {
+        env.recovered.pop();
+        throw err;
+      },
+    );
+  };
+  return (env) => {
+    const snap = env.snap();
+    const buf = new Buf();
+    env.buf = buf;
+    let r: void | Promise<void>;
+    try {
+      r = attempt(env);
+    } catch (e) {
+      const signal = !(e instanceof TemplateError);
+      env.restore(snap);
+      if (signal) {
+        env.write(buf.s);
+        throw e;
+      }
+      return recoverFrom(env, e);
+    }
+    if (r === undefined) {
+      env.restore(snap);
+      env.write(buf.s);
+      return;
+    }
+    return r.then(
+      () => {
+        env.restore(snap);
+        env.write(buf.s);
+      },
+      (e) => {
+        env.restore(snap);
+        if (!(e instanceof TemplateError)) {
+          env.write(buf.s);
+          throw e;
+        }
+        return recoverFrom(env, e);
+      },
+    );
+  };
+}
+
+// ------------------------------------------------------------------ #compress
+
+/** StandardCompress: leading and trailing white-space removed, each white-space run becomes one line break (if it had one) or one space. */
+export function compress(s: string): string {
+  return s
+    .replace(/^[ \t\n\r\f\v]+|[ \t\n\r\f\v]+$/g, '')
+    .replace(/[ \t\n\r\f\v]+/g, (ws) => (/[\n\r]/.test(ws) ? '\n' : ' '));
+}

@@ -1,0 +1,85 @@
+/** Source → TemplateUnit: parse, strip white-space, compile to closures. Units are cached by source and options. */
+import type * as A from './ast.js';
+import { type ElCx, compileEl, interpConverter } from './compile-el.js';
+import { parseTemplate, type ParseOptions } from './parser.js';
+import type { MacroDef, TemplateUnit } from './runtime.js';
+import { postParseCleanup } from './whitespace.js';
+import { formatForTemplateName } from './output-formats.js';
+
+export interface UnitOptions {
+  name: string;
+  strict: boolean;
+  tagSyntax?: ParseOptions['tagSyntax'];
+  interpolationSyntax?: ParseOptions['interpolationSyntax'];
+  strictSyntax?: boolean;
+  stripWhitespace?: boolean;
+  outputFormat?: string;
+  autoEscaping?: boolean;
+  recognizeStandardFileExtensions?: boolean;
+}
+
+class Unit implements TemplateUnit {
+  run!: TemplateUnit['run'];
+  macros: MacroDef[] = [];
+  constructor(
+    readonly name: string,
+    readonly outputFormat: string,
+    readonly autoEscape: boolean,
+    readonly source: string,
+    readonly attributes: Record<string, unknown>,
+    readonly root: A.El,
+  ) {}
+}
+
+const cache = new Map<string, Unit>();
+const MAX_CACHE = 1000;
+
+function cacheKey(source: string, o: UnitOptions): string {
+  return `${o.name}\u0000${o.strict ? 1 : 0}${o.tagSyntax ?? ''}\u0000${o.interpolationSyntax ?? ''}\u0000${o.strictSyntax ?? ''}${o.stripWhitespace ?? ''}\u0000${o.outputFormat ?? ''}\u0000${o.autoEscaping ?? ''}${o.recognizeStandardFileExtensions ?? ''}\u0000${source}`;
+}
+
+export function compileUnit(source: string, o: UnitOptions): TemplateUnit {
+  const key = cacheKey(source, o);
+  const hit = cache.get(key);
+  if (hit) {
+    // keep recently used entries at the end (LRU)
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  const unit = compileFresh(source, o);
+  if (cache.size >= MAX_CACHE) cache.delete(cache.keys().next().value as string);
+  cache.set(key, unit);
+  return unit;
+}
+
+function compileFresh(source: string, o: UnitOptions): Unit {
+  const byName = o.recognizeStandardFileExtensions === false ? undefined : formatForTemplateName(o.name);
+  const outputFormat = byName ?? o.outputFormat ?? 'undefined';
+  const parsed = parseTemplate(source, {
+    name: o.name,
+    tagSyntax: o.tagSyntax,
+    interpolationSyntax: o.interpolationSyntax,
+    strictSyntax: o.strictSyntax,
+    stripWhitespace: o.stripWhitespace,
+    outputFormat,
+    autoEscaping: o.autoEscaping,
+  });
+  const strip = o.stripWhitespace ?? true;
+  const root = postParseCleanup(parsed.root, strip);
+  root.parent = null;
+  const unit = new Unit(o.name, parsed.outputFormat, parsed.autoEscape, source, parsed.attributes, root);
+  const cx: ElCx = {
+    name: o.name,
+    strict: o.strict,
+    interp: (el) => interpConverter(el, o.strict),
+    macros: unit.macros,
+    unit: () => unit,
+  };
+  unit.run = compileEl(root, cx);
+  return unit;
+}
+
+export function clearCompileCache(): void {
+  cache.clear();
+}

@@ -1,0 +1,277 @@
+/**
+ * The template language (contract §1): FreeMarker 2.3.31 compiled to JavaScript closures.
+ *
+ *   const t = compile('Hello ${name}!');
+ *   await t.render({ name: 'Ann' });   // "Hello Ann!"
+ *
+ * Values crossing the boundary are plain JS values (see docs/template.md); a method may return a
+ * Promise; `${hash}` prints compact JSON unless `strict` is set.
+ */
+import { compileUnit, type UnitOptions } from './compile.js';
+import { applySetting, importLibrary } from './compile-el.js';
+import { TemplateError } from './errors.js';
+import { resolveTemplateName } from './names.js';
+import {
+  DEFAULT_LIMITS,
+  Env,
+  type DataModel,
+  type EnvSettings,
+  LimitError,
+  MacroValue,
+  type TemplateUnit,
+  fromPlain,
+  toPlain,
+} from './runtime.js';
+import { DIRECTIVE } from './values.js';
+import { javaTimeZone } from '../jdk/index.js';
+
+export { TemplateError, ParseError } from './errors.js';
+export { FmDate, DIRECTIVE } from './values.js';
+
+export interface CompileOptions {
+  /** Template name used in errors (default "template"). */
+  name?: string;
+  /** true: ${hash}/${seq} is FreeMarker's error instead of compact JSON. */
+  strict?: boolean;
+  /** Parser settings (FreeMarker's Configuration); defaults are FreeMarker's. */
+  tagSyntax?: 'angle_bracket' | 'square_bracket' | 'auto_detect';
+  interpolationSyntax?: 'legacy' | 'dollar' | 'square_bracket';
+  strictSyntax?: boolean;
+  whitespaceStripping?: boolean;
+  /** "undefined" (default), "HTML", "XML", "XHTML", "RTF", "plainText", "JavaScript", "JSON", "CSS". */
+  outputFormat?: string;
+  autoEscaping?: boolean;
+}
+
+export interface Scope {
+  get(name: string): unknown;
+}
+
+export interface RenderOptions {
+  locale?: string;
+  timeZone?: string;
+  loader?: TemplateLoader;
+  limits?: { maxSteps?: number; maxDepth?: number; maxOutputChars?: number };
+  /** number_format, date_format, time_format, datetime_format, boolean_format, url_escaping_charset, output_encoding, auto_import … */
+  settings?: Record<string, string>;
+  /** Clock for .now (epoch ms); Date.now by default. */
+  now?: () => number;
+}
+
+export interface TemplateLoader {
+  load(name: string): string | undefined | Promise<string | undefined>;
+}
+
+export interface DirectiveBody {
+  source: string;
+  render(): Promise<string>;
+}
+
+export interface CallEnv {
+  getVariable(name: string): unknown;
+  setVariable?(name: string, value: unknown): void;
+  readonly templateName: string;
+  readonly locale: string;
+  readonly timeZone: string;
+}
+
+export interface TemplateDirective {
+  [DIRECTIVE]: true;
+  invoke(
+    params: Record<string, unknown>,
+    body: DirectiveBody | null,
+    env: CallEnv,
+  ): Promise<string | void> | string | void;
+}
+
+export interface Template {
+  readonly name: string;
+  render(data: Scope | Record<string, unknown>, options?: RenderOptions): Promise<string>;
+  renderDetailed(
+    data: Scope | Record<string, unknown>,
+    options?: RenderOptions,
+  ): Promise<{ output: string; globals: Record<string, unknown> }>;
+}
+
+/** Compiles a template (cached by source and options); parse errors throw TemplateError here. */
+export function compile(source: string, options: CompileOptions = {}): Template {
+  const uo = unitOptions(options);
+  const unit = compileUnit(source, uo);
+  return new CompiledTemplate(unit, uo);
+}
+
+function unitOptions(o: CompileOptions): UnitOptions {
+  return {
+    name: o.name ?? 'template',
+    strict: o.strict ?? false,
+    tagSyntax: o.tagSyntax,
+    interpolationSyntax: o.interpolationSyntax,
+    strictSyntax: o.strictSyntax,
+    stripWhitespace: o.whitespaceStripping,
+    outputFormat: o.outputFormat,
+    autoEscaping: o.autoEscaping,
+  };
+}
+
+const DEFAULT_SETTINGS: EnvSettings = {
+  numberFormat: 'number',
+  booleanFormat: 'true,false',
+  dateFormat: '',
+  timeFormat: '',
+  datetimeFormat: '',
+  urlEscapingCharset: null,
+  outputEncoding: null,
+  classicCompatible: false,
+};
+
+function dataModel(data: Scope | Record<string, unknown> | null | undefined): DataModel {
+  if (data === null || data === undefined) return { get: () => undefined };
+  if (typeof (data as Scope).get === 'function') {
+    const s = data as Scope;
+    return { get: (n) => fromPlain(s.get(n)) };
+  }
+  const o = data as Record<string, unknown>;
+  return {
+    get: (n) => (Object.prototype.hasOwnProperty.call(o, n) ? fromPlain(o[n]) : undefined),
+  };
+}
+
+class CompiledTemplate implements Template {
+  constructor(
+    private readonly unit: TemplateUnit,
+    private readonly uo: UnitOptions,
+  ) {}
+
+  get name(): string {
+    return this.unit.name;
+  }
+
+  async render(data: Scope | Record<string, unknown>, options?: RenderOptions): Promise<string> {
+    return (await this.renderDetailed(data, options)).output;
+  }
+
+  async renderDetailed(
+    data: Scope | Record<string, unknown>,
+    options: RenderOptions = {},
+  ): Promise<{ output: string; globals: Record<string, unknown> }> {
+    const env = this.newEnv(data, options);
+    try {
+      const r = runMain(env, options);
+      if (r !== undefined) await r;
+    } catch (e) {
+      throw finalError(e, this.unit.name);
+    }
+    return { output: env.buf.s, globals: globalsOf(env) };
+  }
+
+  private newEnv(data: Scope | Record<string, unknown>, options: RenderOptions): Env {
+    const limits = { ...DEFAULT_LIMITS, ...stripUndefined(options.limits ?? {}) };
+    const uo = this.uo;
+    const loader = options.loader;
+    const env = new Env(this.unit, dataModel(data), {
+      locale: (options.locale ?? 'en_US').replace('-', '_'),
+      timeZone: javaTimeZone(options.timeZone ?? 'UTC'),
+      limits,
+      settings: { ...DEFAULT_SETTINGS },
+      strict: uo.strict,
+      loader: loader ? (name) => loader.load(name) : undefined,
+      compile: (source, name) => compileUnit(source, { ...uo, name }),
+      now: options.now,
+    });
+    const at = { bl: 0, bc: 0, el: 0, ec: 0, tn: this.unit.name };
+    for (const [k, v] of Object.entries(options.settings ?? {})) {
+      const name = k.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
+      if (name === 'auto_import' || name === 'auto_include') continue;
+      applySetting(env, name, v, at);
+    }
+    return env;
+  }
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Defines the main template's macros, runs auto-imports, then the template. */
+function runMain(env: Env, options: RenderOptions): void | Promise<void> {
+  const unit = env.mainUnit;
+  for (const m of unit.macros) env.mainNs.vars.set(m.name, new MacroValue(m, env.mainNs));
+  const imports = (options.settings?.auto_import ?? options.settings?.autoImport ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const steps: (() => void | Promise<void>)[] = imports.map((spec) => () => {
+    const m = /^(\S+)\s+as\s+(\S+)$/.exec(spec);
+    if (!m)
+      throw new TemplateError(`Malformed auto_import setting: ${spec}`, {
+        templateName: unit.name,
+        line: 0,
+        column: 0,
+      });
+    const lib = m[1].replace(/^["']|["']$/g, '');
+    return importLibrary(env, resolveTemplateName('', lib), lib, m[2].replace(/^["']|["']$/g, ''), {
+      bl: 0,
+      bc: 0,
+      el: 0,
+      ec: 0,
+      tn: unit.name,
+    });
+  });
+  steps.push(() => unit.run(env));
+  const next = (i: number): void | Promise<void> => {
+    for (; i < steps.length; i++) {
+      const r = steps[i]();
+      if (r !== undefined) {
+        const k = i;
+        return r.then(() => next(k + 1));
+      }
+    }
+  };
+  return next(0);
+}
+
+function finalError(e: unknown, templateName: string): unknown {
+  if (e instanceof TemplateError) {
+    if (!e.templateName) e.templateName = templateName;
+    return e;
+  }
+  if (e instanceof RangeError && /call stack/i.test(e.message)) {
+    return new LimitError(
+      'Template execution stopped: the template recursed too deeply (JavaScript stack exhausted).',
+      {
+        templateName,
+        line: 0,
+        column: 0,
+        kind: 'LimitExceeded',
+        cause: e,
+      },
+    );
+  }
+  const msg = e instanceof Error ? e.message : String(e);
+  return new TemplateError(`Internal error while rendering: ${msg}`, {
+    templateName,
+    line: 0,
+    column: 0,
+    cause: e,
+    kind: 'InternalError',
+  });
+}
+
+function globalsOf(env: Env): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const put = (k: string, v: unknown): void => {
+    if (v instanceof MacroValue && !v.def.isFunction) return;
+    Object.defineProperty(out, k, {
+      value: toPlain(v),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  };
+  for (const [k, v] of env.mainNs.vars) put(k, v);
+  for (const [k, v] of env.globals) put(k, v);
+  return out;
+}
+
+/** Converts data in the oracle's JSON convention ({"$date"|"$time"|"$datetime": ISO}, null = missing) to scope values. */
+export { fromJsonData } from './data.js';

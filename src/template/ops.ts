@@ -1,0 +1,431 @@
+/**
+ * Operations shared by the compiled expressions and the built-ins: string coercion (formatting),
+ * comparisons with FreeMarker's rules and messages, `+` (numbers, strings, sequences, hashes) and
+ * the platform's compact-JSON printing of hashes and sequences.
+ */
+import type * as A from './ast.js';
+import { add as numAdd, compareNumbers, computerFormat } from './arith.js';
+import { BigDec } from './bigdecimal.js';
+import { FormatError, dateFormatter, isoString, numberFormatter, type DateKind } from './format.js';
+import { escaperOf } from './output-formats.js';
+import {
+  type Env,
+  MacroValue,
+  blamedError,
+  describeType,
+  elError,
+  missingError,
+  typeError,
+} from './runtime.js';
+import {
+  FmCollection,
+  FmDate,
+  FmRange,
+  JDouble,
+  MarkupOutput,
+  MatchItem,
+  MatchResult,
+  Namespace,
+  hashGet,
+  hashKeys,
+  isDirectiveObject,
+  isHash,
+  isNumber,
+  isPlainObject,
+  isSequence,
+  seqGet,
+  seqSize,
+  type FmNumber,
+} from './values.js';
+
+export const STRING_COERCABLE =
+  'string or something automatically convertible to string (number, date or boolean)';
+
+const BOOLEAN_FORMAT_DEFAULT = 'true,false';
+
+export const TIP_BOOLEAN_FORMAT = [
+  "Write something like myBool?string('yes', 'no') to specify boolean formatting in place.",
+  'If you want "true"/"false" result as you are generating computer-language output (not for direct human consumption), then use "?c", like ${myBool?c}. (If you always generate computer-language output, then it\'s might be reasonable to set the "boolean_format" setting to "c" instead.)',
+  'If you need the same two values on most places, the programmers can set the "boolean_format" setting to something like "yes,no". However, then it will be easy to unwillingly format booleans like that.',
+];
+
+// ------------------------------------------------------------------ formatting values as text
+
+export function formatNumber(env: Env, n: FmNumber, at: A.Pos): string {
+  let f = env.cache.numFmt as ((n: FmNumber) => string) | undefined;
+  if (f === undefined) {
+    try {
+      f = numberFormatter(env.settings.numberFormat, env.locale);
+    } catch (e) {
+      throw elError('_MiscTemplateException', (e as Error).message, at);
+    }
+    env.cache.numFmt = f;
+  }
+  return f(n);
+}
+
+export function formatBoolean(env: Env, b: boolean, at: A.Expr | null): string {
+  const bf = env.settings.booleanFormat;
+  if (bf === BOOLEAN_FORMAT_DEFAULT) {
+    const msg =
+      'Can\'t convert boolean to string automatically, because the "boolean_format" setting was "true,false", which is the legacy deprecated default, and we treat it as if no format was set. This is the default configuration; you should provide the format explicitly for each place where you print a boolean.';
+    throw elError('_MiscTemplateException', msg, at ?? { bl: 0, bc: 0, el: 0, ec: 0 }, TIP_BOOLEAN_FORMAT);
+  }
+  if (bf === 'c') return b ? 'true' : 'false';
+  const comma = bf.indexOf(',');
+  return b ? bf.slice(0, comma) : bf.slice(comma + 1);
+}
+
+export function dateKindName(k: DateKind): string {
+  return k === 'datetime' ? 'date-time' : k;
+}
+
+export function formatDate(
+  env: Env,
+  d: FmDate,
+  at: A.Expr | A.Pos,
+  format?: string,
+  kindOverride?: DateKind,
+): string {
+  const kind = kindOverride ?? d.kind;
+  if (kind === 'unknown') {
+    const msg =
+      "Can't convert the date to string, because it isn't known if it's a date (only), time or date-time value.";
+    const tips = [
+      'Use ?date, ?time, or ?datetime to tell FreeMarker the exact type.',
+      "If you need a particular format only once, use ?string(pattern), like ?string('dd.MM.yyyy HH:mm:ss'), to specify which fields to display. ",
+    ];
+    if ('k' in at) throw blamedError('_MiscTemplateException', msg, at as A.Expr, tips);
+    throw elError('_MiscTemplateException', msg, at, tips);
+  }
+  const fs =
+    format ??
+    (kind === 'date'
+      ? env.settings.dateFormat
+      : kind === 'time'
+        ? env.settings.timeFormat
+        : env.settings.datetimeFormat);
+  try {
+    return dateFormatter(fs, kind, env.locale, env.timeZone).format(d.epochMs);
+  } catch (e) {
+    if (e instanceof FormatError || e instanceof RangeError || (e as Error).name?.startsWith('Java')) {
+      throw elError(
+        '_MiscTemplateException',
+        `Failed to format date/time/datetime with format ${JSON.stringify(fs)}: ${(e as Error).message}`,
+        at,
+      );
+    }
+    throw e;
+  }
+}
+
+/**
+ * Coerces a value to string the way ${...} and string concatenation do (numbers and dates are
+ * formatted, booleans only with a boolean_format set). Hashes and sequences print as compact JSON
+ * unless the template is compiled strict (then FreeMarker's error).
+ */
+export function coerceToString(env: Env, v: unknown, at: A.Expr, context = ''): string {
+  if (typeof v === 'string') return v;
+  if (v instanceof MatchItem) return v.text;
+  if (typeof v === 'number' || v instanceof BigDec || v instanceof JDouble) return formatNumber(env, v, at);
+  if (v === undefined) throw missingError(at);
+  if (v instanceof FmDate) return formatDate(env, v, at);
+  if (typeof v === 'boolean') return formatBoolean(env, v, at);
+  if (v instanceof MarkupOutput) return v.markup;
+  if (!env.strict && (isSequence(v) || isHash(v) || v instanceof FmCollection)) return toCompactJson(env, v);
+  throw typeError(at, context, STRING_COERCABLE, v);
+}
+
+/** The string a string built-in works on (FreeMarker's "string or something convertible"). */
+export function stringTarget(env: Env, v: unknown, at: A.Expr, biName: string): string {
+  if (typeof v === 'string') return v;
+  if (v instanceof MatchItem) return v.text;
+  if (typeof v === 'number' || v instanceof BigDec || v instanceof JDouble) return formatNumber(env, v, at);
+  if (v instanceof FmDate) return formatDate(env, v, at);
+  if (typeof v === 'boolean') return formatBoolean(env, v, at);
+  if (v instanceof MarkupOutput) {
+    throw typeError(at, `For "?${biName}" left-hand operand`, STRING_COERCABLE, v);
+  }
+  throw typeError(at, `For "?${biName}" left-hand operand`, STRING_COERCABLE, v);
+}
+
+// ------------------------------------------------------------------ compact JSON (platform deviation)
+
+export function toCompactJson(env: Env, v: unknown, depth = 0): string {
+  if (depth > 200) return 'null';
+  if (v === undefined || v === null) return 'null';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (isNumber(v)) {
+    const s = computerFormat(v);
+    return s === 'INF' || s === '-INF' || s === 'NaN' ? 'null' : s;
+  }
+  if (v instanceof FmDate) {
+    const kind = v.kind === 'unknown' ? 'datetime' : v.kind;
+    return JSON.stringify(isoString(v.epochMs, kind, 'UTC', 'ms', kind === 'datetime'));
+  }
+  if (v instanceof MarkupOutput) return JSON.stringify(v.markup);
+  if (Array.isArray(v)) {
+    let s = '[';
+    for (let i = 0; i < v.length; i++) s += (i ? ',' : '') + toCompactJson(env, v[i], depth + 1);
+    return s + ']';
+  }
+  if (v instanceof FmRange) {
+    const n = Math.min(v.size, 1_000_000);
+    let s = '[';
+    for (let i = 0; i < n; i++) s += (i ? ',' : '') + v.get(i);
+    return s + ']';
+  }
+  if (v instanceof FmCollection) return toCompactJson(env, v.items, depth);
+  if (isHash(v)) {
+    let s = '{';
+    let first = true;
+    for (const k of hashKeys(v)) {
+      const val = hashGet(v, k);
+      if (val instanceof MacroValue || typeof val === 'function') continue;
+      s += (first ? '' : ',') + JSON.stringify(k) + ':' + toCompactJson(env, val, depth + 1);
+      first = false;
+    }
+    return s + '}';
+  }
+  return 'null';
+}
+
+// ------------------------------------------------------------------ comparison
+
+export type CmpKind = 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge';
+
+// Java's Collator ignores these control and zero-width characters when comparing.
+// eslint-disable-next-line no-control-regex
+const IGNORABLE = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u200b-\u200f]/g;
+// eslint-disable-next-line no-control-regex
+const PLAIN_TEXT = /^[\t\n\u000b\u000c\r\u0020-\u007e]*$/;
+
+/** String equality as Java's Collator (en_US) decides it: control and zero-width characters are ignored, canonical equivalents are equal. */
+export function stringsEqual(a: string, b: string): boolean {
+  if (a === b) return true;
+  if (PLAIN_TEXT.test(a) && PLAIN_TEXT.test(b)) return false;
+  return a.replace(IGNORABLE, '').normalize('NFD') === b.replace(IGNORABLE, '').normalize('NFD');
+}
+
+const collators = new Map<string, Intl.Collator>();
+export function collator(locale: string): Intl.Collator {
+  let c = collators.get(locale);
+  if (!c) {
+    let tag = locale.replace('_', '-');
+    try {
+      c = new Intl.Collator(tag);
+    } catch {
+      tag = 'en-US';
+      c = new Intl.Collator(tag);
+    }
+    collators.set(locale, c);
+  }
+  return c;
+}
+
+function opText(op: CmpKind, written?: string): string {
+  if (written) return written;
+  return { eq: '==', ne: '!=', lt: '<', le: '<=', gt: '>', ge: '>=' }[op];
+}
+
+/**
+ * EvalUtil.compare: numbers, strings (== and != only), dates of the same kind, booleans (== and
+ * != only); anything else is an error naming both types.
+ */
+export function compareValues(
+  env: Env,
+  l: unknown,
+  r: unknown,
+  op: CmpKind,
+  leftAt: A.Expr,
+  rightAt: A.Expr,
+  blamed: A.Expr,
+  written?: string,
+): boolean {
+  if (l === undefined) throw missingError(leftAt);
+  if (r === undefined) throw missingError(rightAt);
+  let c: number;
+  if (isNumber(l) && isNumber(r)) {
+    if (typeof l === 'number' && typeof r === 'number') {
+      if (Number.isNaN(l) || Number.isNaN(r)) c = compareNumbers(l, r);
+      else c = l < r ? -1 : l > r ? 1 : 0;
+    } else c = compareNumbers(l, r);
+  } else if (l instanceof FmDate && r instanceof FmDate) {
+    if (l.kind !== r.kind) {
+      if (l.kind === 'unknown' || r.kind === 'unknown') {
+        const which = l.kind === 'unknown' ? 'left' : 'right';
+        throw blamedError(
+          '_MiscTemplateException',
+          `The ${which} hand operand of the comparison is a date-like value where it's not known if it's a date (no time part), time, or date-time, and thus can't be used in a comparison.`,
+          which === 'left' ? leftAt : rightAt,
+        );
+      }
+      throw blamedError(
+        '_MiscTemplateException',
+        `Can't compare dates of different types. Left date type is ${dateKindName(l.kind)}, right date type is ${dateKindName(r.kind)}.`,
+        blamed,
+      );
+    }
+    c = l.epochMs < r.epochMs ? -1 : l.epochMs > r.epochMs ? 1 : 0;
+  } else if (isStringLike(l) && isStringLike(r)) {
+    if (op !== 'eq' && op !== 'ne') {
+      throw blamedError(
+        '_MiscTemplateException',
+        `Can't use operator "${opText(op, written)}" on string values.`,
+        blamed,
+      );
+    }
+    const ls = stringOf(l);
+    const rs = stringOf(r);
+    if (ls === null || rs === null) {
+      c = markupEquals(l, r) ? 0 : 1;
+    } else c = stringsEqual(ls, rs) ? 0 : 1;
+  } else if (typeof l === 'boolean' && typeof r === 'boolean') {
+    if (op !== 'eq' && op !== 'ne') {
+      throw blamedError(
+        '_MiscTemplateException',
+        `Can't use operator "${opText(op, written)}" on boolean values.`,
+        blamed,
+      );
+    }
+    c = l === r ? 0 : 1;
+  } else {
+    throw blamedError(
+      '_MiscTemplateException',
+      `Can't compare values of these types. Allowed comparisons are between two numbers, two strings, two dates, or two booleans.\nLeft hand operand is ${article(describeType(l))} ${describeType(l)}.\nRight hand operand is ${article(describeType(r))} ${describeType(r)}.`,
+      blamed,
+    );
+  }
+  switch (op) {
+    case 'eq':
+      return c === 0;
+    case 'ne':
+      return c !== 0;
+    case 'lt':
+      return c < 0;
+    case 'le':
+      return c <= 0;
+    case 'gt':
+      return c > 0;
+    case 'ge':
+      return c >= 0;
+  }
+}
+
+function article(w: string): string {
+  return /^[aeiou]/i.test(w) ? 'an' : 'a';
+}
+
+function isStringLike(v: unknown): boolean {
+  return typeof v === 'string' || v instanceof MarkupOutput || v instanceof MatchItem;
+}
+
+function stringOf(v: unknown): string | null {
+  return typeof v === 'string' ? v : v instanceof MatchItem ? v.text : null;
+}
+
+function markupEquals(l: unknown, r: unknown): boolean {
+  const lm = l instanceof MarkupOutput ? l : null;
+  const rm = r instanceof MarkupOutput ? r : null;
+  const fmt = (lm ?? rm)!.format;
+  const esc = escaperOf(fmt);
+  const lsm = lm ? lm.markup : esc(stringOf(l) ?? '');
+  const rsm = rm ? rm.markup : esc(stringOf(r) ?? '');
+  return lsm === rsm;
+}
+
+/** Lenient equality (?seq_contains, ?seq_index_of): values of different types are just not equal. */
+export function lenientEquals(env: Env, a: unknown, b: unknown): boolean {
+  if (a === undefined || b === undefined) return false;
+  if (a instanceof MatchItem) a = a.text;
+  if (b instanceof MatchItem) b = b.text;
+  if (isNumber(a) && isNumber(b)) return compareNumbers(a, b) === 0;
+  if (typeof a === 'string' && typeof b === 'string') return stringsEqual(a, b);
+  if (typeof a === 'boolean' && typeof b === 'boolean') return a === b;
+  if (a instanceof FmDate && b instanceof FmDate) return a.kind === b.kind && a.epochMs === b.epochMs;
+  return false;
+}
+
+// ------------------------------------------------------------------ `+`
+
+/** AddConcatExpression: numbers add, sequences and hashes concatenate, anything else as strings. */
+export function addValues(
+  env: Env,
+  l: unknown,
+  r: unknown,
+  node: A.Add | A.Expr,
+  leftAt: A.Expr,
+  rightAt: A.Expr,
+): unknown {
+  if (isNumber(l) && isNumber(r)) return numAdd(l, r);
+  if (l === undefined) throw missingError(leftAt);
+  if (r === undefined) throw missingError(rightAt);
+  if (isSequence(l) && isSequence(r)) return concatSequences(env, l, r);
+  const hashConcat = isHash(l) && isHash(r);
+  if (hashConcat) return concatHashes(l, r);
+  if (l instanceof MarkupOutput || r instanceof MarkupOutput) return concatMarkup(env, l, r, leftAt, rightAt);
+  const ls = coerceToString(env, l, leftAt);
+  const rs = coerceToString(env, r, rightAt);
+  const s = ls + rs;
+  if (s.length > 1_000_000) env.checkStringSize(s.length);
+  return s;
+}
+
+function concatMarkup(env: Env, l: unknown, r: unknown, leftAt: A.Expr, rightAt: A.Expr): MarkupOutput {
+  const fmt = (l instanceof MarkupOutput ? l : (r as MarkupOutput)).format;
+  const esc = escaperOf(fmt);
+  const part = (v: unknown, at: A.Expr): string => {
+    if (v instanceof MarkupOutput) {
+      if (v.format !== fmt) {
+        throw blamedError(
+          '_MiscTemplateException',
+          `Concatenation left hand operand is in ${fmt} format, while the right hand operand is in ${v.format}. Conversion to common format wasn't possible.`,
+          at,
+        );
+      }
+      return v.markup;
+    }
+    return esc(coerceToString(env, v, at));
+  };
+  return new MarkupOutput(fmt, undefined, part(l, leftAt) + part(r, rightAt), esc);
+}
+
+export function concatSequences(env: Env, l: unknown, r: unknown): unknown[] {
+  const la = Array.isArray(l) ? l : (l as FmRange).toArray(env.maxSteps);
+  const ra = Array.isArray(r) ? r : (r as FmRange).toArray(env.maxSteps);
+  env.ticks((la.length + ra.length) >> 4);
+  return la.concat(ra);
+}
+
+export function concatHashes(l: unknown, r: unknown): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  for (const k of hashKeys(l)) out.set(k, hashGet(l, k));
+  for (const k of hashKeys(r)) out.set(k, hashGet(r, k));
+  return out;
+}
+
+// ------------------------------------------------------------------ truthiness and types
+
+export function toBoolean(v: unknown, at: A.Expr, context: string): boolean {
+  if (typeof v === 'boolean') return v;
+  if (v instanceof MatchResult) return v.matched;
+  if (v === undefined) throw missingError(at);
+  throw typeError(at, context, 'boolean', v);
+}
+
+export function toNumber(v: unknown, at: A.Expr, context = ''): FmNumber {
+  if (typeof v === 'number' || v instanceof BigDec || v instanceof JDouble) return v;
+  if (v === undefined) throw missingError(at);
+  throw typeError(at, context, 'number', v);
+}
+
+export function isMethod(v: unknown): boolean {
+  return (
+    typeof v === 'function' ||
+    (v instanceof MacroValue && v.def.isFunction) ||
+    v?.constructor?.name === 'FmMethod'
+  );
+}
+
+export { seqGet, seqSize, isDirectiveObject, isPlainObject, Namespace };

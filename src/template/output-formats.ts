@@ -1,0 +1,69 @@
+/** FreeMarker's output formats: which ones are markup (auto-escaping) and how they escape. */
+
+export interface OutputFormatDef {
+  name: string;
+  markup: boolean;
+  mimeType: string | null;
+  escape?: (s: string) => string;
+}
+
+export function escapeXhtml(s: string): string {
+  if (!/[<>&"']/.test(s)) return s;
+  return s.replace(/[<>&"']/g, (c) =>
+    c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '&' ? '&amp;' : c === '"' ? '&quot;' : '&#39;',
+  );
+}
+
+export function escapeXml(s: string): string {
+  if (!/[<>&"']/.test(s)) return s;
+  return s.replace(/[<>&"']/g, (c) =>
+    c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '&' ? '&amp;' : c === '"' ? '&quot;' : '&apos;',
+  );
+}
+
+export function escapeRtf(s: string): string {
+  if (!/[\\{}]/.test(s)) return s;
+  return s.replace(/[\\{}]/g, (c) => '\\' + c);
+}
+
+const FORMATS: OutputFormatDef[] = [
+  { name: 'undefined', markup: false, mimeType: null },
+  { name: 'plainText', markup: false, mimeType: 'text/plain' },
+  { name: 'HTML', markup: true, mimeType: 'text/html', escape: escapeXhtml },
+  { name: 'XHTML', markup: true, mimeType: 'application/xhtml+xml', escape: escapeXhtml },
+  { name: 'XML', markup: true, mimeType: 'application/xml', escape: escapeXml },
+  { name: 'RTF', markup: true, mimeType: 'application/rtf', escape: escapeRtf },
+  { name: 'JavaScript', markup: false, mimeType: 'application/javascript' },
+  { name: 'JSON', markup: false, mimeType: 'application/json' },
+  { name: 'CSS', markup: false, mimeType: 'text/css' },
+];
+
+const BY_NAME = new Map(FORMATS.map((f) => [f.name, f]));
+/** Configuration class names accepted by the output_format setting (HTMLOutputFormat …). */
+const BY_CLASS = new Map(
+  FORMATS.map((f) => [
+    (f.name === 'undefined' ? 'Undefined' : f.name === 'plainText' ? 'PlainText' : f.name) + 'OutputFormat',
+    f,
+  ]),
+);
+
+export function outputFormatByName(name: string): OutputFormatDef | undefined {
+  return BY_NAME.get(name) ?? BY_CLASS.get(name) ?? BY_CLASS.get(name.replace(/^freemarker\.core\./, ''));
+}
+
+export function isMarkupFormat(name: string): boolean {
+  return BY_NAME.get(name)?.markup === true;
+}
+
+export function escaperOf(name: string): (s: string) => string {
+  const f = BY_NAME.get(name);
+  if (!f || !f.escape) throw new Error(`not a markup output format: ${name}`);
+  return f.escape;
+}
+
+/** Output format chosen by the template name, like recognize_standard_file_extensions. */
+export function formatForTemplateName(name: string): string | undefined {
+  if (name.endsWith('.ftlh')) return 'HTML';
+  if (name.endsWith('.ftlx')) return 'XML';
+  return undefined;
+}

@@ -1,0 +1,2187 @@
+/**
+ * Recursive-descent parser following FreeMarker's FTL.jj production by production: the same
+ * precedence, the same parse-time checks and, as far as a script writer meets them, the same
+ * messages. Produces the element tree (FreeMarker's shape) and expression ASTs.
+ */
+import type * as A from './ast.js';
+import { BigDec } from './bigdecimal.js';
+import {
+  BANNED_WHEN_AUTO_ESCAPING,
+  LAMBDA_BUILTINS,
+  LOOP_VAR_BUILTINS,
+  MARKUP_FORMAT_BOUND,
+  PARSE_TIME_PARAM_BUILTINS,
+  builtinName,
+  unknownBuiltinMessage,
+} from './builtin-names.js';
+import { canonical } from './canonical.js';
+import { ParseError } from './errors.js';
+import { LineMap, Lexer, type LexerOptions, type Token, type Tk } from './lexer.js';
+import { isMarkupFormat, outputFormatByName } from './output-formats.js';
+
+export interface ParseOptions {
+  name: string;
+  tagSyntax?: LexerOptions['tagSyntax'];
+  interpolationSyntax?: LexerOptions['interpolationSyntax'];
+  strictSyntax?: boolean;
+  stripWhitespace?: boolean;
+  /** Output format name ("undefined", "HTML", "XML", "plainText" …). */
+  outputFormat?: string;
+  /** Auto-escaping policy: enabled if the format supports it (FreeMarker's default). */
+  autoEscaping?: boolean;
+  /** Maximum nesting of expressions and directives (keeps the parser far from the stack limit). */
+  maxNesting?: number;
+}
+
+interface IterCtx {
+  loopVar: string | null;
+  loopVar2: string | null;
+  kind: 'list' | 'foreach' | 'items' | 'user';
+}
+
+const DEFAULT_MAX_NESTING = 200;
+
+const EXPR_START: ReadonlySet<Tk> = new Set<Tk>([
+  'STRING',
+  'RAW_STRING',
+  'FALSE',
+  'TRUE',
+  'INTEGER',
+  'DECIMAL',
+  'DOT',
+  'PLUS',
+  'MINUS',
+  'EXCLAM',
+  'OPEN_BRACKET',
+  'OPEN_PAREN',
+  'OPEN_CURLY',
+  'ID',
+]);
+
+const TOKEN_PATTERNS: Partial<Record<Tk, string>> = {
+  CLOSE_CURLY: '"}"',
+  CLOSE_PAREN: '")"',
+  CLOSE_BRACKET: '"]"',
+  OPEN_PAREN: '"("',
+  DIRECTIVE_END: '">"',
+  EQUALS: '"="',
+  ID: '<ID>',
+  AS: '"as"',
+  IN: '"in"',
+  COLON: '":"',
+};
+
+export class Parser {
+  private lx: Lexer;
+  private readonly name: string;
+  private stripWhitespace: boolean;
+  private outputFormat: string;
+  private autoEscapingPolicy: boolean;
+  private autoEscaping: boolean;
+  private iterCtxs: IterCtx[] = [];
+  private breakable = 0;
+  private continuable = 0;
+  private inMacro = false;
+  private inFunction = false;
+  private escapes: A.EscapeEl[] = [];
+  private escapeExprs: A.Expr[] = [];
+  private macros: A.MacroEl[] = [];
+  private depth = 0;
+  private readonly maxNesting: number;
+  private attributes: Record<string, unknown> = {};
+  private requireArgs = false;
+
+  constructor(
+    private readonly src: string,
+    opts: ParseOptions,
+  ) {
+    this.name = opts.name;
+    this.lx = new Lexer(src, opts.name, {
+      tagSyntax: opts.tagSyntax ?? 'angle_bracket',
+      interpolationSyntax: opts.interpolationSyntax ?? 'legacy',
+      strictSyntax: opts.strictSyntax ?? true,
+    });
+    this.stripWhitespace = opts.stripWhitespace ?? true;
+    this.outputFormat = opts.outputFormat ?? 'undefined';
+    this.autoEscapingPolicy = opts.autoEscaping ?? true;
+    this.autoEscaping = this.autoEscapingPolicy && isMarkupFormat(this.outputFormat);
+    this.maxNesting = opts.maxNesting ?? DEFAULT_MAX_NESTING;
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  private err(message: string, t: Token | A.Pos): ParseError {
+    if ('bl' in t) return new ParseError(message, this.name, t.bl, t.bc, t.el, t.ec);
+    return this.lx.error(message, t.t === 'EOF' ? this.lx.eofOffset() : t.start, t.end);
+  }
+
+  private posOf(start: number, endExclusive: number): A.Pos {
+    const [bl, bc] = this.lx.lines.pos(start);
+    const [el, ec] = this.lx.lines.pos(Math.max(start, endExclusive - 1));
+    return { bl, bc, el, ec };
+  }
+
+  private span(a: A.Pos, b: A.Pos): A.Pos {
+    return { bl: a.bl, bc: a.bc, el: b.el, ec: b.ec };
+  }
+
+  private tokPos(t: Token): A.Pos {
+    if (t.t === 'EOF') {
+      const o = this.lx.eofOffset();
+      return this.posOf(o, o + 1);
+    }
+    return this.posOf(t.start, t.end);
+  }
+
+  private describe(t: Token): string {
+    if (t.t === 'EOF') return '<EOF>';
+    return JSON.stringify(t.t === 'STRING' || t.t === 'RAW_STRING' ? t.image : t.image.trimEnd());
+  }
+
+  private unexpected(t: Token, expecting?: string): ParseError {
+    if (t.t === 'EOF') return this.err('Unexpected end of file reached.', t);
+    return this.err(
+      `Encountered ${this.describe(t)}, but was expecting ${expecting ?? 'one of these patterns: a valid expression or directive end'}.`,
+      t,
+    );
+  }
+
+  private expect(kind: Tk, what?: string): Token {
+    const t = this.lx.peek();
+    if (t.t !== kind) {
+      if (t.t === 'EOF') throw this.err('Unexpected end of file reached.', t);
+      throw this.err(
+        `Encountered ${this.describe(t)}, but was expecting pattern:\n    ${what ?? TOKEN_PATTERNS[kind] ?? kind}`,
+        t,
+      );
+    }
+    return this.lx.next();
+  }
+
+  private looseDirectiveEnd(): Token {
+    const t = this.lx.peek();
+    if (t.t === 'DIRECTIVE_END' || t.t === 'EMPTY_DIRECTIVE_END') return this.lx.next();
+    throw this.unexpected(t, 'one of these patterns:\n    ">"\n    <EMPTY_DIRECTIVE_END>');
+  }
+
+  private directiveEnd(): Token {
+    const t = this.lx.peek();
+    if (t.t === 'DIRECTIVE_END') return this.lx.next();
+    throw this.unexpected(t, 'pattern:\n    ">"');
+  }
+
+  private enter(at: Token | A.Pos): void {
+    if (++this.depth > this.maxNesting) {
+      throw this.err(`Template nesting is too deep (more than ${this.maxNesting} levels).`, at);
+    }
+  }
+
+  private el<T extends A.El>(
+    props: Omit<T, 'children' | 'parent' | 'index' | keyof A.Pos>,
+    pos: A.Pos,
+    children: A.El[] = [],
+  ): T {
+    const e = { ...props, ...pos, children, parent: null, index: 0 } as unknown as T;
+    for (let i = 0; i < children.length; i++) {
+      children[i].parent = e;
+      children[i].index = i;
+    }
+    return e;
+  }
+
+  /** FreeMarker's setLocation(start, end, children): ends at the last child if there is one. */
+  private locWithChildren(start: Token, end: Token, children: A.El[]): A.Pos {
+    const s = this.tokPos(start);
+    if (children.length) {
+      const last = children[children.length - 1];
+      return { bl: s.bl, bc: s.bc, el: last.el, ec: last.ec };
+    }
+    return this.span(s, this.tokPos(end));
+  }
+
+  // ------------------------------------------------------------------ template structure
+
+  parseRoot(): A.ParsedTemplate {
+    const lx = this.lx;
+    const t0 = lx.peek();
+    if (
+      t0.t === 'FTL_HEADER' ||
+      (t0.t === 'TEXT' && /^[ \t\r\n]*$/.test(t0.image) && lx.peek(1).t === 'FTL_HEADER')
+    ) {
+      if (t0.t === 'TEXT') lx.next();
+      this.header();
+    }
+    const children = this.mixedContent();
+    const t = lx.peek();
+    if (t.t !== 'EOF') throw this.unmatchedEnd(t, null);
+    let root: A.El;
+    if (children.length === 1) {
+      root = children[0];
+      root.parent = null;
+    } else if (children.length === 0) {
+      root = this.el<A.TextEl>({ k: 'text', text: '', unparsed: false }, { bl: 0, bc: 0, el: 0, ec: 0 });
+    } else {
+      root = this.el<A.MixedEl>(
+        { k: 'mixed' },
+        this.span(children[0], children[children.length - 1]),
+        children,
+      );
+    }
+    return {
+      root,
+      macros: this.macros,
+      outputFormat: this.outputFormat,
+      autoEscape: this.autoEscaping,
+      attributes: this.attributes,
+      source: this.src,
+    };
+  }
+
+  private header(): void {
+    const start = this.lx.next();
+    if (start.form !== 'blank') return;
+    for (;;) {
+      const t = this.lx.peek();
+      if (t.t !== 'ID') break;
+      this.lx.next();
+      this.expect('EQUALS');
+      const exp = this.expression();
+      const key = t.image;
+      const ks = key.toLowerCase();
+      const value = constantValue(exp);
+      if (ks === 'encoding') {
+        if (typeof value !== 'string') throw this.err(`Expected a string constant for "${key}".`, exp);
+      } else if (ks === 'strip_whitespace' || key === 'stripWhitespace') {
+        this.stripWhitespace = this.headerBoolean(exp, value);
+      } else if (ks === 'strip_text' || key === 'stripText') {
+        this.headerBoolean(exp, value);
+        throw this.err('strip_text is not supported by flowmark.', exp);
+      } else if (ks === 'strict_syntax' || key === 'strictSyntax') {
+        this.lx.strictSyntax = this.headerBoolean(exp, value);
+      } else if (ks === 'auto_esc' || key === 'autoEsc') {
+        this.autoEscapingPolicy = this.headerBoolean(exp, value);
+        this.autoEscaping = this.autoEscapingPolicy && isMarkupFormat(this.outputFormat);
+        if (this.autoEscapingPolicy && !isMarkupFormat(this.outputFormat)) {
+          throw this.err(
+            `The current output format can't do escaping: ${outputFormatDescription(this.outputFormat)}`,
+            this.tokPos(t),
+          );
+        }
+      } else if (ks === 'output_format' || key === 'outputFormat') {
+        if (typeof value !== 'string') throw this.err(`Expected a string constant for "${key}".`, exp);
+        const f = outputFormatByName(value);
+        if (!f) throw this.err(`Unregistered output format name, ${JSON.stringify(value)}.`, exp);
+        this.outputFormat = f.name;
+        this.autoEscaping = this.autoEscapingPolicy && isMarkupFormat(this.outputFormat);
+      } else if (ks === 'ns_prefixes' || key === 'nsPrefixes') {
+        if (exp.k !== 'hash') throw this.err("Expecting a hash of prefixes to namespace URI's.", exp);
+      } else if (ks === 'attributes') {
+        if (exp.k !== 'hash') throw this.err('Expecting a hash of attribute names to values.', exp);
+        exp.keys.forEach((k, i) => {
+          this.attributes[String(constantValue(k))] = constantValue(exp.values[i]);
+        });
+      } else {
+        const correct: Record<string, string> = {
+          charset: 'encoding',
+          xmlns: 'ns_prefixes',
+          auto_escape: 'auto_esc',
+          auto_escaping: 'auto_esc',
+          autoesc: 'auto_esc',
+          autoEscape: 'autoEsc',
+          autoEscaping: 'autoEsc',
+        };
+        throw this.err(
+          `Unknown FTL header parameter: ${key}${correct[key] ? '. You may meant: ' + correct[key] : ''}`,
+          t,
+        );
+      }
+    }
+    this.looseDirectiveEnd();
+  }
+
+  private headerBoolean(exp: A.Expr, value: unknown): boolean {
+    if (typeof value === 'boolean') return value;
+    if (typeof value === 'string') {
+      const v = value.toLowerCase();
+      if (['y', 'yes', 'true', 't'].includes(v)) return true;
+      if (['n', 'no', 'false', 'f'].includes(v)) return false;
+      throw this.err(
+        `Illegal boolean value: ${value}\nExpecting boolean (true/false), found: ${canonical(exp)}`,
+        exp,
+      );
+    }
+    throw this.err('Expecting boolean (true/false) parameter', exp);
+  }
+
+  /** MixedContentElements: text, interpolations and directives up to a token that ends the block. */
+  private mixedContent(): A.El[] {
+    const lx = this.lx;
+    const out: A.El[] = [];
+    for (;;) {
+      const t = lx.peek();
+      switch (t.t) {
+        case 'TEXT':
+          lx.next();
+          out.push(
+            this.el<A.TextEl>(
+              { k: 'text', text: t.image, unparsed: !!t.unparsed },
+              this.posOf(t.start, t.end),
+            ),
+          );
+          break;
+        case 'INTERP_DOLLAR':
+        case 'INTERP_SQUARE':
+        case 'INTERP_HASH':
+          out.push(this.interpolation());
+          break;
+        case 'COMMENT':
+          lx.next();
+          out.push(this.el<A.CommentEl>({ k: 'comment', text: t.value ?? '' }, this.posOf(t.start, t.end)));
+          break;
+        case 'UNIFIED_CALL':
+          out.push(this.unifiedCall());
+          break;
+        case 'DIRECTIVE':
+          switch (t.name) {
+            case 'else':
+            case 'elseif':
+            case 'recover':
+            case 'case':
+            case 'default':
+              return out;
+          }
+          out.push(this.directive());
+          break;
+        default:
+          return out;
+      }
+    }
+  }
+
+  /** Error for a token that ends a block where it can't: EOF, a wrong end tag, a stray else … */
+  private unmatchedEnd(t: Token, open: string | null): ParseError {
+    const note = ' (Note that FreeMarker end-tags must have # or @ after the / character.)';
+    if (t.t === 'EOF') {
+      if (open === null) return this.err('Unexpected end of file reached.', t);
+      return this.err(
+        `Unexpected end of file reached. You have an unclosed ${open}. Check if the FreeMarker end-tags are present, and aren't malformed.${note}`,
+        t,
+      );
+    }
+    const shown = t.image.trim();
+    if (open !== null) {
+      return this.err(
+        `Encountered ${JSON.stringify(shown)}, but at this place only this can be closed: ${JSON.stringify(open)}. This usually because of wrong nesting of FreeMarker directives, like a missed or malformed end-tag somewhere.${note}`,
+        t,
+      );
+    }
+    return this.err(
+      `Encountered ${JSON.stringify(shown)}, but was expecting one of these patterns:\n    <EOF>`,
+      t,
+    );
+  }
+
+  private expectEnd(names: string[], open: string): Token {
+    const t = this.lx.peek();
+    if (t.t === 'END_TAG' && names.includes(t.name!)) return this.lx.next();
+    throw this.unmatchedEnd(t, open);
+  }
+
+  private interpolation(): A.InterpEl {
+    const begin = this.lx.next();
+    this.enter(begin);
+    const expr = this.expression();
+    let end: Token;
+    let minFrac: number | undefined;
+    let maxFrac: number | undefined;
+    if (begin.t === 'INTERP_HASH') {
+      this.numberLiteralOnly(expr);
+      if (this.lx.peek().t === 'SEMICOLON') {
+        this.lx.next();
+        const fmt = this.expect('ID');
+        [minFrac, maxFrac] = this.numericFormat(fmt);
+      }
+      end = this.closeInterpolation('CLOSE_CURLY', begin);
+    } else {
+      if (expr.k === 'hash')
+        throw this.err(`Found hash literal: ${canonical(expr)}. Expecting ${STRING_COERCABLE}`, expr);
+      if (expr.k === 'list')
+        throw this.err(`Found list literal: ${canonical(expr)}. Expecting ${STRING_COERCABLE}`, expr);
+      end = this.closeInterpolation(begin.t === 'INTERP_SQUARE' ? 'CLOSE_BRACKET' : 'CLOSE_CURLY', begin);
+    }
+    this.depth--;
+    return this.el<A.InterpEl>(
+      {
+        k: 'interp',
+        expr,
+        escaped: this.escapedExpression(expr),
+        numeric: begin.t === 'INTERP_HASH',
+        minFrac,
+        maxFrac,
+        outputFormat: this.outputFormat,
+        autoEscape: this.autoEscaping,
+      },
+      this.posOf(begin.start, end.end),
+    );
+  }
+
+  private closeInterpolation(kind: Tk, begin: Token): Token {
+    const t = this.lx.peek();
+    if (t.t === 'EOF') {
+      throw this.err(
+        `Unexpected end of file reached. You have an unclosed "${begin.t === 'INTERP_SQUARE' ? '[' : '{'}". Check if the FreeMarker end-tags are present, and aren't malformed. (Note that FreeMarker end-tags must have # or @ after the / character.)`,
+        t,
+      );
+    }
+    return this.expect(kind);
+  }
+
+  private numericFormat(fmt: Token): [number, number] {
+    let minFrac = -1;
+    let maxFrac = -1;
+    const m = /^(?:([mM])(\d+))(?:([mM])(\d+))?$/.exec(fmt.image);
+    if (!m) throw this.err(`Invalid format specifier ${fmt.image}`, fmt);
+    for (const [type, num] of [
+      [m[1], m[2]],
+      [m[3], m[4]],
+    ]) {
+      if (!type) continue;
+      const n = parseInt(num, 10);
+      if (type === 'm') {
+        if (minFrac !== -1) throw this.err(`Invalid format specifier ${fmt.image}`, fmt);
+        minFrac = n;
+      } else {
+        if (maxFrac !== -1) throw this.err(`Invalid format specifier ${fmt.image}`, fmt);
+        maxFrac = n;
+      }
+    }
+    if (maxFrac === -1) maxFrac = minFrac;
+    else if (minFrac === -1) minFrac = 0;
+    if (minFrac > maxFrac)
+      throw this.err('Invalid format specification, min cannot be greater than max!', fmt);
+    if (minFrac > 50 || maxFrac > 50) throw this.err('Cannot specify more than 50 fraction digits', fmt);
+    return [minFrac, maxFrac];
+  }
+
+  private escapedExpression(e: A.Expr): A.Expr {
+    if (!this.escapes.length) return e;
+    const top = this.escapes[this.escapes.length - 1];
+    const escExpr = this.escapeExprs[this.escapeExprs.length - 1];
+    return replaceIdentifier(escExpr, top.variable, e);
+  }
+
+  // ------------------------------------------------------------------ directives
+
+  private directive(): A.El {
+    const t = this.lx.peek();
+    this.enter(t);
+    try {
+      switch (t.name) {
+        case 'if':
+          return this.ifDirective();
+        case 'list':
+          return this.listDirective();
+        case 'foreach':
+          return this.foreachDirective();
+        case 'items':
+          return this.itemsDirective();
+        case 'sep':
+          return this.sepDirective();
+        case 'switch':
+          return this.switchDirective();
+        case 'assign':
+        case 'global':
+        case 'local':
+          return this.assignDirective();
+        case 'include':
+          return this.includeDirective();
+        case 'import':
+          return this.importDirective();
+        case 'macro':
+        case 'function':
+          return this.macroDirective();
+        case 'compress':
+        case 'noescape':
+        case 'autoesc':
+        case 'noautoesc':
+          return this.simpleBlock();
+        case 'escape':
+          return this.escapeDirective();
+        case 'call':
+          return this.callDirective();
+        case 'comment':
+        case 'noparse':
+          return this.unparsed();
+        case 'transform':
+          return this.transformDirective();
+        case 'setting':
+          return this.settingDirective();
+        case 'break':
+        case 'continue':
+          return this.breakContinue();
+        case 'return':
+          return this.returnDirective();
+        case 'stop':
+          return this.stopDirective();
+        case 'flush':
+          this.lx.next();
+          return this.el<A.FlushEl>({ k: 'flush' }, this.tokPos(t));
+        case 't':
+        case 'lt':
+        case 'rt':
+        case 'nt':
+          this.lx.next();
+          return this.el<A.TrimEl>(
+            {
+              k: 'trim',
+              name: t.name,
+              left: t.name === 't' || t.name === 'lt',
+              right: t.name === 't' || t.name === 'rt',
+            },
+            this.tokPos(t),
+          );
+        case 'nested':
+          return this.nestedDirective();
+        case 'visit':
+        case 'recurse':
+        case 'fallback':
+          return this.visitDirective();
+        case 'attempt':
+          return this.attemptDirective();
+        case 'outputformat':
+          return this.outputFormatDirective();
+        case 'ftl':
+          throw this.err(
+            `Encountered ${this.describe(t)}, but the #ftl header is only allowed at the beginning of the template.`,
+            t,
+          );
+        default:
+          throw this.unexpected(t);
+      }
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private ifDirective(): A.El {
+    const start = this.lx.next();
+    const cond = this.expression();
+    const end = this.directiveEnd();
+    let children = this.mixedContent();
+    const blocks: A.CondEl[] = [
+      this.el<A.CondEl>(
+        { k: 'cond', cond, type: 'if' },
+        this.locWithChildren(start, end, children),
+        children,
+      ),
+    ];
+    for (;;) {
+      const t = this.lx.peek();
+      if (t.t !== 'DIRECTIVE' || t.name !== 'elseif') break;
+      this.lx.next();
+      const c = this.expression();
+      const e = this.looseDirectiveEnd();
+      children = this.mixedContent();
+      blocks.push(
+        this.el<A.CondEl>(
+          { k: 'cond', cond: c, type: 'elseif' },
+          this.locWithChildren(t, e, children),
+          children,
+        ),
+      );
+    }
+    const t = this.lx.peek();
+    if (t.t === 'DIRECTIVE' && t.name === 'else') {
+      this.lx.next();
+      children = this.mixedContent();
+      blocks.push(
+        this.el<A.CondEl>(
+          { k: 'cond', cond: null, type: 'else' },
+          this.locWithChildren(t, t, children),
+          children,
+        ),
+      );
+    }
+    const endTag = this.expectEnd(['if'], '#if');
+    return this.el<A.IfEl>({ k: 'if' }, this.span(this.tokPos(start), this.tokPos(endTag)), blocks);
+  }
+
+  private listDirective(): A.El {
+    const start = this.lx.next();
+    const source = this.expression();
+    let loopVar: string | null = null;
+    let loopVar2: string | null = null;
+    if (this.lx.peek().t === 'AS') {
+      this.lx.next();
+      loopVar = this.expect('ID').image;
+      if (this.lx.peek().t === 'COMMA') {
+        this.lx.next();
+        loopVar2 = this.expect('ID').image;
+        if (loopVar2 === loopVar) {
+          throw this.err(
+            `The key and value loop variable names must differ, but both were: ${loopVar}`,
+            start,
+          );
+        }
+      }
+    }
+    this.directiveEnd();
+    const ctx: IterCtx = { loopVar, loopVar2, kind: 'list' };
+    this.iterCtxs.push(ctx);
+    if (loopVar !== null) {
+      this.breakable++;
+      this.continuable++;
+    }
+    const children = this.mixedContent();
+    if (loopVar !== null) {
+      this.breakable--;
+      this.continuable--;
+    } else if (ctx.kind !== 'items') {
+      throw this.err(
+        '#list must have either "as loopVar" parameter or nested #items that belongs to it.',
+        start,
+      );
+    }
+    this.iterCtxs.pop();
+    let elseOfList: A.ElseOfListEl | null = null;
+    const t = this.lx.peek();
+    if (t.t === 'DIRECTIVE' && t.name === 'else') {
+      this.lx.next();
+      const ec = this.mixedContent();
+      elseOfList = this.el<A.ElseOfListEl>({ k: 'elseOfList' }, this.locWithChildren(t, t, ec), ec);
+    }
+    const end = this.expectEnd(['list'], '#list');
+    const pos = this.span(this.tokPos(start), this.tokPos(end));
+    const list = this.el<A.ListEl>(
+      {
+        k: 'list',
+        source,
+        loopVar,
+        loopVar2,
+        hashListing: loopVar2 !== null || ctx.loopVar2 !== null,
+        foreach: false,
+      },
+      pos,
+      children,
+    );
+    if (!elseOfList) return list;
+    return this.el<A.ListElseEl>({ k: 'listElse' }, pos, [list, elseOfList]);
+  }
+
+  private foreachDirective(): A.El {
+    const start = this.lx.next();
+    const loopVar = this.expect('ID').image;
+    this.expect('IN');
+    const source = this.expression();
+    this.directiveEnd();
+    this.iterCtxs.push({ loopVar, loopVar2: null, kind: 'foreach' });
+    this.breakable++;
+    this.continuable++;
+    const children = this.mixedContent();
+    const end = this.expectEnd(['foreach'], '#foreach');
+    this.breakable--;
+    this.continuable--;
+    this.iterCtxs.pop();
+    return this.el<A.ListEl>(
+      { k: 'list', source, loopVar, loopVar2: null, hashListing: false, foreach: true },
+      this.span(this.tokPos(start), this.tokPos(end)),
+      children,
+    );
+  }
+
+  private itemsDirective(): A.El {
+    const start = this.lx.next();
+    const loopVar = this.expect('ID').image;
+    let loopVar2: string | null = null;
+    if (this.lx.peek().t === 'COMMA') {
+      this.lx.next();
+      loopVar2 = this.expect('ID').image;
+    }
+    this.directiveEnd();
+    const ctx = this.iterCtxs[this.iterCtxs.length - 1];
+    if (!ctx) throw this.err('#items must be inside a #list block.', start);
+    if (ctx.loopVar !== null) {
+      const msg =
+        ctx.kind === 'foreach'
+          ? "#foreach doesn't support nested #items."
+          : ctx.kind === 'items'
+            ? "Can't nest #items into each other when they belong to the same #list."
+            : 'The parent #list of the #items must not have "as loopVar" parameter.';
+      throw this.err(msg, start);
+    }
+    ctx.kind = 'items';
+    ctx.loopVar = loopVar;
+    if (loopVar2 !== null) {
+      ctx.loopVar2 = loopVar2;
+      if (loopVar2 === loopVar) {
+        throw this.err(`The key and value loop variable names must differ, but both were: ${loopVar}`, start);
+      }
+    }
+    this.breakable++;
+    this.continuable++;
+    const children = this.mixedContent();
+    const end = this.expectEnd(['items'], '#items');
+    this.breakable--;
+    this.continuable--;
+    ctx.loopVar = null;
+    return this.el<A.ItemsEl>(
+      { k: 'items', loopVar, loopVar2 },
+      this.span(this.tokPos(start), this.tokPos(end)),
+      children,
+    );
+  }
+
+  private sepDirective(): A.El {
+    const start = this.lx.next();
+    if (!this.iterCtxs.length) throw this.err('#sep must be inside a #list (or #foreach) block.', start);
+    const children = this.mixedContent();
+    const t = this.lx.peek();
+    if (t.t === 'END_TAG' && t.name === 'sep') {
+      this.lx.next();
+      return this.el<A.SepEl>({ k: 'sep' }, this.span(this.tokPos(start), this.tokPos(t)), children);
+    }
+    return this.el<A.SepEl>({ k: 'sep' }, this.locWithChildren(start, start, children), children);
+  }
+
+  private switchDirective(): A.El {
+    const start = this.lx.next();
+    const value = this.expression();
+    this.directiveEnd();
+    const children: A.El[] = [];
+    // whitespace and comments before the first case
+    const ignored: A.El[] = [];
+    for (;;) {
+      const t = this.lx.peek();
+      if (t.t === 'TEXT' && !t.unparsed && /^[ \t\r\n]+$/.test(t.image)) {
+        this.lx.next();
+        ignored.push(
+          this.el<A.TextEl>({ k: 'text', text: t.image, unparsed: false }, this.posOf(t.start, t.end)),
+        );
+      } else if (t.t === 'COMMENT') {
+        this.lx.next();
+        ignored.push(this.el<A.CommentEl>({ k: 'comment', text: t.value ?? '' }, this.posOf(t.start, t.end)));
+      } else break;
+    }
+    let firstCase = 0;
+    if (ignored.length && !(this.stripWhitespace && ignored.length === 1 && ignored[0].k === 'text')) {
+      children.push(
+        this.el<A.MixedEl>({ k: 'mixed' }, this.span(ignored[0], ignored[ignored.length - 1]), ignored),
+      );
+      firstCase = 1;
+    }
+    this.breakable++;
+    let defaultFound = false;
+    for (;;) {
+      const t = this.lx.peek();
+      if (t.t !== 'DIRECTIVE' || (t.name !== 'case' && t.name !== 'default')) break;
+      this.lx.next();
+      let cond: A.Expr | null = null;
+      if (t.name === 'case') {
+        cond = this.expression();
+        this.directiveEnd();
+      } else {
+        if (defaultFound) throw this.err('You can only have one default case in a switch statement', start);
+        defaultFound = true;
+      }
+      const cc = this.mixedContent();
+      children.push(this.el<A.CaseEl>({ k: 'case', cond }, this.locWithChildren(t, t, cc), cc));
+    }
+    const t = this.lx.peek();
+    if (t.t === 'TEXT' && /^[ \t\r\n]+$/.test(t.image)) this.lx.next();
+    const end = this.expectEnd(['switch'], '#switch');
+    this.breakable--;
+    return this.el<A.SwitchEl>(
+      { k: 'switch', value, firstCase },
+      this.span(this.tokPos(start), this.tokPos(end)),
+      children,
+    );
+  }
+
+  private assignDirective(): A.El {
+    const start = this.lx.next();
+    const scope: A.AssignScope =
+      start.name === 'assign' ? 'namespace' : start.name === 'global' ? 'global' : 'local';
+    if (scope === 'local' && !this.inMacro && !this.inFunction) {
+      throw this.err('Local variable assigned outside a macro.', start);
+    }
+    const first = this.assignTarget();
+    const t = this.lx.peek();
+    if (isAssignOp(t.t)) {
+      const assignments: A.AssignEl[] = [];
+      let nameTok = first;
+      for (;;) {
+        const opTok = this.lx.next();
+        if (!isAssignOp(opTok.t)) throw this.unexpected(opTok);
+        let value: A.Expr | null = null;
+        if (opTok.t !== 'PLUS_PLUS' && opTok.t !== 'MINUS_MINUS') value = this.expression();
+        const np = this.tokPos(nameTok.tok);
+        assignments.push(
+          this.el<A.AssignEl>(
+            {
+              k: 'assign',
+              name: nameTok.name,
+              op: opTok.image as A.AssignOp,
+              value,
+              scope,
+              ns: null,
+              namePos: np,
+            },
+            this.span(np, value ?? this.tokPos(opTok)),
+          ),
+        );
+        // LOOKAHEAD([COMMA] (ID|STRING) assignOp)
+        let k = 0;
+        if (this.lx.peek(0).t === 'COMMA') k = 1;
+        const nt = this.lx.peek(k);
+        if ((nt.t === 'ID' || nt.t === 'STRING') && isAssignOp(this.lx.peek(k + 1).t)) {
+          if (k) this.lx.next();
+          nameTok = this.assignTarget();
+          continue;
+        }
+        break;
+      }
+      let ns: A.Expr | null = null;
+      if (this.lx.peek().t === 'IN') {
+        const inTok = this.lx.next();
+        ns = this.expression();
+        if (scope !== 'namespace') throw this.err('Cannot assign to namespace here.', inTok);
+      }
+      const end = this.looseDirectiveEnd();
+      const pos = this.span(this.tokPos(start), this.tokPos(end));
+      if (assignments.length === 1) {
+        const a = assignments[0];
+        a.ns = ns;
+        Object.assign(a, pos);
+        return a;
+      }
+      for (const a of assignments) a.ns = ns;
+      return this.el<A.AssignInstrEl>({ k: 'assignInstr', scope, ns }, pos, assignments);
+    }
+    // capture form: <#assign x>…</#assign>
+    let ns: A.Expr | null = null;
+    if (t.t === 'IN') {
+      const inTok = this.lx.next();
+      ns = this.expression();
+      if (scope !== 'namespace') throw this.err('Cannot assign to namespace here.', inTok);
+    }
+    this.directiveEnd();
+    const children = this.mixedContent();
+    const endT = this.lx.peek();
+    if (endT.t !== 'END_TAG' || !['assign', 'global', 'local'].includes(endT.name!)) {
+      throw this.unmatchedEnd(endT, '#' + start.name);
+    }
+    this.lx.next();
+    const expected = scope === 'namespace' ? 'assign' : scope;
+    if (endT.name !== expected) throw this.err('Mismatched assignment tags.', endT);
+    return this.el<A.BlockAssignEl>(
+      {
+        k: 'blockAssign',
+        name: first.name,
+        scope,
+        ns,
+        markupFormat: isMarkupFormat(this.outputFormat) ? this.outputFormat : null,
+      },
+      this.span(this.tokPos(start), this.tokPos(endT)),
+      children,
+    );
+  }
+
+  private assignTarget(): { name: string; tok: Token } {
+    const t = this.lx.peek();
+    if (t.t === 'ID') {
+      this.lx.next();
+      return { name: t.image, tok: t };
+    }
+    if (t.t === 'STRING' || t.t === 'RAW_STRING') {
+      this.lx.next();
+      return { name: t.value!, tok: t };
+    }
+    throw this.unexpected(t, 'one of these patterns:\n    <STRING_LITERAL>\n    <RAW_STRING>\n    <ID>');
+  }
+
+  private includeDirective(): A.El {
+    const start = this.lx.next();
+    const name = this.expression();
+    if (this.lx.peek().t === 'SEMICOLON') this.lx.next();
+    let parse: A.Expr | null = null;
+    let encoding: A.Expr | null = null;
+    let ignoreMissing: A.Expr | null = null;
+    while (this.lx.peek().t === 'ID') {
+      const att = this.lx.next();
+      this.expect('EQUALS');
+      const exp = this.expression();
+      const a = att.image.toLowerCase();
+      if (a === 'parse') parse = exp;
+      else if (a === 'encoding') encoding = exp;
+      else if (a === 'ignore_missing' || att.image === 'ignoreMissing') ignoreMissing = exp;
+      else {
+        throw this.err(
+          `Unsupported named #include parameter: "${att.image}". Supported parameters are: "parse", "encoding", "ignore_missing".`,
+          att,
+        );
+      }
+    }
+    const end = this.looseDirectiveEnd();
+    return this.el<A.IncludeEl>(
+      { k: 'include', name, parse, encoding, ignoreMissing },
+      this.span(this.tokPos(start), this.tokPos(end)),
+    );
+  }
+
+  private importDirective(): A.El {
+    const start = this.lx.next();
+    const name = this.expression();
+    this.expect('AS');
+    const ns = this.expect('ID').image;
+    const end = this.looseDirectiveEnd();
+    return this.el<A.ImportEl>({ k: 'import', name, ns }, this.span(this.tokPos(start), this.tokPos(end)));
+  }
+
+  private macroDirective(): A.El {
+    const start = this.lx.next();
+    const isFunction = start.name === 'function';
+    if (this.inMacro || this.inFunction) {
+      throw this.err("Macro or function definitions can't be nested into each other.", start);
+    }
+    if (isFunction) this.inFunction = true;
+    else this.inMacro = true;
+    this.requireArgs = false;
+    const nameTok = this.assignTarget();
+    if (this.lx.peek().t === 'OPEN_PAREN') this.lx.next();
+    const params: A.MacroParam[] = [];
+    let catchAll: string | null = null;
+    let hasDefaults = false;
+    while (this.lx.peek().t === 'ID') {
+      const arg = this.lx.next();
+      let isCatchAll = false;
+      let def: A.Expr | null = null;
+      if (this.lx.peek().t === 'ELLIPSIS') {
+        this.lx.next();
+        isCatchAll = true;
+      }
+      if (this.lx.peek().t === 'EQUALS') {
+        this.lx.next();
+        def = this.expression();
+        hasDefaults = true;
+      }
+      if (this.lx.peek().t === 'COMMA') this.lx.next();
+      if (catchAll !== null) {
+        throw this.err(
+          'There may only be one "catch-all" parameter in a macro declaration, and it must be the last parameter.',
+          arg,
+        );
+      }
+      if (isCatchAll) {
+        if (def !== null) throw this.err('"Catch-all" macro parameter may not have a default value.', arg);
+        catchAll = arg.image;
+      } else {
+        if (hasDefaults && def === null) {
+          throw this.err(
+            'In a macro declaration, parameters without a default value must all occur before the parameters with default values.',
+            arg,
+          );
+        }
+        params.push({ name: arg.image, defaultValue: def });
+      }
+    }
+    if (this.lx.peek().t === 'CLOSE_PAREN') this.lx.next();
+    this.directiveEnd();
+    const savedCtx = this.iterCtxs;
+    const savedBreak = this.breakable;
+    const savedCont = this.continuable;
+    this.iterCtxs = [];
+    this.breakable = 0;
+    this.continuable = 0;
+    const children = this.mixedContent();
+    const end = this.lx.peek();
+    if (end.t !== 'END_TAG' || (end.name !== 'macro' && end.name !== 'function')) {
+      throw this.unmatchedEnd(end, '#' + start.name);
+    }
+    this.lx.next();
+    if (end.name === 'macro' && isFunction) throw this.err('Expected function end tag here.', end);
+    if (end.name === 'function' && !isFunction) throw this.err('Expected macro end tag here.', end);
+    this.iterCtxs = savedCtx;
+    this.breakable = savedBreak;
+    this.continuable = savedCont;
+    this.inMacro = this.inFunction = false;
+    const m = this.el<A.MacroEl>(
+      { k: 'macro', name: nameTok.name, isFunction, params, catchAll, usesArgs: this.requireArgs },
+      this.span(this.tokPos(start), this.tokPos(end)),
+      children,
+    );
+    this.macros.push(m);
+    return m;
+  }
+
+  /** compress, noescape, autoesc, noautoesc: a tag, content, the end tag. */
+  private simpleBlock(): A.El {
+    const start = this.lx.next();
+    const name = start.name!;
+    let savedEscape: { el: A.EscapeEl; expr: A.Expr } | null = null;
+    const savedFormat = this.outputFormat;
+    const savedAuto = this.autoEscaping;
+    if (name === 'noescape') {
+      if (!this.escapes.length) throw this.err('#noescape with no matching #escape encountered.', start);
+      savedEscape = { el: this.escapes.pop()!, expr: this.escapeExprs.pop()! };
+    } else if (name === 'autoesc') {
+      if (!isMarkupFormat(this.outputFormat)) {
+        throw this.err(
+          `The current output format can't do escaping: ${outputFormatDescription(this.outputFormat)}`,
+          start,
+        );
+      }
+      this.autoEscaping = true;
+    } else if (name === 'noautoesc') {
+      this.autoEscaping = false;
+    }
+    const children = this.mixedContent();
+    const end = this.expectEnd([name], '#' + name);
+    if (savedEscape) {
+      this.escapes.push(savedEscape.el);
+      this.escapeExprs.push(savedEscape.expr);
+    }
+    this.outputFormat = savedFormat;
+    this.autoEscaping = savedAuto;
+    const pos = this.span(this.tokPos(start), this.tokPos(end));
+    switch (name) {
+      case 'compress':
+        return this.el<A.CompressEl>({ k: 'compress' }, pos, children);
+      case 'noescape':
+        return this.el<A.NoEscapeEl>({ k: 'noEscape' }, pos, children);
+      default:
+        return this.el<A.AutoEscEl>({ k: 'autoEsc', on: name === 'autoesc' }, pos, children);
+    }
+  }
+
+  private escapeDirective(): A.El {
+    const start = this.lx.next();
+    if (isMarkupFormat(this.outputFormat) && this.autoEscaping) {
+      throw this.err(
+        `Using the "escape" directive (legacy escaping) is not allowed when auto-escaping is on with a markup output format (${this.outputFormat}), to avoid confusion and double-escaping mistakes.`,
+        start,
+      );
+    }
+    const variable = this.expect('ID').image;
+    this.expect('AS');
+    const expr = this.expression();
+    this.directiveEnd();
+    const el = this.el<A.EscapeEl>({ k: 'escape', variable, expr }, this.tokPos(start));
+    const effective = this.escapedExpression(expr);
+    this.escapes.push(el);
+    this.escapeExprs.push(effective);
+    const children = this.mixedContent();
+    this.escapes.pop();
+    this.escapeExprs.pop();
+    const end = this.expectEnd(['escape'], '#escape');
+    Object.assign(el, this.span(this.tokPos(start), this.tokPos(end)));
+    el.children = children;
+    children.forEach((c, i) => {
+      c.parent = el;
+      c.index = i;
+    });
+    return el;
+  }
+
+  private outputFormatDirective(): A.El {
+    const start = this.lx.next();
+    const param = this.expression();
+    this.directiveEnd();
+    const value = constantValue(param);
+    if (param.k !== 'str' || param.parts) {
+      throw this.err(
+        `Parameter expression must be parse-time evaluable (constant): ${canonical(param)}`,
+        param,
+      );
+    }
+    if (typeof value !== 'string') throw this.err('Parameter must be a string', param);
+    const savedFormat = this.outputFormat;
+    const savedAuto = this.autoEscaping;
+    let name: string;
+    if (value.startsWith('{')) {
+      if (!value.endsWith('}')) {
+        throw this.err(`Output format name that starts with '{' must end with '}': ${value}`, start);
+      }
+      const inner = outputFormatByName(value.slice(1, -1));
+      if (!inner || !isMarkupFormat(inner.name)) {
+        throw this.err(
+          `The output format inside the {...} must be a markup format, but was: ${value.slice(1, -1)}`,
+          start,
+        );
+      }
+      name = inner.name;
+    } else {
+      const f = outputFormatByName(value);
+      if (!f) throw this.err(`Unregistered output format name, ${JSON.stringify(value)}.`, start);
+      name = f.name;
+    }
+    this.outputFormat = name;
+    this.autoEscaping = this.autoEscapingPolicy && isMarkupFormat(name);
+    const children = this.mixedContent();
+    const end = this.expectEnd(['outputformat'], '#outputformat');
+    this.outputFormat = savedFormat;
+    this.autoEscaping = savedAuto;
+    return this.el<A.OutputFormatEl>(
+      { k: 'outputFormat', format: name },
+      this.span(this.tokPos(start), this.tokPos(end)),
+      children,
+    );
+  }
+
+  private callDirective(): A.El {
+    const start = this.lx.next();
+    const id = this.expect('ID');
+    const callee: A.Ident = { k: 'id', name: id.image, ...this.tokPos(id) };
+    let named: A.CallEl['named'] = null;
+    let positional: A.Expr[] | null = null;
+    if (this.lx.peek(0).t === 'ID' && this.lx.peek(1).t === 'EQUALS') {
+      named = this.namedArgs();
+    } else {
+      let paren = false;
+      if (this.lx.peek().t === 'OPEN_PAREN') {
+        this.lx.next();
+        paren = true;
+      }
+      positional = this.positionalArgs();
+      if (paren && this.lx.peek().t === 'CLOSE_PAREN') this.lx.next();
+    }
+    const end = this.looseDirectiveEnd();
+    return this.el<A.CallEl>(
+      { k: 'call', callee, named, positional, loopVars: null, bodySource: null, legacy: true },
+      this.span(this.tokPos(start), this.tokPos(end)),
+    );
+  }
+
+  private unparsed(): A.El {
+    const start = this.lx.next();
+    const { text, endTok } = this.lx.readUnparsed(
+      start.name === 'comment' ? 'comment' : start.image.includes('noParse') ? 'noParse' : 'noparse',
+      start,
+    );
+    const pos = this.span(this.tokPos(start), this.tokPos(endTok));
+    if (start.name === 'comment') return this.el<A.CommentEl>({ k: 'comment', text }, pos);
+    return this.el<A.TextEl>({ k: 'text', text, unparsed: true }, pos);
+  }
+
+  private transformDirective(): A.El {
+    const start = this.lx.next();
+    const transform = this.expression();
+    if (this.lx.peek().t === 'SEMICOLON') this.lx.next();
+    const args: A.TransformEl['args'] = [];
+    while (this.lx.peek().t === 'ID') {
+      const n = this.lx.next();
+      this.expect('EQUALS');
+      args.push({ name: n.image, value: this.expression() });
+    }
+    const t = this.looseDirectiveEnd();
+    let children: A.El[] = [];
+    let end = t;
+    if (t.t === 'DIRECTIVE_END') {
+      children = this.mixedContent();
+      end = this.expectEnd(['transform'], '#transform');
+    }
+    return this.el<A.TransformEl>(
+      { k: 'transform', transform, args },
+      this.span(this.tokPos(start), this.tokPos(end)),
+      children,
+    );
+  }
+
+  private settingDirective(): A.El {
+    const start = this.lx.next();
+    const key = this.expect('ID');
+    this.expect('EQUALS');
+    const value = this.expression();
+    const end = this.looseDirectiveEnd();
+    return this.el<A.SettingEl>(
+      { k: 'setting', name: key.image, value },
+      this.span(this.tokPos(start), this.tokPos(end)),
+    );
+  }
+
+  private breakContinue(): A.El {
+    const t = this.lx.next();
+    const img = t.image.trim();
+    if (t.name === 'break') {
+      if (this.breakable < 1) {
+        throw this.err(
+          `${img} must be nested inside a directive that supports it:  #list with "as", #items, #switch (or the deprecated #foreach)`,
+          t,
+        );
+      }
+      return this.el<A.BreakEl>({ k: 'break' }, this.tokPos(t));
+    }
+    if (this.continuable < 1) {
+      throw this.err(
+        `${img} must be nested inside a directive that supports it:  #list with "as", #items (or the deprecated #foreach)`,
+        t,
+      );
+    }
+    return this.el<A.ContinueEl>({ k: 'continue' }, this.tokPos(t));
+  }
+
+  private returnDirective(): A.El {
+    const start = this.lx.next();
+    let value: A.Expr | null = null;
+    let end = start;
+    if (start.form === 'blank') {
+      value = this.expression();
+      end = this.looseDirectiveEnd();
+    }
+    if (this.inMacro) {
+      if (value) throw this.err('A macro cannot return a value', start);
+    } else if (this.inFunction) {
+      if (!value) throw this.err('A function must return a value', start);
+    } else if (!value) {
+      throw this.err('A return instruction can only occur inside a macro or function', start);
+    }
+    return this.el<A.ReturnEl>({ k: 'return', value }, this.span(this.tokPos(start), this.tokPos(end)));
+  }
+
+  private stopDirective(): A.El {
+    const start = this.lx.next();
+    let message: A.Expr | null = null;
+    if (start.form === 'blank') {
+      message = this.expression();
+      this.looseDirectiveEnd();
+    }
+    return this.el<A.StopEl>({ k: 'stop', message }, this.tokPos(start));
+  }
+
+  private nestedDirective(): A.El {
+    const start = this.lx.next();
+    let args: A.Expr[] = [];
+    let end = start;
+    if (start.form === 'blank') {
+      args = this.positionalArgs();
+      end = this.looseDirectiveEnd();
+    }
+    if (!this.inMacro)
+      throw this.err(
+        `Cannot use a ${start.image
+          .trim()
+          .replace(/[>/\]]+$/, '')
+          .trim()} instruction outside a macro.`,
+        start,
+      );
+    return this.el<A.NestedEl>({ k: 'nested', args }, this.span(this.tokPos(start), this.tokPos(end)));
+  }
+
+  private visitDirective(): A.El {
+    const start = this.lx.next();
+    let end = start;
+    if (start.form === 'blank') {
+      if (EXPR_START.has(this.lx.peek().t)) this.expression();
+      if (this.lx.peek().t === 'USING') {
+        this.lx.next();
+        this.expression();
+      }
+      end = this.looseDirectiveEnd();
+    }
+    if (start.name === 'fallback' && !this.inMacro)
+      throw this.err('Cannot fall back outside a macro.', start);
+    return this.el<A.VisitEl>(
+      { k: 'visit', directive: start.name as A.VisitEl['directive'] },
+      this.span(this.tokPos(start), this.tokPos(end)),
+    );
+  }
+
+  private attemptDirective(): A.El {
+    const start = this.lx.next();
+    const attempted = this.mixedContent();
+    const r = this.lx.peek();
+    if (r.t !== 'DIRECTIVE' || r.name !== 'recover') throw this.unmatchedEnd(r, '#attempt');
+    this.lx.next();
+    const rc = this.mixedContent();
+    const recover = this.el<A.RecoverEl>({ k: 'recover' }, this.locWithChildren(r, r, rc), rc);
+    const end = this.lx.peek();
+    if (end.t !== 'END_TAG' || (end.name !== 'recover' && end.name !== 'attempt'))
+      throw this.unmatchedEnd(end, '#attempt');
+    this.lx.next();
+    let single: A.El;
+    if (attempted.length === 1) single = attempted[0];
+    else if (attempted.length === 0) {
+      single = this.el<A.TextEl>({ k: 'text', text: '', unparsed: false }, this.tokPos(start));
+    } else {
+      single = this.el<A.MixedEl>(
+        { k: 'mixed' },
+        this.span(attempted[0], attempted[attempted.length - 1]),
+        attempted,
+      );
+    }
+    return this.el<A.AttemptEl>({ k: 'attempt' }, this.span(this.tokPos(start), this.tokPos(end)), [
+      single,
+      recover,
+    ]);
+  }
+
+  private unifiedCall(): A.El {
+    const lx = this.lx;
+    const start = lx.next();
+    this.enter(start);
+    const callee = this.expression();
+    let nameExp: A.Expr | null = callee;
+    if (
+      nameExp.k === 'call' &&
+      nameExp.target.k === 'bi' &&
+      (nameExp.target.name === 'with_args' || nameExp.target.name === 'with_args_last')
+    ) {
+      nameExp = nameExp.target.target;
+    }
+    const startTagName =
+      nameExp.k === 'id' || (nameExp.k === 'dot' && onlyIdentifiers(nameExp)) ? canonical(nameExp) : null;
+    if (lx.peek().t === 'TERMINATING_WHITESPACE') lx.next();
+    let named: A.CallEl['named'] = null;
+    let positional: A.Expr[] | null = null;
+    if (lx.peek(0).t === 'ID' && lx.peek(1).t === 'EQUALS') named = this.namedArgs();
+    else positional = this.positionalArgs();
+    let loopVars: string[] | null = null;
+    if (lx.peek().t === 'SEMICOLON') {
+      lx.next();
+      loopVars = [];
+      if (lx.peek().t === 'TERMINATING_WHITESPACE') lx.next();
+      if (lx.peek().t === 'ID') {
+        loopVars.push(lx.next().image);
+        for (;;) {
+          if (lx.peek().t === 'TERMINATING_WHITESPACE') lx.next();
+          if (lx.peek().t !== 'COMMA') break;
+          lx.next();
+          if (lx.peek().t === 'TERMINATING_WHITESPACE') lx.next();
+          loopVars.push(this.expect('ID').image);
+        }
+      }
+    }
+    const t = lx.peek();
+    let children: A.El[] = [];
+    let bodySource: string | null = null;
+    let end: Token;
+    if (t.t === 'EMPTY_DIRECTIVE_END') {
+      end = lx.next();
+    } else if (t.t === 'DIRECTIVE_END') {
+      const open = lx.next();
+      let pushed = 0;
+      if (loopVars) {
+        for (const lv of loopVars) {
+          for (let i = this.iterCtxs.length - 1; i >= 0; i--) {
+            const ctx = this.iterCtxs[i];
+            if (ctx.loopVar === lv) {
+              if (ctx.kind !== 'user') {
+                this.iterCtxs.push({ loopVar: lv, loopVar2: null, kind: 'user' });
+                pushed++;
+              }
+              break;
+            }
+          }
+        }
+      }
+      children = this.mixedContent();
+      end = lx.peek();
+      if (end.t !== 'UNIFIED_CALL_END') {
+        throw this.unmatchedEnd(end, startTagName !== null ? '@' + startTagName : '@...');
+      }
+      lx.next();
+      for (let i = 0; i < pushed; i++) this.iterCtxs.pop();
+      bodySource = this.src.slice(open.end, end.start);
+      const endName = (end.name ?? '').replace(/\\/g, '');
+      if (endName.length > 0) {
+        if (startTagName === null) throw this.err('Expecting </@>', end);
+        if (endName !== startTagName.replace(/\\/g, ''))
+          throw this.err(`Expecting </@> or </@${startTagName}>`, end);
+      }
+    } else {
+      throw this.unexpected(t, 'one of these patterns:\n    ">"\n    <EMPTY_DIRECTIVE_END>');
+    }
+    this.depth--;
+    return this.el<A.CallEl>(
+      { k: 'call', callee, named, positional, loopVars, bodySource, legacy: false },
+      this.span(this.tokPos(start), this.tokPos(end)),
+      children,
+    );
+  }
+
+  private namedArgs(): { name: string; value: A.Expr }[] {
+    const lx = this.lx;
+    const out: { name: string; value: A.Expr }[] = [];
+    const seen = new Set<string>();
+    while (lx.peek(0).t === 'ID' && lx.peek(1).t === 'EQUALS') {
+      const n = lx.next();
+      lx.next();
+      lx.switchTo('NAMED_PARAMETER_EXPRESSION');
+      lx.inInvocation = true;
+      const value = this.expression();
+      if (!seen.has(n.image)) out.push({ name: n.image, value });
+      else out[out.findIndex((a) => a.name === n.image)].value = value;
+      seen.add(n.image);
+    }
+    lx.inInvocation = false;
+    return out;
+  }
+
+  private positionalArgs(): A.Expr[] {
+    const out: A.Expr[] = [];
+    if (!EXPR_START.has(this.lx.peek().t)) return out;
+    out.push(this.expression());
+    for (;;) {
+      const t = this.lx.peek();
+      if (t.t === 'COMMA') {
+        this.lx.next();
+        out.push(this.expression());
+        continue;
+      }
+      if (!EXPR_START.has(t.t)) break;
+      out.push(this.expression());
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ expressions
+
+  expression(): A.Expr {
+    const t = this.lx.peek();
+    this.enter(t);
+    try {
+      return this.orExpression();
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private orExpression(): A.Expr {
+    let left = this.andExpression();
+    while (this.lx.peek().t === 'OR') {
+      this.lx.next();
+      const right = this.andExpression();
+      this.booleanLiteralOnly(left);
+      this.booleanLiteralOnly(right);
+      left = this.mk<A.Or>({ k: 'or', left, right }, left, right);
+    }
+    return left;
+  }
+
+  private andExpression(): A.Expr {
+    let left = this.equalityExpression();
+    while (this.lx.peek().t === 'AND') {
+      this.lx.next();
+      const right = this.equalityExpression();
+      this.booleanLiteralOnly(left);
+      this.booleanLiteralOnly(right);
+      left = this.mk<A.And>({ k: 'and', left, right }, left, right);
+    }
+    return left;
+  }
+
+  private equalityExpression(): A.Expr {
+    const left = this.relationalExpression();
+    const t = this.lx.peek();
+    if (t.t === 'NOT_EQUALS' || t.t === 'EQUALS' || t.t === 'DOUBLE_EQUALS') {
+      this.lx.next();
+      const right = this.relationalExpression();
+      for (const e of [left, right]) {
+        if (e.k === 'hash')
+          throw this.err(
+            `Found hash literal: ${canonical(e)}. Expecting different type for equality check`,
+            e,
+          );
+        if (e.k === 'list')
+          throw this.err(
+            `Found list literal: ${canonical(e)}. Expecting different type for equality check`,
+            e,
+          );
+      }
+      return this.mk<A.Cmp>(
+        { k: 'cmp', op: t.image, kind: t.t === 'NOT_EQUALS' ? 'ne' : 'eq', left, right },
+        left,
+        right,
+      );
+    }
+    return left;
+  }
+
+  private relationalExpression(): A.Expr {
+    const left = this.rangeExpression();
+    const t = this.lx.peek();
+    let kind: A.Cmp['kind'] | null = null;
+    switch (t.t) {
+      case 'NATURAL_GTE':
+      case 'ESCAPED_GTE':
+        kind = 'ge';
+        break;
+      case 'NATURAL_GT':
+      case 'ESCAPED_GT':
+        kind = 'gt';
+        break;
+      case 'LESS_THAN_EQUALS':
+        kind = 'le';
+        break;
+      case 'LESS_THAN':
+        kind = 'lt';
+        break;
+    }
+    if (kind === null) return left;
+    this.lx.next();
+    const right = this.rangeExpression();
+    this.numberLiteralOnly(left);
+    this.numberLiteralOnly(right);
+    return this.mk<A.Cmp>({ k: 'cmp', op: t.image, kind, left, right }, left, right);
+  }
+
+  private rangeExpression(): A.Expr {
+    const left = this.additiveExpression();
+    const t = this.lx.peek();
+    if (t.t === 'DOT_DOT_LESS' || t.t === 'DOT_DOT_ASTERISK') {
+      this.lx.next();
+      const right = this.additiveExpression();
+      this.numberLiteralOnly(left);
+      this.numberLiteralOnly(right);
+      return this.mk<A.Range>(
+        { k: 'range', left, right, end: t.t === 'DOT_DOT_LESS' ? 'exclusive' : 'size', op: t.image },
+        left,
+        right,
+      );
+    }
+    if (t.t === 'DOT_DOT') {
+      this.lx.next();
+      this.numberLiteralOnly(left);
+      if (EXPR_START.has(this.lx.peek().t)) {
+        const right = this.additiveExpression();
+        this.numberLiteralOnly(right);
+        return this.mk<A.Range>({ k: 'range', left, right, end: 'inclusive', op: '..' }, left, right);
+      }
+      return this.mk<A.Range>({ k: 'range', left, end: 'unbound', op: '..' }, left, this.tokPos(t));
+    }
+    return left;
+  }
+
+  private additiveExpression(): A.Expr {
+    let left = this.multiplicativeExpression();
+    for (;;) {
+      const t = this.lx.peek();
+      if (t.t !== 'PLUS' && t.t !== 'MINUS') return left;
+      this.lx.next();
+      const right = this.multiplicativeExpression();
+      if (t.t === 'PLUS') left = this.mk<A.Add>({ k: 'add', left, right }, left, right);
+      else {
+        this.numberLiteralOnly(left);
+        this.numberLiteralOnly(right);
+        left = this.mk<A.Arith>({ k: 'arith', op: '-', left, right }, left, right);
+      }
+    }
+  }
+
+  private multiplicativeExpression(): A.Expr {
+    let left = this.unaryExpression();
+    for (;;) {
+      const t = this.lx.peek();
+      let op: A.Arith['op'];
+      if (t.t === 'TIMES') op = '*';
+      else if (t.t === 'DIVIDE') op = '/';
+      else if (t.t === 'PERCENT') op = '%';
+      else return left;
+      this.lx.next();
+      const right = this.unaryExpression();
+      this.numberLiteralOnly(left);
+      this.numberLiteralOnly(right);
+      left = this.mk<A.Arith>({ k: 'arith', op, left, right }, left, right);
+    }
+  }
+
+  private unaryExpression(): A.Expr {
+    const t = this.lx.peek();
+    if (t.t === 'PLUS' || t.t === 'MINUS') {
+      this.lx.next();
+      const target = this.primaryExpression();
+      return this.mk<A.Neg>({ k: 'neg', target, minus: t.t === 'MINUS' }, this.tokPos(t), target);
+    }
+    if (t.t === 'EXCLAM') {
+      const nots: Token[] = [];
+      while (this.lx.peek().t === 'EXCLAM') nots.push(this.lx.next());
+      let e = this.primaryExpression();
+      for (let i = nots.length - 1; i >= 0; i--) {
+        e = this.mk<A.Not>({ k: 'not', target: e }, this.tokPos(nots[i]), e);
+      }
+      return e;
+    }
+    return this.primaryExpression();
+  }
+
+  private mk<T extends A.Expr>(props: Omit<T, keyof A.Pos>, from: A.Pos, to: A.Pos): T {
+    const e = { ...props, bl: from.bl, bc: from.bc, el: to.el, ec: to.ec } as T;
+    const p = props as unknown as Record<string, unknown>;
+    for (const key of ['target', 'left', 'right', 'rhs', 'key', 'body']) {
+      const c = p[key] as A.Expr | undefined;
+      if (c && c.calls) {
+        e.calls = true;
+        break;
+      }
+    }
+    return e;
+  }
+
+  private primaryExpression(): A.Expr {
+    let e = this.atomicExpression();
+    for (;;) {
+      const t = this.lx.peek();
+      switch (t.t) {
+        case 'DOT':
+          e = this.dotVariable(e);
+          break;
+        case 'OPEN_BRACKET':
+          e = this.dynamicKey(e);
+          break;
+        case 'OPEN_PAREN':
+          e = this.methodArgs(e);
+          break;
+        case 'BUILT_IN':
+          e = this.builtIn(e);
+          break;
+        case 'EXCLAM':
+        case 'TERMINATING_EXCLAM':
+          e = this.defaultTo(e);
+          break;
+        case 'EXISTS': {
+          this.lx.next();
+          e = this.mk<A.Exists>({ k: 'exists', target: e }, e, this.tokPos(t));
+          break;
+        }
+        default:
+          return e;
+      }
+    }
+  }
+
+  private atomicExpression(): A.Expr {
+    const t = this.lx.peek();
+    switch (t.t) {
+      case 'INTEGER':
+      case 'DECIMAL': {
+        this.lx.next();
+        let value: number | BigDec;
+        if (t.t === 'INTEGER' && t.image.length <= 15) value = Number(t.image);
+        else {
+          const bd = BigDec.parse(t.image);
+          value = bd.scale === 0 && Number.isSafeInteger(Number(bd.unscaled)) ? Number(bd.unscaled) : bd;
+        }
+        return { k: 'num', value, text: t.image, ...this.tokPos(t) };
+      }
+      case 'OPEN_CURLY':
+        return this.hashLiteral();
+      case 'STRING':
+      case 'RAW_STRING':
+        return this.stringLiteral(true);
+      case 'TRUE':
+      case 'FALSE':
+        this.lx.next();
+        return { k: 'bool', value: t.t === 'TRUE', ...this.tokPos(t) };
+      case 'OPEN_BRACKET': {
+        this.lx.next();
+        const items = this.positionalArgs();
+        const end = this.expect('CLOSE_BRACKET');
+        const e: A.ListLit = { k: 'list', items, ...this.span(this.tokPos(t), this.tokPos(end)) };
+        if (items.some((i) => i.calls)) e.calls = true;
+        return e;
+      }
+      case 'ID':
+        this.lx.next();
+        return { k: 'id', name: t.image, ...this.tokPos(t) };
+      case 'OPEN_PAREN': {
+        this.lx.next();
+        const inner = this.expression();
+        const end = this.expect('CLOSE_PAREN');
+        return this.mk<A.Paren>({ k: 'paren', target: inner }, this.tokPos(t), this.tokPos(end));
+      }
+      case 'DOT': {
+        this.lx.next();
+        const name = this.lx.peek();
+        if (name.t !== 'ID') throw this.unexpected(name, 'pattern:\n    <ID>');
+        this.lx.next();
+        const sv: A.SpecialVar = {
+          k: 'special',
+          name: name.image,
+          ...this.span(this.tokPos(t), this.tokPos(name)),
+        };
+        const n = name.image;
+        if (n === 'output_format' || n === 'outputFormat') sv.parseTime = this.outputFormat;
+        else if (n === 'auto_esc' || n === 'autoEsc') sv.parseTime = this.autoEscaping;
+        else if (n === 'args') {
+          if (!this.inMacro && !this.inFunction) {
+            throw this.err(
+              'The "args" special variable must be inside a macro or function in the template source code.',
+              name,
+            );
+          }
+          this.requireArgs = true;
+        }
+        if (!SPECIAL_VARS.has(n)) {
+          throw this.err(
+            `Unknown special variable name: ${JSON.stringify(n)}. The allowed special variable names are: ${[...SPECIAL_VAR_LIST].join(', ')}`,
+            sv,
+          );
+        }
+        return sv;
+      }
+      default:
+        if (t.t === 'EOF') throw this.err('Unexpected end of file reached.', t);
+        throw this.err(
+          `Encountered ${this.describe(t)}, but was expecting one of these patterns:\n    <STRING_LITERAL>\n    <RAW_STRING>\n    "false"\n    "true"\n    <INTEGER>\n    <DECIMAL>\n    "."\n    "+"\n    "-"\n    "!"\n    "["\n    "("\n    "{"\n    <ID>`,
+          t,
+        );
+    }
+  }
+
+  private stringLiteral(interpolate: boolean): A.StrLit {
+    const t = this.lx.next();
+    const raw = t.t === 'RAW_STRING';
+    const e: A.StrLit = { k: 'str', value: t.value!, raw, src: t.image, ...this.tokPos(t) };
+    if (interpolate && !raw && (t.image.includes('${') || t.image.includes('#{') || t.image.includes('[='))) {
+      const parts = this.parseStringParts(t);
+      if (parts.some((p) => typeof p !== 'string')) {
+        e.parts = parts;
+        if (parts.some((p) => typeof p !== 'string' && p.expr.calls)) e.calls = true;
+      }
+    }
+    return e;
+  }
+
+  /** Parses the interpolations of a string literal's (unescaped) value, like StringLiteral.parseValue. */
+  private parseStringParts(t: Token): (string | A.InterpEl)[] {
+    const value = t.value!;
+    const sub = new Parser(value, {
+      name: this.name,
+      interpolationSyntax: this.lx.interpolationSyntax,
+      stripWhitespace: false,
+      outputFormat: 'plainText',
+      maxNesting: this.maxNesting - this.depth,
+    });
+    sub.lx.onlyTextOutput = true;
+    sub.escapes = [];
+    // positions inside the literal are reported relative to the literal's start, like FreeMarker
+    const [line, col] = this.lx.lines.pos(t.start);
+    sub.lx = new Lexer(
+      value,
+      this.name,
+      {
+        tagSyntax: 'angle_bracket',
+        interpolationSyntax: this.lx.interpolationSyntax,
+        strictSyntax: true,
+      },
+      offsetLineMap(value, line, col + 1),
+    );
+    sub.lx.onlyTextOutput = true;
+    const parts: (string | A.InterpEl)[] = [];
+    for (;;) {
+      const tok = sub.lx.peek();
+      if (tok.t === 'EOF') break;
+      if (tok.t === 'TEXT') {
+        sub.lx.next();
+        const last = parts[parts.length - 1];
+        if (typeof last === 'string') parts[parts.length - 1] = last + tok.image;
+        else parts.push(tok.image);
+      } else if (tok.t === 'INTERP_DOLLAR' || tok.t === 'INTERP_HASH' || tok.t === 'INTERP_SQUARE') {
+        parts.push(sub.interpolation());
+      } else {
+        throw sub.unexpected(tok);
+      }
+    }
+    return parts;
+  }
+
+  private hashLiteral(): A.Expr {
+    const begin = this.lx.next();
+    const keys: A.Expr[] = [];
+    const values: A.Expr[] = [];
+    if (this.lx.peek().t !== 'CLOSE_CURLY') {
+      for (;;) {
+        const key = this.expression();
+        const sep = this.lx.peek();
+        if (sep.t !== 'COMMA' && sep.t !== 'COLON')
+          throw this.unexpected(sep, 'one of these patterns:\n    ","\n    ":"');
+        this.lx.next();
+        const value = this.expression();
+        this.stringLiteralOnly(key);
+        keys.push(key);
+        values.push(value);
+        if (this.lx.peek().t !== 'COMMA') break;
+        this.lx.next();
+      }
+    }
+    const end = this.expect('CLOSE_CURLY');
+    const e: A.HashLit = { k: 'hash', keys, values, ...this.span(this.tokPos(begin), this.tokPos(end)) };
+    if (keys.some((k) => k.calls) || values.some((v) => v.calls)) e.calls = true;
+    return e;
+  }
+
+  private dotVariable(target: A.Expr): A.Expr {
+    this.lx.next();
+    const t = this.lx.next();
+    let name: string;
+    switch (t.t) {
+      case 'ID':
+      case 'TIMES':
+      case 'DOUBLE_STAR':
+        name = t.image;
+        break;
+      case 'LESS_THAN':
+      case 'LESS_THAN_EQUALS':
+      case 'ESCAPED_GT':
+      case 'ESCAPED_GTE':
+      case 'FALSE':
+      case 'TRUE':
+      case 'IN':
+      case 'AS':
+      case 'USING':
+        if (!/^\p{L}/u.test(t.image)) throw this.err(`${t.image} is not a valid identifier.`, t);
+        name = t.image;
+        break;
+      default:
+        throw this.unexpected(t, 'one of these patterns:\n    <ID>\n    "*"\n    "**"');
+    }
+    if (target.k === 'list')
+      throw this.err(`Found list literal: ${canonical(target)}. Expecting hash`, target);
+    if (target.k === 'str')
+      throw this.err(`Found string literal: ${canonical(target)}. Expecting: hash`, target);
+    if (target.k === 'bool') throw this.err(`Found: ${canonical(target)}. Expecting hash`, target);
+    return this.mk<A.Dot>({ k: 'dot', target, name }, target, this.tokPos(t));
+  }
+
+  private dynamicKey(target: A.Expr): A.Expr {
+    this.lx.next();
+    const key = this.expression();
+    const end = this.expect('CLOSE_BRACKET');
+    if (target.k === 'bool') throw this.err(`Found: ${canonical(target)}. Expecting list or hash`, target);
+    if (target.k === 'num')
+      throw this.err(`Found number literal: ${canonical(target)}. Expecting list or hash`, target);
+    return this.mk<A.DynKey>({ k: 'key', target, key }, target, this.tokPos(end));
+  }
+
+  private methodArgs(target: A.Expr): A.Expr {
+    this.lx.next();
+    const args = this.positionalArgs();
+    const end = this.expect('CLOSE_PAREN');
+    if (
+      target.k === 'bi' &&
+      !target.args &&
+      !PARSE_TIME_PARAM_BUILTINS.has(target.name) &&
+      !LAMBDA_BUILTINS.has(target.name)
+    ) {
+      // a built-in called directly: keep it one node (evaluated without creating a method value)
+      const e = this.mk<A.BuiltInExpr>({ ...target, args }, target, this.tokPos(end));
+      if (args.some((a) => a.calls) || target.name === 'eval' || target.name === 'interpret') e.calls = true;
+      return e;
+    }
+    const e = this.mk<A.Call>({ k: 'call', target, args }, target, this.tokPos(end));
+    e.calls = true;
+    return e;
+  }
+
+  private builtIn(target: A.Expr): A.Expr {
+    this.lx.next();
+    const t = this.lx.peek();
+    if (t.t !== 'ID') throw this.unexpected(t, 'pattern:\n    <ID>');
+    this.lx.next();
+    const name = builtinName(t.image);
+    if (name === undefined) throw this.err(unknownBuiltinMessage(t.image), t);
+    const e = this.mk<A.BuiltInExpr>({ k: 'bi', target, name }, target, this.tokPos(t));
+    if (name === 'eval' || name === 'interpret' || name === 'eval_json') e.calls = true;
+    if (LOOP_VAR_BUILTINS.has(name)) {
+      if (target.k !== 'id') {
+        throw this.err(
+          `Expression used as the left hand operand of ?${t.image} must be a simple loop variable name.`,
+          target,
+        );
+      }
+      this.checkLoopVar(target.name, target, t.image);
+      return e;
+    }
+    if (BANNED_WHEN_AUTO_ESCAPING.has(name) && isMarkupFormat(this.outputFormat) && this.autoEscaping) {
+      throw this.err(
+        `Using ?${t.image} (legacy escaping) is not allowed when auto-escaping is on with a markup output format (${this.outputFormat}), to avoid double-escaping mistakes.`,
+        t,
+      );
+    }
+    if (MARKUP_FORMAT_BOUND.has(name)) {
+      if (!isMarkupFormat(this.outputFormat)) {
+        throw this.err(
+          `?${t.image} can't be used here, as the current output format isn't a markup (escaping) format: ${outputFormatDescription(this.outputFormat)}`,
+          t,
+        );
+      }
+      e.outputFormat = this.outputFormat;
+    }
+    if (name === 'markup_string' || name === 'is_markup_output') e.outputFormat = this.outputFormat;
+    if (PARSE_TIME_PARAM_BUILTINS.has(name) || LAMBDA_BUILTINS.has(name)) {
+      const open = this.lx.peek();
+      if (open.t !== 'OPEN_PAREN') throw this.unexpected(open, 'pattern:\n    "("');
+      this.lx.next();
+      const args = LAMBDA_BUILTINS.has(name) ? this.lambdaArgs() : this.positionalArgs();
+      const close = this.expect('CLOSE_PAREN');
+      const r = this.mk<A.BuiltInExpr>({ ...e, args }, target, this.tokPos(close));
+      if (args.some((a) => a.calls)) r.calls = true;
+      return r;
+    }
+    return e;
+  }
+
+  private lambdaArgs(): A.Expr[] {
+    const out: A.Expr[] = [];
+    const first = this.lx.peek().t;
+    if (!EXPR_START.has(first)) return out;
+    out.push(this.lambdaOrExpression());
+    for (;;) {
+      const t = this.lx.peek();
+      if (t.t === 'COMMA') {
+        this.lx.next();
+        out.push(this.lambdaOrExpression());
+        continue;
+      }
+      if (!EXPR_START.has(t.t)) break;
+      out.push(this.lambdaOrExpression());
+    }
+    return out;
+  }
+
+  private lambdaOrExpression(): A.Expr {
+    const lx = this.lx;
+    const t0 = lx.peek(0);
+    let params: string[] | null = null;
+    let parens = false;
+    if (t0.t === 'ID' && lx.peek(1).t === 'LAMBDA_ARROW') {
+      lx.next();
+      lx.next();
+      params = [t0.image];
+    } else if (t0.t === 'OPEN_PAREN') {
+      // (a, b) -> …
+      let k = 1;
+      const names: string[] = [];
+      let ok = true;
+      if (lx.peek(k).t === 'ID') {
+        names.push(lx.peek(k).image);
+        k++;
+        while (lx.peek(k).t === 'COMMA') {
+          if (lx.peek(k + 1).t !== 'ID') {
+            ok = false;
+            break;
+          }
+          names.push(lx.peek(k + 1).image);
+          k += 2;
+        }
+      }
+      if (ok && lx.peek(k).t === 'CLOSE_PAREN' && lx.peek(k + 1).t === 'LAMBDA_ARROW') {
+        for (let i = 0; i <= k + 1; i++) lx.next();
+        params = names;
+        parens = true;
+      }
+    }
+    if (params === null) return this.expression();
+    const body = this.expression();
+    const e: A.Lambda = { k: 'lambda', params, parens, body, ...this.span(this.tokPos(t0), body) };
+    if (body.calls) e.calls = true;
+    return e;
+  }
+
+  private defaultTo(target: A.Expr): A.Expr {
+    const t = this.lx.next();
+    let rhs: A.Expr | undefined;
+    if (t.t === 'EXCLAM' && EXPR_START.has(this.lx.peek().t)) rhs = this.expression();
+    const end = rhs ?? this.tokPos(t);
+    const e = this.mk<A.DefaultTo>({ k: 'default', target, rhs }, target, end);
+    if (!rhs) {
+      e.el = this.tokPos(t).bl;
+      e.ec = this.tokPos(t).bc;
+    }
+    return e;
+  }
+
+  private checkLoopVar(name: string, at: A.Pos, biName: string): void {
+    for (let i = this.iterCtxs.length - 1; i >= 0; i--) {
+      const ctx = this.iterCtxs[i];
+      if (ctx.loopVar === name || ctx.loopVar2 === name) {
+        if (ctx.kind === 'user') {
+          throw this.err(
+            `The left hand operand of ?${biName} can't be the loop variable of an user defined directive: ${name}`,
+            at,
+          );
+        }
+        return;
+      }
+    }
+    throw this.err(
+      `The left hand operand of ?${biName} must be a loop variable, but there's no loop variable in scope with this name: ${name}`,
+      at,
+    );
+  }
+
+  // ------------------------------------------------------------------ parse-time literal checks
+
+  private numberLiteralOnly(e: A.Expr): void {
+    if (e.k === 'str') throw this.err(`Found string literal: ${canonical(e)}. Expecting: number`, e);
+    if (e.k === 'list') throw this.err(`Found list literal: ${canonical(e)}. Expecting number`, e);
+    if (e.k === 'hash') throw this.err(`Found hash literal: ${canonical(e)}. Expecting number`, e);
+    if (e.k === 'bool') throw this.err(`Found: ${canonical(e)}. Expecting number`, e);
+  }
+
+  private stringLiteralOnly(e: A.Expr): void {
+    if (e.k === 'num') throw this.err(`Found number literal: ${canonical(e)}. Expecting string`, e);
+    if (e.k === 'list') throw this.err(`Found list literal: ${canonical(e)}. Expecting string`, e);
+    if (e.k === 'hash') throw this.err(`Found hash literal: ${canonical(e)}. Expecting string`, e);
+    if (e.k === 'bool') throw this.err(`Found: ${canonical(e)}. Expecting string`, e);
+  }
+
+  private booleanLiteralOnly(e: A.Expr): void {
+    if (e.k === 'str')
+      throw this.err(`Found string literal: ${canonical(e)}. Expecting: boolean (true/false)`, e);
+    if (e.k === 'list')
+      throw this.err(`Found list literal: ${canonical(e)}. Expecting boolean (true/false)`, e);
+    if (e.k === 'hash')
+      throw this.err(`Found hash literal: ${canonical(e)}. Expecting boolean (true/false)`, e);
+    if (e.k === 'num')
+      throw this.err(`Found number literal: ${canonical(e)}. Expecting boolean (true/false)`, e);
+  }
+}
+
+const STRING_COERCABLE = 'string or something automatically convertible to string (number, date or boolean)';
+
+const SPECIAL_VAR_LIST = [
+  'args',
+  'auto_esc',
+  'caller_template_name',
+  'current_node',
+  'current_template_name',
+  'data_model',
+  'error',
+  'get_optional_template',
+  'globals',
+  'incompatible_improvements',
+  'lang',
+  'locale',
+  'locale_object',
+  'locals',
+  'main',
+  'main_template_name',
+  'namespace',
+  'node',
+  'now',
+  'output_encoding',
+  'output_format',
+  'pass',
+  'template_name',
+  'time_zone',
+  'url_escaping_charset',
+  'vars',
+  'version',
+];
+const SPECIAL_VARS = new Set(SPECIAL_VAR_LIST);
+for (const n of SPECIAL_VAR_LIST) {
+  if (n.includes('_')) SPECIAL_VARS.add(n.replace(/_(\w)/g, (_m, c: string) => c.toUpperCase()));
+}
+
+function isAssignOp(t: Tk): boolean {
+  return (
+    t === 'EQUALS' ||
+    t === 'PLUS_EQUALS' ||
+    t === 'MINUS_EQUALS' ||
+    t === 'TIMES_EQUALS' ||
+    t === 'DIV_EQUALS' ||
+    t === 'MOD_EQUALS' ||
+    t === 'PLUS_PLUS' ||
+    t === 'MINUS_MINUS'
+  );
+}
+
+function onlyIdentifiers(e: A.Expr): boolean {
+  if (e.k === 'id') return true;
+  if (e.k === 'dot') return onlyIdentifiers(e.target);
+  return false;
+}
+
+/** Value of a constant expression (literals only), for the #ftl header and #outputformat. */
+export function constantValue(e: A.Expr): unknown {
+  switch (e.k) {
+    case 'str':
+      return e.parts ? undefined : e.value;
+    case 'num':
+      return e.value instanceof BigDec ? e.value.toNumber() : e.value;
+    case 'bool':
+      return e.value;
+    case 'paren':
+      return constantValue(e.target);
+    case 'list':
+      return e.items.map(constantValue);
+    case 'hash': {
+      const o: Record<string, unknown> = {};
+      e.keys.forEach((k, i) => (o[String(constantValue(k))] = constantValue(e.values[i])));
+      return o;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function outputFormatDescription(name: string): string {
+  const cls: Record<string, string> = {
+    undefined: 'f.c.UndefinedOutputFormat',
+    plainText: 'f.c.PlainTextOutputFormat',
+    JavaScript: 'f.c.JavaScriptOutputFormat',
+    JSON: 'f.c.JSONOutputFormat',
+    CSS: 'f.c.CSSOutputFormat',
+  };
+  const mime: Record<string, string> = {
+    undefined: 'null',
+    plainText: 'text/plain',
+    JavaScript: 'application/javascript',
+    JSON: 'application/json',
+    CSS: 'text/css',
+  };
+  return `${name}(mimeType=${mime[name] ?? 'null'}, class=${cls[name] ?? 'f.c.OutputFormat'})`;
+}
+
+/** Deep copy of `e` with every Identifier `name` replaced by `replacement` (#escape). */
+function replaceIdentifier(e: A.Expr, name: string, replacement: A.Expr): A.Expr {
+  if (e.k === 'id') return e.name === name ? replacement : e;
+  const copy: Record<string, unknown> = { ...e };
+  for (const key of ['target', 'left', 'right', 'rhs', 'key', 'body']) {
+    const c = copy[key] as A.Expr | undefined;
+    if (c) copy[key] = replaceIdentifier(c, name, replacement);
+  }
+  if (e.k === 'list') copy.items = e.items.map((i) => replaceIdentifier(i, name, replacement));
+  if (e.k === 'hash') {
+    copy.keys = e.keys.map((i) => replaceIdentifier(i, name, replacement));
+    copy.values = e.values.map((i) => replaceIdentifier(i, name, replacement));
+  }
+  if ((e.k === 'call' || e.k === 'bi') && e.args)
+    copy.args = e.args.map((i) => replaceIdentifier(i, name, replacement));
+  if (replacement.calls) copy.calls = true;
+  return copy as unknown as A.Expr;
+}
+
+/** LineMap for text that starts at (line, col) of an enclosing template (string literal contents). */
+function offsetLineMap(text: string, line: number, col: number): LineMap {
+  const inner = new LineMap(text);
+  const m = Object.create(inner) as LineMap;
+  m.line = (o: number) => inner.line(o) + line - 1;
+  m.pos = (o: number) => {
+    const [l, c] = inner.pos(o);
+    return l === 1 ? [line, c + col - 1] : [l + line - 1, c];
+  };
+  return m;
+}
+
+export function parseTemplate(src: string, opts: ParseOptions): A.ParsedTemplate {
+  return new Parser(src, opts).parseRoot();
+}
+
+/** Parses a standalone expression (?eval); the whole text must be one expression. */
+export function parseExpression(src: string, opts: ParseOptions): A.Expr {
+  const p = new Parser(src, opts);
+  const lx = (p as unknown as { lx: Lexer }).lx;
+  lx.state = 'FM_EXPRESSION';
+  lx.postInterpolationState = 'DEFAULT';
+  const e = p.expression();
+  const t = lx.peek();
+  if (t.t !== 'EOF') {
+    throw new ParseError(
+      `Encountered ${JSON.stringify(t.image)}, but was expecting the end of the expression.`,
+      opts.name,
+      ...lx.lines.pos(t.start),
+    );
+  }
+  return e;
+}

@@ -1,0 +1,205 @@
+/**
+ * Runtime values. Plain JavaScript values are template values as they are (string, number,
+ * boolean, array = sequence, plain object or Map = hash, function = method, undefined/null =
+ * missing); the engine adds a few classes of its own for what JavaScript has no type for.
+ */
+import { BigDec } from './bigdecimal.js';
+
+/** A FreeMarker date, time or date-time (contract §1). */
+export class FmDate {
+  constructor(
+    readonly epochMs: number,
+    readonly kind: 'date' | 'time' | 'datetime' | 'unknown',
+  ) {}
+}
+
+/** Marks a user-defined directive object (contract §1). */
+export const DIRECTIVE: unique symbol = Symbol.for('flowmark.template.directive') as any;
+
+/** A java.lang.Double or Float (?double, ?float, NaN and infinities): formatted and compared as a double. */
+export class JDouble {
+  constructor(
+    readonly value: number,
+    readonly isFloat = false,
+  ) {}
+}
+
+export type FmNumber = number | BigDec | JDouble;
+
+/** A lazily evaluated numerical range (`1..n`, `1..`, `1..*n`). */
+export class FmRange {
+  constructor(
+    readonly start: number,
+    /** Number of items; Infinity for a right-unbounded range. */
+    readonly size: number,
+    readonly step: 1 | -1,
+    /** Right-unbounded ranges (`1..`) are not sequences for ?size and the like in FreeMarker. */
+    readonly unbounded: boolean,
+  ) {}
+  get(i: number): number {
+    return this.start + i * this.step;
+  }
+  toArray(limit: number): number[] {
+    if (this.size > limit) throw new RangeTooLargeError(this.size);
+    const out = new Array<number>(this.size);
+    for (let i = 0; i < this.size; i++) out[i] = this.start + i * this.step;
+    return out;
+  }
+}
+
+export class RangeTooLargeError extends Error {
+  constructor(readonly size: number) {
+    super(`range too large to materialize (${size} items)`);
+  }
+}
+
+/** A method implemented by the engine (built-in method values, ?with_args results, lambdas …); gets engine values. */
+export class FmMethod {
+  constructor(
+    readonly invoke: (args: unknown[], env: any) => unknown,
+    readonly label: string,
+  ) {}
+}
+
+/** Output of a markup output format (HTML, XML, RTF …): holds markup and/or the plain text it escapes. */
+export class MarkupOutput {
+  constructor(
+    readonly format: string,
+    private plainText: string | undefined,
+    private markupText: string | undefined,
+    private readonly escaper: (s: string) => string,
+  ) {}
+  get markup(): string {
+    if (this.markupText === undefined) this.markupText = this.escaper(this.plainText!);
+    return this.markupText;
+  }
+  /** Plain text when this value was created from plain text (needed by ?markup_string comparisons). */
+  get plain(): string | undefined {
+    return this.plainText;
+  }
+}
+
+/** The namespace of a template (main or an imported library): a hash of its variables. */
+export class Namespace {
+  readonly vars = new Map<string, unknown>();
+  constructor(readonly templateName: string) {}
+}
+
+/** Sequences (`?keys` of a hash, `?values` …) that can only be listed, not indexed. */
+export class FmCollection {
+  constructor(readonly items: unknown[]) {}
+}
+
+export function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return v !== null && typeof v === 'object' && typeof (v as { then?: unknown }).then === 'function';
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (v === null || typeof v !== 'object') return false;
+  const p = Object.getPrototypeOf(v);
+  return p === Object.prototype || p === null;
+}
+
+export function isNumber(v: unknown): v is FmNumber {
+  return typeof v === 'number' || v instanceof BigDec || v instanceof JDouble;
+}
+
+export function isSequence(v: unknown): boolean {
+  return Array.isArray(v) || (v instanceof FmRange && !v.unbounded) || v instanceof MatchResult;
+}
+
+export function isDirectiveObject(v: unknown): boolean {
+  return v !== null && typeof v === 'object' && (v as Record<symbol, unknown>)[DIRECTIVE] === true;
+}
+
+export function isHash(v: unknown): boolean {
+  if (v === null || typeof v !== 'object') return false;
+  if (v instanceof Map || v instanceof Namespace || v instanceof LookupHash) return true;
+  return isPlainObject(v) && !isDirectiveObject(v);
+}
+
+/** Own-property lookup in a hash; never reaches prototypes (`constructor`, `__proto__` are plain keys). */
+export function hashGet(h: unknown, key: string): unknown {
+  if (h instanceof Map) {
+    const v = h.get(key);
+    return v === null ? undefined : v;
+  }
+  if (h instanceof Namespace) {
+    const v = h.vars.get(key);
+    return v === null ? undefined : v;
+  }
+  if (h instanceof LookupHash) {
+    const v = h.lookup(key);
+    return v === null ? undefined : v;
+  }
+  const o = h as Record<string, unknown>;
+  if (!Object.prototype.hasOwnProperty.call(o, key)) return undefined;
+  const v = o[key];
+  return v === null ? undefined : v;
+}
+
+export function hashKeys(h: unknown): string[] {
+  if (h instanceof Map) return Array.from(h.keys(), String);
+  if (h instanceof Namespace) return Array.from(h.vars.keys());
+  if (h instanceof LookupHash) return [];
+  return Object.keys(h as object);
+}
+
+export function hashSize(h: unknown): number {
+  if (h instanceof Map) return h.size;
+  if (h instanceof LookupHash) return 0;
+  if (h instanceof Namespace) return h.vars.size;
+  return Object.keys(h as object).length;
+}
+
+/** Number of items of a sequence value (array or bounded range). */
+export function seqSize(s: unknown): number {
+  if (Array.isArray(s)) return s.length;
+  if (s instanceof MatchResult) return s.items.length;
+  return (s as FmRange).size;
+}
+
+export function seqGet(s: unknown, i: number): unknown {
+  if (Array.isArray(s)) {
+    const v = s[i];
+    return v === null ? undefined : v;
+  }
+  if (s instanceof MatchResult) return s.items[i];
+  const r = s as FmRange;
+  return i >= 0 && i < r.size ? r.get(i) : undefined;
+}
+
+/** The items of a sequence or collection as an array (ranges materialized up to `limit` items). */
+export function seqItems(s: unknown, limit: number): unknown[] {
+  if (Array.isArray(s)) return s;
+  if (s instanceof MatchResult) return s.items;
+  if (s instanceof FmCollection) return s.items;
+  return (s as FmRange).toArray(limit);
+}
+
+/** Creates a hash value with FreeMarker's (insertion) key order and no prototype surprises. */
+export function newHash(): Map<string, unknown> {
+  return new Map();
+}
+
+/** One match of ?matches: a string that also has ?groups. */
+export class MatchItem {
+  constructor(
+    readonly text: string,
+    readonly groups: (string | undefined)[],
+  ) {}
+}
+
+/** The result of ?matches: a boolean (whole string matched), a sequence of matches, and ?groups. */
+export class MatchResult {
+  constructor(
+    readonly matched: boolean,
+    readonly items: MatchItem[],
+    readonly groups: (string | undefined)[],
+  ) {}
+}
+
+/** A hash that can only be looked up by key (.vars, .globals, .data_model). */
+export class LookupHash {
+  constructor(readonly lookup: (key: string) => unknown) {}
+}
