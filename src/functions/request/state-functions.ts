@@ -153,16 +153,21 @@ export const stateFunctions: FunctionSpec[] = [
           const platform = platformOf('P_save_oauth2_token', ctx);
           if ((service as string).trim() === '' || (service as string).length > 255)
             throw argumentError('P_save_oauth2_token', 1, 'service', 'must be 1 to 255 characters');
-          return platformCall(
-            'P_save_oauth2_token',
-            () =>
-              platform.oauth2.save(
-                ctx.accountId,
-                service as string,
-                ctx.mode,
-                token as Record<string, unknown>,
-              ),
-            { index: 2, name: 'token' },
+          const accessToken = (token as Record<string, unknown>).access_token;
+          if (typeof accessToken !== 'string' || accessToken === '')
+            throw argumentError(
+              'P_save_oauth2_token',
+              2,
+              'token',
+              'must contain access_token (a non-empty string)',
+            );
+          return platformCall('P_save_oauth2_token', () =>
+            platform.oauth2.save(
+              ctx.accountId,
+              service as string,
+              ctx.mode,
+              token as Record<string, unknown>,
+            ),
           );
         },
       },
