@@ -1,0 +1,207 @@
+/**
+ * The HTTP server: a Fastify app over one store and the platform's services.
+ *
+ *   const app = await createServer({ store, hosts });   // routes registered, not listening
+ *   await app.listen({ port: 8080 });
+ *
+ * Layout: `/api/v1/…` JSON REST (auth, account, users, pools, lanes, projects, custom lists,
+ * collections, requests, logs, eval), `/live/:account/…` the routes scripts answer (composite APIs,
+ * web interfaces), `/health`, `/docs` (OpenAPI UI) and `/docs/json` (the OpenAPI document).
+ * Every error is `{status, code, message}` (errors.ts). Closing the app does not close the store.
+ */
+import cookie from '@fastify/cookie';
+import multipart from '@fastify/multipart';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
+import { CollectionService } from '../platform/collections/index.js';
+import { createPlatform, type Platform } from '../platform/index.js';
+import { sql, type Store } from '../store/index.js';
+import { accessHook } from './auth/access.js';
+import { DEFAULT_SESSION_TTL_MS, Sessions } from './auth/sessions.js';
+import {
+  DEFAULT_ADDRESS_THROTTLE,
+  DEFAULT_THROTTLE,
+  LoginThrottle,
+  type ThrottleOptions,
+} from './auth/throttle.js';
+import { ApiTokens } from './auth/tokens.js';
+import type { Api, ServerDeps } from './deps.js';
+import { toErrorBody } from './errors.js';
+import type { ServerHosts } from './hosts.js';
+import { authRoutes } from './routes/auth.js';
+import { collectionRoutes } from './routes/collections.js';
+import { directoryRoutes } from './routes/directory.js';
+import { evalRoutes } from './routes/eval.js';
+import { liveRoutes } from './routes/live.js';
+import { projectRoutes } from './routes/projects.js';
+import { runtimeRoutes } from './routes/runtime.js';
+import { userRoutes } from './routes/users.js';
+import { ErrorBody } from './schemas.js';
+
+export interface ServerOptions {
+  store: Store;
+  /** The platform's services (default: createPlatform(store)). */
+  platform?: Platform;
+  collections?: CollectionService;
+  /** The evaluation hosts (src/hosts); routes of a missing host answer 501. */
+  hosts?: ServerHosts;
+  /** Fastify's logger: false (default), pino options, or a pino logger. */
+  logger?: boolean | FastifyServerOptions['logger'] | FastifyBaseLogger;
+  clock?: () => number;
+  /** Largest request body, in bytes (default 1 MiB). */
+  bodyLimit?: number;
+  /** Largest uploaded file, in bytes (default 25 MiB). */
+  uploadLimit?: number;
+  sessionTtlMs?: number;
+  /** Mark the session cookie Secure (set when served over HTTPS). */
+  secureCookies?: boolean;
+  /** The account a login without `account` goes to. */
+  defaultAccountId?: string;
+  /** Trust X-Forwarded-* from a reverse proxy (Fastify's trustProxy). */
+  trustProxy?: boolean | string;
+  /** Failed-login limits per account and login, and per client address. */
+  throttle?: { login?: Partial<ThrottleOptions>; address?: Partial<ThrottleOptions> };
+}
+
+export const API_PREFIX = '/api/v1';
+export const SESSION_COOKIE = 'flowmark_session';
+
+export async function createServer(options: ServerOptions): Promise<Api> {
+  const clock = options.clock ?? Date.now;
+  const platform = options.platform ?? createPlatform(options.store, { clock });
+  const deps: ServerDeps = {
+    store: options.store,
+    platform,
+    collections: options.collections ?? new CollectionService(options.store, { clock }),
+    sessions: new Sessions(options.store, clock, options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS),
+    tokens: new ApiTokens(options.store, clock),
+    throttle: {
+      login: new LoginThrottle(clock, { ...DEFAULT_THROTTLE, ...options.throttle?.login }),
+      address: new LoginThrottle(clock, { ...DEFAULT_ADDRESS_THROTTLE, ...options.throttle?.address }),
+    },
+    hosts: options.hosts ?? {},
+    clock,
+    settings: {
+      cookieName: SESSION_COOKIE,
+      secureCookies: options.secureCookies ?? false,
+      uploadBytes: options.uploadLimit ?? 25 * 1024 * 1024,
+      defaultAccountId: options.defaultAccountId,
+    },
+  };
+
+  const logger = options.logger ?? false;
+  const isInstance = typeof logger === 'object' && logger !== null && 'child' in logger;
+  const app = Fastify({
+    ...(isInstance ? { loggerInstance: logger as FastifyBaseLogger } : { logger: logger as boolean }),
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    trustProxy: options.trustProxy ?? false,
+    // Unknown fields are an error (additionalProperties: false), not silently dropped.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as Api;
+
+  app.decorateRequest('caller', null);
+  app.setErrorHandler((error, request, reply) => {
+    const { body, internal } = toErrorBody(error);
+    if (internal) request.log.error({ err: error }, 'request failed');
+    reply.code(body.status).type('application/json; charset=utf-8').send(body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    reply
+      .code(404)
+      .send({
+        status: 404,
+        code: 'not-found',
+        message: `No route ${request.method} ${request.url.split('?')[0]}.`,
+      });
+  });
+
+  // Every route documents the error body and, unless public, its credentials.
+  app.addHook('onRoute', (route) => {
+    const schema = (route.schema ??= {}) as {
+      response?: Record<string, unknown>;
+      security?: unknown;
+      hide?: boolean;
+    };
+    if (!route.url.startsWith(API_PREFIX) && !route.url.startsWith('/live/') && route.url !== '/health')
+      return;
+    schema.response = { ...schema.response, '4xx': ErrorBody, '5xx': ErrorBody };
+    const access = route.config?.access ?? 'user';
+    if (access !== 'public') schema.security = [{ bearer: [] }, { session: [] }];
+  });
+
+  await app.register(cookie);
+  await app.register(multipart, {
+    limits: { fileSize: deps.settings.uploadBytes, files: 1, fields: 20, parts: 25, headerPairs: 200 },
+    throwFileSizeLimit: true,
+  });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'flowmark API',
+        version: '1',
+        description:
+          'JSON REST API of flowmark. Authenticate with POST /api/v1/auth/login (session cookie) or an API token (Authorization: Bearer fmk_…). Every error is {status, code, message}.',
+      },
+      components: {
+        securitySchemes: {
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'an API token (POST /api/v1/tokens, flowmark token create)',
+          },
+          session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  app.addHook('onRequest', accessHook(deps));
+
+  app.get(
+    '/health',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['health'],
+        summary: 'Is the service up and its store reachable',
+        response: {
+          200: Type.Object({ status: Type.Literal('ok'), engine: Type.String() }),
+          503: ErrorBody,
+        },
+      },
+    },
+    async (_request, reply) => {
+      try {
+        await deps.store.get(sql`SELECT 1 AS ok`);
+      } catch (e) {
+        reply.log.error({ err: e }, 'health: store unreachable');
+        return reply
+          .code(503)
+          .send({ status: 503, code: 'unavailable', message: 'The store is unreachable.' });
+      }
+      return { status: 'ok' as const, engine: deps.store.dialect.name };
+    },
+  );
+
+  await app.register(
+    async (api) => {
+      for (const routes of [
+        authRoutes,
+        runtimeRoutes,
+        userRoutes,
+        directoryRoutes,
+        projectRoutes,
+        collectionRoutes,
+        evalRoutes,
+      ])
+        routes(api as Api, deps);
+    },
+    { prefix: API_PREFIX },
+  );
+  await app.register(async (live) => liveRoutes(live as Api, deps));
+  return app;
+}

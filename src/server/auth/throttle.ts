@@ -1,0 +1,58 @@
+/**
+ * Slows password guessing: after `maxFailures` failed logins for one key within `windowMs`,
+ * further attempts are refused until the window has passed. The server keeps two: per account
+ * and login, and (with a higher limit) per client address. In memory, per process, bounded.
+ */
+export interface ThrottleOptions {
+  maxFailures: number;
+  windowMs: number;
+  /** Most keys remembered; the oldest are forgotten first. */
+  maxKeys: number;
+}
+
+export const DEFAULT_THROTTLE: ThrottleOptions = {
+  maxFailures: 10,
+  windowMs: 15 * 60 * 1000,
+  maxKeys: 10_000,
+};
+/** Per client address: many users may share one (a proxy, an office). */
+export const DEFAULT_ADDRESS_THROTTLE: ThrottleOptions = { ...DEFAULT_THROTTLE, maxFailures: 100 };
+
+export class LoginThrottle {
+  private readonly failures = new Map<string, { count: number; since: number }>();
+
+  constructor(
+    private readonly clock: () => number,
+    private readonly options: ThrottleOptions = DEFAULT_THROTTLE,
+  ) {}
+
+  /** Milliseconds until a key may try again, 0 when it may now. */
+  retryAfter(key: string): number {
+    const entry = this.failures.get(key);
+    if (!entry) return 0;
+    const left = entry.since + this.options.windowMs - this.clock();
+    if (left <= 0) {
+      this.failures.delete(key);
+      return 0;
+    }
+    return entry.count >= this.options.maxFailures ? left : 0;
+  }
+
+  fail(key: string): void {
+    const now = this.clock();
+    const entry = this.failures.get(key);
+    if (entry && entry.since + this.options.windowMs > now) entry.count++;
+    else {
+      this.failures.delete(key);
+      this.failures.set(key, { count: 1, since: now });
+      if (this.failures.size > this.options.maxKeys) {
+        const oldest = this.failures.keys().next().value;
+        if (oldest !== undefined) this.failures.delete(oldest);
+      }
+    }
+  }
+
+  succeed(key: string): void {
+    this.failures.delete(key);
+  }
+}

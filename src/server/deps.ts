@@ -1,0 +1,49 @@
+/**
+ * What the route modules work with: the platform's services, the server's own stores, the hosts,
+ * and the typed Fastify instance they register on.
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { CollectionService } from '../platform/collections/index.js';
+import type { Platform } from '../platform/index.js';
+import type { Store } from '../store/index.js';
+import type { Sessions } from './auth/sessions.js';
+import type { LoginThrottle } from './auth/throttle.js';
+import type { ApiTokens } from './auth/tokens.js';
+import type { ServerHosts } from './hosts.js';
+
+export type Api = FastifyInstance<
+  Server,
+  IncomingMessage,
+  ServerResponse,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+export interface ServerSettings {
+  /** Name of the session cookie. */
+  cookieName: string;
+  /** Send the session cookie with `Secure` (behind HTTPS). */
+  secureCookies: boolean;
+  /** Largest uploaded file, in bytes. */
+  uploadBytes: number;
+  /** The account a login without `account` goes to (the one `flowmark serve` created first). */
+  defaultAccountId: string | undefined;
+}
+
+export interface ServerDeps {
+  store: Store;
+  platform: Platform;
+  collections: CollectionService;
+  sessions: Sessions;
+  tokens: ApiTokens;
+  /** Failed logins per account and login, and per client address. */
+  throttle: { login: LoginThrottle; address: LoginThrottle };
+  hosts: ServerHosts;
+  clock: () => number;
+  settings: ServerSettings;
+}
+
+/** A module of routes: registered under /api/v1 (or at the root for the page families). */
+export type RouteModule = (app: Api, deps: ServerDeps) => void;

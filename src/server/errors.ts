@@ -1,0 +1,95 @@
+/**
+ * The one error body of the API, `{status, code, message}`, and how every error the layers below
+ * raise maps onto it. `code` is a stable kebab-case word a client may branch on; `message` is for
+ * people (the platform's wording where it has one: `Project not found.`).
+ */
+import { FunctionError } from '../functions/errors.js';
+import { PlatformError, type PlatformErrorCode } from '../platform/errors.js';
+import { CollectionError, type CollectionErrorCode } from '../platform/collections/errors.js';
+
+export interface ErrorBody {
+  status: number;
+  code: string;
+  message: string;
+}
+
+/** An error a route raises on purpose; the handler sends it as it is. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const unauthenticated = (message = 'Authentication required: log in or send an API token.') =>
+  new ApiError(401, 'unauthenticated', message);
+export const forbidden = (message: string) => new ApiError(403, 'forbidden', message);
+export const notFound = (message: string) => new ApiError(404, 'not-found', message);
+export const badRequest = (message: string, code = 'invalid') => new ApiError(400, code, message);
+
+const PLATFORM_STATUS: Record<PlatformErrorCode, number> = {
+  'not-found': 404,
+  invalid: 400,
+  'not-allowed': 403,
+  conflict: 409,
+  contention: 409,
+  timeout: 409,
+};
+
+const COLLECTION_STATUS: Record<CollectionErrorCode, number> = {
+  'access-denied': 403,
+  'read-only': 403,
+  'not-allowed': 400,
+  invalid: 400,
+  'duplicate-key': 409,
+  exists: 409,
+  'not-found': 404,
+  'too-large': 413,
+  import: 400,
+};
+
+/** Fastify's own errors a client can cause, by their code. */
+const FASTIFY_ERRORS: Record<string, { status: number; code: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'too-large' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported-media-type' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'invalid' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'invalid-json' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'invalid-json' },
+  FST_INVALID_MULTIPART_CONTENT_TYPE: { status: 415, code: 'unsupported-media-type' },
+  FST_REQ_FILE_TOO_LARGE: { status: 413, code: 'too-large' },
+  FST_PARTS_LIMIT: { status: 413, code: 'too-large' },
+  FST_FILES_LIMIT: { status: 413, code: 'too-large' },
+  FST_FIELDS_LIMIT: { status: 413, code: 'too-large' },
+  FST_PROTO_VIOLATION: { status: 400, code: 'invalid' },
+};
+
+/**
+ * The body for any error, and whether it is the server's fault (logged as an error; its details
+ * are not shown to the client).
+ */
+export function toErrorBody(error: unknown): { body: ErrorBody; internal: boolean } {
+  const body = (status: number, code: string, message: string) => ({
+    body: { status, code, message },
+    internal: false,
+  });
+  if (error instanceof ApiError) return body(error.status, error.code, error.message);
+  if (error instanceof PlatformError) return body(PLATFORM_STATUS[error.code], error.code, error.message);
+  if (error instanceof CollectionError) return body(COLLECTION_STATUS[error.code], error.code, error.message);
+  if (error instanceof FunctionError) return body(400, 'invalid', error.message);
+  const e = error as { validation?: unknown; code?: unknown; statusCode?: unknown; message?: unknown };
+  if (e && typeof e === 'object') {
+    if (Array.isArray(e.validation)) return body(400, 'invalid', String(e.message));
+    const known = typeof e.code === 'string' ? FASTIFY_ERRORS[e.code] : undefined;
+    if (known) return body(known.status, known.code, String(e.message));
+    // A JSON body secure-json-parse refused (__proto__ / constructor.prototype keys) or could not read.
+    if (error instanceof SyntaxError && e.statusCode === 400)
+      return body(400, 'invalid-json', String(e.message));
+    const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
+    if (status >= 400 && status < 500) return body(status, 'invalid', String(e.message));
+  }
+  return { body: { status: 500, code: 'internal', message: 'Internal server error.' }, internal: true };
+}

@@ -1,0 +1,88 @@
+/**
+ * The seam between the HTTP server and the evaluation hosts (src/hosts). The server owns HTTP:
+ * routing, authentication, limits, error bodies; a host owns evaluation: it receives plain data
+ * (who calls, in which account, the HTTP exchange) and returns plain data the server sends back.
+ * `flowmark serve` passes the implementations from src/hosts; a server without one answers the
+ * matching routes with 501.
+ */
+import type { Mode } from '../functions/context.js';
+
+/** Who is calling: a user of the account, authenticated by session or API token. */
+export interface Caller {
+  accountId: string;
+  user: { id: number; login: string; isAdmin: boolean };
+  via: 'session' | 'token';
+}
+
+/** POST /api/v1/eval: a template evaluated in a context chosen by the caller. */
+export interface EvalInput {
+  caller: Caller;
+  template: string;
+  mode: Mode;
+  /** Login (or id) of the user to evaluate as; only an administrator may name another user. */
+  asUser?: string;
+  /** Variables in scope (the data document of a request). */
+  data: Record<string, unknown>;
+  projectId?: number;
+  requestId?: string;
+  locale?: string;
+  timeZone?: string;
+}
+
+export interface EvalError {
+  message: string;
+  /** FreeMarker's exception kind (ParseException, InvalidReferenceException …) when known. */
+  kind?: string;
+  line?: number;
+  column?: number;
+  templateName?: string;
+}
+
+export interface LogLine {
+  level: string;
+  message: string;
+}
+
+export interface EvalOutput {
+  /** The rendered text ('' when the evaluation failed). */
+  output: string;
+  /** Variables created or changed by the template (assign/global), as plain JSON values. */
+  variables: Record<string, unknown>;
+  /** What P_log wrote during the evaluation. */
+  logs: LogLine[];
+  /** What set_status and P_custom_header set. */
+  response: { status?: number; statusName?: string; description?: string; headers: Record<string, string> };
+  /** The failure, when the template did not render. */
+  error?: EvalError;
+}
+
+/** One HTTP exchange handed to a host (composite APIs, web interfaces). */
+export interface HttpExchange {
+  accountId: string;
+  /** The authenticated user of that account, or null (anonymous, or a user of another account). */
+  caller: Caller | null;
+  method: string;
+  /** The path after the route family's prefix, without the query (`orders/42`). */
+  path: string;
+  /** Lower-case header names; credentials (authorization, cookie) removed. */
+  headers: Record<string, string>;
+  query: Record<string, string | string[]>;
+  /** Parsed JSON, text for text/* and form bodies, a Buffer for anything else, undefined when empty. */
+  body: unknown;
+}
+
+/** What a host answers; the server applies it as it is (a JSON body is sent as JSON). */
+export interface HostResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string | Buffer | Record<string, unknown> | unknown[] | null;
+}
+
+export interface ServerHosts {
+  /** POST /api/v1/eval */
+  evaluate?(input: EvalInput): Promise<EvalOutput>;
+  /** ANY /live/:account/composite/* — a composite API. */
+  composite?(exchange: HttpExchange): Promise<HostResponse>;
+  /** GET /live/:account/webinterface/:id — a web interface page (P_mode, P_context in the query). */
+  webInterface?(exchange: HttpExchange & { webInterfaceId: number }): Promise<HostResponse>;
+}

@@ -1,0 +1,468 @@
+/**
+ * Collections and their documents, queried in MongoDB syntax, and their indexes. The caller acts
+ * as themself: the collection service applies its rules (a read-only collection is changed only
+ * by administrators; server-side JavaScript operators are refused).
+ */
+import { Type, type Static } from '@fastify/type-provider-typebox';
+import type { Actor, CollectionService, SortSpec } from '../../platform/collections/index.js';
+import { callerOf } from '../auth/access.js';
+import type { Api, ServerDeps } from '../deps.js';
+import { ApiError, badRequest, notFound } from '../errors.js';
+import { MAX_PAGE_SIZE } from '../listing.js';
+import { CollectionInfo, IndexDescriptor, JsonObject } from '../schemas.js';
+
+/** Most documents one aggregation answers (the spec's aggregate_collection limit). */
+export const MAX_AGGREGATE_RESULTS = 1000;
+
+const Params = Type.Object({ name: Type.String({ minLength: 1, maxLength: 255 }) });
+const DocParams = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  id: Type.String({ minLength: 1, maxLength: 255 }),
+});
+const Sort = Type.Union(
+  [JsonObject, Type.Array(Type.Tuple([Type.String(), Type.Union([Type.Literal(1), Type.Literal(-1)])]))],
+  {
+    description: 'a MongoDB sort object {"field": 1, "other": -1} or a list of [field, 1|-1] pairs',
+  },
+);
+const FindBody = Type.Object(
+  {
+    query: Type.Optional(JsonObject),
+    sort: Type.Optional(Sort),
+    first: Type.Optional(Type.Integer({ minimum: 0 })),
+    nb: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE })),
+  },
+  { additionalProperties: false },
+);
+const Documents = Type.Object({ items: Type.Array(JsonObject), first: Type.Integer(), nb: Type.Integer() });
+const Empty = { 204: Type.Null() };
+
+export function collectionRoutes(app: Api, deps: ServerDeps): void {
+  const collections = deps.collections;
+  const actorOf = (request: Parameters<typeof callerOf>[0]): Actor => {
+    const caller = callerOf(request);
+    return { accountId: caller.accountId, user: caller.user };
+  };
+
+  app.get(
+    '/collections',
+    {
+      schema: {
+        tags: ['collections'],
+        summary: "The account's collections with their document counts",
+        response: { 200: Type.Object({ items: Type.Array(CollectionInfo) }) },
+      },
+    },
+    async (request) => ({ items: await collections.listCollections(actorOf(request), { withCounts: true }) }),
+  );
+
+  app.post(
+    '/collections',
+    {
+      schema: {
+        tags: ['collections'],
+        summary: 'Create a collection (create_collection)',
+        body: Type.Object(
+          {
+            name: Type.String({ minLength: 1, maxLength: 255 }),
+            isPublic: Type.Optional(Type.Boolean()),
+            isReadonly: Type.Optional(Type.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: CollectionInfo },
+      },
+    },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const { name, isPublic = false, isReadonly = false } = request.body;
+      if (!(await collections.createCollection(actor, name, { isPublic, isReadonly })))
+        throw new ApiError(409, 'exists', `collection '${name}' already exists`);
+      reply.code(201);
+      return requireCollection(collections, actor, name);
+    },
+  );
+
+  app.get(
+    '/collections/:name',
+    {
+      schema: {
+        tags: ['collections'],
+        summary: 'A collection',
+        params: Params,
+        response: { 200: CollectionInfo },
+      },
+    },
+    async (request) => requireCollection(collections, actorOf(request), request.params.name),
+  );
+
+  app.patch(
+    '/collections/:name',
+    {
+      schema: {
+        tags: ['collections'],
+        summary: 'Rename a collection (rename_collection)',
+        params: Params,
+        body: Type.Object(
+          { name: Type.String({ minLength: 1, maxLength: 255 }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: CollectionInfo },
+      },
+    },
+    async (request) => {
+      const actor = actorOf(request);
+      if (!(await collections.renameCollection(actor, request.params.name, request.body.name)))
+        throw collectionNotFound(request.params.name);
+      return requireCollection(collections, actor, request.body.name);
+    },
+  );
+
+  app.delete(
+    '/collections/:name',
+    {
+      schema: {
+        tags: ['collections'],
+        summary: 'Delete a collection with its documents and indexes (remove_collection)',
+        params: Params,
+        response: Empty,
+      },
+    },
+    async (request, reply) => {
+      if (!(await collections.removeCollection(actorOf(request), request.params.name)))
+        throw collectionNotFound(request.params.name);
+      reply.code(204);
+    },
+  );
+
+  app.get(
+    '/collections/:name/documents',
+    {
+      schema: {
+        tags: ['collections'],
+        summary: 'Find documents: query and sort are JSON in MongoDB syntax',
+        params: Params,
+        querystring: Type.Object({
+          query: Type.Optional(
+            Type.String({ maxLength: 8192, description: 'JSON filter, e.g. {"status":"open"}' }),
+          ),
+          sort: Type.Optional(Type.String({ maxLength: 1024, description: 'JSON sort, e.g. {"date":-1}' })),
+          first: Type.Optional(Type.Integer({ minimum: 0 })),
+          nb: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE })),
+        }),
+        response: { 200: Documents },
+      },
+    },
+    async (request) => {
+      const query = request.query.query === undefined ? {} : parseJson(request.query.query, 'query');
+      const sort = request.query.sort === undefined ? undefined : parseJson(request.query.sort, 'sort');
+      return find(collections, actorOf(request), request.params.name, {
+        query: query as Record<string, unknown>,
+        sort: sort as Static<typeof Sort>,
+        first: request.query.first,
+        nb: request.query.nb,
+      });
+    },
+  );
+
+  app.post(
+    '/collections/:name/find',
+    {
+      schema: {
+        tags: ['collections'],
+        summary: 'Find documents (the query in the body)',
+        params: Params,
+        body: FindBody,
+        response: { 200: Documents },
+      },
+    },
+    async (request) => find(collections, actorOf(request), request.params.name, request.body),
+  );
+
+  app.post(
+    '/collections/:name/documents',
+    {
+      schema: {
+        tags: ['collections'],
+        summary:
+          'Save one document or an array of documents (save_object); a given _id replaces that document',
+        params: Params,
+        body: Type.Union([JsonObject, Type.Array(JsonObject, { maxItems: 10_000 })]),
+        response: { 201: Type.Object({ items: Type.Array(JsonObject) }) },
+      },
+    },
+    async (request, reply) => {
+      const values = Array.isArray(request.body) ? request.body : [request.body];
+      const items = await collections.save(actorOf(request), request.params.name, values);
+      reply.code(201);
+      return { items };
+    },
+  );
+
+  app.get(
+    '/collections/:name/documents/:id',
+    {
+      schema: {
+        tags: ['collections'],
+        summary: 'A document by _id',
+        params: DocParams,
+        response: { 200: JsonObject },
+      },
+    },
+    async (request) => {
+      const actor = actorOf(request);
+      await requireCollection(collections, actor, request.params.name);
+      const doc = await collections.findOne(actor, request.params.name, { _id: request.params.id });
+      if (!doc) throw notFound(`document '${request.params.id}' does not exist`);
+      return doc;
+    },
+  );
+
+  app.put(
+    '/collections/:name/documents/:id',
+    {
+      schema: {
+        tags: ['collections'],
+        summary: 'Replace (or create) the document with this _id',
+        params: DocParams,
+        body: JsonObject,
+        response: { 200: JsonObject },
+      },
+    },
+    async (request) => {
+      const [doc] = await collections.save(actorOf(request), request.params.name, [
+        { ...request.body, _id: request.params.id },
+      ]);
+      return doc!;
+    },
+  );
+
+  app.delete(
+    '/collections/:name/documents/:id',
+    {
+      schema: {
+        tags: ['collections'],
+        summary: 'Delete a document by _id',
+        params: DocParams,
+        response: Empty,
+      },
+    },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      await requireCollection(collections, actor, request.params.name);
+      const removed = await collections.remove(actor, request.params.name, { _id: request.params.id });
+      if (removed === 0) throw notFound(`document '${request.params.id}' does not exist`);
+      reply.code(204);
+    },
+  );
+
+  app.delete(
+    '/collections/:name/documents',
+    {
+      schema: {
+        tags: ['collections'],
+        summary: 'Delete every document; the collection and its indexes stay (drop_collection)',
+        params: Params,
+        response: Empty,
+      },
+    },
+    async (request, reply) => {
+      if (!(await collections.dropCollection(actorOf(request), request.params.name)))
+        throw collectionNotFound(request.params.name);
+      reply.code(204);
+    },
+  );
+
+  app.post(
+    '/collections/:name/count',
+    {
+      schema: {
+        tags: ['collections'],
+        summary: 'Count matching documents',
+        params: Params,
+        body: Type.Object({ query: Type.Optional(JsonObject) }, { additionalProperties: false }),
+        response: { 200: Type.Object({ count: Type.Integer() }) },
+      },
+    },
+    async (request) => {
+      const actor = actorOf(request);
+      await requireCollection(collections, actor, request.params.name);
+      return { count: await collections.count(actor, request.params.name, request.body.query ?? {}) };
+    },
+  );
+
+  app.post(
+    '/collections/:name/update',
+    {
+      schema: {
+        tags: ['collections'],
+        summary: 'Update matching documents: update operators ($set, $inc …) or a replacement',
+        params: Params,
+        body: Type.Object(
+          { query: JsonObject, update: JsonObject, multi: Type.Optional(Type.Boolean()) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.Object({ matched: Type.Integer() }) },
+      },
+    },
+    async (request) => {
+      const actor = actorOf(request);
+      const { query, update, multi = false } = request.body;
+      if (Object.keys(query).length === 0) throw badRequest('Cannot update objects with an empty condition.');
+      await requireCollection(collections, actor, request.params.name);
+      return { matched: await collections.update(actor, request.params.name, query, update, { multi }) };
+    },
+  );
+
+  app.post(
+    '/collections/:name/remove',
+    {
+      schema: {
+        tags: ['collections'],
+        summary: 'Delete matching documents (remove_objects)',
+        params: Params,
+        body: Type.Object({ query: JsonObject }, { additionalProperties: false }),
+        response: { 200: Type.Object({ removed: Type.Integer() }) },
+      },
+    },
+    async (request) => {
+      const actor = actorOf(request);
+      if (Object.keys(request.body.query).length === 0)
+        throw badRequest('Cannot remove objects with an empty condition.');
+      await requireCollection(collections, actor, request.params.name);
+      return { removed: await collections.remove(actor, request.params.name, request.body.query) };
+    },
+  );
+
+  app.post(
+    '/collections/:name/aggregate',
+    {
+      schema: {
+        tags: ['collections'],
+        summary: `Run an aggregation pipeline (the first ${MAX_AGGREGATE_RESULTS} results)`,
+        params: Params,
+        body: Type.Object(
+          { pipeline: Type.Array(JsonObject, { minItems: 1, maxItems: 100 }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.Object({ items: Type.Array(JsonObject) }) },
+      },
+    },
+    async (request) => {
+      const actor = actorOf(request);
+      await requireCollection(collections, actor, request.params.name);
+      const items = await collections.aggregate(actor, request.params.name, request.body.pipeline);
+      return { items: items.slice(0, MAX_AGGREGATE_RESULTS) };
+    },
+  );
+
+  app.get(
+    '/collections/:name/indexes',
+    {
+      schema: {
+        tags: ['collections'],
+        summary: "A collection's indexes (R_list_indexes)",
+        params: Params,
+        response: { 200: Type.Object({ items: Type.Array(IndexDescriptor) }) },
+      },
+    },
+    async (request) => ({ items: await collections.listIndexes(actorOf(request), request.params.name) }),
+  );
+
+  app.post(
+    '/collections/:name/indexes',
+    {
+      schema: {
+        tags: ['collections'],
+        summary: 'Create an index (R_create_index); a unique one refuses repeated key values',
+        params: Params,
+        body: Type.Object(
+          {
+            name: Type.String({ minLength: 1, maxLength: 120 }),
+            keys: Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { minItems: 1, maxItems: 8 }),
+            unique: Type.Optional(Type.Boolean()),
+            ascending: Type.Optional(Type.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: Type.Object({ items: Type.Array(IndexDescriptor) }) },
+      },
+    },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const { name, keys, unique = false, ascending = true } = request.body;
+      await collections.createIndex(actor, request.params.name, name, { keys, unique, ascending });
+      reply.code(201);
+      return { items: await collections.listIndexes(actor, request.params.name) };
+    },
+  );
+
+  app.delete(
+    '/collections/:name/indexes/:index',
+    {
+      schema: {
+        tags: ['collections'],
+        summary: 'Delete an index (R_delete_index)',
+        params: Type.Object({
+          name: Type.String({ minLength: 1, maxLength: 255 }),
+          index: Type.String({ minLength: 1, maxLength: 120 }),
+        }),
+        response: Empty,
+      },
+    },
+    async (request, reply) => {
+      if (!(await collections.deleteIndex(actorOf(request), request.params.name, request.params.index)))
+        throw notFound(
+          `index '${request.params.index}' does not exist on collection '${request.params.name}'`,
+        );
+      reply.code(204);
+    },
+  );
+}
+
+async function requireCollection(collections: CollectionService, actor: Actor, name: string) {
+  const info = await collections.getCollection(actor, name);
+  if (!info) throw collectionNotFound(name);
+  return info;
+}
+
+const collectionNotFound = (name: string) => notFound(`collection '${name}' does not exist`);
+
+async function find(
+  collections: CollectionService,
+  actor: Actor,
+  name: string,
+  body: Static<typeof FindBody>,
+) {
+  await requireCollection(collections, actor, name);
+  const first = body.first ?? 0;
+  const nb = body.nb ?? 100;
+  const items = await collections.find(actor, name, body.query ?? {}, {
+    sort: toSortSpec(body.sort),
+    skip: first,
+    limit: nb,
+  });
+  return { items, first, nb };
+}
+
+function toSortSpec(sort: Static<typeof Sort> | undefined): SortSpec | undefined {
+  if (sort === undefined) return undefined;
+  const pairs = Array.isArray(sort) ? sort : Object.entries(sort);
+  return pairs.map(([path, direction]) => {
+    if (direction !== 1 && direction !== -1)
+      throw badRequest(`sort: the direction of '${path}' must be 1 or -1`);
+    return [path, direction];
+  });
+}
+
+function parseJson(text: string, what: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw badRequest(`${what}: invalid JSON (${(e as Error).message})`);
+  }
+  if (value === null || typeof value !== 'object' || (what === 'query' && Array.isArray(value)))
+    throw badRequest(`${what}: a JSON ${what === 'query' ? 'object' : 'object or array'} is expected`);
+  return value;
+}

@@ -1,0 +1,207 @@
+/**
+ * Pools, lanes and lane membership of the caller's account. Everyone of the account reads them;
+ * administrators create, change and fill them.
+ */
+import { Type } from '@fastify/type-provider-typebox';
+import type { Lane as LaneRecord, Pool as PoolRecord } from '../../platform/directory/index.js';
+import { callerOf } from '../auth/access.js';
+import type { Api, ServerDeps } from '../deps.js';
+import { ListQuery, listPage } from '../listing.js';
+import { IdParams, Lane, LaneMode, Nullable, Page, Pool, User } from '../schemas.js';
+import { toUserBody } from './users.js';
+
+const POOL_FIELDS = ['id', 'name', 'isOrganization', 'createdAt'];
+const LANE_FIELDS = ['id', 'poolId', 'name', 'parentId', 'managerId', 'createdAt'];
+
+export const toPoolBody = ({ accountId: _a, ...pool }: PoolRecord) => pool;
+export const toLaneBody = ({ accountId: _a, ...lane }: LaneRecord) => lane;
+
+const MembershipQuery = Type.Object({ mode: Type.Optional(LaneMode) });
+
+export function directoryRoutes(app: Api, deps: ServerDeps): void {
+  const { lanes, users } = deps.platform.directory;
+
+  app.get(
+    '/pools',
+    {
+      schema: {
+        tags: ['lanes'],
+        summary: "The account's pools",
+        querystring: ListQuery,
+        response: { 200: Page(Pool) },
+      },
+    },
+    async (request) => {
+      const pools = await lanes.listPools(callerOf(request).accountId);
+      const page = listPage(pools, request.query, POOL_FIELDS);
+      return { ...page, items: page.items.map(toPoolBody) };
+    },
+  );
+
+  app.post(
+    '/pools',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['lanes'],
+        summary: 'Create a pool',
+        body: Type.Object(
+          {
+            name: Type.String({ minLength: 1, maxLength: 255 }),
+            isOrganization: Type.Optional(Type.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: Pool },
+      },
+    },
+    async (request, reply) => {
+      const pool = await lanes.createPool(callerOf(request).accountId, request.body);
+      reply.code(201);
+      return toPoolBody(pool);
+    },
+  );
+
+  app.get(
+    '/pools/:id',
+    { schema: { tags: ['lanes'], summary: 'A pool', params: IdParams, response: { 200: Pool } } },
+    async (request) => toPoolBody(await lanes.requirePool(callerOf(request).accountId, request.params.id)),
+  );
+
+  app.get(
+    '/lanes',
+    {
+      schema: {
+        tags: ['lanes'],
+        summary: "The account's lanes (filter poolId EE n for one pool's)",
+        querystring: ListQuery,
+        response: { 200: Page(Lane) },
+      },
+    },
+    async (request) => {
+      const page = listPage(await lanes.listLanes(callerOf(request).accountId), request.query, LANE_FIELDS);
+      return { ...page, items: page.items.map(toLaneBody) };
+    },
+  );
+
+  app.post(
+    '/pools/:id/lanes',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['lanes'],
+        summary: 'Create a lane in a pool',
+        params: IdParams,
+        body: Type.Object(
+          {
+            name: Type.String({ minLength: 1, maxLength: 255 }),
+            parentId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+            managerId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: Lane },
+      },
+    },
+    async (request, reply) => {
+      const lane = await lanes.createLane(callerOf(request).accountId, request.params.id, request.body);
+      reply.code(201);
+      return toLaneBody(lane);
+    },
+  );
+
+  app.get(
+    '/lanes/:id',
+    { schema: { tags: ['lanes'], summary: 'A lane', params: IdParams, response: { 200: Lane } } },
+    async (request) => toLaneBody(await lanes.require(callerOf(request).accountId, request.params.id)),
+  );
+
+  app.patch(
+    '/lanes/:id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['lanes'],
+        summary: 'Rename a lane, move it in its organisation chart, or change its manager',
+        params: IdParams,
+        body: Type.Object(
+          {
+            name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+            parentId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+            managerId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Lane },
+      },
+    },
+    async (request) =>
+      toLaneBody(await lanes.updateLane(callerOf(request).accountId, request.params.id, request.body)),
+  );
+
+  app.get(
+    '/lanes/:id/users',
+    {
+      schema: {
+        tags: ['lanes'],
+        summary: "A lane's users in a lane mode (default LIVE), by id",
+        params: IdParams,
+        querystring: Type.Object({
+          ...MembershipQuery.properties,
+          first: ListQuery.properties.first,
+          nb: ListQuery.properties.nb,
+        }),
+        response: {
+          200: Type.Object({ items: Type.Array(User), first: Type.Integer(), nb: Type.Integer() }),
+        },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const first = request.query.first ?? 0;
+      const nb = request.query.nb ?? 100;
+      await lanes.require(caller.accountId, request.params.id);
+      const members = await lanes.members(caller.accountId, request.params.id, request.query.mode ?? 'LIVE', {
+        first,
+        limit: nb,
+      });
+      return { items: members.map((u) => toUserBody(u, caller.user.isAdmin)), first, nb };
+    },
+  );
+
+  const Membership = {
+    config: { access: 'admin' as const },
+    schema: {
+      tags: ['lanes'],
+      params: Type.Object({ id: Type.Integer({ minimum: 1 }), userId: Type.Integer({ minimum: 1 }) }),
+      querystring: MembershipQuery,
+      response: { 200: Type.Object({ userIds: Type.Array(Type.Integer()) }) },
+    },
+  };
+
+  app.put(
+    '/lanes/:id/users/:userId',
+    { ...Membership, schema: { ...Membership.schema, summary: 'Add a user to a lane (manual membership)' } },
+    async (request) => {
+      const caller = callerOf(request);
+      const { id, userId } = request.params;
+      await users.require(caller.accountId, userId);
+      return { userIds: await lanes.addMember(caller.accountId, id, request.query.mode ?? 'LIVE', userId) };
+    },
+  );
+
+  app.delete(
+    '/lanes/:id/users/:userId',
+    {
+      ...Membership,
+      schema: { ...Membership.schema, summary: "Remove a user's manual membership of a lane" },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const { id, userId } = request.params;
+      return {
+        userIds: await lanes.removeMember(caller.accountId, id, request.query.mode ?? 'LIVE', userId),
+      };
+    },
+  );
+}

@@ -1,0 +1,75 @@
+/**
+ * POST /api/v1/eval: evaluate a template in a context the caller chooses (mode, data, project,
+ * request); an administrator may evaluate as another user of the account. A template that fails
+ * is still a 200: the answer carries the error with its line and column (what the playground
+ * shows); 4xx are for requests the server refuses.
+ */
+import { Type } from '@fastify/type-provider-typebox';
+import { callerOf } from '../auth/access.js';
+import type { Api, ServerDeps } from '../deps.js';
+import { ApiError, forbidden } from '../errors.js';
+import { JsonObject, Mode } from '../schemas.js';
+
+/** Largest template accepted, in characters. */
+export const MAX_TEMPLATE_CHARS = 512 * 1024;
+
+const EvalBody = Type.Object(
+  {
+    template: Type.String({ maxLength: MAX_TEMPLATE_CHARS }),
+    mode: Type.Optional(Mode),
+    user: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 255, description: 'evaluate as this login (administrators)' }),
+    ),
+    data: Type.Optional(JsonObject),
+    projectId: Type.Optional(Type.Integer({ minimum: 1 })),
+    requestId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    locale: Type.Optional(Type.String({ pattern: '^[a-z]{2,3}(_[A-Z]{2})?$' })),
+    timeZone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
+
+const EvalResult = Type.Object({
+  output: Type.String(),
+  variables: JsonObject,
+  logs: Type.Array(Type.Object({ level: Type.String(), message: Type.String() })),
+  response: Type.Object({
+    status: Type.Optional(Type.Integer()),
+    statusName: Type.Optional(Type.String()),
+    description: Type.Optional(Type.String()),
+    headers: Type.Record(Type.String(), Type.String()),
+  }),
+  error: Type.Optional(
+    Type.Object({
+      message: Type.String(),
+      kind: Type.Optional(Type.String()),
+      line: Type.Optional(Type.Integer()),
+      column: Type.Optional(Type.Integer()),
+      templateName: Type.Optional(Type.String()),
+    }),
+  ),
+});
+
+export function evalRoutes(app: Api, deps: ServerDeps): void {
+  app.post(
+    '/eval',
+    {
+      schema: {
+        tags: ['eval'],
+        summary:
+          'Evaluate a template: output, changed variables, logs, response status/headers, or the error',
+        body: EvalBody,
+        response: { 200: EvalResult },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const evaluate = deps.hosts.evaluate;
+      if (!evaluate) throw new ApiError(501, 'not-implemented', 'This server has no evaluation host.');
+      const { template, user, data = {}, mode = 'TEST', ...rest } = request.body;
+      if (user !== undefined && user !== caller.user.login && !caller.user.isAdmin)
+        throw forbidden('Only an administrator of the account may evaluate as another user.');
+      return evaluate.call(deps.hosts, { caller, template, mode, data, asUser: user, ...rest });
+    },
+  );
+}

@@ -1,0 +1,119 @@
+/**
+ * The routes scripts answer, under an account's live URL (P_urls.live):
+ *   ANY /live/:account/composite/*       a composite API (the host runs its script)
+ *   GET /live/:account/webinterface/:id  a web interface page (?P_mode=ACCEPTANCE&P_context=mobile)
+ * The server hands the exchange to the host and sends back what it returns. The account comes
+ * from the URL, so a composite API may be public; the caller is given to the host only when
+ * authenticated in that same account.
+ */
+import { Type } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Api, ServerDeps } from '../deps.js';
+import { ApiError } from '../errors.js';
+import type { HostResponse, HttpExchange } from '../hosts.js';
+
+/** Response headers a host may not set: the server frames the response and owns the session cookie. */
+const REFUSED_RESPONSE_HEADERS = new Set([
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'set-cookie',
+]);
+
+const AccountParam = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$' });
+
+export function liveRoutes(app: Api, deps: ServerDeps): void {
+  // Composite APIs take any body: JSON and text are parsed, anything else arrives as bytes.
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string' },
+    (_request, body, done) => done(null, body),
+  );
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  app.route({
+    method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'],
+    url: '/live/:account/composite/*',
+    config: { access: 'optional' },
+    schema: {
+      tags: ['live'],
+      summary: 'Call a composite API: method, headers, query and body reach its script',
+      params: Type.Object({ account: AccountParam, '*': Type.String() }),
+    },
+    handler: async (request, reply) => {
+      const composite = deps.hosts.composite;
+      if (!composite) throw new ApiError(501, 'not-implemented', 'This server has no composite API host.');
+      const params = request.params as { account: string; '*': string };
+      const answer = await composite.call(deps.hosts, exchange(request, params.account, params['*']));
+      return send(reply, answer);
+    },
+  });
+
+  app.get(
+    '/live/:account/webinterface/:id',
+    {
+      config: { access: 'optional' },
+      schema: {
+        tags: ['live'],
+        summary: 'Open a web interface (P_mode, P_context in the query)',
+        params: Type.Object({ account: AccountParam, id: Type.Integer({ minimum: 1 }) }),
+      },
+    },
+    async (request, reply) => {
+      const render = deps.hosts.webInterface;
+      if (!render) throw new ApiError(501, 'not-implemented', 'This server has no web interface host.');
+      const { account, id } = request.params;
+      const answer = await render.call(deps.hosts, {
+        ...exchange(request, account, `webinterface/${id}`),
+        webInterfaceId: id,
+      });
+      return send(reply, answer);
+    },
+  );
+}
+
+function exchange(request: FastifyRequest, accountId: string, path: string): HttpExchange {
+  const headers: Record<string, string> = {};
+  const usedAuthorization = request.caller !== null && request.caller.via === 'token';
+  for (const [name, value] of Object.entries(request.headers)) {
+    // The session cookie and the API token are the server's; another Authorization is the script's.
+    if (value === undefined || name === 'cookie' || (name === 'authorization' && usedAuthorization)) continue;
+    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return {
+    accountId,
+    caller: request.caller?.accountId === accountId ? request.caller : null,
+    method: request.method,
+    path,
+    headers,
+    query: { ...(request.query as Record<string, string | string[]>) },
+    body: request.body === null ? undefined : request.body,
+  };
+}
+
+function send(reply: FastifyReply, answer: HostResponse): FastifyReply {
+  if (!Number.isInteger(answer.status) || answer.status < 100 || answer.status > 599)
+    throw new Error(`host answered with an invalid status ${String(answer.status)}`);
+  reply.code(answer.status);
+  let hasType = false;
+  for (const [name, value] of Object.entries(answer.headers)) {
+    const lower = name.toLowerCase();
+    if (REFUSED_RESPONSE_HEADERS.has(lower)) continue;
+    if (lower === 'content-type') hasType = true;
+    reply.header(name, value);
+  }
+  const body = answer.body;
+  if (body === null || body === undefined) return reply.send();
+  if (typeof body === 'string') {
+    if (!hasType) reply.type('text/plain; charset=utf-8');
+    return reply.send(body);
+  }
+  if (Buffer.isBuffer(body)) {
+    if (!hasType) reply.type('application/octet-stream');
+    return reply.send(body);
+  }
+  if (!hasType) reply.type('application/json; charset=utf-8');
+  return reply.send(JSON.stringify(body));
+}

@@ -1,0 +1,435 @@
+/**
+ * Projects and what hangs off them: versions (and the mode each is published in), child
+ * projects, pools and lanes, web interfaces and custom lists; and the applications (web
+ * interfaces) the caller may launch. Everyone of the account reads them; administrators change them.
+ */
+import { Type } from '@fastify/type-provider-typebox';
+import type {
+  CustomList as CustomListRecord,
+  Project as ProjectRecord,
+} from '../../platform/projects/index.js';
+import { webInterfaceUrl, type WebInterface as WebInterfaceRecord } from '../../platform/projects/index.js';
+import { accountUrls, laneModeFor } from '../../platform/index.js';
+import { callerOf } from '../auth/access.js';
+import type { Api, ServerDeps } from '../deps.js';
+import { notFound } from '../errors.js';
+import { ListQuery, listPage } from '../listing.js';
+import {
+  Application,
+  CustomList,
+  IdParams,
+  Lane,
+  Mode,
+  NewCustomList,
+  NewProject,
+  NewWebInterface,
+  Page,
+  Pool,
+  Project,
+  ProjectChanges,
+  ProjectVersion,
+  WebInterface,
+} from '../schemas.js';
+import { toLaneBody, toPoolBody } from './directory.js';
+
+const PROJECT_FIELDS = ['id', 'title', 'type', 'authorId', 'parentId', 'createdAt', 'updatedAt'];
+const VERSION_FIELDS = ['id', 'name', 'mode', 'createdAt'];
+const INTERFACE_FIELDS = ['id', 'projectId', 'title', 'tags', 'contexts', 'createdAt'];
+const LIST_FIELDS = ['id', 'projectId', 'name', 'updatedAt'];
+const LANE_FIELDS = ['id', 'poolId', 'name', 'parentId', 'managerId', 'createdAt'];
+
+export const toProjectBody = ({ accountId: _a, ...project }: ProjectRecord) => project;
+const toInterfaceBody = ({ accountId: _a, ...wi }: WebInterfaceRecord) => wi;
+const toCustomListBody = ({ accountId: _a, ...list }: CustomListRecord) => list;
+
+const VersionParams = Type.Object({
+  id: Type.Integer({ minimum: 1 }),
+  versionId: Type.Integer({ minimum: 1 }),
+});
+
+export function projectRoutes(app: Api, deps: ServerDeps): void {
+  const { projects, webInterfaces, customLists } = deps.platform;
+
+  app.get(
+    '/projects',
+    {
+      schema: {
+        tags: ['projects'],
+        summary: "The account's projects",
+        querystring: ListQuery,
+        response: { 200: Page(Project) },
+      },
+    },
+    async (request) => {
+      const page = listPage(await projects.list(callerOf(request).accountId), request.query, PROJECT_FIELDS);
+      return { ...page, items: page.items.map(toProjectBody) };
+    },
+  );
+
+  app.post(
+    '/projects',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['projects'],
+        summary: 'Create a project',
+        body: NewProject,
+        response: { 201: Project },
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      const project = await projects.create(caller.accountId, { authorId: caller.user.id, ...request.body });
+      reply.code(201);
+      return toProjectBody(project);
+    },
+  );
+
+  app.get(
+    '/projects/:id',
+    { schema: { tags: ['projects'], summary: 'A project', params: IdParams, response: { 200: Project } } },
+    async (request) => toProjectBody(await projects.require(callerOf(request).accountId, request.params.id)),
+  );
+
+  app.patch(
+    '/projects/:id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['projects'],
+        summary: 'Change a project',
+        params: IdParams,
+        body: ProjectChanges,
+        response: { 200: Project },
+      },
+    },
+    async (request) =>
+      toProjectBody(await projects.update(callerOf(request).accountId, request.params.id, request.body)),
+  );
+
+  app.get(
+    '/projects/:id/children',
+    {
+      schema: {
+        tags: ['projects'],
+        summary: 'Child projects',
+        params: IdParams,
+        querystring: ListQuery,
+        response: { 200: Page(Project) },
+      },
+    },
+    async (request) => {
+      const { accountId } = callerOf(request);
+      await projects.require(accountId, request.params.id);
+      const page = listPage(
+        await projects.children(accountId, request.params.id),
+        request.query,
+        PROJECT_FIELDS,
+      );
+      return { ...page, items: page.items.map(toProjectBody) };
+    },
+  );
+
+  app.get(
+    '/projects/:id/versions',
+    {
+      schema: {
+        tags: ['projects'],
+        summary: "A project's versions",
+        params: IdParams,
+        querystring: ListQuery,
+        response: { 200: Page(ProjectVersion) },
+      },
+    },
+    async (request) => {
+      const { accountId } = callerOf(request);
+      await projects.require(accountId, request.params.id);
+      return listPage(await projects.versions(accountId, request.params.id), request.query, VERSION_FIELDS);
+    },
+  );
+
+  app.post(
+    '/projects/:id/versions',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['projects'],
+        summary: 'Add a version published in a mode',
+        params: IdParams,
+        body: Type.Object(
+          { name: Type.String({ minLength: 1, maxLength: 255 }), mode: Mode },
+          { additionalProperties: false },
+        ),
+        response: { 201: ProjectVersion },
+      },
+    },
+    async (request, reply) => {
+      const version = await projects.addVersion(callerOf(request).accountId, request.params.id, request.body);
+      reply.code(201);
+      return version;
+    },
+  );
+
+  app.patch(
+    '/projects/:id/versions/:versionId',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['projects'],
+        summary: 'Change the mode a version is published in',
+        params: VersionParams,
+        body: Type.Object({ mode: Mode }, { additionalProperties: false }),
+        response: { 200: ProjectVersion },
+      },
+    },
+    async (request) => {
+      const { accountId } = callerOf(request);
+      const version = await projects.findVersion(accountId, request.params.versionId);
+      if (!version || version.projectId !== request.params.id) throw notFound('Version not found.');
+      return projects.setVersionMode(accountId, version.id, request.body.mode);
+    },
+  );
+
+  app.get(
+    '/projects/:id/pools',
+    {
+      schema: {
+        tags: ['projects'],
+        summary: 'The pools a project uses',
+        params: IdParams,
+        response: { 200: Type.Object({ items: Type.Array(Pool) }) },
+      },
+    },
+    async (request) => {
+      const { accountId } = callerOf(request);
+      await projects.require(accountId, request.params.id);
+      const ids = await projects.poolIds(accountId, request.params.id);
+      const pools = await Promise.all(
+        ids.map((id) => deps.platform.directory.lanes.requirePool(accountId, id)),
+      );
+      return { items: pools.map(toPoolBody) };
+    },
+  );
+
+  app.put(
+    '/projects/:id/pools/:poolId',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['projects'],
+        summary: 'Associate a pool (and so its lanes) with a project',
+        params: Type.Object({ id: Type.Integer({ minimum: 1 }), poolId: Type.Integer({ minimum: 1 }) }),
+        response: { 200: Type.Object({ poolIds: Type.Array(Type.Integer()) }) },
+      },
+    },
+    async (request) => {
+      const { accountId } = callerOf(request);
+      await projects.attachPool(accountId, request.params.id, request.params.poolId);
+      return { poolIds: await projects.poolIds(accountId, request.params.id) };
+    },
+  );
+
+  app.get(
+    '/projects/:id/lanes',
+    {
+      schema: {
+        tags: ['projects'],
+        summary: "The lanes of a project's pools",
+        params: IdParams,
+        querystring: ListQuery,
+        response: { 200: Page(Lane) },
+      },
+    },
+    async (request) => {
+      const { accountId } = callerOf(request);
+      await projects.require(accountId, request.params.id);
+      const page = listPage(await projects.lanes(accountId, request.params.id), request.query, LANE_FIELDS);
+      return { ...page, items: page.items.map(toLaneBody) };
+    },
+  );
+
+  app.get(
+    '/projects/:id/web-interfaces',
+    {
+      schema: {
+        tags: ['projects'],
+        summary: "A project's web interfaces",
+        params: IdParams,
+        querystring: ListQuery,
+        response: { 200: Page(WebInterface) },
+      },
+    },
+    async (request) => {
+      const { accountId } = callerOf(request);
+      await projects.require(accountId, request.params.id);
+      const page = listPage(
+        await webInterfaces.list(accountId, request.params.id),
+        request.query,
+        INTERFACE_FIELDS,
+      );
+      return { ...page, items: page.items.map(toInterfaceBody) };
+    },
+  );
+
+  app.post(
+    '/projects/:id/web-interfaces',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['projects'],
+        summary: 'Add a web interface to a project',
+        params: IdParams,
+        body: NewWebInterface,
+        response: { 201: WebInterface },
+      },
+    },
+    async (request, reply) => {
+      const wi = await webInterfaces.create(callerOf(request).accountId, request.params.id, request.body);
+      reply.code(201);
+      return toInterfaceBody(wi);
+    },
+  );
+
+  app.get(
+    '/web-interfaces/:id',
+    {
+      schema: {
+        tags: ['projects'],
+        summary: 'A web interface',
+        params: IdParams,
+        response: { 200: WebInterface },
+      },
+    },
+    async (request) => {
+      const wi = await webInterfaces.find(callerOf(request).accountId, request.params.id);
+      if (!wi) throw notFound('Web interface not found.');
+      return toInterfaceBody(wi);
+    },
+  );
+
+  app.get(
+    '/projects/:id/custom-lists',
+    {
+      schema: {
+        tags: ['projects'],
+        summary: "A project's custom lists",
+        params: IdParams,
+        querystring: ListQuery,
+        response: { 200: Page(CustomList) },
+      },
+    },
+    async (request) => {
+      const { accountId } = callerOf(request);
+      await projects.require(accountId, request.params.id);
+      const page = listPage(await customLists.list(accountId, request.params.id), request.query, LIST_FIELDS);
+      return { ...page, items: page.items.map(toCustomListBody) };
+    },
+  );
+
+  app.get(
+    '/custom-lists',
+    {
+      schema: {
+        tags: ['projects'],
+        summary: "The account's custom lists",
+        querystring: ListQuery,
+        response: { 200: Page(CustomList) },
+      },
+    },
+    async (request) => {
+      const page = listPage(await customLists.list(callerOf(request).accountId), request.query, LIST_FIELDS);
+      return { ...page, items: page.items.map(toCustomListBody) };
+    },
+  );
+
+  app.post(
+    '/custom-lists',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['projects'],
+        summary: 'Create a custom list',
+        body: NewCustomList,
+        response: { 201: CustomList },
+      },
+    },
+    async (request, reply) => {
+      const list = await customLists.create(callerOf(request).accountId, request.body);
+      reply.code(201);
+      return toCustomListBody(list);
+    },
+  );
+
+  const ListParams = Type.Object({ listId: Type.String({ minLength: 1, maxLength: 128 }) });
+
+  app.get(
+    '/custom-lists/:listId',
+    {
+      schema: {
+        tags: ['projects'],
+        summary: 'A custom list',
+        params: ListParams,
+        response: { 200: CustomList },
+      },
+    },
+    async (request) =>
+      toCustomListBody(await customLists.require(callerOf(request).accountId, request.params.listId)),
+  );
+
+  app.put(
+    '/custom-lists/:listId/content',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['projects'],
+        summary: "Replace a custom list's content (save_custom_list)",
+        params: ListParams,
+        body: Type.Array(Type.Unknown(), { maxItems: 100_000 }),
+        response: { 200: Type.Object({ content: Type.Array(Type.Unknown()) }) },
+      },
+    },
+    async (request) => ({
+      content: await customLists.save(callerOf(request).accountId, request.params.listId, request.body),
+    }),
+  );
+
+  app.get(
+    '/applications',
+    {
+      schema: {
+        tags: ['projects'],
+        summary: 'The web interfaces the caller may launch (get_applications)',
+        querystring: Type.Object({
+          mode: Type.Optional(Mode),
+          context: Type.Optional(
+            Type.Union([Type.Literal('web'), Type.Literal('mobile'), Type.Literal('tablet')]),
+          ),
+        }),
+        response: { 200: Type.Object({ items: Type.Array(Application) }) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const mode = request.query.mode ?? 'LIVE';
+      const context = request.query.context ?? 'web';
+      const lanes = await deps.platform.directory.lanes.lanesOf(
+        caller.accountId,
+        caller.user.id,
+        laneModeFor(mode),
+      );
+      const apps = await webInterfaces.applications(caller.accountId, {
+        mode,
+        context,
+        userLanes: lanes.map((l) => l.id),
+      });
+      const live = accountUrls(await deps.platform.accounts.require(caller.accountId)).live;
+      return {
+        items: apps.map((a) => ({
+          webInterface: toInterfaceBody(a.webInterface),
+          mode: a.mode,
+          url: webInterfaceUrl(live, a.webInterface.id, a.mode, context),
+        })),
+      };
+    },
+  );
+}

@@ -1,0 +1,89 @@
+/**
+ * The caller's account, process requests and the log P_log writes. A request is visible to the
+ * user who started it and to administrators; the account-wide log only to administrators.
+ */
+import { Type } from '@fastify/type-provider-typebox';
+import type { ProcessRequest as RequestRecord } from '../../platform/requests.js';
+import type { LogEntry as LogRecord } from '../../platform/logs.js';
+import { callerOf } from '../auth/access.js';
+import type { Caller } from '../hosts.js';
+import type { Api, ServerDeps } from '../deps.js';
+import { notFound } from '../errors.js';
+import { Account, LogEntry, ProcessRequest } from '../schemas.js';
+
+const RequestParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) });
+const toRequestBody = ({ accountId: _a, ...request }: RequestRecord) => request;
+const toLogBody = ({ accountId: _a, ...entry }: LogRecord) => entry;
+
+export function runtimeRoutes(app: Api, deps: ServerDeps): void {
+  const { accounts, requests, logs } = deps.platform;
+
+  /** A request the caller may see, or 404 (also for another user's request: its existence is not told). */
+  async function visibleRequest(caller: Caller, id: string): Promise<RequestRecord> {
+    const request = await requests.find(caller.accountId, id);
+    if (!request || (!caller.user.isAdmin && request.initiatorId !== caller.user.id))
+      throw notFound('Request not found.');
+    return request;
+  }
+
+  app.get(
+    '/account',
+    { schema: { tags: ['account'], summary: "The caller's account", response: { 200: Account } } },
+    async (request) => accounts.require(callerOf(request).accountId),
+  );
+
+  app.get(
+    '/requests/:id',
+    {
+      schema: {
+        tags: ['requests'],
+        summary: 'A process request: status, data document, P_locks, P_message',
+        params: RequestParams,
+        response: { 200: ProcessRequest },
+      },
+    },
+    async (request) => toRequestBody(await visibleRequest(callerOf(request), request.params.id)),
+  );
+
+  app.get(
+    '/requests/:id/logs',
+    {
+      schema: {
+        tags: ['requests'],
+        summary: "What a request's scripts logged, latest first",
+        params: RequestParams,
+        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }),
+        response: { 200: Type.Object({ items: Type.Array(LogEntry) }) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      await visibleRequest(caller, request.params.id);
+      const entries = await logs.list(caller.accountId, {
+        requestId: request.params.id,
+        limit: request.query.limit,
+      });
+      return { items: entries.map(toLogBody) };
+    },
+  );
+
+  app.get(
+    '/logs',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['requests'],
+        summary: "The account's log, latest first (one request's with requestId)",
+        querystring: Type.Object({
+          requestId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+        }),
+        response: { 200: Type.Object({ items: Type.Array(LogEntry) }) },
+      },
+    },
+    async (request) => {
+      const entries = await logs.list(callerOf(request).accountId, request.query);
+      return { items: entries.map(toLogBody) };
+    },
+  );
+}

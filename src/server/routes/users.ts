@@ -1,0 +1,184 @@
+/**
+ * Users of the caller's account. Everyone of the account may list and read users (without their
+ * preferences); administrators create and change them; users may change their own name, email,
+ * language, preferences and password (giving the current one).
+ */
+import { Type } from '@fastify/type-provider-typebox';
+import type { User } from '../../platform/directory/index.js';
+import { laneModeFor } from '../../platform/index.js';
+import { callerOf } from '../auth/access.js';
+import { setSessionCookie } from '../auth/cookie.js';
+import type { Api, ServerDeps } from '../deps.js';
+import { ApiError, forbidden } from '../errors.js';
+import { ListQuery, listPage } from '../listing.js';
+import { IdParams, Lane, Mode, NewUser, Page, User as UserSchema, UserChanges } from '../schemas.js';
+
+const USER_FIELDS = [
+  'id',
+  'login',
+  'email',
+  'name',
+  'profile',
+  'status',
+  'isAdmin',
+  'language',
+  'createdAt',
+  'updatedAt',
+];
+/** What users may change about themselves. */
+const SELF_FIELDS = new Set(['name', 'email', 'language', 'preferences', 'password', 'currentPassword']);
+const LIST_BATCH = 1000;
+/** Most users a list route reads to filter and order (larger accounts page with first/nb only). */
+const MAX_LISTED_USERS = 50_000;
+
+/** A user as the API shows it: preferences only to the user and administrators. */
+export function toUserBody(user: User, withPrivate: boolean) {
+  const { accountId: _account, preferences, ...rest } = user;
+  return withPrivate ? { ...rest, preferences } : rest;
+}
+
+export function userRoutes(app: Api, deps: ServerDeps): void {
+  const { users } = deps.platform.directory;
+
+  app.get(
+    '/users',
+    {
+      schema: {
+        tags: ['users'],
+        summary: "The account's users (filter/order by " + USER_FIELDS.join(', ') + ')',
+        querystring: ListQuery,
+        response: { 200: Page(UserSchema) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const all: User[] = [];
+      for (let first = 0; first < MAX_LISTED_USERS; first += LIST_BATCH) {
+        const batch = await users.list(caller.accountId, { first, limit: LIST_BATCH });
+        all.push(...batch);
+        if (batch.length < LIST_BATCH) break;
+      }
+      const page = listPage(all, request.query, USER_FIELDS);
+      return {
+        ...page,
+        items: page.items.map((u) => toUserBody(u, caller.user.isAdmin || u.id === caller.user.id)),
+      };
+    },
+  );
+
+  app.post(
+    '/users',
+    {
+      config: { access: 'admin' },
+      schema: { tags: ['users'], summary: 'Create a user', body: NewUser, response: { 201: UserSchema } },
+    },
+    async (request, reply) => {
+      const user = await users.create(callerOf(request).accountId, request.body);
+      reply.code(201);
+      return toUserBody(user, true);
+    },
+  );
+
+  app.get(
+    '/users/:ref',
+    {
+      schema: {
+        tags: ['users'],
+        summary: 'A user by id, login or email',
+        params: Type.Object({ ref: Type.String({ minLength: 1, maxLength: 255 }) }),
+        response: { 200: UserSchema },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const user = await users.require(caller.accountId, request.params.ref);
+      return toUserBody(user, caller.user.isAdmin || user.id === caller.user.id);
+    },
+  );
+
+  app.patch(
+    '/users/:id',
+    {
+      schema: {
+        tags: ['users'],
+        summary:
+          'Change a user (administrators: any field; users: their own name, email, language, preferences, password)',
+        params: IdParams,
+        body: UserChanges,
+        response: { 200: UserSchema },
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      const self = request.params.id === caller.user.id;
+      const { currentPassword, ...changes } = request.body;
+      if (!caller.user.isAdmin) {
+        const refused = Object.keys(request.body).filter((k) => !SELF_FIELDS.has(k));
+        if (!self || refused.length > 0)
+          throw forbidden(
+            self
+              ? `Only an administrator of the account may change ${refused.join(', ')}.`
+              : 'Only an administrator of the account may change another user.',
+          );
+      }
+      if (self && (changes.isAdmin === false || changes.status === 'blocked'))
+        throw new ApiError(
+          409,
+          'conflict',
+          'Administrators cannot remove their own administrator right or block themselves.',
+        );
+      if (self && changes.password !== undefined && !caller.user.isAdmin) {
+        const ok =
+          currentPassword !== undefined &&
+          (await users.verifyPassword(caller.accountId, caller.user.login, currentPassword));
+        if (!ok) throw new ApiError(403, 'invalid-credentials', 'currentPassword: wrong password.');
+      }
+      const user = await users.update(caller.accountId, request.params.id, changes);
+      if (changes.password !== undefined || changes.status === 'blocked') {
+        await deps.sessions.closeAllOf({ accountId: caller.accountId, userId: user.id });
+        if (self && caller.via === 'session') {
+          const id = await deps.sessions.open({ accountId: caller.accountId, userId: user.id });
+          setSessionCookie(reply, deps, id);
+        }
+      }
+      return toUserBody(user, true);
+    },
+  );
+
+  app.post(
+    '/users/:ref/unblock',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['users'],
+        summary: 'Unblock a user (unblock_user)',
+        params: Type.Object({ ref: Type.String({ minLength: 1, maxLength: 255 }) }),
+        response: { 200: UserSchema },
+      },
+    },
+    async (request) => toUserBody(await users.unblock(callerOf(request).accountId, request.params.ref), true),
+  );
+
+  app.get(
+    '/users/:id/lanes',
+    {
+      schema: {
+        tags: ['users', 'lanes'],
+        summary: "The lanes a user is in, in a mode's lane configuration (default LIVE)",
+        params: IdParams,
+        querystring: Type.Object({ mode: Type.Optional(Mode) }),
+        response: { 200: Type.Object({ items: Type.Array(Lane) }) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const user = await users.require(caller.accountId, request.params.id);
+      const lanes = await deps.platform.directory.lanes.lanesOf(
+        caller.accountId,
+        user.id,
+        laneModeFor(request.query.mode ?? 'LIVE'),
+      );
+      return { items: lanes };
+    },
+  );
+}
