@@ -319,8 +319,9 @@ export class SimpleDateFormat {
   private readonly compiled: CompiledItem[];
   private readonly calendar: GregorianCalendar;
   private readonly numberSymbols: IntegerParseSymbols;
-  private readonly defaultCenturyStart: number;
-  private readonly defaultCenturyStartYear: number;
+  /** Construction time: the two-digit-year window starts 80 years before it (computed on first use). */
+  private readonly createdAt: number;
+  private centuryStart: { time: number; year: number } | null = null;
 
   constructor(pattern: string, options: SimpleDateFormatOptions = {}) {
     this.pattern = pattern;
@@ -342,12 +343,19 @@ export class SimpleDateFormat {
       decimal: s.decimal,
       zero: s.zero,
     };
-    const cal = this.calendar.clone();
-    cal.lenient = true;
-    cal.setTimeInMillis((options.now ?? Date.now)());
-    cal.add(YEAR, -80);
-    this.defaultCenturyStart = cal.getTimeInMillis();
-    this.defaultCenturyStartYear = cal.get(YEAR);
+    this.createdAt = (options.now ?? Date.now)();
+  }
+
+  /** SimpleDateFormat.initializeDefaultCentury: now - 80 years, in the format's calendar. */
+  private defaultCenturyStart(): { time: number; year: number } {
+    if (!this.centuryStart) {
+      const cal = this.calendar.clone();
+      cal.lenient = true;
+      cal.setTimeInMillis(this.createdAt);
+      cal.add(YEAR, -80);
+      this.centuryStart = { time: cal.getTimeInMillis(), year: cal.get(YEAR) };
+    }
+    return this.centuryStart;
   }
 
   /** The Java id of the zone in use (parsing a zone name can change it, as in Java). */
@@ -482,7 +490,7 @@ export class SimpleDateFormat {
     pos.index = start;
     try {
       let parsed = calb.establish(this.calendar).getTimeInMillis();
-      if (ambiguousYear.value && parsed < this.defaultCenturyStart) {
+      if (ambiguousYear.value && parsed < this.defaultCenturyStart().time) {
         parsed = calb.addYear(100).establish(this.calendar).getTimeInMillis();
       }
       return parsed;
@@ -559,11 +567,10 @@ export class SimpleDateFormat {
             javaDigit(text.charCodeAt(actualStart)) >= 0 &&
             javaDigit(text.charCodeAt(actualStart + 1)) >= 0
           ) {
-            const ambiguousTwoDigitYear = this.defaultCenturyStartYear % 100;
+            const startYear = this.defaultCenturyStart().year;
+            const ambiguousTwoDigitYear = startYear % 100;
             ambiguousYear.value = value === ambiguousTwoDigitYear;
-            value +=
-              Math.trunc(this.defaultCenturyStartYear / 100) * 100 +
-              (value < ambiguousTwoDigitYear ? 100 : 0);
+            value += Math.trunc(startYear / 100) * 100 + (value < ambiguousTwoDigitYear ? 100 : 0);
           }
           calb.set(field, value);
           return pos.index;

@@ -556,6 +556,17 @@ export class DecimalFormat {
     );
   }
 
+  private digitCharsCache: string[] | null = null;
+
+  /** The locale's ten digit characters. */
+  private digitChars(): string[] {
+    if (!this.digitCharsCache) {
+      const zero = this.symbols.zero.charCodeAt(0);
+      this.digitCharsCache = Array.from({ length: 10 }, (_, d) => String.fromCharCode(zero + d));
+    }
+    return this.digitCharsCache;
+  }
+
   private subformatNumber(
     digitList: DigitList,
     isInteger: boolean,
@@ -567,8 +578,7 @@ export class DecimalFormat {
     const sym = this.symbols;
     const grouping = this.isCurrencyFormat ? sym.monetaryGrouping : sym.grouping;
     const zero = sym.zero;
-    const zeroCode = zero.charCodeAt(0);
-    const digitChar = (d: number) => String.fromCharCode(zeroCode + d);
+    const digitChars = this.digitChars();
     const decimal = this.isCurrencyFormat ? sym.monetaryDecimal : sym.decimal;
     let result = '';
 
@@ -593,7 +603,7 @@ export class DecimalFormat {
       if (minimumDigits > totalDigits) totalDigits = minimumDigits;
       for (let i = 0; i < totalDigits; ++i) {
         if (i === integerDigits) result += decimal;
-        result += i < digitList.count ? digitChar(digitList.digits[i]!) : zero;
+        result += i < digitList.count ? digitChars[digitList.digits[i]!]! : zero;
       }
       if (this.decimalSeparatorAlwaysShown && totalDigits === integerDigits) result += decimal;
       result += sym.exponent;
@@ -605,7 +615,7 @@ export class DecimalFormat {
       }
       const exponentDigits = String(exponent);
       for (let i = exponentDigits.length; i < this.minExponentDigits; ++i) result += zero;
-      for (const c of exponentDigits) result += digitChar(c.charCodeAt(0) - 48);
+      for (const c of exponentDigits) result += digitChars[c.charCodeAt(0) - 48]!;
       return result;
     }
 
@@ -619,7 +629,7 @@ export class DecimalFormat {
     const sizeBeforeIntegerPart = result.length;
     for (let i = count - 1; i >= 0; --i) {
       if (i < digitList.decimalAt && digitIndex < digitList.count) {
-        result += digitChar(digitList.digits[digitIndex++]!);
+        result += digitChars[digitList.digits[digitIndex++]!]!;
       } else {
         result += zero;
       }
@@ -635,7 +645,7 @@ export class DecimalFormat {
         result += zero;
         continue;
       }
-      if (!isInteger && digitIndex < digitList.count) result += digitChar(digitList.digits[digitIndex++]!);
+      if (!isInteger && digitIndex < digitList.count) result += digitChars[digitList.digits[digitIndex++]!]!;
       else result += zero;
     }
     return result;

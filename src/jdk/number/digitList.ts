@@ -71,8 +71,10 @@ export class DigitList {
     fixedPoint: boolean,
   ): void {
     this.isNegative = isNegative;
-    this.digits = Array.from(digits, Number);
-    this.count = this.digits.length;
+    const list = new Array<number>(digits.length);
+    for (let i = 0; i < digits.length; i++) list[i] = digits.charCodeAt(i) - 48;
+    this.digits = list;
+    this.count = list.length;
     this.decimalAt = this.count === 0 ? 0 : decimalAt;
 
     // JDK 17 looks at the digits before dropping trailing zeros here: rounding 0.0050 to two
@@ -104,7 +106,8 @@ export class DigitList {
       this.decimalAt = this.count = 0;
     } else {
       const s = source.toString();
-      this.digits = Array.from(s, Number);
+      this.digits = new Array<number>(s.length);
+      for (let i = 0; i < s.length; i++) this.digits[i] = s.charCodeAt(i) - 48;
       this.decimalAt = s.length;
       let right = s.length - 1;
       while (this.digits[right] === 0) --right;

@@ -147,6 +147,7 @@ function fitsIntoLong(d: Digits, positive: boolean): boolean {
   const digits = trimmed(d);
   if (digits.length === 0) return true; // zero, and -0 when parsing integers only
   if (d.decimalAt < digits.length || d.decimalAt > 19) return false;
+  if (d.decimalAt < 19) return true;
   const value = BigInt(digits + '0'.repeat(d.decimalAt - digits.length));
   return value <= LONG_MAX || (!positive && value === LONG_MAX + 1n);
 }
@@ -175,6 +176,12 @@ export function parseJavaInt(text: string, pos: ParsePosition, sym: IntegerParse
   pos.index = r.index;
   if (out.infinite) return r.positive ? 2147483647 : -2147483648;
   if (fitsIntoLong(out, r.positive)) {
+    const digits = trimmed(out);
+    if (out.decimalAt <= 9) {
+      // Fits in an int already: no 64-bit arithmetic needed.
+      const v = digits.length === 0 ? 0 : Number(digits) * 10 ** (out.decimalAt - digits.length);
+      return r.positive ? v : -v | 0;
+    }
     let v = longValue(out);
     if (!r.positive) v = -v;
     return Number(BigInt.asIntN(32, v));
