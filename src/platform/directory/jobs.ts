@@ -5,7 +5,7 @@
  * changing a user while rules exist, queues membership recomputations (lane jobs) that a worker
  * runs (`run`); get_lane_job_number counts a lane's pending ones (0 = membership up to date).
  */
-import { Query } from 'mingo';
+import type { Query } from 'mingo';
 import { sql, type Store } from '../../store/index.js';
 import { PlatformError } from '../errors.js';
 import { isForbiddenKey, isPlainObject, toJson, toJsonObject } from '../model.js';
@@ -31,7 +31,7 @@ export class LaneJobs {
   /** Sets (or with null removes) a lane's rule and queues the recomputation of its membership. */
   async setRule(accountId: string, laneId: number, rule: Record<string, unknown> | null): Promise<Lane> {
     await this.lanes.require(accountId, laneId);
-    const checked = rule === null ? null : compileRule(rule).rule;
+    const checked = rule === null ? null : (await compileRule(rule)).rule;
     return this.store.transaction(async (tx) => {
       const row = await tx.get<LaneRow>(sql`
         UPDATE lanes SET rule = ${checked === null ? null : toJson(checked)}
@@ -83,7 +83,7 @@ export class LaneJobs {
     await this.store.run(sql`
       DELETE FROM lane_members WHERE account_id = ${lane.accountId} AND lane_id = ${lane.id} AND source = ${'rule'}`);
     if (!lane.rule) return;
-    const query = compileRule(lane.rule).query;
+    const query = (await compileRule(lane.rule)).query;
     for (let after = 0; ;) {
       const rows = await this.store.all<UserRow>(sql`
         SELECT ${USER_COLUMNS} FROM users WHERE account_id = ${lane.accountId} AND id > ${after}
@@ -100,7 +100,9 @@ export class LaneJobs {
       sql`SELECT ${USER_COLUMNS} FROM users WHERE account_id = ${lane.accountId} AND id = ${userId}`,
     );
     const matches =
-      row !== undefined && lane.rule !== null && compileRule(lane.rule).query.test(ruleSubject(toUser(row)));
+      row !== undefined &&
+      lane.rule !== null &&
+      (await compileRule(lane.rule)).query.test(ruleSubject(toUser(row)));
     if (matches) await this.addRuleMember(lane, userId);
     else
       await this.store.run(sql`
@@ -131,11 +133,12 @@ function ruleSubject(user: User): Record<string, unknown> {
   };
 }
 
-/** Checks a rule (no script operator, no prototype key) and compiles it. */
-function compileRule(rule: unknown): { rule: Record<string, unknown>; query: Query } {
+/** Checks a rule (no script operator, no prototype key) and compiles it (mingo is loaded on first use). */
+async function compileRule(rule: unknown): Promise<{ rule: Record<string, unknown>; query: Query }> {
   if (!isPlainObject(rule)) throw new PlatformError('invalid', 'a lane rule must be an object');
   const copy = toJsonObject(rule, 'the lane rule');
   checkRule(copy);
+  const { Query } = await import('mingo');
   try {
     return { rule: copy, query: new Query(copy, { scriptEnabled: false }) };
   } catch (e) {

@@ -1,0 +1,149 @@
+/**
+ * A database of its own for the multi-process tests: a SQLite file in a temporary directory, or a
+ * fresh PostgreSQL schema (dropped afterwards), migrated, with one account; and Node worker
+ * processes (worker.ts) on it, started together.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { createPlatform, type Platform } from '../../../src/platform/index.js';
+import { openStore, quoteIdent, type EngineName, type Store } from '../../../src/store/index.js';
+
+export type DbConfig =
+  { engine: 'sqlite'; sqliteFile: string } | { engine: 'postgres'; pgUrl: string; pgSchema: string };
+
+export type WorkerTask =
+  | { kind: 'counter'; name: string; count: number; concurrency: number }
+  | { kind: 'lock'; name: string; callers: number; rounds: number; holdMs: number }
+  | { kind: 'hold-and-crash'; name: string; leaseSeconds: number };
+
+export interface WorkerConfig {
+  db: DbConfig;
+  account: string;
+}
+
+export interface WorkerResult {
+  values?: number[];
+  maxInside?: number;
+  sections?: number;
+  held?: boolean;
+  ms?: number;
+}
+
+export interface IsolatedDatabase {
+  store: Store;
+  platform: Platform;
+  db: DbConfig;
+  account: string;
+  close(): Promise<void>;
+}
+
+export async function isolatedDatabase(engine: EngineName): Promise<IsolatedDatabase> {
+  let db: DbConfig;
+  let dir: string | undefined;
+  if (engine === 'sqlite') {
+    dir = mkdtempSync(join(tmpdir(), 'flowmark-mp-'));
+    db = { engine, sqliteFile: join(dir, 'flowmark.db') };
+  } else {
+    db = {
+      engine,
+      pgUrl: process.env.FLOWMARK_TEST_PG!,
+      pgSchema: `mp_${process.pid}_${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6)}`,
+    };
+  }
+  const store = await openStore(
+    db.engine === 'sqlite'
+      ? { sqliteFile: db.sqliteFile, databaseUrl: undefined }
+      : { databaseUrl: db.pgUrl, pgSchema: db.pgSchema, poolSize: 4 },
+  );
+  const platform = createPlatform(store);
+  const account = 'multi';
+  await platform.accounts.create({ id: account });
+  return {
+    store,
+    platform,
+    db,
+    account,
+    async close() {
+      await store.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+      if (db.engine === 'postgres') {
+        const client = new pg.Client({ connectionString: db.pgUrl });
+        await client.connect();
+        try {
+          await client.query(`DROP SCHEMA IF EXISTS ${quoteIdent(db.pgSchema)} CASCADE`);
+        } finally {
+          await client.end();
+        }
+      }
+    },
+  };
+}
+
+const WORKER = fileURLToPath(new URL('./worker.ts', import.meta.url));
+
+/** Worker processes on one database, started once and given tasks together. */
+export class Workers {
+  private constructor(private readonly children: Array<{ child: ChildProcess; next(): Promise<unknown> }>) {}
+
+  /** Starts `count` workers and waits until each has opened the database. */
+  static async start(database: IsolatedDatabase, count: number): Promise<Workers> {
+    const children = Array.from({ length: count }, () => {
+      const config: WorkerConfig = { db: database.db, account: database.account };
+      const child = fork(WORKER, [JSON.stringify(config)], {
+        execArgv: ['--import', 'tsx'],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
+      const inbox: unknown[] = [];
+      const waiting: Array<{ resolve(m: unknown): void; reject(e: Error): void }> = [];
+      child.on('message', (m) => {
+        const waiter = waiting.shift();
+        if (waiter) waiter.resolve(m);
+        else inbox.push(m);
+      });
+      child.on('exit', (code) => {
+        for (const w of waiting.splice(0))
+          w.reject(new Error(`worker exited with code ${code} before answering`));
+      });
+      const next = () =>
+        inbox.length
+          ? Promise.resolve(inbox.shift())
+          : child.exitCode !== null
+            ? Promise.reject(new Error('worker has exited'))
+            : new Promise<unknown>((resolve, reject) => waiting.push({ resolve, reject }));
+      return { child, next };
+    });
+    const workers = new Workers(children);
+    try {
+      await Promise.all(children.map((c) => c.next()));
+    } catch (e) {
+      await workers.stop();
+      throw e;
+    }
+    return workers;
+  }
+
+  /** Gives the i-th task to the i-th worker, all at once, and collects the results. */
+  async run(tasks: WorkerTask[]): Promise<WorkerResult[]> {
+    if (tasks.length > this.children.length) throw new Error('more tasks than workers');
+    tasks.forEach((task, i) => this.children[i]!.child.send({ task }));
+    return Promise.all(tasks.map((_, i) => this.children[i]!.next() as Promise<WorkerResult>));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(
+      this.children.map(
+        ({ child }) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            child.once('exit', () => resolve());
+            if (child.connected) child.send({ exit: true });
+            setTimeout(() => child.kill(), 10_000).unref();
+          }),
+      ),
+    );
+  }
+}
