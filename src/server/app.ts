@@ -108,13 +108,11 @@ export async function createServer(options: ServerOptions): Promise<Api> {
     reply.code(body.status).type('application/json; charset=utf-8').send(body);
   });
   app.setNotFoundHandler((request, reply) => {
-    reply
-      .code(404)
-      .send({
-        status: 404,
-        code: 'not-found',
-        message: `No route ${request.method} ${request.url.split('?')[0]}.`,
-      });
+    reply.code(404).send({
+      status: 404,
+      code: 'not-found',
+      message: `No route ${request.method} ${request.url.split('?')[0]}.`,
+    });
   });
 
   // Every route documents the error body and, unless public, its credentials.
