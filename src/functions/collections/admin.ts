@@ -1,0 +1,161 @@
+/** Collections (spec 4.2): collections themselves and their indexes. */
+import { argumentError } from '../errors.js';
+import { defineFunction, type FunctionSpec, type ParamSpec } from '../registry.js';
+import { collectionCall, collectionsOf } from './args.js';
+
+const NAME: ParamSpec = { name: 'name', type: 'string', doc: 'name of the collection' };
+const ID: ParamSpec = {
+  name: 'id',
+  type: ['integer', 'string'],
+  doc: 'integer id of the collection (shown by the collections listing) or its name',
+};
+
+export const adminFunctions: FunctionSpec[] = [
+  defineFunction({
+    name: 'create_collection',
+    group: 'Collections',
+    doc:
+      'Creates a collection. `is_public`: usable without rights check; `is_readonly`: only administrators of ' +
+      'the account may modify it. Returns true, or false when a collection of that name already exists (unchanged).',
+    returns: 'boolean',
+    forms: [
+      {
+        params: [
+          NAME,
+          { name: 'is_public', type: 'boolean', doc: 'true: accessible without rights check' },
+          {
+            name: 'is_readonly',
+            type: 'boolean',
+            doc: 'true: only modifiable by an administrator of the account',
+          },
+        ],
+        impl: (ctx, [name, isPublic, isReadonly]) =>
+          collectionCall('create_collection', () =>
+            collectionsOf('create_collection', ctx).createCollection(ctx, name as string, {
+              isPublic: isPublic as boolean,
+              isReadonly: isReadonly as boolean,
+            }),
+          ),
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'drop_collection',
+    group: 'Collections',
+    doc: 'Empties a collection: every document is deleted; the collection, its settings and indexes remain. False when it does not exist.',
+    returns: 'boolean',
+    forms: [
+      {
+        params: [NAME],
+        impl: (ctx, [name]) =>
+          collectionCall('drop_collection', () =>
+            collectionsOf('drop_collection', ctx).dropCollection(ctx, name as string),
+          ),
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'remove_collection',
+    group: 'Collections',
+    doc: 'Deletes a collection with its configuration, indexes and documents. False when it does not exist.',
+    returns: 'boolean',
+    forms: [
+      {
+        params: [NAME],
+        impl: (ctx, [name]) =>
+          collectionCall('remove_collection', () =>
+            collectionsOf('remove_collection', ctx).removeCollection(ctx, name as string),
+          ),
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'rename_collection',
+    group: 'Collections',
+    doc: 'Renames a collection: true, or false when `old_name` does not exist; an error when `new_name` is taken.',
+    returns: 'boolean',
+    forms: [
+      {
+        params: [
+          { name: 'old_name', type: 'string', doc: 'current name' },
+          { name: 'new_name', type: 'string', doc: 'new name' },
+        ],
+        impl: (ctx, [oldName, newName]) =>
+          collectionCall('rename_collection', () =>
+            collectionsOf('rename_collection', ctx).renameCollection(
+              ctx,
+              oldName as string,
+              newName as string,
+            ),
+          ),
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'R_create_index',
+    group: 'Collections',
+    doc:
+      'Creates an index (a real database index) on fields of a collection. A unique index refuses a document ' +
+      'whose key values another document already has (documents missing a key are not checked). Returns true.',
+    returns: 'boolean',
+    forms: [
+      {
+        params: [
+          ID,
+          { name: 'name', type: 'string', doc: 'name of the index' },
+          { name: 'keys', type: 'array', doc: 'field paths, e.g. ["customer", "date"]' },
+          {
+            name: 'unique',
+            type: 'boolean',
+            optional: true,
+            default: false,
+            doc: 'refuse repeated key values',
+          },
+          { name: 'ascending', type: 'boolean', optional: true, default: true, doc: 'index order' },
+        ],
+        impl(ctx, [id, name, keys, unique, ascending]) {
+          const fn = 'R_create_index';
+          if (!(keys as unknown[]).every((k) => typeof k === 'string'))
+            throw argumentError(fn, 3, 'keys', 'must be an array of field names');
+          return collectionCall(fn, () =>
+            collectionsOf(fn, ctx).createIndex(ctx, id as number | string, name as string, {
+              keys: keys as string[],
+              unique: unique as boolean,
+              ascending: ascending as boolean,
+            }),
+          );
+        },
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'R_delete_index',
+    group: 'Collections',
+    doc: 'Deletes an index of a collection: true, or false when it has no index of that name (`_id_` cannot be deleted).',
+    returns: 'boolean',
+    forms: [
+      {
+        params: [ID, { name: 'name', type: 'string', doc: 'name of the index' }],
+        impl: (ctx, [id, name]) =>
+          collectionCall('R_delete_index', () =>
+            collectionsOf('R_delete_index', ctx).deleteIndex(ctx, id as number | string, name as string),
+          ),
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'R_list_indexes',
+    group: 'Collections',
+    doc: 'The indexes of a collection, `_id_` first: {keys, unique, name, ascending} each.',
+    returns: 'array of index descriptors',
+    forms: [
+      {
+        params: [ID],
+        impl: (ctx, [id]) =>
+          collectionCall('R_list_indexes', () =>
+            collectionsOf('R_list_indexes', ctx).listIndexes(ctx, id as number | string),
+          ),
+      },
+    ],
+  }),
+];

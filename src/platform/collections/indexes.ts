@@ -1,0 +1,56 @@
+import { quoteIdent, sql, type Dialect, type Sql } from '../../store/index.js';
+import { fieldSql } from './fields.js';
+
+export interface IndexDefinition {
+  keys: string[];
+  unique: boolean;
+  ascending: boolean;
+}
+
+/**
+ * The DDL of a collection index: partial indexes on `documents` restricted to the collection, over
+ * the same field expressions the pushdown writes (fields.ts), so the engine's planner uses them.
+ * Leading (account_id, collection_id) columns match every query's scope; on SQLite the rowid
+ * (seq) ends every index, so an equality hands rows over in natural order.
+ *
+ * Unique indexes: documents where a key is missing or null are not checked (SQL NULLs never
+ * collide), on both engines. SQLite reads true/false as 1/0, so its uniqueness is enforced by a
+ * second index that adds each key's json_type (true stays apart from 1).
+ */
+export function createIndexSql(
+  dialect: Dialect,
+  sqlName: string,
+  collectionId: number,
+  def: IndexDefinition,
+): Sql[] {
+  const direction = def.ascending ? '' : ' DESC';
+  const render = (s: Sql) => s.render(dialect.name).text;
+  const values: string[] = [];
+  const types: string[] = [];
+  for (const key of def.keys) {
+    if (key === '_id') {
+      values.push(`id${direction}`);
+      continue;
+    }
+    const f = fieldSql(dialect.name, key);
+    values.push(
+      dialect.name === 'sqlite' ? `${render(f.value)}${direction}` : `(${render(f.value)})${direction}`,
+    );
+    if (dialect.name === 'sqlite') types.push(render(f.type));
+  }
+  const where = `WHERE collection_id = ${Math.trunc(collectionId)}`;
+  const create = (name: string, unique: boolean, columns: string[]) =>
+    sql.raw(
+      `CREATE ${unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(name)} ON documents (${['account_id', 'collection_id', ...columns].join(', ')}) ${where}`,
+    );
+  if (dialect.name === 'sqlite' && def.unique && types.length)
+    return [create(sqlName, false, values), create(`${sqlName}_u`, true, [...values, ...types])];
+  return [create(sqlName, def.unique, values)];
+}
+
+export function dropIndexSql(sqlName: string): Sql[] {
+  return [
+    sql.raw(`DROP INDEX IF EXISTS ${quoteIdent(sqlName)}`),
+    sql.raw(`DROP INDEX IF EXISTS ${quoteIdent(`${sqlName}_u`)}`),
+  ];
+}
