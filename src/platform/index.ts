@@ -9,6 +9,7 @@
 import type { Store } from '../store/index.js';
 import { Accounts } from './accounts.js';
 import { Applications } from './applications/index.js';
+import { CollectionService, type CollectionLimits } from './collections/index.js';
 import { Counters } from './counters.js';
 import { Directory } from './directory/index.js';
 import { FileService, type FileLimits } from './files/index.js';
@@ -43,6 +44,8 @@ export interface Platform {
   files: FileService;
   /** Application instances: metadata, history, attached files (docs/files.md). */
   applications: Applications;
+  /** Document collections with MongoDB queries, indexes and rights (docs/collections.md). */
+  collections: CollectionService;
 }
 
 export interface PlatformOptions {
@@ -50,6 +53,8 @@ export interface PlatformOptions {
   clock?: () => number;
   /** Bounds of the file service (default DEFAULT_FILE_LIMITS of src/platform/files). */
   fileLimits?: Partial<FileLimits>;
+  /** Bounds of the collection service (default DEFAULT_COLLECTION_LIMITS of src/platform/collections). */
+  collectionLimits?: Partial<CollectionLimits>;
 }
 
 /** The platform's services over one store. */
@@ -72,6 +77,7 @@ export function createPlatform(store: Store, options: PlatformOptions = {}): Pla
     requests: new Requests(store, clock),
     files,
     applications: new Applications(store, files, clock),
+    collections: new CollectionService(store, { clock, limits: options.collectionLimits }),
   };
 }
 
