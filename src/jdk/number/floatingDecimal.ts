@@ -96,6 +96,20 @@ class Converter {
     this.decExponent = decExponent + 1;
   }
 
+  /** developLongDigits for a value below 2^53 with no insignificant digits. */
+  developIntDigits(value: number): void {
+    let decExponent = 0;
+    while (value % 10 === 0) {
+      value /= 10;
+      decExponent++;
+    }
+    const text = String(value);
+    const digits = new Array<number>(text.length);
+    for (let i = 0; i < text.length; i++) digits[i] = text.charCodeAt(i) - 48;
+    this.digits = digits;
+    this.decExponent = decExponent + text.length;
+  }
+
   roundup(): void {
     const digits = this.digits;
     let i = digits.length - 1;
@@ -127,10 +141,12 @@ class Converter {
         if (nTinyBits === 0) {
           const insignificant =
             binExp > nSignificantBits ? insignificantDigitsForPow2(binExp - nSignificantBits - 1) : 0;
-          let lvalue = BigInt(fractBits);
-          if (binExp >= EXP_SHIFT) lvalue <<= BigInt(binExp - EXP_SHIFT);
-          else lvalue >>= BigInt(EXP_SHIFT - binExp);
-          this.developLongDigits(0, lvalue, insignificant);
+          if (binExp < EXP_SHIFT) {
+            // The value is an integer below 2^53: exact in a double.
+            this.developIntDigits(fractBits / 2 ** (EXP_SHIFT - binExp));
+            return;
+          }
+          this.developLongDigits(0, BigInt(fractBits) << BigInt(binExp - EXP_SHIFT), insignificant);
           return;
         }
       }
@@ -308,6 +324,8 @@ export function doubleToString(x: number): string {
   if (Number.isNaN(x)) return 'NaN';
   if (x === Infinity) return 'Infinity';
   if (x === -Infinity) return '-Infinity';
+  // Integers below 10^7 print as their digits and ".0" (exact in Java's developLongDigits).
+  if (Number.isInteger(x) && x < 1e7 && x > -1e7 && !Object.is(x, -0)) return x + '.0';
   const { negative, digits, decExponent } = doubleDigits(x);
   const sign = negative ? '-' : '';
   if (digits === '0') return sign + '0.0';
