@@ -1,5 +1,11 @@
 import { expect, it } from 'vitest';
-import type { EvalInput, HttpExchange, ServerHosts } from '../../src/server/index.js';
+import type {
+  EvalInput,
+  EvalOutput,
+  HostResponse,
+  HttpExchange,
+  ServerHosts,
+} from '../../src/server/index.js';
 import { describeEachEngine } from '../support/engines.js';
 import { call, useServer } from './support.js';
 
@@ -11,7 +17,7 @@ class RecordingHost implements ServerHosts {
   evals: EvalInput[] = [];
   exchanges: HttpExchange[] = [];
 
-  async evaluate(input: EvalInput) {
+  async evaluate(input: EvalInput): Promise<EvalOutput> {
     this.evals.push(input);
     if (input.template.includes('<#bad'))
       return {
@@ -35,7 +41,7 @@ class RecordingHost implements ServerHosts {
     };
   }
 
-  async composite(exchange: HttpExchange) {
+  async composite(exchange: HttpExchange): Promise<HostResponse> {
     this.exchanges.push(exchange);
     if (exchange.path === 'bytes')
       return { status: 200, headers: { 'content-type': 'image/png' }, body: Buffer.from([137, 80, 78, 71]) };
@@ -48,7 +54,7 @@ class RecordingHost implements ServerHosts {
     };
   }
 
-  async webInterface(exchange: HttpExchange & { webInterfaceId: number }) {
+  async webInterface(exchange: HttpExchange & { webInterfaceId: number }): Promise<HostResponse> {
     this.exchanges.push(exchange);
     return {
       status: 200,

@@ -1,0 +1,143 @@
+/**
+ * `flowmark serve` and `flowmark token` end to end: first start (account, admin, password printed
+ * once), login, CLI tokens, graceful stop on SIGTERM, and a second start on the same data.
+ */
+import { EventEmitter } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runServe, type SignalSource } from '../../src/cli/commands/serve.js';
+import { main } from '../../src/cli/main.js';
+import { availableEngines } from '../support/engines.js';
+import { call } from './support.js';
+
+function capture() {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const text = { out: '', err: '' };
+  stdout.on('data', (c) => (text.out += c));
+  stderr.on('data', (c) => (text.err += c));
+  return { io: { stdin: new PassThrough(), stdout, stderr }, text };
+}
+
+async function until<T>(probe: () => T | undefined, what: string): Promise<T> {
+  for (let i = 0; i < 400; i++) {
+    const value = probe();
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+function start(signals: SignalSource) {
+  const c = capture();
+  const done = runServe(['--port', '0', '--log-level', 'warn'], c.io, signals);
+  return { ...c, done };
+}
+
+for (const engineName of availableEngines()) {
+  describe(`flowmark serve and token [${engineName}]`, () => {
+    const saved = { data: process.env.FLOWMARK_DATA, db: process.env.DATABASE_URL };
+    let dir = '';
+    let schema = '';
+
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'flowmark-serve-'));
+      process.env.FLOWMARK_DATA = dir;
+      delete process.env.DATABASE_URL;
+      if (engineName === 'postgres') {
+        schema = `serve_${process.pid}_${Date.now().toString(36)}`;
+        const client = new pg.Client({ connectionString: process.env.FLOWMARK_TEST_PG });
+        await client.connect();
+        await client.query(`CREATE SCHEMA ${schema}`);
+        await client.end();
+        const url = new URL(process.env.FLOWMARK_TEST_PG!);
+        url.searchParams.set('options', `-c search_path=${schema}`);
+        process.env.DATABASE_URL = url.toString();
+      }
+    });
+
+    afterAll(async () => {
+      for (const [key, value] of [
+        ['FLOWMARK_DATA', saved.data],
+        ['DATABASE_URL', saved.db],
+      ] as const)
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      rmSync(dir, { recursive: true, force: true });
+      if (schema) {
+        const client = new pg.Client({ connectionString: process.env.FLOWMARK_TEST_PG });
+        await client.connect();
+        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await client.end();
+      }
+    });
+
+    it('creates the first admin once, serves, issues CLI tokens, and stops on SIGTERM', async () => {
+      const signals = new EventEmitter();
+      const first = start(signals);
+      const url = await until(
+        () => /serving on (http:\/\/127\.0\.0\.1:\d+)/.exec(first.text.out)?.[1],
+        'the server',
+      );
+      const password = await until(() => /password: (\S+)/.exec(first.text.out)?.[1], 'the password');
+      expect(first.text.out).toContain('First start: created the account "default" and its administrator.');
+      expect(first.text.out).toContain(
+        `-d '{"account":"default","login":"admin","password":"${password}"}' ${url}/api/v1/auth/login`,
+      );
+      expect(password).toMatch(/^[A-Za-z0-9_-]{24}$/);
+
+      expect((await call(url, 'GET', '/health')).body).toEqual({ status: 'ok', engine: engineName });
+      const login = await call(url, 'POST', '/api/v1/auth/login', { body: { login: 'admin', password } });
+      expect(login.status).toBe(200);
+      expect(login.body.account.id).toBe('default');
+
+      const created = capture();
+      expect(await main(['token', 'create', '--user', 'admin', '--name', 'deploy'], created.io)).toBe(0);
+      const token = created.text.out.trim();
+      expect(token).toMatch(/^fmk_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
+      expect(created.text.err).toBe(
+        `token ${token.slice(4, 20)} for admin in account default; it is shown only once\n`,
+      );
+      const me = await call(url, 'GET', '/api/v1/auth/me', { token });
+      expect(me.body.user.login).toBe('admin');
+
+      const listed = capture();
+      expect(await main(['token', 'list'], listed.io)).toBe(0);
+      expect(listed.text.out).toMatch(
+        new RegExp(
+          `^${token.slice(4, 20)}  admin  "deploy"  created \\S+  expires never  last used \\S+\\n$`,
+        ),
+      );
+      const unknownUser = capture();
+      expect(await main(['token', 'create', '--user', 'nobody'], unknownUser.io)).toBe(1);
+      expect(unknownUser.text.err).toBe('flowmark token: no user nobody in account default\n');
+      const revoked = capture();
+      expect(await main(['token', 'revoke', token.slice(4, 20)], revoked.io)).toBe(0);
+      expect((await call(url, 'GET', '/api/v1/auth/me', { token })).body.code).toBe('invalid-token');
+
+      signals.emit('SIGTERM');
+      expect(await first.done).toBe(0);
+      expect(first.text.out).toContain('flowmark: stopped\n');
+      await expect(fetch(`${url}/health`)).rejects.toThrow();
+
+      const second = start(signals);
+      await until(() => (/serving on/.test(second.text.out) ? true : undefined), 'the second start');
+      expect(second.text.out).not.toContain('First start');
+      signals.emit('SIGINT');
+      expect(await second.done).toBe(0);
+    });
+
+    it('refuses bad options', async () => {
+      const c = capture();
+      expect(await runServe(['--port', 'x'], c.io, new EventEmitter())).toBe(2);
+      expect(c.text.err).toBe('flowmark serve: --port: expected 0 to 65535, got "x"\n');
+      const t = capture();
+      expect(await main(['token', 'create'], t.io)).toBe(2);
+      expect(t.text.err).toContain('flowmark token: create: --user LOGIN is required\n');
+    });
+  });
+}
