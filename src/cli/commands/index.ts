@@ -1,6 +1,9 @@
 import type { Command } from '../main.js';
 import { functions } from './functions.js';
+import { seed } from './seed.js';
+import { serve } from './serve.js';
+import { token } from './token.js';
 import { version } from './version.js';
 
 /** Every CLI command, in the order `flowmark --help` lists them. One module per command. */
-export const commands: Command[] = [version, functions];
+export const commands: Command[] = [version, functions, serve, token, seed];
