@@ -138,10 +138,17 @@ async function* readCsv(text: Readable, options: ImportOptions): AsyncGenerator<
       const doc: Record<string, unknown> = {};
       header.forEach((name, i) => {
         const raw = i < record.length ? record[i] : UNQUOTED_EMPTY;
-        let value = raw === UNQUOTED_EMPTY ? options.empty : options.trim ? String(raw).trim() : String(raw);
-        if (raw !== UNQUOTED_EMPTY && options.trim && value === '') value = options.empty;
-        if (numbers.has(i) || longs.has(i)) doc[name] = decodeNumber(value, longs.has(i), line, name);
-        else doc[name] = value;
+        const text = raw === UNQUOTED_EMPTY ? '' : options.trim ? String(raw).trim() : String(raw);
+        const empty = raw === UNQUOTED_EMPTY || (options.trim && text === '');
+        if (numbers.has(i) || longs.has(i)) {
+          // An empty numeric field takes `empty` when that is a number, else null.
+          const long = longs.has(i);
+          if (!empty) doc[name] = decodeNumber(text, long, line, name);
+          else
+            doc[name] = (long ? LONG_TEXT : NUMBER_TEXT).test(options.empty)
+              ? decodeNumber(options.empty, long, line, name)
+              : null;
+        } else doc[name] = empty ? options.empty : text;
       });
       yield doc;
     }
@@ -163,8 +170,7 @@ function resolveColumns(refs: Array<string | number>, header: string[], option: 
   return out;
 }
 
-function decodeNumber(text: string, long: boolean, line: number, column: string): number | null {
-  if (text === '') return null;
+function decodeNumber(text: string, long: boolean, line: number, column: string): number {
   if (long) {
     if (!LONG_TEXT.test(text)) fail(`line ${line}, column '${column}': "${text}" is not a long integer`);
     const n = Number(text);

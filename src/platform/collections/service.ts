@@ -473,9 +473,14 @@ export class CollectionService {
             );
           throw e;
         }
+        // created_at orders the listing: strictly increasing within the collection.
+        const last = await w.tx.get<{ m: number | null }>(
+          sql`SELECT max(created_at) AS m FROM collection_indexes WHERE account_id = ${w.accountId} AND collection_id = ${w.row.id}`,
+        );
+        const createdAt = Math.max(this.clock(), Number(last?.m ?? 0) + 1);
         await w.tx.run(
           sql`INSERT INTO collection_indexes (account_id, collection_id, name, keys, is_unique, ascending, sql_name, created_at)
-              VALUES (${w.accountId}, ${w.row.id}, ${name}, ${JSON.stringify(def.keys)}, ${def.unique}, ${def.ascending}, ${sqlName}, ${this.clock()})`,
+              VALUES (${w.accountId}, ${w.row.id}, ${name}, ${JSON.stringify(def.keys)}, ${def.unique}, ${def.ascending}, ${sqlName}, ${createdAt})`,
         );
         return true;
       });
