@@ -3,6 +3,7 @@
  * import the registry, so nothing here may be evaluated at load time).
  */
 import type { FunctionSpec } from './spec.js';
+import { collections } from './collections/index.js';
 import { request } from './request/index.js';
 import { user } from './user/index.js';
 import { utilities } from './utilities/index.js';
@@ -12,5 +13,6 @@ export function libraryGroups(): ReadonlyArray<readonly FunctionSpec[]> {
     utilities, // Utilities
     request, // Request (+ i18n of Application)
     user, // User
+    collections, // Collections
   ];
 }
