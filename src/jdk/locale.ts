@@ -4,7 +4,7 @@
  * what the JDK does for a language it has no data for. Week rules (first day of week, minimal days
  * in the first week) follow the region, as in Java.
  */
-import { LOCALE_DATA, WEEK_DATA, WEEK_DATA_OTHER_REGION } from './data/localeData.js';
+import { LOCALE_DATA, WEEK_DATA, WEEK_DATA_OTHER_REGION } from './tables/localeData.js';
 
 export interface NumberInstanceData {
   pattern: string;

@@ -9,7 +9,7 @@
  * silently becomes "GMT".
  */
 import { gunzipSync } from 'node:zlib';
-import { TZDB_GZIP_BASE64, ZONE_IDS } from '../data/zoneData.js';
+import { TZDB_GZIP_BASE64, ZONE_IDS } from '../tables/zoneData.js';
 import {
   floorDivide,
   gregorian,

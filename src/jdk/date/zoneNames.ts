@@ -2,7 +2,7 @@
  * Time-zone display names of the JDK 17 (TimeZone.getDisplayName and
  * DateFormatSymbols.getZoneStrings), from the bundled data.
  */
-import { ZONE_IDS, ZONE_NAMES, ZONE_ORDERS } from '../data/zoneData.js';
+import { ZONE_IDS, ZONE_NAMES, ZONE_ORDERS } from '../tables/zoneData.js';
 import { localeData } from '../locale.js';
 import { customZoneId, type JavaTimeZone } from './timeZone.js';
 
