@@ -13,13 +13,16 @@ function checkName(fn: string, name: string): void {
   if (name === '' || name.length > 255) throw argumentError(fn, 1, 'lockname', 'must be 1 to 255 characters');
 }
 
+/** Inside a request, P_locks is stored on it (a later step of the same request sees it). */
 async function persistLocks(
+  fn: string,
   platform: Platform,
   ctx: ExecutionContext,
   state: EvaluationState,
 ): Promise<void> {
-  if (ctx.requestId !== undefined)
-    await platform.requests.update(ctx.accountId, ctx.requestId, { locks: state.locks });
+  const requestId = ctx.requestId;
+  if (requestId === undefined) return;
+  await platformCall(fn, () => platform.requests.update(ctx.accountId, requestId, { locks: state.locks }));
 }
 
 export const lockFunctions: FunctionSpec[] = [
@@ -58,7 +61,7 @@ export const lockFunctions: FunctionSpec[] = [
           );
           if (!state.locks.some((l) => l.name === name && l.end === undefined))
             state.locks.push({ name, start: lease.acquiredAt });
-          await persistLocks(platform, ctx, state);
+          await persistLocks('R_lock', platform, ctx, state);
           return name;
         },
       },
@@ -83,7 +86,7 @@ export const lockFunctions: FunctionSpec[] = [
           const entry = state.locks.findLast((l) => l.name === name && l.end === undefined);
           if (entry) {
             entry.end = ctx.clock();
-            await persistLocks(platform, ctx, state);
+            await persistLocks('R_unlock', platform, ctx, state);
           }
           return name;
         },

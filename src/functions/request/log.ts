@@ -7,7 +7,7 @@ import { isLogged, LOG_LEVELS, truncateLogMessage, type LogLevel } from '../../p
 import type { ExecutionContext } from '../context.js';
 import { defineFunction, type FunctionSpec } from '../registry.js';
 import { choice } from '../utilities/args.js';
-import { platformOf } from './calls.js';
+import { platformCall, platformOf } from './calls.js';
 import { evaluationState } from './evaluation.js';
 
 async function log(ctx: ExecutionContext, level: LogLevel, message: string): Promise<string> {
@@ -15,17 +15,19 @@ async function log(ctx: ExecutionContext, level: LogLevel, message: string): Pro
   const state = await evaluationState(ctx);
   const kept = truncateLogMessage(message);
   if (!isLogged(level, state.logThreshold)) return kept;
-  await platform.logs.write(ctx.accountId, {
-    requestId: ctx.requestId ?? null,
-    projectId: ctx.projectId ?? null,
-    userId: ctx.user?.id ?? null,
-    mode: ctx.mode,
-    level,
-    message: kept,
+  await platformCall('P_log', async () => {
+    await platform.logs.write(ctx.accountId, {
+      requestId: ctx.requestId ?? null,
+      projectId: ctx.projectId ?? null,
+      userId: ctx.user?.id ?? null,
+      mode: ctx.mode,
+      level,
+      message: kept,
+    });
+    state.message = kept;
+    const requestId = ctx.requestId;
+    if (requestId !== undefined) await platform.requests.update(ctx.accountId, requestId, { message: kept });
   });
-  state.message = kept;
-  if (ctx.requestId !== undefined)
-    await platform.requests.update(ctx.accountId, ctx.requestId, { message: kept });
   return kept;
 }
 
