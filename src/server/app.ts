@@ -5,7 +5,7 @@
  *   await app.listen({ port: 8080 });
  *
  * Layout: `/api/v1/…` JSON REST (auth, account, users, pools, lanes, projects, custom lists,
- * collections, requests, logs, eval), `/live/:account/…` the routes scripts answer (composite APIs,
+ * collections, files, requests, logs, eval), `/live/:account/…` the routes scripts answer (composite APIs,
  * web interfaces), `/health`, `/docs` (OpenAPI UI) and `/docs/json` (the OpenAPI document).
  * Every error is `{status, code, message}` (errors.ts). Closing the app does not close the store.
  */
@@ -34,6 +34,7 @@ import { authRoutes } from './routes/auth.js';
 import { collectionRoutes } from './routes/collections.js';
 import { directoryRoutes } from './routes/directory.js';
 import { evalRoutes } from './routes/eval.js';
+import { fileRoutes } from './routes/files.js';
 import { liveRoutes } from './routes/live.js';
 import { projectRoutes } from './routes/projects.js';
 import { runtimeRoutes } from './routes/runtime.js';
@@ -197,6 +198,8 @@ export async function createServer(options: ServerOptions): Promise<Api> {
         evalRoutes,
       ])
         routes(api as Api, deps);
+      // Files take raw bodies of any type: their own content-type parser, in their own context.
+      await api.register(async (files) => fileRoutes(files as Api, deps));
     },
     { prefix: API_PREFIX },
   );

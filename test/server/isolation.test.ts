@@ -15,6 +15,7 @@ describeEachEngine('server: tenant isolation', (engine) => {
     versionId: number;
     webInterfaceId: number;
     tokenId: string;
+    fileId: string;
   };
   const asAcme = () => server.acme.admin.token;
   const asGlobex = () => server.globex.admin.token;
@@ -35,6 +36,10 @@ describeEachEngine('server: tenant isolation', (engine) => {
     await post('/api/v1/collections', { name: 'secrets' });
     await post('/api/v1/collections/secrets/documents', { _id: 's1', secret: 'acme only' });
     acme.tokenId = (await post('/api/v1/tokens', { name: 'acme token' })).info.id;
+    const upload = new FormData();
+    upload.append('visibility', 'PUBLIC');
+    upload.append('file', new Blob(['acme file']), 'acme.txt');
+    acme.fileId = (await post('/api/v1/files', upload)).id;
     await server.platform.requests.create('acme', {
       id: 'acme-request',
       mode: 'LIVE',
@@ -156,6 +161,31 @@ describeEachEngine('server: tenant isolation', (engine) => {
       token: asGlobex(),
     });
     expect(globexDoc.body).toEqual({ _id: 's1', secret: 'globex' });
+  });
+
+  it('files (even a PUBLIC one)', async () => {
+    await expectNotFound('GET', `/api/v1/files/${acme.fileId}`);
+    await expectNotFound('GET', `/api/v1/files/${acme.fileId}/content`);
+    await expectNotFound('GET', `/api/v1/files/${acme.fileId}/rights`);
+    await expectNotFound('PATCH', `/api/v1/files/${acme.fileId}`, { name: 'taken' });
+    await expectNotFound('POST', `/api/v1/files/${acme.fileId}/rights`, {
+      op: 'add',
+      kind: 'user',
+      access: 'WRITE',
+      principals: [server.globex.user.id],
+    });
+    await expectNotFound('DELETE', `/api/v1/files/${acme.fileId}`);
+    const put = await fetch(`${server.url}/api/v1/files/${acme.fileId}/content`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${asGlobex()}` },
+      body: 'overwritten',
+    });
+    expect(put.status).toBe(404);
+    expect((await call(server.url, 'GET', '/api/v1/files', { token: asGlobex() })).body.items).toEqual([]);
+    const content = await call(server.url, 'GET', `/api/v1/files/${acme.fileId}/content`, {
+      token: server.acme.user.token,
+    });
+    expect(content.body).toBe('acme file');
   });
 
   it('requests, logs and tokens', async () => {
