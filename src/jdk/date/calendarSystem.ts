@@ -56,10 +56,6 @@ export function isJulianLeapYear(year: number): boolean {
   return mod(year, 4) === 0;
 }
 
-function getDayOfYear(leap: boolean, month: number, dayOfMonth: number): number {
-  return dayOfMonth + ACCUMULATED_DAYS_IN_MONTH[month]! + (leap && month > 2 ? 1 : 0);
-}
-
 function monthFromPriorDays(priorDays: number): number {
   return floorDivide(12 * priorDays + 373, 367);
 }
@@ -144,5 +140,3 @@ export const julian: CalendarSystem = {
     return isJulianLeapYear(year) ? 366 : 365;
   },
 };
-
-export { getDayOfYear };

@@ -9,7 +9,6 @@ import {
   ONE_DAY,
   floorDivide,
   getDayOfWeekDateOnOrBefore,
-  getDayOfWeekFromFixedDate,
   gregorian,
   isGregorianLeapYear,
   isJulianLeapYear,
@@ -1057,5 +1056,3 @@ export class GregorianCalendar {
     if (dom > monthLen) this.set(DAY_OF_MONTH, monthLen);
   }
 }
-
-export { getDayOfWeekFromFixedDate };
