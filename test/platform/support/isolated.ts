@@ -1,7 +1,7 @@
 /**
- * A database of its own for the multi-process tests: a SQLite file in a temporary directory, or a
- * fresh PostgreSQL schema (dropped afterwards), migrated, with one account; and Node worker
- * processes (worker.ts) on it, started together.
+ * For the multi-process tests: a database of its own (a SQLite file in a temporary directory, or
+ * a fresh PostgreSQL schema dropped afterwards), migrated, with one account; and Node worker
+ * processes (worker.ts) that run tasks on it, all at once.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,11 +18,13 @@ export type DbConfig =
 export type WorkerTask =
   | { kind: 'counter'; name: string; count: number; concurrency: number }
   | { kind: 'lock'; name: string; callers: number; rounds: number; holdMs: number }
-  | { kind: 'hold-and-crash'; name: string; leaseSeconds: number };
+  | { kind: 'hold'; name: string; leaseSeconds: number };
 
-export interface WorkerConfig {
+/** What a worker is sent: a task, on a database, in an account. */
+export interface WorkerMessage {
   db: DbConfig;
   account: string;
+  task: WorkerTask;
 }
 
 export interface WorkerResult {
@@ -85,40 +87,45 @@ export async function isolatedDatabase(engine: EngineName): Promise<IsolatedData
 
 const WORKER = fileURLToPath(new URL('./worker.ts', import.meta.url));
 
-/** Worker processes on one database, started once and given tasks together. */
-export class Workers {
-  private constructor(private readonly children: Array<{ child: ChildProcess; next(): Promise<unknown> }>) {}
+interface Child {
+  process: ChildProcess;
+  next(): Promise<unknown>;
+}
 
-  /** Starts `count` workers and waits until each has opened the database. */
-  static async start(database: IsolatedDatabase, count: number): Promise<Workers> {
-    const children = Array.from({ length: count }, () => {
-      const config: WorkerConfig = { db: database.db, account: database.account };
-      const child = fork(WORKER, [JSON.stringify(config)], {
-        execArgv: ['--import', 'tsx'],
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      });
-      const inbox: unknown[] = [];
-      const waiting: Array<{ resolve(m: unknown): void; reject(e: Error): void }> = [];
-      child.on('message', (m) => {
-        const waiter = waiting.shift();
-        if (waiter) waiter.resolve(m);
-        else inbox.push(m);
-      });
-      child.on('exit', (code) => {
-        for (const w of waiting.splice(0))
-          w.reject(new Error(`worker exited with code ${code} before answering`));
-      });
-      const next = () =>
-        inbox.length
-          ? Promise.resolve(inbox.shift())
-          : child.exitCode !== null
-            ? Promise.reject(new Error('worker has exited'))
-            : new Promise<unknown>((resolve, reject) => waiting.push({ resolve, reject }));
-      return { child, next };
-    });
-    const workers = new Workers(children);
+function startChild(): Child {
+  const child = fork(WORKER, [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const inbox: unknown[] = [];
+  const waiting: Array<{ resolve(m: unknown): void; reject(e: Error): void }> = [];
+  child.on('message', (m) => {
+    const waiter = waiting.shift();
+    if (waiter) waiter.resolve(m);
+    else inbox.push(m);
+  });
+  child.on('exit', (code) => {
+    for (const w of waiting.splice(0))
+      w.reject(new Error(`worker exited with code ${code} before answering`));
+  });
+  const next = () =>
+    inbox.length
+      ? Promise.resolve(inbox.shift())
+      : child.exitCode !== null
+        ? Promise.reject(new Error('worker has exited'))
+        : new Promise<unknown>((resolve, reject) => waiting.push({ resolve, reject }));
+  return { process: child, next };
+}
+
+/** Worker processes, started once and given tasks together. */
+export class Workers {
+  private constructor(private readonly children: Child[]) {}
+
+  /** Starts `count` workers and waits until each is ready. */
+  static async start(count: number): Promise<Workers> {
+    const workers = new Workers(Array.from({ length: count }, startChild));
     try {
-      await Promise.all(children.map((c) => c.next()));
+      await Promise.all(workers.children.map((c) => c.next()));
     } catch (e) {
       await workers.stop();
       throw e;
@@ -127,16 +134,24 @@ export class Workers {
   }
 
   /** Gives the i-th task to the i-th worker, all at once, and collects the results. */
-  async run(tasks: WorkerTask[]): Promise<WorkerResult[]> {
+  async run(database: IsolatedDatabase, tasks: WorkerTask[]): Promise<WorkerResult[]> {
     if (tasks.length > this.children.length) throw new Error('more tasks than workers');
-    tasks.forEach((task, i) => this.children[i]!.child.send({ task }));
-    return Promise.all(tasks.map((_, i) => this.children[i]!.next() as Promise<WorkerResult>));
+    tasks.forEach((task, i) => {
+      const message: WorkerMessage = { db: database.db, account: database.account, task };
+      this.children[i]!.process.send(message);
+    });
+    const results = (await Promise.all(tasks.map((_, i) => this.children[i]!.next()))) as Array<
+      WorkerResult & { error?: string }
+    >;
+    const failed = results.find((r) => r.error);
+    if (failed) throw new Error(`worker failed: ${failed.error}`);
+    return results;
   }
 
   async stop(): Promise<void> {
     await Promise.all(
       this.children.map(
-        ({ child }) =>
+        ({ process: child }) =>
           new Promise<void>((resolve) => {
             if (child.exitCode !== null || child.signalCode !== null) return resolve();
             child.once('exit', () => resolve());
