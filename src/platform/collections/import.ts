@@ -6,7 +6,7 @@
  */
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
-import { parse as parseCsv } from 'csv-parse';
+import { parse as parseCsv, type Options as CsvOptions } from 'csv-parse';
 import iconv from 'iconv-lite';
 import { CollectionError } from './errors.js';
 
@@ -17,7 +17,7 @@ export interface ImportOptions {
   separator: string;
   /** Quoting character, doubled inside a quoted value (default `"`). */
   delimiter: string;
-  /** The value of an empty field (default ''). */
+  /** The value of an empty field, `""` included (default ''). */
   empty: string;
   /** Character set of the file (default UTF-8). */
   charset: string;
@@ -95,35 +95,37 @@ export async function* readImport(
   else yield* readCsv(decoded, options);
 }
 
-const UNQUOTED_EMPTY = Symbol('empty');
 const NUMBER_TEXT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 const LONG_TEXT = /^[+-]?\d+$/;
 
+interface CsvRecord {
+  record: string[];
+  line: number;
+}
+
 async function* readCsv(text: Readable, options: ImportOptions): AsyncGenerator<Record<string, unknown>> {
-  const parser = text.pipe(
-    parseCsv({
-      delimiter: options.separator,
-      quote: options.delimiter,
-      escape: options.delimiter,
-      relax_column_count: true,
-      skip_empty_lines: true,
-      info: true,
-      // Two separators in a row (an unquoted empty field) take the `empty` option; "" stays ''.
-      cast: (value, context) => (value === '' && !context.quoting ? UNQUOTED_EMPTY : value),
-    }),
-  );
+  const tagLine = (record: string[], context: { lines: number }): CsvRecord => ({
+    record,
+    line: context.lines,
+  });
+  const csvOptions: CsvOptions = {
+    delimiter: options.separator,
+    quote: options.delimiter,
+    escape: options.delimiter,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    // The line each record ends on, for error messages (cheaper than `info`).
+    on_record: tagLine as unknown as CsvOptions['on_record'],
+  };
+  const parser = text.pipe(parseCsv(csvOptions));
   let header: string[] | undefined;
   let numbers = new Set<number>();
   let longs = new Set<number>();
   try {
-    for await (const { record, info } of parser as AsyncIterable<{
-      record: unknown[];
-      info: { lines: number };
-    }>) {
-      const line = info.lines;
+    for await (const { record, line } of parser as AsyncIterable<CsvRecord>) {
       if (!header) {
         header = record.map((v, i) => {
-          const name = v === UNQUOTED_EMPTY ? '' : options.trim ? String(v).trim() : String(v);
+          const name = options.trim ? v.trim() : v;
           if (name === '') fail(`line ${line}: column ${i + 1} of the header has no name`);
           return name;
         });
@@ -136,20 +138,21 @@ async function* readCsv(text: Readable, options: ImportOptions): AsyncGenerator<
       if (record.length > header.length)
         fail(`line ${line} has ${record.length} values but the header names ${header.length} columns`);
       const doc: Record<string, unknown> = {};
-      header.forEach((name, i) => {
-        const raw = i < record.length ? record[i] : UNQUOTED_EMPTY;
-        const text = raw === UNQUOTED_EMPTY ? '' : options.trim ? String(raw).trim() : String(raw);
-        const empty = raw === UNQUOTED_EMPTY || (options.trim && text === '');
+      for (let i = 0; i < header.length; i++) {
+        const name = header[i]!;
+        // A missing trailing field is empty too; so is "" (an empty field, quoted or not).
+        const raw = i < record.length ? record[i]! : '';
+        const text = options.trim ? raw.trim() : raw;
         if (numbers.has(i) || longs.has(i)) {
           // An empty numeric field takes `empty` when that is a number, else null.
           const long = longs.has(i);
-          if (!empty) doc[name] = decodeNumber(text, long, line, name);
+          if (text !== '') doc[name] = decodeNumber(text, long, line, name);
           else
             doc[name] = (long ? LONG_TEXT : NUMBER_TEXT).test(options.empty)
               ? decodeNumber(options.empty, long, line, name)
               : null;
-        } else doc[name] = empty ? options.empty : text;
-      });
+        } else doc[name] = text === '' ? options.empty : text;
+      }
       yield doc;
     }
   } catch (e) {
