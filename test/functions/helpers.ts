@@ -7,7 +7,7 @@ import { defaultRegistry, type BoundFunction, type CallEnv } from '../../src/fun
 export function testContext(fields: Partial<ExecutionContext> = {}): ExecutionContext {
   return createExecutionContext({
     clock: () => 1_705_276_800_123,
-    random: sequence([0.5]),
+    random: sequence([0.3, 0.6]),
     randomBytes: (n) => new Uint8Array(n).fill(7),
     ...fields,
   });

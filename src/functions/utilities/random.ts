@@ -1,6 +1,7 @@
 /** Randomness: get_random, get_random_gaussian, uuid — all drawn from the context (injectable). */
 import { javaMathRound } from '../../jdk/index.js';
 import { strongRandomBytes, type ExecutionContext } from '../context.js';
+import { FunctionError } from '../errors.js';
 import { defineFunction, type FunctionSpec } from '../registry.js';
 
 /**
@@ -13,12 +14,14 @@ export function roundTo6Decimals(x: number): number {
 
 /** A standard normal deviate from the context's uniform source (Marsaglia's polar method, as java.util.Random). */
 export function gaussian(ctx: ExecutionContext): number {
-  for (;;) {
+  // A draw is rejected with probability 1 - π/4; 1000 rejections in a row mean a broken source.
+  for (let attempt = 0; attempt < 1000; attempt++) {
     const v1 = 2 * ctx.random() - 1;
     const v2 = 2 * ctx.random() - 1;
     const s = v1 * v1 + v2 * v2;
     if (s < 1 && s !== 0) return v1 * Math.sqrt((-2 * Math.log(s)) / s);
   }
+  throw new FunctionError('get_random_gaussian', 'the random source gives no usable values');
 }
 
 /** RFC 4122 version 4 from 16 strong random bytes. */

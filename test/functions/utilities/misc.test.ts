@@ -24,6 +24,12 @@ describe('get_random and get_random_gaussian round like Java Math.round(x * 1e6)
     expect(Math.abs(sd - 5)).toBeLessThan(0.5);
   });
 
+  it('gives up on a random source that never yields a usable draw', () => {
+    expect(errorOf('get_random_gaussian', ['0', '1'], testContext({ random: () => 0.5 }))).toBe(
+      'get_random_gaussian: the random source gives no usable values',
+    );
+  });
+
   it('refuses what is not a number', () => {
     expect(errorOf('get_random_gaussian', ['ten', '1'])).toBe(
       'get_random_gaussian: argument 1 (average) expected a number, got the string "ten"',
