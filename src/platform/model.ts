@@ -3,6 +3,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queryable } from '../store/index.js';
+import { isForbiddenKey, isPlainObject } from './collections/safety.js';
 import { MESSAGES, PlatformError } from './errors.js';
 
 export type Mode = 'LIVE' | 'ACCEPTANCE' | 'TEST';
@@ -31,19 +32,7 @@ export function toJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-/** Keys that reach an object's prototype: refused as keys of stored objects and path segments. */
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-
-export function isForbiddenKey(key: string): boolean {
-  return FORBIDDEN_KEYS.has(key);
-}
-
-/** A plain object (or null-prototype object), as JSON objects are. */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
+export { isForbiddenKey, isPlainObject } from './collections/safety.js';
 
 /**
  * A deep copy made only of JSON values (Maps become objects), refusing keys that reach a

@@ -9,6 +9,20 @@ describeEachEngine('Request functions', (engine) => {
   beforeAll(async () => {
     w = await buildWorld(engine.store);
   });
+  /** The world's request as get_request_info (without data) and P_request describe it. */
+  const requestDescriptor = () => ({
+    id: w.request,
+    project: w.ids.project,
+    version: '1.0',
+    mode: 'LIVE',
+    status: 101,
+    initiator: { id: w.ids.carl, login: 'carl', name: 'Carl Clerk' },
+    parent: null,
+    created: NOW,
+    updated: NOW,
+    P_locks: [],
+    P_message: '',
+  });
   const inProject = (user?: string, mode: 'LIVE' | 'ACCEPTANCE' | 'TEST' = 'LIVE') =>
     contextIn(w, { user, mode, project: w.ids.project });
 
@@ -105,20 +119,7 @@ describeEachEngine('Request functions', (engine) => {
 
   it('get_request_info describes a request of the account', async () => {
     const ctx = await contextIn(w, { user: 'ann', request: w.request });
-    const expected = {
-      id: w.request,
-      project: w.ids.project,
-      version: '1.0',
-      mode: 'LIVE',
-      status: 101,
-      initiator: { id: w.ids.carl, login: 'carl', name: 'Carl Clerk' },
-      parent: null,
-      created: NOW,
-      updated: NOW,
-      P_locks: [],
-      P_message: '',
-      data: { order: 42 },
-    };
+    const expected = { ...requestDescriptor(), data: { order: 42 } };
     expect(await call(ctx, 'get_request_info')).toEqual(expected);
     expect(await call(await contextIn(w, {}), 'get_request_info', w.request)).toEqual(expected);
     expect(await errorOf(ctx, 'get_request_info', 'nope')).toBe('get_request_info: Request not found.');
@@ -446,19 +447,7 @@ describeEachEngine('Request functions', (engine) => {
       const ctx = await contextIn(w, { user: 'ann', request: w.request });
       expect(ctx).toMatchObject({ mode: 'LIVE', projectId: w.ids.project, requestId: w.request });
       const values = await internalParameterValues(ctx);
-      expect(values.P_request).toEqual({
-        id: w.request,
-        project: w.ids.project,
-        version: '1.0',
-        mode: 'LIVE',
-        status: 101,
-        initiator: { id: w.ids.carl, login: 'carl', name: 'Carl Clerk' },
-        parent: null,
-        created: NOW,
-        updated: NOW,
-        P_locks: [],
-        P_message: '',
-      });
+      expect(values.P_request).toEqual(requestDescriptor());
       expect(values.P_initiator).toMatchObject({ login: 'carl', delegators: [] });
       expect(values.P_version).toBe('1.0');
     });
