@@ -19,6 +19,7 @@ import { CollectionService } from '../platform/collections/index.js';
 import { createPlatform, type Platform } from '../platform/index.js';
 import { sql, type Store } from '../store/index.js';
 import { accessHook } from './auth/access.js';
+import { CallerCache, DEFAULT_CALLER_CACHE_MS } from './auth/cache.js';
 import { DEFAULT_SESSION_TTL_MS, Sessions } from './auth/sessions.js';
 import {
   DEFAULT_ADDRESS_THROTTLE,
@@ -56,6 +57,11 @@ export interface ServerOptions {
   /** Largest uploaded file, in bytes (default 25 MiB). */
   uploadLimit?: number;
   sessionTtlMs?: number;
+  /**
+   * How long a credential's caller is remembered (default 2000 ms; 0: look up every request).
+   * Another server process on the same database sees a revoked token or blocked user this late.
+   */
+  authCacheMs?: number;
   /** Mark the session cookie Secure (set when served over HTTPS). */
   secureCookies?: boolean;
   /** The account a login without `account` goes to. */
@@ -78,6 +84,7 @@ export async function createServer(options: ServerOptions): Promise<Api> {
     collections: options.collections ?? new CollectionService(options.store, { clock }),
     sessions: new Sessions(options.store, clock, options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS),
     tokens: new ApiTokens(options.store, clock),
+    callerCache: new CallerCache(clock, options.authCacheMs ?? DEFAULT_CALLER_CACHE_MS),
     throttle: {
       login: new LoginThrottle(clock, { ...DEFAULT_THROTTLE, ...options.throttle?.login }),
       address: new LoginThrottle(clock, { ...DEFAULT_ADDRESS_THROTTLE, ...options.throttle?.address }),

@@ -8,6 +8,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { CollectionService } from '../platform/collections/index.js';
 import type { Platform } from '../platform/index.js';
 import type { Store } from '../store/index.js';
+import type { CallerCache } from './auth/cache.js';
 import type { Sessions } from './auth/sessions.js';
 import type { LoginThrottle } from './auth/throttle.js';
 import type { ApiTokens } from './auth/tokens.js';
@@ -38,6 +39,8 @@ export interface ServerDeps {
   collections: CollectionService;
   sessions: Sessions;
   tokens: ApiTokens;
+  /** Callers of recent credentials; cleared on every change to users, tokens or sessions. */
+  callerCache: CallerCache;
   /** Failed logins per account and login, and per client address. */
   throttle: { login: LoginThrottle; address: LoginThrottle };
   hosts: ServerHosts;

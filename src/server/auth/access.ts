@@ -10,6 +10,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, forbidden, unauthenticated } from '../errors.js';
+import { secretHash } from './secrets.js';
 import type { Caller } from '../hosts.js';
 import type { ServerDeps } from '../deps.js';
 
@@ -54,18 +55,29 @@ async function findCaller(
   const bearer = authorization === undefined ? null : /^Bearer +(\S+)$/i.exec(authorization);
   // On optional routes (composite APIs) another scheme (Basic …) is the script's business.
   if (authorization !== undefined && (bearer || !optional)) {
-    const owner = bearer ? await deps.tokens.resolve(bearer[1]!) : undefined;
-    const caller = owner && (await activeCaller(deps, owner.accountId, owner.userId, 'token'));
+    const key = bearer ? `t:${secretHash(bearer[1]!)}` : '';
+    let caller = bearer ? deps.callerCache.get(key) : undefined;
+    if (!caller && bearer) {
+      const owner = await deps.tokens.resolve(bearer[1]!);
+      caller = owner && (await activeCaller(deps, owner.accountId, owner.userId, 'token'));
+      if (caller) deps.callerCache.set(key, caller);
+    }
     if (!caller) throw new ApiError(401, 'invalid-token', 'The API token is invalid, expired or revoked.');
     return caller;
   }
   const sessionId = request.cookies?.[deps.settings.cookieName];
   if (sessionId === undefined) return null;
-  const owner = await deps.sessions.resolve(sessionId);
-  if (!owner) return null;
+  const key = `s:${secretHash(sessionId)}`;
+  let caller = deps.callerCache.get(key);
+  if (!caller) {
+    const owner = await deps.sessions.resolve(sessionId);
+    caller = owner && (await activeCaller(deps, owner.accountId, owner.userId, 'session'));
+    if (!caller) return null;
+    deps.callerCache.set(key, caller);
+  }
   if (UNSAFE_METHODS.has(request.method) && !sameOrigin(request))
     throw forbidden('Cross-origin requests may not use the session cookie.');
-  return (await activeCaller(deps, owner.accountId, owner.userId, 'session')) ?? null;
+  return caller;
 }
 
 /** The caller for a user id, unless the user is gone or blocked. */

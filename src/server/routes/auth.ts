@@ -155,6 +155,7 @@ export function authRoutes(app: Api, deps: ServerDeps): void {
       if (!token || (token.userId !== caller.user.id && !caller.user.isAdmin))
         throw notFound('Token not found.');
       await tokens.revoke(caller.accountId, token.id);
+      deps.callerCache.clear();
       reply.code(204);
     },
   );
@@ -179,6 +180,7 @@ async function checkPassword(deps: ServerDeps, accountId: string, login: string,
 async function logout(request: FastifyRequest, reply: FastifyReply, deps: ServerDeps): Promise<void> {
   const id = request.cookies?.[deps.settings.cookieName];
   if (id !== undefined) await deps.sessions.close(id);
+  deps.callerCache.clear();
   reply.clearCookie(deps.settings.cookieName, { path: '/' });
   reply.code(204);
 }

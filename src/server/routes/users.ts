@@ -134,6 +134,7 @@ export function userRoutes(app: Api, deps: ServerDeps): void {
         if (!ok) throw new ApiError(403, 'invalid-credentials', 'currentPassword: wrong password.');
       }
       const user = await users.update(caller.accountId, request.params.id, changes);
+      deps.callerCache.clear();
       if (changes.password !== undefined || changes.status === 'blocked') {
         await deps.sessions.closeAllOf({ accountId: caller.accountId, userId: user.id });
         if (self && caller.via === 'session') {
@@ -156,7 +157,11 @@ export function userRoutes(app: Api, deps: ServerDeps): void {
         response: { 200: UserSchema },
       },
     },
-    async (request) => toUserBody(await users.unblock(callerOf(request).accountId, request.params.ref), true),
+    async (request) => {
+      const user = await users.unblock(callerOf(request).accountId, request.params.ref);
+      deps.callerCache.clear();
+      return toUserBody(user, true);
+    },
   );
 
   app.get(
