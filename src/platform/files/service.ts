@@ -152,6 +152,11 @@ export class FileService {
     return { file, content: await this.contentOf(this.store, accountId, id) };
   }
 
+  /** The descriptor, when the principal holds the right; the not-found or access error otherwise. */
+  async check(accountId: string, principal: Principal, id: string, access: Access): Promise<StoredFile> {
+    return this.authorize(this.store, accountId, principal, id, access);
+  }
+
   /** True when the file exists and the principal holds the right. */
   async can(accountId: string, principal: Principal, id: string, access: Access): Promise<boolean> {
     try {

@@ -1,0 +1,115 @@
+/** Archives and workbooks: zip_file, unzip_file, R_read_excel_cells. */
+import { readExcelCells, type WorksheetRequest } from '../../platform/files/index.js';
+import { isForbiddenKey } from '../../platform/model.js';
+import { argumentError, FunctionError } from '../errors.js';
+import { defineFunction, type FunctionSpec } from '../registry.js';
+import { fileDescriptor, fileId, fileIds, platformCall, platformOf, principalOf } from './args.js';
+
+/** Spec 2.2 worksheet descriptor, checked: array of {worksheet, cells: [{col, row}]}. */
+function worksheetRequest(fn: string, value: unknown[]): WorksheetRequest[] {
+  const fail = (detail: string) => argumentError(fn, 2, 'cells', detail);
+  return value.map((sheet, i) => {
+    if (typeof sheet !== 'object' || sheet === null || Array.isArray(sheet))
+      throw fail(`element ${i} must be an object {worksheet, cells}`);
+    const { worksheet, cells, ...rest } = sheet as Record<string, unknown>;
+    const extra = Object.keys(rest);
+    if (extra.length > 0)
+      throw fail(`element ${i} has an unknown field ${JSON.stringify(extra[0])}: worksheet, cells`);
+    if (typeof worksheet !== 'string' || worksheet === '')
+      throw fail(`element ${i}: worksheet must be a sheet name`);
+    if (!Array.isArray(cells)) throw fail(`element ${i}: cells must be an array of {col, row}`);
+    return {
+      worksheet,
+      cells: cells.map((cell, j) => {
+        if (typeof cell !== 'object' || cell === null || Array.isArray(cell))
+          throw fail(`element ${i}: cell ${j} must be an object {col, row}`);
+        const { col, row } = cell as Record<string, unknown>;
+        for (const key of Object.keys(cell))
+          if (isForbiddenKey(key) || (key !== 'col' && key !== 'row'))
+            throw fail(`element ${i}: cell ${j} has an unknown field ${JSON.stringify(key)}: col, row`);
+        const ok = (v: unknown) => typeof v === 'string' || typeof v === 'number';
+        if (!ok(col) || !ok(row))
+          throw fail(`element ${i}: cell ${j} needs col and row (letters or numbers)`);
+        return { col: col as string | number, row: row as string | number };
+      }),
+    };
+  });
+}
+
+export const archiveFunctions: FunctionSpec[] = [
+  defineFunction({
+    name: 'zip_file',
+    group: 'File',
+    doc:
+      'Creates a ZIP archive of uploaded files (READ on each; one id, or a sequence or JSON array of ids) ' +
+      'named `name`, owned by the caller; returns its id. Equal names inside get " (2)", " (3)" …',
+    returns: 'string',
+    forms: [
+      {
+        params: [
+          { name: 'fileId', type: ['array', 'string'], doc: 'one id, or an array of ids' },
+          { name: 'name', type: 'string' },
+        ],
+        async impl(ctx, [ids, name]) {
+          const fn = 'zip_file';
+          const platform = platformOf(fn, ctx);
+          const list = fileIds(fn, 1, 'fileId', ids);
+          const file = await platformCall(fn, () =>
+            platform.files.zip(ctx.accountId, principalOf(ctx), list, name as string),
+          );
+          return file.id;
+        },
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'unzip_file',
+    group: 'File',
+    doc:
+      'Extracts a ZIP archive (READ) into new uploaded files owned by the caller and returns the filedescriptor ' +
+      'of the new file; an archive of several files gives the array of their descriptors (in archive order). ' +
+      'Refused past the limits on entries, inflated size and compression ratio (zip bombs).',
+    returns: 'filedescriptor (or array of filedescriptor)',
+    forms: [
+      {
+        params: [{ name: 'fileId', type: 'string' }],
+        async impl(ctx, [id]) {
+          const fn = 'unzip_file';
+          const platform = platformOf(fn, ctx);
+          const files = await platformCall(fn, () =>
+            platform.files.unzip(ctx.accountId, principalOf(ctx), fileId(fn, 1, id)),
+          );
+          if (files.length === 0) throw new FunctionError(fn, 'the archive holds no file');
+          return files.length === 1 ? fileDescriptor(files[0]!) : files.map(fileDescriptor);
+        },
+      },
+    ],
+  }),
+  defineFunction({
+    name: 'R_read_excel_cells',
+    aliases: ['read_excel_cells'],
+    group: 'File',
+    doc:
+      'Reads cells of an uploaded xlsx workbook (READ): `cells` is an array of {worksheet, cells: [{col, row}]} ' +
+      '(columns as letters or numbers, rows as numbers); the result maps worksheet → row → column → text as ' +
+      'requested, "" for an empty cell.',
+    returns: 'cells descriptor',
+    forms: [
+      {
+        params: [
+          { name: 'fileId', type: 'string' },
+          { name: 'cells', type: 'array', doc: 'worksheet descriptor' },
+        ],
+        async impl(ctx, [id, cells]) {
+          const fn = 'R_read_excel_cells';
+          const platform = platformOf(fn, ctx);
+          const request = worksheetRequest(fn, cells as unknown[]);
+          const { content } = await platformCall(fn, () =>
+            platform.files.read(ctx.accountId, principalOf(ctx), fileId(fn, 1, id)),
+          );
+          return platformCall(fn, () => readExcelCells(content, request, platform.files.limits));
+        },
+      },
+    ],
+  }),
+];

@@ -1,0 +1,15 @@
+/**
+ * The File group of spec 4.4 (deprecated forms as overloads) and the file-rights functions of
+ * the Request group (spec 4.5, R_read_file_* / R_update_file_*). See docs/files.md.
+ */
+import type { FunctionSpec } from '../registry.js';
+import { archiveFunctions } from './archive.js';
+import { readFunctions } from './read.js';
+import { rightsFunctions } from './rights.js';
+import { writeFunctions } from './write.js';
+
+export const file: FunctionSpec[] = [...readFunctions, ...writeFunctions, ...archiveFunctions];
+
+export const fileRights: FunctionSpec[] = rightsFunctions;
+
+export { fileDescriptor, principalOf, type FileDescriptor } from './args.js';
