@@ -113,6 +113,31 @@ export class Requests {
     return request;
   }
 
+  /**
+   * The account's requests, newest first: all, or those of a project, an initiator or a status
+   * (the console's and the API's request list). At most 1000 a page.
+   */
+  async list(
+    accountId: string,
+    options: {
+      projectId?: number;
+      initiatorId?: number;
+      status?: number;
+      first?: number;
+      limit?: number;
+    } = {},
+  ): Promise<ProcessRequest[]> {
+    const where = [sql`account_id = ${accountId}`];
+    if (options.projectId !== undefined) where.push(sql`project_id = ${options.projectId}`);
+    if (options.initiatorId !== undefined) where.push(sql`initiator_id = ${options.initiatorId}`);
+    if (options.status !== undefined) where.push(sql`status = ${options.status}`);
+    const limit = Math.max(0, Math.min(options.limit ?? 100, 1000));
+    const rows = await this.store.all<RequestRow>(sql`
+      SELECT * FROM requests WHERE ${sql.join(where, ' AND ')}
+      ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${Math.max(0, options.first ?? 0)}`);
+    return rows.map(toRequest);
+  }
+
   async update(accountId: string, id: string, changes: RequestChanges): Promise<ProcessRequest> {
     const sets = [sql`updated_at = ${this.clock()}`];
     if (changes.status !== undefined) {
