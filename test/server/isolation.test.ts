@@ -190,6 +190,7 @@ describeEachEngine('server: tenant isolation', (engine) => {
 
   it('requests, logs and tokens', async () => {
     await expectNotFound('GET', '/api/v1/requests/acme-request');
+    expect((await call(server.url, 'GET', '/api/v1/requests', { token: asGlobex() })).body.items).toEqual([]);
     await expectNotFound('GET', '/api/v1/requests/acme-request/logs');
     const logs = await call(server.url, 'GET', '/api/v1/logs', { token: asGlobex() });
     expect(logs.body.items).toEqual([]);

@@ -11,7 +11,7 @@ import { call, useServer } from './support.js';
 
 /**
  * A host that records what the server hands it and answers from that, to check the HTTP plumbing
- * of the eval and /live routes (the real hosts are tested with them in test/hosts and serve.test.ts).
+ * of the eval and /live routes on their own.
  */
 class RecordingHost implements ServerHosts {
   evals: EvalInput[] = [];
@@ -110,6 +110,14 @@ describeEachEngine('server: requests, logs, eval and the /live routes', (engine)
       createdAt: expect.any(Number),
       updatedAt: expect.any(Number),
     });
+    const annList = await call(server.url, 'GET', '/api/v1/requests', { token: as('user') });
+    expect(annList.body).toEqual({ items: [mine.body], first: 0, nb: 100 });
+    const adminList = await call(server.url, 'GET', '/api/v1/requests?nb=1', { token: as('admin') });
+    expect(adminList.body.items.map((r: { id: string }) => r.id)).toEqual(['r-admin']);
+    const byInitiator = await call(server.url, 'GET', `/api/v1/requests?initiatorId=${server.acme.user.id}`, {
+      token: as('admin'),
+    });
+    expect(byInitiator.body.items.map((r: { id: string }) => r.id)).toEqual(['r-ann']);
     const notMine = await call(server.url, 'GET', '/api/v1/requests/r-admin', { token: as('user') });
     expect(notMine.body).toEqual({ status: 404, code: 'not-found', message: 'Request not found.' });
     expect((await call(server.url, 'GET', '/api/v1/requests/r-ann', { token: as('admin') })).status).toBe(

@@ -33,6 +33,34 @@ export function runtimeRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
+    '/requests',
+    {
+      schema: {
+        tags: ['requests'],
+        summary:
+          "Process requests, newest first: the caller's own (administrators: the account's, or one initiator's)",
+        querystring: Type.Object({
+          projectId: Type.Optional(Type.Integer({ minimum: 1 })),
+          initiatorId: Type.Optional(Type.Integer({ minimum: 1 })),
+          status: Type.Optional(Type.Integer()),
+          first: Type.Optional(Type.Integer({ minimum: 0 })),
+          nb: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+        }),
+        response: {
+          200: Type.Object({ items: Type.Array(ProcessRequest), first: Type.Integer(), nb: Type.Integer() }),
+        },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const { first = 0, nb = 100, ...filters } = request.query;
+      const initiatorId = caller.user.isAdmin ? filters.initiatorId : caller.user.id;
+      const list = await requests.list(caller.accountId, { ...filters, initiatorId, first, limit: nb });
+      return { items: list.map(toRequestBody), first, nb };
+    },
+  );
+
+  app.get(
     '/requests/:id',
     {
       schema: {
