@@ -6,6 +6,7 @@
  * Memory therefore stays within what the limits allow, whatever the archive claims.
  */
 import type { Readable } from 'node:stream';
+import { createInflateRaw } from 'node:zlib';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
 import { PlatformError } from '../errors.js';
@@ -71,7 +72,8 @@ async function walkZip(
     zipfile = await yauzl.fromBufferPromise(archive, {
       lazyEntries: true,
       decodeStrings: true,
-      validateEntrySizes: true,
+      // Sizes are checked here, against the bytes actually inflated (inflateEntry).
+      validateEntrySizes: false,
       strictFileNames: false,
     });
   } catch (e) {
@@ -112,6 +114,11 @@ function checkDeclared(
     throw ratioExceeded(name, limits);
 }
 
+/**
+ * Inflates one entry itself (yauzl hands over the raw bytes) so that the ratio is measured
+ * against the compressed bytes consumed so far, not the size the archive declares: a bomb is
+ * refused after its first MiB whatever its headers say.
+ */
 async function inflateEntry(
   zipfile: yauzl.ZipFile,
   entry: yauzl.Entry,
@@ -119,31 +126,45 @@ async function inflateEntry(
   totalBefore: number,
   collect: boolean,
 ): Promise<{ counted: number; bytes?: Buffer }> {
-  let stream: Readable;
+  const name = entry.fileName;
+  if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8)
+    throw new ZipLimitError(
+      `entry ${name} uses compression method ${entry.compressionMethod}, which is not supported`,
+    );
+  let raw: Readable;
   try {
-    stream = await zipfile.openReadStreamPromise(entry);
+    raw = await zipfile.openReadStreamPromise(entry, { decodeFileData: false });
   } catch (e) {
     throw invalidArchive(e);
+  }
+  // Compressed bytes the inflater has consumed so far (zlib counts them per output chunk).
+  let consumed = () => Infinity;
+  let inflated: Readable = raw;
+  if (entry.compressionMethod === 8) {
+    const inflater = createInflateRaw();
+    consumed = () => inflater.bytesWritten;
+    inflated = raw.pipe(inflater);
+    raw.on('error', (e) => inflater.destroy(e));
   }
   const chunks: Buffer[] = [];
   let counted = 0;
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for await (const chunk of inflated as AsyncIterable<Buffer>) {
       counted += chunk.length;
+      if (counted > entry.uncompressedSize) throw sizeMismatch(entry, counted, 'more than ');
       if (totalBefore + counted > limits.maxZipUncompressedBytes) throw totalExceeded(limits);
-      if (counted > limits.maxFileBytes) throw entryTooLarge(entry.fileName, limits);
-      if (
-        counted > limits.zipRatioGraceBytes &&
-        counted / Math.max(entry.compressedSize, 1) > limits.maxZipRatio
-      )
-        throw ratioExceeded(entry.fileName, limits);
+      if (counted > limits.maxFileBytes) throw entryTooLarge(name, limits);
+      if (counted > limits.zipRatioGraceBytes && counted / Math.max(consumed(), 1) > limits.maxZipRatio)
+        throw ratioExceeded(name, limits);
       if (collect) chunks.push(chunk);
     }
   } catch (e) {
-    stream.destroy();
+    raw.destroy();
+    inflated.destroy();
     if (e instanceof PlatformError) throw e;
     throw invalidArchive(e);
   }
+  if (counted !== entry.uncompressedSize) throw sizeMismatch(entry, counted, '');
   return { counted, bytes: collect ? Buffer.concat(chunks, counted) : undefined };
 }
 
@@ -154,6 +175,12 @@ async function* iterateEntries(zipfile: yauzl.ZipFile): AsyncGenerator<yauzl.Ent
     if (e instanceof PlatformError) throw e;
     throw invalidArchive(e);
   }
+}
+
+function sizeMismatch(entry: yauzl.Entry, counted: number, more: string): ZipLimitError {
+  return new ZipLimitError(
+    `entry ${entry.fileName} inflates to ${more}${counted} bytes where the archive declares ${entry.uncompressedSize}`,
+  );
 }
 
 function totalExceeded(limits: ZipLimits): ZipLimitError {
