@@ -1,11 +1,22 @@
 import { Aggregator, Query } from 'mingo';
 import type { Options } from 'mingo/types';
 import { CollectionError } from './errors.js';
+import { splitFilter } from './pushdown.js';
 import { assertSafeSpec } from './safety.js';
 import type { Document, SortSpec } from './types.js';
 
 /** mingo with server-side JavaScript disabled (assertSafeSpec refuses those operators first). */
 export const MINGO_OPTIONS: Partial<Options> = { scriptEnabled: false, useStrictMode: true, idKey: '_id' };
+
+/**
+ * A checked filter and its test. When SQL can take the whole filter (splitFilter says complete),
+ * mingo would accept it as it is, so compiling it waits until a document needs testing.
+ */
+export function prepareFilter(filter: Record<string, unknown>): (doc: Document) => boolean {
+  assertSafeSpec(filter);
+  let query: Query | undefined = splitFilter(filter).complete ? undefined : compileFilter(filter);
+  return (doc) => (query ??= compileFilter(filter)).test(doc);
+}
 
 /** A checked, compiled filter. */
 export function compileFilter(filter: Record<string, unknown>): Query {

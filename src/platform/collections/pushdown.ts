@@ -21,11 +21,16 @@ import type { SortSpec } from './types.js';
 
 export type Scalar = null | number | string | boolean;
 type RangeOp = '$gt' | '$gte' | '$lt' | '$lte';
+/** One side of a range; both sides of one range hold the same type. */
+interface Bound {
+  value: number | string;
+  inclusive: boolean;
+}
 
 export type Atom =
   | { kind: 'eq'; path: string; value: Scalar }
   | { kind: 'in'; path: string; values: Scalar[] }
-  | { kind: 'range'; path: string; op: RangeOp; value: number | string }
+  | { kind: 'range'; path: string; lower?: Bound; upper?: Bound }
   | { kind: 'exists'; path: string; value: boolean };
 
 export interface SplitFilter {
@@ -34,7 +39,7 @@ export interface SplitFilter {
   complete: boolean;
 }
 
-const RANGE_SQL: Record<RangeOp, string> = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' };
+const RANGE_OPS = new Set(['$gt', '$gte', '$lt', '$lte']);
 
 /** Well-formed UTF-16 (no lone surrogate): SQL engines store it unchanged. */
 function isWellFormed(s: string): boolean {
@@ -51,6 +56,48 @@ function isScalarOperand(v: unknown): v is Scalar {
 function isRangeOperand(v: unknown): v is number | string {
   if (typeof v === 'number') return Number.isFinite(v);
   return typeof v === 'string' && !/[\uD800-\uFFFF]/.test(v);
+}
+
+function rangeAtom(path: string, op: RangeOp, value: number | string): Atom {
+  const bound = { value, inclusive: op === '$gte' || op === '$lte' };
+  return op === '$gt' || op === '$gte'
+    ? { kind: 'range', path, lower: bound }
+    : { kind: 'range', path, upper: bound };
+}
+
+/**
+ * Ranges on the same path and of the same type merged into one interval with the tightest
+ * bounds, so that SQL gets both ends of an index range at once.
+ */
+function mergeRanges(atoms: Atom[]): Atom[] {
+  const merged = new Map<string, Extract<Atom, { kind: 'range' }>>();
+  const out: Atom[] = [];
+  for (const atom of atoms) {
+    if (atom.kind !== 'range') {
+      out.push(atom);
+      continue;
+    }
+    const type = typeof (atom.lower ?? atom.upper)!.value;
+    const key = `${type}\0${atom.path}`;
+    const into = merged.get(key);
+    if (!into) {
+      const copy = { ...atom };
+      merged.set(key, copy);
+      out.push(copy);
+      continue;
+    }
+    if (atom.lower) into.lower = tighter(into.lower, atom.lower, 1);
+    if (atom.upper) into.upper = tighter(into.upper, atom.upper, -1);
+  }
+  return out;
+}
+
+/** The tighter of two lower (sign 1) or upper (sign -1) bounds of the same type. */
+function tighter(a: Bound | undefined, b: Bound, sign: 1 | -1): Bound {
+  if (!a) return b;
+  if (a.value === b.value) return a.inclusive ? b : a;
+  // A lower bound tightens upwards (the larger value), an upper bound downwards.
+  return (a.value < b.value ? 1 : -1) === sign ? b : a;
 }
 
 /** The pushable conditions of a filter (already checked by mingo and assertSafeSpec). */
@@ -90,8 +137,8 @@ export function splitFilter(filter: Record<string, unknown>): SplitFilter {
         if (op === '$eq' && isScalarOperand(operand)) atoms.push({ kind: 'eq', path: key, value: operand });
         else if (op === '$in' && Array.isArray(operand) && operand.every(isScalarOperand))
           atoms.push({ kind: 'in', path: key, values: operand as Scalar[] });
-        else if (op in RANGE_SQL && isRangeOperand(operand))
-          atoms.push({ kind: 'range', path: key, op: op as RangeOp, value: operand });
+        else if (RANGE_OPS.has(op) && isRangeOperand(operand))
+          atoms.push(rangeAtom(key, op as RangeOp, operand));
         else if (op === '$exists') atoms.push({ kind: 'exists', path: key, value: Boolean(operand) });
         else complete = false;
       }
@@ -111,7 +158,7 @@ export interface Predicate {
 export function compilePredicate(split: SplitFilter, shape: Shape, dialect: Dialect): Predicate {
   const parts: Sql[] = [];
   let exact = split.complete;
-  for (const atom of split.atoms) {
+  for (const atom of mergeRanges(split.atoms)) {
     const part = compileAtom(atom, shape, dialect);
     if (part) parts.push(part);
     else exact = false;
@@ -138,8 +185,13 @@ function idAtom(atom: Atom): Sql | undefined {
       const strings = atom.values.filter((v): v is string => typeof v === 'string');
       return strings.length ? sql`id IN (${sql.join(strings)})` : FALSE;
     }
-    case 'range':
-      return typeof atom.value === 'string' ? sql`id ${sql.raw(RANGE_SQL[atom.op])} ${atom.value}` : FALSE;
+    case 'range': {
+      if (typeof (atom.lower ?? atom.upper)!.value !== 'string') return FALSE;
+      const parts: Sql[] = [];
+      if (atom.lower) parts.push(sql`id ${sql.raw(atom.lower.inclusive ? '>=' : '>')} ${atom.lower.value}`);
+      if (atom.upper) parts.push(sql`id ${sql.raw(atom.upper.inclusive ? '<=' : '<')} ${atom.upper.value}`);
+      return sql`(${sql.join(parts, ' AND ')})`;
+    }
     case 'exists':
       return atom.value ? TRUE : FALSE;
   }
@@ -171,17 +223,20 @@ function sqliteAtom(atom: Atom, bits: number): Sql {
       return sql`(${sql.join(atom.values.map(eq), ' OR ')})`;
     }
     case 'range': {
-      const op = sql.raw(RANGE_SQL[atom.op]);
-      const upward = atom.op === '$gt' || atom.op === '$gte';
-      if (typeof atom.value === 'number') {
+      const { lower, upper } = atom;
+      const parts: Sql[] = [];
+      if (lower) parts.push(sql`${x} ${sql.raw(lower.inclusive ? '>=' : '>')} ${lower.value}`);
+      if (upper) parts.push(sql`${x} ${sql.raw(upper.inclusive ? '<=' : '<')} ${upper.value}`);
+      if (typeof (lower ?? upper)!.value === 'number') {
         // Numbers sort below text: '' bounds them from above. Booleans are 1/0 here: type guard.
-        const bound = upward ? sql` AND ${x} < ''` : sql``;
-        const guard = bits & BOOLEAN ? sql` AND ${t} IN ('integer', 'real')` : sql``;
-        return sql`(${x} ${op} ${atom.value}${bound}${guard})`;
+        if (!upper) parts.push(sql`${x} < ''`);
+        if (bits & BOOLEAN) parts.push(sql`${t} IN ('integer', 'real')`);
+      } else {
+        // Text sorts above numbers: '' bounds it from below. Objects are JSON text here: type guard.
+        if (!lower) parts.push(sql`${x} >= ''`);
+        if (bits & OBJECT) parts.push(sql`${t} = 'text'`);
       }
-      const bound = upward ? sql`` : sql` AND ${x} >= ''`;
-      const guard = bits & OBJECT ? sql` AND ${t} = 'text'` : sql``;
-      return sql`(${x} ${op} ${atom.value}${bound}${guard})`;
+      return sql`(${sql.join(parts, ' AND ')})`;
     }
     case 'exists': {
       // Without JSON null at the path, the indexed value is NULL exactly when the field is missing.
@@ -207,16 +262,15 @@ function postgresAtom(atom: Atom, bits: number, dialect: Dialect): Sql | undefin
     }
     case 'range': {
       // jsonb order: strings < numbers < booleans < arrays < objects (JSON null is removed by NULLIF).
-      const op = sql.raw(RANGE_SQL[atom.op]);
-      const upward = atom.op === '$gt' || atom.op === '$gte';
-      if (typeof atom.value === 'number') {
-        const bound = upward ? sql`${v} < 'false'::jsonb` : sql`${v} > '-1e400'::jsonb`;
-        return sql`(${v} ${op} ${json(atom.value)} AND ${bound})`;
-      }
-      if (!dialect.binaryTextOrder) return undefined;
-      return upward
-        ? sql`(${v} ${op} ${json(atom.value)} AND ${v} < '-1e400'::jsonb)`
-        : sql`${v} ${op} ${json(atom.value)}`;
+      const { lower, upper } = atom;
+      const numeric = typeof (lower ?? upper)!.value === 'number';
+      if (!numeric && !dialect.binaryTextOrder) return undefined;
+      const parts: Sql[] = [];
+      if (lower) parts.push(sql`${v} ${sql.raw(lower.inclusive ? '>=' : '>')} ${json(lower.value)}`);
+      else if (numeric) parts.push(sql`${v} > '-1e400'::jsonb`);
+      if (upper) parts.push(sql`${v} ${sql.raw(upper.inclusive ? '<=' : '<')} ${json(upper.value)}`);
+      else parts.push(numeric ? sql`${v} < 'false'::jsonb` : sql`${v} < '-1e400'::jsonb`);
+      return sql`(${sql.join(parts, ' AND ')})`;
     }
     case 'exists': {
       const target = bits & NULL ? raw : v;

@@ -5,7 +5,7 @@ import { CollectionError } from './errors.js';
 import { isAddressablePath } from './fields.js';
 import { newDocumentId } from './ids.js';
 import { createIndexSql, dropIndexSql, type IndexDefinition } from './indexes.js';
-import { compileFilter, MINGO_OPTIONS, runPipeline, sortDocuments } from './mingo.js';
+import { compileFilter, MINGO_OPTIONS, prepareFilter, runPipeline, sortDocuments } from './mingo.js';
 import { compilePredicate, compileSort, splitFilter } from './pushdown.js';
 import { assertSafePath, assertSafeSpec, isPlainObject, toJsonDocument } from './safety.js';
 import { addToShape, emptyShape, parseShape, serializeShape, type Shape } from './shape.js';
@@ -78,6 +78,8 @@ export class CollectionService {
   private readonly newId: () => string;
   private readonly clock: () => number;
   private readonly shapes = new Map<number, { version: number; shape: Shape }>();
+  /** Collection rows by account and name, as last read; reads verify them in-statement (stateOf). */
+  private readonly rows = new Map<string, CollectionRow>();
 
   constructor(
     private readonly store: Store,
@@ -185,10 +187,10 @@ export class CollectionService {
     filter: Record<string, unknown>,
     options: FindOptions = {},
   ): Promise<Document[]> {
-    const query = compileFilter(filter);
+    const test = prepareFilter(filter);
     const sort = checkSort(options.sort);
     return this.read(actor, name, [], (row, shape, check) =>
-      this.findIn(row, shape, check, filter, (d) => query.test(d), sort, options.skip ?? 0, options.limit),
+      this.findIn(row, shape, check, filter, test, sort, options.skip ?? 0, options.limit),
     );
   }
 
@@ -204,19 +206,19 @@ export class CollectionService {
   }
 
   async count(actor: Actor, name: string, filter: Record<string, unknown>): Promise<number> {
-    const query = compileFilter(filter);
+    const test = prepareFilter(filter);
     return this.read(actor, name, 0, async (row, shape, check) => {
       const predicate = compilePredicate(splitFilter(filter), shape, this.store.dialect);
       if (predicate.exact) {
         const result = await this.store.get<{ n: number; v: number }>(
-          sql`SELECT count(*) AS n, ${versionOf(row)} AS v FROM documents WHERE ${scope(row)}${and(predicate.where)}`,
+          sql`SELECT count(*) AS n, ${stateOf(row)} AS v FROM documents WHERE ${scope(row)}${and(predicate.where)}`,
         );
-        if (check && Number(result!.v) !== row.shapeVersion) throw new StaleShape();
+        if (check) await this.checkState(row, [result!]);
         return Number(result!.n);
       }
       let n = 0;
       await this.scan(row, predicate.where, check, (doc) => {
-        if (query.test(doc)) n++;
+        if (test(doc)) n++;
         return true;
       });
       return n;
@@ -260,9 +262,9 @@ export class CollectionService {
       } else limit = limit === undefined ? (n as number) : Math.min(limit, n as number);
     }
     const rest = stages.slice(i);
-    const query = compileFilter(filter);
+    const test = prepareFilter(filter);
     const docs = await this.read(actor, name, [] as Document[], (row, shape, check) =>
-      this.findIn(row, shape, check, filter, (d) => query.test(d), sort, skip, limit, true),
+      this.findIn(row, shape, check, filter, test, sort, skip, limit, true),
     );
     if (limit === undefined && docs.length > this.limits.maxInMemoryDocuments) throw this.tooMany();
     return rest.length ? runPipeline(docs, rest) : docs;
@@ -526,8 +528,12 @@ export class CollectionService {
     none: T,
     run: (row: CollectionRow, shape: Shape, check: boolean) => Promise<T>,
   ): Promise<T> {
+    const accountId = accountOf(actor);
     for (let attempt = 0; ; attempt++) {
-      const row = await this.lookup(accountOf(actor), name);
+      // A cached row is only used where every statement checks the state it read (attempt 0).
+      const row =
+        (attempt === 0 ? this.rows.get(rowKey(accountId, name)) : undefined) ??
+        (await this.lookup(accountId, name));
       if (!row) return none;
       this.assertCanRead(actor, row);
       const pushdown = attempt < 3;
@@ -557,10 +563,10 @@ export class CollectionService {
     if (predicate.exact && order) {
       if (forAggregate && limit === undefined) await this.assertFits(row, predicate.where, skip);
       const rows = await this.store.all<{ doc: string; v: number }>(
-        sql`SELECT doc, ${versionOf(row)} AS v FROM documents WHERE ${scope(row)}${and(predicate.where)}
+        sql`SELECT doc, ${stateOf(row)} AS v FROM documents WHERE ${scope(row)}${and(predicate.where)}
             ORDER BY ${order}${sort?.length ? sql`, seq` : sql``}${limitOffset(dialect.name, limit, skip)}`,
       );
-      if (check) await this.checkVersion(row, rows);
+      if (check) await this.checkState(row, rows);
       return rows.map((r) => JSON.parse(r.doc) as Document);
     }
     if (order && !sort?.length) {
@@ -600,10 +606,10 @@ export class CollectionService {
       let last = -1;
       for (let first = true; ; first = false) {
         const rows = await db.all<{ seq: number; doc: string; v: number }>(
-          sql`SELECT seq, doc, ${versionOf(row)} AS v FROM documents
+          sql`SELECT seq, doc, ${stateOf(row)} AS v FROM documents
               WHERE ${scope(row)}${and(where)} AND seq > ${last} ORDER BY seq LIMIT ${BATCH}`,
         );
-        if (check && first) await this.checkVersion(row, rows);
+        if (check && first) await this.checkState(row, rows);
         for (const r of rows) {
           if (!(await visit(JSON.parse(r.doc) as Document, Number(r.seq)))) return;
         }
@@ -631,25 +637,33 @@ export class CollectionService {
     );
   }
 
-  private async checkVersion(row: CollectionRow, rows: Array<{ v: number }>): Promise<void> {
-    let version: number;
-    if (rows.length) version = Number(rows[0]!.v);
-    else {
-      const r = await this.store.get<{ v: number }>(sql`SELECT ${versionOf(row)} AS v`);
-      version = Number(r?.v ?? -1);
-    }
-    if (version !== row.shapeVersion) {
+  /** Throws StaleShape (and forgets the cached row) when the statement saw another state. */
+  private async checkState(row: CollectionRow, rows: Array<{ v: number | null }>): Promise<void> {
+    let state: number | null;
+    if (rows.length) state = rows[0]!.v;
+    else state = (await this.store.get<{ v: number | null }>(sql`SELECT ${stateOf(row)} AS v`))?.v ?? null;
+    if (state === null || Number(state) !== stateValue(row)) {
+      this.rows.delete(rowKey(row.accountId, row.name));
       this.shapes.delete(row.id);
       throw new StaleShape();
     }
   }
 
+  /** The collection's row, read now (and cached for the next reads, which check it). */
   private async lookup(accountId: string, name: string): Promise<CollectionRow | undefined> {
     const r = await this.store.get(
       sql`SELECT account_id, id, name, is_public, is_readonly, shape_version, created_at FROM collections
           WHERE account_id = ${accountId} AND name = ${name}`,
     );
-    return r ? toCollectionRow(r) : undefined;
+    const key = rowKey(accountId, name);
+    if (!r) {
+      this.rows.delete(key);
+      return undefined;
+    }
+    const row = toCollectionRow(r);
+    if (this.rows.size > 10_000) this.rows.clear();
+    this.rows.set(key, row);
+    return row;
   }
 
   private async resolve(actor: Actor, ref: string | number): Promise<CollectionRow | undefined> {
@@ -719,6 +733,8 @@ export class CollectionService {
       });
     } catch (e) {
       throw await this.explainDuplicate(accountId, name, e);
+    } finally {
+      this.rows.delete(rowKey(accountId, name));
     }
   }
 
@@ -890,6 +906,10 @@ class Writer {
 
 // ───────────────────────────── helpers
 
+function rowKey(accountId: string, name: string): string {
+  return `${accountId}\0${name}`;
+}
+
 function accountOf(actor: Actor): string {
   if (typeof actor.accountId !== 'string' || actor.accountId === '')
     throw new Error('collections: no account');
@@ -936,8 +956,18 @@ function and(where: Sql | undefined): Sql {
   return where ? sql` AND ${where}` : sql``;
 }
 
-function versionOf(row: CollectionRow): Sql {
-  return sql`(SELECT shape_version FROM collections WHERE id = ${sql.literal(row.id)})`;
+/**
+ * The collection's state as the statement sees it: shape version and rights flags, NULL once it
+ * is renamed or removed. Read in the same statement as the documents, it proves the plan and the
+ * rights check (made from a cached row) were those of the data read.
+ */
+function stateOf(row: CollectionRow): Sql {
+  return sql`(SELECT shape_version * 4 + CASE WHEN is_public THEN 2 ELSE 0 END + CASE WHEN is_readonly THEN 1 ELSE 0 END
+      FROM collections WHERE id = ${sql.literal(row.id)} AND account_id = ${row.accountId} AND name = ${row.name})`;
+}
+
+function stateValue(row: CollectionRow): number {
+  return row.shapeVersion * 4 + (row.isPublic ? 2 : 0) + (row.isReadonly ? 1 : 0);
 }
 
 function limitOffset(engine: 'sqlite' | 'postgres', limit: number | undefined, skip: number): Sql {

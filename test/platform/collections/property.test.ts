@@ -47,6 +47,16 @@ const pushable: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
     .tuple(path, str, str)
     .map(([p, lo, hi]) => ({ [p]: { $gt: lo < hi ? lo : hi, $lte: lo < hi ? hi : lo } })),
   fc.tuple(path, fc.array(scalar, { maxLength: 3 })).map(([p, v]) => ({ [p]: { $in: v } })),
+  // Several bounds on one path (merged into one interval by the pushdown).
+  fc
+    .tuple(
+      path,
+      fc.array(fc.tuple(fc.constantFrom('$gt', '$gte', '$lt', '$lte'), fc.oneof(num, str)), {
+        minLength: 2,
+        maxLength: 4,
+      }),
+    )
+    .map(([p, conds]) => ({ $and: conds.map(([op, v]) => ({ [p]: { [op]: v } })) })),
   fc.tuple(path, fc.boolean()).map(([p, v]) => ({ [p]: { $exists: v } })),
 );
 /** Conditions only mingo answers. */

@@ -374,6 +374,24 @@ describeEachEngine('collection service', (engine) => {
         docs: [{ _id: '1' }, { _id: 'b' }],
         filter: { _id: { $in: [1, 'b'] } },
       },
+      {
+        why: 'several bounds on one path: the tightest hold',
+        docs: [{ a: 1 }, { a: 2 }, { a: 3 }, { a: 4 }, { a: 5 }, { a: 'c' }],
+        filter: {
+          $and: [
+            { a: { $gt: 1 } },
+            { a: { $gte: 2 } },
+            { a: { $lte: 4 } },
+            { a: { $lt: 5 } },
+            { a: { $gt: 2 } },
+          ],
+        },
+      },
+      {
+        why: 'bounds of different types never match together',
+        docs: [{ a: 1 }, { a: 'b' }],
+        filter: { $and: [{ a: { $gte: 0 } }, { a: { $lte: 'z' } }] },
+      },
     ];
     for (const { why, docs, filter, sort } of edgeCases) {
       it(`answers like mingo: ${why}`, async () => {
