@@ -1,11 +1,15 @@
 /**
  * The eval host: renders a template in an execution context, with the function library bound to
- * that context. Data variables come first, then the library's functions (as in FreeMarker, the
- * data model shadows shared variables).
+ * that context. The platform's internal parameters (P_customer, P_mode, P_user …, see
+ * docs/platform.md) come first — their names are reserved — then data variables, then the
+ * library's functions (as in FreeMarker, the data model shadows shared variables).
  */
 import type { ExecutionContext } from '../functions/context.js';
+import { INTERNAL_PARAMETERS, internalParameters } from '../functions/request/index.js';
 import { bind } from '../functions/registry.js';
 import { compile, type RenderOptions, type Scope } from '../template/index.js';
+
+const RESERVED: ReadonlySet<string> = new Set(INTERNAL_PARAMETERS);
 
 export interface EvalOptions {
   /** Template name used in errors (default "template"). */
@@ -21,11 +25,18 @@ export interface EvalResult {
   globals: Record<string, unknown>;
 }
 
-/** A scope of data variables over the library bound to `ctx`. */
-export function evaluationScope(ctx: ExecutionContext, data: Record<string, unknown> = {}): Scope {
+/** A scope of data variables over the library bound to `ctx`, under the internal parameters when given. */
+export function evaluationScope(
+  ctx: ExecutionContext,
+  data: Record<string, unknown> = {},
+  internal?: Scope,
+): Scope {
   const functions = bind(ctx);
   const own = Object.prototype.hasOwnProperty;
-  return { get: (name) => (own.call(data, name) ? data[name] : functions.get(name)) };
+  const fromData = (name: string) => (own.call(data, name) ? data[name] : functions.get(name));
+  if (!internal) return { get: fromData };
+  // An internal parameter is never taken from data, even when missing (P_user with nobody connected).
+  return { get: (name) => (RESERVED.has(name) ? internal.get(name) : fromData(name)) };
 }
 
 export async function evaluate(
@@ -35,7 +46,7 @@ export async function evaluate(
   options: EvalOptions = {},
 ): Promise<EvalResult> {
   const template = compile(source, options.name === undefined ? {} : { name: options.name });
-  return template.renderDetailed(evaluationScope(ctx, data), {
+  return template.renderDetailed(evaluationScope(ctx, data, await internalParameters(ctx)), {
     locale: ctx.locale,
     timeZone: ctx.timeZone,
     now: ctx.clock,
