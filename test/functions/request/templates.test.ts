@@ -6,6 +6,7 @@ import { beforeAll, expect, it } from 'vitest';
 import type { ExecutionContext } from '../../../src/functions/context.js';
 import { internalParameters } from '../../../src/functions/request/index.js';
 import { bind } from '../../../src/functions/registry.js';
+import { evaluate } from '../../../src/hosts/eval.js';
 import { compile } from '../../../src/template/index.js';
 import { describeEachEngine } from '../../support/engines.js';
 import { buildWorld, contextIn, type World } from '../../platform/world.js';
@@ -95,5 +96,20 @@ describeEachEngine('Request and User functions in templates', (engine) => {
     await expect(render(ctx, '${impersonate("ann")}')).rejects.toThrow(
       'impersonate: Impersonification is not allowed for user.',
     );
+  });
+
+  it('are what the eval host gives every script, ahead of data variables', async () => {
+    const ctx = await contextIn(w, { user: 'ann', mode: 'ACCEPTANCE', project: w.ids.project });
+    const { output } = await evaluate(
+      '${P_mode} ${P_user.name} ${P_version} ${P_urls.live?ends_with("/")?c} ${P_other} ${get_lanes()?size}',
+      ctx,
+      { P_mode: 'LIVE', P_user: { name: 'spoofed' }, P_other: 'data' },
+    );
+    expect(output).toBe('ACCEPTANCE Ann Smith 1.1 true data 0');
+    const anonymous = await contextIn(w, { mode: 'TEST' });
+    const spoof = { P_user: { login: 'admin' }, P_request: { id: 'x' }, P_result: 'data' };
+    expect(
+      (await evaluate('${P_user???c} ${P_request???c} ${P_customer} ${P_result}', anonymous, spoof)).output,
+    ).toBe(`false false ${w.account} data`);
   });
 });
