@@ -276,6 +276,23 @@ describeEachEngine('directory', (engine) => {
     );
   });
 
+  it('runs lane jobs periodically', async () => {
+    const { users, lanes, jobs } = platform.directory;
+    const pool = await lanes.createPool('acme', { name: 'Periodic' });
+    const lane = await lanes.createLane('acme', pool.id, { name: 'Designers' });
+    const designer = await users.create('acme', { login: 'designer', profile: 'DESIGNER' });
+    await jobs.setRule('acme', lane.id, { profile: 'DESIGNER' });
+    const stop = jobs.runPeriodically(10);
+    try {
+      for (let i = 0; i < 200 && (await jobs.pending('acme', lane.id)) > 0; i++)
+        await new Promise((r) => setTimeout(r, 10));
+    } finally {
+      stop();
+    }
+    expect(await jobs.pending('acme', lane.id)).toBe(0);
+    expect(await lanes.memberIds('acme', lane.id, 'LIVE')).toContain(designer.id);
+  });
+
   it('finds managers up an organisation chart', async () => {
     const { users, lanes, organisation } = platform.directory;
     const ceo = await users.create('acme', { login: 'org-ceo' });

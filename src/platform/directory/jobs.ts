@@ -79,6 +79,27 @@ export class LaneJobs {
     return jobs.length;
   }
 
+  /**
+   * Runs pending jobs every `intervalMs` (never two runs at once) until the returned stop is
+   * called; for a server process. Errors are given to `onError` and the worker goes on.
+   */
+  runPeriodically(intervalMs: number, onError: (error: unknown) => void = () => {}): () => void {
+    let running = false;
+    const timer = setInterval(async () => {
+      if (running) return;
+      running = true;
+      try {
+        while ((await this.run({ max: 100 })) === 100);
+      } catch (e) {
+        onError(e);
+      } finally {
+        running = false;
+      }
+    }, intervalMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   private async recomputeLane(lane: Lane): Promise<void> {
     await this.store.run(sql`
       DELETE FROM lane_members WHERE account_id = ${lane.accountId} AND lane_id = ${lane.id} AND source = ${'rule'}`);
