@@ -423,4 +423,6 @@ export interface ParsedTemplate {
   /** <#ftl attributes={…}> */
   attributes: Record<string, unknown>;
   source: string;
+  /** White-space stripping in effect (the #ftl header can turn it off). */
+  stripWhitespace: boolean;
 }

@@ -67,7 +67,6 @@ export const LAMBDA_BUILTINS = new Set(['filter', 'map', 'take_while', 'drop_whi
 
 /** Built-ins that need the JVM or XML DOM nodes; refused with a "not supported" error. */
 export const UNSUPPORTED_BUILTINS = new Set([
-  'new',
   'api',
   'has_api',
   'ancestors',

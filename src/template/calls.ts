@@ -5,6 +5,7 @@
  */
 import type * as A from './ast.js';
 import { ReturnSignal, TemplateError } from './errors.js';
+import { addReachedThrough, ensureStack } from './ftl-stack.js';
 import {
   AsyncNeeded,
   Buf,
@@ -55,7 +56,7 @@ export function callExternal(
   env: Env,
   fn: (...a: unknown[]) => unknown,
   args: unknown[],
-  at: A.Pos,
+  at: A.Expr,
 ): unknown {
   const rp = replayed(env);
   if (rp.hit) return rp.value;
@@ -65,11 +66,11 @@ export function callExternal(
   try {
     r = fn.apply(env.callEnv(), plain);
   } catch (e) {
-    throw methodError(e, at);
+    throw methodError(e, at, at);
   }
   if (isThenable(r)) {
     const p = Promise.resolve(r).then(fromPlain, (e) => {
-      throw methodError(e, at);
+      throw methodError(e, at, at);
     });
     throw new AsyncNeeded(p, rp.index);
   }
@@ -164,29 +165,51 @@ function bindPositional(
   );
 }
 
+/**
+ * Macro.Context.sanityCheck: required parameters must be given; defaults are evaluated in the
+ * macro's context, repeatedly while that resolves more of them (a default may use a later one).
+ */
 function applyDefaults(
   env: Env,
   frame: Frame,
-  params: { name: string; def: ((env: Env) => unknown) | null }[],
+  params: { name: string; def: ((env: Env) => unknown) | null; node?: A.Expr | null }[],
   what: 'function' | 'macro',
   name: string,
   at: A.Pos,
-  given: Set<string>,
+  _given: Set<string>,
   positional: unknown[] | null,
   namedNull?: Set<string>,
 ): void {
-  for (let i = 0; i < params.length; i++) {
-    const p = params[i];
-    if (frame.locals.has(p.name)) continue;
-    if (p.def !== null) {
-      const v = p.def(env);
-      if (v !== undefined) {
+  let resolvedAny: boolean;
+  let unresolved: boolean;
+  let firstError: TemplateError | null;
+  do {
+    resolvedAny = false;
+    unresolved = false;
+    firstError = null;
+    for (let i = 0; i < params.length; i++) {
+      const p = params[i];
+      if (frame.locals.has(p.name)) continue;
+      if (p.def !== null) {
+        let v: unknown;
+        try {
+          v = p.def(env);
+        } catch (e) {
+          if (!(e instanceof TemplateError && e.kind === 'InvalidReferenceException')) throw e;
+          if (!unresolved) firstError = e;
+          unresolved = true;
+          continue;
+        }
+        if (v === undefined) {
+          unresolved = true;
+          continue;
+        }
         frame.locals.set(p.name, v);
+        resolvedAny = true;
         continue;
       }
-    }
-    const specifiedNull = (positional !== null && i < positional.length) || namedNull?.has(p.name);
-    if (p.def === null || specifiedNull) {
+      if (env.settings.classicCompatible) continue;
+      const specifiedNull = (positional !== null && i < positional.length) || namedNull?.has(p.name) === true;
       throw elError(
         '_MiscTemplateException',
         `When calling ${what} ${JSON.stringify(name)}, required parameter ${JSON.stringify(p.name)} (parameter #${i + 1}) was ${specifiedNull ? 'specified, but had null/missing value' : 'not specified'}.`,
@@ -198,8 +221,8 @@ function applyDefaults(
         ],
       );
     }
-  }
-  void given;
+  } while (resolvedAny && unresolved);
+  if (unresolved && firstError) throw firstError;
 }
 
 /** <@m …/> of a macro value. */
@@ -273,6 +296,7 @@ export function callMacro(
   } catch (e) {
     env.restore(snap);
     if (e instanceof ReturnSignal) return;
+    if (e instanceof TemplateError) addReachedThrough(e, env.roots, callEl);
     throw e;
   }
   if (r === undefined) {
@@ -284,6 +308,7 @@ export function callMacro(
     (e) => {
       env.restore(snap);
       if (e instanceof ReturnSignal) return;
+      if (e instanceof TemplateError) addReachedThrough(e, env.roots, callEl);
       throw e;
     },
   );
@@ -398,6 +423,7 @@ function renderBodyRaw(env: Env, body: Exec, ctx: ReturnType<Env['snap']>): stri
     r = body(env);
   } catch (e) {
     env.restore(outer);
+    if (e instanceof TemplateError) ensureStack(e, env.roots);
     throw e;
   }
   if (r === undefined) {
@@ -411,6 +437,7 @@ function renderBodyRaw(env: Env, body: Exec, ctx: ReturnType<Env['snap']>): stri
     },
     (e) => {
       env.restore(outer);
+      if (e instanceof TemplateError) ensureStack(e, env.roots);
       throw e;
     },
   );

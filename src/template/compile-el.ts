@@ -9,7 +9,8 @@ import { BigDec } from './bigdecimal.js';
 import { BoundCallable, InterpretedTemplate, compileFormatDot } from './builtins/index.js';
 import { callDirectiveObject, callMacro, runNested } from './calls.js';
 import { type Cx, compileExpr, interpolationError } from './compile-expr.js';
-import { BreakSignal, ContinueSignal, ParseError, ReturnSignal, TemplateError } from './errors.js';
+import { BreakSignal, ContinueSignal, ParseError, ReturnSignal, TemplateError, jQuote } from './errors.js';
+import { ensureStack } from './ftl-stack.js';
 import {
   formatDate,
   formatNumber,
@@ -22,6 +23,7 @@ import {
 import { fractionDigitsFormatter } from './format.js';
 import { escaperOf, isMarkupFormat } from './output-formats.js';
 import { resolveTemplateName } from './names.js';
+import { compress } from './compress.js';
 import {
   Buf,
   type Env,
@@ -38,12 +40,14 @@ import {
   exprError,
   missingError,
   typeError,
+  describeType,
 } from './runtime.js';
 import {
   FmCollection,
   FmDate,
   FmRange,
   JDouble,
+  LegacyHashLiteral,
   MarkupOutput,
   MatchItem,
   MatchResult,
@@ -181,13 +185,17 @@ export function interpConverter(el: A.InterpEl, strict: boolean): InterpConverte
     if (v instanceof FmDate) return formatDate(env, v, at);
     if (typeof v === 'boolean') return formatBoolean(env, v, at);
     if (v instanceof MatchItem) return v.text;
+    if (v instanceof MatchResult) return formatBoolean(env, v.matched, at);
     if (!strict && (isSequence(v) || isHash(v) || v instanceof FmCollection)) return toCompactJson(env, v);
     throw interpolationError(v, at);
   };
   if (escape) {
     return (env, v, at) => {
       if (typeof v === 'string') return escape(v);
-      if (v === undefined) throw missingError(at);
+      if (v === undefined) {
+        if (env.settings.classicCompatible) return '';
+        throw missingError(at);
+      }
       if (v instanceof MarkupOutput) {
         if (v.format === fmt) return v.markup;
         if (v.plain !== undefined) return escape(v.plain);
@@ -202,7 +210,10 @@ export function interpConverter(el: A.InterpEl, strict: boolean): InterpConverte
   }
   return (env, v, at) => {
     if (typeof v === 'string') return v;
-    if (v === undefined) throw missingError(at);
+    if (v === undefined) {
+      if (env.settings.classicCompatible) return '';
+      throw missingError(at);
+    }
     if (v instanceof MarkupOutput) {
       if (fmt === 'undefined' || v.format === fmt) return v.markup;
       if (v.plain !== undefined) return v.plain;
@@ -227,8 +238,7 @@ function compileInterp(el: A.InterpEl, cx: ElCx): Exec {
       if (v === undefined) throw missingError(at);
       if (!(typeof v === 'number' || v instanceof BigDec || v instanceof JDouble))
         throw typeError(at, '', 'number', v);
-      const s =
-        minF === undefined ? formatNumber(env, v, at) : fractionDigitsFormatter(env.locale, minF, maxF!)(v);
+      const s = fractionDigitsFormatter(env.locale, minF ?? 0, maxF ?? 50)(v);
       env.write(escape ? escape(s) : s);
     };
     return (env) => {
@@ -444,6 +454,10 @@ interface Listing {
 function listing(env: Env, v: unknown, src: A.Expr, hashListing: boolean): Listing {
   if (v === undefined) throw missingError(src);
   if (hashListing) {
+    if (v instanceof LegacyHashLiteral) {
+      const pairs = v.pairs;
+      return { size: pairs.length, get: (i) => pairs[i][1], key: (i) => pairs[i][0] };
+    }
     if (isHash(v)) {
       const keys = hashKeys(v);
       return { size: keys.length, get: (i) => hashGet(v, keys[i]), key: (i) => keys[i] };
@@ -675,7 +689,8 @@ function compileSwitch(el: A.SwitchEl, cx: ElCx): Exec {
       }
       if (compareValues(env, sv, cv, 'eq', vn, c.node!, c.node!, '==')) return runFrom(env, i);
     }
-    if (defaultIdx >= 0) return runFrom(env, defaultIdx);
+    // reached without a match, #default doesn't fall through into the cases after it
+    if (defaultIdx >= 0) return cases[defaultIdx].body(env);
   };
   return (env) => {
     let r: void | Promise<void>;
@@ -695,7 +710,7 @@ function compileSwitch(el: A.SwitchEl, cx: ElCx): Exec {
 // ------------------------------------------------------------------ assignments
 
 function scopeName(scope: A.AssignScope): string {
-  return scope === 'namespace' ? 'template' : scope;
+  return scope === 'namespace' ? 'template namespace' : scope === 'local' ? 'local scope' : 'global scope';
 }
 
 function compileAssign(el: A.AssignEl, cx: ElCx): Exec {
@@ -738,8 +753,16 @@ function compileAssign(el: A.AssignEl, cx: ElCx): Exec {
     if (lho === undefined) {
       throw elError(
         'InvalidReferenceException',
-        `The target variable of the assignment, ${name}, was null or missing in the ${scopeName(scope)} namespace, and the "${op}" operator must get its value from there before assigning to it.`,
+        `The target variable of the assignment, ${jQuote(name)}, was null or missing in the ${scopeName(scope)}, and the "${op}" operator must get its value from there before assigning to it.`,
         el,
+        [
+          ...(name.startsWith('$')
+            ? [
+                'Variable references must not start with "$", unless the "$" is really part of the variable name.',
+              ]
+            : []),
+          `If the target variable is known to be legally null or missing sometimes, instead of something like <#assign x ${op === '++' || op === '--' ? op : op + ' 1'}>, you could write <#if x??><#assign x ${op === '++' || op === '--' ? op : op + ' 1'}></#if> or <#assign x = (x!0) ${op === '--' || op === '-=' ? '-' : op === '*=' ? '*' : op === '/=' ? '/' : op === '%=' ? '%' : '+'} 1>`,
+        ],
       );
     }
     let r: unknown;
@@ -750,7 +773,7 @@ function compileAssign(el: A.AssignEl, cx: ElCx): Exec {
       if (!(typeof lho === 'number' || lho instanceof BigDec || lho instanceof JDouble)) {
         throw elError(
           'NonNumericalException',
-          `Expected a number as the left hand operand of the "${op}" assignment to ${name}, but this has evaluated to a ${typeNameOf(lho)}.`,
+          `Expected a number, but assignment target variable ${jQuote(name)} has evaluated to ${describeType(lho).replace(/^/, /^[aeiou]/.test(describeType(lho)) ? 'an ' : 'a ')}.`,
           el,
         );
       }
@@ -758,7 +781,12 @@ function compileAssign(el: A.AssignEl, cx: ElCx): Exec {
       else {
         if (v === undefined) throw missingError(valueNode!);
         if (!(typeof v === 'number' || v instanceof BigDec || v instanceof JDouble))
-          throw typeError(valueNode!, '', 'number', v);
+          throw typeError(
+            valueNode!,
+            `For "#${scope === 'namespace' ? 'assign' : scope}" assignment source`,
+            'number',
+            v,
+          );
         try {
           r =
             op === '-='
@@ -786,20 +814,6 @@ function compileAssign(el: A.AssignEl, cx: ElCx): Exec {
 
 function nameExpr(el: A.AssignEl): A.Expr {
   return { k: 'id', name: el.name, ...el.namePos };
-}
-
-function typeNameOf(v: unknown): string {
-  return typeof v === 'string'
-    ? 'string'
-    : typeof v === 'boolean'
-      ? 'boolean'
-      : v instanceof FmDate
-        ? 'date'
-        : isSequence(v)
-          ? 'sequence'
-          : isHash(v)
-            ? 'hash'
-            : 'value';
 }
 
 function compileBlockAssign(el: A.BlockAssignEl, cx: ElCx): Exec {
@@ -880,7 +894,7 @@ export function applySetting(env: Env, name: string, v: unknown, at: A.Pos): voi
       env.locale = str.replace('-', '_');
       break;
     case 'time_zone':
-      env.timeZone = javaTimeZone(str);
+      env.timeZone = str === 'default' || str === 'JVM default' ? 'UTC' : javaTimeZone(str);
       break;
     case 'sql_date_and_time_time_zone':
       break;
@@ -982,7 +996,12 @@ function compileCall(el: A.CallEl, cx: ElCx): Exec {
       if (namedMap && namedMap.size === 0) namedMap = null;
     }
     if (fn instanceof MacroValue) return callMacro(env, fn, namedMap, pos, body, el.loopVars, el);
-    if (fn instanceof InterpretedTemplate) return runInterpreted(env, fn, el);
+    if (fn instanceof InterpretedTemplate) {
+      const r = runInterpreted(env, fn, el);
+      if (!body) return r;
+      if (r === undefined) return body(env);
+      return r.then(() => body(env));
+    }
     if (isDirectiveObject(fn)) {
       return callDirectiveObject(env, fn as never, namedMap, pos, body, el.bodySource, el);
     }
@@ -1052,6 +1071,7 @@ function runUnitHere(env: Env, unit: TemplateUnit): void | Promise<void> {
   }
   const saved = env.unit;
   env.unit = unit;
+  env.roots.set(unit.name, unit.root);
   for (const m of unit.macros) env.ns.vars.set(m.name, new MacroValue(m, env.ns));
   let r: void | Promise<void>;
   try {
@@ -1088,9 +1108,49 @@ function stringArg(env: Env, v: unknown, at: A.Expr, what: string): string {
   throw typeError(at, `For the ${what}`, 'string', v);
 }
 
+/**
+ * Template lookup as FreeMarker's TemplateCache does it: localized names first (foo_en_US.ftl,
+ * foo_en.ftl, foo.ftl), and a "*" step searched in the directory and its ancestors.
+ */
+function candidateNames(env: Env, name: string): string[] {
+  const out: string[] = [];
+  const dot = name.lastIndexOf('.');
+  const slash = name.lastIndexOf('/');
+  const base = dot > slash ? name.slice(0, dot) : name;
+  const ext = dot > slash ? name.slice(dot) : '';
+  const parts = env.locale.split('_').filter(Boolean);
+  const localized: string[] = [];
+  for (let i = parts.length; i > 0; i--) localized.push(`${base}_${parts.slice(0, i).join('_')}${ext}`);
+  localized.push(name);
+  for (const n of localized) {
+    const segs = n.split('/');
+    const star = segs.indexOf('*');
+    if (star < 0) {
+      out.push(n);
+      continue;
+    }
+    const rest = segs.slice(star + 1).filter((x) => x !== '*');
+    for (let d = star; d >= 0; d--) out.push([...segs.slice(0, d), ...rest].join('/'));
+  }
+  return out;
+}
+
 function loadSource(env: Env, name: string): string | undefined | Promise<string | undefined> {
-  if (!env.loader) return undefined;
-  return env.loader(name);
+  const loader = env.loader;
+  if (!loader) return undefined;
+  const names = candidateNames(env, name);
+  const tryFrom = (i: number): string | undefined | Promise<string | undefined> => {
+    for (; i < names.length; i++) {
+      const r = loader(names[i]);
+      if (r instanceof Promise) {
+        const k = i;
+        return r.then((v) => (v !== undefined && v !== null ? v : tryFrom(k + 1)));
+      }
+      if (r !== undefined && r !== null) return r;
+    }
+    return undefined;
+  };
+  return tryFrom(0);
 }
 
 function compileInclude(el: A.IncludeEl, cx: ElCx): Exec {
@@ -1229,6 +1289,7 @@ function compileAttempt(el: A.AttemptEl, cx: ElCx): Exec {
   const recover = compileEl(el.children[1], cx);
   const recoverFrom = (env: Env, e: unknown): void | Promise<void> => {
     if (!(e instanceof TemplateError) || e instanceof LimitError) throw e;
+    ensureStack(e, env.roots);
     env.recovered.push(e);
     let r: void | Promise<void>;
     try {
@@ -1290,10 +1351,3 @@ function compileAttempt(el: A.AttemptEl, cx: ElCx): Exec {
 }
 
 // ------------------------------------------------------------------ #compress
-
-/** StandardCompress: leading and trailing white-space removed, each white-space run becomes one line break (if it had one) or one space. */
-export function compress(s: string): string {
-  return s
-    .replace(/^[ \t\n\r\f\v]+|[ \t\n\r\f\v]+$/g, '')
-    .replace(/[ \t\n\r\f\v]+/g, (ws) => (/[\n\r]/.test(ws) ? '\n' : ' '));
-}

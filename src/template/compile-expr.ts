@@ -6,32 +6,26 @@
 import type * as A from './ast.js';
 import * as arith from './arith.js';
 import { ArithmeticError, BigDec } from './bigdecimal.js';
-import { compileBuiltIn } from './builtins/index.js';
+import { compileBuiltIn, compileFormatDot } from './builtins/index.js';
+
+const FORMAT_DOT = new Set(['string', 'date', 'time', 'datetime']);
 import { callMethod } from './calls.js';
 import { TemplateError } from './errors.js';
 import { addValues, coerceToString, compareValues, formatNumber, toBoolean, toNumber } from './ops.js';
-import {
-  type Env,
-  type Ev,
-  LoopCtx,
-  blamedError,
-  elError,
-  exprError,
-  missingError,
-  typeError,
-} from './runtime.js';
+import { type Env, type Ev, LoopCtx, elError, exprError, missingError, typeError } from './runtime.js';
 import { specialVariable } from './special-vars.js';
 import {
   FmRange,
   JDouble,
+  LegacyHashLiteral,
   MarkupOutput,
+  MatchItem,
   Namespace,
   hashGet,
   isHash,
   isSequence,
   seqGet,
   seqSize,
-  type FmNumber,
 } from './values.js';
 import type { InterpConverter } from './compile-el.js';
 
@@ -40,6 +34,8 @@ export interface Cx {
   name: string;
   strict: boolean;
   interp: (el: A.InterpEl) => InterpConverter;
+  /** incompatible_improvements as an int (2003031 for 2.3.31): a few legacy behaviours depend on it. */
+  ici: number;
 }
 
 export function compileExpr(e: A.Expr, cx: Cx): Ev {
@@ -73,8 +69,9 @@ export function compileExpr(e: A.Expr, cx: Cx): Ev {
       const vals = e.values.map((v) => compileExpr(v, cx));
       const kn = e.keys;
       const vn = e.values;
+      const legacy = cx.ici < 2003021;
       return (env) => {
-        const m = new Map<string, unknown>();
+        const m = legacy ? new LegacyHashLiteral() : new Map<string, unknown>();
         for (let i = 0; i < keys.length; i++) {
           const k = keys[i](env);
           if (k === undefined) throw missingError(kn[i]);
@@ -82,6 +79,7 @@ export function compileExpr(e: A.Expr, cx: Cx): Ev {
           const v = vals[i](env);
           if (v === undefined) throw missingError(vn[i]);
           m.set(k, v);
+          if (m instanceof LegacyHashLiteral) m.pairs.push([k, v]);
         }
         return m;
       };
@@ -93,6 +91,9 @@ export function compileExpr(e: A.Expr, cx: Cx): Ev {
     case 'special':
       return specialVariable(e, cx);
     case 'dot':
+      if (e.target.k === 'bi' && !e.target.args && FORMAT_DOT.has(e.target.name)) {
+        return compileFormatDot(e, e.target, cx, compileExpr);
+      }
       return compileDot(e, cx);
     case 'key':
       return compileDynamicKey(e, cx);
@@ -342,19 +343,6 @@ function compileDot(e: A.Dot, cx: Cx): Ev {
 function compileDynamicKey(e: A.DynKey, cx: Cx): Ev {
   const t = compileExpr(e.target, cx);
   const tn = e.target;
-  if (e.key.k === 'range') {
-    const range = e.key;
-    const lo = compileExpr(range.left, cx);
-    const hi = range.right ? compileExpr(range.right, cx) : null;
-    range.tn = cx.name;
-    return (env) => {
-      const v = t(env);
-      if (v === undefined) throw missingError(tn);
-      const start = toIndex(lo(env), range.left, 'range start');
-      const endV = hi ? toIndex(hi(env), range.right!, 'range end') : null;
-      return slice(env, v, start, endV, range, tn);
-    };
-  }
   const k = compileExpr(e.key, cx);
   const kn = e.key;
   return (env) => {
@@ -362,26 +350,24 @@ function compileDynamicKey(e: A.DynKey, cx: Cx): Ev {
     if (v === undefined) throw missingError(tn);
     const key = k(env);
     if (key === undefined) throw missingError(kn);
+    if (key instanceof FmRange) return slice(env, v, key, kn, tn);
     if (typeof key === 'number' || key instanceof BigDec || key instanceof JDouble) {
-      const idx = arith.intValue(key as FmNumber);
-      if (typeof v === 'string') {
-        if (idx < 0 || idx >= v.length) {
-          throw elError(
-            '_MiscTemplateException',
-            `String index out of range: The index was ${idx} (0-based), but the length of the string is only ${v.length}.`,
-            e,
-          );
-        }
-        return v[idx];
+      const idx = arith.intValue(key);
+      if (v instanceof FmRange) {
+        if (idx < 0) throw elError('_MiscTemplateException', `Range item index ${idx} is out of bounds.`, e);
+        return idx < v.size ? v.get(idx) : undefined;
       }
       if (isSequence(v)) return idx < 0 ? undefined : seqGet(v, idx);
-      if (v instanceof FmRange) return idx < 0 ? undefined : v.get(idx);
-      throw typeError(
-        tn,
-        '',
-        'sequence or string or something automatically convertible to string (number, date or boolean)',
-        v,
-      );
+      const str = typeof v === 'string' ? v : sliceableString(env, v, tn);
+      if (idx < 0 || idx >= str.length) {
+        if (idx < 0) throw elError('_MiscTemplateException', `Negative index not allowed: ${idx}`, e);
+        throw elError(
+          '_MiscTemplateException',
+          `String index out of range: The index was ${idx} (0-based), but the length of the string is only ${str.length}.`,
+          e,
+        );
+      }
+      return str[idx];
     }
     if (typeof key === 'string') {
       if (isHash(v)) return hashGet(v, key);
@@ -391,80 +377,73 @@ function compileDynamicKey(e: A.DynKey, cx: Cx): Ev {
   };
 }
 
-function toIndex(v: unknown, at: A.Expr, what: string): number {
-  const n = toNumber(v, at, `For the ${what}`);
-  return arith.intValue(n);
+const SEQ_OR_STRING =
+  'sequence or string or something automatically convertible to string (number, date or boolean)';
+
+function sliceableString(env: Env, v: unknown, tn: A.Expr): string {
+  if (typeof v === 'string') return v;
+  if (v instanceof MatchItem) return v.text;
+  if (typeof v === 'number' || v instanceof BigDec || v instanceof JDouble) return formatNumber(env, v, tn);
+  throw typeError(tn, '', SEQ_OR_STRING, v);
 }
 
-/** seq[a..b], seq[a..<b], seq[a..*n], seq[a..], and the same on strings. */
-function slice(
-  env: Env,
-  v: unknown,
-  start: number,
-  endV: number | null,
-  range: A.Range,
-  tn: A.Expr,
-): unknown {
-  let len: number;
-  let str: string | null = null;
-  if (typeof v === 'string') {
-    str = v;
-    len = v.length;
-  } else if (isSequence(v)) len = seqSize(v);
-  else if (v instanceof FmRange) len = v.size;
-  else {
-    const cs = typeof v === 'number' || v instanceof BigDec ? formatNumber(env, v as FmNumber, tn) : null;
-    if (cs === null)
-      throw typeError(
-        tn,
-        '',
-        'sequence or string or something automatically convertible to string (number, date or boolean)',
-        v,
-      );
-    str = cs;
-    len = cs.length;
-  }
+/** DynamicKeyName.dealWithRangeKey: seq[a..b], seq[a..<b], seq[a..*n], seq[a..], and the same on strings. */
+function slice(env: Env, v: unknown, range: FmRange, kn: A.Expr, tn: A.Expr): unknown {
+  const seq = isSequence(v) ? v : null;
+  const str = seq === null ? sliceableString(env, v, tn) : null;
   const what = str !== null ? 'string' : 'sequence';
-  const err = (msg: string): TemplateError => blamedError('_MiscTemplateException', msg, range);
-  if (start < 0)
-    throw err(`Negative range start index (${start}) isn't allowed for a range used for slicing.`);
-  let end: number; // exclusive
-  if (range.end === 'unbound') {
-    end = len;
-  } else if (range.end === 'size') {
-    if (endV! < 0) throw err(`Negative range size (${endV}) isn't allowed for a range used for slicing.`);
-    end = Math.min(start + endV!, len);
-    if (start > len)
-      throw err(
-        `Range start index ${start} is out of bounds, because the sliced ${what} has only ${len} ${str !== null ? 'character' : 'element'}(s).`,
-      );
-  } else {
-    const inclusive = range.end === 'inclusive';
-    const last = endV!;
-    if (last < start - (inclusive ? 1 : 0) && !(inclusive && last === start - 1)) {
-      throw err(
-        `Decreasing ranges aren't allowed for slicing ${what}s (as it would give reversed text). The index range was: ${start}..${inclusive ? '' : '<'}${last}`,
-      );
-    }
-    end = inclusive ? last + 1 : last;
-    if (end < 0) throw err(`Negative range end index (${last}) isn't allowed for a range used for slicing.`);
-    if (start > len || (start === len && end > start)) {
-      throw err(
-        `Range start index ${start} is out of bounds, because the sliced ${what} has only ${len} ${str !== null ? 'character' : 'element'}(s). (Note that indices are 0-based).`,
-      );
-    }
-    if (end > len) {
-      throw err(
-        `Range end index ${last} is out of bounds, because the sliced ${what} has only ${len} ${str !== null ? 'character' : 'element'}(s). (Note that indices are 0-based).`,
-      );
-    }
+  const unit = str !== null ? 'character(s)' : 'element(s)';
+  const err = (msg: string): TemplateError => elError('_MiscTemplateException', msg, kn);
+  const size = range.size;
+  const rightUnbounded = range.unbounded;
+  const rightAdaptive = range.rightAdaptive;
+  if (!rightUnbounded && size === 0) return str !== null ? '' : [];
+  const first = range.start;
+  if (first < 0)
+    throw err(`Negative range start index (${first}) isn't allowed for a range used for slicing.`);
+  const targetSize = str !== null ? str.length : seqSize(seq);
+  const step = range.step;
+  if (rightAdaptive && step === 1 ? first > targetSize : first >= targetSize) {
+    throw err(
+      `Range start index ${first} is out of bounds, because the sliced ${what} has only ${targetSize} ${unit}. (Note that indices are 0-based).`,
+    );
   }
-  if (str !== null) return str.slice(start, end);
-  if (Array.isArray(v)) return v.slice(start, end);
-  const r = v as FmRange;
-  const out: number[] = [];
-  for (let i = start; i < end; i++) out.push(r.get(i));
-  return out;
+  let resultSize: number;
+  if (!rightUnbounded) {
+    const last = first + (size - 1) * step;
+    if (last < 0) {
+      if (!rightAdaptive)
+        throw err(`Negative range end index (${last}) isn't allowed for a range used for slicing.`);
+      resultSize = first + 1;
+    } else if (last >= targetSize) {
+      if (!rightAdaptive) {
+        throw err(
+          `Range end index ${last} is out of bounds, because the sliced ${what} has only ${targetSize} ${unit}. (Note that indices are 0-based).`,
+        );
+      }
+      resultSize = Math.abs(targetSize - first);
+    } else resultSize = size;
+  } else resultSize = targetSize - first;
+  if (resultSize === 0) return str !== null ? '' : [];
+  if (seq !== null) {
+    const out = new Array(resultSize);
+    let src = first;
+    for (let i = 0; i < resultSize; i++) {
+      out[i] = seqGet(seq, src);
+      src += step;
+    }
+    return out;
+  }
+  let exclEnd: number;
+  if (step < 0 && resultSize > 1) {
+    if (!(range.inclusive && resultSize === 2)) {
+      throw err(
+        `Decreasing ranges aren't allowed for slicing strings (as it would give reversed text). The index range was: first = ${first}, last = ${first + (resultSize - 1) * step}`,
+      );
+    }
+    exclEnd = first;
+  } else exclEnd = first + resultSize;
+  return str!.slice(first, exclEnd);
 }
 
 function compileRange(e: A.Range, cx: Cx): Ev {
@@ -473,16 +452,19 @@ function compileRange(e: A.Range, cx: Cx): Ev {
   const ln = e.left;
   const rn = e.right;
   const end = e.end;
+  const legacyUnbounded = cx.ici < 2003021;
   return (env) => {
     const a = toRangeBound(l(env), ln);
-    if (end === 'unbound') return new FmRange(a, Infinity, 1, true);
+    if (end === 'unbound') return new FmRange(a, legacyUnbounded ? 0 : 2147483647, 1, true, true);
     const b = toRangeBound(r!(env), rn!);
     if (end === 'size') {
-      if (b >= 0) return new FmRange(a, b, 1, false);
-      return new FmRange(a, -b, -1, false);
+      if (b >= 0) return new FmRange(a, b, 1, false, true);
+      return new FmRange(a, -b, -1, false, true);
     }
     if (end === 'inclusive') {
-      return b >= a ? new FmRange(a, b - a + 1, 1, false) : new FmRange(a, a - b + 1, -1, false);
+      return b >= a
+        ? new FmRange(a, b - a + 1, 1, false, false, true)
+        : new FmRange(a, a - b + 1, -1, false, false, true);
     }
     if (b === a) return new FmRange(a, 0, 1, false);
     return b > a ? new FmRange(a, b - a, 1, false) : new FmRange(a, a - b, -1, false);

@@ -9,6 +9,8 @@ import { formatForTemplateName } from './output-formats.js';
 export interface UnitOptions {
   name: string;
   strict: boolean;
+  /** FreeMarker's incompatible_improvements, e.g. "2.3.20" (default 2.3.31). */
+  incompatibleImprovements?: string;
   tagSyntax?: ParseOptions['tagSyntax'];
   interpolationSyntax?: ParseOptions['interpolationSyntax'];
   strictSyntax?: boolean;
@@ -35,7 +37,7 @@ const cache = new Map<string, Unit>();
 const MAX_CACHE = 1000;
 
 function cacheKey(source: string, o: UnitOptions): string {
-  return `${o.name}\u0000${o.strict ? 1 : 0}${o.tagSyntax ?? ''}\u0000${o.interpolationSyntax ?? ''}\u0000${o.strictSyntax ?? ''}${o.stripWhitespace ?? ''}\u0000${o.outputFormat ?? ''}\u0000${o.autoEscaping ?? ''}${o.recognizeStandardFileExtensions ?? ''}\u0000${source}`;
+  return `${o.name}\u0000${o.incompatibleImprovements ?? ''}\u0000${o.strict ? 1 : 0}${o.tagSyntax ?? ''}\u0000${o.interpolationSyntax ?? ''}\u0000${o.strictSyntax ?? ''}${o.stripWhitespace ?? ''}\u0000${o.outputFormat ?? ''}\u0000${o.autoEscaping ?? ''}${o.recognizeStandardFileExtensions ?? ''}\u0000${source}`;
 }
 
 export function compileUnit(source: string, o: UnitOptions): TemplateUnit {
@@ -65,19 +67,24 @@ function compileFresh(source: string, o: UnitOptions): Unit {
     outputFormat,
     autoEscaping: o.autoEscaping,
   });
-  const strip = o.stripWhitespace ?? true;
-  const root = postParseCleanup(parsed.root, strip);
+  const root = postParseCleanup(parsed.root, parsed.stripWhitespace);
   root.parent = null;
   const unit = new Unit(o.name, parsed.outputFormat, parsed.autoEscape, source, parsed.attributes, root);
   const cx: ElCx = {
     name: o.name,
     strict: o.strict,
+    ici: iciInt(o.incompatibleImprovements ?? '2.3.31'),
     interp: (el) => interpConverter(el, o.strict),
     macros: unit.macros,
     unit: () => unit,
   };
   unit.run = compileEl(root, cx);
   return unit;
+}
+
+export function iciInt(v: string): number {
+  const [a, b, c] = v.split('.').map(Number);
+  return a * 1_000_000 + (b || 0) * 1_000 + (c || 0);
 }
 
 export function clearCompileCache(): void {

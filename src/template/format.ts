@@ -198,7 +198,6 @@ export function fractionDigitsFormatter(locale: string, minFrac: number, maxFrac
     df.setMinimumFractionDigits(minFrac);
     df.setMaximumFractionDigits(maxFrac);
     df.setGroupingUsed(false);
-    df.setRoundingMode('HALF_UP');
     f = (n) => df.format(toJdkInput(n));
     numberFormatters.set(key, f);
   }
@@ -363,9 +362,14 @@ export function isoString(
 }
 
 const ISO_DATE = /^(-?\d{4,})-(\d{2})-(\d{2})$/;
-const ISO_TIME = /^(\d{2})(?::(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
-const ISO_DATETIME =
-  /^(-?\d{4,})-(\d{2})-(\d{2})T(\d{2})(?::(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
+const ISO_DATE_BASIC = /^(-?\d{4,})(\d{2})(\d{2})$/;
+const ZONE = String.raw`(Z|[+-]\d{2}(?::?\d{2})?)`;
+const TIME_EXT = String.raw`(\d{2})(?::(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?`;
+const TIME_BASIC = String.raw`(\d{2})(?:(\d{2})(?:(\d{2})(?:[.,](\d+))?)?)?`;
+const ISO_TIME = new RegExp(`^${TIME_EXT}${ZONE}?$`);
+const ISO_TIME_BASIC = new RegExp(`^${TIME_BASIC}${ZONE}?$`);
+const ISO_DATETIME = new RegExp(String.raw`^(-?\d{4,})-(\d{2})-(\d{2})T` + TIME_EXT + ZONE + '?$');
+const ISO_DATETIME_BASIC = new RegExp(String.raw`^(-?\d{4,})(\d{2})(\d{2})T` + TIME_BASIC + ZONE + '?$');
 
 export class IsoParseError extends Error {}
 
@@ -387,12 +391,13 @@ export function parseIso(text: string, kind: DateKind, timeZone: string, xs = fa
   let zone: string | undefined;
   if (kind === 'date') {
     const m =
-      ISO_DATE.exec(text) ?? (xs ? /^(-?\d{4,})-(\d{2})-(\d{2})(Z|[+-]\d{2}:\d{2})$/.exec(text) : null);
+      ISO_DATE.exec(text) ??
+      (xs ? /^(-?\d{4,})-(\d{2})-(\d{2})(Z|[+-]\d{2}:\d{2})$/.exec(text) : ISO_DATE_BASIC.exec(text));
     if (!m) return fail();
     [, y, mo, d] = m;
     zone = m[4];
   } else if (kind === 'time') {
-    const m = ISO_TIME.exec(text);
+    const m = ISO_TIME.exec(text) ?? (xs ? null : ISO_TIME_BASIC.exec(text));
     if (!m) return fail();
     h = m[1];
     mi = m[2] ?? '00';
@@ -400,7 +405,7 @@ export function parseIso(text: string, kind: DateKind, timeZone: string, xs = fa
     frac = m[4] ?? '';
     zone = m[5];
   } else {
-    const m = ISO_DATETIME.exec(text);
+    const m = ISO_DATETIME.exec(text) ?? (xs ? null : ISO_DATETIME_BASIC.exec(text));
     if (!m) return fail();
     [, y, mo, d, h] = m;
     mi = m[5] ?? '00';

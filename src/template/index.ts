@@ -10,6 +10,7 @@
 import { compileUnit, type UnitOptions } from './compile.js';
 import { applySetting, importLibrary } from './compile-el.js';
 import { TemplateError } from './errors.js';
+import { ensureStack } from './ftl-stack.js';
 import { resolveTemplateName } from './names.js';
 import {
   DEFAULT_LIMITS,
@@ -41,6 +42,8 @@ export interface CompileOptions {
   /** "undefined" (default), "HTML", "XML", "XHTML", "RTF", "plainText", "JavaScript", "JSON", "CSS". */
   outputFormat?: string;
   autoEscaping?: boolean;
+  /** FreeMarker's incompatible_improvements ("2.3.31" by default; older values restore legacy quirks). */
+  incompatibleImprovements?: string;
 }
 
 export interface Scope {
@@ -110,6 +113,7 @@ function unitOptions(o: CompileOptions): UnitOptions {
     stripWhitespace: o.whitespaceStripping,
     outputFormat: o.outputFormat,
     autoEscaping: o.autoEscaping,
+    incompatibleImprovements: o.incompatibleImprovements,
   };
 }
 
@@ -146,22 +150,31 @@ class CompiledTemplate implements Template {
     return this.unit.name;
   }
 
-  async render(data: Scope | Record<string, unknown>, options?: RenderOptions): Promise<string> {
-    return (await this.renderDetailed(data, options)).output;
+  async render(data: Scope | Record<string, unknown>, options: RenderOptions = {}): Promise<string> {
+    const env = await this.run(data, options);
+    return env.buf.s;
   }
 
   async renderDetailed(
     data: Scope | Record<string, unknown>,
     options: RenderOptions = {},
   ): Promise<{ output: string; globals: Record<string, unknown> }> {
-    const env = this.newEnv(data, options);
+    const env = await this.run(data, options);
+    return { output: env.buf.s, globals: globalsOf(env) };
+  }
+
+  private async run(data: Scope | Record<string, unknown>, options: RenderOptions): Promise<Env> {
+    let env: Env;
     try {
+      env = this.newEnv(data, options);
       const r = runMain(env, options);
       if (r !== undefined) await r;
     } catch (e) {
-      throw finalError(e, this.unit.name);
+      const err = finalError(e, this.unit.name);
+      if (err instanceof TemplateError && env!) ensureStack(err, env.roots);
+      throw err;
     }
-    return { output: env.buf.s, globals: globalsOf(env) };
+    return env;
   }
 
   private newEnv(data: Scope | Record<string, unknown>, options: RenderOptions): Env {

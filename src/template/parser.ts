@@ -234,6 +234,7 @@ export class Parser {
       autoEscape: this.autoEscaping,
       attributes: this.attributes,
       source: this.src,
+      stripWhitespace: this.stripWhitespace,
     };
   }
 

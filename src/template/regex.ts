@@ -20,6 +20,8 @@ export function parseFlags(
   builtin: string,
   allowFirstOnly: boolean,
   regexOnly: boolean,
+  /** The 2.3.0 built-ins (?matches, ?replace, ?split) ignore bad flags instead of failing. */
+  lenient = false,
 ): RegexFlags {
   const f: RegexFlags = {
     caseInsensitive: false,
@@ -38,7 +40,10 @@ export function parseFlags(
         f.regex = true;
         break;
       case 'f':
-        if (!allowFirstOnly) throw new RegexFlagError(`?${builtin} doesn't support the "f" flag.`);
+        if (!allowFirstOnly) {
+          if (lenient) break;
+          throw new RegexFlagError(`?${builtin} doesn't support the "f" flag.`);
+        }
         f.firstOnly = true;
         break;
       case 'm':
@@ -51,13 +56,14 @@ export function parseFlags(
         f.comments = true;
         break;
       default:
+        if (lenient) break;
         throw new RegexFlagError(`Unrecognized regular expression flag: ${JSON.stringify(c)}.`);
     }
   }
-  if (!f.regex && (f.multiline || f.dotAll || f.comments)) {
+  if (!f.regex && (f.multiline || f.dotAll || f.comments) && !lenient) {
     const which = f.multiline ? 'm' : f.dotAll ? 's' : 'c';
     throw new RegexFlagError(
-      `?${builtin}: The regular expression specific flag "${which}" is only applicable when the "r" flag is also used.`,
+      `?${builtin}: The "${which}" flag is only applicable when the "r" (regular expression) flag is also used.`,
     );
   }
   return f;
@@ -82,24 +88,40 @@ const POSIX: Record<string, string> = {
   javaWhitespace: ' \\t\\n\\x0B\\f\\r\\x1C-\\x1F',
 };
 
-const cache = new Map<string, RegExp>();
+/** A compiled Java pattern; `groups[i]` is the JavaScript group of the pattern's group i. */
+export interface JavaRegExp {
+  re: RegExp;
+  groups: number[];
+}
 
-/** Compiles a Java pattern; `global` for find-all use. */
-export function javaRegex(pattern: string, f: RegexFlags, extraFlags = ''): RegExp {
+const cache = new Map<string, JavaRegExp>();
+
+/** Compiles a Java pattern; `extraFlags` "g" for find-all use, "y" for sticky. */
+export function javaPattern(pattern: string, f: RegexFlags, extraFlags = ''): JavaRegExp {
   const key = `${pattern}\u0000${f.caseInsensitive}${f.multiline}${f.dotAll}${f.comments}${extraFlags}`;
-  let re = cache.get(key);
-  if (!re) {
-    const { source, flags } = translate(f.comments ? stripComments(pattern) : pattern);
-    let fl = extraFlags + flags;
+  let jr = cache.get(key);
+  if (!jr) {
+    const t = translate(f.comments ? stripComments(pattern) : pattern);
+    let fl = extraFlags + t.flags;
     if (f.caseInsensitive && !fl.includes('i')) fl += 'i';
     if (f.multiline && !fl.includes('m')) fl += 'm';
     if (f.dotAll && !fl.includes('s')) fl += 's';
-    re = new RegExp(source, fl);
+    jr = { re: new RegExp(t.source, fl), groups: t.groups };
     if (cache.size > 1000) cache.clear();
-    cache.set(key, re);
+    cache.set(key, jr);
   }
-  re.lastIndex = 0;
-  return re;
+  jr.re.lastIndex = 0;
+  return jr;
+}
+
+/** Compiles a Java pattern to a RegExp (group numbers may differ; see javaPattern). */
+export function javaRegex(pattern: string, f: RegexFlags, extraFlags = ''): RegExp {
+  return javaPattern(pattern, f, extraFlags).re;
+}
+
+/** The pattern's own groups of a JavaScript match (group 0 first). */
+export function userGroups(m: RegExpExecArray, groups: number[]): (string | undefined)[] {
+  return groups.map((g) => m[g]);
 }
 
 function stripComments(p: string): string {
@@ -124,76 +146,191 @@ function stripComments(p: string): string {
   return out;
 }
 
-function translate(p: string): { source: string; flags: string } {
+interface Translation {
+  source: string;
+  flags: string;
+  groups: number[];
+}
+
+const OPEN_MARK = '\u0001';
+const REF_MARK = '\u0002';
+
+/**
+ * Java → JavaScript pattern. Possessive quantifiers and atomic groups become `(?=(X))\n` (an
+ * extra capturing group); the pattern's own groups are renumbered through `groups`.
+ */
+function translate(p: string): Translation {
   let flags = '';
-  let out = '';
   let i = 0;
-  // leading inline flags (?i) (?s) (?m) (?is)…
   const lead = /^\(\?([imsux]+)\)/.exec(p);
   if (lead) {
     for (const c of lead[1]) if ('ims'.includes(c) && !flags.includes(c)) flags += c;
     i = lead[0].length;
   }
-  let inClass = 0;
+  let out = '';
+  let wrappers = 0;
+  let lastAtom = -1;
+  const groupStack: { start: number; atomic: number }[] = [];
+  let inClass = false;
   while (i < p.length) {
     const c = p[i];
+    if (inClass) {
+      if (c === '\\') {
+        const n = p[i + 1];
+        if ((n === 'p' || n === 'P') && p[i + 2] === '{') {
+          const end = p.indexOf('}', i + 3);
+          const cls = POSIX[p.slice(i + 3, end).replace(/^Is/, '')];
+          if (cls !== undefined && n === 'p') {
+            out += cls;
+            i = end + 1;
+            continue;
+          }
+        }
+        out += c + (n ?? '');
+        i += 2;
+        continue;
+      }
+      if (c === ']') inClass = false;
+      out += c;
+      i++;
+      continue;
+    }
     if (c === '\\') {
       const n = p[i + 1];
+      lastAtom = out.length;
       if (n === 'Q') {
         const end = p.indexOf('\\E', i + 2);
         const lit = end < 0 ? p.slice(i + 2) : p.slice(i + 2, end);
-        out += lit.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+        out += '(?:' + lit.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&') + ')';
         i = end < 0 ? p.length : end + 2;
         continue;
       }
-      if (n === 'A' && !inClass) {
-        out += '(?<![\\s\\S])';
-        i += 2;
-        continue;
-      }
-      if (n === 'z' && !inClass) {
-        out += '(?![\\s\\S])';
-        i += 2;
-        continue;
-      }
-      if (n === 'Z' && !inClass) {
-        out += '(?=\\n?(?![\\s\\S]))';
+      if (n === 'A' || n === 'z' || n === 'Z') {
+        out += n === 'A' ? '(?<![\\s\\S])' : n === 'z' ? '(?![\\s\\S])' : '(?=\\n?(?![\\s\\S]))';
         i += 2;
         continue;
       }
       if ((n === 'p' || n === 'P') && p[i + 2] === '{') {
         const end = p.indexOf('}', i + 3);
-        const name = p.slice(i + 3, end).replace(/^Is/, '');
-        const cls = POSIX[name];
+        const cls = POSIX[p.slice(i + 3, end).replace(/^Is/, '')];
         if (cls !== undefined) {
-          const neg = n === 'P';
-          out += inClass ? (neg ? '' : cls) : `[${neg ? '^' : ''}${cls}]`;
+          out += `[${n === 'P' ? '^' : ''}${cls}]`;
           i = end + 1;
           continue;
         }
+      }
+      if (n !== undefined && /[1-9]/.test(n)) {
+        let j = i + 1;
+        let num = '';
+        while (j < p.length && /\d/.test(p[j])) num += p[j++];
+        out += `${REF_MARK}U${num}${REF_MARK}`;
+        i = j;
+        continue;
       }
       out += c + (n ?? '');
       i += 2;
       continue;
     }
-    if (c === '[') inClass++;
-    else if (c === ']' && inClass) inClass--;
-    if (!inClass) {
-      if (c === '(' && p.startsWith('(?>', i)) {
-        out += '(?:';
+    if (c === '[') {
+      lastAtom = out.length;
+      inClass = true;
+      out += c;
+      i++;
+      if (p[i] === '^') {
+        out += '^';
+        i++;
+      }
+      if (p[i] === ']') {
+        out += '\\]';
+        i++;
+      }
+      continue;
+    }
+    if (c === '(') {
+      if (p.startsWith('(?>', i)) {
+        const id = ++wrappers;
+        groupStack.push({ start: out.length, atomic: id });
+        out += `(?=(${OPEN_MARK}W${id}${OPEN_MARK}`;
         i += 3;
         continue;
       }
-      if ((c === '+' || c === '*' || c === '?' || c === '}') && p[i + 1] === '+') {
-        out += c;
-        i += 2;
+      groupStack.push({ start: out.length, atomic: 0 });
+      out += c;
+      i++;
+      continue;
+    }
+    if (c === ')') {
+      const g = groupStack.pop();
+      out += g && g.atomic ? `))${REF_MARK}W${g.atomic}${REF_MARK}` : ')';
+      lastAtom = g ? g.start : -1;
+      i++;
+      continue;
+    }
+    const quant = /^(?:[*+?]|\{\d+(?:,\d*)?\})/.exec(p.slice(i));
+    if (quant) {
+      const q = quant[0];
+      if (p[i + q.length] === '+' && lastAtom >= 0) {
+        const id = ++wrappers;
+        out =
+          out.slice(0, lastAtom) +
+          `(?=(${OPEN_MARK}W${id}${OPEN_MARK}` +
+          out.slice(lastAtom) +
+          q +
+          `))${REF_MARK}W${id}${REF_MARK}`;
+        i += q.length + 1;
         continue;
       }
+      out += q;
+      i += q.length;
+      if (p[i] === '?') {
+        out += '?';
+        i++;
+      }
+      continue;
     }
+    lastAtom = out.length;
     out += c;
     i++;
   }
-  return { source: out, flags };
+  // number the capturing groups in order of their opening parenthesis
+  const userToJs: number[] = [0];
+  const wrapperNum = new Map<string, number>();
+  let n = 0;
+  let res = '';
+  let cls = false;
+  for (let k = 0; k < out.length; k++) {
+    const ch = out[k];
+    if (ch === '\\') {
+      res += ch + (out[k + 1] ?? '');
+      k++;
+      continue;
+    }
+    if (cls) {
+      if (ch === ']') cls = false;
+      res += ch;
+      continue;
+    }
+    if (ch === '[') cls = true;
+    if (ch === '(') {
+      const named = out.startsWith('(?<', k) && !out.startsWith('(?<=', k) && !out.startsWith('(?<!', k);
+      if (out[k + 1] !== '?' || named) {
+        n++;
+        if (out[k + 1] === OPEN_MARK) {
+          const end = out.indexOf(OPEN_MARK, k + 2);
+          wrapperNum.set(out.slice(k + 2, end), n);
+          res += '(';
+          k = end;
+          continue;
+        }
+        userToJs.push(n);
+      }
+    }
+    res += ch;
+  }
+  res = res.replace(new RegExp(`${REF_MARK}([UW])(\\d+)${REF_MARK}`, 'g'), (_m, kind: string, num: string) =>
+    kind === 'W' ? '\\' + wrapperNum.get('W' + num) : '\\' + (userToJs[Number(num)] ?? num),
+  );
+  return { source: res, flags, groups: userToJs };
 }
 
 export function escapeRegExp(s: string): string {
@@ -201,11 +338,15 @@ export function escapeRegExp(s: string): string {
 }
 
 /** Java's Matcher.replaceAll replacement syntax ($1, \$) → a JS replacer. */
-export function javaReplacement(rep: string): (match: string, ...groups: unknown[]) => string {
+export function javaReplacement(
+  rep: string,
+  groupMap: number[],
+): (match: string, ...groups: unknown[]) => string {
   return (...args: unknown[]) => {
     let end = args.length;
     if (typeof args[end - 1] === 'object' && args[end - 1] !== null) end--; // named groups object
-    const groups = args.slice(0, end - 2); // drop offset and input
+    const all = args.slice(0, end - 2); // drop offset and input
+    const groups = groupMap.map((g) => all[g]);
     let out = '';
     for (let i = 0; i < rep.length; i++) {
       const c = rep[i];

@@ -15,6 +15,8 @@ import {
   FmRange,
   JDouble,
   MarkupOutput,
+  MatchItem,
+  MatchResult,
   Namespace,
   isDirectiveObject,
   isPlainObject,
@@ -40,6 +42,8 @@ export interface TemplateUnit {
   readonly autoEscape: boolean;
   readonly source: string;
   readonly attributes: Record<string, unknown>;
+  /** The element tree (for the FTL stack trace of errors). */
+  readonly root: A.El;
 }
 
 export interface MacroDef {
@@ -77,6 +81,12 @@ export class LoopCtx {
   get(n: string): unknown {
     if (n === this.name) return this.value;
     if (n === this.name2) return this.value2;
+    // legacy loop variables: x_index and x_has_next
+    if (this.isLoop && this.name !== null && n.length > this.name.length && n.startsWith(this.name)) {
+      const rest = n.slice(this.name.length);
+      if (rest === '_index') return this.index;
+      if (rest === '_has_next') return this.hasNext;
+    }
     return undefined;
   }
   has(n: string): boolean {
@@ -185,6 +195,8 @@ export class Env {
   /** Errors being handled by #recover (innermost last), for .error. */
   readonly recovered: TemplateError[] = [];
   readonly libs = new Map<string, Namespace>();
+  /** Element trees of the templates that ran, by name (FTL stack traces). */
+  readonly roots = new Map<string, A.El>();
   private callEnvObj: CallEnvImpl | null = null;
   nowMs: number | undefined;
 
@@ -203,6 +215,7 @@ export class Env {
     },
   ) {
     this.unit = this.mainUnit = unit;
+    this.roots.set(unit.name, unit.root);
     this.mainNs = this.ns = new Namespace(unit.name);
     this.locale = opts.locale;
     this.timeZone = opts.timeZone;
@@ -516,6 +529,8 @@ export function typeName(v: unknown): string {
   if (v instanceof FmDate)
     return v.kind === 'unknown' ? 'date_or_time_or_datetime' : v.kind === 'date' ? 'date' : v.kind;
   if (Array.isArray(v) || v instanceof FmRange) return 'sequence';
+  if (v instanceof MatchResult) return 'sequence+boolean';
+  if (v instanceof MatchItem) return 'string';
   if (v instanceof FmCollection) return 'collection';
   if (v instanceof MacroValue) return v.def.isFunction ? 'function' : 'macro';
   if (typeof v === 'function' || v instanceof FmMethod) return 'method';
@@ -546,10 +561,10 @@ export function describeType(v: unknown): string {
  * A JavaScript method (or directive) threw: the render ends with a TemplateError whose message starts
  * with the thrown message verbatim (contract §1.1), followed by where it was called.
  */
-export function methodError(err: unknown, at: A.Pos & { k?: string }): TemplateError {
+export function methodError(err: unknown, at: A.Pos, expr?: A.Expr): TemplateError {
   if (err instanceof TemplateError) return err;
   const msg = err instanceof Error ? err.message : String(err);
-  const expression = at.k && at.k in EXPR_KINDS ? canonical(at as A.Expr) : undefined;
+  const expression = expr ? canonical(expr) : undefined;
   const where = expression !== undefined ? `\n==> ${expression}  ${loc(at)}` : `\n${loc(at)}`;
   return new TemplateError(msg + where, {
     templateName: at.tn ?? 'template',
@@ -561,14 +576,6 @@ export function methodError(err: unknown, at: A.Pos & { k?: string }): TemplateE
     cause: err,
   });
 }
-
-const EXPR_KINDS: Record<string, true> = {
-  call: true,
-  bi: true,
-  id: true,
-  dot: true,
-  key: true,
-};
 
 // ------------------------------------------------------------------ the JS boundary (contract §1.1)
 
@@ -595,7 +602,7 @@ export function toPlain(v: unknown, depth = 0): unknown {
     }
     return out ?? v;
   }
-  if (v instanceof FmRange) return v.toArray(10_000_000);
+  if (v instanceof FmRange) return v.unbounded || v.size > 10_000_000 ? undefined : v.toArray(10_000_000);
   if (v instanceof FmCollection) return v.items.map((x) => toPlain(x, depth + 1));
   if (v instanceof Map || v instanceof Namespace) {
     const src = v instanceof Namespace ? v.vars : v;

@@ -33,7 +33,10 @@ export function specialVariable(e: A.SpecialVar, _cx: Cx): Ev {
     case 'data_model':
       return (env) => new LookupHash((k) => env.data.get(k) ?? undefined);
     case 'locals':
-      return (env) => (env.frame ? new LookupHash((k) => env.localLookup(k)) : undefined);
+      return (env) => {
+        const frame = env.frame;
+        return frame ? new LookupHash((k) => frame.locals.get(k)) : undefined;
+      };
     case 'main':
       return (env) => env.mainNs;
     case 'namespace':
@@ -69,7 +72,7 @@ export function specialVariable(e: A.SpecialVar, _cx: Cx): Ev {
         const err = env.recovered[env.recovered.length - 1];
         if (!err)
           throw elError('_MiscTemplateException', '.error is not available outside of a #recover block', e);
-        return err.message + ftlStackText(err);
+        return err.message;
       };
     case 'output_encoding':
       return (env) => env.settings.outputEncoding ?? undefined;

@@ -30,11 +30,15 @@ export type FmNumber = number | BigDec | JDouble;
 export class FmRange {
   constructor(
     readonly start: number,
-    /** Number of items; Infinity for a right-unbounded range. */
+    /** Number of items (Integer.MAX_VALUE for a right-unbounded range, as FreeMarker reports it). */
     readonly size: number,
     readonly step: 1 | -1,
     /** Right-unbounded ranges (`1..`) are not sequences for ?size and the like in FreeMarker. */
     readonly unbounded: boolean,
+    /** `a..*n` ranges adapt to the sliced value's length. */
+    readonly rightAdaptive = false,
+    /** `a..b` inclusive ranges: "foo"[n..n-1] gives "" (FreeMarker keeps this legacy behaviour). */
+    readonly inclusive = false,
   ) {}
   get(i: number): number {
     return this.start + i * this.step;
@@ -105,7 +109,7 @@ export function isNumber(v: unknown): v is FmNumber {
 }
 
 export function isSequence(v: unknown): boolean {
-  return Array.isArray(v) || (v instanceof FmRange && !v.unbounded) || v instanceof MatchResult;
+  return Array.isArray(v) || v instanceof FmRange || v instanceof MatchResult;
 }
 
 export function isDirectiveObject(v: unknown): boolean {
@@ -139,6 +143,7 @@ export function hashGet(h: unknown, key: string): unknown {
 }
 
 export function hashKeys(h: unknown): string[] {
+  if (h instanceof LegacyHashLiteral) return h.pairs.map((p) => p[0]);
   if (h instanceof Map) return Array.from(h.keys(), String);
   if (h instanceof Namespace) return Array.from(h.vars.keys());
   if (h instanceof LookupHash) return [];
@@ -197,6 +202,11 @@ export class MatchResult {
     readonly items: MatchItem[],
     readonly groups: (string | undefined)[],
   ) {}
+}
+
+/** A hash literal of FreeMarker before 2.3.21: listing shows every key/value pair, duplicates included. */
+export class LegacyHashLiteral extends Map<string, unknown> {
+  readonly pairs: [string, unknown][] = [];
 }
 
 /** A hash that can only be looked up by key (.vars, .globals, .data_model). */

@@ -75,6 +75,9 @@ function nonOutputtingType(e: El | null): boolean {
 }
 
 function isIgnorable(e: El, stripWhitespace: boolean): boolean {
+  if (e.k === 'trim') return true;
+  if (e.k === 'autoEsc' || e.k === 'outputFormat' || e.k === 'escape' || e.k === 'noEscape')
+    return e.children.length === 0;
   if (e.k !== 'text') return false;
   const text = e.text;
   if (text.length === 0) return true;

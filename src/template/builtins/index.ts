@@ -8,7 +8,8 @@ import type { Cx } from '../compile-expr.js';
 import { UNSUPPORTED_BUILTINS } from '../builtin-names.js';
 import { callMethod } from '../calls.js';
 import { ParseError, TemplateError, jQuote } from '../errors.js';
-import { escaperOf } from '../output-formats.js';
+import { escapeXhtml, escapeXml, escaperOf } from '../output-formats.js';
+import { compress } from '../compress.js';
 import { compareValues, stringTarget, toBoolean } from '../ops.js';
 import { parseExpression } from '../parser.js';
 import {
@@ -31,6 +32,7 @@ import {
   MatchItem,
   MatchResult,
   Namespace,
+  DIRECTIVE,
   hashKeys,
   hashSize,
   isDirectiveObject,
@@ -147,6 +149,7 @@ def('string', {
   value: (env, t, node) => {
     if (isNumber(t)) return numberString(env, t, undefined, node);
     if (typeof t === 'boolean') return booleanString(env, t, [], node);
+    if (t instanceof MatchResult) return booleanString(env, t.matched, [], node);
     if (t instanceof FmDate) return formatDateChecked(env, t, undefined, node);
     return stringTarget(env, t, node.target, 'string');
   },
@@ -156,6 +159,7 @@ def('string', {
       return numberString(env, t, argString(node, args, 0), node);
     }
     if (typeof t === 'boolean') return booleanString(env, t, args, node);
+    if (t instanceof MatchResult) return booleanString(env, t.matched, args, node);
     if (t instanceof FmDate) return dateString(env, t, args, node);
     const s = stringTarget(env, t, node.target, 'string');
     return callMethod(env, s, args, node, node);
@@ -466,7 +470,7 @@ loopBuiltin(
   'item_cycle',
   (c, args, node) => {
     if (args.length === 0)
-      throw biError(node, '?item_cycle(...) expects at least 1 argument, but has received none.');
+      throw biError(node, '?item_cycle(...) expects 1 or more arguments, but has received none.');
     const v = args[c.index % args.length];
     if (v === undefined)
       throw biError(
@@ -712,5 +716,59 @@ for (const [name, last] of [
     },
   });
 }
+
+// ------------------------------------------------------------------ ?new: FreeMarker's own utility transforms only
+
+interface Body {
+  render(): Promise<string>;
+  renderSync(): string;
+}
+
+/** A transform as a directive object: the body's output, filtered. */
+function transform(filter: (s: string, params: Record<string, unknown>) => string): unknown {
+  return {
+    [DIRECTIVE]: true,
+    rawParams: true,
+    invoke(params: Record<string, unknown>, body: Body | null): string | Promise<string> | void {
+      if (!body) return;
+      try {
+        return filter(body.renderSync(), params);
+      } catch (e) {
+        if (!(e instanceof Error) || !/asynchronous/.test(e.message)) throw e;
+        return body.render().then((s) => filter(s, params));
+      }
+    },
+  };
+}
+
+const UTILITY_CLASSES: Record<string, () => unknown> = {
+  'freemarker.template.utility.StandardCompress': () =>
+    transform((s, p) => {
+      const singleLine = p.single_line === true || p.single_line === 'true';
+      return singleLine ? compressSingleLine(s) : compress(s);
+    }),
+  'freemarker.template.utility.NormalizeNewlines': () => transform((s) => s.replace(/\r\n?/g, '\n')),
+  'freemarker.template.utility.HtmlEscape': () => transform((s) => escapeXhtml(s)),
+  'freemarker.template.utility.XmlEscape': () => transform((s) => escapeXml(s)),
+};
+
+function compressSingleLine(s: string): string {
+  return s.replace(/^[ \t\n\r\f\v]+|[ \t\n\r\f\v]+$/g, '').replace(/[ \t\n\r\f\v]+/g, ' ');
+}
+
+def('new', {
+  value: (env, t, node) => {
+    const cls = stringTarget(env, t, node.target, 'new');
+    const make = UTILITY_CLASSES[cls];
+    if (!make) {
+      throw blamedError(
+        '_MiscTemplateException',
+        `?new of ${jQuote(cls)} is not supported by flowmark: it would instantiate a Java class. Only FreeMarker's own utility transforms (${Object.keys(UTILITY_CLASSES).join(', ')}) are available.`,
+        node,
+      );
+    }
+    return new FmMethod(() => make(), `?new`);
+  },
+});
 
 export { jQuote };

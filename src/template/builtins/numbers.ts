@@ -4,8 +4,8 @@ import * as arith from '../arith.js';
 import { BigDec } from '../bigdecimal.js';
 import { FormatError, numberFormatter } from '../format.js';
 import { formatNumber } from '../ops.js';
-import { type Env, elError } from '../runtime.js';
-import { FmDate, JDouble, isNumber, type FmNumber } from '../values.js';
+import { type Env, blamedError, elError } from '../runtime.js';
+import { FmDate, JDouble, MatchResult, isNumber, type FmNumber } from '../values.js';
 import { argString, checkArgs, def, requireTarget, targetTypeError } from './registry.js';
 
 function num(t: unknown, node: A.BuiltInExpr): FmNumber {
@@ -16,6 +16,7 @@ function num(t: unknown, node: A.BuiltInExpr): FmNumber {
 def('c', {
   value: (env, t, node) => {
     if (typeof t === 'boolean') return t ? 'true' : 'false';
+    if (t instanceof MatchResult) return t.matched ? 'true' : 'false';
     if (isNumber(t)) return arith.computerFormat(t);
     throw targetTypeError(node, 'number or boolean', t);
   },
@@ -82,8 +83,20 @@ function abc(n: number, upper: boolean, node: A.BuiltInExpr): string {
   }
   return s;
 }
-def('lower_abc', { value: (_env, t, node) => abc(arith.intValue(num(t, node)), false, node) });
-def('upper_abc', { value: (_env, t, node) => abc(arith.intValue(num(t, node)), true, node) });
+/** The operand as a Java int, refusing values that would lose precision (NumberUtil.toIntExact). */
+function exactInt(n: FmNumber, node: A.BuiltInExpr): number {
+  if (arith.isIntegral(n)) {
+    const v = arith.toDouble(n);
+    if (v >= -2147483648 && v <= 2147483647) return v;
+  }
+  throw blamedError(
+    '_TemplateModelException',
+    `The left side operand value isn't compatible with ?${node.name}: Can't convert ${arith.javaToString(n)} to type Integer without loss.`,
+    node.target,
+  );
+}
+def('lower_abc', { value: (_env, t, node) => abc(exactInt(num(t, node), node), false, node) });
+def('upper_abc', { value: (_env, t, node) => abc(exactInt(num(t, node), node), true, node) });
 
 // numeric casts (Java's narrowing conversions)
 def('int', { value: (_env, t, node) => arith.intValue(num(t, node)) });

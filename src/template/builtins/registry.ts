@@ -38,7 +38,7 @@ export function checkArgs(node: A.BuiltInExpr, args: unknown[], min: number, max
     min === max
       ? `${min}`
       : max === Infinity
-        ? `at least ${min}`
+        ? `${min} or more`
         : max === min + 1
           ? `${min} or ${max}`
           : `${min} to ${max}`;

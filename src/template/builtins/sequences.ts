@@ -1,13 +1,15 @@
 /** Sequence and hash built-ins. */
 import type * as A from '../ast.js';
 import { compareNumbers } from '../arith.js';
-import { collator, formatBoolean, formatDate, formatNumber, lenientEquals } from '../ops.js';
+import { javaCollatorCompare } from '../collation.js';
+import { formatBoolean, formatDate, formatNumber, lenientEquals } from '../ops.js';
 import { type Env, elError, missingError } from '../runtime.js';
 import {
   FmCollection,
   FmDate,
   FmRange,
   JDouble,
+  LegacyHashLiteral,
   MatchItem,
   MarkupOutput,
   hashGet,
@@ -189,13 +191,12 @@ function sortValues(env: Env, keys: unknown[], node: A.BuiltInExpr, keyDesc: str
       );
     }
   });
-  const c = collator(env.locale);
   const str = (v: unknown): string => (v instanceof MatchItem ? v.text : (v as string));
   const cmp: (a: unknown, b: unknown) => number =
     kind === 'number'
       ? (a, b) => compareNumbers(a as number, b as number)
       : kind === 'string'
-        ? (a, b) => c.compare(str(a), str(b))
+        ? (a, b) => javaCollatorCompare(str(a), str(b))
         : kind === 'date'
           ? (a, b) => (a as FmDate).epochMs - (b as FmDate).epochMs
           : (a, b) => (a === b ? 0 : a ? 1 : -1);
@@ -299,6 +300,7 @@ def('keys', {
 def('values', {
   value: (_env, t, node) => {
     if (!isHash(t)) throw targetTypeError(node, 'extended_hash', t);
+    if (t instanceof LegacyHashLiteral) return t.pairs.map((p) => p[1]);
     return hashKeys(t).map((k) => hashGet(t, k));
   },
 });

@@ -7,12 +7,14 @@ import { escapeRtf, escapeXhtml, escapeXml } from '../output-formats.js';
 import {
   RegexFlagError,
   escapeRegExp,
-  javaRegex,
+  javaPattern,
   javaReplacement,
+  userGroups,
+  type JavaRegExp,
   parseFlags,
   type RegexFlags,
 } from '../regex.js';
-import { type Env, blamedError } from '../runtime.js';
+import { type Env, blamedError, missingError } from '../runtime.js';
 import { JDouble, MatchItem, MatchResult, MarkupOutput } from '../values.js';
 import { argInt, argString, biError, checkArgs, def, optString, targetTypeError } from './registry.js';
 import iconv from 'iconv-lite';
@@ -107,7 +109,18 @@ s0('word_list', (s) => {
   if (cur) out.push(cur);
   return out;
 });
-s0(['html', 'web_safe'], (s) => escapeXhtml(s));
+def(['html', 'web_safe'], {
+  custom: (node, cx, compile) => {
+    const t = compile(node.target, cx);
+    const legacy = cx.ici < 2003020;
+    return (env) => {
+      const v = t(env);
+      if (v === undefined) throw missingError(node.target);
+      const s = str(env, v, node);
+      return legacy ? escapeXhtml(s).replace(/&#39;/g, "'") : escapeXhtml(s);
+    };
+  },
+});
 s0('xhtml', (s) => escapeXhtml(s));
 s0('xml', (s) => escapeXml(s));
 s0('rtf', (s) => escapeRtf(s));
@@ -181,21 +194,32 @@ sN('substring', 1, 2, (s, a, _e, n) => {
   return s.slice(from, to);
 });
 
-function flagsOf(n: A.BuiltInExpr, a: unknown[], i: number, allowF: boolean, regexOnly = false): RegexFlags {
+function flagsOf(
+  n: A.BuiltInExpr,
+  a: unknown[],
+  i: number,
+  allowF: boolean,
+  regexOnly = false,
+  lenient = false,
+): RegexFlags {
   try {
-    return parseFlags(i < a.length ? argString(n, a, i) : '', n.name, allowF, regexOnly);
+    return parseFlags(i < a.length ? argString(n, a, i) : '', n.name, allowF, regexOnly, lenient);
   } catch (e) {
     if (e instanceof RegexFlagError) throw biError(n, e.message);
     throw e;
   }
 }
 
-function compile(n: A.BuiltInExpr, pattern: string, f: RegexFlags, global = ''): RegExp {
+function compileJ(n: A.BuiltInExpr, pattern: string, f: RegexFlags, global = ''): JavaRegExp {
   try {
-    return javaRegex(pattern, f, global);
+    return javaPattern(pattern, f, global);
   } catch (e) {
     throw biError(n, `Malformed regular expression: ${(e as Error).message}`);
   }
+}
+
+function compile(n: A.BuiltInExpr, pattern: string, f: RegexFlags, global = ''): RegExp {
+  return compileJ(n, pattern, f, global).re;
 }
 
 /** A matcher for the search argument: regex, or literal (possibly case-insensitive). */
@@ -207,7 +231,7 @@ function searcher(n: A.BuiltInExpr, pattern: string, f: RegexFlags, global: bool
 sN('replace', 2, 3, (s, a, env, n) => {
   const what = argString(n, a, 0);
   const rep = argString(n, a, 1);
-  const f = flagsOf(n, a, 2, true);
+  const f = flagsOf(n, a, 2, true, false, true);
   if (!f.regex) {
     if (what === '') {
       // Java's replace("", x) inserts x between every character and at both ends
@@ -227,9 +251,9 @@ sN('replace', 2, 3, (s, a, env, n) => {
     }
     return s.replace(searcher(n, what, f, !f.firstOnly), () => rep);
   }
-  const re = compile(n, what, f, f.firstOnly ? '' : 'g');
+  const jp = compileJ(n, what, f, f.firstOnly ? '' : 'g');
   try {
-    return s.replace(re, javaReplacement(rep));
+    return s.replace(jp.re, javaReplacement(rep, jp.groups));
   } catch (e) {
     if (e instanceof RegexFlagError) throw biError(n, e.message);
     throw e;
@@ -238,7 +262,7 @@ sN('replace', 2, 3, (s, a, env, n) => {
 
 sN('split', 1, 2, (s, a, _e, n) => {
   const sep = argString(n, a, 0);
-  const f = flagsOf(n, a, 1, false);
+  const f = flagsOf(n, a, 1, false, false, true);
   if (!f.regex) {
     if (sep === '') return Array.from(s);
     if (!f.caseInsensitive) return s.split(sep);
@@ -268,25 +292,22 @@ sN('split', 1, 2, (s, a, _e, n) => {
 });
 
 sN('matches', 1, 2, (s, a, _e, n) => {
-  const f = flagsOf(n, a, 1, false, true);
-  if (f.firstOnly) throw biError(n, '?matches doesn\'t support the "f" flag.');
+  const f = flagsOf(n, a, 1, false, true, true);
   const pattern = argString(n, a, 0);
-  const whole = compile(n, `(?:${pattern})`, f);
-  const anchored = new RegExp(`^(?:${whole.source})$`, whole.flags.replace('m', ''));
-  let groups: (string | undefined)[] = [];
-  let matched = false;
+  const jp = compileJ(n, pattern, f, 'g');
+  const src = jp.re.source;
+  const fl = jp.re.flags.replace('g', '');
   const wm = f.multiline
-    ? new RegExp(`(?<![\\s\\S])(?:${whole.source})(?![\\s\\S])`, whole.flags).exec(s)
-    : anchored.exec(s);
-  if (wm) {
-    matched = true;
-    groups = Array.from(wm);
-  }
-  const re = compile(n, pattern, f, 'g');
+    ? new RegExp(`(?<![\\s\\S])(?:${src})(?![\\s\\S])`, fl).exec(s)
+    : new RegExp(`^(?:${src})$`, fl).exec(s);
+  const matched = wm !== null;
+  const groups: (string | undefined)[] = wm ? userGroups(wm, jp.groups) : jp.groups.map(() => undefined);
+  const re = jp.re;
+  re.lastIndex = 0;
   const items: MatchItem[] = [];
   let m: RegExpExecArray | null;
   while ((m = re.exec(s)) !== null) {
-    items.push(new MatchItem(m[0], Array.from(m)));
+    items.push(new MatchItem(m[0], userGroups(m, jp.groups)));
     if (m[0].length === 0) re.lastIndex++;
   }
   return new MatchResult(matched, items, groups);
@@ -313,14 +334,24 @@ function keep(
     if (!fl.regex && !fl.caseInsensitive) {
       idx = last ? s.lastIndexOf(what) : s.indexOf(what);
       len = what.length;
-    } else {
-      const re = searcher(n, what, fl, true);
-      let m: RegExpExecArray | null;
-      while ((m = re.exec(s)) !== null) {
+    } else if (!last) {
+      const m = searcher(n, what, fl, false).exec(s);
+      if (m) {
         idx = m.index;
         len = m[0].length;
-        if (!last) break;
-        if (m[0].length === 0) re.lastIndex++;
+      }
+    } else {
+      // the match starting at the highest index
+      const base = searcher(n, what, fl, false);
+      const sticky = new RegExp(base.source, base.flags.replace('g', '') + 'y');
+      for (let i = s.length; i >= 0; i--) {
+        sticky.lastIndex = i;
+        const m = sticky.exec(s);
+        if (m) {
+          idx = i;
+          len = m[0].length;
+          break;
+        }
       }
     }
     return idx < 0 ? notFound(s) : f(s, idx, len);
@@ -358,7 +389,11 @@ sN('ensure_starts_with', 1, 3, (s, a, _e, n) => {
   }
   const check = argString(n, a, 0);
   const prefix = argString(n, a, 1);
-  const fl = flagsOf(n, a, 2, false, true);
+  const fl = flagsOf(n, a, 2, false, a.length < 3);
+  if (!fl.regex) {
+    const ok = fl.caseInsensitive ? s.toLowerCase().startsWith(check.toLowerCase()) : s.startsWith(check);
+    return ok ? s : prefix + s;
+  }
   const re = compile(n, check, fl);
   const m = new RegExp(`^(?:${re.source})`, re.flags).exec(s);
   return m ? s : prefix + s;
@@ -578,7 +613,11 @@ function urlEnc(s: string, charset: string, keepSlash: boolean): string {
   let run = '';
   const flush = (): void => {
     if (!run) return;
-    const bytes = /^utf-?8$/i.test(charset) ? Buffer.from(run, 'utf8') : iconv.encode(run, charset);
+    const bytes = /^utf-?8$/i.test(charset)
+      ? Buffer.from(run, 'utf8')
+      : /^utf-?16$/i.test(charset)
+        ? Buffer.concat([Buffer.from([0xfe, 0xff]), iconv.encode(run, 'utf16be')])
+        : iconv.encode(run, charset);
     for (const b of bytes) out += '%' + b.toString(16).toUpperCase().padStart(2, '0');
     run = '';
   };

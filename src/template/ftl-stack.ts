@@ -1,0 +1,164 @@
+/**
+ * FreeMarker's "FTL stack trace" under an error message: the instruction that failed, the
+ * directives it is nested in ("~"), and the macro calls it was reached through ("-"). Built only
+ * when an error occurs, from the element tree and the call frames being unwound.
+ */
+import type * as A from './ast.js';
+import { canonical } from './canonical.js';
+import { TemplateError, locationText } from './errors.js';
+
+/** The element tree of each template that ran, by name (to find where an error happened). */
+export type UnitRoots = Map<string, A.El>;
+
+function args(el: A.CallEl): string {
+  let s = '';
+  if (el.positional && el.positional.length) s += ' ' + el.positional.map(canonical).join(', ');
+  if (el.named) for (const a of el.named) s += ` ${a.name}=${canonical(a.value)}`;
+  if (el.loopVars && el.loopVars.length) s += '; ' + el.loopVars.join(', ');
+  return s;
+}
+
+/** How FreeMarker describes an instruction in the stack trace (null: not shown). */
+export function elDescription(el: A.El): string | null {
+  switch (el.k) {
+    case 'interp':
+      return el.numeric ? `#{${canonical(el.expr)}}` : `\${${canonical(el.expr)}}`;
+    case 'cond':
+      return el.type === 'else' ? '#else' : `#${el.type} ${canonical(el.cond!)}`;
+    case 'list':
+      return el.foreach
+        ? `#foreach ${el.loopVar} in ${canonical(el.source)}`
+        : `#list ${canonical(el.source)}${el.loopVar ? ' as ' + el.loopVar + (el.loopVar2 ? ', ' + el.loopVar2 : '') : ''}`;
+    case 'items':
+      return `#items as ${el.loopVar}${el.loopVar2 ? ', ' + el.loopVar2 : ''}`;
+    case 'sep':
+      return '#sep';
+    case 'elseOfList':
+      return '#else';
+    case 'switch':
+      return `#switch ${canonical(el.value)}`;
+    case 'case':
+      return el.cond ? `#case ${canonical(el.cond)}` : '#default';
+    case 'assign': {
+      const dir = el.scope === 'namespace' ? '#assign' : '#' + el.scope;
+      return `${dir} ${el.name}${el.op === '++' || el.op === '--' ? el.op : ` ${el.op} ${el.value ? canonical(el.value) : ''}`}`;
+    }
+    case 'blockAssign':
+      return `#${el.scope === 'namespace' ? 'assign' : el.scope} ${el.name}`;
+    case 'include':
+      return `#include ${canonical(el.name)}`;
+    case 'import':
+      return `#import ${canonical(el.name)} as ${el.ns}`;
+    case 'call':
+      return el.legacy ? `#call ${canonical(el.callee)}${args(el)}` : `@${canonical(el.callee)}${args(el)}`;
+    case 'nested':
+      return el.args.length ? `#nested ${el.args.map(canonical).join(', ')}` : '#nested';
+    case 'return':
+      return el.value ? `#return ${canonical(el.value)}` : '#return';
+    case 'stop':
+      return el.message ? `#stop ${canonical(el.message)}` : '#stop';
+    case 'setting':
+      return `#setting ${el.name}=${canonical(el.value)}`;
+    case 'attempt':
+      return '#attempt';
+    case 'recover':
+      return '#recover';
+    case 'compress':
+      return '#compress';
+    case 'escape':
+      return `#escape ${el.variable} as ${canonical(el.expr)}`;
+    case 'noEscape':
+      return '#noescape';
+    case 'outputFormat':
+      return `#outputformat ${JSON.stringify(el.format)}`;
+    case 'autoEsc':
+      return el.on ? '#autoesc' : '#noautoesc';
+    case 'transform':
+      return `#transform ${canonical(el.transform)}`;
+    case 'visit':
+      return `#${el.directive}`;
+    default:
+      return null;
+  }
+}
+
+function contains(el: A.El, line: number, col: number): boolean {
+  if (line < el.bl || line > el.el) return false;
+  if (line === el.bl && col < el.bc) return false;
+  if (line === el.el && el.ec > 0 && col > el.ec) return false;
+  return true;
+}
+
+/** The innermost shown element containing (line, column). */
+function innermost(root: A.El, line: number, col: number): A.El | null {
+  let best: A.El | null = null;
+  const visit = (el: A.El): void => {
+    if (!contains(el, line, col)) return;
+    if (elDescription(el) !== null) best = el;
+    for (const c of el.children) visit(c);
+  };
+  visit(root);
+  return best;
+}
+
+function enclosingMacro(el: A.El): A.MacroEl | null {
+  for (let p: A.El | null = el.parent; p; p = p.parent) if (p.k === 'macro') return p;
+  return null;
+}
+
+export function elLocation(el: A.El): string {
+  const m = enclosingMacro(el);
+  const where = m ? ` in ${m.isFunction ? 'function' : 'macro'} ${JSON.stringify(m.name)}` : '';
+  return locationText(el.tn ?? 'template', el.bl, el.bc).replace(' at line', `${where} at line`);
+}
+
+/** Lines for `el` and the directives it is nested in, up to its macro or the template root. */
+export function lexicalChain(el: A.El, first: string): string[] {
+  const out: string[] = [];
+  let marker = first;
+  for (let e: A.El | null = el; e && e.k !== 'macro'; e = e.parent) {
+    const d = elDescription(e);
+    if (d === null) continue;
+    out.push(`${marker} ${d}  ${elLocation(e)}`);
+    marker = '~ Reached through:';
+  }
+  return out;
+}
+
+/** Gives the error its "Failed at" part (once), from where it happened. */
+export function ensureStack(err: TemplateError, roots: UnitRoots): void {
+  if (err.ftlStack) return;
+  err.ftlStack = [];
+  const root = roots.get(err.templateName);
+  if (!root || !err.line) return;
+  const el = innermost(root, err.line, err.column);
+  if (el) err.ftlStack.push(...lexicalChain(el, '- Failed at:'));
+  refreshMessage(err);
+}
+
+/** Records that the error was reached through a macro call or #include at `site`. */
+export function addReachedThrough(err: TemplateError, roots: UnitRoots, site: A.El): void {
+  ensureStack(err, roots);
+  err.ftlStack!.push(...lexicalChain(site, '- Reached through:'));
+  refreshMessage(err);
+}
+
+const baseMessages = new WeakMap<TemplateError, string>();
+
+function refreshMessage(err: TemplateError): void {
+  let base = baseMessages.get(err);
+  if (base === undefined) {
+    base = err.message;
+    baseMessages.set(err, base);
+  }
+  err.message = base + stackText(err.ftlStack ?? []);
+}
+
+export function stackText(lines: string[]): string {
+  if (!lines.length) return '';
+  return (
+    '\n\n----\nFTL stack trace ("~" means nesting-related):\n' +
+    lines.map((l) => '\t' + l).join('\n') +
+    '\n----'
+  );
+}
