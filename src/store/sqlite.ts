@@ -85,11 +85,25 @@ export class SqliteStore implements Store {
   }
 
   private async statement(query: Sql, mode: Mode): Promise<unknown> {
+    const { text, values } = query.render('sqlite');
     const state = this.current();
-    if (state) return state.connection.execute(query, mode);
-    const { text } = query.render('sqlite');
-    const target = this.reader !== this.writer && this.reader.isReadOnly(text) ? this.reader : this.writer;
-    return target.locked(() => target.execute(query, mode));
+    if (state) return state.connection.execute(text, values, mode);
+    let target = this.writer;
+    let prepared: Database.Statement | undefined;
+    if (this.reader !== this.writer) {
+      prepared = this.reader.prepare(text);
+      if (prepared.readonly) target = this.reader;
+      else prepared = undefined;
+    }
+    if (!target.lock.held) {
+      // The usual case: the connection is free, run now (a busy database falls back to waiting).
+      try {
+        return target.execute(text, values, mode, prepared);
+      } catch (e) {
+        if (!isBusy(e)) throw e;
+      }
+    }
+    return target.locked(() => target.execute(text, values, mode, prepared));
   }
 
   private async topLevel<T>(fn: (tx: Queryable) => Promise<T>, options: TransactionOptions): Promise<T> {
@@ -136,9 +150,9 @@ export class SqliteStore implements Store {
     };
     return {
       dialect: this.dialect,
-      all: async (q) => open().execute(q, 'all') as never[],
-      get: async (q) => open().execute(q, 'get') as never,
-      run: async (q) => open().execute(q, 'run') as RunResult,
+      all: async (q) => open().executeSql(q, 'all') as never[],
+      get: async (q) => open().executeSql(q, 'get') as never,
+      run: async (q) => open().executeSql(q, 'run') as RunResult,
       exec: async (t) => {
         open().db.exec(t);
       },
@@ -163,10 +177,6 @@ class Connection {
     this.db.pragma('foreign_keys = ON');
   }
 
-  isReadOnly(text: string): boolean {
-    return this.prepare(text).readonly;
-  }
-
   /** Runs `work` now if the connection is free, else after the transaction holding it; retried while busy. */
   locked<T>(work: () => T): Promise<T> {
     return busyRetry(async () => {
@@ -180,9 +190,13 @@ class Connection {
     });
   }
 
-  execute(query: Sql, mode: Mode): unknown {
+  executeSql(query: Sql, mode: Mode): unknown {
     const { text, values } = query.render('sqlite');
-    const statement = this.prepare(text);
+    return this.execute(text, values, mode);
+  }
+
+  execute(text: string, values: unknown[], mode: Mode, prepared?: Database.Statement): unknown {
+    const statement = prepared ?? this.prepare(text);
     const params = values.map(toSqliteValue);
     try {
       switch (mode) {
@@ -217,7 +231,8 @@ class Connection {
     }
   }
 
-  private prepare(text: string): Database.Statement {
+  /** The connection's prepared statement for this text (cached). */
+  prepare(text: string): Database.Statement {
     let statement = this.statements.get(text);
     if (statement) return statement;
     statement = this.db.prepare(text);
@@ -237,11 +252,15 @@ async function busyRetry<T>(attempt: () => T | Promise<T>): Promise<T> {
     try {
       return await attempt();
     } catch (e) {
-      const code = (e as { code?: unknown }).code;
-      if ((code !== 'SQLITE_BUSY' && code !== 'SQLITE_LOCKED') || Date.now() > deadline) throw e;
+      if (!isBusy(e) || Date.now() > deadline) throw e;
       await sleep(pause);
     }
   }
+}
+
+function isBusy(e: unknown): boolean {
+  const code = (e as { code?: unknown })?.code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
 }
 
 function isUniqueError(e: unknown): e is Error & { code: string; constraint?: string } {

@@ -948,8 +948,12 @@ function toIndexDescriptor(r: Row): IndexDescriptor {
 }
 
 /** The scope every statement on documents carries; the literal collection id lets the planner use partial indexes. */
+const scopes = new WeakMap<CollectionRow, Sql>();
 function scope(row: CollectionRow): Sql {
-  return sql`account_id = ${row.accountId} AND collection_id = ${sql.literal(row.id)}`;
+  let s = scopes.get(row);
+  if (!s)
+    scopes.set(row, (s = sql`account_id = ${row.accountId} AND collection_id = ${sql.literal(row.id)}`));
+  return s;
 }
 
 function and(where: Sql | undefined): Sql {
@@ -961,7 +965,14 @@ function and(where: Sql | undefined): Sql {
  * is renamed or removed. Read in the same statement as the documents, it proves the plan and the
  * rights check (made from a cached row) were those of the data read.
  */
+const states = new WeakMap<CollectionRow, Sql>();
 function stateOf(row: CollectionRow): Sql {
+  let s = states.get(row);
+  if (!s) states.set(row, (s = stateSql(row)));
+  return s;
+}
+
+function stateSql(row: CollectionRow): Sql {
   return sql`(SELECT shape_version * 4 + CASE WHEN is_public THEN 2 ELSE 0 END + CASE WHEN is_readonly THEN 1 ELSE 0 END
       FROM collections WHERE id = ${sql.literal(row.id)} AND account_id = ${row.accountId} AND name = ${row.name})`;
 }
