@@ -1,5 +1,6 @@
 import type { Command } from '../main.js';
 import { collections } from './collections.js';
+import { files } from './files.js';
 import { functions } from './functions.js';
 import { seed } from './seed.js';
 import { serve } from './serve.js';
@@ -7,4 +8,4 @@ import { token } from './token.js';
 import { version } from './version.js';
 
 /** Every CLI command, in the order `flowmark --help` lists them. One module per command. */
-export const commands: Command[] = [version, functions, serve, token, seed, collections];
+export const commands: Command[] = [version, functions, serve, token, seed, collections, files];
