@@ -76,6 +76,19 @@ describeEachEngine('server: authentication', (engine) => {
     });
   });
 
+  it('gives a new session at every login and ends the one the browser held', async () => {
+    const first = await login(server.url, 'acme', 'ann');
+    expect((await get('/api/v1/auth/me', { cookie: first })).status).toBe(200);
+    const r = await call(server.url, 'POST', '/api/v1/auth/login', {
+      cookie: first,
+      body: { account: 'acme', login: 'admin', password: PASSWORD },
+    });
+    const second = sessionCookie(r.headers);
+    expect(second).not.toBe(first);
+    expect((await get('/api/v1/auth/me', { cookie: first })).status).toBe(401);
+    expect((await get('/api/v1/auth/me', { cookie: second })).body.user.login).toBe('admin');
+  });
+
   it('logs out: the session ends and its cookie is cleared', async () => {
     const cookie = await login(server.url, 'acme', 'ann');
     expect((await get('/api/v1/auth/me', { cookie })).status).toBe(200);

@@ -57,6 +57,12 @@ export function authRoutes(app: Api, deps: ServerDeps): void {
       }
       if (user.status !== 'active') throw new ApiError(403, 'blocked', 'This user is blocked.');
       throttle.login.succeed(loginKey);
+      // A new session id at every login; the one this browser held before ends.
+      const previous = request.cookies?.[settings.cookieName];
+      if (previous !== undefined) {
+        await sessions.close(previous);
+        deps.callerCache.clear();
+      }
       const sessionId = await sessions.open({ accountId, userId: user.id });
       setSessionCookie(reply, deps, sessionId);
       const account = await platform.accounts.require(accountId);
