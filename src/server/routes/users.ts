@@ -134,9 +134,10 @@ export function userRoutes(app: Api, deps: ServerDeps): void {
         if (!ok) throw new ApiError(403, 'invalid-credentials', 'currentPassword: wrong password.');
       }
       const user = await users.update(caller.accountId, request.params.id, changes);
+      if (changes.password !== undefined || changes.status === 'blocked')
+        await deps.sessions.closeAllOf({ accountId: caller.accountId, userId: user.id });
       deps.callerCache.clear();
       if (changes.password !== undefined || changes.status === 'blocked') {
-        await deps.sessions.closeAllOf({ accountId: caller.accountId, userId: user.id });
         if (self && caller.via === 'session') {
           const id = await deps.sessions.open({ accountId: caller.accountId, userId: user.id });
           setSessionCookie(reply, deps, id);
