@@ -207,7 +207,8 @@ export function computerFormat(n: FmNumber): string {
   if (n instanceof BigDec) return cFormatDecimal(n);
   const v = n.value;
   if (!isFinite(v)) return Number.isNaN(v) ? 'NaN' : v > 0 ? 'INF' : '-INF';
-  return cFormatDecimal(toBig(n));
+  // DecimalFormat formats a float through its double value
+  return cFormatDecimal(BigDec.parse(doubleToString(v)));
 }
 
 function cFormatDecimal(b: BigDec): string {

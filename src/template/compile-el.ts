@@ -183,9 +183,9 @@ export function interpConverter(el: A.InterpEl, strict: boolean): InterpConverte
   const plain = (env: Env, v: unknown, at: A.Expr): string => {
     if (typeof v === 'number' || v instanceof BigDec || v instanceof JDouble) return formatNumber(env, v, at);
     if (v instanceof FmDate) return formatDate(env, v, at);
-    if (typeof v === 'boolean') return formatBoolean(env, v, at);
+    if (typeof v === 'boolean') return formatBoolean(env, v, el as unknown as A.Expr);
     if (v instanceof MatchItem) return v.text;
-    if (v instanceof MatchResult) return formatBoolean(env, v.matched, at);
+    if (v instanceof MatchResult) return formatBoolean(env, v.matched, el as unknown as A.Expr);
     if (!strict && (isSequence(v) || isHash(v) || v instanceof FmCollection)) return toCompactJson(env, v);
     throw interpolationError(v, at);
   };

@@ -4,7 +4,7 @@ import { type ElCx, compileEl, interpConverter } from './compile-el.js';
 import { parseTemplate, type ParseOptions } from './parser.js';
 import type { MacroDef, TemplateUnit } from './runtime.js';
 import { postParseCleanup } from './whitespace.js';
-import { formatForTemplateName } from './output-formats.js';
+import { formatForTemplateName, outputFormatByName } from './output-formats.js';
 
 export interface UnitOptions {
   name: string;
@@ -57,7 +57,8 @@ export function compileUnit(source: string, o: UnitOptions): TemplateUnit {
 
 function compileFresh(source: string, o: UnitOptions): Unit {
   const byName = o.recognizeStandardFileExtensions === false ? undefined : formatForTemplateName(o.name);
-  const outputFormat = byName ?? o.outputFormat ?? 'undefined';
+  const outputFormat =
+    byName ?? (o.outputFormat ? (outputFormatByName(o.outputFormat)?.name ?? o.outputFormat) : 'undefined');
   const parsed = parseTemplate(source, {
     name: o.name,
     tagSyntax: o.tagSyntax,

@@ -211,7 +211,8 @@ export type DateKind = 'date' | 'time' | 'datetime';
 const STYLES = new Set(['short', 'medium', 'long', 'full']);
 
 export interface DateFormatter {
-  format(epochMs: number): string;
+  /** `sqlTime`: the value is a java.sql.Time (ISO formats then omit the offset). */
+  format(epochMs: number, sqlTime?: boolean): string;
   parse(text: string): number;
   /** Description for messages ("MMM d, y"). */
   readonly description: string;
@@ -313,10 +314,10 @@ function isoFormatter(format: string, kind: DateKind, timeZone: string, xs: bool
     }
   }
   const zone = opts.utc ? 'UTC' : timeZone;
-  const showOffset =
-    kind === 'date' ? xs && opts.offset !== false && opts.offset === true : (opts.offset ?? true);
+  const showOffset = kind === 'date' ? xs && opts.offset === true : (opts.offset ?? true);
   return {
-    format: (ms) => isoString(ms, kind, zone, opts.accuracy, showOffset),
+    format: (ms, sqlTime) =>
+      isoString(ms, kind, zone, opts.accuracy, sqlTime && opts.offset === undefined ? false : showOffset),
     parse: (text) => parseIso(text, kind, zone, xs),
     description: xs ? 'XML Schema' : 'ISO 8601',
   };

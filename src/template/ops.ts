@@ -32,6 +32,7 @@ import {
   isHash,
   isNumber,
   isPlainObject,
+  isSqlTime,
   isSequence,
   seqGet,
   seqSize,
@@ -64,7 +65,7 @@ export function formatNumber(env: Env, n: FmNumber, at: A.Pos): string {
   return f(n);
 }
 
-export function formatBoolean(env: Env, b: boolean, at: A.Expr | null): string {
+export function formatBoolean(env: Env, b: boolean, at: A.Pos | null): string {
   const bf = env.settings.booleanFormat;
   if (bf === BOOLEAN_FORMAT_DEFAULT) {
     const msg =
@@ -106,7 +107,7 @@ export function formatDate(
         ? env.settings.timeFormat
         : env.settings.datetimeFormat);
   try {
-    return dateFormatter(fs, kind, env.locale, env.timeZone).format(d.epochMs);
+    return dateFormatter(fs, kind, env.locale, env.timeZone).format(d.epochMs, isSqlTime(d));
   } catch (e) {
     if (e instanceof FormatError || e instanceof RangeError || (e as Error).name?.startsWith('Java')) {
       throw elError(

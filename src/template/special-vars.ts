@@ -2,7 +2,7 @@
 import type * as A from './ast.js';
 import type { Cx } from './compile-expr.js';
 import { type Env, type Ev, type MacroDef, MacroValue, elError } from './runtime.js';
-import { FmDate, LookupHash, Namespace } from './values.js';
+import { EngineDate, LookupHash, Namespace } from './values.js';
 
 const FM_VERSION = '2.3.31';
 
@@ -25,7 +25,7 @@ export function specialVariable(e: A.SpecialVar, _cx: Cx): Ev {
   const name = camelToSnake(e.name);
   switch (name) {
     case 'now':
-      return (env) => new FmDate(env.now(), 'datetime');
+      return (env) => new EngineDate(env.now(), 'datetime');
     case 'vars':
       return (env) => new LookupHash((k) => env.lookup(k));
     case 'globals':

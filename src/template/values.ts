@@ -13,6 +13,17 @@ export class FmDate {
   ) {}
 }
 
+/**
+ * A date the engine made (parsed, converted, .now, ?number_to_*). Time values from the data model
+ * stand for java.sql.Time, which ISO formats print without an offset; these don't.
+ */
+export class EngineDate extends FmDate {}
+
+/** True for time values FreeMarker would hold as java.sql.Time (printed without a zone offset in ISO). */
+export function isSqlTime(d: FmDate): boolean {
+  return d.kind === 'time' && !(d instanceof EngineDate);
+}
+
 /** Marks a user-defined directive object (contract §1). */
 export const DIRECTIVE: unique symbol = Symbol.for('flowmark.template.directive') as any;
 

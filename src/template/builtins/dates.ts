@@ -5,7 +5,7 @@ import { jQuote } from '../errors.js';
 import { FormatError, IsoParseError, dateFormatter, isoString, type DateKind } from '../format.js';
 import { formatDate, stringTarget } from '../ops.js';
 import { type Env, elError } from '../runtime.js';
-import { FmDate, isNumber } from '../values.js';
+import { EngineDate, FmDate, isNumber, isSqlTime } from '../values.js';
 import { javaTimeZone } from '../../jdk/index.js';
 import { argString, checkArgs, def, targetTypeError } from './registry.js';
 
@@ -19,8 +19,10 @@ function retype(kind: DateKind): void {
   def(kind, {
     value: (env, t, node) => {
       if (t instanceof FmDate) {
-        if (t.kind === 'unknown' || t.kind === kind) return new FmDate(t.epochMs, kind);
-        if (t.kind === 'datetime') return new FmDate(t.epochMs, kind);
+        // retyping keeps what the value is (a java.sql.Time stays one)
+        const Cls = t instanceof EngineDate || t.kind !== kind ? EngineDate : FmDate;
+        if (t.kind === 'unknown' || t.kind === kind) return new Cls(t.epochMs, kind);
+        if (t.kind === 'datetime') return new EngineDate(t.epochMs, kind);
         throw elError(
           '_TemplateModelException',
           `Cannot convert ${t.kind === 'date' ? 'a date' : 'a time'} to ${kind === 'datetime' ? 'a date-time' : 'a ' + kind}.`,
@@ -45,7 +47,7 @@ for (const kind of ['date', 'time', 'datetime'] as const) {
   def(`${kind}_if_unknown`, {
     value: (_env, t, node) => {
       const d = date(t, node);
-      return d.kind === 'unknown' ? new FmDate(d.epochMs, kind) : d;
+      return d.kind === 'unknown' ? new EngineDate(d.epochMs, kind) : d;
     },
   });
 }
@@ -73,7 +75,7 @@ export function parseDate(
     throw e;
   }
   try {
-    return new FmDate(f.parse(s), kind);
+    return new EngineDate(f.parse(s), kind);
   } catch (e) {
     if (e instanceof IsoParseError) {
       throw elError(
@@ -120,7 +122,7 @@ function isoDef(name: string, zone: 'utc' | 'local' | 'param', acc: Acc, offset:
       );
     }
     const kind = d.kind;
-    const show = kind === 'date' ? false : (offset ?? kind !== 'time');
+    const show = kind === 'date' ? false : (offset ?? !isSqlTime(d));
     return isoString(d.epochMs, kind, tz, acc === 'ms' ? 'ms' : acc, show);
   };
   if (zone === 'param') {
@@ -165,7 +167,7 @@ for (const kind of ['date', 'time', 'datetime'] as const) {
     value: (_env, t, node) => {
       if (!isNumber(t)) throw targetTypeError(node, 'number', t);
       const ms = Number(arith.longValue(t));
-      return new FmDate(ms, kind);
+      return new EngineDate(ms, kind);
     },
   });
 }
