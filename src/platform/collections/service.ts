@@ -170,8 +170,35 @@ export class CollectionService {
         sql`SELECT id FROM collections WHERE account_id = ${w.accountId} AND name = ${newName}`,
       );
       if (taken) throw new CollectionError('exists', `collection '${newName}' already exists`);
+      // A new version tells readers holding the old name (cached) that it changed.
       await w.tx.run(
-        sql`UPDATE collections SET name = ${newName} WHERE account_id = ${w.accountId} AND id = ${w.row.id}`,
+        sql`UPDATE collections SET name = ${newName}, shape_version = shape_version + 1
+            WHERE account_id = ${w.accountId} AND id = ${w.row.id}`,
+      );
+      this.rows.delete(rowKey(w.accountId, newName));
+      return true;
+    });
+    return done === true;
+  }
+
+  /**
+   * Changes the rights flags of a collection (administrators of the account only). False when it
+   * does not exist.
+   */
+  async updateCollection(
+    actor: Actor,
+    name: string,
+    flags: { isPublic?: boolean; isReadonly?: boolean },
+  ): Promise<boolean> {
+    if (!actor.user?.isAdmin)
+      throw new CollectionError(
+        'read-only',
+        `only an administrator of the account may change the settings of collection '${name}'`,
+      );
+    const done = await this.write(actor, name, false, async (w) => {
+      await w.tx.run(
+        sql`UPDATE collections SET is_public = ${flags.isPublic ?? w.row.isPublic}, is_readonly = ${flags.isReadonly ?? w.row.isReadonly},
+            shape_version = shape_version + 1 WHERE account_id = ${w.accountId} AND id = ${w.row.id}`,
       );
       return true;
     });
@@ -282,23 +309,24 @@ export class CollectionService {
   ): Promise<{ pushed: boolean; exact: boolean; sortPushed: boolean; plan: string[] }> {
     compileFilter(filter);
     const sort = checkSort(options.sort);
-    const row = await this.lookup(accountOf(actor), name);
-    if (!row) throw unknownCollection(name);
-    this.assertCanRead(actor, row);
     const dialect = this.store.dialect;
-    const predicate = compilePredicate(splitFilter(filter), await this.shapeOf(row), dialect);
-    const order = sort?.length ? compileSort(sort, await this.shapeOf(row), dialect) : sql`seq`;
-    const query = sql`SELECT doc FROM documents WHERE ${scope(row)}${and(predicate.where)} ORDER BY ${order ?? sql`seq`}`;
-    const rows =
-      dialect.name === 'sqlite'
-        ? await this.store.all<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${query}`)
-        : await this.store.all<{ 'QUERY PLAN': string }>(sql`EXPLAIN (COSTS OFF) ${query}`);
-    return {
-      pushed: predicate.where !== undefined,
-      exact: predicate.exact,
-      sortPushed: order !== undefined,
-      plan: rows.map((r) => String('detail' in r ? r.detail : r['QUERY PLAN'])),
-    };
+    const result = await this.read(actor, name, undefined, async (row, shape) => {
+      const predicate = compilePredicate(splitFilter(filter), shape, dialect);
+      const order = sort?.length ? compileSort(sort, shape, dialect) : sql`seq`;
+      const query = sql`SELECT doc FROM documents WHERE ${scope(row)}${and(predicate.where)} ORDER BY ${order ?? sql`seq`}`;
+      const rows =
+        dialect.name === 'sqlite'
+          ? await this.store.all<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${query}`)
+          : await this.store.all<{ 'QUERY PLAN': string }>(sql`EXPLAIN (COSTS OFF) ${query}`);
+      return {
+        pushed: predicate.where !== undefined,
+        exact: predicate.exact,
+        sortPushed: order !== undefined,
+        plan: rows.map((r) => String('detail' in r ? r.detail : r['QUERY PLAN'])),
+      };
+    });
+    if (!result) throw unknownCollection(name);
+    return result;
   }
 
   // ───────────────────────────── writes
@@ -537,9 +565,8 @@ export class CollectionService {
       if (!row) return none;
       this.assertCanRead(actor, row);
       const pushdown = attempt < 3;
-      const shape = pushdown ? await this.shapeOf(row) : NO_PUSHDOWN;
       try {
-        return await run(row, shape, pushdown);
+        return await run(row, pushdown ? await this.shapeOf(row) : NO_PUSHDOWN, pushdown);
       } catch (e) {
         if (!(e instanceof StaleShape)) throw e;
       }
@@ -562,8 +589,8 @@ export class CollectionService {
     const order = sort?.length ? compileSort(sort, shape, dialect) : sql`seq`;
     if (predicate.exact && order) {
       if (forAggregate && limit === undefined) await this.assertFits(row, predicate.where, skip);
-      const rows = await this.store.all<{ doc: string; v: number }>(
-        sql`SELECT doc, ${stateOf(row)} AS v FROM documents WHERE ${scope(row)}${and(predicate.where)}
+      const rows = await this.store.all<{ doc: string; v?: number }>(
+        sql`SELECT doc${this.stateColumn(row)} FROM documents WHERE ${scope(row)}${and(predicate.where)}
             ORDER BY ${order}${sort?.length ? sql`, seq` : sql``}${limitOffset(dialect.name, limit, skip)}`,
       );
       if (check) await this.checkState(row, rows);
@@ -605,8 +632,8 @@ export class CollectionService {
     const walk = async (db: Queryable) => {
       let last = -1;
       for (let first = true; ; first = false) {
-        const rows = await db.all<{ seq: number; doc: string; v: number }>(
-          sql`SELECT seq, doc, ${stateOf(row)} AS v FROM documents
+        const rows = await db.all<{ seq: number; doc: string; v?: number }>(
+          sql`SELECT seq, doc${this.stateColumn(row)} FROM documents
               WHERE ${scope(row)}${and(where)} AND seq > ${last} ORDER BY seq LIMIT ${BATCH}`,
         );
         if (check && first) await this.checkState(row, rows);
@@ -637,10 +664,20 @@ export class CollectionService {
     );
   }
 
+  /**
+   * The state column of a statement returning documents. PostgreSQL evaluates the subquery once
+   * (an InitPlan); SQLite would per row, so there the state is read by a statement of its own
+   * just after: the shape version only grows, so the same version after means the same before,
+   * and flags that are as expected now allow returning what was read.
+   */
+  private stateColumn(row: CollectionRow): Sql {
+    return this.store.dialect.name === 'postgres' ? sql`, ${stateOf(row)} AS v` : sql``;
+  }
+
   /** Throws StaleShape (and forgets the cached row) when the statement saw another state. */
-  private async checkState(row: CollectionRow, rows: Array<{ v: number | null }>): Promise<void> {
+  private async checkState(row: CollectionRow, rows: Array<{ v?: number | null }>): Promise<void> {
     let state: number | null;
-    if (rows.length) state = rows[0]!.v;
+    if (rows.length && rows[0]!.v !== undefined) state = rows[0]!.v;
     else state = (await this.store.get<{ v: number | null }>(sql`SELECT ${stateOf(row)} AS v`))?.v ?? null;
     if (state === null || Number(state) !== stateValue(row)) {
       this.rows.delete(rowKey(row.accountId, row.name));
@@ -688,11 +725,15 @@ export class CollectionService {
     const r = await this.store.get<{ shape: string; shape_version: number }>(
       sql`SELECT shape, shape_version FROM collections WHERE account_id = ${row.accountId} AND id = ${row.id}`,
     );
-    if (!r) return NO_PUSHDOWN;
+    if (!r) throw new StaleShape();
     const entry = { version: Number(r.shape_version), shape: parseShape(r.shape) };
     if (this.shapes.size > 10_000) this.shapes.clear();
     this.shapes.set(row.id, entry);
-    row.shapeVersion = entry.version; // the plan is checked against the version it was made from
+    // A newer version may carry other rights or another name: start again from a fresh row.
+    if (entry.version !== row.shapeVersion) {
+      this.rows.delete(rowKey(row.accountId, row.name));
+      throw new StaleShape();
+    }
     return entry.shape;
   }
 
@@ -961,24 +1002,24 @@ function and(where: Sql | undefined): Sql {
 }
 
 /**
- * The collection's state as the statement sees it: shape version and rights flags, NULL once it
- * is renamed or removed. Read in the same statement as the documents, it proves the plan and the
- * rights check (made from a cached row) were those of the data read.
+ * The collection's state as the statement sees it: its version, NULL once it is removed. The
+ * version grows with every change of shape, name or rights flags (renameCollection,
+ * updateCollection), so reading it beside the documents proves that the plan and the rights
+ * check, made from a cached row, were those of the data read.
  */
 const states = new WeakMap<CollectionRow, Sql>();
 function stateOf(row: CollectionRow): Sql {
   let s = states.get(row);
-  if (!s) states.set(row, (s = stateSql(row)));
+  if (!s)
+    states.set(
+      row,
+      (s = sql`(SELECT shape_version FROM collections WHERE id = ${sql.literal(row.id)} AND account_id = ${row.accountId})`),
+    );
   return s;
 }
 
-function stateSql(row: CollectionRow): Sql {
-  return sql`(SELECT shape_version * 4 + CASE WHEN is_public THEN 2 ELSE 0 END + CASE WHEN is_readonly THEN 1 ELSE 0 END
-      FROM collections WHERE id = ${sql.literal(row.id)} AND account_id = ${row.accountId} AND name = ${row.name})`;
-}
-
 function stateValue(row: CollectionRow): number {
-  return row.shapeVersion * 4 + (row.isPublic ? 2 : 0) + (row.isReadonly ? 1 : 0);
+  return row.shapeVersion;
 }
 
 function limitOffset(engine: 'sqlite' | 'postgres', limit: number | undefined, skip: number): Sql {
