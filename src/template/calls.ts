@@ -109,7 +109,7 @@ export function callFunction(env: Env, fn: MacroValue, args: unknown[], at: A.Po
   env.buf = new Buf();
   let r: void | Promise<void>;
   try {
-    bindPositional(env, frame, def.params, def.catchAll, args, 'function', def.name, at);
+    bindPositional(env, frame, def.params, def.catchAll, args, 'function', def.name, def.el);
     r = def.body(env);
   } catch (e) {
     env.restore(snap);
@@ -282,16 +282,16 @@ export function callMacro(
       env.loops = [];
       env.ns = mv.ns;
       env.unit = def.unit;
-      applyDefaults(env, frame, def.params, 'macro', def.name, callEl, new Set(), null, nulls);
+      applyDefaults(env, frame, def.params, 'macro', def.name, def.el, new Set(), null, nulls);
     }
     env.frame = frame;
     env.loops = [];
     env.ns = mv.ns;
     env.unit = def.unit;
     if (positional !== null)
-      applyDefaults(env, frame, def.params, 'macro', def.name, callEl, new Set(), positional);
+      applyDefaults(env, frame, def.params, 'macro', def.name, def.el, new Set(), positional);
     else if (named === null)
-      applyDefaults(env, frame, def.params, 'macro', def.name, callEl, new Set(), null);
+      applyDefaults(env, frame, def.params, 'macro', def.name, def.el, new Set(), null);
     r = def.body(env);
   } catch (e) {
     env.restore(snap);

@@ -451,7 +451,7 @@ interface Listing {
   key?: (i: number) => string;
 }
 
-function listing(env: Env, v: unknown, src: A.Expr, hashListing: boolean): Listing {
+function listing(env: Env, v: unknown, src: A.Expr, hashListing: boolean, el: A.El): Listing {
   if (v === undefined) throw missingError(src);
   if (hashListing) {
     if (v instanceof LegacyHashLiteral) {
@@ -462,29 +462,27 @@ function listing(env: Env, v: unknown, src: A.Expr, hashListing: boolean): Listi
       const keys = hashKeys(v);
       return { size: keys.length, get: (i) => hashGet(v, keys[i]), key: (i) => keys[i] };
     }
-    const what = isSequence(v) ? 'a sequence' : 'a(n) ' + describeForList(v);
-    throw exprError(
-      'NonExtendedHashException',
-      `The value you try to list is ${what}${isSequence(v) ? ' (wrapper: f.t.SimpleSequence)' : ''}, thus you must specify only one loop variable after the "as" (there's no separate key and value).\nThe listed value:`,
-      src,
-    );
+    if (isSequence(v)) {
+      throw elError(
+        'NonSequenceOrCollectionException',
+        `The value you try to list is a sequence (wrapper: f.t.SimpleSequence), thus you must specify only one loop variable after the "as" (there's no separate key and value).`,
+        el,
+      );
+    }
+    throw typeError(src, '', 'extended hash', v);
   }
   if (Array.isArray(v)) return { size: v.length, get: (i) => (v[i] === null ? undefined : v[i]) };
   if (v instanceof FmRange) return { size: v.size, get: (i) => v.get(i) };
   if (v instanceof MatchResult) return { size: v.items.length, get: (i) => v.items[i] };
   if (v instanceof FmCollection) return { size: v.items.length, get: (i) => v.items[i] };
   if (isHash(v)) {
-    throw exprError(
+    throw elError(
       'NonSequenceOrCollectionException',
-      `The value you try to list is an extended_hash (wrapper: f.t.DefaultMapAdapter), thus you must specify two loop variables after the "as"; one for the key, and another for the value, like <#... as k, v>).\nThe listed value:`,
-      src,
+      `The value you try to list is ${describeType(v).replace(/^/, 'an ')}, thus you must specify two loop variables after the "as"; one for the key, and another for the value, like <#... as k, v>).`,
+      el,
     );
   }
   throw typeError(src, '', 'sequence or collection', v);
-}
-
-function describeForList(v: unknown): string {
-  return typeof v === 'string' ? 'string' : typeof v === 'number' ? 'number' : 'value';
 }
 
 /** Iterates `l` running `body` with the loop context updated; handles #break/#continue and async bodies. */
@@ -570,7 +568,7 @@ function compileList(el: A.ListEl, elseEl: A.ElseOfListEl | null, cx: ElCx): Exe
       // <#list xs> … <#items as x> … </#items> … </#list>
       if (v === undefined) throw missingError(sn);
       const hl = el.hashListing;
-      const l = listing(env, v, sn, hl);
+      const l = listing(env, v, sn, hl, el);
       if (l.size === 0) return elseBody ? elseBody(env) : undefined;
       const ctx = new LoopCtx(null, null);
       ctx.isLoop = true;
@@ -584,7 +582,7 @@ function compileList(el: A.ListEl, elseEl: A.ElseOfListEl | null, cx: ElCx): Exe
         }
       });
     }
-    const l = listing(env, v, sn, hashListing);
+    const l = listing(env, v, sn, hashListing, el);
     if (l.size === 0) return elseBody ? elseBody(env) : undefined;
     const ctx = new LoopCtx(loopVar, loopVar2);
     ctx.isLoop = true;
@@ -997,7 +995,7 @@ function compileCall(el: A.CallEl, cx: ElCx): Exec {
     }
     if (fn instanceof MacroValue) return callMacro(env, fn, namedMap, pos, body, el.loopVars, el);
     if (fn instanceof InterpretedTemplate) {
-      const r = runInterpreted(env, fn, el);
+      const r = runInterpreted(env, fn);
       if (!body) return r;
       if (r === undefined) return body(env);
       return r.then(() => body(env));
@@ -1039,23 +1037,8 @@ function compileTransform(el: A.TransformEl, cx: ElCx): Exec {
 }
 
 /** <@x/> where x came from ?interpret: the template runs here, in the current namespace. */
-function runInterpreted(env: Env, it: InterpretedTemplate, at: A.Pos): void | Promise<void> {
-  let unit: TemplateUnit;
-  try {
-    unit = env.compileTemplate(it.source, it.name);
-  } catch (e) {
-    if (e instanceof ParseError) {
-      throw elError(
-        '_MiscTemplateException',
-        `Template parsing with "?interpret" has failed with this error:\n\n---begin-message---\n${e.message}\n---end-message---`,
-        at,
-        [],
-        e,
-      );
-    }
-    throw e;
-  }
-  return runUnitHere(env, unit);
+function runInterpreted(env: Env, it: InterpretedTemplate): void | Promise<void> {
+  return runUnitHere(env, it.unit);
 }
 
 /** Runs a template in the current namespace (#include, ?interpret): its macros are defined there first. */

@@ -12,7 +12,7 @@ const FORMAT_DOT = new Set(['string', 'date', 'time', 'datetime']);
 import { callMethod } from './calls.js';
 import { TemplateError } from './errors.js';
 import { addValues, coerceToString, compareValues, formatNumber, toBoolean, toNumber } from './ops.js';
-import { type Env, type Ev, LoopCtx, elError, exprError, missingError, typeError } from './runtime.js';
+import { type Env, type Ev, LoopCtx, blamedError, elError, exprError, missingError, typeError } from './runtime.js';
 import { specialVariable } from './special-vars.js';
 import {
   FmRange,
@@ -180,7 +180,7 @@ export function compileExpr(e: A.Expr, cx: Cx): Ev {
           if (kind === 'eq') return true;
           if (kind === 'ne') return false;
         }
-        return compareValues(env, a, b, kind, ln, rn, rn, written);
+        return compareValues(env, a, b, kind, ln, rn, e, written);
       };
     }
     case 'and': {
@@ -393,7 +393,7 @@ function slice(env: Env, v: unknown, range: FmRange, kn: A.Expr, tn: A.Expr): un
   const str = seq === null ? sliceableString(env, v, tn) : null;
   const what = str !== null ? 'string' : 'sequence';
   const unit = str !== null ? 'character(s)' : 'element(s)';
-  const err = (msg: string): TemplateError => elError('_MiscTemplateException', msg, kn);
+  const err = (msg: string): TemplateError => blamedError('_MiscTemplateException', msg, kn);
   const size = range.size;
   const rightUnbounded = range.unbounded;
   const rightAdaptive = range.rightAdaptive;

@@ -132,7 +132,13 @@ export function ensureStack(err: TemplateError, roots: UnitRoots): void {
   const root = roots.get(err.templateName);
   if (!root || !err.line) return;
   const el = innermost(root, err.line, err.column);
-  if (el) err.ftlStack.push(...lexicalChain(el, '- Failed at:'));
+  if (el) {
+    err.ftlStack.push(...lexicalChain(el, '- Failed at:'));
+    if (err.expression === undefined && err.kind !== 'ParseException') {
+      err.line = el.bl;
+      err.column = el.bc;
+    }
+  }
   refreshMessage(err);
 }
 

@@ -336,7 +336,7 @@ export class Lexer {
   }
 
   error(message: string, offset: number, endOffset?: number): ParseError {
-    const [line, col] = this.lines.pos(Math.min(offset, Math.max(0, this.src.length - 1)));
+    const [line, col] = this.lines.pos(Math.min(offset, this.src.length));
     const [el, ec] =
       endOffset !== undefined
         ? this.lines.pos(Math.max(offset, endOffset - 1))
@@ -932,7 +932,7 @@ export class Lexer {
       if (j >= src.length) {
         throw this.error(
           `Lexical error: encountered <EOF> after ${JSON.stringify(src.slice(start, j))}.`,
-          Math.max(0, src.length - 1),
+          src.length,
         );
       }
       const ch = src.charCodeAt(j);

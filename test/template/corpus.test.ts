@@ -23,7 +23,10 @@ interface Case {
   column?: number;
 }
 
-const cases: Case[] = readFileSync(new URL('../fixtures/template/corpus/expected.jsonl', import.meta.url), 'utf8')
+const cases: Case[] = readFileSync(
+  new URL('../fixtures/template/corpus/expected.jsonl', import.meta.url),
+  'utf8',
+)
   .split('\n')
   .filter((l) => l.trim())
   .map((l) => JSON.parse(l));
@@ -36,7 +39,10 @@ function split(settings: Record<string, string> = {}): {
   timeZone?: string;
 } {
   const renderSettings: Record<string, string> = {};
-  const compileOpts: { outputFormat?: string; tagSyntax?: 'angle_bracket' | 'square_bracket' | 'auto_detect' } = {};
+  const compileOpts: {
+    outputFormat?: string;
+    tagSyntax?: 'angle_bracket' | 'square_bracket' | 'auto_detect';
+  } = {};
   let locale: string | undefined;
   let timeZone: string | undefined;
   for (const [k, v] of Object.entries(settings)) {
@@ -53,7 +59,7 @@ export async function runCorpusCase(c: Case): Promise<{ output?: string; error?:
   const { compileOpts, renderSettings, locale, timeZone } = split(c.settings);
   try {
     const t = compile(c.template, { name: c.name ?? 't.ftl', strict: true, ...compileOpts });
-    const output = await t.render(dataFromJson(JSON.stringify(c.data ?? {}), timeZone ?? 'UTC'), {
+    const output = await t.render(dataFromJson(JSON.stringify(c.data ?? {}), 'UTC'), {
       locale,
       timeZone,
       settings: renderSettings,

@@ -4,7 +4,7 @@ import * as arith from '../arith.js';
 import { jQuote } from '../errors.js';
 import { FormatError, IsoParseError, dateFormatter, isoString, type DateKind } from '../format.js';
 import { formatDate, stringTarget } from '../ops.js';
-import { type Env, elError } from '../runtime.js';
+import { type Env, blamedError, elError } from '../runtime.js';
 import { EngineDate, FmDate, isNumber, isSqlTime } from '../values.js';
 import { javaTimeZone } from '../../jdk/index.js';
 import { argString, checkArgs, def, targetTypeError } from './registry.js';
@@ -23,10 +23,10 @@ function retype(kind: DateKind): void {
         const Cls = t instanceof EngineDate || t.kind !== kind ? EngineDate : FmDate;
         if (t.kind === 'unknown' || t.kind === kind) return new Cls(t.epochMs, kind);
         if (t.kind === 'datetime') return new EngineDate(t.epochMs, kind);
-        throw elError(
-          '_TemplateModelException',
-          `Cannot convert ${t.kind === 'date' ? 'a date' : 'a time'} to ${kind === 'datetime' ? 'a date-time' : 'a ' + kind}.`,
-          node,
+        throw blamedError(
+          '_MiscTemplateException',
+          `Cannot convert ${t.kind.toUpperCase()} to ${kind.toUpperCase()}`,
+          node.target,
         );
       }
       return parseDate(env, stringTarget(env, t, node.target, node.name), kind, undefined, node);

@@ -15,6 +15,7 @@ import { parseExpression } from '../parser.js';
 import {
   type Env,
   type Ev,
+  type TemplateUnit,
   LoopCtx,
   MacroValue,
   blamedError,
@@ -52,10 +53,7 @@ export { BUILTINS };
 
 /** The value ?interpret returns: a directive that runs the parsed template in the current namespace. */
 export class InterpretedTemplate {
-  constructor(
-    readonly source: string,
-    readonly name: string,
-  ) {}
+  constructor(readonly unit: TemplateUnit) {}
 }
 
 /** A macro/function/method with arguments bound by ?with_args / ?with_args_last. */
@@ -96,7 +94,11 @@ export function compileBuiltIn(node: A.BuiltInExpr, cx: Cx, compile: (e: A.Expr,
         const t = T(env);
         if (t === undefined && !missingOk) throw missingError(tn);
         const args = new Array(A.length);
-        for (let i = 0; i < A.length; i++) args[i] = A[i](env);
+        for (let i = 0; i < A.length; i++) {
+          const v = A[i](env);
+          if (v === undefined) throw missingError(node.args![i]);
+          args[i] = v;
+        }
         return call(env, t, args, node);
       };
     }
@@ -251,9 +253,9 @@ def('switch', {
         if (compareValues(env, v, c, 'eq', tn, args[i * 2], args[i * 2], '==')) return A[i * 2 + 1](env);
       }
       if (A.length % 2 === 1) return A[A.length - 1](env);
-      throw elError(
-        '_TemplateModelException',
-        "The value of the ?switch left-hand operand didn't match any of the case values, and there was no default value parameter.",
+      throw blamedError(
+        '_MiscTemplateException',
+        "The value before ?switch(case1, value1, case2, value2, ...) didn't match any of the case parameters, and there was no default value parameter (an additional last parameter) eithter.",
         node,
       );
     };
@@ -655,7 +657,20 @@ def('interpret', {
       src = stringTarget(env, parts[0], node.target, 'interpret');
       if (parts.length > 1) name = stringTarget(env, parts[1], node.target, 'interpret');
     } else src = stringTarget(env, t, node.target, 'interpret');
-    return new InterpretedTemplate(src, name);
+    try {
+      return new InterpretedTemplate(env.compileTemplate(src, name));
+    } catch (e) {
+      if (e instanceof ParseError) {
+        throw blamedError(
+          '_MiscTemplateException',
+          `Template parsing with "?interpret" has failed with this error:\n\n---begin-message---\n${e.message}\n---end-message---\n\nThe failed expression:`,
+          node,
+          [],
+          e,
+        );
+      }
+      throw e;
+    }
   },
 });
 
