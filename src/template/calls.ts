@@ -25,7 +25,7 @@ import {
   toPlain,
   typeError,
 } from './runtime.js';
-import { DIRECTIVE, FmMethod, isThenable } from './values.js';
+import { BoundCallable, DIRECTIVE, FmMethod, isThenable } from './values.js';
 
 /** Calls a method value with evaluated engine arguments (the `f(a, b)` expression). */
 export function callMethod(
@@ -35,6 +35,16 @@ export function callMethod(
   at: A.Call | A.BuiltInExpr,
   targetAt: A.Expr,
 ): unknown {
+  if (fn instanceof BoundCallable) {
+    if (fn.named)
+      throw elError(
+        '_MiscTemplateException',
+        '?with_args with a hash can only be used with macros and directives.',
+        at,
+      );
+    const all = fn.positional ? (fn.last ? [...args, ...fn.positional] : [...fn.positional, ...args]) : args;
+    return callMethod(env, fn.target, all, at, targetAt);
+  }
   if (typeof fn === 'function') return callExternal(env, fn as (...a: unknown[]) => unknown, args, at);
   if (fn instanceof FmMethod) return fn.invoke(args, env);
   if (fn instanceof MacroValue) {

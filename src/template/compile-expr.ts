@@ -12,7 +12,16 @@ const FORMAT_DOT = new Set(['string', 'date', 'time', 'datetime']);
 import { callMethod } from './calls.js';
 import { TemplateError } from './errors.js';
 import { addValues, coerceToString, compareValues, formatNumber, toBoolean, toNumber } from './ops.js';
-import { type Env, type Ev, LoopCtx, blamedError, elError, exprError, missingError, typeError } from './runtime.js';
+import {
+  type Env,
+  type Ev,
+  LoopCtx,
+  blamedError,
+  elError,
+  exprError,
+  missingError,
+  typeError,
+} from './runtime.js';
 import { specialVariable } from './special-vars.js';
 import {
   FmRange,

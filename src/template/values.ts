@@ -224,3 +224,13 @@ export class LegacyHashLiteral extends Map<string, unknown> {
 export class LookupHash {
   constructor(readonly lookup: (key: string) => unknown) {}
 }
+
+/** A macro, function or method with arguments bound by ?with_args / ?with_args_last. */
+export class BoundCallable {
+  constructor(
+    readonly target: unknown,
+    readonly named: Map<string, unknown> | null,
+    readonly positional: unknown[] | null,
+    readonly last: boolean,
+  ) {}
+}

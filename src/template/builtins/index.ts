@@ -7,6 +7,9 @@ import type * as A from '../ast.js';
 import type { Cx } from '../compile-expr.js';
 import { UNSUPPORTED_BUILTINS } from '../builtin-names.js';
 import { callMethod } from '../calls.js';
+import { BoundCallable } from '../values.js';
+
+export { BoundCallable };
 import { ParseError, TemplateError, jQuote } from '../errors.js';
 import { escapeXhtml, escapeXml, escaperOf } from '../output-formats.js';
 import { compress } from '../compress.js';
@@ -54,16 +57,6 @@ export { BUILTINS };
 /** The value ?interpret returns: a directive that runs the parsed template in the current namespace. */
 export class InterpretedTemplate {
   constructor(readonly unit: TemplateUnit) {}
-}
-
-/** A macro/function/method with arguments bound by ?with_args / ?with_args_last. */
-export class BoundCallable {
-  constructor(
-    readonly target: unknown,
-    readonly named: Map<string, unknown> | null,
-    readonly positional: unknown[] | null,
-    readonly last: boolean,
-  ) {}
 }
 
 export function compileBuiltIn(node: A.BuiltInExpr, cx: Cx, compile: (e: A.Expr, cx: Cx) => Ev): Ev {
@@ -693,10 +686,11 @@ def('absolute_template_name', {
   },
 });
 
-import { resolveTemplateName } from '../names.js';
+/** TemplateNameFormat.toRootBasedName: relative names resolve against the base's directory (no ".." folding). */
 function absoluteName(base: string, name: string): string {
-  const r = resolveTemplateName(base, name);
-  return r.startsWith('/') ? r : '/' + r;
+  if (name.startsWith('/')) return name;
+  const slash = base.lastIndexOf('/');
+  return '/' + (slash >= 0 ? base.slice(0, slash + 1) : '') + name;
 }
 
 for (const [name, last] of [

@@ -3,7 +3,7 @@ import type * as A from '../ast.js';
 import { BigDec, NumberFormatError } from '../bigdecimal.js';
 import { jQuote } from '../errors.js';
 import { formatBoolean, stringTarget } from '../ops.js';
-import { escapeRtf, escapeXhtml, escapeXml } from '../output-formats.js';
+import { escapeRtf, escapeXhtml, escapeXml, escaperOf } from '../output-formats.js';
 import {
   RegexFlagError,
   escapeRegExp,
@@ -517,6 +517,9 @@ function truncateBody(
   return s.slice(0, cb + 1) + (isWordEnd(cb) ? ' ' : '');
 }
 
+/** truncate_m's default terminator: HTML markup whatever the output format (FreeMarker's ASCII_INSTANCE). */
+const DEFAULT_M_TERMINATOR = "<span class='truncateTerminator'>[&#8230;]</span>";
+
 function truncDef(name: string, mode: TruncMode, markup: boolean): void {
   def(name, {
     call: (env, t, a, n) => {
@@ -529,21 +532,21 @@ function truncDef(name: string, mode: TruncMode, markup: boolean): void {
       if (a.length > 1) {
         if (markup && a[1] instanceof MarkupOutput) markupTerm = a[1];
         else terminator = argString(n, a, 1);
+      } else if (markup) {
+        markupTerm = new MarkupOutput('HTML', undefined, DEFAULT_M_TERMINATOR, escapeXhtml);
       }
-      const termLen =
-        a.length > 2 ? argInt(n, a, 2) : markupTerm ? visibleLength(markupTerm.markup) : terminator.length;
+      if (s.length <= max) return s;
       if (markupTerm) {
-        if (s.length <= max) return s;
-        const body = truncateBody(s, max, termLen, true, mode);
-        const esc = (markupTerm as unknown as { escaper?: (x: string) => string }).escaper;
-        void esc;
-        return new MarkupOutput(
-          markupTerm.format,
-          undefined,
-          escapeXhtml(body ?? '') + markupTerm.markup,
-          escapeXhtml,
+        const termLen = a.length > 2 ? argInt(n, a, 2) : visibleLength(markupTerm.markup);
+        const removesDots = /^[.\u2026]/.test(
+          markupTerm.markup.replace(/<[^>]*>/g, '').replace(/&#8230;|&hellip;/g, '\u2026'),
         );
+        const body = truncateBody(s, max, termLen, removesDots, mode);
+        if (body === null || body.length === 0) return markupTerm;
+        const esc = escaperOf(markupTerm.format);
+        return new MarkupOutput(markupTerm.format, undefined, esc(body) + markupTerm.markup, esc);
       }
+      const termLen = a.length > 2 ? argInt(n, a, 2) : terminator.length;
       return truncateString(s, max, terminator, termLen, mode) ?? terminator;
     },
   });
