@@ -47,16 +47,21 @@ function median(samples: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-/** Median wall time of `fn` in ms over `runs` runs (after one warm-up). */
-async function time(fn: () => Promise<unknown> | unknown, runs: number): Promise<number> {
-  await fn();
-  const samples: number[] = [];
+/**
+ * Median wall times (ms) of several functions over `runs` rounds, after warming each up; every
+ * round runs them one after the other, so that load from elsewhere hits all of them alike.
+ */
+async function timeAll(fns: Array<() => Promise<unknown> | unknown>, runs: number): Promise<number[]> {
+  for (const fn of fns) for (let i = 0; i < 3; i++) await fn();
+  const samples = fns.map(() => [] as number[]);
   for (let i = 0; i < runs; i++) {
-    const t = performance.now();
-    await fn();
-    samples.push(performance.now() - t);
+    for (let j = 0; j < fns.length; j++) {
+      const t = performance.now();
+      await fns[j]!();
+      samples[j]!.push(performance.now() - t);
+    }
   }
-  return median(samples);
+  return samples.map(median);
 }
 
 async function main() {
@@ -169,7 +174,7 @@ async function main() {
       },
     ];
 
-    const runs = N >= 500_000 ? 15 : 31;
+    const runs = 101;
     console.log(`\nmedian of ${runs} runs (ms); raw SQL = the hand-written query + JSON.parse of its rows`);
     console.log(
       'operation                 flowmark    raw SQL   (rows only)   mingo scan   flowmark/raw   mingo/flowmark',
@@ -189,10 +194,8 @@ async function main() {
         throw new Error(`${c.name}: flowmark, raw SQL and mingo disagree`);
       const size = Array.isArray(mine) ? `${mine.length} docs` : `= ${mine}`;
 
-      const tFlowmark = await time(c.flowmark, runs);
-      const tRaw = await time(rawParsed, runs);
-      const tRows = c.rawRows ? await time(c.rawRows, runs) : tRaw;
-      const tMingo = await time(c.mingo, Math.max(3, Math.floor(runs / 5)));
+      const [tFlowmark, tRaw, tRows] = await timeAll([c.flowmark, rawParsed, c.rawRows ?? rawParsed], runs);
+      const [tMingo] = await timeAll([c.mingo], Math.max(3, Math.floor(runs / 10)));
       const vsRaw = tFlowmark / tRaw;
       const vsMingo = tMingo / tFlowmark;
       const pass = vsRaw <= 1.5 && vsMingo >= 100;

@@ -1,7 +1,7 @@
 import { Aggregator, Query } from 'mingo';
 import type { Options } from 'mingo/types';
 import { CollectionError } from './errors.js';
-import { splitFilter } from './pushdown.js';
+import { splitFilter, type SplitFilter } from './pushdown.js';
 import { assertSafeSpec } from './safety.js';
 import type { Document, SortSpec } from './types.js';
 
@@ -12,10 +12,18 @@ export const MINGO_OPTIONS: Partial<Options> = { scriptEnabled: false, useStrict
  * A checked filter and its test. When SQL can take the whole filter (splitFilter says complete),
  * mingo would accept it as it is, so compiling it waits until a document needs testing.
  */
-export function prepareFilter(filter: Record<string, unknown>): (doc: Document) => boolean {
+export function prepareFilter(filter: Record<string, unknown>): PreparedFilter {
   assertSafeSpec(filter);
-  let query: Query | undefined = splitFilter(filter).complete ? undefined : compileFilter(filter);
-  return (doc) => (query ??= compileFilter(filter)).test(doc);
+  const split = splitFilter(filter);
+  let query: Query | undefined = split.complete ? undefined : compileFilter(filter);
+  return { split, test: (doc) => (query ??= compileFilter(filter)).test(doc) };
+}
+
+export interface PreparedFilter {
+  /** What SQL can take of it. */
+  split: SplitFilter;
+  /** mingo's verdict on one document. */
+  test: (doc: Document) => boolean;
 }
 
 /** A checked, compiled filter. */

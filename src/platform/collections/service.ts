@@ -5,7 +5,14 @@ import { CollectionError } from './errors.js';
 import { isAddressablePath } from './fields.js';
 import { newDocumentId } from './ids.js';
 import { createIndexSql, dropIndexSql, type IndexDefinition } from './indexes.js';
-import { compileFilter, MINGO_OPTIONS, prepareFilter, runPipeline, sortDocuments } from './mingo.js';
+import {
+  compileFilter,
+  MINGO_OPTIONS,
+  prepareFilter,
+  runPipeline,
+  sortDocuments,
+  type PreparedFilter,
+} from './mingo.js';
 import { compilePredicate, compileSort, splitFilter } from './pushdown.js';
 import { assertSafePath, assertSafeSpec, isPlainObject, toJsonDocument } from './safety.js';
 import { addToShape, emptyShape, parseShape, serializeShape, type Shape } from './shape.js';
@@ -23,6 +30,8 @@ import {
 interface CollectionRow extends CollectionInfo {
   accountId: string;
   shapeVersion: number;
+  /** SQLite: the PRAGMA data_version at which this row was last found current. */
+  checkedAt?: number;
 }
 
 /** A plan made from an older shape than the documents read: plan again. */
@@ -214,10 +223,10 @@ export class CollectionService {
     filter: Record<string, unknown>,
     options: FindOptions = {},
   ): Promise<Document[]> {
-    const test = prepareFilter(filter);
+    const prepared = prepareFilter(filter);
     const sort = checkSort(options.sort);
     return this.read(actor, name, [], (row, shape, check) =>
-      this.findIn(row, shape, check, filter, test, sort, options.skip ?? 0, options.limit),
+      this.findIn(row, shape, check, prepared, sort, options.skip ?? 0, options.limit),
     );
   }
 
@@ -233,12 +242,14 @@ export class CollectionService {
   }
 
   async count(actor: Actor, name: string, filter: Record<string, unknown>): Promise<number> {
-    const test = prepareFilter(filter);
+    const { split, test } = prepareFilter(filter);
     return this.read(actor, name, 0, async (row, shape, check) => {
-      const predicate = compilePredicate(splitFilter(filter), shape, this.store.dialect);
+      const predicate = compilePredicate(split, shape, this.store.dialect);
       if (predicate.exact) {
-        const result = await this.store.get<{ n: number; v: number }>(
-          sql`SELECT count(*) AS n, ${stateOf(row)} AS v FROM documents WHERE ${scope(row)}${and(predicate.where)}`,
+        const result = await this.store.get<{ n: number; v?: number }>(
+          predicate.where
+            ? sql`${countPrefix(row, this.stateColumn(row))} AND ${predicate.where}`
+            : countPrefix(row, this.stateColumn(row)),
         );
         if (check) await this.checkState(row, [result!]);
         return Number(result!.n);
@@ -289,9 +300,9 @@ export class CollectionService {
       } else limit = limit === undefined ? (n as number) : Math.min(limit, n as number);
     }
     const rest = stages.slice(i);
-    const test = prepareFilter(filter);
+    const prepared = prepareFilter(filter);
     const docs = await this.read(actor, name, [] as Document[], (row, shape, check) =>
-      this.findIn(row, shape, check, filter, test, sort, skip, limit, true),
+      this.findIn(row, shape, check, prepared, sort, skip, limit, true),
     );
     if (limit === undefined && docs.length > this.limits.maxInMemoryDocuments) throw this.tooMany();
     return rest.length ? runPipeline(docs, rest) : docs;
@@ -577,15 +588,14 @@ export class CollectionService {
     row: CollectionRow,
     shape: Shape,
     check: boolean,
-    filter: Record<string, unknown>,
-    test: (doc: Document) => boolean,
+    { split, test }: PreparedFilter,
     sort: SortSpec | undefined,
     skip: number,
     limit: number | undefined,
     forAggregate = false,
   ): Promise<Document[]> {
     const dialect = this.store.dialect;
-    const predicate = compilePredicate(splitFilter(filter), shape, dialect);
+    const predicate = compilePredicate(split, shape, dialect);
     const order = sort?.length ? compileSort(sort, shape, dialect) : sql`seq`;
     if (predicate.exact && order) {
       if (forAggregate && limit === undefined) await this.assertFits(row, predicate.where, skip);
@@ -665,20 +675,41 @@ export class CollectionService {
   }
 
   /**
-   * The state column of a statement returning documents. PostgreSQL evaluates the subquery once
-   * (an InitPlan); SQLite would per row, so there the state is read by a statement of its own
-   * just after: the shape version only grows, so the same version after means the same before,
-   * and flags that are as expected now allow returning what was read.
+   * The state column of a statement reading documents: PostgreSQL evaluates the subquery once
+   * (an InitPlan), in the statement's snapshot. SQLite would evaluate it per row; there the state
+   * is checked apart, after the statement (checkStateApart).
    */
   private stateColumn(row: CollectionRow): Sql {
     return this.store.dialect.name === 'postgres' ? sql`, ${stateOf(row)} AS v` : sql``;
   }
 
-  /** Throws StaleShape (and forgets the cached row) when the statement saw another state. */
-  private async checkState(row: CollectionRow, rows: Array<{ v?: number | null }>): Promise<void> {
-    let state: number | null;
-    if (rows.length && rows[0]!.v !== undefined) state = rows[0]!.v;
-    else state = (await this.store.get<{ v: number | null }>(sql`SELECT ${stateOf(row)} AS v`))?.v ?? null;
+  /**
+   * Throws StaleShape (and forgets the cached row) when the statement saw another state. Sync
+   * when the rows carry the state; otherwise it is read by a statement of its own.
+   */
+  private checkState(row: CollectionRow, rows: Array<{ v?: number | null }>): void | Promise<void> {
+    if (rows.length && rows[0]!.v !== undefined) return this.expectState(row, rows[0]!.v);
+    return this.checkStateApart(row);
+  }
+
+  /**
+   * SQLite: PRAGMA data_version (read after the documents) changes with every commit of another
+   * connection; unchanged since the row was last found current, nothing can have changed it.
+   * Otherwise the state is read now: the version only grows, so the same version now means the
+   * same when the documents were read.
+   */
+  private async checkStateApart(row: CollectionRow): Promise<void> {
+    const dataVersion =
+      this.store.dialect.name === 'sqlite'
+        ? Number((await this.store.get<{ data_version: number }>(DATA_VERSION))!.data_version)
+        : undefined;
+    if (dataVersion !== undefined && row.checkedAt === dataVersion) return;
+    const r = await this.store.get<{ v: number | null }>(sql`SELECT ${stateOf(row)} AS v`);
+    this.expectState(row, r?.v ?? null);
+    row.checkedAt = dataVersion;
+  }
+
+  private expectState(row: CollectionRow, state: number | null): void {
     if (state === null || Number(state) !== stateValue(row)) {
       this.rows.delete(rowKey(row.accountId, row.name));
       this.shapes.delete(row.id);
@@ -1001,11 +1032,21 @@ function and(where: Sql | undefined): Sql {
   return where ? sql` AND ${where}` : sql``;
 }
 
+const DATA_VERSION = sql`PRAGMA data_version`;
+
+/** `SELECT count(*) AS n[, <state> AS v] FROM documents WHERE <scope>`, made once per row. */
+const countPrefixes = new WeakMap<CollectionRow, Sql>();
+function countPrefix(row: CollectionRow, state: Sql): Sql {
+  let s = countPrefixes.get(row);
+  if (!s) countPrefixes.set(row, (s = sql`SELECT count(*) AS n${state} FROM documents WHERE ${scope(row)}`));
+  return s;
+}
+
 /**
- * The collection's state as the statement sees it: its version, NULL once it is removed. The
+ * The collection's state as a statement sees it: its version, NULL once it is removed. The
  * version grows with every change of shape, name or rights flags (renameCollection,
- * updateCollection), so reading it beside the documents proves that the plan and the rights
- * check, made from a cached row, were those of the data read.
+ * updateCollection), so the same version proves that the plan and the rights check, made from a
+ * cached row, were those of the data read.
  */
 const states = new WeakMap<CollectionRow, Sql>();
 function stateOf(row: CollectionRow): Sql {
