@@ -3,6 +3,7 @@
  * SimpleDateFormat, the locale styles). Formatters are cached; the default number format of
  * integers and short decimals has a fast path checked against DecimalFormat by the tests.
  */
+import { dict } from './dict.js';
 import { BigDec } from './bigdecimal.js';
 import { computerFormat, plainText, toBig } from './arith.js';
 import { JDouble, type FmNumber } from './values.js';
@@ -75,7 +76,7 @@ function viaDecimalFormat(df: DecimalFormat, multiplier: number): NumberFormatte
   };
 }
 
-const ROUNDING: Record<string, RoundingMode> = {
+const ROUNDING: Record<string, RoundingMode> = dict({
   up: 'UP',
   down: 'DOWN',
   ceiling: 'CEILING',
@@ -84,7 +85,7 @@ const ROUNDING: Record<string, RoundingMode> = {
   halfDown: 'HALF_DOWN',
   halfEven: 'HALF_EVEN',
   unnecessary: 'UNNECESSARY',
-};
+});
 
 /** FreeMarker's extended DecimalFormat syntax: "0.00;; roundingMode=halfUp multiplier=100". */
 function parseExtendedPattern(format: string): {

@@ -3,6 +3,7 @@
  * no-space expression after `<@`, named parameters) with its nesting counters, so that `>` ends a
  * tag outside parentheses and is "greater than" inside them, exactly like FreeMarker's FTL.jj.
  */
+import { dict } from './dict.js';
 import { ParseError } from './errors.js';
 
 export type Tk =
@@ -96,7 +97,7 @@ export type LexState =
 type TagFollow = 'blank' | 'close1' | 'close2' | 'blank|close2' | 'items';
 
 /** Directive start tags: canonical name → what must follow the name. */
-const START_TAGS: Record<string, TagFollow> = {
+const START_TAGS: Record<string, TagFollow> = dict({
   attempt: 'close1',
   recover: 'close1',
   if: 'blank',
@@ -141,7 +142,7 @@ const START_TAGS: Record<string, TagFollow> = {
   escape: 'blank',
   noescape: 'close1',
   ftl: 'blank|close2',
-};
+});
 
 const END_TAGS = new Set([
   'if',
@@ -167,7 +168,7 @@ const END_TAGS = new Set([
 ]);
 
 /** camelCase spellings FreeMarker accepts for directive names. */
-const CAMEL_DIRECTIVES: Record<string, string> = {
+const CAMEL_DIRECTIVES: Record<string, string> = dict({
   elseIf: 'elseif',
   forEach: 'foreach',
   noParse: 'noparse',
@@ -175,7 +176,7 @@ const CAMEL_DIRECTIVES: Record<string, string> = {
   outputFormat: 'outputformat',
   autoEsc: 'autoesc',
   noAutoEsc: 'noautoesc',
-};
+});
 
 /** Every built-in directive name, used to tell "malformed" from "unknown" tags. */
 export const ALL_DIRECTIVE_NAMES = new Set([
@@ -186,7 +187,7 @@ export const ALL_DIRECTIVE_NAMES = new Set([
 ]);
 ALL_DIRECTIVE_NAMES.delete('on');
 
-const UNKNOWN_DIRECTIVE_TIPS: Record<string, string> = {
+const UNKNOWN_DIRECTIVE_TIPS: Record<string, string> = dict({
   set: 'Use #assign or #local or #global, depending on the intented scope (#assign is template-scope). (If you have seen this directive in use elsewhere, this was a planned directive, so maybe you need to upgrade FreeMarker.)',
   var: 'Use #assign or #local or #global, depending on the intented scope (#assign is template-scope). (If you have seen this directive in use elsewhere, this was a planned directive, so maybe you need to upgrade FreeMarker.)',
   else_if: 'Use #elseif.',
@@ -210,9 +211,9 @@ const UNKNOWN_DIRECTIVE_TIPS: Record<string, string> = {
   separator: 'You may meant #sep.',
   separate: 'You may meant #sep.',
   separ: 'You may meant #sep.',
-};
+});
 
-const KEYWORDS: Record<string, Tk> = {
+const KEYWORDS: Record<string, Tk> = dict({
   true: 'TRUE',
   false: 'FALSE',
   in: 'IN',
@@ -222,7 +223,7 @@ const KEYWORDS: Record<string, Tk> = {
   lte: 'LESS_THAN_EQUALS',
   gt: 'ESCAPED_GT',
   gte: 'ESCAPED_GTE',
-};
+});
 
 function isBlank(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13;

@@ -3,6 +3,7 @@
  * precedence, the same parse-time checks and, as far as a script writer meets them, the same
  * messages. Produces the element tree (FreeMarker's shape) and expression ASTs.
  */
+import { dict } from './dict.js';
 import type * as A from './ast.js';
 import { BigDec } from './bigdecimal.js';
 import {
@@ -88,7 +89,7 @@ export class Parser {
   private macros: A.MacroEl[] = [];
   private depth = 0;
   private readonly maxNesting: number;
-  private attributes: Record<string, unknown> = {};
+  private attributes: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   private requireArgs = false;
 
   constructor(
@@ -282,7 +283,7 @@ export class Parser {
           this.attributes[String(constantValue(k))] = constantValue(exp.values[i]);
         });
       } else {
-        const correct: Record<string, string> = {
+        const correct: Record<string, string> = dict({
           charset: 'encoding',
           xmlns: 'ns_prefixes',
           auto_escape: 'auto_esc',
@@ -290,7 +291,7 @@ export class Parser {
           autoesc: 'auto_esc',
           autoEscape: 'autoEsc',
           autoEscaping: 'autoEsc',
-        };
+        });
         throw this.err(
           `Unknown FTL header parameter: ${key}${correct[key] ? '. You may meant: ' + correct[key] : ''}`,
           t,
@@ -2117,20 +2118,20 @@ export function constantValue(e: A.Expr): unknown {
 }
 
 function outputFormatDescription(name: string): string {
-  const cls: Record<string, string> = {
+  const cls: Record<string, string> = dict({
     undefined: 'f.c.UndefinedOutputFormat',
     plainText: 'f.c.PlainTextOutputFormat',
     JavaScript: 'f.c.JavaScriptOutputFormat',
     JSON: 'f.c.JSONOutputFormat',
     CSS: 'f.c.CSSOutputFormat',
-  };
-  const mime: Record<string, string> = {
+  });
+  const mime: Record<string, string> = dict({
     undefined: 'null',
     plainText: 'text/plain',
     JavaScript: 'application/javascript',
     JSON: 'application/json',
     CSS: 'text/css',
-  };
+  });
   return `${name}(mimeType=${mime[name] ?? 'null'}, class=${cls[name] ?? 'f.c.OutputFormat'})`;
 }
 

@@ -4,6 +4,8 @@
  * possessive quantifiers and atomic groups approximated by their greedy forms).
  */
 
+import { dict } from './dict.js';
+
 export interface RegexFlags {
   caseInsensitive: boolean;
   regex: boolean;
@@ -69,7 +71,7 @@ export function parseFlags(
   return f;
 }
 
-const POSIX: Record<string, string> = {
+const POSIX: Record<string, string> = dict({
   Lower: 'a-z',
   Upper: 'A-Z',
   ASCII: '\\x00-\\x7F',
@@ -86,7 +88,7 @@ const POSIX: Record<string, string> = {
   javaLowerCase: 'a-z',
   javaUpperCase: 'A-Z',
   javaWhitespace: ' \\t\\n\\x0B\\f\\r\\x1C-\\x1F',
-};
+});
 
 /** A compiled Java pattern; `groups[i]` is the JavaScript group of the pattern's group i. */
 export interface JavaRegExp {

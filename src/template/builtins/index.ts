@@ -3,6 +3,7 @@
  * their own compile (lazy ?then/?switch, lambdas, loop variables, ?string's many targets, ?eval,
  * ?interpret, the existence built-ins, output-format bound ones).
  */
+import { dict } from '../dict.js';
 import type * as A from '../ast.js';
 import type { Cx } from '../compile-expr.js';
 import { UNSUPPORTED_BUILTINS } from '../builtin-names.js';
@@ -750,7 +751,7 @@ function transform(filter: (s: string, params: Record<string, unknown>) => strin
   };
 }
 
-const UTILITY_CLASSES: Record<string, () => unknown> = {
+const UTILITY_CLASSES: Record<string, () => unknown> = dict({
   'freemarker.template.utility.StandardCompress': () =>
     transform((s, p) => {
       const singleLine = p.single_line === true || p.single_line === 'true';
@@ -759,7 +760,7 @@ const UTILITY_CLASSES: Record<string, () => unknown> = {
   'freemarker.template.utility.NormalizeNewlines': () => transform((s) => s.replace(/\r\n?/g, '\n')),
   'freemarker.template.utility.HtmlEscape': () => transform((s) => escapeXhtml(s)),
   'freemarker.template.utility.XmlEscape': () => transform((s) => escapeXml(s)),
-};
+});
 
 function compressSingleLine(s: string): string {
   return s.replace(/^[ \t\n\r\f\v]+|[ \t\n\r\f\v]+$/g, '').replace(/[ \t\n\r\f\v]+/g, ' ');

@@ -1,0 +1,243 @@
+import { describe, expect, it } from 'vitest';
+import {
+  compile,
+  DIRECTIVE,
+  FmDate,
+  TemplateError,
+  type CallEnv,
+  type TemplateDirective,
+} from '../../src/template/index.js';
+
+async function errorOf(p: Promise<unknown>): Promise<TemplateError> {
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(TemplateError);
+  return e as TemplateError;
+}
+
+const delay = <T>(v: T, ms = 1): Promise<T> => new Promise((r) => setTimeout(() => r(v), ms));
+
+describe('methods (contract §1.1)', () => {
+  it('calls JS functions with `this` = CallEnv and plain arguments', async () => {
+    const seen: unknown[] = [];
+    const fn = function (this: CallEnv, ...args: unknown[]) {
+      seen.push({
+        args,
+        who: this.getVariable('who'),
+        tpl: this.templateName,
+        locale: this.locale,
+        tz: this.timeZone,
+      });
+      return 'ok';
+    };
+    const out = await compile('<#assign who = "Ann">${f(1, 2.5, "s", [1, 0.5], {"k": true}, nope!)}', {
+      name: 'm.ftl',
+    }).render({ f: fn }, { locale: 'de_DE', timeZone: 'Europe/Paris' });
+    expect(out).toBe('ok');
+    expect(seen).toEqual([
+      {
+        args: [1, 2.5, 's', [1, 0.5], { k: true }, ''],
+        who: 'Ann',
+        tpl: 'm.ftl',
+        locale: 'de_DE',
+        tz: 'Europe/Paris',
+      },
+    ]);
+  });
+
+  it('awaits methods returning Promises, anywhere in an expression, once per call', async () => {
+    let calls = 0;
+    const data = {
+      slow: (x: number) => {
+        calls++;
+        return delay(x * 2);
+      },
+      fast: (x: number) => x + 1,
+    };
+    const out = await compile(
+      '${slow(1) + fast(1) + slow(2)} <#list [1, 2, 3] as i>${slow(i)}<#sep>,</#list> ${[1, 2]?map(x -> slow(x))?join("-")}',
+    ).render(data);
+    expect(out).toBe('8 2,4,6 2-4');
+    expect(calls).toBe(7);
+  });
+
+  it('runs async calls inside macros, functions, includes, conditions and assignments', async () => {
+    const t = compile(
+      '<#function twice x><#return fetch(x) * 2></#function><#macro m><#if fetch(true)>[${twice(5)}]</#if></#macro>' +
+        '<#assign v = fetch("a") + fetch("b")><@m/>${v}<#include "inc.ftl">',
+    );
+    const out = await t.render(
+      { fetch: (x: unknown) => delay(x) },
+      { loader: { load: async (n) => (n === 'inc.ftl' ? delay('{${fetch(42)}}') : undefined) } },
+    );
+    expect(out).toBe('[10]ab{42}');
+  });
+
+  it('ends the render with a TemplateError keeping the thrown message and cause; #attempt recovers', async () => {
+    const boom = new Error('list_objects: argument 2 (collection) is required');
+    const data = {
+      f: () => Promise.reject(boom),
+      g: () => {
+        throw boom;
+      },
+    };
+    const e1 = await errorOf(compile('x ${f()}', { name: 'a.ftl' }).render(data));
+    expect(e1.message.split('\n')[0]).toBe('list_objects: argument 2 (collection) is required');
+    expect([e1.cause, e1.templateName, e1.line, e1.column, e1.expression]).toEqual([
+      boom,
+      'a.ftl',
+      1,
+      5,
+      'f()',
+    ]);
+    const e2 = await errorOf(compile('${g()}').render(data));
+    expect(e2.cause).toBe(boom);
+    expect(
+      await compile('<#attempt>${f()}<#recover>R:${.error?keep_before("\n")}</#attempt>').render(data),
+    ).toBe('R:list_objects: argument 2 (collection) is required');
+  });
+
+  it('converts results back: null is missing, Date is a date-time, bigint is a number', async () => {
+    const data = { n: () => null, d: () => new Date(Date.UTC(2020, 0, 2)), b: () => 12345678901234567890n };
+    expect(await compile('${n()!"missing"} ${d()?iso_utc} ${b()?c}').render(data)).toBe(
+      'missing 2020-01-02T00:00:00Z 12345678901234567890',
+    );
+  });
+});
+
+describe('user-defined directives', () => {
+  it('gets plain params, the raw body source and a body renderer', async () => {
+    const seen: unknown[] = [];
+    const script: TemplateDirective = {
+      [DIRECTIVE]: true,
+      async invoke(params, body, env) {
+        seen.push({ params, source: body?.source, x: env.getVariable('x') });
+        const rendered = await body!.render();
+        env.setVariable!('result', rendered.trim());
+        return `<${rendered.trim()}>`;
+      },
+    };
+    const out = await compile(
+      '<#assign x = 1.5><@script env="js" n=2>\n  a ${x} <#if true>b</#if>\n</@script>|${result}',
+    ).render({ script });
+    expect(out).toBe('<a 1.5 b>|a 1.5 b');
+    expect(seen).toEqual([{ params: { env: 'js', n: 2 }, source: '\n  a ${x} <#if true>b</#if>\n', x: 1.5 }]);
+  });
+
+  it('works synchronously too and reports its errors as TemplateErrors', async () => {
+    const up: TemplateDirective = { [DIRECTIVE]: true, invoke: (p) => String(p.v).toUpperCase() };
+    const bad: TemplateDirective = {
+      [DIRECTIVE]: true,
+      invoke: () => {
+        throw new Error('script: syntax error at 1:5');
+      },
+    };
+    expect(await compile('<@up v="abc"/>').render({ up })).toBe('ABC');
+    const e = await errorOf(compile('\n<@bad/>').render({ bad }));
+    expect([e.message.split('\n')[0], e.line, e.column]).toEqual(['script: syntax error at 1:5', 2, 1]);
+  });
+});
+
+describe('data model, results and options', () => {
+  it('accepts a Scope, Maps, FmDate values; null is missing', async () => {
+    const scope = {
+      get: (n: string) =>
+        n === 'd' ? new FmDate(Date.UTC(2021, 2, 4), 'date') : n === 'm' ? new Map([['k', 'v']]) : null,
+    };
+    expect(await compile('${d?string("yyyy-MM-dd")} ${m.k} ${nope!"-"}').render(scope)).toBe(
+      '2021-03-04 v -',
+    );
+  });
+
+  it('never reaches prototype properties of data objects', async () => {
+    const out = await compile('${(o.constructor)!"none"} ${(o["__proto__"])!"none"} ${o?keys?size}').render({
+      o: { a: 1 },
+    });
+    expect(out).toBe('none none 1');
+  });
+
+  it('renderDetailed returns the namespace variables as plain JS values', async () => {
+    const r = await compile(
+      '<#assign a = 1.5, s = [1, 2], h = {"k": "v"}><#global g = 10 / 4><#macro m></#macro>x',
+    ).renderDetailed({});
+    expect(r).toEqual({ output: 'x', globals: { a: 1.5, s: [1, 2], h: { k: 'v' }, g: 2.5 } });
+  });
+
+  it('applies locale, time zone and format settings per render', async () => {
+    const t = compile('${n} ${d?string.medium}');
+    const data = { n: 1234.5, d: new FmDate(Date.UTC(2021, 2, 4, 5, 6, 7), 'datetime') };
+    expect(await t.render(data)).toBe('1,234.5 Mar 4, 2021, 5:06:07 AM');
+    expect(await t.render(data, { locale: 'de_DE', timeZone: 'Europe/Berlin' })).toBe(
+      '1.234,5 04.03.2021, 06:06:07',
+    );
+    expect(
+      await compile('${n} ${b}').render(
+        { n: 0.5, b: true },
+        { settings: { number_format: '0.00', boolean_format: 'on,off' } },
+      ),
+    ).toBe('0.50 on');
+  });
+
+  it('caches compiled templates by source and options', () => {
+    expect(compile('a${x}')).not.toBe(compile('a${x}'));
+    const a = compile('same', { name: 'n' }) as unknown as { unit: unknown };
+    const b = compile('same', { name: 'n' }) as unknown as { unit: unknown };
+    expect(a.unit).toBe(b.unit);
+  });
+
+  it('uses the injected clock for .now', async () => {
+    expect(await compile('${.now?iso_utc}').render({}, { now: () => Date.UTC(2024, 0, 15, 12) })).toBe(
+      '2024-01-15T12:00:00Z',
+    );
+  });
+});
+
+describe('limits', () => {
+  it('stops an endless loop at the step budget', async () => {
+    const e = await errorOf(
+      compile('<#list 1.. as i>${i}</#list>').render({}, { limits: { maxSteps: 1000 } }),
+    );
+    expect(e.message).toContain('Template execution stopped: the render exceeded 1000 steps.');
+  });
+
+  it('stops runaway recursion at the depth limit', async () => {
+    const e = await errorOf(
+      compile('<#macro r n><@r n=n+1/></#macro><@r n=0/>').render({}, { limits: { maxDepth: 50 } }),
+    );
+    expect(e.message).toContain(
+      'Template execution stopped: macro/function calls nested deeper than 50 levels.',
+    );
+    const f = await errorOf(compile('<#function f n><#return f(n + 1)></#function>${f(0)}').render({}));
+    expect(f.message).toContain('nested deeper than 200 levels');
+  });
+
+  it('stops output beyond the limit, also through string building', async () => {
+    const e = await errorOf(
+      compile('<#list 1..100000 as i>xxxxxxxxxx</#list>').render({}, { limits: { maxOutputChars: 10000 } }),
+    );
+    expect(e.message).toContain('Template execution stopped: the output exceeds 10000 characters.');
+    const p = await errorOf(
+      compile('${"x"?left_pad(100000000)}').render({}, { limits: { maxOutputChars: 10000 } }),
+    );
+    expect(p.message).toContain('exceeds the output limit (10000)');
+  });
+
+  it('refuses pathological nesting at parse time with a ParseError, not a stack overflow', () => {
+    const deep = '${' + '('.repeat(5000) + '1' + ')'.repeat(5000) + '}';
+    expect(() => compile(deep)).toThrow(/Template nesting is too deep/);
+    const ifs = '<#if true>'.repeat(3000) + '</#if>'.repeat(3000);
+    expect(() => compile(ifs)).toThrow(/Template nesting is too deep/);
+  });
+
+  it('limit errors are not caught by #attempt', async () => {
+    const e = await errorOf(
+      compile('<#attempt><#list 1.. as i></#list><#recover>r</#attempt>').render(
+        {},
+        { limits: { maxSteps: 100 } },
+      ),
+    );
+    expect(e.kind).toBe('LimitExceeded');
+  });
+});
