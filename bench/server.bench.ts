@@ -1,8 +1,8 @@
 // Requests per second of the flowmark server against a bare Fastify route, in the same run and
 // the same server process: autocannon (in this process) loads a child process serving both.
 // Target: a composite API whose script is trivial; until the composite host is wired in
-// `flowmark serve`, the eval endpoint evaluating a trivial template with an API token (the whole
-// path: token → user → context → template → JSON). Goal: target ≥ 0.6 × bare.
+// `flowmark serve`, the eval endpoint evaluating a trivial template with an API token, as
+// `flowmark serve` runs it (token → caller → contextFor → template → JSON). Goal: ≥ 0.6 × bare.
 //
 //   npm run bench -- server            (BENCH_SECONDS=5 per round, 3 rounds per side by default)
 import { spawn } from 'node:child_process';
@@ -32,12 +32,10 @@ else await measure();
 
 /** The child: a bare Fastify route and a flowmark server on SQLite, both on free ports. */
 async function serve(): Promise<void> {
-  const { contextFor } = await import('../src/functions/request/index.js');
-  const { evaluate } = await import('../src/hosts/eval.js');
   const { createPlatform } = await import('../src/platform/index.js');
   const { ApiTokens, createServer } = await import('../src/server/index.js');
+  const { evalHost } = await import('../src/server/eval-host.js');
   const { openStore } = await import('../src/store/index.js');
-  type ServerHosts = import('../src/server/index.js').ServerHosts;
 
   const dir = mkdtempSync(join(tmpdir(), 'flowmark-bench-'));
   const store = await openStore({ dataDir: dir, databaseUrl: undefined });
@@ -49,19 +47,7 @@ async function serve(): Promise<void> {
     { name: 'bench' },
   );
 
-  // Bench scaffolding until src/hosts provides the server hosts: the eval host over src/hosts/eval.ts.
-  const hosts: ServerHosts = {
-    async evaluate(input) {
-      const ctx = await contextFor({
-        platform,
-        account: input.caller.accountId,
-        user: input.asUser ?? input.caller.user.id,
-        mode: input.mode,
-      });
-      const result = await evaluate(input.template, ctx, input.data);
-      return { output: result.output, variables: result.globals, logs: [], response: { headers: {} } };
-    },
-  };
+  const hosts = evalHost(platform); // what `flowmark serve` uses for POST /api/v1/eval
 
   const bare = Fastify();
   bare.get('/bare', async () => ({ output: 'Hello bench' }));

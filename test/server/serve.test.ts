@@ -104,6 +104,16 @@ for (const engineName of availableEngines()) {
       );
       const me = await call(url, 'GET', '/api/v1/auth/me', { token });
       expect(me.body.user.login).toBe('admin');
+      const rendered = await call(url, 'POST', '/api/v1/eval', {
+        token,
+        body: { template: '${P_user.login} in ${P_customer}: ${1 + 1}' },
+      });
+      expect(rendered.body).toEqual({
+        output: 'admin in default: 2',
+        variables: {},
+        logs: [],
+        response: { headers: {} },
+      });
 
       const listed = capture();
       expect(await main(['token', 'list'], listed.io)).toBe(0);

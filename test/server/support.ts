@@ -102,12 +102,19 @@ async function seed(server: Omit<TestServer, 'acme' | 'globex'>, accountId: stri
   };
 }
 
-/** Starts the server for the suite (beforeAll) and stops it (afterAll). */
-export function useServer(engine: EngineUnderTest, options: Partial<ServerOptions> = {}): TestServer {
+/**
+ * Starts the server for the suite (beforeAll) and stops it (afterAll). `options` may be a function
+ * of the suite's platform (to build hosts over it).
+ */
+export function useServer(
+  engine: EngineUnderTest,
+  options: Partial<ServerOptions> | ((platform: Platform) => Partial<ServerOptions>) = {},
+): TestServer {
   const server = {} as TestServer;
   beforeAll(async () => {
     const platform = createPlatform(engine.store);
-    const app = await createServer({ store: engine.store, platform, ...options });
+    const extra = typeof options === 'function' ? options(platform) : options;
+    const app = await createServer({ store: engine.store, platform, ...extra });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();
     if (address === null || typeof address === 'string') throw new Error('no port');

@@ -3,6 +3,7 @@ import type { Command, CliIo } from '../main.js';
 import { loadConfig } from '../../config/index.js';
 import { createPlatform } from '../../platform/index.js';
 import { bootstrapFirstAccount, defaultAccount } from '../../server/bootstrap.js';
+import { evalHost } from '../../server/eval-host.js';
 import { createServer } from '../../server/index.js';
 import { openStore } from '../../store/index.js';
 
@@ -64,6 +65,7 @@ export async function runServe(args: string[], io: CliIo, signals: SignalSource 
     app = await createServer({
       store,
       platform,
+      hosts: evalHost(platform),
       logger: { level: values['log-level']!, stream: io.stdout },
       defaultAccountId: await defaultAccount(platform),
       secureCookies: values['secure-cookies'],

@@ -1,0 +1,84 @@
+/**
+ * The eval endpoint's host, built from what the lower layers offer: the caller's execution context
+ * (contextFor: account settings, user, mode, project, request, internal parameters) rendered by
+ * hosts/eval. It reports the output, the variables the template set, what P_log wrote during the
+ * evaluation, the response set_status / P_custom_header shaped, or the template's error with its
+ * line and column. `flowmark serve` uses it for POST /api/v1/eval.
+ */
+import type { CompositeResponse } from '../functions/context.js';
+import { contextFor } from '../functions/request/index.js';
+import { evaluate } from '../hosts/eval.js';
+import type { LogEntry } from '../platform/logs.js';
+import type { Platform } from '../platform/index.js';
+import { TemplateError } from '../template/index.js';
+import type { EvalInput, EvalOutput, ServerHosts } from './hosts.js';
+
+export interface EvalHostOptions {
+  clock?: () => number;
+  random?: () => number;
+}
+
+export function evalHost(
+  platform: Platform,
+  options: EvalHostOptions = {},
+): Required<Pick<ServerHosts, 'evaluate'>> {
+  return {
+    async evaluate(input: EvalInput): Promise<EvalOutput> {
+      const logged: LogEntry[] = [];
+      const response: CompositeResponse = { headers: {} };
+      const ctx = await contextFor({
+        platform: recordingLogs(platform, logged),
+        account: input.caller.accountId,
+        user: input.asUser ?? input.caller.user.id,
+        mode: input.mode,
+        ...(input.projectId !== undefined ? { project: input.projectId } : {}),
+        ...(input.requestId !== undefined ? { request: input.requestId } : {}),
+        ...(options.clock ? { clock: options.clock } : {}),
+        ...(options.random ? { random: options.random } : {}),
+        response,
+      });
+      if (input.locale !== undefined) ctx.locale = input.locale;
+      if (input.timeZone !== undefined) ctx.timeZone = input.timeZone;
+      const logs = () => logged.map((e) => ({ level: e.level, message: e.message }));
+      const shaped = () => {
+        const r = ctx.response ?? response;
+        return {
+          ...(r.status !== undefined ? { status: r.status } : {}),
+          ...(r.statusName !== undefined ? { statusName: r.statusName } : {}),
+          ...(r.description !== undefined ? { description: r.description } : {}),
+          headers: { ...r.headers },
+        };
+      };
+      try {
+        const result = await evaluate(input.template, ctx, input.data);
+        return { output: result.output, variables: result.globals, logs: logs(), response: shaped() };
+      } catch (e) {
+        if (!(e instanceof TemplateError)) throw e;
+        return {
+          output: '',
+          variables: {},
+          logs: logs(),
+          response: shaped(),
+          error: {
+            message: e.message,
+            kind: e.kind,
+            line: e.line,
+            column: e.column,
+            templateName: e.templateName,
+          },
+        };
+      }
+    },
+  };
+}
+
+/** The platform with its log service also handing every entry written to `sink`. */
+function recordingLogs(platform: Platform, sink: LogEntry[]): Platform {
+  const logs = Object.create(platform.logs) as Platform['logs'];
+  logs.write = async (accountId, entry) => {
+    const written = await platform.logs.write(accountId, entry);
+    sink.push(written);
+    return written;
+  };
+  return { ...platform, logs };
+}
