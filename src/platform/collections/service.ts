@@ -162,7 +162,8 @@ export class CollectionService {
       const indexes = await w.tx.all<{ sql_name: string }>(
         sql`SELECT sql_name FROM collection_indexes WHERE account_id = ${w.accountId} AND collection_id = ${w.row.id}`,
       );
-      for (const index of indexes) for (const ddl of dropIndexSql(index.sql_name)) await w.tx.run(ddl);
+      for (const index of indexes)
+        for (const ddl of dropIndexSql(this.store.dialect, index.sql_name)) await w.tx.run(ddl);
       await w.tx.run(sql`DELETE FROM collections WHERE account_id = ${w.accountId} AND id = ${w.row.id}`);
       return true;
     });
@@ -546,7 +547,7 @@ export class CollectionService {
         sql`SELECT sql_name FROM collection_indexes WHERE account_id = ${w.accountId} AND collection_id = ${w.row.id} AND name = ${name}`,
       );
       if (!index) return false;
-      for (const ddl of dropIndexSql(index.sql_name)) await w.tx.run(ddl);
+      for (const ddl of dropIndexSql(this.store.dialect, index.sql_name)) await w.tx.run(ddl);
       await w.tx.run(
         sql`DELETE FROM collection_indexes WHERE account_id = ${w.accountId} AND collection_id = ${w.row.id} AND name = ${name}`,
       );

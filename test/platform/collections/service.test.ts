@@ -462,7 +462,6 @@ describeEachEngine('collection service', (engine) => {
       }));
       await s.save(member, name, docs);
       await s.createIndex(member, name, 'by_k', { keys: ['k'], unique: false, ascending: true });
-      if (engine.name === 'postgres') await engine.store.exec('ANALYZE documents');
       const { plan } = await s.explain(member, name, { k: 42 });
       const { plan: range } = await s.explain(member, name, { k: { $gte: 10, $lt: 12 } });
       const { plan: other } = await s.explain(member, name, { g: 'g1' });
