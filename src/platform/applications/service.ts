@@ -179,6 +179,24 @@ export class Applications {
     return instance;
   }
 
+  /**
+   * The account's instances, newest first: all, or those of a project or a web interface (the
+   * client library's web interface reports). At most 1000 a page.
+   */
+  async list(
+    accountId: string,
+    options: { projectId?: number; webInterfaceId?: number; first?: number; limit?: number } = {},
+  ): Promise<ApplicationInstance[]> {
+    const where = [sql`account_id = ${accountId}`];
+    if (options.projectId !== undefined) where.push(sql`project_id = ${options.projectId}`);
+    if (options.webInterfaceId !== undefined) where.push(sql`web_interface_id = ${options.webInterfaceId}`);
+    const limit = Math.max(0, Math.min(options.limit ?? 100, 1000));
+    const rows = await this.store.all<InstanceRow>(sql`
+      SELECT * FROM application_instances WHERE ${sql.join(where, ' AND ')}
+      ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${Math.max(0, options.first ?? 0)}`);
+    return rows.map(toInstance);
+  }
+
   /** Changes data (merged field by field; a null value removes a field), status or step; records what changed. */
   async update(
     accountId: string,
