@@ -14,6 +14,7 @@ const modules: Array<{ default: Migration }> = await Promise.all([
   import('./0110_files.js'),
   import('./0111_applications.js'),
   import('./0300_server_auth.js'),
+  import('./0400_processes.js'),
 ]);
 
 export const migrations: readonly Migration[] = modules.map((m) => m.default);

@@ -1,0 +1,252 @@
+/**
+ * The process definition format (docs/hosts.md): a name, an optional project, and an ordered list
+ * of steps — script steps, manual tasks and sub-processes — each with input and output variables
+ * (templates), an optional lane and an optional loop. `parseDefinition` checks a JSON value
+ * against it and returns the normalised definition (variables as ordered lists, defaults filled),
+ * or raises `PlatformError('invalid', 'process definition: steps[1].input.total: …')`.
+ */
+import { PlatformError } from '../errors.js';
+import { isForbiddenKey, isPlainObject } from '../model.js';
+
+export type StepType = 'script' | 'manual' | 'subprocess';
+
+/** One variable: its name in the data document and the template computing its value. */
+export interface VariableDefinition {
+  name: string;
+  template: string;
+}
+
+/** How a step repeats: a number of times, once per element of an array, or while a condition holds. */
+export type LoopDefinition = { count: string } | { over: string } | { while: string };
+
+interface StepBase {
+  /** Positive integer, unique in the definition (get_next_url's stepId). */
+  id: number;
+  name: string;
+  /** The lane the step runs in (ExecutionContext.laneId; for a manual task: who may submit it). */
+  lane: number | null;
+  input: VariableDefinition[];
+  output: VariableDefinition[];
+  loop: LoopDefinition | null;
+}
+
+export interface ScriptStep extends StepBase {
+  type: 'script';
+  /** A template whose output (typed, docs/hosts.md) is the step's result, P_result; null: none. */
+  script: string | null;
+}
+
+export interface ManualStep extends StepBase {
+  type: 'manual';
+  /** The fields a submission may carry; null: any field. */
+  fields: string[] | null;
+  /** Ids of the upload widgets of the task's form (attach_file). */
+  widgets: string[];
+}
+
+export interface SubprocessStep extends StepBase {
+  type: 'subprocess';
+  /** The child's definition, inline, or the name of a stored definition. */
+  process: ProcessDefinition | string;
+  /** true (default): the step ends when the child request ends; false: it ends once the child started. */
+  wait: boolean;
+}
+
+export type StepDefinition = ScriptStep | ManualStep | SubprocessStep;
+
+export interface ProcessDefinition {
+  name: string;
+  /** The project the requests belong to (P_version, vaults, i18n, get_project_metadata). */
+  project: number | null;
+  steps: StepDefinition[];
+}
+
+export const DEFINITION_LIMITS = {
+  steps: 1000,
+  variablesPerStep: 1000,
+  templateChars: 512 * 1024,
+  /** Inline sub-process definitions nested in one another. */
+  nesting: 10,
+  /** Iterations of one loop. */
+  iterations: 1000,
+};
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const WIDGET = /^[A-Za-z0-9_.:-]{1,128}$/;
+const STEP_FIELDS: Record<StepType, readonly string[]> = {
+  script: ['id', 'type', 'name', 'lane', 'input', 'output', 'loop', 'script'],
+  manual: ['id', 'type', 'name', 'lane', 'input', 'output', 'loop', 'fields', 'widgets'],
+  subprocess: ['id', 'type', 'name', 'lane', 'input', 'output', 'loop', 'process', 'wait'],
+};
+
+/** Whether a name may be a variable of the data document: an identifier, not P_ (reserved), not a prototype key. */
+export function isVariableName(name: string): boolean {
+  return NAME.test(name) && name.length <= 255 && !name.startsWith('P_') && !isForbiddenKey(name);
+}
+
+/** Checks and normalises a process definition (a parsed JSON value). */
+export function parseDefinition(value: unknown): ProcessDefinition {
+  return definitionAt(value, 'process definition', 0);
+}
+
+function invalid(path: string, message: string): PlatformError {
+  return new PlatformError('invalid', `${path}: ${message}`);
+}
+
+function definitionAt(value: unknown, path: string, depth: number): ProcessDefinition {
+  if (depth > DEFINITION_LIMITS.nesting)
+    throw invalid(path, `sub-processes are nested more than ${DEFINITION_LIMITS.nesting} levels deep`);
+  if (!isPlainObject(value)) throw invalid(path, 'must be an object');
+  onlyFields(value, ['name', 'project', 'steps'], path);
+  const name = text(value.name, `${path}.name`);
+  let project: number | null = null;
+  if (value.project !== undefined && value.project !== null)
+    project = positiveInteger(value.project, `${path}.project`);
+  if (!Array.isArray(value.steps) || value.steps.length === 0)
+    throw invalid(`${path}.steps`, 'must be a non-empty array of steps');
+  if (value.steps.length > DEFINITION_LIMITS.steps)
+    throw invalid(`${path}.steps`, `has more than ${DEFINITION_LIMITS.steps} steps`);
+  const ids = new Set<number>();
+  const steps = value.steps.map((s, i) => {
+    const step = stepAt(s, `${path}.steps[${i}]`, depth);
+    if (ids.has(step.id)) throw invalid(`${path}.steps[${i}].id`, `step id ${step.id} is used twice`);
+    ids.add(step.id);
+    return step;
+  });
+  return { name, project, steps };
+}
+
+function stepAt(value: unknown, path: string, depth: number): StepDefinition {
+  if (!isPlainObject(value)) throw invalid(path, 'must be an object');
+  const type = value.type ?? 'script';
+  if (type !== 'script' && type !== 'manual' && type !== 'subprocess')
+    throw invalid(`${path}.type`, `must be script, manual or subprocess, not ${JSON.stringify(type)}`);
+  onlyFields(value, STEP_FIELDS[type], path);
+  const base: StepBase = {
+    id: positiveInteger(value.id, `${path}.id`),
+    name: value.name === undefined ? '' : text(value.name, `${path}.name`),
+    lane:
+      value.lane === undefined || value.lane === null ? null : positiveInteger(value.lane, `${path}.lane`),
+    input: variables(value.input, `${path}.input`),
+    output: variables(value.output, `${path}.output`),
+    loop: value.loop === undefined || value.loop === null ? null : loop(value.loop, `${path}.loop`),
+  };
+  switch (type) {
+    case 'script':
+      return {
+        ...base,
+        type,
+        script:
+          value.script === undefined || value.script === null
+            ? null
+            : template(value.script, `${path}.script`),
+      };
+    case 'manual':
+      return {
+        ...base,
+        type,
+        fields:
+          value.fields === undefined || value.fields === null
+            ? null
+            : fieldNames(value.fields, `${path}.fields`),
+        widgets: value.widgets === undefined ? [] : widgetIds(value.widgets, `${path}.widgets`),
+      };
+    case 'subprocess': {
+      let process: ProcessDefinition | string;
+      if (typeof value.process === 'string') process = text(value.process, `${path}.process`);
+      else if (isPlainObject(value.process))
+        process = definitionAt(value.process, `${path}.process`, depth + 1);
+      else throw invalid(`${path}.process`, 'must be a process definition or the name of a stored one');
+      if (value.wait !== undefined && typeof value.wait !== 'boolean')
+        throw invalid(`${path}.wait`, 'must be true or false');
+      return { ...base, type, process, wait: value.wait !== false };
+    }
+  }
+}
+
+/** Variables as an object ({"total": "${a + b}"}, in key order) or a list ([{"name", "template"}]). */
+function variables(value: unknown, path: string): VariableDefinition[] {
+  if (value === undefined || value === null) return [];
+  let list: VariableDefinition[];
+  if (Array.isArray(value)) {
+    list = value.map((v, i) => {
+      if (!isPlainObject(v)) throw invalid(`${path}[${i}]`, 'must be {"name": …, "template": …}');
+      onlyFields(v, ['name', 'template'], `${path}[${i}]`);
+      return {
+        name: variableName(v.name, `${path}[${i}].name`),
+        template: template(v.template, `${path}[${i}].template`),
+      };
+    });
+  } else if (isPlainObject(value)) {
+    list = Object.entries(value).map(([name, t]) => ({
+      name: variableName(name, `${path}.${name}`),
+      template: template(t, `${path}.${name}`),
+    }));
+  } else throw invalid(path, 'must be an object of name → template, or a list of {"name", "template"}');
+  if (list.length > DEFINITION_LIMITS.variablesPerStep)
+    throw invalid(path, `has more than ${DEFINITION_LIMITS.variablesPerStep} variables`);
+  return list;
+}
+
+function loop(value: unknown, path: string): LoopDefinition {
+  if (!isPlainObject(value)) throw invalid(path, 'must be {"count": …}, {"over": …} or {"while": …}');
+  const keys = Object.keys(value);
+  if (keys.length !== 1 || !['count', 'over', 'while'].includes(keys[0]!))
+    throw invalid(path, 'must have exactly one of count, over, while');
+  const key = keys[0] as 'count' | 'over' | 'while';
+  return { [key]: template(value[key], `${path}.${key}`) } as LoopDefinition;
+}
+
+function variableName(value: unknown, path: string): string {
+  if (typeof value !== 'string' || !isVariableName(value))
+    throw invalid(
+      path,
+      `${JSON.stringify(value)} is not a variable name (letters, digits and _, not starting with a digit or P_)`,
+    );
+  return value;
+}
+
+function fieldNames(value: unknown, path: string): string[] {
+  if (!Array.isArray(value)) throw invalid(path, 'must be an array of variable names');
+  return [...new Set(value.map((v, i) => variableName(v, `${path}[${i}]`)))];
+}
+
+function widgetIds(value: unknown, path: string): string[] {
+  if (!Array.isArray(value)) throw invalid(path, 'must be an array of upload widget ids');
+  return value.map((v, i) => {
+    if (typeof v !== 'string' || !WIDGET.test(v))
+      throw invalid(`${path}[${i}]`, `invalid widget id ${JSON.stringify(v)}`);
+    return v;
+  });
+}
+
+function template(value: unknown, path: string): string {
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (typeof value !== 'string') throw invalid(path, 'must be a template (a string)');
+  if (value.length > DEFINITION_LIMITS.templateChars)
+    throw invalid(path, `is longer than ${DEFINITION_LIMITS.templateChars} characters`);
+  return value;
+}
+
+function text(value: unknown, path: string): string {
+  if (typeof value !== 'string' || value.trim() === '' || value.length > 255)
+    throw invalid(path, 'must be a text of 1 to 255 characters');
+  return value;
+}
+
+function positiveInteger(value: unknown, path: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
+    throw invalid(path, `must be a positive integer, not ${JSON.stringify(value)}`);
+  return value;
+}
+
+function onlyFields(value: Record<string, unknown>, allowed: readonly string[], path: string): void {
+  for (const key of Object.keys(value))
+    if (!allowed.includes(key))
+      throw invalid(path, `unknown field ${JSON.stringify(key)} (known: ${allowed.join(', ')})`);
+}
+
+/** The steps of a definition with the given id. */
+export function stepById(definition: ProcessDefinition, id: number): StepDefinition | undefined {
+  return definition.steps.find((s) => s.id === id);
+}

@@ -1,0 +1,124 @@
+/**
+ * The run of a process request: the definition it runs (a snapshot: changing a stored definition
+ * does not change requests already started), where it is (the cursor), who acts (P_user: the
+ * initiator, then whoever submitted the last manual task), how deep it is among sub-processes,
+ * and the secret its public task URLs are signed with. The cursor moves by compare-and-set on
+ * `version`, so two hosts never run the same step of a request.
+ */
+import { randomBytes } from 'node:crypto';
+import { sql, type Store } from '../../store/index.js';
+import { notFound } from '../errors.js';
+import { fromJson, toJson } from '../model.js';
+import type { ProcessDefinition } from './definition.js';
+
+/**
+ * Where a request is. `phase`: ready — the step's iteration is to run; running — a host runs it;
+ * task — it waits for its manual task; child — it waits for its sub-process; paused — the script
+ * asked to wait (P_set_request_status(102)) and the request waits for a resume; ended.
+ */
+export interface RunCursor {
+  /** Index of the current step in the definition's steps. */
+  step: number;
+  /** The iteration of the step (0 outside a loop). */
+  iteration: number;
+  phase: 'ready' | 'running' | 'task' | 'child' | 'paused' | 'ended';
+  /** A loop's bound, fixed when its first iteration starts: the count, or the items iterated over. */
+  loop?: { count?: number; items?: unknown[] };
+  /** The record of the step that waits (task, child). */
+  record?: number;
+  /** The sub-process request the step waits for. */
+  child?: string;
+}
+
+export interface ProcessRun {
+  accountId: string;
+  requestId: string;
+  definitionId: number | null;
+  definition: ProcessDefinition;
+  cursor: RunCursor;
+  /** The user the steps run as (P_user); null: nobody. */
+  userId: number | null;
+  /** Key of the HMAC tokens of the request's public task URLs (never shown). */
+  secret: string;
+  /** 0 for a top-level request, parent's depth + 1 for a sub-process. */
+  depth: number;
+  version: number;
+}
+
+type RunRow = {
+  account_id: string;
+  request_id: string;
+  definition_id: number | null;
+  definition: string;
+  cursor: string;
+  user_id: number | null;
+  secret: string;
+  depth: number;
+  version: number;
+};
+
+export class ProcessRuns {
+  constructor(private readonly store: Store) {}
+
+  async create(
+    accountId: string,
+    input: {
+      requestId: string;
+      definition: ProcessDefinition;
+      definitionId?: number | null;
+      userId: number | null;
+      depth: number;
+    },
+  ): Promise<ProcessRun> {
+    const cursor: RunCursor = { step: 0, iteration: 0, phase: 'ready' };
+    const row = await this.store.get<RunRow>(sql`
+      INSERT INTO process_runs (account_id, request_id, definition_id, definition, cursor, user_id, secret, depth, version)
+      VALUES (${accountId}, ${input.requestId}, ${input.definitionId ?? null}, ${toJson(input.definition)},
+              ${toJson(cursor)}, ${input.userId}, ${randomBytes(32).toString('base64url')}, ${input.depth}, ${0})
+      RETURNING *`);
+    return toRun(row!);
+  }
+
+  async find(accountId: string, requestId: string): Promise<ProcessRun | undefined> {
+    const row = await this.store.get<RunRow>(
+      sql`SELECT * FROM process_runs WHERE account_id = ${accountId} AND request_id = ${requestId}`,
+    );
+    return row && toRun(row);
+  }
+
+  async require(accountId: string, requestId: string): Promise<ProcessRun> {
+    const run = await this.find(accountId, requestId);
+    if (!run) throw notFound('Request not found.');
+    return run;
+  }
+
+  /**
+   * Moves the cursor (and optionally the acting user) when the run is still at `version`;
+   * undefined when another host moved it first.
+   */
+  async move(
+    run: ProcessRun,
+    cursor: RunCursor,
+    userId: number | null = run.userId,
+  ): Promise<ProcessRun | undefined> {
+    const row = await this.store.get<RunRow>(sql`
+      UPDATE process_runs SET cursor = ${toJson(cursor)}, user_id = ${userId}, version = version + 1
+      WHERE account_id = ${run.accountId} AND request_id = ${run.requestId} AND version = ${run.version}
+      RETURNING *`);
+    return row && toRun(row);
+  }
+}
+
+function toRun(row: RunRow): ProcessRun {
+  return {
+    accountId: row.account_id,
+    requestId: row.request_id,
+    definitionId: row.definition_id === null ? null : Number(row.definition_id),
+    definition: fromJson(row.definition),
+    cursor: fromJson(row.cursor),
+    userId: row.user_id === null ? null : Number(row.user_id),
+    secret: row.secret,
+    depth: Number(row.depth),
+    version: Number(row.version),
+  };
+}

@@ -1,0 +1,155 @@
+/**
+ * The record of each step a request ran: one per step and iteration, with its status (running,
+ * waiting, done, failed, skipped), its lane and user, the manual task or sub-process it made, its
+ * result (P_result: what inject_params injects) or its error, and when it started and ended.
+ */
+import { sql, type Store } from '../../store/index.js';
+import { notFound } from '../errors.js';
+import { fromJson, toJson, toJsonValue } from '../model.js';
+import type { StepType } from './definition.js';
+
+export type StepStatus = 'running' | 'waiting' | 'done' | 'failed' | 'skipped';
+
+export interface StepError {
+  message: string;
+  line?: number;
+  column?: number;
+  template?: string;
+}
+
+export interface StepRecord {
+  id: number;
+  requestId: string;
+  stepId: number;
+  iteration: number;
+  type: StepType;
+  status: StepStatus;
+  laneId: number | null;
+  userId: number | null;
+  taskId: string | null;
+  childRequestId: string | null;
+  /** The step's result (null until done). */
+  result: unknown;
+  error: StepError | null;
+  startedAt: number;
+  endedAt: number | null;
+}
+
+type StepRow = {
+  id: number;
+  request_id: string;
+  step_id: number;
+  iteration: number;
+  type: string;
+  status: string;
+  lane_id: number | null;
+  user_id: number | null;
+  task_id: string | null;
+  child_request_id: string | null;
+  result: string | null;
+  error: string | null;
+  started_at: number;
+  ended_at: number | null;
+};
+
+export class StepRecords {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: () => number,
+  ) {}
+
+  async begin(
+    accountId: string,
+    input: {
+      requestId: string;
+      stepId: number;
+      iteration: number;
+      type: StepType;
+      laneId: number | null;
+      userId: number | null;
+      status?: StepStatus;
+    },
+  ): Promise<StepRecord> {
+    const now = this.clock();
+    const status = input.status ?? 'running';
+    const row = await this.store.get<StepRow>(sql`
+      INSERT INTO request_steps (account_id, request_id, step_id, iteration, type, status, lane_id, user_id,
+                                 started_at, ended_at)
+      VALUES (${accountId}, ${input.requestId}, ${input.stepId}, ${input.iteration}, ${input.type}, ${status},
+              ${input.laneId}, ${input.userId}, ${now}, ${status === 'skipped' ? now : null})
+      RETURNING *`);
+    return toStep(row!);
+  }
+
+  /** Changes a record: its status, result, error, task or child; `done`, `failed` and `skipped` end it. */
+  async update(
+    accountId: string,
+    id: number,
+    changes: {
+      status?: StepStatus;
+      result?: unknown;
+      error?: StepError;
+      taskId?: string;
+      childRequestId?: string;
+    },
+  ): Promise<StepRecord> {
+    const sets = [];
+    if (changes.status !== undefined) {
+      sets.push(sql`status = ${changes.status}`);
+      if (changes.status === 'done' || changes.status === 'failed' || changes.status === 'skipped')
+        sets.push(sql`ended_at = ${this.clock()}`);
+    }
+    if (changes.result !== undefined)
+      sets.push(sql`result = ${toJson(toJsonValue(changes.result, 'the step result'))}`);
+    if (changes.error !== undefined) sets.push(sql`error = ${toJson(changes.error)}`);
+    if (changes.taskId !== undefined) sets.push(sql`task_id = ${changes.taskId}`);
+    if (changes.childRequestId !== undefined) sets.push(sql`child_request_id = ${changes.childRequestId}`);
+    const row = await this.store.get<StepRow>(
+      sql`UPDATE request_steps SET ${sql.join(sets)} WHERE account_id = ${accountId} AND id = ${id} RETURNING *`,
+    );
+    if (!row) throw notFound(`Step record ${id} not found.`);
+    return toStep(row);
+  }
+
+  async find(accountId: string, id: number): Promise<StepRecord | undefined> {
+    const row = await this.store.get<StepRow>(
+      sql`SELECT * FROM request_steps WHERE account_id = ${accountId} AND id = ${id}`,
+    );
+    return row && toStep(row);
+  }
+
+  /** The records of a request, in the order the steps ran. */
+  async list(accountId: string, requestId: string): Promise<StepRecord[]> {
+    const rows = await this.store.all<StepRow>(
+      sql`SELECT * FROM request_steps WHERE account_id = ${accountId} AND request_id = ${requestId} ORDER BY id`,
+    );
+    return rows.map(toStep);
+  }
+
+  /** The last step of a request that ended with a result (inject_params), if any. */
+  async lastDone(accountId: string, requestId: string): Promise<StepRecord | undefined> {
+    const row = await this.store.get<StepRow>(sql`
+      SELECT * FROM request_steps WHERE account_id = ${accountId} AND request_id = ${requestId} AND status = 'done'
+      ORDER BY id DESC LIMIT 1`);
+    return row && toStep(row);
+  }
+}
+
+function toStep(row: StepRow): StepRecord {
+  return {
+    id: Number(row.id),
+    requestId: row.request_id,
+    stepId: Number(row.step_id),
+    iteration: Number(row.iteration),
+    type: row.type as StepType,
+    status: row.status as StepStatus,
+    laneId: row.lane_id === null ? null : Number(row.lane_id),
+    userId: row.user_id === null ? null : Number(row.user_id),
+    taskId: row.task_id,
+    childRequestId: row.child_request_id,
+    result: row.result === null ? null : fromJson(row.result),
+    error: row.error === null ? null : fromJson(row.error),
+    startedAt: Number(row.started_at),
+    endedAt: row.ended_at === null ? null : Number(row.ended_at),
+  };
+}
