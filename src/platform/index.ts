@@ -19,6 +19,8 @@ import { Logs } from './logs.js';
 import { OAuth2Tokens } from './oauth2.js';
 import { CustomLists, Projects, Vaults, WebInterfaces } from './projects/index.js';
 import { Requests } from './requests.js';
+import { Processes } from './processes/index.js';
+import { CompositeApis, WebInterfaceTemplates } from './scripted/index.js';
 
 export interface Platform {
   /** Accounts (customers): locale, time zone, public URLs. */
@@ -46,6 +48,12 @@ export interface Platform {
   applications: Applications;
   /** Document collections with MongoDB queries, indexes and rights (docs/collections.md). */
   collections: CollectionService;
+  /** Process definitions, runs, step records and manual tasks (docs/hosts.md). */
+  processes: Processes;
+  /** Composite APIs: HTTP routes answered by a script (docs/hosts.md). */
+  compositeApis: CompositeApis;
+  /** The templates of web interfaces (docs/hosts.md). */
+  webInterfaceTemplates: WebInterfaceTemplates;
 }
 
 export interface PlatformOptions {
@@ -78,6 +86,9 @@ export function createPlatform(store: Store, options: PlatformOptions = {}): Pla
     files,
     applications: new Applications(store, files, clock),
     collections: new CollectionService(store, { clock, limits: options.collectionLimits }),
+    processes: new Processes(store, clock),
+    compositeApis: new CompositeApis(store, clock),
+    webInterfaceTemplates: new WebInterfaceTemplates(store, clock),
   };
 }
 
@@ -124,5 +135,16 @@ export {
   type LogThreshold,
 } from './logs.js';
 export { STATUS_RUNNING, type LockRecord, type NewRequest, type ProcessRequest } from './requests.js';
+export {
+  isFinalStatus,
+  REQUEST_STATUSES,
+  STATUS_ABORTED,
+  STATUS_CANCELLED,
+  STATUS_COMPLETED,
+  STATUS_KILLED,
+  STATUS_OUTDATED,
+  STATUS_WAITING,
+  type RequestStatus,
+} from './requests.js';
 export { normaliseLanguage } from './i18n.js';
 export { editInput, MAX_PAGE_SIZE, type Json } from './directory/index.js';

@@ -10,6 +10,33 @@ import { fromJson, isMode, toJson, toJsonObject, type Mode } from './model.js';
 /** Status of a request that is running (the others come with the hosts: 102, 200, 201, 301, 302, 400, 401). */
 export const STATUS_RUNNING = 101;
 
+/**
+ * The statuses of a process request (the platform's codes; docs/hosts.md). 101 runs; 102 waits
+ * (a manual task, a sub-process, or a resume after P_set_request_status(102)); the others are
+ * final: the request runs no further step.
+ */
+export const REQUEST_STATUSES = {
+  101: { name: 'ACTIVE', meaning: 'running' },
+  102: { name: 'WAITING', meaning: 'waiting for a manual task, a sub-process or a resume' },
+  201: { name: 'COMPLETED', meaning: 'ended without error' },
+  301: { name: 'ABORTED', meaning: 'ended by a failing step, or aborted by its script' },
+  302: { name: 'KILLED', meaning: 'stopped by its script or an administrator' },
+  400: { name: 'CANCELLED', meaning: 'cancelled by a user' },
+  401: { name: 'OUTDATED', meaning: 'ended because it timed out' },
+} as const;
+export type RequestStatus = keyof typeof REQUEST_STATUSES;
+export const STATUS_WAITING = 102;
+export const STATUS_COMPLETED = 201;
+export const STATUS_ABORTED = 301;
+export const STATUS_KILLED = 302;
+export const STATUS_CANCELLED = 400;
+export const STATUS_OUTDATED = 401;
+
+/** A status after which a request runs no further step (201, 301, 302, 400, 401). */
+export function isFinalStatus(status: number): boolean {
+  return status === 201 || status === 301 || status === 302 || status === 400 || status === 401;
+}
+
 /** An entry of P_locks: a lock the request took (start) and released (end), epoch ms. */
 export interface LockRecord {
   name: string;
@@ -153,6 +180,25 @@ export class Requests {
     );
     if (!row) throw notFound(MESSAGES.requestNotFound);
     return toRequest(row);
+  }
+
+  /**
+   * Changes the status only when it is one of `from`, in one statement: the hosts' guard against
+   * two callers moving the same request (two resumes, a resume and a cancel). Undefined when the
+   * status was none of them, or the request does not exist.
+   */
+  async transition(
+    accountId: string,
+    id: string,
+    from: readonly number[],
+    to: number,
+  ): Promise<ProcessRequest | undefined> {
+    if (!Number.isSafeInteger(to)) throw new PlatformError('invalid', 'a status is an integer');
+    const row = await this.store.get<RequestRow>(sql`
+      UPDATE requests SET status = ${to}, updated_at = ${this.clock()}
+      WHERE account_id = ${accountId} AND id = ${id} AND status IN (${sql.join(from)})
+      RETURNING *`);
+    return row && toRequest(row);
   }
 }
 
