@@ -1,5 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Ambient } from './ambient.js';
 import pg from 'pg';
 import { postgresDialect } from './dialect.js';
 import { quoteIdent, type Sql } from './sql.js';
@@ -43,7 +43,7 @@ export class PostgresStore implements Store {
     this.location = location;
   }
 
-  private readonly context = new AsyncLocalStorage<TxState>();
+  private readonly context = new Ambient<TxState>();
 
   static async open(url: string, options: PostgresOptions = {}): Promise<PostgresStore> {
     const config: pg.PoolConfig = { connectionString: url, max: options.poolSize ?? 10, types: typeParsers };
@@ -109,8 +109,7 @@ export class PostgresStore implements Store {
   }
 
   private current(): TxState | undefined {
-    const state = this.context.getStore();
-    return state && !state.done ? state : undefined;
+    return this.context.current();
   }
 
   private query(query: Sql, client?: pg.PoolClient): Promise<pg.QueryResult> {

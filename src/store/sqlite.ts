@@ -1,5 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Ambient } from './ambient.js';
 import Database from 'better-sqlite3';
 import { sqliteDialect } from './dialect.js';
 import type { Sql } from './sql.js';
@@ -30,7 +30,7 @@ export class SqliteStore implements Store {
   readonly location: string;
   private readonly writer: Connection;
   private readonly reader: Connection;
-  private readonly context = new AsyncLocalStorage<TxState>();
+  private readonly context = new Ambient<TxState>();
 
   constructor(file: string) {
     this.location = file;
@@ -80,8 +80,7 @@ export class SqliteStore implements Store {
   }
 
   private current(): TxState | undefined {
-    const state = this.context.getStore();
-    return state && !state.done ? state : undefined;
+    return this.context.current();
   }
 
   private async statement(query: Sql, mode: Mode): Promise<unknown> {

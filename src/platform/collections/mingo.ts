@@ -14,16 +14,24 @@ export const MINGO_OPTIONS: Partial<Options> = { scriptEnabled: false, useStrict
  */
 export function prepareFilter(filter: Record<string, unknown>): PreparedFilter {
   assertSafeSpec(filter);
-  const split = splitFilter(filter);
-  let query: Query | undefined = split.complete ? undefined : compileFilter(filter);
-  return { split, test: (doc) => (query ??= compileFilter(filter)).test(doc) };
+  return new PreparedFilter(filter, splitFilter(filter));
 }
 
-export interface PreparedFilter {
-  /** What SQL can take of it. */
-  split: SplitFilter;
+export class PreparedFilter {
+  private query: Query | undefined;
+
+  constructor(
+    private readonly filter: Record<string, unknown>,
+    /** What SQL can take of it. */
+    readonly split: SplitFilter,
+  ) {
+    if (!split.complete) this.query = compileFilter(filter);
+  }
+
   /** mingo's verdict on one document. */
-  test: (doc: Document) => boolean;
+  test(doc: Document): boolean {
+    return (this.query ??= compileFilter(this.filter)).test(doc);
+  }
 }
 
 /** A checked, compiled filter. */

@@ -102,50 +102,55 @@ function tighter(a: Bound | undefined, b: Bound, sign: 1 | -1): Bound {
 
 /** The pushable conditions of a filter (already checked by mingo and assertSafeSpec). */
 export function splitFilter(filter: Record<string, unknown>): SplitFilter {
-  const atoms: Atom[] = [];
-  let complete = true;
-  const visit = (f: Record<string, unknown>) => {
-    for (const key of Object.keys(f)) {
-      const cond = f[key];
-      if (key === '$and' && Array.isArray(cond)) {
-        for (const sub of cond) {
-          if (sub !== null && typeof sub === 'object' && !Array.isArray(sub))
-            visit(sub as Record<string, unknown>);
-          else complete = false;
-        }
-        continue;
+  const split: SplitFilter = { atoms: [], complete: true };
+  collectAtoms(filter, split);
+  return split;
+}
+
+function collectAtoms(f: Record<string, unknown>, into: SplitFilter): void {
+  const atoms = into.atoms;
+  for (const key of Object.keys(f)) {
+    const cond = f[key];
+    if (key === '$and' && Array.isArray(cond)) {
+      for (const sub of cond) {
+        if (sub !== null && typeof sub === 'object' && !Array.isArray(sub))
+          collectAtoms(sub as Record<string, unknown>, into);
+        else into.complete = false;
       }
-      if (key.startsWith('$') || !isAddressablePath(key)) {
-        complete = false;
-        continue;
-      }
-      if (isScalarOperand(cond)) {
-        atoms.push({ kind: 'eq', path: key, value: cond });
-        continue;
-      }
-      if (cond === null || typeof cond !== 'object' || Array.isArray(cond)) {
-        complete = false;
-        continue;
-      }
-      const ops = Object.keys(cond);
-      if (ops.length === 0 || !ops.every((op) => op.startsWith('$'))) {
-        complete = false; // equality with an object, or a malformed mix mingo rejects
-        continue;
-      }
-      for (const op of ops) {
-        const operand = (cond as Record<string, unknown>)[op];
-        if (op === '$eq' && isScalarOperand(operand)) atoms.push({ kind: 'eq', path: key, value: operand });
-        else if (op === '$in' && Array.isArray(operand) && operand.every(isScalarOperand))
-          atoms.push({ kind: 'in', path: key, values: operand as Scalar[] });
-        else if (RANGE_OPS.has(op) && isRangeOperand(operand))
-          atoms.push(rangeAtom(key, op as RangeOp, operand));
-        else if (op === '$exists') atoms.push({ kind: 'exists', path: key, value: Boolean(operand) });
-        else complete = false;
-      }
+      continue;
     }
-  };
-  visit(filter);
-  return { atoms, complete };
+    if (key.startsWith('$') || !isAddressablePath(key)) {
+      into.complete = false;
+      continue;
+    }
+    if (isScalarOperand(cond)) {
+      atoms.push({ kind: 'eq', path: key, value: cond });
+      continue;
+    }
+    if (cond === null || typeof cond !== 'object' || Array.isArray(cond)) {
+      into.complete = false;
+      continue;
+    }
+    const ops = Object.keys(cond);
+    if (ops.length === 0 || !ops.every(isOperatorName)) {
+      into.complete = false; // equality with an object, or a malformed mix mingo rejects
+      continue;
+    }
+    for (const op of ops) {
+      const operand = (cond as Record<string, unknown>)[op];
+      if (op === '$eq' && isScalarOperand(operand)) atoms.push({ kind: 'eq', path: key, value: operand });
+      else if (op === '$in' && Array.isArray(operand) && operand.every(isScalarOperand))
+        atoms.push({ kind: 'in', path: key, values: operand as Scalar[] });
+      else if (RANGE_OPS.has(op) && isRangeOperand(operand))
+        atoms.push(rangeAtom(key, op as RangeOp, operand));
+      else if (op === '$exists') atoms.push({ kind: 'exists', path: key, value: Boolean(operand) });
+      else into.complete = false;
+    }
+  }
+}
+
+function isOperatorName(key: string): boolean {
+  return key.startsWith('$');
 }
 
 export interface Predicate {
@@ -199,19 +204,10 @@ function idAtom(atom: Atom): Sql | undefined {
 
 function sqliteAtom(atom: Atom, bits: number): Sql {
   const { value: x, type: t } = fieldSqlCached('sqlite', atom.path);
-  const eq = (v: Scalar): Sql => {
-    if (v === null) return sql`${x} IS NULL`;
-    if (typeof v === 'boolean')
-      return sql`(${x} = ${v ? 1 : 0} AND ${t} = ${sql.raw(v ? "'true'" : "'false'")})`;
-    if (typeof v === 'number')
-      return bits & BOOLEAN && (v === 0 || v === 1)
-        ? sql`(${x} = ${v} AND ${t} IN ('integer', 'real'))`
-        : sql`${x} = ${v}`;
-    return bits & OBJECT ? sql`(${x} = ${v} AND ${t} = 'text')` : sql`${x} = ${v}`;
-  };
+
   switch (atom.kind) {
     case 'eq':
-      return eq(atom.value);
+      return sqliteEq(x, t, bits, atom.value);
     case 'in': {
       if (atom.values.length === 0) return FALSE;
       const plain = atom.values.every(
@@ -220,7 +216,10 @@ function sqliteAtom(atom: Atom, bits: number): Sql {
           (typeof v === 'number' && !(bits & BOOLEAN && (v === 0 || v === 1))),
       );
       if (plain) return sql`${x} IN (${sql.join(atom.values)})`;
-      return sql`(${sql.join(atom.values.map(eq), ' OR ')})`;
+      return sql`(${sql.join(
+        atom.values.map((v) => sqliteEq(x, t, bits, v)),
+        ' OR ',
+      )})`;
     }
     case 'range': {
       const { lower, upper } = atom;
@@ -244,6 +243,18 @@ function sqliteAtom(atom: Atom, bits: number): Sql {
       return atom.value ? sql`${target} IS NOT NULL` : sql`${target} IS NULL`;
     }
   }
+}
+
+/** SQLite: the field equals a scalar (booleans are 1/0 and objects JSON text there: type guards). */
+function sqliteEq(x: Sql, t: Sql, bits: number, v: Scalar): Sql {
+  if (v === null) return sql`${x} IS NULL`;
+  if (typeof v === 'boolean')
+    return sql`(${x} = ${v ? 1 : 0} AND ${t} = ${sql.raw(v ? "'true'" : "'false'")})`;
+  if (typeof v === 'number')
+    return bits & BOOLEAN && (v === 0 || v === 1)
+      ? sql`(${x} = ${v} AND ${t} IN ('integer', 'real'))`
+      : sql`${x} = ${v}`;
+  return bits & OBJECT ? sql`(${x} = ${v} AND ${t} = 'text')` : sql`${x} = ${v}`;
 }
 
 function postgresAtom(atom: Atom, bits: number, dialect: Dialect): Sql | undefined {

@@ -242,26 +242,36 @@ export class CollectionService {
     return first;
   }
 
-  async count(actor: Actor, name: string, filter: Record<string, unknown>): Promise<number> {
-    const { split, test } = prepareFilter(filter);
-    return this.read(actor, name, 0, async (row, shape, check) => {
-      const predicate = compilePredicate(split, shape, this.store.dialect);
-      if (predicate.exact) {
-        const result = await this.store.get<{ n: number; v?: number }>(
-          predicate.where
-            ? sql`${countPrefix(row, this.stateColumn(row))} AND ${predicate.where}`
-            : countPrefix(row, this.stateColumn(row)),
-        );
-        if (check) await this.checkState(row, [result!]);
-        return Number(result!.n);
-      }
-      let n = 0;
-      await this.scan(row, predicate.where, check, (doc) => {
-        if (test(doc)) n++;
-        return true;
-      });
-      return n;
+  count(actor: Actor, name: string, filter: Record<string, unknown>): Promise<number> {
+    let prepared: PreparedFilter;
+    try {
+      prepared = prepareFilter(filter);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.read(actor, name, 0, (row, shape, check) => this.countIn(row, shape, check, prepared));
+  }
+
+  private async countIn(
+    row: CollectionRow,
+    shape: Shape,
+    check: boolean,
+    prepared: PreparedFilter,
+  ): Promise<number> {
+    const predicate = compilePredicate(prepared.split, shape, this.store.dialect);
+    if (predicate.exact) {
+      const result = await this.store.get<{ n: number; v: number | null }>(
+        predicate.where ? sql`${countPrefix(row)} AND ${predicate.where}` : countPrefix(row),
+      );
+      if (check) this.expectState(row, result!.v);
+      return Number(result!.n);
+    }
+    let n = 0;
+    await this.scan(row, predicate.where, check, (doc) => {
+      if (prepared.test(doc)) n++;
+      return true;
     });
+    return n;
   }
 
   /**
@@ -560,16 +570,36 @@ export class CollectionService {
 
   /**
    * Runs a read against the collection's current shape; plans again when the documents were read
-   * under a newer shape, and after three such races reads without pushdown.
+   * under a newer shape, and after three such races reads without pushdown. With the row and its
+   * shape cached, it starts at once (no await before the statement).
    */
-  private async read<T>(
+  private read<T>(
     actor: Actor,
     name: string,
     none: T,
     run: (row: CollectionRow, shape: Shape, check: boolean) => Promise<T>,
   ): Promise<T> {
+    const row = this.rows.get(rowKey(accountOf(actor), name));
+    const cached = row && this.shapes.get(row.id);
+    if (row && cached && cached.version === row.shapeVersion) {
+      this.assertCanRead(actor, row);
+      return run(row, cached.shape, true).catch((e: unknown) => {
+        if (e instanceof StaleShape) return this.readAgain(actor, name, none, run, 1);
+        throw e;
+      });
+    }
+    return this.readAgain(actor, name, none, run, 0);
+  }
+
+  private async readAgain<T>(
+    actor: Actor,
+    name: string,
+    none: T,
+    run: (row: CollectionRow, shape: Shape, check: boolean) => Promise<T>,
+    first: number,
+  ): Promise<T> {
     const accountId = accountOf(actor);
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = first; ; attempt++) {
       // A cached row is only used where every statement checks the state it read (attempt 0).
       const row =
         (attempt === 0 ? this.rows.get(rowKey(accountId, name)) : undefined) ??
@@ -589,14 +619,14 @@ export class CollectionService {
     row: CollectionRow,
     shape: Shape,
     check: boolean,
-    { split, test }: PreparedFilter,
+    prepared: PreparedFilter,
     sort: SortSpec | undefined,
     skip: number,
     limit: number | undefined,
     forAggregate = false,
   ): Promise<Document[]> {
     const dialect = this.store.dialect;
-    const predicate = compilePredicate(split, shape, dialect);
+    const predicate = compilePredicate(prepared.split, shape, dialect);
     const order = sort?.length ? compileSort(sort, shape, dialect) : sql`seq`;
     if (predicate.exact && order) {
       if (forAggregate && limit === undefined) await this.assertFits(row, predicate.where, skip);
@@ -612,7 +642,7 @@ export class CollectionService {
       const out: Document[] = [];
       let seen = 0;
       await this.scan(row, predicate.where, check, (doc) => {
-        if (!test(doc)) return true;
+        if (!prepared.test(doc)) return true;
         if (seen++ >= skip) out.push(doc);
         if (out.length > this.limits.maxInMemoryDocuments) throw this.tooMany();
         return limit === undefined || out.length < limit;
@@ -621,7 +651,7 @@ export class CollectionService {
     }
     const matches: Document[] = [];
     await this.scan(row, predicate.where, check, (doc) => {
-      if (test(doc)) matches.push(doc);
+      if (prepared.test(doc)) matches.push(doc);
       if (matches.length > this.limits.maxInMemoryDocuments) throw this.tooMany();
       return true;
     });
@@ -1035,11 +1065,18 @@ function and(where: Sql | undefined): Sql {
 
 const DATA_VERSION = sql`PRAGMA data_version`;
 
-/** `SELECT count(*) AS n[, <state> AS v] FROM documents WHERE <scope>`, made once per row. */
+/**
+ * `SELECT count(*) AS n, <state> AS v FROM documents WHERE <scope>`, made once per row: one row,
+ * so the state subquery runs once on both engines.
+ */
 const countPrefixes = new WeakMap<CollectionRow, Sql>();
-function countPrefix(row: CollectionRow, state: Sql): Sql {
+function countPrefix(row: CollectionRow): Sql {
   let s = countPrefixes.get(row);
-  if (!s) countPrefixes.set(row, (s = sql`SELECT count(*) AS n${state} FROM documents WHERE ${scope(row)}`));
+  if (!s)
+    countPrefixes.set(
+      row,
+      (s = sql`SELECT count(*) AS n, ${stateOf(row)} AS v FROM documents WHERE ${scope(row)}`),
+    );
   return s;
 }
 
