@@ -25,15 +25,21 @@ export interface EvalResult {
   globals: Record<string, unknown>;
 }
 
-/** A scope of data variables over the library bound to `ctx`, under the internal parameters when given. */
+/**
+ * A scope of data variables (an object or a Map) over the library bound to `ctx`, under the
+ * internal parameters when given.
+ */
 export function evaluationScope(
   ctx: ExecutionContext,
-  data: Record<string, unknown> = {},
+  data: Record<string, unknown> | Map<string, unknown> = {},
   internal?: Scope,
 ): Scope {
   const functions = bind(ctx);
   const own = Object.prototype.hasOwnProperty;
-  const fromData = (name: string) => (own.call(data, name) ? data[name] : functions.get(name));
+  const fromData =
+    data instanceof Map
+      ? (name: string) => (data.has(name) ? data.get(name) : functions.get(name))
+      : (name: string) => (own.call(data, name) ? data[name] : functions.get(name));
   if (!internal) return { get: fromData };
   // An internal parameter is never taken from data, even when missing (P_user with nobody connected).
   return { get: (name) => (RESERVED.has(name) ? internal.get(name) : fromData(name)) };
@@ -42,7 +48,7 @@ export function evaluationScope(
 export async function evaluate(
   source: string,
   ctx: ExecutionContext,
-  data: Record<string, unknown> = {},
+  data: Record<string, unknown> | Map<string, unknown> = {},
   options: EvalOptions = {},
 ): Promise<EvalResult> {
   const template = compile(source, options.name === undefined ? {} : { name: options.name });

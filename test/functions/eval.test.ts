@@ -100,3 +100,10 @@ describe('templates calling Utilities functions through the eval host', () => {
     );
   });
 });
+
+describe('evaluationScope', () => {
+  it('takes the data as a Map too', async () => {
+    const { output } = await evaluate('${x} ${encrypt("MD5", x)}', testContext(), new Map([['x', 'a']]));
+    expect(output).toBe('a 0cc175b9c0f1b6a831c399e269772661');
+  });
+});
