@@ -1268,8 +1268,10 @@ function compileImport(el: A.ImportEl, cx: ElCx): Exec {
 // ------------------------------------------------------------------ #attempt / #recover
 
 function compileAttempt(el: A.AttemptEl, cx: ElCx): Exec {
-  const attempt = compileEl(el.children[0], cx);
-  const recover = compileEl(el.children[1], cx);
+  // Whitespace stripping may have removed an empty attempted block.
+  const attemptedEl = el.children.length > 1 ? el.children[0] : null;
+  const attempt = attemptedEl ? compileEl(attemptedEl, cx) : NOOP;
+  const recover = compileEl(el.children[el.children.length - 1], cx);
   const recoverFrom = (env: Env, e: unknown): void | Promise<void> => {
     if (!(e instanceof TemplateError) || e instanceof LimitError) throw e;
     ensureStack(e, env.roots);

@@ -2,6 +2,7 @@
 import type * as A from './ast.js';
 import { type ElCx, compileEl, interpConverter } from './compile-el.js';
 import { parseTemplate, type ParseOptions } from './parser.js';
+import { ParseError } from './errors.js';
 import type { MacroDef, TemplateUnit } from './runtime.js';
 import { postParseCleanup } from './whitespace.js';
 import { formatForTemplateName, outputFormatByName } from './output-formats.js';
@@ -49,7 +50,22 @@ export function compileUnit(source: string, o: UnitOptions): TemplateUnit {
     cache.set(key, hit);
     return hit;
   }
-  const unit = compileFresh(source, o);
+  let unit: Unit;
+  try {
+    unit = compileFresh(source, o);
+  } catch (e) {
+    // Parse-time nesting is bounded by the parser; long flat chains (a.b.b.b…, 1+1+1…) are
+    // parsed iteratively but compile recursively, so a pathological one ends here.
+    if (e instanceof RangeError && /call stack/i.test(e.message)) {
+      throw new ParseError(
+        'Template nesting is too deep (an expression is too long to compile).',
+        o.name,
+        1,
+        1,
+      );
+    }
+    throw e;
+  }
   if (cache.size >= MAX_CACHE) cache.delete(cache.keys().next().value as string);
   cache.set(key, unit);
   return unit;

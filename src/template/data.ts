@@ -11,7 +11,8 @@ export function fromJsonData(json: string, timeZone = 'UTC'): unknown {
   return convert(parseJson(json), timeZone);
 }
 
-function convert(v: unknown, tz: string): unknown {
+/** Converts a value parsed by parseJson (objects as Maps) to template data: dates, null = missing. */
+export function convert(v: unknown, tz: string): unknown {
   if (Array.isArray(v)) return v.map((x) => convert(x, tz));
   if (v instanceof Map) {
     if (v.size === 1) {

@@ -23,7 +23,7 @@ import {
   fromPlain,
   toPlain,
 } from './runtime.js';
-import { DIRECTIVE } from './values.js';
+import { DIRECTIVE, RangeTooLargeError } from './values.js';
 import { javaTimeZone } from '../jdk/index.js';
 
 export { TemplateError, ParseError } from './errors.js';
@@ -94,6 +94,56 @@ export interface Template {
     data: Scope | Record<string, unknown>,
     options?: RenderOptions,
   ): Promise<{ output: string; globals: Record<string, unknown> }>;
+}
+
+/**
+ * FreeMarker Configuration settings by name (snake_case or camelCase, as FreeMarker accepts them)
+ * split into what compile takes (the parser-level ones) and what render takes. Used by the CLI
+ * and by tools that speak the oracle's settings maps.
+ */
+export function optionsFromSettings(settings: Record<string, string>): {
+  compile: CompileOptions;
+  render: RenderOptions;
+} {
+  const c: CompileOptions = {};
+  const r: RenderOptions = {};
+  const rest: Record<string, string> = {};
+  for (const [key, v] of Object.entries(settings)) {
+    const k = key.replace(/[A-Z]/g, (m) => '_' + m.toLowerCase());
+    switch (k) {
+      case 'output_format':
+        c.outputFormat = v;
+        break;
+      case 'tag_syntax':
+        c.tagSyntax = v as CompileOptions['tagSyntax'];
+        break;
+      case 'interpolation_syntax':
+        c.interpolationSyntax = v as CompileOptions['interpolationSyntax'];
+        break;
+      case 'strict_syntax':
+        c.strictSyntax = v === 'true' || v === 'y' || v === 'yes';
+        break;
+      case 'whitespace_stripping':
+        c.whitespaceStripping = v === 'true' || v === 'y' || v === 'yes';
+        break;
+      case 'auto_escaping_policy':
+        c.autoEscaping = !/^disable$/i.test(v);
+        break;
+      case 'incompatible_improvements':
+        c.incompatibleImprovements = v;
+        break;
+      case 'locale':
+        r.locale = v;
+        break;
+      case 'time_zone':
+        r.timeZone = v;
+        break;
+      default:
+        rest[key] = v;
+    }
+  }
+  if (Object.keys(rest).length) r.settings = rest;
+  return { compile: c, render: r };
 }
 
 /** Compiles a template (cached by source and options); parse errors throw TemplateError here. */
@@ -259,6 +309,21 @@ function finalError(e: unknown, templateName: string): unknown {
         cause: e,
       },
     );
+  }
+  if (e instanceof RangeTooLargeError) {
+    return new LimitError(
+      `Template execution stopped: a range of ${e.size} items is too large to turn into a sequence (the step budget would not allow iterating it).`,
+      { templateName, line: 0, column: 0, kind: 'LimitExceeded', cause: e },
+    );
+  }
+  if (e instanceof RangeError && /string length/i.test(e.message)) {
+    return new LimitError('Template execution stopped: a string grew beyond what JavaScript can hold.', {
+      templateName,
+      line: 0,
+      column: 0,
+      kind: 'LimitExceeded',
+      cause: e,
+    });
   }
   const msg = e instanceof Error ? e.message : String(e);
   return new TemplateError(`Internal error while rendering: ${msg}`, {

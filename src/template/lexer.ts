@@ -259,10 +259,13 @@ function isIdPart(c: number): boolean {
 /** Maps offsets to FreeMarker's 1-based line and column (tab stops of 8). */
 export class LineMap {
   private readonly starts: number[] = [0];
+  /** Lines (0-based) that contain a tab; only those need a column walk. */
+  private readonly tabbed = new Set<number>();
   constructor(private readonly src: string) {
     for (let i = 0; i < src.length; i++) {
       const c = src.charCodeAt(i);
-      if (c === 10) this.starts.push(i + 1);
+      if (c === 9) this.tabbed.add(this.starts.length - 1);
+      else if (c === 10) this.starts.push(i + 1);
       else if (c === 13) {
         if (src.charCodeAt(i + 1) === 10) i++;
         this.starts.push(i + 1);
@@ -285,13 +288,16 @@ export class LineMap {
     const line = this.line(offset);
     const from = this.starts[line - 1];
     let col = 0;
-    for (let i = from; i <= offset && i < this.src.length; i++) {
-      col++;
-      if (this.src.charCodeAt(i) === 9) {
-        col--;
-        col += 8 - (col % 8);
+    if (!this.tabbed.has(line - 1)) {
+      col = Math.max(0, Math.min(offset, this.src.length - 1) - from + 1);
+    } else
+      for (let i = from; i <= offset && i < this.src.length; i++) {
+        col++;
+        if (this.src.charCodeAt(i) === 9) {
+          col--;
+          col += 8 - (col % 8);
+        }
       }
-    }
     if (offset >= this.src.length) col += offset - Math.max(from, this.src.length) + 1;
     return [line, col];
   }

@@ -364,13 +364,12 @@ export function addValues(
   if (r === undefined) throw missingError(rightAt);
   if (isSequence(l) && isSequence(r)) return concatSequences(env, l, r);
   const hashConcat = isHash(l) && isHash(r);
-  if (hashConcat) return concatHashes(l, r);
+  if (hashConcat) return concatHashes(env, l, r);
   if (l instanceof MarkupOutput || r instanceof MarkupOutput) return concatMarkup(env, l, r, leftAt, rightAt);
   const ls = coerceToString(env, l, leftAt);
   const rs = coerceToString(env, r, rightAt);
-  const s = ls + rs;
-  if (s.length > 1_000_000) env.checkStringSize(s.length);
-  return s;
+  if (ls.length + rs.length > env.maxOut) env.checkStringSize(ls.length + rs.length);
+  return ls + rs;
 }
 
 function concatMarkup(env: Env, l: unknown, r: unknown, leftAt: A.Expr, rightAt: A.Expr): MarkupOutput {
@@ -399,10 +398,16 @@ export function concatSequences(env: Env, l: unknown, r: unknown): unknown[] {
   return la.concat(ra);
 }
 
-export function concatHashes(l: unknown, r: unknown): Map<string, unknown> {
-  const out = new Map<string, unknown>();
-  for (const k of hashKeys(l)) out.set(k, hashGet(l, k));
-  for (const k of hashKeys(r)) out.set(k, hashGet(r, k));
+export function concatHashes(env: Env, l: unknown, r: unknown): Map<string, unknown> {
+  let out: Map<string, unknown>;
+  if (l instanceof Map) out = new Map(l as Map<string, unknown>);
+  else {
+    out = new Map<string, unknown>();
+    for (const k of hashKeys(l)) out.set(k, hashGet(l, k));
+  }
+  if (r instanceof Map) for (const [k, v] of r as Map<string, unknown>) out.set(k, v);
+  else for (const k of hashKeys(r)) out.set(k, hashGet(r, k));
+  env.ticks(out.size >> 4);
   return out;
 }
 

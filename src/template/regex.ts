@@ -4,7 +4,14 @@
  * possessive quantifiers and atomic groups approximated by their greedy forms).
  */
 
+import { setFlagsFromString } from 'node:v8';
 import { dict } from './dict.js';
+
+// Catastrophic backtracking ("(a+)+b" on a long non-match) would block the process for minutes and
+// cannot be interrupted by the step budget. V8 can switch such a match to its linear-time engine
+// after too many backtracks; the results are the same (patterns with back-references or
+// look-arounds, which that engine lacks, keep the backtracking engine). Process-wide, harmless.
+setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
 
 export interface RegexFlags {
   caseInsensitive: boolean;

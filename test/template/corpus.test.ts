@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { compile, TemplateError } from '../../src/template/index.js';
+import { compile, optionsFromSettings, TemplateError } from '../../src/template/index.js';
 import { dataFromJson } from '../../src/template/data.js';
 
 interface Case {
@@ -31,38 +31,13 @@ const cases: Case[] = readFileSync(
   .filter((l) => l.trim())
   .map((l) => JSON.parse(l));
 
-/** The oracle's settings: parser-level ones go to compile, the rest to render. */
-function split(settings: Record<string, string> = {}): {
-  compileOpts: { outputFormat?: string; tagSyntax?: 'angle_bracket' | 'square_bracket' | 'auto_detect' };
-  renderSettings: Record<string, string>;
-  locale?: string;
-  timeZone?: string;
-} {
-  const renderSettings: Record<string, string> = {};
-  const compileOpts: {
-    outputFormat?: string;
-    tagSyntax?: 'angle_bracket' | 'square_bracket' | 'auto_detect';
-  } = {};
-  let locale: string | undefined;
-  let timeZone: string | undefined;
-  for (const [k, v] of Object.entries(settings)) {
-    if (k === 'output_format') compileOpts.outputFormat = v;
-    else if (k === 'tag_syntax') compileOpts.tagSyntax = v as 'square_bracket';
-    else if (k === 'locale') locale = v;
-    else if (k === 'time_zone') timeZone = v;
-    else renderSettings[k] = v;
-  }
-  return { compileOpts, renderSettings, locale, timeZone };
-}
-
 export async function runCorpusCase(c: Case): Promise<{ output?: string; error?: TemplateError }> {
-  const { compileOpts, renderSettings, locale, timeZone } = split(c.settings);
+  // The oracle's settings: parser-level ones go to compile, the rest to render.
+  const opts = optionsFromSettings(c.settings ?? {});
   try {
-    const t = compile(c.template, { name: c.name ?? 't.ftl', strict: true, ...compileOpts });
+    const t = compile(c.template, { name: c.name ?? 't.ftl', strict: true, ...opts.compile });
     const output = await t.render(dataFromJson(JSON.stringify(c.data ?? {}), 'UTC'), {
-      locale,
-      timeZone,
-      settings: renderSettings,
+      ...opts.render,
       loader: { load: (n) => c.templates?.[n] },
       now: () => Date.UTC(2024, 0, 15, 12, 0, 0),
     });
