@@ -1,0 +1,174 @@
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, resolve, sep } from 'node:path';
+import { parseJson } from '../../template/builtins/json.js';
+import { convert } from '../../template/data.js';
+import {
+  compile,
+  optionsFromSettings,
+  TemplateError,
+  type CompileOptions,
+  type RenderOptions,
+  type Scope,
+  type TemplateLoader,
+} from '../../template/index.js';
+import type { CliIo, Command } from '../main.js';
+
+const USAGE =
+  'flowmark render TEMPLATE|- [--data FILE|JSON|-] [--locale L] [--time-zone Z] [--strict]\n' +
+  '                [--setting NAME=VALUE]… [--name NAME]\n\n' +
+  'Renders a template (a file, or - for stdin) and prints its output; on an error prints the\n' +
+  'message on stderr and exits 1. --data is a JSON file, inline JSON starting with "{", or - for\n' +
+  'stdin; null means missing, {"$date"|"$time"|"$datetime": ISO} are dates (without an offset the\n' +
+  "--time-zone applies). --locale (default en_US) and --time-zone (default UTC) are the render's;\n" +
+  "--strict keeps FreeMarker's error for ${hash}/${sequence} instead of printing compact JSON;\n" +
+  '--setting sets any FreeMarker setting (number_format=0.##, output_format=HTML, tag_syntax=…).\n' +
+  '#include/#import of a template file resolve next to TEMPLATE.';
+
+/** What one render needs, shared by `render` and `render-batch`. */
+export interface RenderRequest {
+  template: string;
+  /** Data in the oracle's JSON convention, as text (exact numbers, dates). */
+  dataJson?: string;
+  name?: string;
+  locale?: string;
+  timeZone?: string;
+  strict?: boolean;
+  settings?: Record<string, string>;
+  loader?: TemplateLoader;
+}
+
+/**
+ * The variables a CLI render sees: the data. This is the one place to put more in scope (e.g. the
+ * function library bound through src/hosts/eval.ts); a Scope's `get` returns undefined for missing.
+ */
+export function buildScope(data: Map<string, unknown>): Scope {
+  return { get: (name) => data.get(name) };
+}
+
+/** Parses the data JSON (the oracle's convention); throws on anything but a JSON object. */
+export function parseData(json: string | undefined, timeZone: string): Map<string, unknown> {
+  if (json === undefined || json.trim() === '' || json.trim() === 'null') return new Map();
+  let parsed: unknown;
+  try {
+    parsed = parseJson(json);
+  } catch (e) {
+    throw new Error(
+      `the data is not valid JSON: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`,
+      { cause: e },
+    );
+  }
+  const data = convert(parsed, timeZone);
+  if (!(data instanceof Map)) throw new Error('the data must be a JSON object');
+  return data as Map<string, unknown>;
+}
+
+/** Compiles and renders one request; TemplateErrors propagate. */
+export async function renderRequest(req: RenderRequest): Promise<string> {
+  const fromSettings = optionsFromSettings(req.settings ?? {});
+  const compileOptions: CompileOptions = {
+    ...fromSettings.compile,
+    name: req.name ?? 'template',
+    strict: req.strict ?? false,
+  };
+  const timeZone = req.timeZone ?? fromSettings.render.timeZone ?? 'UTC';
+  const options: RenderOptions = {
+    ...fromSettings.render,
+    locale: req.locale ?? fromSettings.render.locale ?? 'en_US',
+    timeZone,
+    loader: req.loader,
+  };
+  const data = parseData(req.dataJson, timeZone);
+  return compile(req.template, compileOptions).render(buildScope(data), options);
+}
+
+/** Loads included templates from `root`, refusing names that leave it (like FreeMarker's FileTemplateLoader). */
+export function fileLoader(root: string): TemplateLoader {
+  const base = resolve(root);
+  return {
+    async load(name) {
+      const path = resolve(base, name);
+      if (path !== base && !path.startsWith(base + sep)) return undefined;
+      try {
+        return await readFile(path, 'utf8');
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
+export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of stream) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Parses `--setting k=v` into the map; returns an error message or undefined. */
+export function addSetting(settings: Record<string, string>, arg: string | undefined): string | undefined {
+  const i = arg?.indexOf('=') ?? -1;
+  if (!arg || i <= 0) return `--setting needs NAME=VALUE, got ${JSON.stringify(arg ?? '')}`;
+  settings[arg.slice(0, i)] = arg.slice(i + 1);
+  return undefined;
+}
+
+function fail(io: CliIo, message: string): number {
+  io.stderr.write(`flowmark render: ${message}\nusage: ${USAGE}\n`);
+  return 2;
+}
+
+export const render: Command = {
+  name: 'render',
+  summary: 'render a template (FreeMarker dialect) with JSON data',
+  usage: USAGE,
+  async run(args, io) {
+    let templateArg: string | undefined;
+    let dataArg: string | undefined;
+    const req: Omit<RenderRequest, 'template'> = { settings: {} };
+    for (let i = 0; i < args.length; i++) {
+      const a = args[i]!;
+      const value = (): string | undefined => args[++i];
+      if (a === '--data') dataArg = value();
+      else if (a === '--locale') req.locale = value();
+      else if (a === '--time-zone') req.timeZone = value();
+      else if (a === '--name') req.name = value();
+      else if (a === '--strict') req.strict = true;
+      else if (a === '--setting') {
+        const err = addSetting(req.settings!, value());
+        if (err) return fail(io, err);
+      } else if (a.startsWith('-') && a !== '-') return fail(io, `unknown option ${a}`);
+      else if (templateArg === undefined) templateArg = a;
+      else return fail(io, `unexpected argument ${a}`);
+    }
+    if (templateArg === undefined) return fail(io, 'missing TEMPLATE (a file, or - for stdin)');
+    if (dataArg === undefined && args.includes('--data')) return fail(io, '--data needs a value');
+    if (templateArg === '-' && dataArg === '-')
+      return fail(io, 'the template and the data cannot both be stdin');
+
+    let template: string;
+    let dataJson: string | undefined;
+    try {
+      if (templateArg === '-') template = await readAll(io.stdin);
+      else {
+        template = await readFile(templateArg, 'utf8');
+        req.name ??= basename(templateArg);
+        req.loader = fileLoader(dirname(templateArg));
+      }
+      if (dataArg === '-') dataJson = await readAll(io.stdin);
+      else if (dataArg !== undefined && /^\s*[{[]/.test(dataArg)) dataJson = dataArg;
+      else if (dataArg !== undefined) dataJson = await readFile(dataArg, 'utf8');
+    } catch (e) {
+      io.stderr.write(`flowmark render: ${e instanceof Error ? e.message : String(e)}\n`);
+      return 1;
+    }
+
+    try {
+      io.stdout.write(await renderRequest({ ...req, template, dataJson }));
+      return 0;
+    } catch (e) {
+      io.stderr.write(
+        `${e instanceof TemplateError ? e.message : `flowmark render: ${(e as Error).message}`}\n`,
+      );
+      return 1;
+    }
+  },
+};
