@@ -83,26 +83,31 @@ export class SqliteStore implements Store {
     return this.context.current();
   }
 
-  private async statement(query: Sql, mode: Mode): Promise<unknown> {
-    const { text, values } = query.render('sqlite');
-    const state = this.current();
-    if (state) return state.connection.execute(text, values, mode);
-    let target = this.writer;
-    let prepared: Database.Statement | undefined;
-    if (this.reader !== this.writer) {
-      prepared = this.reader.prepare(text);
-      if (prepared.readonly) target = this.reader;
-      else prepared = undefined;
-    }
-    if (!target.lock.held) {
-      // The usual case: the connection is free, run now (a busy database falls back to waiting).
-      try {
-        return target.execute(text, values, mode, prepared);
-      } catch (e) {
-        if (!isBusy(e)) throw e;
+  /** Runs a statement; a plain function returning a settled promise in the usual case (no await). */
+  private statement(query: Sql, mode: Mode): Promise<unknown> {
+    try {
+      const { text, values } = query.render('sqlite');
+      const state = this.current();
+      if (state) return Promise.resolve(state.connection.execute(text, values, mode));
+      let target = this.writer;
+      let prepared: Database.Statement | undefined;
+      if (this.reader !== this.writer) {
+        prepared = this.reader.prepare(text);
+        if (prepared.readonly) target = this.reader;
+        else prepared = undefined;
       }
+      if (!target.lock.held) {
+        // The usual case: the connection is free, run now (a busy database falls back to waiting).
+        try {
+          return Promise.resolve(target.execute(text, values, mode, prepared));
+        } catch (e) {
+          if (!isBusy(e)) throw e;
+        }
+      }
+      return target.locked(() => target.execute(text, values, mode, prepared));
+    } catch (e) {
+      return Promise.reject(e);
     }
-    return target.locked(() => target.execute(text, values, mode, prepared));
   }
 
   private async topLevel<T>(fn: (tx: Queryable) => Promise<T>, options: TransactionOptions): Promise<T> {

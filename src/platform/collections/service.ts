@@ -252,22 +252,33 @@ export class CollectionService {
     return this.read(actor, name, 0, (row, shape, check) => this.countIn(row, shape, check, prepared));
   }
 
-  private async countIn(
+  private countIn(
     row: CollectionRow,
     shape: Shape,
     check: boolean,
     prepared: PreparedFilter,
   ): Promise<number> {
     const predicate = compilePredicate(prepared.split, shape, this.store.dialect);
-    if (predicate.exact) {
-      const result = await this.store.get<{ n: number; v: number | null }>(
-        predicate.where ? sql`${countPrefix(row)} AND ${predicate.where}` : countPrefix(row),
-      );
-      if (check) this.expectState(row, result!.v);
-      return Number(result!.n);
-    }
+    if (predicate.exact)
+      return this.store
+        .get<{ n: number; v: number | null }>(
+          predicate.where ? sql`${countPrefix(row)} AND ${predicate.where}` : countPrefix(row),
+        )
+        .then((result) => {
+          if (check) this.expectState(row, result!.v);
+          return Number(result!.n);
+        });
+    return this.countMatches(row, predicate.where, check, prepared);
+  }
+
+  private async countMatches(
+    row: CollectionRow,
+    where: Sql | undefined,
+    check: boolean,
+    prepared: PreparedFilter,
+  ): Promise<number> {
     let n = 0;
-    await this.scan(row, predicate.where, check, (doc) => {
+    await this.scan(row, where, check, (doc) => {
       if (prepared.test(doc)) n++;
       return true;
     });
