@@ -39,6 +39,7 @@ import { fileRoutes } from './routes/files.js';
 import { liveRoutes } from './routes/live.js';
 import { projectRoutes } from './routes/projects.js';
 import { runtimeRoutes } from './routes/runtime.js';
+import { scriptedRoutes } from './routes/scripted.js';
 import { userRoutes } from './routes/users.js';
 import { ErrorBody } from './schemas.js';
 
@@ -203,6 +204,7 @@ export async function createServer(options: ServerOptions): Promise<Api> {
         projectRoutes,
         collectionRoutes,
         evalRoutes,
+        scriptedRoutes,
       ])
         routes(api as Api, deps);
       // Files take raw bodies of any type: their own content-type parser, in their own context.

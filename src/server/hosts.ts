@@ -56,7 +56,24 @@ export interface EvalOutput {
   error?: EvalError;
 }
 
-/** One HTTP exchange handed to a host (composite APIs, web interfaces). */
+/** POST /api/v1/requests: start a process request from a stored definition. */
+export interface StartRequestInput {
+  caller: Caller;
+  /** The stored process definition, by id or name. */
+  process: number | string;
+  mode: Mode;
+  /** The initial data document. */
+  data: Record<string, unknown>;
+}
+
+/** A manual task's place in its request (the URL `task/<requestId>/<stepId>/<iteration>`). */
+export interface TaskAddress {
+  requestId: string;
+  stepId: number;
+  iteration: number;
+}
+
+/** One HTTP exchange handed to a host (composite APIs, web interfaces, manual tasks). */
 export interface HttpExchange {
   accountId: string;
   /** The authenticated user of that account, or null (anonymous, or a user of another account). */
@@ -85,4 +102,11 @@ export interface ServerHosts {
   composite?(exchange: HttpExchange): Promise<HostResponse>;
   /** GET /live/:account/webinterface/:id — a web interface page (P_mode, P_context in the query). */
   webInterface?(exchange: HttpExchange & { webInterfaceId: number }): Promise<HostResponse>;
+  /**
+   * GET|POST /live/:account/task/:requestId/:stepId/:iteration — open or submit a manual task
+   * (the public URL carries `?token=`; the private one needs a caller of the account).
+   */
+  task?(exchange: HttpExchange & { task: TaskAddress }): Promise<HostResponse>;
+  /** POST /api/v1/requests — start a request; the server answers with the stored request. */
+  startRequest?(input: StartRequestInput): Promise<{ requestId: string }>;
 }

@@ -11,6 +11,8 @@ export type {
   HttpExchange,
   LogLine,
   ServerHosts,
+  StartRequestInput,
+  TaskAddress,
 } from './hosts.js';
 export { ApiTokens, type ApiToken } from './auth/tokens.js';
 export { Sessions } from './auth/sessions.js';

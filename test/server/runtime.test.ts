@@ -16,6 +16,27 @@ import { call, useServer } from './support.js';
 class RecordingHost implements ServerHosts {
   evals: EvalInput[] = [];
   exchanges: HttpExchange[] = [];
+  starts: StartRequestInput[] = [];
+  platform: Platform | undefined;
+
+  async startRequest(input: StartRequestInput): Promise<{ requestId: string }> {
+    this.starts.push(input);
+    const created = await this.platform!.requests.create(input.caller.accountId, {
+      mode: input.mode,
+      data: input.data,
+      initiatorId: input.caller.user.id,
+    });
+    return { requestId: created.id };
+  }
+
+  async task(exchange: HttpExchange & { task: TaskAddress }): Promise<HostResponse> {
+    this.exchanges.push(exchange);
+    return {
+      status: exchange.method === 'POST' ? 303 : 200,
+      headers: { location: '/done' },
+      body: exchange.task,
+    };
+  }
 
   async evaluate(input: EvalInput): Promise<EvalOutput> {
     this.evals.push(input);
@@ -66,7 +87,10 @@ class RecordingHost implements ServerHosts {
 
 describeEachEngine('server: requests, logs, eval and the /live routes', (engine) => {
   const host = new RecordingHost();
-  const server = useServer(engine, { hosts: host });
+  const server = useServer(engine, (platform) => {
+    host.platform = platform;
+    return { hosts: host };
+  });
   const as = (who: 'admin' | 'user') => server.acme[who].token;
 
   it('shows a request to its initiator and to administrators only', async () => {
@@ -254,6 +278,65 @@ describeEachEngine('server: requests, logs, eval and the /live routes', (engine)
     expect(host.exchanges.at(-1)!.accountId).toBe('globex');
     const bad = await call(server.url, 'GET', '/live/acme/composite/x', { token: 'fmk_nope' });
     expect(bad.body.code).toBe('invalid-token');
+  });
+
+  it('starts process requests through the host and answers with the stored request', async () => {
+    const r = await call(server.url, 'POST', '/api/v1/requests', {
+      token: as('user'),
+      body: { process: 'approval', mode: 'TEST', data: { amount: 12 } },
+    });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({
+      mode: 'TEST',
+      data: { amount: 12 },
+      initiatorId: server.acme.user.id,
+      status: 101,
+    });
+    expect(host.starts.at(-1)).toMatchObject({
+      process: 'approval',
+      mode: 'TEST',
+      caller: { accountId: 'acme' },
+    });
+    const byId = await call(server.url, 'POST', '/api/v1/requests', {
+      token: as('user'),
+      body: { process: 7 },
+    });
+    expect(byId.body.mode).toBe('LIVE');
+    expect(host.starts.at(-1)!.process).toBe(7);
+    const bad = await call(server.url, 'POST', '/api/v1/requests', {
+      token: as('user'),
+      body: { process: 'x', extra: 1 },
+    });
+    expect(bad.body).toEqual({
+      status: 400,
+      code: 'invalid',
+      message: 'body must NOT have additional properties',
+    });
+  });
+
+  it('hands manual task pages and submissions to the host', async () => {
+    const open = await call(server.url, 'GET', '/live/acme/task/r-1/3/0?token=abc&P_context=mobile');
+    expect(open.body).toEqual({ requestId: 'r-1', stepId: 3, iteration: 0 });
+    expect(host.exchanges.at(-1)).toMatchObject({
+      accountId: 'acme',
+      caller: null,
+      path: 'task/r-1/3/0',
+      query: { token: 'abc', P_context: 'mobile' },
+    });
+    const submit = await call(server.url, 'POST', '/live/acme/task/r-1/3/0', {
+      token: as('user'),
+      body: 'decision=approve',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(submit.status).toBe(303);
+    expect(submit.headers.get('location')).toBe('/done');
+    expect(host.exchanges.at(-1)).toMatchObject({
+      method: 'POST',
+      body: 'decision=approve',
+      caller: { user: { login: 'ann' } },
+    });
+    const badStep = await call(server.url, 'GET', '/live/acme/task/r-1/x/0');
+    expect(badStep.body).toEqual({ status: 400, code: 'invalid', message: 'params/stepId must be integer' });
   });
 
   it('hands web interface pages to the host', async () => {

@@ -2,6 +2,7 @@
  * The routes scripts answer, under an account's live URL (P_urls.live):
  *   ANY /live/:account/composite/*       a composite API (the host runs its script)
  *   GET /live/:account/webinterface/:id  a web interface page (?P_mode=ACCEPTANCE&P_context=mobile)
+ *   GET|POST /live/:account/task/:requestId/:stepId/:iteration  open or submit a manual task
  * The server hands the exchange to the host and sends back what it returns. The account comes
  * from the URL, so a composite API may be public; the caller is given to the host only when
  * authenticated in that same account.
@@ -72,6 +73,37 @@ export function liveRoutes(app: Api, deps: ServerDeps): void {
       return send(reply, answer);
     },
   );
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/live/:account/task/:requestId/:stepId/:iteration',
+    config: { access: 'optional' },
+    schema: {
+      tags: ['live'],
+      summary: 'Open (GET) or submit (POST) a manual task; the public URL carries ?token=',
+      params: Type.Object({
+        account: AccountParam,
+        requestId: Type.String({ minLength: 1, maxLength: 128 }),
+        stepId: Type.Integer({ minimum: 0 }),
+        iteration: Type.Integer({ minimum: 0 }),
+      }),
+    },
+    handler: async (request, reply) => {
+      const task = deps.hosts.task;
+      if (!task) throw new ApiError(501, 'not-implemented', 'This server has no process host.');
+      const { account, requestId, stepId, iteration } = request.params as {
+        account: string;
+        requestId: string;
+        stepId: number;
+        iteration: number;
+      };
+      const answer = await task.call(deps.hosts, {
+        ...exchange(request, account, `task/${encodeURIComponent(requestId)}/${stepId}/${iteration}`),
+        task: { requestId, stepId, iteration },
+      });
+      return send(reply, answer);
+    },
+  });
 }
 
 function exchange(request: FastifyRequest, accountId: string, path: string): HttpExchange {

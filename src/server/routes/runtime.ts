@@ -8,8 +8,8 @@ import type { LogEntry as LogRecord } from '../../platform/logs.js';
 import { callerOf } from '../auth/access.js';
 import type { Caller } from '../hosts.js';
 import type { Api, ServerDeps } from '../deps.js';
-import { notFound } from '../errors.js';
-import { Account, LogEntry, ProcessRequest } from '../schemas.js';
+import { ApiError, notFound } from '../errors.js';
+import { Account, JsonObject, LogEntry, Mode, ProcessRequest } from '../schemas.js';
 
 const RequestParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) });
 const toRequestBody = ({ accountId: _a, ...request }: RequestRecord) => request;
@@ -57,6 +57,38 @@ export function runtimeRoutes(app: Api, deps: ServerDeps): void {
       const initiatorId = caller.user.isAdmin ? filters.initiatorId : caller.user.id;
       const list = await requests.list(caller.accountId, { ...filters, initiatorId, first, limit: nb });
       return { items: list.map(toRequestBody), first, nb };
+    },
+  );
+
+  app.post(
+    '/requests',
+    {
+      schema: {
+        tags: ['requests'],
+        summary:
+          'Start a process request from a stored definition (by id or name); the caller is its initiator',
+        body: Type.Object(
+          {
+            process: Type.Union([
+              Type.Integer({ minimum: 1 }),
+              Type.String({ minLength: 1, maxLength: 255 }),
+            ]),
+            mode: Type.Optional(Mode),
+            data: Type.Optional(JsonObject),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: ProcessRequest },
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      const start = deps.hosts.startRequest;
+      if (!start) throw new ApiError(501, 'not-implemented', 'This server has no process host.');
+      const { process, mode = 'LIVE', data = {} } = request.body;
+      const { requestId } = await start.call(deps.hosts, { caller, process, mode, data });
+      reply.code(201);
+      return toRequestBody(await requests.require(caller.accountId, requestId));
     },
   );
 

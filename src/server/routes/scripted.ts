@@ -1,0 +1,282 @@
+/**
+ * The scripts an account runs, managed by its administrators: composite APIs (a method and path
+ * pattern under /live/<account>/composite/ answered by a template), the template of each web
+ * interface, and stored process definitions (what POST /api/v1/requests starts).
+ */
+import { Type } from '@fastify/type-provider-typebox';
+import type { StoredDefinition } from '../../platform/processes/index.js';
+import type { CompositeApi as CompositeApiRecord } from '../../platform/scripted/index.js';
+import { TEMPLATE_MAX_CHARS } from '../../platform/scripted/index.js';
+import { callerOf } from '../auth/access.js';
+import type { Api, ServerDeps } from '../deps.js';
+import { notFound } from '../errors.js';
+import { IdParams, JsonObject, Mode, Nullable } from '../schemas.js';
+
+const Method = Type.Union([
+  Type.Literal('GET'),
+  Type.Literal('POST'),
+  Type.Literal('PUT'),
+  Type.Literal('PATCH'),
+  Type.Literal('DELETE'),
+  Type.Literal('ANY'),
+]);
+
+const CompositeApi = Type.Object({
+  id: Type.Integer(),
+  projectId: Nullable(Type.Integer()),
+  method: Method,
+  path: Type.String(),
+  template: Type.String(),
+  mode: Mode,
+  isPublic: Type.Boolean(),
+  description: Type.String(),
+  createdAt: Type.Integer(),
+  updatedAt: Type.Integer(),
+});
+
+const NewCompositeApi = Type.Object(
+  {
+    method: Type.Optional(Method),
+    path: Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: 'segments literal or :name, e.g. orders/:id',
+    }),
+    template: Type.String({ maxLength: TEMPLATE_MAX_CHARS }),
+    projectId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+    mode: Type.Optional(Mode),
+    isPublic: Type.Optional(Type.Boolean({ description: 'true: callable without credentials' })),
+    description: Type.Optional(Type.String({ maxLength: 4096 })),
+  },
+  { additionalProperties: false },
+);
+
+const ProcessDefinition = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  definition: JsonObject,
+  createdAt: Type.Integer(),
+  updatedAt: Type.Integer(),
+});
+
+const toApiBody = ({ accountId: _a, ...api }: CompositeApiRecord) => api;
+const toDefinitionBody = ({ accountId: _a, definition, ...d }: StoredDefinition) => ({
+  ...d,
+  definition: { ...definition },
+});
+const admin = { access: 'admin' as const };
+
+export function scriptedRoutes(app: Api, deps: ServerDeps): void {
+  const { compositeApis, webInterfaceTemplates, webInterfaces } = deps.platform;
+  const { definitions } = deps.platform.processes;
+
+  app.get(
+    '/composite-apis',
+    {
+      config: admin,
+      schema: {
+        tags: ['scripts'],
+        summary: "The account's composite APIs, by path then method",
+        response: { 200: Type.Object({ items: Type.Array(CompositeApi) }) },
+      },
+    },
+    async (request) => ({ items: (await compositeApis.list(callerOf(request).accountId)).map(toApiBody) }),
+  );
+
+  app.post(
+    '/composite-apis',
+    {
+      config: admin,
+      schema: {
+        tags: ['scripts'],
+        summary: 'Create a composite API: served at /live/<account>/composite/<path>',
+        body: NewCompositeApi,
+        response: { 201: CompositeApi },
+      },
+    },
+    async (request, reply) => {
+      const api = await compositeApis.create(callerOf(request).accountId, request.body);
+      reply.code(201);
+      return toApiBody(api);
+    },
+  );
+
+  app.get(
+    '/composite-apis/:id',
+    {
+      config: admin,
+      schema: {
+        tags: ['scripts'],
+        summary: 'A composite API',
+        params: IdParams,
+        response: { 200: CompositeApi },
+      },
+    },
+    async (request) => {
+      const api = await compositeApis.find(callerOf(request).accountId, request.params.id);
+      if (!api) throw notFound('Composite API not found.');
+      return toApiBody(api);
+    },
+  );
+
+  app.put(
+    '/composite-apis/:id',
+    {
+      config: admin,
+      schema: {
+        tags: ['scripts'],
+        summary: 'Replace a composite API (every field as for create)',
+        params: IdParams,
+        body: NewCompositeApi,
+        response: { 200: CompositeApi },
+      },
+    },
+    async (request) =>
+      toApiBody(await compositeApis.replace(callerOf(request).accountId, request.params.id, request.body)),
+  );
+
+  app.delete(
+    '/composite-apis/:id',
+    {
+      config: admin,
+      schema: {
+        tags: ['scripts'],
+        summary: 'Delete a composite API',
+        params: IdParams,
+        response: { 204: Type.Null() },
+      },
+    },
+    async (request, reply) => {
+      if (!(await compositeApis.delete(callerOf(request).accountId, request.params.id)))
+        throw notFound('Composite API not found.');
+      reply.code(204);
+    },
+  );
+
+  const Template = Type.Object(
+    { template: Type.String({ maxLength: TEMPLATE_MAX_CHARS }) },
+    { additionalProperties: false },
+  );
+
+  app.get(
+    '/web-interfaces/:id/template',
+    {
+      config: admin,
+      schema: {
+        tags: ['scripts'],
+        summary: "A web interface's HTML/JS template ('' when it has none)",
+        params: IdParams,
+        response: { 200: Template },
+      },
+    },
+    async (request) => {
+      const { accountId } = callerOf(request);
+      if (!(await webInterfaces.find(accountId, request.params.id)))
+        throw notFound('Web interface not found.');
+      return { template: (await webInterfaceTemplates.get(accountId, request.params.id)) ?? '' };
+    },
+  );
+
+  app.put(
+    '/web-interfaces/:id/template',
+    {
+      config: admin,
+      schema: {
+        tags: ['scripts'],
+        summary:
+          "Set a web interface's HTML/JS template (rendered with the web-interface functions of spec 2.1)",
+        params: IdParams,
+        body: Template,
+        response: { 200: Template },
+      },
+    },
+    async (request) => {
+      await webInterfaceTemplates.set(callerOf(request).accountId, request.params.id, request.body.template);
+      return { template: request.body.template };
+    },
+  );
+
+  app.get(
+    '/processes',
+    {
+      config: admin,
+      schema: {
+        tags: ['scripts'],
+        summary: "The account's process definitions, by name",
+        response: { 200: Type.Object({ items: Type.Array(ProcessDefinition) }) },
+      },
+    },
+    async (request) => ({
+      items: (await definitions.list(callerOf(request).accountId)).map(toDefinitionBody),
+    }),
+  );
+
+  app.post(
+    '/processes',
+    {
+      config: admin,
+      schema: {
+        tags: ['scripts'],
+        summary: 'Store a process definition ({name, project, steps}; see docs/hosts.md)',
+        body: JsonObject,
+        response: { 201: ProcessDefinition },
+      },
+    },
+    async (request, reply) => {
+      const stored = await definitions.create(callerOf(request).accountId, request.body);
+      reply.code(201);
+      return toDefinitionBody(stored);
+    },
+  );
+
+  app.get(
+    '/processes/:id',
+    {
+      config: admin,
+      schema: {
+        tags: ['scripts'],
+        summary: 'A process definition',
+        params: IdParams,
+        response: { 200: ProcessDefinition },
+      },
+    },
+    async (request) =>
+      toDefinitionBody(await definitions.require(callerOf(request).accountId, request.params.id)),
+  );
+
+  app.put(
+    '/processes/:id',
+    {
+      config: admin,
+      schema: {
+        tags: ['scripts'],
+        summary: 'Replace a process definition (requests already started keep theirs)',
+        params: IdParams,
+        body: JsonObject,
+        response: { 200: ProcessDefinition },
+      },
+    },
+    async (request) =>
+      toDefinitionBody(
+        await definitions.replace(callerOf(request).accountId, request.params.id, request.body),
+      ),
+  );
+
+  app.delete(
+    '/processes/:id',
+    {
+      config: admin,
+      schema: {
+        tags: ['scripts'],
+        summary: 'Delete a process definition',
+        params: IdParams,
+        response: { 204: Type.Null() },
+      },
+    },
+    async (request, reply) => {
+      if (!(await definitions.delete(callerOf(request).accountId, request.params.id)))
+        throw notFound(`Process definition ${request.params.id} not found.`);
+      reply.code(204);
+    },
+  );
+}
