@@ -1,0 +1,221 @@
+/**
+ * The main-thread side of a script's platform calls: decodes the JSON arguments the sandbox sent,
+ * calls the registry function bound to the evaluation's context (the template's own callable,
+ * with the template's CallEnv), adapts the few documented results, and encodes the reply as
+ * text for the prelude: `v<json>`, `u` or `e<json {message}>`.
+ *
+ * Values cross as JSON only: arguments are parsed here with JSON.parse and refused when they
+ * carry a `__proto__` key; results are serialised with dates as ISO-8601 text and without
+ * functions, so no host object (nor its prototype) ever reaches the script.
+ */
+import type { ExecutionContext } from '../functions/context.js';
+import { INTERNAL_PARAMETERS, internalParameters, ScriptThrownError } from '../functions/request/index.js';
+import {
+  FunctionError,
+  FunctionUnavailableError,
+  type BoundFunction,
+  type CallEnv,
+  type FunctionRegistry,
+} from '../functions/registry.js';
+import { MESSAGES } from '../platform/index.js';
+import { DIRECTIVE, FmDate } from '../template/index.js';
+import type { DataAccessor, ScriptApi, ScriptMethod } from './api.js';
+
+export interface BridgeOptions {
+  ctx: ExecutionContext;
+  env: CallEnv;
+  registry: FunctionRegistry;
+  api: ScriptApi;
+  /** Names of the evaluation's data variables (RMPData.getAllVariables). */
+  variableNames?: () => Iterable<string>;
+}
+
+/** The handler of one script's calls. */
+export function callBridge(
+  options: BridgeOptions,
+): (method: number, args: string) => string | Promise<string> {
+  const { ctx, env, registry, api } = options;
+  const bound = new Map<string, BoundFunction>();
+  const callableOf = (name: string): BoundFunction => {
+    let fn = bound.get(name);
+    if (!fn) {
+      fn = registry.callable(ctx, name);
+      if (!fn) throw new Error(`the function ${name} is not in the library`);
+      bound.set(name, fn);
+    }
+    return fn;
+  };
+
+  return (id, text) => {
+    const method = api.methods[id];
+    if (!method) return errorReply(`unknown method ${id}`);
+    const label = `${method.object}.${method.name}`;
+    let result: unknown;
+    try {
+      const args = decodeArguments(label, method, text);
+      result = method.function
+        ? callableOf(method.function).apply(env, args)
+        : accessor(method.accessor!, label, args, options);
+    } catch (e) {
+      return failure(label, method, e);
+    }
+    if (isThenable(result))
+      return Promise.resolve(result).then(
+        (value) => valueReply(adapt(method, value)),
+        (e: unknown) => failure(label, method, e),
+      );
+    return valueReply(adapt(method, result));
+  };
+}
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return typeof (v as { then?: unknown } | null)?.then === 'function';
+}
+
+function decodeArguments(label: string, method: ScriptMethod, text: string): unknown[] {
+  const args = JSON.parse(text) as unknown;
+  if (!Array.isArray(args)) throw new Error('arguments must be an array');
+  for (let i = 0; i < args.length; i++) {
+    if (hasForbiddenKey(args[i])) {
+      throw new Error(
+        `${label}: argument ${i + 1}${paramName(method, i)} contains the key "__proto__", which is not allowed`,
+      );
+    }
+    // JSON null is a missing argument, as `undefined` is for a template.
+    if (args[i] === null) args[i] = undefined;
+  }
+  return args;
+}
+
+function paramName(method: ScriptMethod, index: number): string {
+  const params = method.forms[0] ?? [];
+  const p = params[index] ?? (params[params.length - 1]?.variadic ? params[params.length - 1] : undefined);
+  return p ? ` (${p.name})` : '';
+}
+
+/** Is there an own `__proto__` key anywhere in a JSON value? (Iterative: depth is the sandbox's to bound.) */
+function hasForbiddenKey(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object') continue;
+    if (Array.isArray(v)) {
+      for (const x of v) if (x !== null && typeof x === 'object') stack.push(x);
+      continue;
+    }
+    for (const key of Object.keys(v)) {
+      if (key === '__proto__') return true;
+      const x = (v as Record<string, unknown>)[key];
+      if (x !== null && typeof x === 'object') stack.push(x);
+    }
+  }
+  return false;
+}
+
+function adapt(method: ScriptMethod, value: unknown): unknown {
+  switch (method.result) {
+    case 'lock-obtained':
+    case 'done':
+      return true;
+    default:
+      return value;
+  }
+}
+
+function failure(label: string, method: ScriptMethod, e: unknown): string {
+  if (
+    method.result === 'lock-obtained' &&
+    e instanceof FunctionError &&
+    e.functionName === method.function &&
+    e.detail === MESSAGES.lockTimeout
+  )
+    return valueReply(false);
+  return errorReply(errorMessage(label, method, e));
+}
+
+/** The message the script's Error carries: the function's, named as the script called it. */
+function errorMessage(label: string, method: ScriptMethod, e: unknown): string {
+  if (e instanceof ScriptThrownError) return e.message;
+  if (e instanceof FunctionError && e.functionName === method.function)
+    return `${label}: ${e.message.slice(e.functionName.length + 2)}`;
+  if (e instanceof FunctionUnavailableError) return `${label}: ${e.message}`;
+  if (e instanceof Error) return e.message.startsWith(`${label}: `) ? e.message : `${label}: ${e.message}`;
+  return `${label}: ${String(e)}`;
+}
+
+function errorReply(message: string): string {
+  return 'e' + JSON.stringify({ message });
+}
+
+function valueReply(value: unknown): string {
+  const json = jsonText(value);
+  return json === undefined ? 'u' : 'v' + json;
+}
+
+/** JSON text of a value the template layer produced: dates as ISO-8601, no functions or directives. */
+export function jsonText(value: unknown): string | undefined {
+  return JSON.stringify(value, function (this: unknown, _key, v: unknown) {
+    if (v instanceof FmDate) return new Date(v.epochMs).toISOString();
+    if (v instanceof Map) return Object.fromEntries(v);
+    if (typeof v === 'bigint') return v.toString();
+    if (typeof v === 'function' || (v !== null && typeof v === 'object' && DIRECTIVE in v)) return undefined;
+    return v;
+  });
+}
+
+function accessor(kind: DataAccessor, label: string, args: unknown[], options: BridgeOptions): unknown {
+  const { ctx, env } = options;
+  const expectArgs = (n: number): void => {
+    if (args.length > n)
+      throw new Error(
+        `${label}: takes ${n === 0 ? 'no arguments' : n === 1 ? '1 argument' : `${n} arguments`}, got ${args.length}`,
+      );
+  };
+  const nameArgument = (): string => {
+    expectArgs(1);
+    const name = args[0];
+    if (typeof name !== 'string') throw new Error(`${label}: argument 1 (name) must be a string`);
+    return name;
+  };
+  const orNull = (v: unknown) => (v === undefined ? null : v);
+  switch (kind) {
+    case 'getCurrentUser':
+      expectArgs(0);
+      return internalParameters(ctx).then((p) => orNull(p.get('P_user')));
+    case 'getExecutionMode':
+      expectArgs(0);
+      return ctx.mode;
+    case 'getInternalParameter': {
+      const name = nameArgument();
+      if (!(INTERNAL_PARAMETERS as readonly string[]).includes(name))
+        throw new Error(
+          `${label}: argument 1 (name) must be one of ${INTERNAL_PARAMETERS.join(', ')}, got "${name}"`,
+        );
+      return internalParameters(ctx).then((p) => orNull(p.get(name)));
+    }
+    case 'getVariable':
+      return orNull(variableValue(env, nameArgument()));
+    case 'getAllVariables': {
+      expectArgs(0);
+      const out: Record<string, unknown> = {};
+      for (const name of options.variableNames?.() ?? []) {
+        const value = variableValue(env, name);
+        if (value !== undefined)
+          Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+      }
+      return out;
+    }
+    case 'getRequestId':
+      expectArgs(0);
+      return orNull(ctx.requestId);
+    case 'getProjectId':
+      expectArgs(0);
+      return orNull(ctx.projectId);
+  }
+}
+
+function variableValue(env: CallEnv, name: string): unknown {
+  const v = env.getVariable(name);
+  if (typeof v === 'function' || (v !== null && typeof v === 'object' && DIRECTIVE in v)) return undefined;
+  return v;
+}

@@ -1,0 +1,280 @@
+/**
+ * The sandbox workers (worker-source.ts): started on demand up to a maximum, reused from script
+ * to script (each script gets a fresh QuickJS runtime inside), replaced when one fails or outlives
+ * its job. Scripts beyond the maximum wait their turn, within their wall time. Workers do not keep
+ * the process alive.
+ */
+import { createRequire } from 'node:module';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import type { ScriptLimits } from './limits.js';
+import { PRELUDE } from './prelude.js';
+import { WORKER_SOURCE } from './worker-source.js';
+
+/** What a worker reports about one run. */
+export interface WorkerOutcome {
+  /** The output getter's tagged text: `s<text>`, `j<json>` or `n`. */
+  output?: string;
+  failure?: WorkerFailure;
+  timing: RunTiming;
+}
+
+export interface WorkerFailure {
+  kind: 'exception' | 'syntax' | 'cpu-time' | 'wall-time' | 'memory' | 'stack' | 'internal';
+  name?: string;
+  message?: string;
+  line?: number;
+  column?: number;
+}
+
+export interface RunTiming {
+  /** Fresh runtime + context + RMP* objects, in the worker (ms). */
+  setupMs: number;
+  /** The whole run in the worker, setup included (ms). */
+  totalMs: number;
+  /** Time blocked on platform calls (ms). */
+  waitedMs: number;
+  calls: number;
+}
+
+export interface SandboxJob {
+  source: string;
+  table: string;
+  limits: ScriptLimits;
+}
+
+/** Answers one platform call of the script: the reply text the prelude decodes. */
+export type CallHandler = (method: number, args: string) => string | Promise<string>;
+
+/** Past the wall time, how long a worker may take to report before it is terminated. */
+const GRACE_MS = 2_000;
+
+/** The worker's own JavaScript heap (the script's heap is QuickJS's, bounded by memoryBytes). */
+const WORKER_HEAP_MB = 256;
+
+/** The worker's native stack: room above QuickJS's own stack limit, so deep recursion ends in QuickJS's error. */
+const WORKER_STACK_MB = 8;
+
+export class SandboxUnavailableError extends Error {
+  override name = 'SandboxUnavailableError';
+}
+
+interface CurrentRun {
+  run: number;
+  onCall: CallHandler;
+  resolve(outcome: WorkerOutcome): void;
+  reject(error: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+let quickjsPath: string | undefined;
+
+class SandboxWorker {
+  private readonly worker: Worker;
+  private readonly signal: Int32Array;
+  private readonly replies: MessagePort;
+  private current: CurrentRun | undefined;
+  private nextRun = 1;
+  dead = false;
+
+  constructor(private readonly onDeath: (w: SandboxWorker) => void) {
+    const shared = new SharedArrayBuffer(4);
+    this.signal = new Int32Array(shared);
+    const { port1, port2 } = new MessageChannel();
+    this.replies = port1;
+    quickjsPath ??= createRequire(import.meta.url).resolve('quickjs-emscripten');
+    this.worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { quickjs: quickjsPath, signal: shared, replies: port2, prelude: PRELUDE },
+      transferList: [port2],
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, stackSizeMb: WORKER_STACK_MB },
+    });
+    this.worker.unref();
+    this.replies.unref();
+    this.worker.on('message', (m: WorkerMessage) => this.onMessage(m));
+    this.worker.on('error', (e) => this.die(new SandboxUnavailableError(`the sandbox failed: ${e.message}`)));
+    this.worker.on('exit', () => this.die(new SandboxUnavailableError('the sandbox stopped')));
+  }
+
+  run(job: SandboxJob, onCall: CallHandler): Promise<WorkerOutcome> {
+    if (this.current) throw new Error('sandbox worker: one run at a time');
+    const run = this.nextRun++;
+    return new Promise<WorkerOutcome>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.current = undefined;
+        this.kill();
+        resolve({
+          failure: { kind: 'wall-time' },
+          timing: { setupMs: 0, totalMs: job.limits.wallTimeMs + GRACE_MS, waitedMs: 0, calls: 0 },
+        });
+      }, job.limits.wallTimeMs + GRACE_MS);
+      timer.unref();
+      this.current = { run, onCall, resolve, reject, timer };
+      this.worker.postMessage({ run, source: job.source, table: job.table, limits: job.limits });
+    });
+  }
+
+  private onMessage(m: WorkerMessage): void {
+    const current = this.current;
+    if (m.type === 'ready' || !current || m.run !== current.run) return;
+    if (m.type === 'call') {
+      let reply: string | Promise<string>;
+      try {
+        reply = current.onCall(m.method, m.args);
+      } catch (e) {
+        reply = failureReply(e);
+      }
+      if (typeof reply === 'string') this.reply(current.run, m.call, reply);
+      else
+        reply.then(
+          (text) => this.reply(current.run, m.call, text),
+          (e) => this.reply(current.run, m.call, failureReply(e)),
+        );
+      return;
+    }
+    clearTimeout(current.timer);
+    this.current = undefined;
+    if (m.broken) this.retire();
+    current.resolve({ output: m.output, failure: m.failure, timing: m.timing });
+  }
+
+  private reply(run: number, call: number, reply: string): void {
+    if (this.current?.run !== run || this.dead) return;
+    this.replies.postMessage({ call, reply });
+    Atomics.add(this.signal, 0, 1);
+    Atomics.notify(this.signal, 0);
+  }
+
+  /** The worker exits by itself after this run: take no more jobs. */
+  private retire(): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.onDeath(this);
+  }
+
+  private kill(): void {
+    if (this.dead) return;
+    this.die(new SandboxUnavailableError('the sandbox was stopped'));
+    void this.worker.terminate();
+  }
+
+  private die(error: Error): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.replies.close();
+    const current = this.current;
+    this.current = undefined;
+    if (current) {
+      clearTimeout(current.timer);
+      current.reject(error);
+    }
+    this.onDeath(this);
+  }
+
+  terminate(): Promise<number> {
+    this.kill();
+    return this.worker.terminate();
+  }
+}
+
+type WorkerMessage =
+  | { type: 'ready'; ms: number }
+  | { type: 'call'; run: number; call: number; method: number; args: string }
+  | {
+      type: 'done';
+      run: number;
+      output?: string;
+      failure?: WorkerFailure;
+      timing: RunTiming;
+      /** The worker exits after this message. */
+      broken?: boolean;
+    };
+
+function failureReply(e: unknown): string {
+  return 'e' + JSON.stringify({ message: e instanceof Error ? e.message : String(e) });
+}
+
+export class SandboxPool {
+  private readonly idle: SandboxWorker[] = [];
+  private readonly all = new Set<SandboxWorker>();
+  private readonly waiting: Array<(w: SandboxWorker) => void> = [];
+
+  constructor(private maxWorkers: number) {}
+
+  setMaxWorkers(n: number): void {
+    if (!Number.isInteger(n) || n < 1 || n > 256)
+      throw new RangeError(`script sandbox: workers must be an integer from 1 to 256, got ${n}`);
+    this.maxWorkers = n;
+  }
+
+  get size(): number {
+    return this.all.size;
+  }
+
+  /** Runs a job on a free worker (waiting at most `waitMs` for one). */
+  async run(job: SandboxJob, onCall: CallHandler, waitMs: number): Promise<WorkerOutcome> {
+    const worker = await this.acquire(waitMs);
+    try {
+      return await worker.run(job, onCall);
+    } finally {
+      this.release(worker);
+    }
+  }
+
+  /** Starts a worker ahead of the first script (the WebAssembly module takes tens of ms to load). */
+  warm(): void {
+    if (this.all.size === 0 && this.maxWorkers > 0) this.release(this.spawn());
+  }
+
+  async close(): Promise<void> {
+    const workers = [...this.all];
+    this.idle.length = 0;
+    this.all.clear();
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+
+  private acquire(waitMs: number): Promise<SandboxWorker> {
+    const free = this.idle.pop();
+    if (free) return Promise.resolve(free);
+    if (this.all.size < this.maxWorkers) return Promise.resolve(this.spawn());
+    return new Promise<SandboxWorker>((resolve, reject) => {
+      const take = (w: SandboxWorker) => {
+        clearTimeout(timer);
+        resolve(w);
+      };
+      const timer = setTimeout(() => {
+        const at = this.waiting.indexOf(take);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(
+          new SandboxUnavailableError(
+            `no script sandbox became free within ${waitMs} ms (${this.maxWorkers} scripts running)`,
+          ),
+        );
+      }, waitMs);
+      timer.unref();
+      this.waiting.push(take);
+    });
+  }
+
+  private release(worker: SandboxWorker): void {
+    if (worker.dead || !this.all.has(worker)) {
+      // Its replacement serves whoever waits.
+      if (this.waiting.length && this.all.size < this.maxWorkers) this.waiting.shift()!(this.spawn());
+      return;
+    }
+    const next = this.waiting.shift();
+    if (next) next(worker);
+    else this.idle.push(worker);
+  }
+
+  private spawn(): SandboxWorker {
+    const worker = new SandboxWorker((w) => this.forget(w));
+    this.all.add(worker);
+    return worker;
+  }
+
+  private forget(worker: SandboxWorker): void {
+    this.all.delete(worker);
+    const at = this.idle.indexOf(worker);
+    if (at >= 0) this.idle.splice(at, 1);
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * Running one script: a sandbox worker from the pool, the RMP* objects of the registry, the
+ * platform calls answered by the bridge on this thread, and the outcome turned into the output
+ * text or a ScriptError.
+ */
+import type { ExecutionContext } from '../functions/context.js';
+import { defaultRegistry, type CallEnv, type FunctionRegistry } from '../functions/registry.js';
+import { scriptApi } from './api.js';
+import { callBridge } from './bridge.js';
+import { ScriptError } from './errors.js';
+import { bytesText, DEFAULT_SCRIPT_LIMITS, resolveLimits, type ScriptLimits } from './limits.js';
+import { SandboxPool, SandboxUnavailableError, type RunTiming, type WorkerFailure } from './pool.js';
+
+export interface ScriptRunOptions {
+  ctx: ExecutionContext;
+  /** The template's call environment (variables for RMPData.getVariable, safe_get, inject_objects …). */
+  env?: CallEnv;
+  /** Default: the whole library. */
+  registry?: FunctionRegistry;
+  /** On top of the process-wide limits (configureScripts). */
+  limits?: Partial<ScriptLimits>;
+  /** Names of the evaluation's data variables (RMPData.getAllVariables). */
+  variableNames?: () => Iterable<string>;
+}
+
+export interface ScriptResult {
+  /** What RMPData.setOutput received: text as it is, other values as compact JSON, '' when never called. */
+  output: string;
+  timing: RunTiming;
+}
+
+export interface ScriptSettings {
+  limits: ScriptLimits;
+  /** Scripts running at once (one worker thread each). */
+  workers: number;
+}
+
+const DEFAULT_WORKERS = 4;
+
+let settings: ScriptSettings = { limits: { ...DEFAULT_SCRIPT_LIMITS }, workers: DEFAULT_WORKERS };
+const pool = new SandboxPool(DEFAULT_WORKERS);
+
+/** Sets the process-wide limits and the number of sandbox workers; returns the settings now in force. */
+export function configureScripts(
+  changes: { limits?: Partial<ScriptLimits>; workers?: number } = {},
+): ScriptSettings {
+  const limits = resolveLimits(settings.limits, changes.limits);
+  if (changes.workers !== undefined) pool.setMaxWorkers(changes.workers);
+  settings = { limits, workers: changes.workers ?? settings.workers };
+  return { ...settings, limits: { ...settings.limits } };
+}
+
+/** Starts a sandbox worker now, so the first script does not wait for it. */
+export function warmScripts(): void {
+  pool.warm();
+}
+
+/** Stops every sandbox worker (the next script starts new ones). */
+export function closeScripts(): Promise<void> {
+  return pool.close();
+}
+
+/** Number of sandbox workers alive (for tests and monitoring). */
+export function scriptWorkers(): number {
+  return pool.size;
+}
+
+function detachedEnv(ctx: ExecutionContext): CallEnv {
+  return { getVariable: () => undefined, templateName: 'script', locale: ctx.locale, timeZone: ctx.timeZone };
+}
+
+export async function runScript(source: string, options: ScriptRunOptions): Promise<ScriptResult> {
+  const limits = resolveLimits(settings.limits, options.limits);
+  const registry = options.registry ?? defaultRegistry();
+  const api = scriptApi(registry);
+  const onCall = callBridge({
+    ctx: options.ctx,
+    env: options.env ?? detachedEnv(options.ctx),
+    registry,
+    api,
+    ...(options.variableNames ? { variableNames: options.variableNames } : {}),
+  });
+  let outcome;
+  try {
+    outcome = await pool.run({ source, table: api.table, limits }, onCall, limits.wallTimeMs);
+  } catch (e) {
+    if (e instanceof SandboxUnavailableError) throw new ScriptError(`script: ${e.message}`, 'internal');
+    throw e;
+  }
+  if (outcome.failure) throw scriptError(outcome.failure, limits);
+  return { output: outputText(outcome.output ?? 'n'), timing: outcome.timing };
+}
+
+function outputText(tagged: string): string {
+  return tagged.charAt(0) === 'n' ? '' : tagged.slice(1);
+}
+
+function where(f: WorkerFailure): string {
+  if (f.line === undefined) return '';
+  return f.column === undefined ? ` (script line ${f.line})` : ` (script line ${f.line}, column ${f.column})`;
+}
+
+function scriptError(f: WorkerFailure, limits: ScriptLimits): ScriptError {
+  const at = where(f);
+  switch (f.kind) {
+    case 'cpu-time':
+      return new ScriptError(
+        `script stopped: it ran for more than ${limits.cpuTimeMs} ms of computing (cpuTimeMs)${at}`,
+        'cpu-time',
+        f.line,
+        f.column,
+      );
+    case 'wall-time':
+      return new ScriptError(
+        `script stopped: it took more than ${limits.wallTimeMs} ms in all (wallTimeMs)${at}`,
+        'wall-time',
+        f.line,
+        f.column,
+      );
+    case 'memory':
+      return new ScriptError(
+        `script stopped: it needed more than ${bytesText(limits.memoryBytes)} of memory (memoryBytes)${at}`,
+        'memory',
+        f.line,
+        f.column,
+      );
+    case 'stack':
+      return new ScriptError(
+        `script stopped: it recursed deeper than its ${bytesText(limits.stackBytes)} stack allows (stackBytes)${at}`,
+        'stack',
+        f.line,
+        f.column,
+      );
+    case 'internal':
+      return new ScriptError(`script: the sandbox failed: ${f.message ?? 'unknown error'}`, 'internal');
+    case 'syntax':
+    case 'exception': {
+      const text = !f.name || f.name === 'Error' ? (f.message ?? '') : `${f.name}: ${f.message ?? ''}`;
+      return new ScriptError(`${text}${at}`, f.kind, f.line, f.column, f.name, f.message);
+    }
+  }
+}
