@@ -2,11 +2,13 @@
  * The eval host: renders a template in an execution context, with the function library bound to
  * that context. The platform's internal parameters (P_customer, P_mode, P_user …, see
  * docs/platform.md) come first — their names are reserved — then data variables, then the
- * library's functions (as in FreeMarker, the data model shadows shared variables).
+ * library's functions and the `<@script env="js">` directive of src/script (as in FreeMarker,
+ * the data model shadows shared variables).
  */
 import type { ExecutionContext } from '../functions/context.js';
 import { INTERNAL_PARAMETERS, internalParameters } from '../functions/request/index.js';
 import { bind } from '../functions/registry.js';
+import { scriptDirective } from '../script/index.js';
 import { compile, type RenderOptions, type Scope } from '../template/index.js';
 
 const RESERVED: ReadonlySet<string> = new Set(INTERNAL_PARAMETERS);
@@ -34,7 +36,11 @@ export function evaluationScope(
   data: Record<string, unknown> | Map<string, unknown> = {},
   internal?: Scope,
 ): Scope {
-  const functions = bind(ctx);
+  const library = bind(ctx);
+  const script = scriptDirective(ctx, {
+    variableNames: () => (data instanceof Map ? data.keys() : Object.keys(data)),
+  });
+  const functions: Scope = { get: (name) => (name === 'script' ? script : library.get(name)) };
   const own = Object.prototype.hasOwnProperty;
   const fromData =
     data instanceof Map
