@@ -5,6 +5,7 @@
 import type { FunctionSpec } from './spec.js';
 import { application } from './application/index.js';
 import { collections } from './collections/index.js';
+import { composite } from './composite/index.js';
 import { file, fileRights } from './file/index.js';
 import { request } from './request/index.js';
 import { user } from './user/index.js';
@@ -19,5 +20,6 @@ export function libraryGroups(): ReadonlyArray<readonly FunctionSpec[]> {
     fileRights, // Request: R_read_file_* / R_update_file_*
     application, // Application (i18n is with request)
     collections, // Collections
+    composite, // Composite API
   ];
 }

@@ -6,6 +6,7 @@
  */
 import type { FunctionSpec } from '../registry.js';
 import { contextInfoFunctions } from './context-info.js';
+import { flowFunctions } from './flow.js';
 import { listFunctions } from './lists.js';
 import { lockFunctions } from './locks.js';
 import { logFunctions } from './log.js';
@@ -19,6 +20,7 @@ export const request: FunctionSpec[] = [
   ...logFunctions,
   ...lockFunctions,
   ...throwFunctions,
+  ...flowFunctions,
 ];
 
 export {
@@ -31,3 +33,5 @@ export {
   type EvaluationState,
 } from './evaluation.js';
 export { ScriptThrownError } from './throw.js';
+export { setFlowFrame, SETTABLE_STATUSES, type FlowFrame } from './flow.js';
+export { checkDataDocument, dataDocumentBytes } from './data-document.js';
