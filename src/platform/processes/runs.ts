@@ -107,6 +107,14 @@ export class ProcessRuns {
       RETURNING *`);
     return row && toRun(row);
   }
+
+  /** Marks the run ended whatever its version (a request that ended, failed or was cancelled). */
+  async finish(accountId: string, requestId: string): Promise<void> {
+    const run = await this.require(accountId, requestId);
+    await this.store.run(sql`
+      UPDATE process_runs SET cursor = ${toJson({ ...run.cursor, phase: 'ended' })}, version = version + 1
+      WHERE account_id = ${accountId} AND request_id = ${requestId}`);
+  }
 }
 
 function toRun(row: RunRow): ProcessRun {

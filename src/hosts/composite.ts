@@ -1,0 +1,204 @@
+/**
+ * The composite API host (docs/hosts.md): answers `ANY /live/<account>/composite/<path>` with the
+ * script of the account's route matching the method and path. The script sees the HTTP request as
+ * P_method, P_path, P_params (the pattern's `:name` segments), P_header, P_query and P_body; its
+ * output is the body; set_status and P_custom_header shape the rest of the response.
+ *
+ * Routes are kept per account for `routeCacheMs` (default 1 s; at once after a change made
+ * through the same platform), so a call costs no route lookup in the store.
+ */
+import { DEFAULT_LIMITS, type CompositeResponse, type ExecutionLimits } from '../functions/context.js';
+import { contextFor } from '../functions/request/index.js';
+import type { Platform } from '../platform/index.js';
+import type { CompositeApi } from '../platform/scripted/index.js';
+import { TemplateError } from '../template/index.js';
+import { errorAnswer, type Answer, type Exchange } from './http.js';
+import { stepError } from './processes/failure.js';
+import { renderIn } from './render.js';
+import { typedValue } from './typing.js';
+
+export interface CompositeHostOptions {
+  clock?: () => number;
+  random?: () => number;
+  randomBytes?: (size: number) => Uint8Array;
+  limits?: Partial<ExecutionLimits>;
+  /** How long an account's routes are reused before they are read again (default 1000 ms). */
+  routeCacheMs?: number;
+}
+
+interface Route {
+  api: CompositeApi;
+  /** Literal segments, or a parameter's name. */
+  segments: ({ literal: string } | { param: string })[];
+  literals: number;
+}
+
+interface RouteTable {
+  readAt: number;
+  changes: number;
+  routes: Route[];
+}
+
+export class CompositeHost {
+  private readonly tables = new Map<string, RouteTable>();
+  private readonly limits: ExecutionLimits;
+
+  constructor(
+    readonly platform: Platform,
+    readonly options: CompositeHostOptions = {},
+  ) {
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+  }
+
+  async handle(exchange: Exchange): Promise<Answer> {
+    const path = exchange.path.replace(/^\/+|\/+$/g, '');
+    const method = exchange.method.toUpperCase();
+    const found = this.match(await this.routesOf(exchange.accountId), method, path);
+    if ('answer' in found) return found.answer;
+    const { api, params } = found;
+    if (!api.isPublic && !exchange.caller)
+      return errorAnswer(401, 'unauthenticated', 'Authentication required: log in or send an API token.');
+    const response: CompositeResponse = { headers: {} };
+    const { clock, random, randomBytes } = this.options;
+    const ctx = await contextFor({
+      platform: this.platform,
+      account: exchange.accountId,
+      user: exchange.caller?.user.id ?? null,
+      mode: api.mode,
+      surface: 'composite-api',
+      ...(api.projectId !== null ? { project: api.projectId } : {}),
+      response,
+      limits: this.limits,
+      ...(clock ? { clock } : {}),
+      ...(random ? { random } : {}),
+      ...(randomBytes ? { randomBytes } : {}),
+    });
+    let output: string;
+    try {
+      output = await renderIn(ctx, api.template, {
+        name: `composite ${api.method} ${api.path}`,
+        data: {},
+        parameters: {
+          P_method: method,
+          P_path: path,
+          P_params: params,
+          P_header: exchange.headers,
+          P_query: exchange.query,
+          P_body: Buffer.isBuffer(exchange.body) ? exchange.body.toString('base64') : exchange.body,
+        },
+      });
+    } catch (e) {
+      if (!(e instanceof TemplateError)) throw e;
+      return this.failed(exchange, api, e);
+    }
+    return answerOf(method, output, response);
+  }
+
+  /** The account's routes, read again after `routeCacheMs` or a change through this platform. */
+  private async routesOf(accountId: string): Promise<Route[]> {
+    const now = Date.now();
+    const changes = this.platform.compositeApis.changes;
+    const cached = this.tables.get(accountId);
+    if (cached && cached.changes === changes && now - cached.readAt < (this.options.routeCacheMs ?? 1000))
+      return cached.routes;
+    const routes = (await this.platform.compositeApis.list(accountId)).map(compileRoute);
+    if (this.tables.size > 10_000) this.tables.clear();
+    this.tables.set(accountId, { readAt: now, changes, routes });
+    return routes;
+  }
+
+  private match(
+    routes: Route[],
+    method: string,
+    path: string,
+  ): { api: CompositeApi; params: Record<string, string> } | { answer: Answer } {
+    const segments = path === '' ? [] : path.split('/');
+    let best: { route: Route; params: Record<string, string>; exact: boolean } | undefined;
+    const allowed = new Set<string>();
+    for (const route of routes) {
+      const params = matchSegments(route, segments);
+      if (!params) continue;
+      const m = route.api.method;
+      allowed.add(m === 'ANY' ? 'GET, POST, PUT, PATCH, DELETE' : m);
+      const fits = m === 'ANY' || m === method || (method === 'HEAD' && m === 'GET');
+      if (!fits) continue;
+      const exact = m !== 'ANY';
+      if (
+        !best ||
+        route.literals > best.route.literals ||
+        (route.literals === best.route.literals && exact && !best.exact)
+      )
+        best = { route, params, exact };
+    }
+    if (best) return { api: best.route.api, params: best.params };
+    if (allowed.size === 0)
+      return { answer: errorAnswer(404, 'not-found', `No composite API answers ${method} /${path}.`) };
+    const answer = errorAnswer(
+      405,
+      'method-not-allowed',
+      `The composite API /${path} does not answer ${method}.`,
+    );
+    answer.headers.allow = [...allowed].join(', ');
+    return { answer };
+  }
+
+  /**
+   * A script that failed: 500 `script-error`; the details (message, line, column) go to callers
+   * who may see them — administrators, and everyone outside LIVE — and always to the account's log.
+   */
+  private async failed(exchange: Exchange, api: CompositeApi, e: TemplateError): Promise<Answer> {
+    const error = stepError(e);
+    await this.platform.logs.write(exchange.accountId, {
+      requestId: null,
+      projectId: api.projectId,
+      userId: exchange.caller?.user.id ?? null,
+      mode: api.mode,
+      level: 'SEVERE',
+      message: `composite API ${api.method} /${api.path}, line ${error.line}, column ${error.column}: ${error.message}`,
+    });
+    if (api.mode !== 'LIVE' || exchange.caller?.user.isAdmin)
+      return errorAnswer(500, 'script-error', error.message, { line: error.line, column: error.column });
+    return errorAnswer(500, 'script-error', "The composite API's script failed (see the account's log).");
+  }
+}
+
+function compileRoute(api: CompositeApi): Route {
+  const segments = api.path
+    .split('/')
+    .map((s) => (s.startsWith(':') ? { param: s.slice(1) } : { literal: s }));
+  return { api, segments, literals: segments.filter((s) => 'literal' in s).length };
+}
+
+function matchSegments(route: Route, segments: string[]): Record<string, string> | undefined {
+  if (route.segments.length !== segments.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < segments.length; i++) {
+    const pattern = route.segments[i]!;
+    if ('literal' in pattern) {
+      if (pattern.literal !== segments[i]) return undefined;
+    } else params[pattern.param] = segments[i]!;
+  }
+  return params;
+}
+
+/**
+ * The response: set_status's code (default 200) and reason phrase, P_custom_header's headers, the
+ * output as body — `application/json` when it is a JSON object or array (typing rule), else
+ * `text/plain`, unless the script set Content-Type. An empty output after set_status with a
+ * description sends `{"status", "name", "description"}` as JSON.
+ */
+function answerOf(method: string, output: string, response: CompositeResponse): Answer {
+  const status = response.status ?? 200;
+  const headers = { ...response.headers };
+  const hasType = Object.keys(headers).some((h) => h.toLowerCase() === 'content-type');
+  let body: Answer['body'] = output;
+  if (output.trim() === '' && response.description !== undefined) {
+    body = { status, name: response.statusName ?? '', description: response.description };
+  } else if (!hasType) {
+    const typed = typedValue(output);
+    headers['content-type'] =
+      typeof typed === 'object' ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8';
+  }
+  if (method === 'HEAD' || status === 204 || status === 304) body = null;
+  return { status, headers, body, ...(response.statusName ? { statusMessage: response.statusName } : {}) };
+}

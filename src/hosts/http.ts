@@ -1,0 +1,47 @@
+/**
+ * The HTTP exchange as the hosts receive it and the answer they give: the same shapes as the
+ * server's seam (src/server/hosts.ts), declared here because hosts sit below the server and do not
+ * import it (the types match structurally; `flowmark serve` wires the objects together).
+ */
+export interface HostCaller {
+  accountId: string;
+  user: { id: number; login: string; isAdmin: boolean };
+}
+
+export interface Exchange {
+  accountId: string;
+  /** The authenticated user of that account, or null. */
+  caller: HostCaller | null;
+  method: string;
+  /** The path after the route family's prefix, without the query. */
+  path: string;
+  /** Lower-case names; the server's credentials removed. */
+  headers: Record<string, string>;
+  query: Record<string, string | string[]>;
+  /** Parsed JSON, text for text/* and form bodies, a Buffer for anything else, undefined when empty. */
+  body: unknown;
+}
+
+export interface Answer {
+  status: number;
+  /** The reason phrase (set_status's `name`); the server sends the standard one when absent. */
+  statusMessage?: string;
+  headers: Record<string, string>;
+  body: string | Buffer | Record<string, unknown> | unknown[] | null;
+}
+
+/** The server's error body shape, `{status, code, message}`. */
+export function errorAnswer(
+  status: number,
+  code: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+): Answer {
+  return { status, headers: {}, body: { status, code, message, ...extra } };
+}
+
+/** One value of a query parameter (the first when repeated). */
+export function queryValue(query: Exchange['query'], name: string): string | undefined {
+  const value = query[name];
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,26 @@
+/**
+ * How a step's failure is told: the message a person reads (P_message, the step record, the CLI)
+ * and where it happened (template, line, column).
+ */
+import type { StepError } from '../../platform/processes/index.js';
+import { TemplateError } from '../../template/index.js';
+
+/** A failure the host itself raises (a limit, a refused value), with the step's wording. */
+export class StepFailure extends Error {
+  override name = 'StepFailure';
+}
+
+export function stepError(e: unknown): StepError {
+  if (e instanceof TemplateError) {
+    const cause = e.cause instanceof Error ? e.cause.message : undefined;
+    const description = (e.description ?? e.message).split('\n\n----')[0]!.trim();
+    return { message: cause ?? description, template: e.templateName, line: e.line, column: e.column };
+  }
+  return { message: e instanceof Error ? e.message : String(e) };
+}
+
+/** The text of P_message for a failed step: `<template>, line L, column C: <message>`. */
+export function failureMessage(error: StepError): string {
+  if (error.template === undefined) return error.message;
+  return `${error.template}, line ${error.line}, column ${error.column}: ${error.message}`;
+}

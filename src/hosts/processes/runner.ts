@@ -1,0 +1,786 @@
+/**
+ * Moves process requests through their definitions (docs/hosts.md): runs each step's iterations
+ * (script, manual task, sub-process), stores computed variables in the data document by the
+ * typing rule, records each step's result, makes requests wait for their manual tasks and
+ * sub-processes, applies P_set_request_status, and ends requests (completed, failed, cancelled)
+ * releasing their locks and telling their parent.
+ *
+ * Every move of a request's cursor is a compare-and-set (ProcessRuns.move), and a manual task is
+ * submitted once (ManualTasks.submit): two hosts never run the same step twice.
+ */
+import {
+  DEFAULT_LIMITS,
+  type ExecutionContext,
+  type ExecutionLimits,
+  type Surface,
+} from '../../functions/context.js';
+import { contextFor, dataDocumentBytes, setFlowFrame } from '../../functions/request/index.js';
+import {
+  accountUrls,
+  isFinalStatus,
+  PlatformError,
+  REQUEST_STATUSES,
+  STATUS_ABORTED,
+  STATUS_COMPLETED,
+  STATUS_RUNNING,
+  STATUS_WAITING,
+  type Platform,
+  type ProcessRequest,
+} from '../../platform/index.js';
+import {
+  DEFINITION_LIMITS,
+  isVariableName,
+  taskId,
+  taskMissing,
+  taskUrl,
+  type ManualStep,
+  type ProcessDefinition,
+  type ProcessRun,
+  type RunCursor,
+  type ScriptStep,
+  type StepDefinition,
+  type StepError,
+  type StepRecord,
+  type StepStatus,
+  type StepType,
+  type SubprocessStep,
+  type TaskRef,
+  type VariableDefinition,
+} from '../../platform/processes/index.js';
+import { toJsonObject, toJsonValue } from '../../platform/model.js';
+import { renderIn } from '../render.js';
+import { typedValue } from '../typing.js';
+import { failureMessage, StepFailure, stepError } from './failure.js';
+
+export interface RunnerOptions {
+  clock?: () => number;
+  random?: () => number;
+  randomBytes?: (size: number) => Uint8Array;
+  /** The limits of every evaluation (dataDocumentBytes: the data document's maximum size). */
+  limits?: Partial<ExecutionLimits>;
+  /** Told as requests move (the CLI prints it). */
+  observer?: (event: ProcessEvent) => void;
+}
+
+export type ProcessEvent =
+  | { type: 'started'; requestId: string; parentId: string | null; name: string }
+  | {
+      type: 'step';
+      requestId: string;
+      stepId: number;
+      name: string;
+      stepType: StepType;
+      iteration: number;
+      status: StepStatus;
+      result?: unknown;
+      error?: StepError;
+    }
+  | {
+      type: 'waiting';
+      requestId: string;
+      stepId: number;
+      iteration: number;
+      reason: 'task' | 'child' | 'paused';
+      url?: string;
+      child?: string;
+    }
+  | { type: 'ended'; requestId: string; status: number; message: string };
+
+/** What starting a request needs once its definition is known. */
+export interface NewRun {
+  definition: ProcessDefinition;
+  definitionId: number | null;
+  data: Record<string, unknown>;
+  mode: ProcessRequest['mode'];
+  projectId: number | null;
+  initiatorId: number | null;
+  /** Who the steps run as (P_user). */
+  userId: number | null;
+  parentId: string | null;
+  depth: number;
+}
+
+/** How one iteration of a step went: done (with the loop's bound to keep), no iteration left, or waiting. */
+type Outcome = { kind: 'next'; loop: RunCursor['loop'] } | { kind: 'leave' } | { kind: 'waiting' };
+
+type Parameters = Record<string, unknown>;
+
+const conflict = (message: string) => new PlatformError('conflict', message);
+
+export function stepLabel(step: StepDefinition): string {
+  return `step ${step.id}${step.name ? ` (${step.name})` : ''}`;
+}
+
+export class ProcessRunner {
+  readonly limits: ExecutionLimits;
+
+  constructor(
+    readonly platform: Platform,
+    readonly options: RunnerOptions = {},
+  ) {
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+  }
+
+  private get processes() {
+    return this.platform.processes;
+  }
+
+  private emit(event: ProcessEvent): void {
+    this.options.observer?.(event);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Requests
+
+  /** Creates a request and its run (not driven yet); returns its id. */
+  async create(accountId: string, input: NewRun): Promise<string> {
+    const data = toJsonObject(input.data, 'the data document');
+    const bytes = dataDocumentBytes(data);
+    if (bytes > this.limits.dataDocumentBytes)
+      throw new PlatformError(
+        'invalid',
+        `the data document has ${bytes} bytes, over its maximum of ${this.limits.dataDocumentBytes} bytes`,
+      );
+    const request = await this.platform.requests.create(accountId, {
+      projectId: input.projectId,
+      mode: input.mode,
+      data,
+      initiatorId: input.initiatorId,
+      parentId: input.parentId,
+      status: STATUS_RUNNING,
+    });
+    await this.processes.runs.create(accountId, {
+      requestId: request.id,
+      definition: input.definition,
+      definitionId: input.definitionId,
+      userId: input.userId,
+      depth: input.depth,
+    });
+    this.emit({
+      type: 'started',
+      requestId: request.id,
+      parentId: input.parentId,
+      name: input.definition.name,
+    });
+    return request.id;
+  }
+
+  /** Runs a request's steps until it waits or ends. */
+  async drive(accountId: string, requestId: string): Promise<void> {
+    for (;;) {
+      const run = await this.processes.runs.require(accountId, requestId);
+      if (run.cursor.phase !== 'ready') return;
+      const claimed = await this.processes.runs.move(run, { ...run.cursor, phase: 'running' });
+      if (!claimed) return;
+      const request = await this.platform.requests.require(accountId, requestId);
+      if (isFinalStatus(request.status)) return this.end(claimed, request.status);
+      const step = claimed.definition.steps[claimed.cursor.step];
+      if (!step) return this.end(claimed, STATUS_COMPLETED);
+      const outcome = await this.iterate(claimed, request, step);
+      if (outcome === undefined || outcome.kind === 'waiting') return;
+      if (!(await this.advance(claimed, step, outcome))) return;
+    }
+  }
+
+  /** Ends a request with a final status set by a user or an administrator (400 CANCELLED, 302 KILLED, 401 OUTDATED). */
+  async stop(accountId: string, requestId: string, status: number): Promise<void> {
+    const changed = await this.platform.requests.transition(
+      accountId,
+      requestId,
+      [STATUS_RUNNING, STATUS_WAITING],
+      status,
+    );
+    if (!changed) {
+      await this.platform.requests.require(accountId, requestId);
+      throw conflict('The request has already ended.');
+    }
+    const run = await this.processes.runs.find(accountId, requestId);
+    // A step being run ends the request itself when it finishes (it sees the final status).
+    if (run && run.cursor.phase !== 'running' && run.cursor.phase !== 'ended') await this.end(run, status);
+  }
+
+  /** Continues a request its script paused (P_set_request_status(102)). */
+  async resume(accountId: string, requestId: string): Promise<void> {
+    const run = await this.processes.runs.require(accountId, requestId);
+    if (run.cursor.phase !== 'paused')
+      throw conflict(
+        run.cursor.phase === 'task'
+          ? 'The request waits for its manual task, not for a resume.'
+          : run.cursor.phase === 'child'
+            ? 'The request waits for its sub-process, not for a resume.'
+            : 'The request is not paused.',
+      );
+    if (!(await this.platform.requests.transition(accountId, requestId, [STATUS_WAITING], STATUS_RUNNING)))
+      throw conflict('The request is not paused.');
+    if (!(await this.processes.runs.move(run, { ...run.cursor, phase: 'ready' })))
+      throw conflict('The request is being resumed by someone else.');
+    await this.drive(accountId, requestId);
+  }
+
+  /**
+   * Submits a manual task (rights already checked): its fields join the data document, the step's
+   * output variables are computed with P_result = the submission, and the request goes on.
+   */
+  async submit(
+    accountId: string,
+    ref: TaskRef,
+    fields: Record<string, unknown>,
+    userId: number | null,
+  ): Promise<void> {
+    const task = await this.processes.tasks.find(accountId, ref);
+    if (!task) throw taskMissing();
+    if (task.status === 'SUBMITTED') throw conflict('The task has already been submitted.');
+    if (task.status === 'CANCELLED') throw conflict('The task was cancelled: its request has ended.');
+    const data = checkSubmission(task.fields, fields);
+    const run = await this.processes.runs.require(accountId, ref.requestId);
+    const record =
+      run.cursor.phase === 'task' && run.cursor.record !== undefined
+        ? await this.processes.steps.find(accountId, run.cursor.record)
+        : undefined;
+    if (!record || record.taskId !== task.id) throw conflict('The request is not waiting for this task.');
+    if (!(await this.processes.tasks.submit(accountId, ref, data, userId)))
+      throw conflict('The task has already been submitted.');
+    const claimed = await this.processes.runs.move(run, { ...run.cursor, phase: 'running' }, userId);
+    if (!claimed) throw conflict('The request is not waiting for this task.');
+    const resumed = await this.platform.requests.transition(
+      accountId,
+      ref.requestId,
+      [STATUS_WAITING, STATUS_RUNNING],
+      STATUS_RUNNING,
+    );
+    if (!resumed)
+      return this.end(claimed, (await this.platform.requests.require(accountId, ref.requestId)).status);
+    const user = userId === null ? null : await this.platform.directory.users.find(accountId, userId);
+    if (task.instanceId)
+      await this.platform.applications.update(
+        accountId,
+        { userId, login: user?.login ?? null },
+        task.instanceId,
+        { data, status: 'SUBMITTED' },
+        'submit',
+      );
+    const step = claimed.definition.steps[claimed.cursor.step]!;
+    try {
+      const request = await this.platform.requests.require(accountId, ref.requestId);
+      const merged = { ...request.data, ...data };
+      this.checkSize(step, 'the submission', merged);
+      await this.platform.requests.update(accountId, ref.requestId, { data: merged });
+      const params = await this.parameters(claimed, step, data);
+      const ctx = await this.context(claimed, request, step, 'process-task');
+      setFlowFrame(ctx, { stepId: step.id, iteration: ref.iteration, lastResult: () => data });
+      await this.variables(ctx, claimed, step, step.output, params, 'output');
+      await this.done(claimed, step, record, data);
+    } catch (e) {
+      return this.fail(claimed, step, record, e);
+    }
+    if (await this.advance(claimed, step, { kind: 'next', loop: claimed.cursor.loop }))
+      await this.drive(accountId, ref.requestId);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Steps
+
+  /** Runs the current iteration of a step; undefined when the request failed or ended. */
+  private async iterate(
+    run: ProcessRun,
+    request: ProcessRequest,
+    step: StepDefinition,
+  ): Promise<Outcome | undefined> {
+    let record: StepRecord | undefined;
+    try {
+      const previous = (await this.processes.steps.lastDone(run.accountId, run.requestId))?.result;
+      const params = await this.parameters(run, step, previous);
+      let loop = run.cursor.loop;
+      if (step.loop) {
+        const decision = await this.loopDecision(run, request, step, params);
+        if (!decision.go) {
+          if (run.cursor.iteration === 0) {
+            const skipped = await this.begin(run, step, 'skipped');
+            this.emitStep(run, step, skipped);
+          }
+          return { kind: 'leave' };
+        }
+        loop = decision.loop;
+        params.P_item = loop?.items?.[run.cursor.iteration];
+      }
+      const cursor: RunCursor = { ...run.cursor, loop };
+      record = await this.begin(run, step, 'running');
+      switch (step.type) {
+        case 'script':
+          await this.scriptStep(run, request, step, record, params, previous);
+          return { kind: 'next', loop };
+        case 'manual':
+          return await this.manualStep(run, request, step, record, params, previous, cursor);
+        case 'subprocess':
+          return await this.subprocessStep(run, request, step, record, params, previous, cursor);
+      }
+    } catch (e) {
+      await this.fail(run, step, record, e);
+      return undefined;
+    }
+  }
+
+  private async scriptStep(
+    run: ProcessRun,
+    request: ProcessRequest,
+    step: ScriptStep,
+    record: StepRecord,
+    params: Parameters,
+    previous: unknown,
+  ): Promise<void> {
+    const ctx = await this.context(run, request, step, 'process-task');
+    let last = previous;
+    setFlowFrame(ctx, { stepId: step.id, iteration: run.cursor.iteration, lastResult: () => last });
+    const inputs = await this.variables(ctx, run, step, step.input, params, 'input');
+    let result: unknown = inputs;
+    if (step.script !== null) {
+      const { data } = await this.platform.requests.require(run.accountId, run.requestId);
+      const output = await renderIn(ctx, step.script, {
+        name: `${stepLabel(step)} script`,
+        data,
+        parameters: params,
+      });
+      result = typedValue(output);
+    }
+    last = result;
+    params.P_result = result;
+    await this.variables(ctx, run, step, step.output, params, 'output');
+    await this.done(run, step, record, result);
+  }
+
+  private async manualStep(
+    run: ProcessRun,
+    request: ProcessRequest,
+    step: ManualStep,
+    record: StepRecord,
+    params: Parameters,
+    previous: unknown,
+    cursor: RunCursor,
+  ): Promise<Outcome | undefined> {
+    const ref: TaskRef = { requestId: run.requestId, stepId: step.id, iteration: run.cursor.iteration };
+    const user =
+      run.userId === null ? undefined : await this.platform.directory.users.find(run.accountId, run.userId);
+    const actor = { userId: run.userId, login: user?.login ?? null };
+    const instance = await this.platform.applications.create(run.accountId, actor, {
+      requestId: run.requestId,
+      stepId: step.id,
+      mode: request.mode,
+      projectId: request.projectId,
+      title: step.name || stepLabel(step),
+      uploadWidgets: step.widgets,
+    });
+    const task = await this.processes.tasks.create(run.accountId, {
+      ...ref,
+      laneId: step.lane,
+      instanceId: instance.id,
+      fields: step.fields,
+    });
+    await this.processes.steps.update(run.accountId, record.id, { taskId: task.id });
+    const ctx = await this.context(run, request, step, 'manual-task-input');
+    ctx.applicationInstanceId = instance.id;
+    setFlowFrame(ctx, { stepId: step.id, iteration: ref.iteration, task: ref, lastResult: () => previous });
+    const inputs = await this.variables(ctx, run, step, step.input, params, 'input');
+    if (Object.keys(inputs).length > 0)
+      await this.platform.applications.update(run.accountId, actor, instance.id, { data: inputs }, 'prepare');
+    if (await this.endedByScript(run)) return undefined;
+    await this.processes.steps.update(run.accountId, record.id, { status: 'waiting' });
+    await this.platform.requests.transition(run.accountId, run.requestId, [STATUS_RUNNING], STATUS_WAITING);
+    await this.processes.runs.move(run, { ...cursor, phase: 'task', record: record.id });
+    this.emit({
+      type: 'waiting',
+      requestId: run.requestId,
+      stepId: step.id,
+      iteration: ref.iteration,
+      reason: 'task',
+      url: params.P_task_url as string,
+    });
+    return { kind: 'waiting' };
+  }
+
+  private async subprocessStep(
+    run: ProcessRun,
+    request: ProcessRequest,
+    step: SubprocessStep,
+    record: StepRecord,
+    params: Parameters,
+    previous: unknown,
+    cursor: RunCursor,
+  ): Promise<Outcome | undefined> {
+    const ctx = await this.context(run, request, step, 'process-task');
+    let last = previous;
+    setFlowFrame(ctx, { stepId: step.id, iteration: run.cursor.iteration, lastResult: () => last });
+    await this.variables(ctx, run, step, step.input, params, 'input');
+    if (await this.endedByScript(run)) return undefined;
+    let definition: ProcessDefinition;
+    let definitionId: number | null = null;
+    if (typeof step.process === 'string') {
+      const stored = await this.processes.definitions.find(run.accountId, step.process);
+      if (!stored)
+        throw new StepFailure(
+          `${stepLabel(step)}: no process definition is named ${JSON.stringify(step.process)}`,
+        );
+      definition = stored.definition;
+      definitionId = stored.id;
+    } else definition = step.process;
+    if (run.depth + 1 > DEFINITION_LIMITS.nesting)
+      throw new StepFailure(
+        `${stepLabel(step)}: sub-processes are nested more than ${DEFINITION_LIMITS.nesting} levels deep`,
+      );
+    const current = await this.platform.requests.require(run.accountId, run.requestId);
+    const childId = await this.create(run.accountId, {
+      definition,
+      definitionId,
+      data: {},
+      mode: current.mode,
+      projectId: definition.project ?? current.projectId,
+      initiatorId: current.initiatorId,
+      userId: run.userId,
+      parentId: run.requestId,
+      depth: run.depth + 1,
+    });
+    await this.processes.steps.update(run.accountId, record.id, { childRequestId: childId });
+    if (!step.wait) {
+      await this.drive(run.accountId, childId);
+      const result = { request: childId };
+      last = result;
+      params.P_result = result;
+      await this.variables(ctx, run, step, step.output, params, 'output');
+      await this.done(run, step, record, result);
+      return { kind: 'next', loop: cursor.loop };
+    }
+    await this.processes.steps.update(run.accountId, record.id, { status: 'waiting' });
+    await this.platform.requests.transition(run.accountId, run.requestId, [STATUS_RUNNING], STATUS_WAITING);
+    await this.processes.runs.move(run, { ...cursor, phase: 'child', record: record.id, child: childId });
+    this.emit({
+      type: 'waiting',
+      requestId: run.requestId,
+      stepId: step.id,
+      iteration: run.cursor.iteration,
+      reason: 'child',
+      child: childId,
+    });
+    await this.drive(run.accountId, childId);
+    return { kind: 'waiting' };
+  }
+
+  /** A sub-process ended: the parent's waiting step takes its data document as result, or fails. */
+  private async childEnded(accountId: string, parentId: string, child: ProcessRequest): Promise<void> {
+    const run = await this.processes.runs.find(accountId, parentId);
+    if (!run || run.cursor.phase !== 'child' || run.cursor.child !== child.id) return;
+    const claimed = await this.processes.runs.move(run, { ...run.cursor, phase: 'running' });
+    if (!claimed) return;
+    const parent = await this.platform.requests.require(accountId, parentId);
+    if (isFinalStatus(parent.status)) return this.end(claimed, parent.status);
+    await this.platform.requests.transition(accountId, parentId, [STATUS_WAITING], STATUS_RUNNING);
+    const step = claimed.definition.steps[claimed.cursor.step]!;
+    const record = await this.processes.steps.find(accountId, claimed.cursor.record!);
+    try {
+      if (child.status !== STATUS_COMPLETED) {
+        const name = REQUEST_STATUSES[child.status as keyof typeof REQUEST_STATUSES]?.name ?? '';
+        throw new StepFailure(
+          `${stepLabel(step)}: sub-process request ${child.id} ended with status ${child.status} ${name}` +
+            (child.message ? `: ${child.message}` : ''),
+        );
+      }
+      const result = child.data;
+      const params = await this.parameters(claimed, step, result);
+      const ctx = await this.context(claimed, parent, step, 'process-task');
+      setFlowFrame(ctx, { stepId: step.id, iteration: claimed.cursor.iteration, lastResult: () => result });
+      await this.variables(ctx, claimed, step, step.output, params, 'output');
+      await this.done(claimed, step, record!, result);
+    } catch (e) {
+      return this.fail(claimed, step, record, e);
+    }
+    if (await this.advance(claimed, step, { kind: 'next', loop: claimed.cursor.loop }))
+      await this.drive(accountId, parentId);
+  }
+
+  /** Whether a loop runs its current iteration (fixing its count or items at the first). */
+  private async loopDecision(
+    run: ProcessRun,
+    request: ProcessRequest,
+    step: StepDefinition,
+    params: Parameters,
+  ): Promise<{ go: boolean; loop: RunCursor['loop'] }> {
+    const loop = step.loop!;
+    const iteration = run.cursor.iteration;
+    const max = DEFINITION_LIMITS.iterations;
+    const label = stepLabel(step);
+    const evaluate = async (source: string) => {
+      const ctx = await this.context(run, request, step, 'process-task');
+      const output = await renderIn(ctx, source, {
+        name: `${label} loop`,
+        data: request.data,
+        parameters: params,
+      });
+      return typedValue(output);
+    };
+    if ('count' in loop) {
+      let count = run.cursor.loop?.count;
+      if (count === undefined) {
+        const value = await evaluate(loop.count);
+        if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max)
+          throw new StepFailure(
+            `${label}: the loop count must be a whole number from 0 to ${max}, not ${show(value)}`,
+          );
+        count = value;
+      }
+      return { go: iteration < count, loop: { count } };
+    }
+    if ('over' in loop) {
+      let items = run.cursor.loop?.items;
+      if (items === undefined) {
+        let value = await evaluate(loop.over);
+        if (typeof value === 'string' && value.trim() === '') value = [];
+        if (!Array.isArray(value))
+          throw new StepFailure(`${label}: the loop must iterate over an array (JSON), not ${show(value)}`);
+        if (value.length > max)
+          throw new StepFailure(`${label}: the loop has ${value.length} items, more than ${max}`);
+        const bytes = Buffer.byteLength(JSON.stringify(value));
+        if (bytes > this.limits.dataDocumentBytes)
+          throw new StepFailure(
+            `${label}: the loop's items take ${bytes} bytes, over the data document's maximum of ${this.limits.dataDocumentBytes}`,
+          );
+        items = value;
+      }
+      return { go: iteration < items.length, loop: { items } };
+    }
+    if (iteration >= max) throw new StepFailure(`${label}: the loop ran ${max} iterations, its maximum`);
+    const value = await evaluate(loop.while);
+    if (typeof value !== 'boolean')
+      throw new StepFailure(`${label}: the loop condition must print true or false, not ${show(value)}`);
+    return { go: value, loop: undefined };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Pieces
+
+  /** The host's parameters of a step's templates: P_result, P_task, P_task_url, P_index, P_item. */
+  private async parameters(run: ProcessRun, step: StepDefinition, result: unknown): Promise<Parameters> {
+    const ref: TaskRef = { requestId: run.requestId, stepId: step.id, iteration: run.cursor.iteration };
+    let url: string | undefined;
+    if (step.type === 'manual') {
+      const account = await this.platform.accounts.require(run.accountId);
+      url = taskUrl(accountUrls(account).live, ref);
+    }
+    return {
+      P_result: result,
+      P_task: { id: taskId(ref), step: step.id, name: step.name, type: step.type, iteration: ref.iteration },
+      P_task_url: url,
+      P_index: step.loop ? ref.iteration : undefined,
+      P_item: run.cursor.loop?.items?.[ref.iteration],
+    };
+  }
+
+  private async context(
+    run: ProcessRun,
+    request: ProcessRequest,
+    step: StepDefinition,
+    surface: Surface,
+  ): Promise<ExecutionContext> {
+    const { clock, random, randomBytes } = this.options;
+    const ctx = await contextFor({
+      platform: this.platform,
+      account: run.accountId,
+      user: run.userId,
+      mode: request.mode,
+      surface,
+      request: request.id,
+      limits: this.limits,
+      ...(clock ? { clock } : {}),
+      ...(random ? { random } : {}),
+      ...(randomBytes ? { randomBytes } : {}),
+    });
+    if (step.lane !== null) ctx.laneId = step.lane;
+    return ctx;
+  }
+
+  /** Computes variables in order, each stored in the data document (typed) before the next. */
+  private async variables(
+    ctx: ExecutionContext,
+    run: ProcessRun,
+    step: StepDefinition,
+    list: readonly VariableDefinition[],
+    params: Parameters,
+    phase: 'input' | 'output',
+  ): Promise<Record<string, unknown>> {
+    const values: Record<string, unknown> = {};
+    if (list.length === 0) return values;
+    let request = await this.platform.requests.require(run.accountId, run.requestId);
+    for (const variable of list) {
+      const output = await renderIn(ctx, variable.template, {
+        name: `${stepLabel(step)} ${phase} ${variable.name}`,
+        data: request.data,
+        parameters: params,
+      });
+      const value = typedValue(output);
+      // Functions may have changed the document meanwhile (inject_objects, inject_params …).
+      const current = await this.platform.requests.require(run.accountId, run.requestId);
+      const data = { ...current.data, [variable.name]: value };
+      this.checkSize(step, `${phase} variable ${variable.name}`, data);
+      request = await this.platform.requests.update(run.accountId, run.requestId, { data });
+      values[variable.name] = value;
+    }
+    return values;
+  }
+
+  private checkSize(step: StepDefinition, what: string, data: Record<string, unknown>): void {
+    const bytes = dataDocumentBytes(data);
+    const limit = this.limits.dataDocumentBytes;
+    if (bytes > limit)
+      throw new StepFailure(
+        `${stepLabel(step)}, ${what}: the data document would reach ${bytes} bytes, over its maximum of ${limit} bytes: the process is stopped`,
+      );
+  }
+
+  private async begin(run: ProcessRun, step: StepDefinition, status: StepStatus): Promise<StepRecord> {
+    return this.processes.steps.begin(run.accountId, {
+      requestId: run.requestId,
+      stepId: step.id,
+      iteration: run.cursor.iteration,
+      type: step.type,
+      laneId: step.lane,
+      userId: run.userId,
+      status,
+    });
+  }
+
+  private async done(
+    run: ProcessRun,
+    step: StepDefinition,
+    record: StepRecord,
+    result: unknown,
+  ): Promise<void> {
+    const value = toJsonValue(result, 'the step result');
+    const bytes = Buffer.byteLength(JSON.stringify(value));
+    if (bytes > this.limits.dataDocumentBytes)
+      throw new StepFailure(
+        `${stepLabel(step)}: its result has ${bytes} bytes, over the data document's maximum of ${this.limits.dataDocumentBytes}`,
+      );
+    const updated = await this.processes.steps.update(run.accountId, record.id, {
+      status: 'done',
+      result: value,
+    });
+    this.emitStep(run, step, updated);
+  }
+
+  private emitStep(run: ProcessRun, step: StepDefinition, record: StepRecord): void {
+    this.emit({
+      type: 'step',
+      requestId: run.requestId,
+      stepId: step.id,
+      name: step.name,
+      stepType: step.type,
+      iteration: record.iteration,
+      status: record.status,
+      ...(record.status === 'done' ? { result: record.result } : {}),
+      ...(record.error ? { error: record.error } : {}),
+    });
+  }
+
+  /** After a step: the status a script set decides — final ends the request, 102 pauses it — else the cursor moves on. */
+  private async advance(run: ProcessRun, step: StepDefinition, outcome: Outcome): Promise<boolean> {
+    const cursor: RunCursor =
+      outcome.kind === 'next' && step.loop
+        ? { step: run.cursor.step, iteration: run.cursor.iteration + 1, phase: 'ready', loop: outcome.loop }
+        : { step: run.cursor.step + 1, iteration: 0, phase: 'ready' };
+    const request = await this.platform.requests.require(run.accountId, run.requestId);
+    if (isFinalStatus(request.status)) {
+      await this.end(run, request.status);
+      return false;
+    }
+    if (request.status === STATUS_WAITING) {
+      await this.processes.runs.move(run, { ...cursor, phase: 'paused' });
+      this.emit({
+        type: 'waiting',
+        requestId: run.requestId,
+        stepId: step.id,
+        iteration: run.cursor.iteration,
+        reason: 'paused',
+      });
+      return false;
+    }
+    return (await this.processes.runs.move(run, cursor)) !== undefined;
+  }
+
+  /** True (and the request ended) when a script set a final status during the step. */
+  private async endedByScript(run: ProcessRun): Promise<boolean> {
+    const request = await this.platform.requests.require(run.accountId, run.requestId);
+    if (!isFinalStatus(request.status)) return false;
+    await this.end(run, request.status);
+    return true;
+  }
+
+  /** A step failed: its record keeps the error, the request ends with 301 and the message as P_message. */
+  private async fail(
+    run: ProcessRun,
+    step: StepDefinition,
+    record: StepRecord | undefined,
+    e: unknown,
+  ): Promise<void> {
+    if (!(e instanceof Error)) throw e;
+    const error = stepError(e);
+    const failed = record
+      ? await this.processes.steps.update(run.accountId, record.id, { status: 'failed', error })
+      : await this.processes.steps
+          .begin(run.accountId, {
+            requestId: run.requestId,
+            stepId: step.id,
+            iteration: run.cursor.iteration,
+            type: step.type,
+            laneId: step.lane,
+            userId: run.userId,
+          })
+          .then((r) => this.processes.steps.update(run.accountId, r.id, { status: 'failed', error }));
+    this.emitStep(run, step, failed);
+    const message = failureMessage(error);
+    await this.platform.requests.update(run.accountId, run.requestId, { message });
+    await this.platform.requests.transition(
+      run.accountId,
+      run.requestId,
+      [STATUS_RUNNING, STATUS_WAITING],
+      STATUS_ABORTED,
+    );
+    await this.end(run, STATUS_ABORTED);
+  }
+
+  /** Ends a request: its status, its run, its open tasks, its locks; then its parent goes on. */
+  private async end(run: ProcessRun, status: number): Promise<void> {
+    const { accountId, requestId } = run;
+    const request =
+      (await this.platform.requests.transition(
+        accountId,
+        requestId,
+        [STATUS_RUNNING, STATUS_WAITING],
+        status,
+      )) ?? (await this.platform.requests.require(accountId, requestId));
+    await this.processes.runs.finish(accountId, requestId);
+    await this.processes.tasks.cancelOpen(accountId, requestId);
+    await this.platform.locks.releaseAll(accountId, `request:${requestId}`);
+    this.emit({ type: 'ended', requestId, status: request.status, message: request.message });
+    if (request.parentId !== null) await this.childEnded(accountId, request.parentId, request);
+  }
+}
+
+/** A submission: an object whose fields are variable names (and, when the step lists fields, among them). */
+function checkSubmission(allowed: string[] | null, fields: unknown): Record<string, unknown> {
+  const data = toJsonObject(fields ?? {}, 'the submission');
+  for (const name of Object.keys(data)) {
+    if (!isVariableName(name))
+      throw new PlatformError(
+        'invalid',
+        `the submission's field ${JSON.stringify(name)} is not a variable name`,
+      );
+    if (allowed !== null && !allowed.includes(name))
+      throw new PlatformError(
+        'invalid',
+        `the submission's field ${JSON.stringify(name)} is not a field of this task (${allowed.join(', ') || 'none'})`,
+      );
+  }
+  return data;
+}
+
+function show(value: unknown): string {
+  const text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
