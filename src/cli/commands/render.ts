@@ -11,6 +11,8 @@ import {
   type Scope,
   type TemplateLoader,
 } from '../../template/index.js';
+import { createExecutionContext, type ExecutionContext } from '../../functions/context.js';
+import { evaluationScope } from '../../hosts/eval.js';
 import type { CliIo, Command } from '../main.js';
 
 const USAGE =
@@ -38,11 +40,14 @@ export interface RenderRequest {
 }
 
 /**
- * The variables a CLI render sees: the data. This is the one place to put more in scope (e.g. the
- * function library bound through src/hosts/eval.ts); a Scope's `get` returns undefined for missing.
+ * The variables a CLI render sees: the data, then the function library bound through
+ * src/hosts/eval.ts to `ctx` (by default account "default", mode TEST, surface eval, en_US, UTC).
  */
-export function buildScope(data: Map<string, unknown>): Scope {
-  return { get: (name) => data.get(name) };
+export function buildScope(
+  data: Map<string, unknown>,
+  ctx: ExecutionContext = createExecutionContext(),
+): Scope {
+  return evaluationScope(ctx, data);
 }
 
 /** Parses the data JSON (the oracle's convention); throws on anything but a JSON object. */
@@ -78,7 +83,8 @@ export async function renderRequest(req: RenderRequest): Promise<string> {
     loader: req.loader,
   };
   const data = parseData(req.dataJson, timeZone);
-  return compile(req.template, compileOptions).render(buildScope(data), options);
+  const ctx = createExecutionContext({ locale: options.locale, timeZone });
+  return compile(req.template, compileOptions).render(buildScope(data, ctx), options);
 }
 
 /** Loads included templates from `root`, refusing names that leave it (like FreeMarker's FileTemplateLoader). */
