@@ -60,6 +60,8 @@ export interface RunnerOptions {
   limits?: Partial<ExecutionLimits>;
   /** Told as requests move (the CLI prints it). */
   observer?: (event: ProcessEvent) => void;
+  /** The most iterations of one loop (default and maximum DEFINITION_LIMITS.iterations, 1000). */
+  maxIterations?: number;
 }
 
 export type ProcessEvent =
@@ -504,7 +506,10 @@ export class ProcessRunner {
   ): Promise<{ go: boolean; loop: RunCursor['loop'] }> {
     const loop = step.loop!;
     const iteration = run.cursor.iteration;
-    const max = DEFINITION_LIMITS.iterations;
+    const max = Math.min(
+      this.options.maxIterations ?? DEFINITION_LIMITS.iterations,
+      DEFINITION_LIMITS.iterations,
+    );
     const label = stepLabel(step);
     const evaluate = async (source: string) => {
       const ctx = await this.context(run, request, step, 'process-task');
@@ -572,7 +577,22 @@ export class ProcessRunner {
     };
   }
 
-  private async context(
+  /** The context of a step's templates: one per iteration and surface (the loop's condition shares the step's). */
+  private context(
+    run: ProcessRun,
+    request: ProcessRequest,
+    step: StepDefinition,
+    surface: Surface,
+  ): Promise<ExecutionContext> {
+    const key = `${run.requestId}|${run.version}|${run.cursor.iteration}|${step.id}|${surface}`;
+    if (this.lastContext?.key !== key)
+      this.lastContext = { key, ctx: this.createContext(run, request, step, surface) };
+    return this.lastContext.ctx;
+  }
+
+  private lastContext: { key: string; ctx: Promise<ExecutionContext> } | undefined;
+
+  private async createContext(
     run: ProcessRun,
     request: ProcessRequest,
     step: StepDefinition,
@@ -733,14 +753,11 @@ export class ProcessRunner {
           })
           .then((r) => this.processes.steps.update(run.accountId, r.id, { status: 'failed', error }));
     this.emitStep(run, step, failed);
-    const message = failureMessage(error);
-    await this.platform.requests.update(run.accountId, run.requestId, { message });
-    await this.platform.requests.transition(
-      run.accountId,
-      run.requestId,
-      [STATUS_RUNNING, STATUS_WAITING],
-      STATUS_ABORTED,
-    );
+    // A failure ends the request with 301 whatever status its script set before.
+    await this.platform.requests.update(run.accountId, run.requestId, {
+      status: STATUS_ABORTED,
+      message: failureMessage(error),
+    });
     await this.end(run, STATUS_ABORTED);
   }
 
