@@ -48,6 +48,97 @@ describe('flowmark render (the built CLI) calls the Utilities functions', () => 
     );
   });
 
+  it('reaches every Utilities function', () => {
+    const calls: Record<string, string> = {
+      bubble_babble: 'bubble_babble("x")',
+      cipher: 'cipher("x", generate_key("k")).ciphered?length',
+      decipher: 'decipher(c.ciphered, c.iv, k)',
+      generate_key: 'generate_key("k")?length',
+      csv_to_json: 'csv_to_json("a,b")',
+      json_to_csv: 'json_to_csv([["a", "b"]])?trim',
+      load: 'load("a=1", "URL").a',
+      date_format: 'date_format("2024-01-15", "yyyy-MM-dd", "dd/MM/yy")',
+      date_offset: 'date_offset("2024-01-31", 1)',
+      get_date: 'get_date(0)',
+      get_time: 'get_time("1970-01-02")?c',
+      now: 'now()?length',
+      timestamp: '(timestamp() > 0)?c',
+      decode: 'decode("Base64", "eA==")',
+      R_encode: 'R_encode("URL", "a b")',
+      encrypt: 'encrypt("MD5", "x")',
+      password_digest: 'password_digest("x")?length',
+      R_hmac_hash: 'R_hmac_hash("x", "k", "MD5", "HEXA")?length',
+      R_rsa_hash: 'R_rsa_hash("x", pem)?length',
+      get_random: '(get_random() < 1)?c',
+      get_random_gaussian: 'get_random_gaussian("5", "0")?c',
+      uuid: 'uuid()?length',
+      safe_get: 'safe_get("nokey", "none") + safe_get("c.iv", "")?length',
+      to_xml: 'to_xml("r", {"a": 1})',
+      transpose: 'transpose({"a": [1]})',
+      P_json_accumulate: 'P_json_accumulate({"a": 1}, "a", 2)',
+      P_json_accumulateAll: 'P_json_accumulateAll({"a": 1}, {"a": 2})',
+      P_json_parse: 'P_json_parse("[1]")',
+      P_json_put: 'P_json_put({}, "a", 1)',
+      P_json_put_ext: 'P_json_put_ext({}, "a.b", 1)',
+      P_json_putAll: 'P_json_putAll({"a": 1}, {"b": 2})',
+      P_json_remove: 'P_json_remove({"a": 1}, "a")',
+      P_json_remove_ext: 'P_json_remove_ext({"a": {"b": 1}}, "a.b")',
+      P_json_stringify: 'P_json_stringify({"a": [1]})',
+      P_markdown_to_html: 'P_markdown_to_html("*x*")?contains("<em>x</em>")?c',
+      P_quoted: 'P_quoted("x")',
+      P_to_array: 'P_to_array({"a": 1}, "a")',
+    };
+    const template =
+      '<#assign k = generate_key("k")><#assign c = cipher("secret", k)>' +
+      Object.entries(calls)
+        .map(([name, expr]) => `${name}=\${${expr}}\n`)
+        .join('');
+    const pem = fixture<{ keys: { pkcs8: string } }>('rsa').keys.pkcs8;
+    const r = flowmark(['render', '-', '--data', JSON.stringify({ pem })], template);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out.split('\n').slice(0, -1)).toEqual([
+      'bubble_babble=xivax',
+      'cipher=24',
+      'decipher=secret',
+      'generate_key=44',
+      'csv_to_json=[["a","b"]]',
+      'json_to_csv=a,b',
+      'load=1',
+      'date_format=15/01/24',
+      'date_offset=2024-02-01',
+      'get_date=1970-01-01',
+      'get_time=86400',
+      'now=10',
+      'timestamp=true',
+      'decode=x',
+      'R_encode=a+b',
+      'encrypt=9dd4e461268c8034f5c8564e155c67a6',
+      'password_digest=64',
+      'R_hmac_hash=32',
+      'R_rsa_hash=344',
+      'get_random=true',
+      'get_random_gaussian=5',
+      'uuid=36',
+      'safe_get=none24',
+      'to_xml=<r><a>1</a></r>',
+      'transpose=[{"a":1}]',
+      'P_json_accumulate={"a":[1,2]}',
+      'P_json_accumulateAll={"a":[1,2]}',
+      'P_json_parse=[1]',
+      'P_json_put={"a":1}',
+      'P_json_put_ext={"a":{"b":1}}',
+      'P_json_putAll={"a":1,"b":2}',
+      'P_json_remove={}',
+      'P_json_remove_ext={"a":{}}',
+      'P_json_stringify={"a":[1]}',
+      'P_markdown_to_html=true',
+      "P_quoted='x'",
+      'P_to_array=[1]',
+    ]);
+    expect(Object.keys(calls)).toHaveLength(37);
+  });
+
   it('prints a function error on stderr and exits 1', () => {
     const r = flowmark(['render', '-'], '${get_time("31/02/2024", "dd/MM/yyyy")}');
     expect(r.code).toBe(1);
