@@ -213,17 +213,17 @@ const UNKNOWN_DIRECTIVE_TIPS: Record<string, string> = dict({
   separ: 'You may meant #sep.',
 });
 
-const KEYWORDS: Record<string, Tk> = dict({
-  true: 'TRUE',
-  false: 'FALSE',
-  in: 'IN',
-  as: 'AS',
-  using: 'USING',
-  lt: 'LESS_THAN',
-  lte: 'LESS_THAN_EQUALS',
-  gt: 'ESCAPED_GT',
-  gte: 'ESCAPED_GTE',
-});
+const KEYWORDS = new Map<string, Tk>([
+  ['true', 'TRUE'],
+  ['false', 'FALSE'],
+  ['in', 'IN'],
+  ['as', 'AS'],
+  ['using', 'USING'],
+  ['lt', 'LESS_THAN'],
+  ['lte', 'LESS_THAN_EQUALS'],
+  ['gt', 'ESCAPED_GT'],
+  ['gte', 'ESCAPED_GTE'],
+]);
 
 function isBlank(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13;
@@ -272,8 +272,12 @@ export class LineMap {
       }
     }
   }
+  /** The last line found (0-based); tokens are looked up mostly in order. */
+  private last = 0;
   line(offset: number): number {
     const s = this.starts;
+    const l = this.last;
+    if (s[l] <= offset && (l + 1 === s.length || s[l + 1] > offset)) return l + 1;
     let lo = 0;
     let hi = s.length - 1;
     while (lo < hi) {
@@ -281,11 +285,16 @@ export class LineMap {
       if (s[mid] <= offset) lo = mid;
       else hi = mid - 1;
     }
+    this.last = lo;
     return lo + 1;
   }
   /** [line, column] of the character at `offset`. */
   pos(offset: number): [number, number] {
     const line = this.line(offset);
+    return [line, this.col(offset, line)];
+  }
+  /** Column of the character at `offset`, which is on `line`. */
+  col(offset: number, line: number): number {
     const from = this.starts[line - 1];
     let col = 0;
     if (!this.tabbed.has(line - 1)) {
@@ -299,7 +308,7 @@ export class LineMap {
         }
       }
     if (offset >= this.src.length) col += offset - Math.max(from, this.src.length) + 1;
-    return [line, col];
+    return col;
   }
 }
 
@@ -908,22 +917,22 @@ export class Lexer {
     }
     if (isIdStart(c) || (c === 92 && isEscapedIdChar(c1))) {
       let j = start;
-      let name = '';
+      let escaped = false;
       for (;;) {
         const ch = src.charCodeAt(j);
         if (ch === 92 && isEscapedIdChar(src.charCodeAt(j + 1))) {
-          name += src[j + 1];
+          escaped = true;
           j += 2;
         } else if (j < src.length && (j === start ? isIdStart(ch) : isIdPart(ch))) {
-          name += src[j];
           j++;
         } else break;
       }
       this.pos = j;
       const raw = src.slice(start, j);
-      const kw = raw === name ? KEYWORDS[name] : undefined;
-      if (kw) return this.tok(kw, start, j);
-      return this.tok('ID', start, j, name);
+      if (escaped) return this.tok('ID', start, j, raw.replace(/\\(.)/g, '$1'));
+      const kw = KEYWORDS.get(raw);
+      if (kw) return this.tok(kw, start, j, raw);
+      return this.tok('ID', start, j, raw);
     }
     const shown = src[start];
     throw this.error(

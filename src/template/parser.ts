@@ -42,6 +42,9 @@ interface IterCtx {
 
 const DEFAULT_MAX_NESTING = 200;
 
+/** Placeholder in element literals; el() sets the real children. */
+const NO_CHILDREN: A.El[] = [];
+
 const EXPR_START: ReadonlySet<Tk> = new Set<Tk>([
   'STRING',
   'RAW_STRING',
@@ -117,9 +120,13 @@ export class Parser {
   }
 
   private posOf(start: number, endExclusive: number): A.Pos {
-    const [bl, bc] = this.lx.lines.pos(start);
-    const [el, ec] = this.lx.lines.pos(Math.max(start, endExclusive - 1));
-    return { bl, bc, el, ec };
+    const lines = this.lx.lines;
+    const bl = lines.line(start);
+    const bc = lines.col(start, bl);
+    const end = endExclusive - 1;
+    if (end <= start) return { bl, bc, el: bl, ec: bc };
+    const el = lines.line(end);
+    return { bl, bc, el, ec: lines.col(end, el) };
   }
 
   private span(a: A.Pos, b: A.Pos): A.Pos {
@@ -177,12 +184,18 @@ export class Parser {
     }
   }
 
-  private el<T extends A.El>(
-    props: Omit<T, 'children' | 'parent' | 'index' | keyof A.Pos>,
-    pos: A.Pos,
-    children: A.El[] = [],
-  ): T {
-    const e = { ...props, ...pos, children, parent: null, index: 0 } as unknown as T;
+  /**
+   * Sets the span and children of `e`, a fresh literal that already lists every ElBase field, so
+   * that elements of a kind keep one shape (see mk).
+   */
+  private el<T extends A.El>(e: T, pos: A.Pos, children: A.El[] = []): T {
+    e.bl = pos.bl;
+    e.bc = pos.bc;
+    e.el = pos.el;
+    e.ec = pos.ec;
+    e.children = children;
+    e.parent = null;
+    e.index = 0;
     for (let i = 0; i < children.length; i++) {
       children[i].parent = e;
       children[i].index = i;
@@ -220,10 +233,35 @@ export class Parser {
       root = children[0];
       root.parent = null;
     } else if (children.length === 0) {
-      root = this.el<A.TextEl>({ k: 'text', text: '', unparsed: false }, { bl: 0, bc: 0, el: 0, ec: 0 });
+      root = this.el<A.TextEl>(
+        {
+          k: 'text',
+          text: '',
+          unparsed: false,
+          bl: 0,
+          bc: 0,
+          el: 0,
+          ec: 0,
+          tn: this.name,
+          children: NO_CHILDREN,
+          parent: null,
+          index: 0,
+        },
+        { bl: 0, bc: 0, el: 0, ec: 0 },
+      );
     } else {
       root = this.el<A.MixedEl>(
-        { k: 'mixed' },
+        {
+          k: 'mixed',
+          bl: 0,
+          bc: 0,
+          el: 0,
+          ec: 0,
+          tn: this.name,
+          children: NO_CHILDREN,
+          parent: null,
+          index: 0,
+        },
         this.span(children[0], children[children.length - 1]),
         children,
       );
@@ -326,7 +364,19 @@ export class Parser {
           lx.next();
           out.push(
             this.el<A.TextEl>(
-              { k: 'text', text: t.image, unparsed: !!t.unparsed },
+              {
+                k: 'text',
+                text: t.image,
+                unparsed: !!t.unparsed,
+                bl: 0,
+                bc: 0,
+                el: 0,
+                ec: 0,
+                tn: this.name,
+                children: NO_CHILDREN,
+                parent: null,
+                index: 0,
+              },
               this.posOf(t.start, t.end),
             ),
           );
@@ -338,7 +388,23 @@ export class Parser {
           break;
         case 'COMMENT':
           lx.next();
-          out.push(this.el<A.CommentEl>({ k: 'comment', text: t.value ?? '' }, this.posOf(t.start, t.end)));
+          out.push(
+            this.el<A.CommentEl>(
+              {
+                k: 'comment',
+                text: t.value ?? '',
+                bl: 0,
+                bc: 0,
+                el: 0,
+                ec: 0,
+                tn: this.name,
+                children: NO_CHILDREN,
+                parent: null,
+                index: 0,
+              },
+              this.posOf(t.start, t.end),
+            ),
+          );
           break;
         case 'UNIFIED_CALL':
           out.push(this.unifiedCall());
@@ -422,6 +488,14 @@ export class Parser {
         maxFrac,
         outputFormat: this.outputFormat,
         autoEscape: this.autoEscaping,
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        children: NO_CHILDREN,
+        parent: null,
+        index: 0,
       },
       this.posOf(begin.start, end.end),
     );
@@ -527,7 +601,20 @@ export class Parser {
           return this.stopDirective();
         case 'flush':
           this.lx.next();
-          return this.el<A.FlushEl>({ k: 'flush' }, this.tokPos(t));
+          return this.el<A.FlushEl>(
+            {
+              k: 'flush',
+              bl: 0,
+              bc: 0,
+              el: 0,
+              ec: 0,
+              tn: this.name,
+              children: NO_CHILDREN,
+              parent: null,
+              index: 0,
+            },
+            this.tokPos(t),
+          );
         case 't':
         case 'lt':
         case 'rt':
@@ -539,6 +626,14 @@ export class Parser {
               name: t.name,
               left: t.name === 't' || t.name === 'lt',
               right: t.name === 't' || t.name === 'rt',
+              bl: 0,
+              bc: 0,
+              el: 0,
+              ec: 0,
+              tn: this.name,
+              children: NO_CHILDREN,
+              parent: null,
+              index: 0,
             },
             this.tokPos(t),
           );
@@ -572,7 +667,19 @@ export class Parser {
     let children = this.mixedContent();
     const blocks: A.CondEl[] = [
       this.el<A.CondEl>(
-        { k: 'cond', cond, type: 'if' },
+        {
+          k: 'cond',
+          cond,
+          type: 'if',
+          bl: 0,
+          bc: 0,
+          el: 0,
+          ec: 0,
+          tn: this.name,
+          children: NO_CHILDREN,
+          parent: null,
+          index: 0,
+        },
         this.locWithChildren(start, end, children),
         children,
       ),
@@ -586,7 +693,19 @@ export class Parser {
       children = this.mixedContent();
       blocks.push(
         this.el<A.CondEl>(
-          { k: 'cond', cond: c, type: 'elseif' },
+          {
+            k: 'cond',
+            cond: c,
+            type: 'elseif',
+            bl: 0,
+            bc: 0,
+            el: 0,
+            ec: 0,
+            tn: this.name,
+            children: NO_CHILDREN,
+            parent: null,
+            index: 0,
+          },
           this.locWithChildren(t, e, children),
           children,
         ),
@@ -598,14 +717,30 @@ export class Parser {
       children = this.mixedContent();
       blocks.push(
         this.el<A.CondEl>(
-          { k: 'cond', cond: null, type: 'else' },
+          {
+            k: 'cond',
+            cond: null,
+            type: 'else',
+            bl: 0,
+            bc: 0,
+            el: 0,
+            ec: 0,
+            tn: this.name,
+            children: NO_CHILDREN,
+            parent: null,
+            index: 0,
+          },
           this.locWithChildren(t, t, children),
           children,
         ),
       );
     }
     const endTag = this.expectEnd(['if'], '#if');
-    return this.el<A.IfEl>({ k: 'if' }, this.span(this.tokPos(start), this.tokPos(endTag)), blocks);
+    return this.el<A.IfEl>(
+      { k: 'if', bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, children: NO_CHILDREN, parent: null, index: 0 },
+      this.span(this.tokPos(start), this.tokPos(endTag)),
+      blocks,
+    );
   }
 
   private listDirective(): A.El {
@@ -650,7 +785,21 @@ export class Parser {
     if (t.t === 'DIRECTIVE' && t.name === 'else') {
       this.lx.next();
       const ec = this.mixedContent();
-      elseOfList = this.el<A.ElseOfListEl>({ k: 'elseOfList' }, this.locWithChildren(t, t, ec), ec);
+      elseOfList = this.el<A.ElseOfListEl>(
+        {
+          k: 'elseOfList',
+          bl: 0,
+          bc: 0,
+          el: 0,
+          ec: 0,
+          tn: this.name,
+          children: NO_CHILDREN,
+          parent: null,
+          index: 0,
+        },
+        this.locWithChildren(t, t, ec),
+        ec,
+      );
     }
     const end = this.expectEnd(['list'], '#list');
     const pos = this.span(this.tokPos(start), this.tokPos(end));
@@ -662,12 +811,34 @@ export class Parser {
         loopVar2,
         hashListing: loopVar2 !== null || ctx.loopVar2 !== null,
         foreach: false,
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        children: NO_CHILDREN,
+        parent: null,
+        index: 0,
       },
       pos,
       children,
     );
     if (!elseOfList) return list;
-    return this.el<A.ListElseEl>({ k: 'listElse' }, pos, [list, elseOfList]);
+    return this.el<A.ListElseEl>(
+      {
+        k: 'listElse',
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        children: NO_CHILDREN,
+        parent: null,
+        index: 0,
+      },
+      pos,
+      [list, elseOfList],
+    );
   }
 
   private foreachDirective(): A.El {
@@ -685,7 +856,22 @@ export class Parser {
     this.continuable--;
     this.iterCtxs.pop();
     return this.el<A.ListEl>(
-      { k: 'list', source, loopVar, loopVar2: null, hashListing: false, foreach: true },
+      {
+        k: 'list',
+        source,
+        loopVar,
+        loopVar2: null,
+        hashListing: false,
+        foreach: true,
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        children: NO_CHILDREN,
+        parent: null,
+        index: 0,
+      },
       this.span(this.tokPos(start), this.tokPos(end)),
       children,
     );
@@ -727,7 +913,19 @@ export class Parser {
     this.continuable--;
     ctx.loopVar = null;
     return this.el<A.ItemsEl>(
-      { k: 'items', loopVar, loopVar2 },
+      {
+        k: 'items',
+        loopVar,
+        loopVar2,
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        children: NO_CHILDREN,
+        parent: null,
+        index: 0,
+      },
       this.span(this.tokPos(start), this.tokPos(end)),
       children,
     );
@@ -740,9 +938,27 @@ export class Parser {
     const t = this.lx.peek();
     if (t.t === 'END_TAG' && t.name === 'sep') {
       this.lx.next();
-      return this.el<A.SepEl>({ k: 'sep' }, this.span(this.tokPos(start), this.tokPos(t)), children);
+      return this.el<A.SepEl>(
+        {
+          k: 'sep',
+          bl: 0,
+          bc: 0,
+          el: 0,
+          ec: 0,
+          tn: this.name,
+          children: NO_CHILDREN,
+          parent: null,
+          index: 0,
+        },
+        this.span(this.tokPos(start), this.tokPos(t)),
+        children,
+      );
     }
-    return this.el<A.SepEl>({ k: 'sep' }, this.locWithChildren(start, start, children), children);
+    return this.el<A.SepEl>(
+      { k: 'sep', bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, children: NO_CHILDREN, parent: null, index: 0 },
+      this.locWithChildren(start, start, children),
+      children,
+    );
   }
 
   private switchDirective(): A.El {
@@ -757,17 +973,62 @@ export class Parser {
       if (t.t === 'TEXT' && !t.unparsed && /^[ \t\r\n]+$/.test(t.image)) {
         this.lx.next();
         ignored.push(
-          this.el<A.TextEl>({ k: 'text', text: t.image, unparsed: false }, this.posOf(t.start, t.end)),
+          this.el<A.TextEl>(
+            {
+              k: 'text',
+              text: t.image,
+              unparsed: false,
+              bl: 0,
+              bc: 0,
+              el: 0,
+              ec: 0,
+              tn: this.name,
+              children: NO_CHILDREN,
+              parent: null,
+              index: 0,
+            },
+            this.posOf(t.start, t.end),
+          ),
         );
       } else if (t.t === 'COMMENT') {
         this.lx.next();
-        ignored.push(this.el<A.CommentEl>({ k: 'comment', text: t.value ?? '' }, this.posOf(t.start, t.end)));
+        ignored.push(
+          this.el<A.CommentEl>(
+            {
+              k: 'comment',
+              text: t.value ?? '',
+              bl: 0,
+              bc: 0,
+              el: 0,
+              ec: 0,
+              tn: this.name,
+              children: NO_CHILDREN,
+              parent: null,
+              index: 0,
+            },
+            this.posOf(t.start, t.end),
+          ),
+        );
       } else break;
     }
     let firstCase = 0;
     if (ignored.length && !(this.stripWhitespace && ignored.length === 1 && ignored[0].k === 'text')) {
       children.push(
-        this.el<A.MixedEl>({ k: 'mixed' }, this.span(ignored[0], ignored[ignored.length - 1]), ignored),
+        this.el<A.MixedEl>(
+          {
+            k: 'mixed',
+            bl: 0,
+            bc: 0,
+            el: 0,
+            ec: 0,
+            tn: this.name,
+            children: NO_CHILDREN,
+            parent: null,
+            index: 0,
+          },
+          this.span(ignored[0], ignored[ignored.length - 1]),
+          ignored,
+        ),
       );
       firstCase = 1;
     }
@@ -786,14 +1047,43 @@ export class Parser {
         defaultFound = true;
       }
       const cc = this.mixedContent();
-      children.push(this.el<A.CaseEl>({ k: 'case', cond }, this.locWithChildren(t, t, cc), cc));
+      children.push(
+        this.el<A.CaseEl>(
+          {
+            k: 'case',
+            cond,
+            bl: 0,
+            bc: 0,
+            el: 0,
+            ec: 0,
+            tn: this.name,
+            children: NO_CHILDREN,
+            parent: null,
+            index: 0,
+          },
+          this.locWithChildren(t, t, cc),
+          cc,
+        ),
+      );
     }
     const t = this.lx.peek();
     if (t.t === 'TEXT' && /^[ \t\r\n]+$/.test(t.image)) this.lx.next();
     const end = this.expectEnd(['switch'], '#switch');
     this.breakable--;
     return this.el<A.SwitchEl>(
-      { k: 'switch', value, firstCase },
+      {
+        k: 'switch',
+        value,
+        firstCase,
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        children: NO_CHILDREN,
+        parent: null,
+        index: 0,
+      },
       this.span(this.tokPos(start), this.tokPos(end)),
       children,
     );
@@ -827,6 +1117,14 @@ export class Parser {
               scope,
               ns: null,
               namePos: np,
+              bl: 0,
+              bc: 0,
+              el: 0,
+              ec: 0,
+              tn: this.name,
+              children: NO_CHILDREN,
+              parent: null,
+              index: 0,
             },
             this.span(np, value ?? this.tokPos(opTok)),
           ),
@@ -857,7 +1155,23 @@ export class Parser {
         return a;
       }
       for (const a of assignments) a.ns = ns;
-      return this.el<A.AssignInstrEl>({ k: 'assignInstr', scope, ns }, pos, assignments);
+      return this.el<A.AssignInstrEl>(
+        {
+          k: 'assignInstr',
+          scope,
+          ns,
+          bl: 0,
+          bc: 0,
+          el: 0,
+          ec: 0,
+          tn: this.name,
+          children: NO_CHILDREN,
+          parent: null,
+          index: 0,
+        },
+        pos,
+        assignments,
+      );
     }
     // capture form: <#assign x>…</#assign>
     let ns: A.Expr | null = null;
@@ -882,6 +1196,14 @@ export class Parser {
         scope,
         ns,
         markupFormat: isMarkupFormat(this.outputFormat) ? this.outputFormat : null,
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        children: NO_CHILDREN,
+        parent: null,
+        index: 0,
       },
       this.span(this.tokPos(start), this.tokPos(endT)),
       children,
@@ -925,7 +1247,21 @@ export class Parser {
     }
     const end = this.looseDirectiveEnd();
     return this.el<A.IncludeEl>(
-      { k: 'include', name, parse, encoding, ignoreMissing },
+      {
+        k: 'include',
+        name,
+        parse,
+        encoding,
+        ignoreMissing,
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        children: NO_CHILDREN,
+        parent: null,
+        index: 0,
+      },
       this.span(this.tokPos(start), this.tokPos(end)),
     );
   }
@@ -936,7 +1272,22 @@ export class Parser {
     this.expect('AS');
     const ns = this.expect('ID').image;
     const end = this.looseDirectiveEnd();
-    return this.el<A.ImportEl>({ k: 'import', name, ns }, this.span(this.tokPos(start), this.tokPos(end)));
+    return this.el<A.ImportEl>(
+      {
+        k: 'import',
+        name,
+        ns,
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        children: NO_CHILDREN,
+        parent: null,
+        index: 0,
+      },
+      this.span(this.tokPos(start), this.tokPos(end)),
+    );
   }
 
   private macroDirective(): A.El {
@@ -1007,7 +1358,22 @@ export class Parser {
     this.continuable = savedCont;
     this.inMacro = this.inFunction = false;
     const m = this.el<A.MacroEl>(
-      { k: 'macro', name: nameTok.name, isFunction, params, catchAll, usesArgs: this.requireArgs },
+      {
+        k: 'macro',
+        name: nameTok.name,
+        isFunction,
+        params,
+        catchAll,
+        usesArgs: this.requireArgs,
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        children: NO_CHILDREN,
+        parent: null,
+        index: 0,
+      },
       this.span(this.tokPos(start), this.tokPos(end)),
       children,
     );
@@ -1047,11 +1413,54 @@ export class Parser {
     const pos = this.span(this.tokPos(start), this.tokPos(end));
     switch (name) {
       case 'compress':
-        return this.el<A.CompressEl>({ k: 'compress' }, pos, children);
+        return this.el<A.CompressEl>(
+          {
+            k: 'compress',
+            bl: 0,
+            bc: 0,
+            el: 0,
+            ec: 0,
+            tn: this.name,
+            children: NO_CHILDREN,
+            parent: null,
+            index: 0,
+          },
+          pos,
+          children,
+        );
       case 'noescape':
-        return this.el<A.NoEscapeEl>({ k: 'noEscape' }, pos, children);
+        return this.el<A.NoEscapeEl>(
+          {
+            k: 'noEscape',
+            bl: 0,
+            bc: 0,
+            el: 0,
+            ec: 0,
+            tn: this.name,
+            children: NO_CHILDREN,
+            parent: null,
+            index: 0,
+          },
+          pos,
+          children,
+        );
       default:
-        return this.el<A.AutoEscEl>({ k: 'autoEsc', on: name === 'autoesc' }, pos, children);
+        return this.el<A.AutoEscEl>(
+          {
+            k: 'autoEsc',
+            on: name === 'autoesc',
+            bl: 0,
+            bc: 0,
+            el: 0,
+            ec: 0,
+            tn: this.name,
+            children: NO_CHILDREN,
+            parent: null,
+            index: 0,
+          },
+          pos,
+          children,
+        );
     }
   }
 
@@ -1067,7 +1476,22 @@ export class Parser {
     this.expect('AS');
     const expr = this.expression();
     this.directiveEnd();
-    const el = this.el<A.EscapeEl>({ k: 'escape', variable, expr }, this.tokPos(start));
+    const el = this.el<A.EscapeEl>(
+      {
+        k: 'escape',
+        variable,
+        expr,
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        children: NO_CHILDREN,
+        parent: null,
+        index: 0,
+      },
+      this.tokPos(start),
+    );
     const effective = this.escapedExpression(expr);
     this.escapes.push(el);
     this.escapeExprs.push(effective);
@@ -1123,7 +1547,18 @@ export class Parser {
     this.outputFormat = savedFormat;
     this.autoEscaping = savedAuto;
     return this.el<A.OutputFormatEl>(
-      { k: 'outputFormat', format: name },
+      {
+        k: 'outputFormat',
+        format: name,
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        children: NO_CHILDREN,
+        parent: null,
+        index: 0,
+      },
       this.span(this.tokPos(start), this.tokPos(end)),
       children,
     );
@@ -1148,7 +1583,23 @@ export class Parser {
     }
     const end = this.looseDirectiveEnd();
     return this.el<A.CallEl>(
-      { k: 'call', callee, named, positional, loopVars: null, bodySource: null, legacy: true },
+      {
+        k: 'call',
+        callee,
+        named,
+        positional,
+        loopVars: null,
+        bodySource: null,
+        legacy: true,
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        children: NO_CHILDREN,
+        parent: null,
+        index: 0,
+      },
       this.span(this.tokPos(start), this.tokPos(end)),
     );
   }
@@ -1160,8 +1611,38 @@ export class Parser {
       start,
     );
     const pos = this.span(this.tokPos(start), this.tokPos(endTok));
-    if (start.name === 'comment') return this.el<A.CommentEl>({ k: 'comment', text }, pos);
-    return this.el<A.TextEl>({ k: 'text', text, unparsed: true }, pos);
+    if (start.name === 'comment')
+      return this.el<A.CommentEl>(
+        {
+          k: 'comment',
+          text,
+          bl: 0,
+          bc: 0,
+          el: 0,
+          ec: 0,
+          tn: this.name,
+          children: NO_CHILDREN,
+          parent: null,
+          index: 0,
+        },
+        pos,
+      );
+    return this.el<A.TextEl>(
+      {
+        k: 'text',
+        text,
+        unparsed: true,
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        children: NO_CHILDREN,
+        parent: null,
+        index: 0,
+      },
+      pos,
+    );
   }
 
   private transformDirective(): A.El {
@@ -1182,7 +1663,19 @@ export class Parser {
       end = this.expectEnd(['transform'], '#transform');
     }
     return this.el<A.TransformEl>(
-      { k: 'transform', transform, args },
+      {
+        k: 'transform',
+        transform,
+        args,
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        children: NO_CHILDREN,
+        parent: null,
+        index: 0,
+      },
       this.span(this.tokPos(start), this.tokPos(end)),
       children,
     );
@@ -1195,7 +1688,19 @@ export class Parser {
     const value = this.expression();
     const end = this.looseDirectiveEnd();
     return this.el<A.SettingEl>(
-      { k: 'setting', name: key.image, value },
+      {
+        k: 'setting',
+        name: key.image,
+        value,
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        children: NO_CHILDREN,
+        parent: null,
+        index: 0,
+      },
       this.span(this.tokPos(start), this.tokPos(end)),
     );
   }
@@ -1210,7 +1715,20 @@ export class Parser {
           t,
         );
       }
-      return this.el<A.BreakEl>({ k: 'break' }, this.tokPos(t));
+      return this.el<A.BreakEl>(
+        {
+          k: 'break',
+          bl: 0,
+          bc: 0,
+          el: 0,
+          ec: 0,
+          tn: this.name,
+          children: NO_CHILDREN,
+          parent: null,
+          index: 0,
+        },
+        this.tokPos(t),
+      );
     }
     if (this.continuable < 1) {
       throw this.err(
@@ -1218,7 +1736,20 @@ export class Parser {
         t,
       );
     }
-    return this.el<A.ContinueEl>({ k: 'continue' }, this.tokPos(t));
+    return this.el<A.ContinueEl>(
+      {
+        k: 'continue',
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        children: NO_CHILDREN,
+        parent: null,
+        index: 0,
+      },
+      this.tokPos(t),
+    );
   }
 
   private returnDirective(): A.El {
@@ -1236,7 +1767,21 @@ export class Parser {
     } else if (!value) {
       throw this.err('A return instruction can only occur inside a macro or function', start);
     }
-    return this.el<A.ReturnEl>({ k: 'return', value }, this.span(this.tokPos(start), this.tokPos(end)));
+    return this.el<A.ReturnEl>(
+      {
+        k: 'return',
+        value,
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        children: NO_CHILDREN,
+        parent: null,
+        index: 0,
+      },
+      this.span(this.tokPos(start), this.tokPos(end)),
+    );
   }
 
   private stopDirective(): A.El {
@@ -1246,7 +1791,21 @@ export class Parser {
       message = this.expression();
       this.looseDirectiveEnd();
     }
-    return this.el<A.StopEl>({ k: 'stop', message }, this.tokPos(start));
+    return this.el<A.StopEl>(
+      {
+        k: 'stop',
+        message,
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        children: NO_CHILDREN,
+        parent: null,
+        index: 0,
+      },
+      this.tokPos(start),
+    );
   }
 
   private nestedDirective(): A.El {
@@ -1265,7 +1824,21 @@ export class Parser {
           .trim()} instruction outside a macro.`,
         start,
       );
-    return this.el<A.NestedEl>({ k: 'nested', args }, this.span(this.tokPos(start), this.tokPos(end)));
+    return this.el<A.NestedEl>(
+      {
+        k: 'nested',
+        args,
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        children: NO_CHILDREN,
+        parent: null,
+        index: 0,
+      },
+      this.span(this.tokPos(start), this.tokPos(end)),
+    );
   }
 
   private visitDirective(): A.El {
@@ -1282,7 +1855,18 @@ export class Parser {
     if (start.name === 'fallback' && !this.inMacro)
       throw this.err('Cannot fall back outside a macro.', start);
     return this.el<A.VisitEl>(
-      { k: 'visit', directive: start.name as A.VisitEl['directive'] },
+      {
+        k: 'visit',
+        directive: start.name as A.VisitEl['directive'],
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        children: NO_CHILDREN,
+        parent: null,
+        index: 0,
+      },
       this.span(this.tokPos(start), this.tokPos(end)),
     );
   }
@@ -1294,7 +1878,21 @@ export class Parser {
     if (r.t !== 'DIRECTIVE' || r.name !== 'recover') throw this.unmatchedEnd(r, '#attempt');
     this.lx.next();
     const rc = this.mixedContent();
-    const recover = this.el<A.RecoverEl>({ k: 'recover' }, this.locWithChildren(r, r, rc), rc);
+    const recover = this.el<A.RecoverEl>(
+      {
+        k: 'recover',
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        children: NO_CHILDREN,
+        parent: null,
+        index: 0,
+      },
+      this.locWithChildren(r, r, rc),
+      rc,
+    );
     const end = this.lx.peek();
     if (end.t !== 'END_TAG' || (end.name !== 'recover' && end.name !== 'attempt'))
       throw this.unmatchedEnd(end, '#attempt');
@@ -1302,18 +1900,54 @@ export class Parser {
     let single: A.El;
     if (attempted.length === 1) single = attempted[0];
     else if (attempted.length === 0) {
-      single = this.el<A.TextEl>({ k: 'text', text: '', unparsed: false }, this.tokPos(start));
+      single = this.el<A.TextEl>(
+        {
+          k: 'text',
+          text: '',
+          unparsed: false,
+          bl: 0,
+          bc: 0,
+          el: 0,
+          ec: 0,
+          tn: this.name,
+          children: NO_CHILDREN,
+          parent: null,
+          index: 0,
+        },
+        this.tokPos(start),
+      );
     } else {
       single = this.el<A.MixedEl>(
-        { k: 'mixed' },
+        {
+          k: 'mixed',
+          bl: 0,
+          bc: 0,
+          el: 0,
+          ec: 0,
+          tn: this.name,
+          children: NO_CHILDREN,
+          parent: null,
+          index: 0,
+        },
         this.span(attempted[0], attempted[attempted.length - 1]),
         attempted,
       );
     }
-    return this.el<A.AttemptEl>({ k: 'attempt' }, this.span(this.tokPos(start), this.tokPos(end)), [
-      single,
-      recover,
-    ]);
+    return this.el<A.AttemptEl>(
+      {
+        k: 'attempt',
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        children: NO_CHILDREN,
+        parent: null,
+        index: 0,
+      },
+      this.span(this.tokPos(start), this.tokPos(end)),
+      [single, recover],
+    );
   }
 
   private unifiedCall(): A.El {
@@ -1394,7 +2028,23 @@ export class Parser {
     }
     this.depth--;
     return this.el<A.CallEl>(
-      { k: 'call', callee, named, positional, loopVars, bodySource, legacy: false },
+      {
+        k: 'call',
+        callee,
+        named,
+        positional,
+        loopVars,
+        bodySource,
+        legacy: false,
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        children: NO_CHILDREN,
+        parent: null,
+        index: 0,
+      },
       this.span(this.tokPos(start), this.tokPos(end)),
       children,
     );
@@ -1454,7 +2104,21 @@ export class Parser {
       const right = this.andExpression();
       this.booleanLiteralOnly(left);
       this.booleanLiteralOnly(right);
-      left = this.mk<A.Or>({ k: 'or', left, right }, left, right);
+      left = this.mk<A.Or>(
+        {
+          k: 'or',
+          left,
+          right,
+          bl: 0,
+          bc: 0,
+          el: 0,
+          ec: 0,
+          tn: this.name,
+          calls: !!(left.calls || right.calls),
+        },
+        left,
+        right,
+      );
     }
     return left;
   }
@@ -1466,7 +2130,21 @@ export class Parser {
       const right = this.equalityExpression();
       this.booleanLiteralOnly(left);
       this.booleanLiteralOnly(right);
-      left = this.mk<A.And>({ k: 'and', left, right }, left, right);
+      left = this.mk<A.And>(
+        {
+          k: 'and',
+          left,
+          right,
+          bl: 0,
+          bc: 0,
+          el: 0,
+          ec: 0,
+          tn: this.name,
+          calls: !!(left.calls || right.calls),
+        },
+        left,
+        right,
+      );
     }
     return left;
   }
@@ -1490,7 +2168,19 @@ export class Parser {
           );
       }
       return this.mk<A.Cmp>(
-        { k: 'cmp', op: t.image, kind: t.t === 'NOT_EQUALS' ? 'ne' : 'eq', left, right },
+        {
+          k: 'cmp',
+          op: t.image,
+          kind: t.t === 'NOT_EQUALS' ? 'ne' : 'eq',
+          left,
+          right,
+          bl: 0,
+          bc: 0,
+          el: 0,
+          ec: 0,
+          tn: this.name,
+          calls: !!(left.calls || right.calls),
+        },
         left,
         right,
       );
@@ -1523,7 +2213,23 @@ export class Parser {
     const right = this.rangeExpression();
     this.numberLiteralOnly(left);
     this.numberLiteralOnly(right);
-    return this.mk<A.Cmp>({ k: 'cmp', op: t.image, kind, left, right }, left, right);
+    return this.mk<A.Cmp>(
+      {
+        k: 'cmp',
+        op: t.image,
+        kind,
+        left,
+        right,
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        calls: !!(left.calls || right.calls),
+      },
+      left,
+      right,
+    );
   }
 
   private rangeExpression(): A.Expr {
@@ -1535,7 +2241,19 @@ export class Parser {
       this.numberLiteralOnly(left);
       this.numberLiteralOnly(right);
       return this.mk<A.Range>(
-        { k: 'range', left, right, end: t.t === 'DOT_DOT_LESS' ? 'exclusive' : 'size', op: t.image },
+        {
+          k: 'range',
+          left,
+          right,
+          end: t.t === 'DOT_DOT_LESS' ? 'exclusive' : 'size',
+          op: t.image,
+          bl: 0,
+          bc: 0,
+          el: 0,
+          ec: 0,
+          tn: this.name,
+          calls: !!(left.calls || right.calls),
+        },
         left,
         right,
       );
@@ -1546,9 +2264,40 @@ export class Parser {
       if (EXPR_START.has(this.lx.peek().t)) {
         const right = this.additiveExpression();
         this.numberLiteralOnly(right);
-        return this.mk<A.Range>({ k: 'range', left, right, end: 'inclusive', op: '..' }, left, right);
+        return this.mk<A.Range>(
+          {
+            k: 'range',
+            left,
+            right,
+            end: 'inclusive',
+            op: '..',
+            bl: 0,
+            bc: 0,
+            el: 0,
+            ec: 0,
+            tn: this.name,
+            calls: !!(left.calls || right.calls),
+          },
+          left,
+          right,
+        );
       }
-      return this.mk<A.Range>({ k: 'range', left, end: 'unbound', op: '..' }, left, this.tokPos(t));
+      return this.mk<A.Range>(
+        {
+          k: 'range',
+          left,
+          end: 'unbound',
+          op: '..',
+          bl: 0,
+          bc: 0,
+          el: 0,
+          ec: 0,
+          tn: this.name,
+          calls: !!left.calls,
+        },
+        left,
+        this.tokPos(t),
+      );
     }
     return left;
   }
@@ -1560,11 +2309,41 @@ export class Parser {
       if (t.t !== 'PLUS' && t.t !== 'MINUS') return left;
       this.lx.next();
       const right = this.multiplicativeExpression();
-      if (t.t === 'PLUS') left = this.mk<A.Add>({ k: 'add', left, right }, left, right);
+      if (t.t === 'PLUS')
+        left = this.mk<A.Add>(
+          {
+            k: 'add',
+            left,
+            right,
+            bl: 0,
+            bc: 0,
+            el: 0,
+            ec: 0,
+            tn: this.name,
+            calls: !!(left.calls || right.calls),
+          },
+          left,
+          right,
+        );
       else {
         this.numberLiteralOnly(left);
         this.numberLiteralOnly(right);
-        left = this.mk<A.Arith>({ k: 'arith', op: '-', left, right }, left, right);
+        left = this.mk<A.Arith>(
+          {
+            k: 'arith',
+            op: '-',
+            left,
+            right,
+            bl: 0,
+            bc: 0,
+            el: 0,
+            ec: 0,
+            tn: this.name,
+            calls: !!(left.calls || right.calls),
+          },
+          left,
+          right,
+        );
       }
     }
   }
@@ -1582,7 +2361,22 @@ export class Parser {
       const right = this.unaryExpression();
       this.numberLiteralOnly(left);
       this.numberLiteralOnly(right);
-      left = this.mk<A.Arith>({ k: 'arith', op, left, right }, left, right);
+      left = this.mk<A.Arith>(
+        {
+          k: 'arith',
+          op,
+          left,
+          right,
+          bl: 0,
+          bc: 0,
+          el: 0,
+          ec: 0,
+          tn: this.name,
+          calls: !!(left.calls || right.calls),
+        },
+        left,
+        right,
+      );
     }
   }
 
@@ -1591,30 +2385,48 @@ export class Parser {
     if (t.t === 'PLUS' || t.t === 'MINUS') {
       this.lx.next();
       const target = this.primaryExpression();
-      return this.mk<A.Neg>({ k: 'neg', target, minus: t.t === 'MINUS' }, this.tokPos(t), target);
+      return this.mk<A.Neg>(
+        {
+          k: 'neg',
+          target,
+          minus: t.t === 'MINUS',
+          bl: 0,
+          bc: 0,
+          el: 0,
+          ec: 0,
+          tn: this.name,
+          calls: !!target.calls,
+        },
+        this.tokPos(t),
+        target,
+      );
     }
     if (t.t === 'EXCLAM') {
       const nots: Token[] = [];
       while (this.lx.peek().t === 'EXCLAM') nots.push(this.lx.next());
       let e = this.primaryExpression();
       for (let i = nots.length - 1; i >= 0; i--) {
-        e = this.mk<A.Not>({ k: 'not', target: e }, this.tokPos(nots[i]), e);
+        e = this.mk<A.Not>(
+          { k: 'not', target: e, bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, calls: !!e.calls },
+          this.tokPos(nots[i]),
+          e,
+        );
       }
       return e;
     }
     return this.primaryExpression();
   }
 
-  private mk<T extends A.Expr>(props: Omit<T, keyof A.Pos>, from: A.Pos, to: A.Pos): T {
-    const e = { ...props, bl: from.bl, bc: from.bc, el: to.el, ec: to.ec } as T;
-    const p = props as unknown as Record<string, unknown>;
-    for (const key of ['target', 'left', 'right', 'rhs', 'key', 'body']) {
-      const c = p[key] as A.Expr | undefined;
-      if (c && c.calls) {
-        e.calls = true;
-        break;
-      }
-    }
+  /**
+   * Sets the span of `e`, a fresh literal that already lists bl/bc/el/ec/tn/calls: every node of a
+   * kind keeps one shape (adding fields, or spreading, costs a hidden-class change per node).
+   * Spread copies of an existing node (`{ ...target, args }`) carry those fields already.
+   */
+  private mk<T extends A.Expr>(e: T, from: A.Pos, to: A.Pos): T {
+    e.bl = from.bl;
+    e.bc = from.bc;
+    e.el = to.el;
+    e.ec = to.ec;
     return e;
   }
 
@@ -1641,7 +2453,11 @@ export class Parser {
           break;
         case 'EXISTS': {
           this.lx.next();
-          e = this.mk<A.Exists>({ k: 'exists', target: e }, e, this.tokPos(t));
+          e = this.mk<A.Exists>(
+            { k: 'exists', target: e, bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, calls: !!e.calls },
+            e,
+            this.tokPos(t),
+          );
           break;
         }
         default:
@@ -1688,7 +2504,11 @@ export class Parser {
         this.lx.next();
         const inner = this.expression();
         const end = this.expect('CLOSE_PAREN');
-        return this.mk<A.Paren>({ k: 'paren', target: inner }, this.tokPos(t), this.tokPos(end));
+        return this.mk<A.Paren>(
+          { k: 'paren', target: inner, bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, calls: !!inner.calls },
+          this.tokPos(t),
+          this.tokPos(end),
+        );
       }
       case 'DOT': {
         this.lx.next();
@@ -1841,7 +2661,11 @@ export class Parser {
     if (target.k === 'str')
       throw this.err(`Found string literal: ${canonical(target)}. Expecting: hash`, target);
     if (target.k === 'bool') throw this.err(`Found: ${canonical(target)}. Expecting hash`, target);
-    return this.mk<A.Dot>({ k: 'dot', target, name }, target, this.tokPos(t));
+    return this.mk<A.Dot>(
+      { k: 'dot', target, name, bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, calls: !!target.calls },
+      target,
+      this.tokPos(t),
+    );
   }
 
   private dynamicKey(target: A.Expr): A.Expr {
@@ -1851,7 +2675,21 @@ export class Parser {
     if (target.k === 'bool') throw this.err(`Found: ${canonical(target)}. Expecting list or hash`, target);
     if (target.k === 'num')
       throw this.err(`Found number literal: ${canonical(target)}. Expecting list or hash`, target);
-    return this.mk<A.DynKey>({ k: 'key', target, key }, target, this.tokPos(end));
+    return this.mk<A.DynKey>(
+      {
+        k: 'key',
+        target,
+        key,
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        calls: !!(target.calls || key.calls),
+      },
+      target,
+      this.tokPos(end),
+    );
   }
 
   private methodArgs(target: A.Expr): A.Expr {
@@ -1869,7 +2707,11 @@ export class Parser {
       if (args.some((a) => a.calls) || target.name === 'eval' || target.name === 'interpret') e.calls = true;
       return e;
     }
-    const e = this.mk<A.Call>({ k: 'call', target, args }, target, this.tokPos(end));
+    const e = this.mk<A.Call>(
+      { k: 'call', target, args, bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, calls: true },
+      target,
+      this.tokPos(end),
+    );
     e.calls = true;
     return e;
   }
@@ -1881,7 +2723,23 @@ export class Parser {
     this.lx.next();
     const name = builtinName(t.image);
     if (name === undefined) throw this.err(unknownBuiltinMessage(t.image), t);
-    const e = this.mk<A.BuiltInExpr>({ k: 'bi', target, name }, target, this.tokPos(t));
+    const e = this.mk<A.BuiltInExpr>(
+      {
+        k: 'bi',
+        target,
+        name,
+        args: undefined,
+        outputFormat: undefined,
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        calls: !!target.calls,
+      },
+      target,
+      this.tokPos(t),
+    );
     if (name === 'eval' || name === 'interpret' || name === 'eval_json') e.calls = true;
     if (LOOP_VAR_BUILTINS.has(name)) {
       if (target.k !== 'id') {
@@ -1984,7 +2842,21 @@ export class Parser {
     let rhs: A.Expr | undefined;
     if (t.t === 'EXCLAM' && EXPR_START.has(this.lx.peek().t)) rhs = this.expression();
     const end = rhs ?? this.tokPos(t);
-    const e = this.mk<A.DefaultTo>({ k: 'default', target, rhs }, target, end);
+    const e = this.mk<A.DefaultTo>(
+      {
+        k: 'default',
+        target,
+        rhs,
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        calls: !!(target.calls || rhs?.calls),
+      },
+      target,
+      end,
+    );
     if (!rhs) {
       e.el = this.tokPos(t).bl;
       e.ec = this.tokPos(t).bc;
