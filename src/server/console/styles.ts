@@ -1,0 +1,2 @@
+/** The console's stylesheet (served as /console/console.css). */
+export const CONSOLE_STYLES = '';

@@ -1,0 +1,99 @@
+/**
+ * The web console and the browser library, as static pages of this origin:
+ *
+ *   GET /console/            the console's page (log in, playground, collections, projects, files, requests)
+ *   GET /console/*.js, .css  its modules and stylesheet
+ *   GET /client/*.js         the client library (ES modules; `.d.ts` beside them when built)
+ *   GET /api/v1/functions    the function library's reference (autocompletion, the playground's reference)
+ *
+ * Pages and modules are public (the console's login page must load); every API call they make
+ * needs a session. The page forbids inline script and any other origin (Content-Security-Policy).
+ */
+import { Type } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { describeLibrary, type FunctionDescription as Described } from '../../functions/docs.js';
+import { defaultRegistry } from '../../functions/registry.js';
+import { browserAssets, type Asset } from '../console/assets.js';
+import { CONSOLE_PAGE } from '../console/page.js';
+import { CONSOLE_STYLES } from '../console/styles.js';
+import type { Api, ServerDeps } from '../deps.js';
+import { notFound } from '../errors.js';
+
+const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const FunctionParam = Type.Object({
+  name: Type.String(),
+  type: Type.String(),
+  optional: Type.Boolean(),
+  default: Type.Optional(Type.Unknown()),
+  variadic: Type.Boolean(),
+  doc: Type.Optional(Type.String()),
+});
+const FunctionDescription = Type.Object({
+  name: Type.String(),
+  aliases: Type.Array(Type.String()),
+  group: Type.String(),
+  doc: Type.String(),
+  returns: Type.String(),
+  flags: Type.Array(Type.String()),
+  forms: Type.Array(
+    Type.Object({ signature: Type.String(), deprecated: Type.Boolean(), params: Type.Array(FunctionParam) }),
+  ),
+});
+
+const page = { access: 'public' as const };
+const hidden = { hide: true };
+
+export function consoleRoutes(app: Api, _deps: ServerDeps): void {
+  let reference: Described[] | undefined;
+
+  app.get(
+    '/api/v1/functions',
+    {
+      schema: {
+        tags: ['functions'],
+        summary:
+          'The function library: name, aliases, group, doc, flags and forms (as flowmark functions --json)',
+        response: { 200: Type.Object({ items: Type.Array(FunctionDescription) }) },
+      },
+    },
+    async () => ({ items: (reference ??= describeLibrary(defaultRegistry())) }),
+  );
+
+  app.get('/console', { config: page, schema: hidden }, async (_request, reply) =>
+    reply.redirect('/console/'),
+  );
+
+  app.get('/console/', { config: page, schema: hidden }, async (_request, reply) =>
+    secured(reply).type('text/html; charset=utf-8').send(CONSOLE_PAGE),
+  );
+
+  app.get('/console/console.css', { config: page, schema: hidden }, async (_request, reply) =>
+    secured(reply).type('text/css; charset=utf-8').send(CONSOLE_STYLES),
+  );
+
+  for (const folder of ['console', 'client'] as const)
+    app.get(`/${folder}/*`, { config: page, schema: hidden }, async (request, reply) => {
+      const name = (request.params as { '*': string })['*'];
+      const asset: Asset | undefined = (await browserAssets()).get(`${folder}/${name}`);
+      if (!asset) throw notFound(`No file /${folder}/${name}.`);
+      return secured(reply).type(asset.type).header('cache-control', 'no-cache').send(asset.body);
+    });
+}
+
+function secured(reply: FastifyReply): FastifyReply {
+  return reply
+    .header('content-security-policy', CSP)
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'same-origin');
+}
