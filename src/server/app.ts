@@ -32,6 +32,7 @@ import type { Api, ServerDeps } from './deps.js';
 import { toErrorBody } from './errors.js';
 import type { ServerHosts } from './hosts.js';
 import { authRoutes } from './routes/auth.js';
+import { clientRoutes } from './routes/client.js';
 import { collectionRoutes } from './routes/collections.js';
 import { directoryRoutes } from './routes/directory.js';
 import { evalRoutes } from './routes/eval.js';
@@ -213,5 +214,6 @@ export async function createServer(options: ServerOptions): Promise<Api> {
     { prefix: API_PREFIX },
   );
   await app.register(async (live) => liveRoutes(live as Api, deps));
+  await app.register(async (client) => clientRoutes(client as Api, deps));
   return app;
 }
