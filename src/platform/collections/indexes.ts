@@ -10,8 +10,8 @@ export interface IndexDefinition {
 /**
  * The DDL of a collection index: partial indexes on `documents` restricted to the collection, over
  * the same field expressions the pushdown writes (fields.ts), so the engine's planner uses them.
- * Leading (account_id, collection_id) columns match every query's scope; on SQLite the rowid
- * (seq) ends every index, so an equality hands rows over in natural order.
+ * Leading scope columns match every query's scope (account_id, plus collection_id on SQLite); on
+ * SQLite the rowid (seq) ends every index, so an equality hands rows over in natural order.
  *
  * Unique indexes: documents where a key is missing or null are not checked (SQL NULLs never
  * collide), on both engines. SQLite reads true/false as 1/0, so its uniqueness is enforced by a
@@ -39,9 +39,13 @@ export function createIndexSql(
     if (dialect.name === 'sqlite') types.push(render(f.type));
   }
   const where = `WHERE collection_id = ${Math.trunc(collectionId)}`;
+  // PostgreSQL drops `collection_id = N` from the index conditions (the partial predicate implies
+  // it): as a column it would leave a gap before the keys and every search would walk the whole
+  // collection. SQLite keeps it as a search term.
+  const scopeColumns = dialect.name === 'postgres' ? ['account_id'] : ['account_id', 'collection_id'];
   const create = (name: string, unique: boolean, columns: string[]) =>
     sql.raw(
-      `CREATE ${unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(name)} ON documents (${['account_id', 'collection_id', ...columns].join(', ')}) ${where}`,
+      `CREATE ${unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(name)} ON documents (${[...scopeColumns, ...columns].join(', ')}) ${where}`,
     );
   if (dialect.name === 'sqlite' && def.unique && types.length)
     return [create(sqlName, false, values), create(`${sqlName}_u`, true, [...values, ...types])];

@@ -1,4 +1,5 @@
 import { find as mingoFind } from 'mingo';
+import { sql } from '../../../src/store/index.js';
 import { describe, expect, it } from 'vitest';
 import {
   CollectionError,
@@ -470,6 +471,17 @@ describeEachEngine('collection service', (engine) => {
       expect(range.join('\n')).toMatch(sqlName);
       expect(other.join('\n')).not.toMatch(sqlName);
       expect(await s.count(member, name, { k: { $gte: 10, $lt: 12 } })).toBe(12);
+      if (engine.name === 'postgres') {
+        // The key follows account_id directly: PostgreSQL leaves out `collection_id = N` (implied
+        // by the partial index), and a column in between would make every search walk the collection.
+        const id = (await s.getCollection(member, name))!.id;
+        const defs = await engine.store.all<{ indexdef: string }>(
+          sql`SELECT indexdef FROM pg_indexes WHERE indexdef LIKE ${`%WHERE (collection_id = ${id})%`}`,
+        );
+        expect(defs.map((d) => d.indexdef.replace(/^.* USING btree /, ''))).toEqual([
+          `(account_id, NULLIF(((doc)::jsonb -> 'k'::text), 'null'::jsonb)) WHERE (collection_id = ${id})`,
+        ]);
+      }
     });
 
     it('plans again when another process changed the shape meanwhile', async () => {
