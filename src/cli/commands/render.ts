@@ -12,19 +12,29 @@ import {
   type TemplateLoader,
 } from '../../template/index.js';
 import { createExecutionContext, type ExecutionContext } from '../../functions/context.js';
+import { internalParameters } from '../../functions/request/index.js';
 import { evaluationScope } from '../../hosts/eval.js';
+import {
+  checkContextArgs,
+  CONTEXT_OPTIONS,
+  CONTEXT_USAGE,
+  openRenderContext,
+  type ContextArgs,
+} from './render-context.js';
 import type { CliIo, Command } from '../main.js';
 
 const USAGE =
   'flowmark render TEMPLATE|- [--data FILE|JSON|-] [--locale L] [--time-zone Z] [--strict]\n' +
-  '                [--setting NAME=VALUE]… [--name NAME]\n\n' +
+  '                [--setting NAME=VALUE]… [--name NAME]\n' +
+  '                [--account ID [--user LOGIN] [--project ID] [--request ID]] [--mode MODE]\n\n' +
   'Renders a template (a file, or - for stdin) and prints its output; on an error prints the\n' +
   'message on stderr and exits 1. --data is a JSON file, inline JSON starting with "{", or - for\n' +
   'stdin; null means missing, {"$date"|"$time"|"$datetime": ISO} are dates (without an offset the\n' +
   "--time-zone applies). --locale (default en_US) and --time-zone (default UTC) are the render's;\n" +
   "--strict keeps FreeMarker's error for ${hash}/${sequence} instead of printing compact JSON;\n" +
   '--setting sets any FreeMarker setting (number_format=0.##, output_format=HTML, tag_syntax=…).\n' +
-  '#include/#import of a template file resolve next to TEMPLATE.';
+  '#include/#import of a template file resolve next to TEMPLATE.\n' +
+  CONTEXT_USAGE;
 
 /** What one render needs, shared by `render` and `render-batch`. */
 export interface RenderRequest {
@@ -37,6 +47,8 @@ export interface RenderRequest {
   strict?: boolean;
   settings?: Record<string, string>;
   loader?: TemplateLoader;
+  /** The platform context to run in (render-context.ts); locale and time zone default to its. */
+  context?: ExecutionContext;
 }
 
 /**
@@ -46,8 +58,9 @@ export interface RenderRequest {
 export function buildScope(
   data: Map<string, unknown>,
   ctx: ExecutionContext = createExecutionContext(),
+  internal?: Scope,
 ): Scope {
-  return evaluationScope(ctx, data);
+  return evaluationScope(ctx, data, internal);
 }
 
 /** Parses the data JSON (the oracle's convention); throws on anything but a JSON object. */
@@ -75,16 +88,17 @@ export async function renderRequest(req: RenderRequest): Promise<string> {
     name: req.name ?? 'template',
     strict: req.strict ?? false,
   };
-  const timeZone = req.timeZone ?? fromSettings.render.timeZone ?? 'UTC';
+  const timeZone = req.timeZone ?? fromSettings.render.timeZone ?? req.context?.timeZone ?? 'UTC';
   const options: RenderOptions = {
     ...fromSettings.render,
-    locale: req.locale ?? fromSettings.render.locale ?? 'en_US',
+    locale: req.locale ?? fromSettings.render.locale ?? req.context?.locale ?? 'en_US',
     timeZone,
     loader: req.loader,
   };
   const data = parseData(req.dataJson, timeZone);
-  const ctx = createExecutionContext({ locale: options.locale, timeZone });
-  return compile(req.template, compileOptions).render(buildScope(data, ctx), options);
+  const ctx = req.context ?? createExecutionContext({ locale: options.locale, timeZone });
+  const scope = buildScope(data, ctx, await internalParameters(ctx));
+  return compile(req.template, compileOptions).render(scope, options);
 }
 
 /** Loads included templates from `root`, refusing names that leave it (like FreeMarker's FileTemplateLoader). */
@@ -130,6 +144,7 @@ export const render: Command = {
     let templateArg: string | undefined;
     let dataArg: string | undefined;
     const req: Omit<RenderRequest, 'template'> = { settings: {} };
+    const contextArgs: ContextArgs = {};
     for (let i = 0; i < args.length; i++) {
       const a = args[i]!;
       const value = (): string | undefined => args[++i];
@@ -138,6 +153,7 @@ export const render: Command = {
       else if (a === '--time-zone') req.timeZone = value();
       else if (a === '--name') req.name = value();
       else if (a === '--strict') req.strict = true;
+      else if (Object.hasOwn(CONTEXT_OPTIONS, a)) contextArgs[CONTEXT_OPTIONS[a]!] = value();
       else if (a === '--setting') {
         const err = addSetting(req.settings!, value());
         if (err) return fail(io, err);
@@ -149,6 +165,8 @@ export const render: Command = {
     if (dataArg === undefined && args.includes('--data')) return fail(io, '--data needs a value');
     if (templateArg === '-' && dataArg === '-')
       return fail(io, 'the template and the data cannot both be stdin');
+    const contextError = checkContextArgs(contextArgs);
+    if (contextError) return fail(io, contextError);
 
     let template: string;
     let dataJson: string | undefined;
@@ -167,14 +185,23 @@ export const render: Command = {
       return 1;
     }
 
+    let context: Awaited<ReturnType<typeof openRenderContext>>;
     try {
-      io.stdout.write(await renderRequest({ ...req, template, dataJson }));
+      context = await openRenderContext(contextArgs);
+    } catch (e) {
+      io.stderr.write(`flowmark render: ${(e as Error).message}\n`);
+      return 1;
+    }
+    try {
+      io.stdout.write(await renderRequest({ ...req, template, dataJson, context: context?.ctx }));
       return 0;
     } catch (e) {
       io.stderr.write(
         `${e instanceof TemplateError ? e.message : `flowmark render: ${(e as Error).message}`}\n`,
       );
       return 1;
+    } finally {
+      await context?.close();
     }
   },
 };
