@@ -77,7 +77,9 @@ describe('flowmark seed', () => {
       expect(first.out).toMatch(
         /users \(password [A-Za-z0-9_-]{12}\): admin=\d+, ann=\d+, bob=\d+, carl=\d+, dora=\d+/,
       );
-      expect(first.out).toContain('flowmark render --account trial --user ann --mode LIVE');
+      expect(first.out).toMatch(
+        /\| flowmark render - --account trial --user ann --mode LIVE --project \d+\n$/,
+      );
       const again = await run(['--demo', '--account', 'trial'], env);
       expect(again).toMatchObject({
         code: 1,

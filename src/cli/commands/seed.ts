@@ -49,8 +49,8 @@ export const seed: Command = {
           `  project ${s.projectId}, versions: ${list(s.versions)}\n` +
           `  web interfaces: ${list(s.webInterfaces)}\n` +
           `  custom lists: ${s.customLists.join(', ')}; request: ${s.requestId}\n` +
-          `Try: flowmark render --account ${s.accountId} --user ann --mode LIVE 'Hello ${'${'}P_user.name}: ` +
-          `${'${'}get_lanes()?size} lanes, ${'${'}get_i18n("greeting")}'\n`,
+          `Try: echo 'Hello ${'${'}P_user.name}: ${'${'}get_lanes()?size} lanes, ${'${'}get_i18n("greeting")}' | ` +
+          `flowmark render - --account ${s.accountId} --user ann --mode LIVE --project ${s.projectId}\n`,
       );
       return 0;
     } catch (e) {
