@@ -26,29 +26,31 @@ export type HostsOptions = CompositeHostOptions & ProcessHostOptions;
 /** A request as the API shows it: without its account. */
 export type RequestBody = Omit<RequestView, 'request'> & { request: Omit<ProcessRequest, 'accountId'> };
 
-export interface ProcessesSeam {
-  /** Starts a stored process (any user) or an inline definition (administrators) as the caller. */
-  start(input: {
-    caller: HostCaller;
-    process?: number | string;
-    definition?: unknown;
-    data?: Record<string, unknown>;
-    mode?: Mode;
-  }): Promise<RequestBody>;
-  /** A request with its steps and tasks (its initiator and administrators). */
-  describe(caller: HostCaller, requestId: string): Promise<RequestBody>;
-  /** Resumes a request paused by P_set_request_status(102) (its initiator and administrators). */
-  resume(caller: HostCaller, requestId: string): Promise<RequestBody>;
-  /** Cancels a running or waiting request: status 400 (its initiator and administrators). */
-  cancel(caller: HostCaller, requestId: string): Promise<RequestBody>;
-}
+/** Where a manual task is: the URL `task/<requestId>/<stepId>/<iteration>`. */
+export type TaskAddress = TaskRef;
 
+/**
+ * The hosts as the server's seam names them (src/server/hosts.ts: ServerHosts, matched
+ * structurally): composite APIs, web interfaces, manual tasks, and process requests.
+ */
 export interface Hosts {
   composite(exchange: Exchange): Promise<Answer>;
   webInterface(exchange: Exchange & { webInterfaceId: number }): Promise<Answer>;
   /** GET (the task's form data) and POST (a submission) of `/live/<account>/task/<request>/<step>/<iteration>`. */
-  task(exchange: Exchange & TaskRef): Promise<Answer>;
-  processes: ProcessesSeam;
+  task(exchange: Exchange & { task: TaskAddress }): Promise<Answer>;
+  /** POST /api/v1/requests: starts a stored process as the caller (its initiator), in a mode, with data. */
+  startRequest(input: {
+    caller: HostCaller;
+    process: number | string;
+    mode: Mode;
+    data: Record<string, unknown>;
+  }): Promise<{ requestId: string }>;
+  /** A request with its steps and tasks (its initiator and administrators). */
+  describeRequest(caller: HostCaller, requestId: string): Promise<RequestBody>;
+  /** Resumes a request paused by P_set_request_status(102) (its initiator and administrators). */
+  resumeRequest(caller: HostCaller, requestId: string): Promise<RequestBody>;
+  /** Cancels a running or waiting request: status 400 (its initiator and administrators). */
+  cancelRequest(caller: HostCaller, requestId: string): Promise<RequestBody>;
 }
 
 export function createHosts(platform: Platform, options: HostsOptions = {}): Hosts {
@@ -68,34 +70,21 @@ export function createHosts(platform: Platform, options: HostsOptions = {}): Hos
     composite: (exchange) => composite.handle(exchange),
     webInterface: (exchange) => webInterfaces.render(exchange),
     task: (exchange) => taskExchange(processes, exchange),
-    processes: {
-      async start({ caller, process, definition, data, mode }) {
-        if (definition !== undefined && !caller.user.isAdmin)
-          throw new PlatformError(
-            'not-allowed',
-            'Only an administrator may start an inline process definition.',
-          );
-        const view = await processes.start(caller.accountId, {
-          ...(process !== undefined ? { process } : {}),
-          ...(definition !== undefined ? { definition } : {}),
-          data: data ?? {},
-          user: caller.user.id,
-          mode: mode ?? 'TEST',
-        });
-        return toBody(view);
-      },
-      async describe(caller, requestId) {
-        await visible(caller, requestId);
-        return toBody(await processes.view(caller.accountId, requestId));
-      },
-      async resume(caller, requestId) {
-        await visible(caller, requestId);
-        return toBody(await processes.resume(caller.accountId, requestId));
-      },
-      async cancel(caller, requestId) {
-        await visible(caller, requestId);
-        return toBody(await processes.stop(caller.accountId, requestId, 400));
-      },
+    async startRequest({ caller, process, mode, data }) {
+      const view = await processes.start(caller.accountId, { process, data, user: caller.user.id, mode });
+      return { requestId: view.request.id };
+    },
+    async describeRequest(caller, requestId) {
+      await visible(caller, requestId);
+      return toBody(await processes.view(caller.accountId, requestId));
+    },
+    async resumeRequest(caller, requestId) {
+      await visible(caller, requestId);
+      return toBody(await processes.resume(caller.accountId, requestId));
+    },
+    async cancelRequest(caller, requestId) {
+      await visible(caller, requestId);
+      return toBody(await processes.stop(caller.accountId, requestId, 400));
     },
   };
 }
@@ -106,7 +95,10 @@ function toBody(view: RequestView): RequestBody {
 }
 
 /** GET: the task as its form shows it; POST: a submission (JSON object or form fields). */
-async function taskExchange(processes: ProcessHost, exchange: Exchange & TaskRef): Promise<Answer> {
+async function taskExchange(
+  processes: ProcessHost,
+  exchange: Exchange & { task: TaskAddress },
+): Promise<Answer> {
   const token = queryValue(exchange.query, 'token');
   const actor = exchange.caller
     ? { id: exchange.caller.user.id, isAdmin: exchange.caller.user.isAdmin }
@@ -117,11 +109,8 @@ async function taskExchange(processes: ProcessHost, exchange: Exchange & TaskRef
       'unauthenticated',
       'Authentication required: log in, send an API token, or use the public URL.',
     );
-  const ref: TaskRef = {
-    requestId: exchange.requestId,
-    stepId: exchange.stepId,
-    iteration: exchange.iteration,
-  };
+  const { requestId, stepId, iteration } = exchange.task;
+  const ref: TaskRef = { requestId, stepId, iteration };
   const access = { actor, ...(token !== undefined ? { token } : {}) };
   const method = exchange.method.toUpperCase();
   if (method === 'GET' || method === 'HEAD') {

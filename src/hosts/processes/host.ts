@@ -53,7 +53,7 @@ export interface StartInput {
   projectId?: number;
 }
 
-export interface TaskView {
+export type TaskView = {
   id: string;
   requestId: string;
   stepId: number;
@@ -72,7 +72,7 @@ export interface TaskView {
   createdAt: number;
   submittedAt: number | null;
   submittedBy: number | null;
-}
+};
 
 export interface RequestView {
   request: ProcessRequest;

@@ -10,14 +10,15 @@ import type { StepType } from './definition.js';
 
 export type StepStatus = 'running' | 'waiting' | 'done' | 'failed' | 'skipped';
 
-export interface StepError {
+export type StepError = {
   message: string;
   line?: number;
   column?: number;
   template?: string;
-}
+};
 
-export interface StepRecord {
+/** (A type, not an interface: it is a plain JSON record where Record<string, unknown> is expected.) */
+export type StepRecord = {
   id: number;
   requestId: string;
   stepId: number;
@@ -33,7 +34,7 @@ export interface StepRecord {
   error: StepError | null;
   startedAt: number;
   endedAt: number | null;
-}
+};
 
 type StepRow = {
   id: number;
