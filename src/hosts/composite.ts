@@ -26,6 +26,9 @@ export interface CompositeHostOptions {
   routeCacheMs?: number;
 }
 
+/** The methods a route answers, in the order an Allow header lists them. */
+const ALLOWABLE = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
 interface Route {
   api: CompositeApi;
   /** Literal segments, or a parameter's name. */
@@ -119,7 +122,7 @@ export class CompositeHost {
       const params = matchSegments(route, segments);
       if (!params) continue;
       const m = route.api.method;
-      allowed.add(m === 'ANY' ? 'GET, POST, PUT, PATCH, DELETE' : m);
+      for (const each of m === 'ANY' ? ALLOWABLE : [m]) allowed.add(each);
       const fits = m === 'ANY' || m === method || (method === 'HEAD' && m === 'GET');
       if (!fits) continue;
       const exact = m !== 'ANY';
@@ -138,7 +141,7 @@ export class CompositeHost {
       'method-not-allowed',
       `The composite API /${path} does not answer ${method}.`,
     );
-    answer.headers.allow = [...allowed].join(', ');
+    answer.headers.allow = ALLOWABLE.filter((m) => allowed.has(m)).join(', ');
     return { answer };
   }
 
