@@ -2,7 +2,31 @@ import { randomBytes } from 'node:crypto';
 import { update as applyUpdate } from 'mingo';
 import { sql, type Queryable, type Row, type Sql, type Store } from '../../store/index.js';
 import { CollectionError } from './errors.js';
-import { isAddressablePath } from './fields.js';
+import {
+  checkIndexKeys,
+  checkIndexName,
+  checkName,
+  checkSort,
+  isStage,
+  sortFromObject,
+  unknownCollection,
+} from './checks.js';
+import {
+  accountOf,
+  and,
+  countPrefix,
+  DATA_VERSION,
+  info,
+  limitOffset,
+  rowKey,
+  scope,
+  stateOf,
+  stateValue,
+  toCollectionRow,
+  toIndexDescriptor,
+  type CollectionRow,
+} from './rows.js';
+import { INSERT_BATCH, Writer } from './writer.js';
 import { newDocumentId } from './ids.js';
 import { createIndexSql, dropIndexSql, type IndexDefinition } from './indexes.js';
 import {
@@ -15,7 +39,7 @@ import {
 } from './mingo.js';
 import { compilePredicate, compileSort, splitFilter } from './pushdown.js';
 import { assertSafePath, assertSafeSpec, isPlainObject, toJsonDocument } from './safety.js';
-import { addToShape, emptyShape, parseShape, serializeShape, type Shape } from './shape.js';
+import { emptyShape, parseShape, serializeShape, type Shape } from './shape.js';
 import {
   DEFAULT_COLLECTION_LIMITS,
   type Actor,
@@ -27,13 +51,6 @@ import {
   type SortSpec,
 } from './types.js';
 
-interface CollectionRow extends CollectionInfo {
-  accountId: string;
-  shapeVersion: number;
-  /** SQLite: the PRAGMA data_version at which this row was last found current. */
-  checkedAt?: number;
-}
-
 /** A plan made from an older shape than the documents read: plan again. */
 class StaleShape extends Error {}
 
@@ -41,7 +58,6 @@ class StaleShape extends Error {}
 const NO_PUSHDOWN: Shape = { paths: Object.create(null) as Record<string, number>, overflow: true };
 
 const BATCH = 2000;
-const INSERT_BATCH = 500;
 const ID_INDEX: IndexDescriptor = { keys: ['_id'], unique: true, name: '_id_', ascending: true };
 const UPDATE_OPERATORS = new Set([
   '$set',
@@ -963,209 +979,4 @@ export class CollectionService {
         `only a user of the account may create collection '${name}'`,
       );
   }
-}
-
-/** The writes of one transaction on one collection, keeping its shape up to date. */
-class Writer {
-  private shapeChanged = false;
-  readonly accountId: string;
-
-  constructor(
-    readonly tx: Queryable,
-    readonly row: CollectionRow,
-    readonly shape: Shape,
-    private readonly maxShapePaths: number,
-  ) {
-    this.accountId = row.accountId;
-  }
-
-  /** Inserts documents (replacing those whose _id exists when `upsert`). */
-  async insert(docs: Document[], upsert: boolean): Promise<void> {
-    // PostgreSQL cannot upsert the same row twice in one statement: repeated ids go one by one.
-    const step = upsert && new Set(docs.map((d) => d._id)).size < docs.length ? 1 : INSERT_BATCH;
-    for (let i = 0; i < docs.length; i += step) {
-      const slice = docs.slice(i, i + step);
-      const values = slice.map((doc) => {
-        this.track(doc);
-        return sql`(${this.accountId}, ${this.row.id}, ${doc._id}, ${JSON.stringify(doc)})`;
-      });
-      const conflict = upsert
-        ? sql` ON CONFLICT (account_id, collection_id, id) DO UPDATE SET doc = excluded.doc`
-        : sql``;
-      await this.tx.run(
-        sql`INSERT INTO documents (account_id, collection_id, id, doc) VALUES ${sql.join(values)}${conflict}`,
-      );
-    }
-  }
-
-  async replace(seq: number, doc: Document): Promise<void> {
-    this.track(doc);
-    await this.tx.run(
-      sql`UPDATE documents SET doc = ${JSON.stringify(doc)} WHERE ${scope(this.row)} AND seq = ${seq}`,
-    );
-  }
-
-  async saveShape(): Promise<void> {
-    if (!this.shapeChanged) return;
-    await this.tx.run(
-      sql`UPDATE collections SET shape = ${serializeShape(this.shape)}, shape_version = shape_version + 1
-          WHERE account_id = ${this.accountId} AND id = ${this.row.id}`,
-    );
-  }
-
-  private track(doc: Document): void {
-    if (addToShape(this.shape, doc, this.maxShapePaths)) this.shapeChanged = true;
-  }
-}
-
-// ───────────────────────────── helpers
-
-function rowKey(accountId: string, name: string): string {
-  return `${accountId}\0${name}`;
-}
-
-function accountOf(actor: Actor): string {
-  if (typeof actor.accountId !== 'string' || actor.accountId === '')
-    throw new Error('collections: no account');
-  return actor.accountId;
-}
-
-function toCollectionRow(r: Row): CollectionRow {
-  return {
-    id: Number(r.id),
-    name: String(r.name),
-    isPublic: Boolean(r.is_public),
-    isReadonly: Boolean(r.is_readonly),
-    shapeVersion: Number(r.shape_version),
-    createdAt: Number(r.created_at),
-    accountId: String(r.account_id),
-  };
-}
-
-function info(row: CollectionRow): CollectionInfo {
-  return {
-    id: row.id,
-    name: row.name,
-    isPublic: row.isPublic,
-    isReadonly: row.isReadonly,
-    createdAt: row.createdAt,
-  };
-}
-
-function toIndexDescriptor(r: Row): IndexDescriptor {
-  return {
-    keys: JSON.parse(String(r.keys)) as string[],
-    unique: Boolean(r.is_unique),
-    name: String(r.name),
-    ascending: Boolean(r.ascending),
-  };
-}
-
-/** The scope every statement on documents carries; the literal collection id lets the planner use partial indexes. */
-const scopes = new WeakMap<CollectionRow, Sql>();
-function scope(row: CollectionRow): Sql {
-  let s = scopes.get(row);
-  if (!s)
-    scopes.set(row, (s = sql`account_id = ${row.accountId} AND collection_id = ${sql.literal(row.id)}`));
-  return s;
-}
-
-function and(where: Sql | undefined): Sql {
-  return where ? sql` AND ${where}` : sql``;
-}
-
-const DATA_VERSION = sql`PRAGMA data_version`;
-
-/**
- * `SELECT count(*) AS n, <state> AS v FROM documents WHERE <scope>`, made once per row: one row,
- * so the state subquery runs once on both engines.
- */
-const countPrefixes = new WeakMap<CollectionRow, Sql>();
-function countPrefix(row: CollectionRow): Sql {
-  let s = countPrefixes.get(row);
-  if (!s)
-    countPrefixes.set(
-      row,
-      (s = sql`SELECT count(*) AS n, ${stateOf(row)} AS v FROM documents WHERE ${scope(row)}`),
-    );
-  return s;
-}
-
-/**
- * The collection's state as a statement sees it: its version, NULL once it is removed. The
- * version grows with every change of shape, name or rights flags (renameCollection,
- * updateCollection), so the same version proves that the plan and the rights check, made from a
- * cached row, were those of the data read.
- */
-const states = new WeakMap<CollectionRow, Sql>();
-function stateOf(row: CollectionRow): Sql {
-  let s = states.get(row);
-  if (!s)
-    states.set(
-      row,
-      (s = sql`(SELECT shape_version FROM collections WHERE id = ${sql.literal(row.id)} AND account_id = ${row.accountId})`),
-    );
-  return s;
-}
-
-function stateValue(row: CollectionRow): number {
-  return row.shapeVersion;
-}
-
-function limitOffset(engine: 'sqlite' | 'postgres', limit: number | undefined, skip: number): Sql {
-  const l = limit === undefined ? sql.raw(engine === 'sqlite' ? ' LIMIT -1' : '') : sql` LIMIT ${limit}`;
-  return skip > 0 ? sql`${l} OFFSET ${skip}` : l;
-}
-
-function checkName(name: unknown): asserts name is string {
-  const control = typeof name === 'string' && [...name].some((c) => c.charCodeAt(0) < 0x20);
-  if (typeof name !== 'string' || name === '' || name.length > 255 || control)
-    throw new CollectionError('invalid', `invalid collection name ${JSON.stringify(name)}`);
-}
-
-function checkIndexName(name: unknown): void {
-  if (typeof name !== 'string' || name === '' || name.length > 120 || name === '_id_')
-    throw new CollectionError('invalid', `invalid index name ${JSON.stringify(name)}`);
-}
-
-function checkIndexKeys(keys: unknown): void {
-  if (!Array.isArray(keys) || keys.length === 0 || keys.length > 8)
-    throw new CollectionError('invalid', 'an index needs 1 to 8 keys');
-  for (const key of keys) {
-    if (typeof key !== 'string' || !isAddressablePath(key))
-      throw new CollectionError('invalid', `invalid index key ${JSON.stringify(key)}`);
-    assertSafePath(key);
-  }
-  if (new Set(keys).size !== keys.length) throw new CollectionError('invalid', 'an index key is repeated');
-}
-
-function checkSort(sort: SortSpec | undefined): SortSpec | undefined {
-  if (!sort) return undefined;
-  for (const [path, direction] of sort) {
-    if (typeof path !== 'string' || path === '') throw new CollectionError('invalid', 'invalid sort key');
-    assertSafePath(path);
-    if (direction !== 1 && direction !== -1)
-      throw new CollectionError('invalid', `sort direction of '${path}' must be 1 or -1`);
-  }
-  return sort;
-}
-
-function isStage(stage: Record<string, unknown>, op: string): boolean {
-  const keys = Object.keys(stage);
-  return keys.length === 1 && keys[0] === op;
-}
-
-/** A $sort stage's spec as a SortSpec, or undefined when it is not a valid one (mingo reports it). */
-function sortFromObject(spec: unknown): SortSpec | undefined {
-  if (!isPlainObject(spec)) return undefined;
-  const entries = Object.entries(spec);
-  if (entries.length === 0 || !entries.every(([k, d]) => k !== '' && (d === 1 || d === -1))) return undefined;
-  return entries as SortSpec;
-}
-
-function unknownCollection(ref: string | number): CollectionError {
-  return new CollectionError(
-    'not-found',
-    `collection ${typeof ref === 'number' ? ref : `'${ref}'`} does not exist`,
-  );
 }
