@@ -1,0 +1,218 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ProcessHost, type ProcessEvent, type RequestView } from '../../hosts/index.js';
+import {
+  accountUrls,
+  createPlatform,
+  PlatformError,
+  REQUEST_STATUSES,
+  type Platform,
+} from '../../platform/index.js';
+import { taskToken, taskUrl, type ManualTask } from '../../platform/processes/index.js';
+import { defaultAccount } from '../../server/bootstrap.js';
+import { openStore } from '../../store/index.js';
+import type { CliIo, Command } from '../main.js';
+
+const USAGE =
+  'flowmark run PROCESS.json [--data JSON|@FILE] [--user LOGIN] [--mode LIVE|ACCEPTANCE|TEST] [--account ID]\n' +
+  '                          [--task JSON|@FILE]... [--quiet]\n\n' +
+  'Runs a process definition (docs/hosts.md) as a new request, printing each step as it ends, then the\n' +
+  "request's final status and data document. --data is the initial data document; --user the initiator\n" +
+  '(the steps run as them); --mode default TEST. A manual task makes the request wait: each --task, in\n' +
+  'order, submits the next open task (as --user, with the rights of the operator; without --user,\n' +
+  'anonymously through its public URL). The account defaults to "default" or the only account of the\n' +
+  'store (a store without accounts gets "default"). Same store as `flowmark serve` (FLOWMARK_DATA /\n' +
+  'DATABASE_URL). Exit code: 0 when the request completed (201) or waits (102), 1 when it ended otherwise.';
+
+const MODES = ['LIVE', 'ACCEPTANCE', 'TEST'] as const;
+
+export const run: Command = {
+  name: 'run',
+  summary: 'run a process definition (JSON) as a request, printing its progress and final status',
+  usage: USAGE,
+  async run(args, io) {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args,
+        options: {
+          data: { type: 'string' },
+          user: { type: 'string' },
+          mode: { type: 'string', default: 'TEST' },
+          account: { type: 'string' },
+          task: { type: 'string', multiple: true, default: [] },
+          quiet: { type: 'boolean', default: false },
+        },
+        strict: true,
+        allowPositionals: true,
+      });
+    } catch (e) {
+      return usageError(io, (e as Error).message);
+    }
+    const { values, positionals } = parsed;
+    if (positionals.length !== 1) return usageError(io, 'one PROCESS.json file is expected');
+    const mode = values.mode!.toUpperCase();
+    if (!(MODES as readonly string[]).includes(mode))
+      return usageError(io, '--mode: LIVE, ACCEPTANCE or TEST');
+    let definition: unknown;
+    let data: Record<string, unknown>;
+    let answers: Record<string, unknown>[];
+    try {
+      definition = readJson(`@${positionals[0]!}`, 'PROCESS.json');
+      data = objectOf(values.data === undefined ? {} : readJson(values.data, '--data'), '--data');
+      answers = values.task!.map((t, i) => objectOf(readJson(t, `--task ${i + 1}`), `--task ${i + 1}`));
+    } catch (e) {
+      return failure(io, (e as Error).message);
+    }
+
+    const store = await openStore();
+    try {
+      const platform = createPlatform(store);
+      const accountId = values.account ?? (await defaultAccount(platform)) ?? (await firstAccount(platform));
+      const host = new ProcessHost(platform, { observer: values.quiet ? undefined : printer(io) });
+      let view = await host.start(accountId, {
+        definition,
+        data,
+        user: values.user ?? null,
+        mode: mode as (typeof MODES)[number],
+      });
+      const topId = view.request.id;
+      const user =
+        values.user === undefined ? null : await platform.directory.users.require(accountId, values.user);
+      for (const [i, fields] of answers.entries()) {
+        const [open] = await openTasks(platform, accountId, topId);
+        if (!open) {
+          io.stderr.write(`flowmark run: --task ${i + 1}: no task is open any more\n`);
+          break;
+        }
+        const run = await platform.processes.runs.require(accountId, open.requestId);
+        await host.submitTask(accountId, open, {
+          fields,
+          ...(user
+            ? { actor: { id: user.id, isAdmin: true } }
+            : { actor: null, token: taskToken(run.secret, open) }),
+        });
+      }
+      view = await host.view(accountId, topId);
+      const live = accountUrls(await platform.accounts.require(accountId)).live;
+      const open = (await openTasks(platform, accountId, topId)).map((t) => taskUrl(live, t));
+      report(io, view, open);
+      return view.request.status === 201 || view.request.status === 102 ? 0 : 1;
+    } catch (e) {
+      if (e instanceof PlatformError) return failure(io, e.message);
+      throw e;
+    } finally {
+      await store.close();
+    }
+  },
+};
+
+/** The open tasks of a request and of its sub-processes, oldest first. */
+async function openTasks(platform: Platform, accountId: string, requestId: string): Promise<ManualTask[]> {
+  const { steps, tasks } = platform.processes;
+  const found: ManualTask[] = [];
+  const queue = [requestId];
+  while (queue.length > 0) {
+    const id = queue.shift()!;
+    found.push(...(await tasks.list(accountId, id)).filter((t) => t.status === 'OPEN'));
+    for (const step of await steps.list(accountId, id))
+      if (step.childRequestId) queue.push(step.childRequestId);
+  }
+  return found;
+}
+
+async function firstAccount(platform: Platform): Promise<string> {
+  if ((await platform.accounts.list()).length === 0) await platform.accounts.create({ id: 'default' });
+  return (await defaultAccount(platform)) ?? 'default';
+}
+
+function printer(io: CliIo): (event: ProcessEvent) => void {
+  return (event) => {
+    const who = event.requestId.slice(0, 8);
+    switch (event.type) {
+      case 'started':
+        io.stdout.write(
+          `[${who}] started ${JSON.stringify(event.name)}${event.parentId ? ` (sub-process of ${event.parentId.slice(0, 8)})` : ''}\n`,
+        );
+        break;
+      case 'step': {
+        const label = `step ${event.stepId}${event.name ? ` (${event.name})` : ''}${event.iteration > 0 ? ` #${event.iteration}` : ''}`;
+        const detail =
+          event.status === 'done'
+            ? ` → ${short(JSON.stringify(event.result))}`
+            : event.error
+              ? `: ${event.error.message}`
+              : '';
+        io.stdout.write(`[${who}] ${label} ${event.status}${detail}\n`);
+        break;
+      }
+      case 'waiting':
+        io.stdout.write(
+          `[${who}] waits: ${
+            event.reason === 'task'
+              ? `manual task of step ${event.stepId} at ${event.url}`
+              : event.reason === 'child'
+                ? `sub-process ${event.child!.slice(0, 8)} of step ${event.stepId}`
+                : `a resume (P_set_request_status(102) in step ${event.stepId})`
+          }\n`,
+        );
+        break;
+      case 'ended':
+        io.stdout.write(
+          `[${who}] ended ${statusText(event.status)}${event.message ? `: ${event.message}` : ''}\n`,
+        );
+        break;
+    }
+  };
+}
+
+function report(io: CliIo, view: RequestView, openTaskUrls: string[]): void {
+  const { request } = view;
+  io.stdout.write(`request ${request.id}: ${statusText(request.status)}\n`);
+  if (request.message) io.stdout.write(`P_message: ${request.message}\n`);
+  for (const url of openTaskUrls) io.stdout.write(`open task: ${url}\n`);
+  io.stdout.write(`${JSON.stringify(request.data, null, 2)}\n`);
+}
+
+function statusText(status: number): string {
+  const known = REQUEST_STATUSES[status as keyof typeof REQUEST_STATUSES];
+  return known ? `${status} ${known.name}` : String(status);
+}
+
+function short(text: string | undefined): string {
+  const t = text ?? 'null';
+  return t.length > 120 ? `${t.slice(0, 117)}...` : t;
+}
+
+/** JSON text, or `@FILE` for a file's. */
+function readJson(value: string, what: string): unknown {
+  let text = value;
+  if (value.startsWith('@')) {
+    try {
+      text = readFileSync(value.slice(1), 'utf8');
+    } catch (e) {
+      throw new Error(`${what}: cannot read ${value.slice(1)}`, { cause: e });
+    }
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${what}: not JSON (${(e as Error).message})`, { cause: e });
+  }
+}
+
+function objectOf(value: unknown, what: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error(`${what}: a JSON object is expected`);
+  return value as Record<string, unknown>;
+}
+
+function usageError(io: CliIo, message: string): number {
+  io.stderr.write(`flowmark run: ${message}\nusage: ${USAGE}\n`);
+  return 2;
+}
+
+function failure(io: CliIo, message: string): number {
+  io.stderr.write(`flowmark run: ${message}\n`);
+  return 1;
+}
