@@ -4,6 +4,7 @@ import { files } from './files.js';
 import { functions } from './functions.js';
 import { render } from './render.js';
 import { renderBatch } from './render-batch.js';
+import { run } from './run.js';
 import { seed } from './seed.js';
 import { serve } from './serve.js';
 import { token } from './token.js';
@@ -15,6 +16,7 @@ export const commands: Command[] = [
   functions,
   render,
   renderBatch,
+  run,
   serve,
   token,
   seed,
