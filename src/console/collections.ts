@@ -1,0 +1,246 @@
+/**
+ * Collections: the account's collections with their document counts; create one; in a collection,
+ * find documents with a MongoDB query and sort, insert documents, and list, create and delete its
+ * indexes.
+ */
+import { api, errorText, query } from './api.js';
+import { field, fill, h, messageArea, parseJsonField, pretty, table, when } from './dom.js';
+
+interface CollectionInfo {
+  id: number;
+  name: string;
+  isPublic: boolean;
+  isReadonly: boolean;
+  createdAt: number;
+  documents?: number;
+}
+
+interface IndexInfo {
+  name: string;
+  keys: string[];
+  unique: boolean;
+  ascending: boolean;
+}
+
+export async function renderCollections(main: HTMLElement): Promise<void> {
+  const list = h('div', { class: 'list' });
+  const detail = h('section', { class: 'detail', 'aria-live': 'polite' });
+  const message = messageArea();
+
+  const name = h('input', { required: true, pattern: '[A-Za-z0-9_.\\-]+', autocomplete: 'off' });
+  const isPublic = h('input', { type: 'checkbox' });
+  const isReadonly = h('input', { type: 'checkbox' });
+  const create = h(
+    'form',
+    {
+      class: 'inline',
+      'aria-label': 'Create a collection',
+      onsubmit: async (event: Event) => {
+        event.preventDefault();
+        try {
+          await api('POST', '/collections', {
+            name: name.value,
+            isPublic: isPublic.checked,
+            isReadonly: isReadonly.checked,
+          });
+          message.show(`Collection ${name.value} created.`);
+          const created = name.value;
+          name.value = '';
+          await refresh();
+          await open(created);
+        } catch (e) {
+          message.show(errorText(e), 'error');
+        }
+      },
+    },
+    field('New collection', name),
+    h('div', { class: 'field checkbox' }, h('label', null, isPublic, ' Public')),
+    h('div', { class: 'field checkbox' }, h('label', null, isReadonly, ' Read-only')),
+    h('button', { type: 'submit' }, 'Create'),
+  );
+
+  async function refresh(): Promise<void> {
+    const { items } = await api<{ items: CollectionInfo[] }>('GET', '/collections');
+    fill(
+      list,
+      table(
+        'Collections',
+        ['Name', 'Documents', 'Public', 'Read-only', 'Created'],
+        items.map((c) => [
+          h('button', { type: 'button', class: 'link', onclick: () => void open(c.name) }, c.name),
+          String(c.documents ?? ''),
+          c.isPublic ? 'yes' : 'no',
+          c.isReadonly ? 'yes' : 'no',
+          when(c.createdAt),
+        ]),
+      ),
+    );
+  }
+
+  async function open(collection: string): Promise<void> {
+    const path = `/collections/${encodeURIComponent(collection)}`;
+    const queryText = h('textarea', { class: 'json', rows: 3, spellcheck: 'false' });
+    queryText.value = '{}';
+    const sortText = h('textarea', { class: 'json', rows: 1, spellcheck: 'false' });
+    const first = h('input', { type: 'number', min: 0, value: 0 });
+    const nb = h('input', { type: 'number', min: 1, max: 1000, value: 20 });
+    const results = h('div', { class: 'results' });
+    const found = messageArea();
+    const documents = h('textarea', { class: 'json', rows: 3, spellcheck: 'false' });
+    const inserted = messageArea();
+    const indexes = h('div');
+    const indexName = h('input', { required: true, autocomplete: 'off' });
+    const indexKeys = h('input', { required: true, autocomplete: 'off', placeholder: 'ref, customer.id' });
+    const unique = h('input', { type: 'checkbox' });
+    const indexMessage = messageArea();
+
+    async function find(): Promise<void> {
+      try {
+        const q = parseJsonField(queryText.value, 'Query') ?? {};
+        const sort = parseJsonField(sortText.value, 'Sort');
+        const page = await api<{ items: unknown[] }>(
+          'GET',
+          `${path}/documents${query({
+            query: JSON.stringify(q),
+            sort: sort === undefined ? undefined : JSON.stringify(sort),
+            first: first.value,
+            nb: nb.value,
+          })}`,
+        );
+        found.show(`${page.items.length} document${page.items.length === 1 ? '' : 's'}.`);
+        fill(
+          results,
+          page.items.map((d) => h('pre', { class: 'document' }, pretty(d))),
+        );
+      } catch (e) {
+        found.show(errorText(e), 'error');
+        fill(results);
+      }
+    }
+
+    async function listIndexes(): Promise<void> {
+      const { items } = await api<{ items: IndexInfo[] }>('GET', `${path}/indexes`);
+      fill(
+        indexes,
+        table(
+          `Indexes of ${collection}`,
+          ['Name', 'Keys', 'Unique', 'Ascending', ''],
+          items.map((i) => [
+            i.name,
+            i.keys.join(', '),
+            i.unique ? 'yes' : 'no',
+            i.ascending ? 'yes' : 'no',
+            i.name === '_id_'
+              ? ''
+              : h(
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'link danger',
+                    'aria-label': `Delete index ${i.name}`,
+                    onclick: async () => {
+                      try {
+                        await api('DELETE', `${path}/indexes/${encodeURIComponent(i.name)}`);
+                        indexMessage.show(`Index ${i.name} deleted.`);
+                        await listIndexes();
+                      } catch (e) {
+                        indexMessage.show(errorText(e), 'error');
+                      }
+                    },
+                  },
+                  'Delete',
+                ),
+          ]),
+        ),
+      );
+    }
+
+    fill(
+      detail,
+      h('h2', null, `Collection ${collection}`),
+      h(
+        'form',
+        {
+          'aria-label': 'Find documents',
+          onsubmit: (e: Event) => {
+            e.preventDefault();
+            void find();
+          },
+        },
+        h('h3', null, 'Find'),
+        field('Query (MongoDB syntax)', queryText, 'For example {"status": "open", "total": {"$gt": 10}}'),
+        h(
+          'div',
+          { class: 'row' },
+          field('Sort', sortText, '{"total": -1}'),
+          field('First', first),
+          field('Number', nb),
+          h('button', { type: 'submit', class: 'primary' }, 'Find'),
+        ),
+        found,
+        results,
+      ),
+      h(
+        'form',
+        {
+          'aria-label': 'Insert documents',
+          onsubmit: async (e: Event) => {
+            e.preventDefault();
+            try {
+              const docs = parseJsonField(documents.value, 'Documents');
+              if (docs === undefined) throw new Error('Documents: a JSON object or array is expected');
+              const { items } = await api<{ items: unknown[] }>('POST', `${path}/documents`, docs);
+              inserted.show(`${items.length} document${items.length === 1 ? '' : 's'} saved.`);
+              documents.value = '';
+              await Promise.all([find(), refresh()]);
+            } catch (err) {
+              inserted.show(errorText(err), 'error');
+            }
+          },
+        },
+        h('h3', null, 'Insert'),
+        field('Documents (an object or an array)', documents),
+        h('button', { type: 'submit' }, 'Save documents'),
+        inserted,
+      ),
+      h(
+        'section',
+        { 'aria-label': 'Indexes' },
+        h('h3', null, 'Indexes'),
+        indexes,
+        h(
+          'form',
+          {
+            class: 'inline',
+            'aria-label': 'Create an index',
+            onsubmit: async (e: Event) => {
+              e.preventDefault();
+              try {
+                const keys = indexKeys.value
+                  .split(',')
+                  .map((k) => k.trim())
+                  .filter(Boolean);
+                await api('POST', `${path}/indexes`, { name: indexName.value, keys, unique: unique.checked });
+                indexMessage.show(`Index ${indexName.value} created.`);
+                indexName.value = '';
+                indexKeys.value = '';
+                await listIndexes();
+              } catch (err) {
+                indexMessage.show(errorText(err), 'error');
+              }
+            },
+          },
+          field('Index name', indexName),
+          field('Keys (comma-separated)', indexKeys),
+          h('div', { class: 'field checkbox' }, h('label', null, unique, ' Unique')),
+          h('button', { type: 'submit' }, 'Create index'),
+        ),
+        indexMessage,
+      ),
+    );
+    await Promise.all([find(), listIndexes()]);
+  }
+
+  main.append(message, create, list, detail);
+  await refresh();
+}

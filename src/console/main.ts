@@ -1,0 +1,100 @@
+/**
+ * The web console: a one-page app over the JSON API and the client library. The hash picks the
+ * view (#/playground, #/collections, #/projects, #/files, #/requests); without a session, the
+ * login view.
+ */
+import { errorText } from './api.js';
+import { fill, h } from './dom.js';
+import { renderCollections } from './collections.js';
+import { renderFiles } from './files.js';
+import { renderLogin } from './login.js';
+import { renderPlayground } from './playground.js';
+import { renderProjects } from './projects.js';
+import { renderRequests } from './requests.js';
+import { identity, logOut, resume } from './session.js';
+
+interface View {
+  path: string;
+  title: string;
+  render(main: HTMLElement): void | Promise<void>;
+}
+
+const VIEWS: View[] = [
+  { path: 'playground', title: 'Playground', render: renderPlayground },
+  { path: 'collections', title: 'Collections', render: renderCollections },
+  { path: 'projects', title: 'Projects', render: renderProjects },
+  { path: 'files', title: 'Files', render: renderFiles },
+  { path: 'requests', title: 'Requests and logs', render: renderRequests },
+];
+
+const root = document.getElementById('app')!;
+
+async function show(): Promise<void> {
+  const who = identity();
+  if (!who) {
+    document.title = 'Log in · flowmark console';
+    renderLogin(root, () => {
+      if (location.hash === '' || location.hash === '#/login') location.hash = '#/playground';
+      void show();
+    });
+    return;
+  }
+  const path = location.hash.replace(/^#\/?/, '') || 'playground';
+  const view = VIEWS.find((v) => v.path === path) ?? VIEWS[0]!;
+  document.title = `${view.title} · flowmark console`;
+  const main = h('main', { id: 'main', tabindex: -1 });
+  fill(
+    root,
+    h(
+      'a',
+      { class: 'skip', href: '#main', onclick: (e: Event) => (e.preventDefault(), main.focus()) },
+      'Skip to content',
+    ),
+    h(
+      'header',
+      { class: 'top' },
+      h('span', { class: 'brand' }, 'flowmark'),
+      h(
+        'nav',
+        { 'aria-label': 'Console' },
+        h(
+          'ul',
+          null,
+          VIEWS.map((v) =>
+            h(
+              'li',
+              null,
+              h('a', { href: `#/${v.path}`, 'aria-current': v === view ? 'page' : null }, v.title),
+            ),
+          ),
+        ),
+      ),
+      h(
+        'span',
+        { class: 'who' },
+        `${who.user.login}@${who.account.id}${who.user.isAdmin ? ' (administrator)' : ''} `,
+        h(
+          'button',
+          { type: 'button', class: 'link', onclick: () => void logOut().then(show, report) },
+          'Log out',
+        ),
+      ),
+    ),
+    main,
+  );
+  main.append(h('h1', null, view.title));
+  try {
+    await view.render(main);
+  } catch (e) {
+    report(e);
+  }
+}
+
+function report(e: unknown): void {
+  root.append(h('p', { class: 'message error', role: 'alert' }, errorText(e)));
+}
+
+window.addEventListener('hashchange', () => void show());
+resume().then(show, (e: unknown) => {
+  fill(root, h('p', { class: 'message error', role: 'alert' }, `The server did not answer: ${errorText(e)}`));
+});

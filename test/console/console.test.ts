@@ -1,0 +1,272 @@
+/**
+ * The web console in real Chromium against a real server (SQLite; the API under it is tested on
+ * both engines by test/server and test/client): log in, render a template and see an error at its
+ * line, autocompletion and the reference, a collection created and queried with an index, projects
+ * through the Project class, a file uploaded with its rights, requests and their logs. Each page
+ * is screenshotted into test-results/screenshots/ (docs/console.md).
+ */
+import type { Page } from 'playwright-core';
+import { beforeAll, expect, it } from 'vitest';
+import { evalHost } from '../../src/server/eval-host.js';
+import { PASSWORD, useServer } from '../server/support.js';
+import { describeEachEngine } from '../support/engines.js';
+import { describeWithBrowser, screenshotPath } from '../client/support/browser.js';
+
+describeWithBrowser('web console', (browser) => {
+  describeEachEngine('console', (engine) => {
+    if (engine.name !== 'sqlite') return;
+    const server = useServer(engine, (platform) => ({ hosts: evalHost(platform) }));
+    let page: Page;
+    const pageErrors: string[] = [];
+
+    beforeAll(async () => {
+      page = await browser.context.newPage();
+      page.on('pageerror', (e) => pageErrors.push(e.message));
+    });
+
+    const editor = () => page.getByRole('combobox', { name: 'Template' });
+
+    /** Replaces the editor's text (as typing would: input events, undo history). */
+    async function setTemplate(text: string): Promise<void> {
+      await editor().focus();
+      await page.keyboard.press('Control+a');
+      await page.keyboard.press('Delete');
+      await page.evaluate((t) => document.execCommand('insertText', false, t), text);
+    }
+
+    it('logs in: a wrong password is refused, then the playground opens', async () => {
+      await page.goto(`${server.url}/console/`);
+      await expect(page.getByRole('heading', { name: 'flowmark console' }).isVisible()).resolves.toBe(true);
+      await page.getByLabel('Account').fill('acme');
+      await page.getByLabel('Login').fill('admin');
+      await page.getByLabel('Password').fill('not the password');
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await expect(page.getByRole('alert').textContent()).resolves.toBe(
+        'Invalid account, login or password. (401 invalid-credentials)',
+      );
+      await page.screenshot({ path: screenshotPath('login') });
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.getByRole('heading', { name: 'Playground', level: 1 }).waitFor();
+      expect(await page.locator('header .who').textContent()).toBe('admin@acme (administrator) Log out');
+      expect(new URL(page.url()).hash).toBe('#/playground');
+    });
+
+    it('playground: renders live, and shows an error at its line and column', async () => {
+      await page.getByText('Rendered:').waitFor();
+      await setTemplate('<#assign n = 6 * 7>\nThe answer: ${n}');
+      await page.getByText('Rendered: 14 characters.').waitFor();
+      expect(await page.getByLabel('Output', { exact: true }).textContent()).toBe('The answer: 42');
+
+      await setTemplate('Hello\n<#assign x = 1>\n${missing_value}\n');
+      const position = page.locator('.eval-error .error-position');
+      await position.waitFor();
+      expect(await position.textContent()).toBe('Line 3, column 3');
+      expect(await page.locator('.eval-error .error-message').textContent()).toMatch(
+        /^: The following has evaluated to null or missing:\n==> missing_value {2}\[in template "template" at line 3, column 3\]/,
+      );
+      expect(await page.locator('.editor-gutter .gutter-error').textContent()).toBe('3\n');
+      expect(await page.locator('.editor .error-line').isVisible()).toBe(true);
+      await page.screenshot({ path: screenshotPath('playground-error'), fullPage: true });
+
+      // The position is a button taking the caret there.
+      await position.click();
+      const caret = await editor().evaluate((t: HTMLTextAreaElement) => [
+        t.selectionStart,
+        document.activeElement === t,
+      ]);
+      expect(caret).toEqual(['Hello\n<#assign x = 1>\n${'.length, true]);
+
+      // The mode and the request data reach the template.
+      await setTemplate('${P_mode} ${customer.name}');
+      await page.getByLabel('Request data (JSON)').fill('{"customer": {"name": "Zoé"}}');
+      await page.getByLabel('Mode').selectOption('ACCEPTANCE');
+      await page.getByText('Rendered: 14 characters.').waitFor();
+      expect(await page.getByLabel('Output', { exact: true }).textContent()).toBe('ACCEPTANCE Zoé');
+      await page.getByLabel('Mode').selectOption('TEST');
+    });
+
+    it('playground: function autocompletion and the reference come from the registry', async () => {
+      await setTemplate('');
+      await editor().focus();
+      await page.keyboard.type('${list_ob');
+      const listbox = page.getByRole('listbox', { name: 'Functions' });
+      await listbox.waitFor();
+      expect(await listbox.getByRole('option').allTextContents()).toEqual(['list_objectsCollections']);
+      expect(await editor().getAttribute('aria-expanded')).toBe('true');
+      // The reference shows the highlighted function.
+      const details = page.locator('.function-details');
+      await expect(details.locator('h3').textContent()).resolves.toBe('list_objects');
+      expect(await details.locator('.signature').first().textContent()).toMatch(
+        /^list_objects\(query: \w+, name: string/,
+      );
+      await page.screenshot({ path: screenshotPath('playground-completion'), fullPage: true });
+      await page.keyboard.press('Enter');
+      expect(await editor().inputValue()).toBe('${list_objects(');
+      expect(await listbox.isHidden()).toBe(true);
+      // Escape closes without inserting; the search box filters the reference.
+      await page.keyboard.type('{"a":1}, "x")} ${now');
+      await listbox.waitFor();
+      await page.keyboard.press('Escape');
+      expect(await listbox.isHidden()).toBe(true);
+      expect(await editor().inputValue()).toBe('${list_objects({"a":1}, "x")} ${now');
+      await page.getByLabel('Search functions').fill('uuid');
+      expect(await page.locator('.function-list button').allTextContents()).toEqual(['uuid']);
+      expect(await page.locator('.editor-highlight .tok-function').allTextContents()).toEqual([
+        'list_objects',
+        'now',
+      ]);
+    });
+
+    it('collections: create one, insert documents, query in MongoDB syntax, add an index', async () => {
+      await page.getByRole('link', { name: 'Collections' }).click();
+      await page.getByRole('heading', { name: 'Collections', level: 1 }).waitFor();
+      await page.getByLabel('New collection').fill('orders');
+      await page.getByRole('button', { name: 'Create', exact: true }).click();
+      await page.getByRole('heading', { name: 'Collection orders' }).waitFor();
+      await page
+        .getByLabel('Documents (an object or an array)')
+        .fill(
+          '[{"ref": "A1", "status": "open", "total": 30}, {"ref": "A2", "status": "closed", "total": 10}, {"ref": "A3", "status": "open", "total": 5}]',
+        );
+      await page.getByRole('button', { name: 'Save documents' }).click();
+      await page.getByText('3 documents saved.').waitFor();
+      await page.getByLabel('Query (MongoDB syntax)').fill('{"status": "open", "total": {"$gt": 6}}');
+      await page.getByRole('button', { name: 'Find', exact: true }).click();
+      await page.getByText('1 document.', { exact: true }).waitFor();
+      const found = JSON.parse((await page.locator('pre.document').textContent())!);
+      expect(found).toMatchObject({ ref: 'A1', status: 'open', total: 30 });
+      // A refused operator is an error shown to the user.
+      await page.getByLabel('Query (MongoDB syntax)').fill('{"$where": "1"}');
+      await page.getByRole('button', { name: 'Find', exact: true }).click();
+      await page.locator('form[aria-label="Find documents"] .message.error').waitFor();
+
+      await page.getByLabel('Index name').fill('by_ref');
+      await page.getByLabel('Keys (comma-separated)').fill('ref');
+      await page.getByLabel('Unique').check();
+      await page.getByRole('button', { name: 'Create index' }).click();
+      await page.getByText('Index by_ref created.').waitFor();
+      const indexRows = await page
+        .locator('table:has(caption:text("Indexes of orders")) tbody tr')
+        .allTextContents();
+      expect(indexRows).toEqual(['_id__idyesyes', 'by_refrefyesyesDelete']);
+      expect(
+        await page.locator('table:has(caption:text("Collections")) tbody tr').first().textContent(),
+      ).toMatch(/^orders3nono/);
+      await page.screenshot({ path: screenshotPath('collections'), fullPage: true });
+      const stored = await server.platform.collections.listIndexes(
+        { accountId: 'acme', user: { id: server.acme.admin.id, login: 'admin', isAdmin: true } },
+        'orders',
+      );
+      expect(stored.map((i: { name: string }) => i.name)).toEqual(['_id_', 'by_ref']);
+    });
+
+    it('projects: listed, opened and saved through the Project class', async () => {
+      const { projects, directory } = server.platform;
+      const project = await projects.create('acme', {
+        title: 'Purchases',
+        authorId: server.acme.admin.id,
+        content: { steps: 2 },
+      });
+      await projects.addVersion('acme', project.id, { name: 'v1', mode: 'TEST' });
+      const pool = await directory.lanes.createPool('acme', { name: 'Buyers' });
+      await directory.lanes.createLane('acme', pool.id, { name: 'Europe' });
+      await projects.attachPool('acme', project.id, pool.id);
+      await page.getByRole('link', { name: 'Projects' }).click();
+      await page.getByRole('button', { name: 'Purchases' }).click();
+      await page.getByRole('heading', { name: `Purchases (project ${project.id})` }).waitFor();
+      await page
+        .locator('table:has(caption:text("Lanes and pools")) tbody tr')
+        .filter({ hasText: 'Europe' })
+        .waitFor();
+      expect(await page.locator('table:has(caption:text("Versions")) tbody tr').allTextContents()).toEqual([
+        expect.stringMatching(new RegExp(`^\\d+v1TESTACCEPTANCELIVE\\d{4}-`)),
+      ]);
+      await page.getByLabel('Title', { exact: true }).fill('Purchases 2');
+      await page.getByLabel('Mode of version v1').selectOption('LIVE');
+      await page.getByRole('button', { name: 'Save modes' }).click();
+      await page.getByText('Modes saved.').waitFor();
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.getByText(/^Saved at /).waitFor();
+      await page.getByRole('button', { name: 'Atom XML' }).click();
+      expect(await page.locator('.detail pre.output').textContent()).toContain(
+        `<id>urn:flowmark:acme:project:${project.id}</id>\n  <title>Purchases 2</title>`,
+      );
+      await page.screenshot({ path: screenshotPath('projects'), fullPage: true });
+      expect((await projects.require('acme', project.id)).title).toBe('Purchases 2');
+      expect((await projects.versions('acme', project.id)).map((v) => v.mode)).toEqual(['LIVE']);
+    });
+
+    it('files: upload, download and rights', async () => {
+      await page.getByRole('link', { name: 'Files' }).click();
+      await page.getByLabel('File', { exact: true }).setInputFiles({
+        name: 'notes é.txt',
+        mimeType: 'text/plain',
+        buffer: Buffer.from('first line\nsecond line\n'),
+      });
+      await page.getByRole('button', { name: 'Upload' }).click();
+      await page.getByText('Uploaded notes é.txt (23 bytes).').waitFor();
+      await page.getByRole('heading', { name: 'Rights on notes é.txt' }).waitFor();
+      const link = page.getByRole('link', { name: 'notes é.txt' });
+      const href = (await link.getAttribute('href'))!;
+      const downloaded = await page.evaluate(async (h) => (await fetch(h)).text(), href);
+      expect(downloaded).toBe('first line\nsecond line\n');
+      await page.getByLabel('Users or lanes (logins or ids)').fill('ann');
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await page.getByText('Rights changed.').waitFor();
+      expect(await page.locator('table:has(caption:text("Rights on")) tbody tr').allTextContents()).toEqual([
+        `Users${server.acme.user.id}—`,
+        'Lanes——',
+      ]);
+      await page.screenshot({ path: screenshotPath('files'), fullPage: true });
+      const id = href.split('/')[4]!;
+      const rights = await server.platform.files.rights(
+        'acme',
+        { userId: server.acme.admin.id, isAdmin: true, mode: 'LIVE' },
+        id,
+      );
+      expect(rights.user.READ).toEqual([server.acme.user.id]);
+    });
+
+    it('requests and logs: a request, its data and its log', async () => {
+      const { requests, logs } = server.platform;
+      await requests.create('acme', {
+        id: 'req-console',
+        mode: 'TEST',
+        status: 200,
+        data: { amount: 12 },
+        initiatorId: server.acme.admin.id,
+      });
+      await logs.write('acme', {
+        requestId: 'req-console',
+        projectId: null,
+        userId: server.acme.admin.id,
+        mode: 'TEST',
+        level: 'WARNING',
+        message: 'stock is low',
+      });
+      await page.getByRole('link', { name: 'Requests and logs' }).click();
+      await page.getByRole('button', { name: 'req-console' }).click();
+      await page.getByRole('heading', { name: 'Request req-console' }).waitFor();
+      await page.locator('table:has(caption:text("Log of req-console")) tbody tr').first().waitFor();
+      expect(
+        await page
+          .locator('table:has(caption:text("Log of req-console")) tbody tr td:nth-child(4)')
+          .allTextContents(),
+      ).toEqual(['stock is low']);
+      expect(JSON.parse((await page.locator('.detail details[open] pre').textContent())!)).toEqual({
+        amount: 12,
+      });
+      expect(await page.locator('table:has(caption:text("Account log")) tbody').textContent()).toContain(
+        'stock is low',
+      );
+      await page.screenshot({ path: screenshotPath('requests'), fullPage: true });
+    });
+
+    it('logs out, and nothing in the pages failed', async () => {
+      await page.getByRole('button', { name: 'Log out' }).click();
+      await page.getByRole('heading', { name: 'flowmark console' }).waitFor();
+      expect(pageErrors).toEqual([]);
+    });
+  });
+});
