@@ -10,7 +10,7 @@ import { readAtomXml } from './xml.js';
 export type Format = 'xml' | 'json';
 
 export interface HttpRequest {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
   /** Atom XML text, or a JSON-form document. */
   body?: string | AtomDocument;
