@@ -28,7 +28,15 @@ export interface BridgeOptions {
   api: ScriptApi;
   /** Names of the evaluation's data variables (RMPData.getAllVariables). */
   variableNames?: () => Iterable<string>;
+  /** The script's memory (limits.memoryBytes): a result must fit in it several times over. */
+  memoryBytes: number;
 }
+
+/**
+ * A result becomes, in the sandbox, UTF-8 bytes, a string and the parsed value: one larger than a
+ * quarter of the script's memory is refused here, with a clear error, rather than exhausting it.
+ */
+const RESULT_SHARE_OF_MEMORY = 4;
 
 /** The handler of one script's calls. */
 export function callBridge(
@@ -59,12 +67,18 @@ export function callBridge(
     } catch (e) {
       return failure(label, method, e);
     }
-    if (isThenable(result))
-      return Promise.resolve(result).then(
-        (value) => valueReply(adapt(method, value)),
-        (e: unknown) => failure(label, method, e),
+    const maxChars = Math.floor(options.memoryBytes / RESULT_SHARE_OF_MEMORY);
+    const reply = (value: unknown): string => {
+      const text = valueReply(adapt(method, value));
+      if (text.length <= maxChars) return text;
+      return errorReply(
+        `${label}: the result (${text.length} characters of JSON) is too large for the script's memory ` +
+          `(at most ${maxChars} characters with memoryBytes ${options.memoryBytes})`,
       );
-    return valueReply(adapt(method, result));
+    };
+    if (isThenable(result))
+      return Promise.resolve(result).then(reply, (e: unknown) => failure(label, method, e));
+    return reply(result);
   };
 }
 

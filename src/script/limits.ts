@@ -4,7 +4,7 @@ export interface ScriptLimits {
   cpuTimeMs: number;
   /** Time the whole script may take, platform calls included, in ms (R_lock alone may wait 40 s). */
   wallTimeMs: number;
-  /** Memory the script's JavaScript heap may use, in bytes. */
+  /** Memory the script's heap may grow by, in bytes (the sandbox's WebAssembly memory is capped there). */
   memoryBytes: number;
   /** Stack the script may use, in bytes (bounds recursion depth). */
   stackBytes: number;

@@ -76,7 +76,11 @@ class SandboxWorker {
   private nextRun = 1;
   dead = false;
 
-  constructor(private readonly onDeath: (w: SandboxWorker) => void) {
+  constructor(
+    /** The memory its scripts may grow into (the module's memory is capped when it starts). */
+    readonly memoryBytes: number,
+    private readonly onDeath: (w: SandboxWorker) => void,
+  ) {
     const shared = new SharedArrayBuffer(4);
     this.signal = new Int32Array(shared);
     const { port1, port2 } = new MessageChannel();
@@ -84,7 +88,7 @@ class SandboxWorker {
     quickjsPath ??= createRequire(import.meta.url).resolve('quickjs-emscripten');
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { quickjs: quickjsPath, signal: shared, replies: port2, prelude: PRELUDE },
+      workerData: { quickjs: quickjsPath, signal: shared, replies: port2, prelude: PRELUDE, memoryBytes },
       transferList: [port2],
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, stackSizeMb: WORKER_STACK_MB },
     });
@@ -144,11 +148,13 @@ class SandboxWorker {
     Atomics.notify(this.signal, 0);
   }
 
-  /** The worker exits by itself after this run: take no more jobs. */
+  /** The worker asked to be replaced after this run. */
   private retire(): void {
     if (this.dead) return;
     this.dead = true;
+    this.replies.close();
     this.onDeath(this);
+    void this.worker.terminate();
   }
 
   private kill(): void {
@@ -185,7 +191,7 @@ type WorkerMessage =
       output?: string;
       failure?: WorkerFailure;
       timing: RunTiming;
-      /** The worker exits after this message. */
+      /** The worker asks to be replaced. */
       broken?: boolean;
     };
 
@@ -193,10 +199,12 @@ function failureReply(e: unknown): string {
   return 'e' + JSON.stringify({ message: e instanceof Error ? e.message : String(e) });
 }
 
+type Waiter = ((w: SandboxWorker) => void) & { memoryBytes?: number };
+
 export class SandboxPool {
   private readonly idle: SandboxWorker[] = [];
   private readonly all = new Set<SandboxWorker>();
-  private readonly waiting: Array<(w: SandboxWorker) => void> = [];
+  private readonly waiting: Waiter[] = [];
 
   constructor(private maxWorkers: number) {}
 
@@ -210,9 +218,9 @@ export class SandboxPool {
     return this.all.size;
   }
 
-  /** Runs a job on a free worker (waiting at most `waitMs` for one). */
+  /** Runs a job on a free worker of its memory size (waiting at most `waitMs` for one). */
   async run(job: SandboxJob, onCall: CallHandler, waitMs: number): Promise<WorkerOutcome> {
-    const worker = await this.acquire(waitMs);
+    const worker = await this.acquire(job.limits.memoryBytes, waitMs);
     try {
       return await worker.run(job, onCall);
     } finally {
@@ -221,8 +229,8 @@ export class SandboxPool {
   }
 
   /** Starts a worker ahead of the first script (the WebAssembly module takes tens of ms to load). */
-  warm(): void {
-    if (this.all.size === 0 && this.maxWorkers > 0) this.release(this.spawn());
+  warm(memoryBytes: number): void {
+    if (this.all.size === 0) this.release(this.spawn(memoryBytes));
   }
 
   async close(): Promise<void> {
@@ -232,15 +240,15 @@ export class SandboxPool {
     await Promise.all(workers.map((w) => w.terminate()));
   }
 
-  private acquire(waitMs: number): Promise<SandboxWorker> {
-    const free = this.idle.pop();
+  private acquire(memoryBytes: number, waitMs: number): Promise<SandboxWorker> {
+    const free = this.takeIdle(memoryBytes);
     if (free) return Promise.resolve(free);
-    if (this.all.size < this.maxWorkers) return Promise.resolve(this.spawn());
     return new Promise<SandboxWorker>((resolve, reject) => {
-      const take = (w: SandboxWorker) => {
+      const take: Waiter = (w: SandboxWorker) => {
         clearTimeout(timer);
         resolve(w);
       };
+      take.memoryBytes = memoryBytes;
       const timer = setTimeout(() => {
         const at = this.waiting.indexOf(take);
         if (at >= 0) this.waiting.splice(at, 1);
@@ -255,19 +263,31 @@ export class SandboxPool {
     });
   }
 
-  private release(worker: SandboxWorker): void {
-    if (worker.dead || !this.all.has(worker)) {
-      // Its replacement serves whoever waits.
-      if (this.waiting.length && this.all.size < this.maxWorkers) this.waiting.shift()!(this.spawn());
-      return;
-    }
-    const next = this.waiting.shift();
-    if (next) next(worker);
-    else this.idle.push(worker);
+  /** An idle worker of that memory size, a new one, or one made by replacing an idle worker of another size. */
+  private takeIdle(memoryBytes: number): SandboxWorker | undefined {
+    const at = this.idle.findIndex((w) => w.memoryBytes === memoryBytes);
+    if (at >= 0) return this.idle.splice(at, 1)[0];
+    if (this.all.size < this.maxWorkers) return this.spawn(memoryBytes);
+    const other = this.idle.shift();
+    if (!other) return undefined;
+    void other.terminate();
+    return this.spawn(memoryBytes);
   }
 
-  private spawn(): SandboxWorker {
-    const worker = new SandboxWorker((w) => this.forget(w));
+  private release(worker: SandboxWorker): void {
+    if (!worker.dead && this.all.has(worker)) this.idle.push(worker);
+    // Serve the waiting scripts, in order, as far as workers allow.
+    while (this.waiting.length) {
+      const next = this.waiting[0]!;
+      const w = this.takeIdle(next.memoryBytes!);
+      if (!w) break;
+      this.waiting.shift();
+      next(w);
+    }
+  }
+
+  private spawn(memoryBytes: number): SandboxWorker {
+    const worker = new SandboxWorker(memoryBytes, (w) => this.forget(w));
     this.all.add(worker);
     return worker;
   }

@@ -52,7 +52,7 @@ export function configureScripts(
 
 /** Starts a sandbox worker now, so the first script does not wait for it. */
 export function warmScripts(): void {
-  pool.warm();
+  pool.warm(settings.limits.memoryBytes);
 }
 
 /** Stops every sandbox worker (the next script starts new ones). */
@@ -78,6 +78,7 @@ export async function runScript(source: string, options: ScriptRunOptions): Prom
     env: options.env ?? detachedEnv(options.ctx),
     registry,
     api,
+    memoryBytes: limits.memoryBytes,
     ...(options.variableNames ? { variableNames: options.variableNames } : {}),
   });
   let outcome;

@@ -6,9 +6,10 @@
  * A platform call blocks the worker, never the server: the worker posts {call} to the main
  * thread, waits on a shared counter (Atomics.wait) and takes the reply from its reply port
  * (receiveMessageOnPort), so the script sees a synchronous function while the main thread runs
- * the asynchronous registry function. Limits: QuickJS's memory and stack limits, an interrupt
- * handler for CPU time (time waiting on calls excluded) and wall time, and the wait itself
- * bounded by the wall time; the main thread terminates a worker that outlives its job.
+ * the asynchronous registry function. Limits: the module's memory capped at the worker's
+ * memoryBytes (fixed when the worker starts), QuickJS's stack limit, an interrupt handler for CPU
+ * time (time waiting on calls excluded) and wall time, and the wait itself bounded by the wall
+ * time; the main thread terminates a worker that outlives its job.
  *
  * Messages in:  {run, source, table, limits}
  * Messages out: {type:'call', run, call, method, args} · {type:'done', run, output?, failure?, timing}
@@ -16,12 +17,28 @@
 export const WORKER_SOURCE = String.raw`
 'use strict';
 const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads');
-const { newQuickJSWASMModule, RELEASE_SYNC } = require(workerData.quickjs);
+const { newQuickJSWASMModule, newVariant, RELEASE_SYNC } = require(workerData.quickjs);
 const signal = new Int32Array(workerData.signal);
 const replies = workerData.replies;
 const PRELUDE = workerData.prelude;
 const started = performance.now();
-const ready = newQuickJSWASMModule(RELEASE_SYNC).then((module) => {
+// The module's linear memory, capped: QuickJS's own byte accounting is not reliable in this build
+// (no malloc_usable_size), so the hard bound on a script's memory is how far this memory may grow.
+// Past it, malloc fails and QuickJS raises "out of memory".
+const PAGE = 65536;
+const BASE_PAGES = 256; // the module's minimum: code data, C stack and the first heap (16 MiB)
+const memory = new WebAssembly.Memory({
+  initial: BASE_PAGES,
+  maximum: BASE_PAGES + Math.ceil(workerData.memoryBytes / PAGE),
+});
+const CAP_BYTES = (BASE_PAGES + Math.ceil(workerData.memoryBytes / PAGE)) * PAGE;
+const heapFull = () => memory.buffer.byteLength + 2 * PAGE > CAP_BYTES;
+// Handing a string to QuickJS mallocs without checking the result, so a reply is only handed
+// over when the memory can still grow by twice its size; otherwise the script gets an error made
+// while there was room (FULL_REPLY). Workers whose heap grew past half the budget are replaced.
+const roomFor = (text) => CAP_BYTES - memory.buffer.byteLength >= 2 * Buffer.byteLength(text) + PAGE;
+const FULL_REPLY = 'e' + JSON.stringify({ message: "the script's memory is full: no room for the result" });
+const ready = newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory: memory })).then((module) => {
   parentPort.postMessage({ type: 'ready', ms: performance.now() - started });
   return module;
 });
@@ -33,10 +50,10 @@ parentPort.on('message', (job) => {
   );
 });
 
+// broken: the main thread replaces this worker (a runtime that failed to clean up leaves the
+// module in an unknown state; a heap grown near its cap leaves too little room).
 function finish(job, result, broken) {
   parentPort.postMessage(Object.assign({ type: 'done', run: job.run, broken }, result));
-  // A runtime that failed to clean up leaves the WebAssembly module in an unknown state.
-  if (broken) process.exit(1);
 }
 
 const FRAME = /script\.js:(\d+):(\d+)/;
@@ -59,6 +76,9 @@ function describe(dumped, stop) {
       if (failure.name === 'InternalError' && failure.message === 'out of memory') failure.kind = 'memory';
       if (failure.name === 'InternalError' && failure.message === 'stack overflow') failure.kind = 'stack';
     }
+  } else if ((dumped === null || dumped === undefined) && !stop && heapFull()) {
+    // No room was left even for the error object.
+    failure.kind = 'memory';
   } else {
     failure.name = '';
     let text;
@@ -85,8 +105,8 @@ function runJob(module, job) {
   const rt = module.newRuntime();
   let ctx;
   let getter;
+  let full;
   try {
-    rt.setMemoryLimit(limits.memoryBytes);
     rt.setMaxStackSize(limits.stackBytes);
     rt.setInterruptHandler(() => {
       if (stop === null) {
@@ -122,9 +142,11 @@ function runJob(module, job) {
         waited += performance.now() - t;
       }
     };
-    const host = ctx.newFunction('host', (method, args) =>
-      ctx.newString(callHost(ctx.getNumber(method), ctx.getString(args))),
-    );
+    full = ctx.newString(FULL_REPLY);
+    const host = ctx.newFunction('host', (method, args) => {
+      const reply = callHost(ctx.getNumber(method), ctx.getString(args));
+      return roomFor(reply) ? ctx.newString(reply) : full.dup();
+    });
     const prelude = ctx.unwrapResult(ctx.evalCode(PRELUDE, 'rmp.js'));
     const table = ctx.newString(job.table);
     getter = ctx.unwrapResult(ctx.callFunction(prelude, ctx.undefined, host, table));
@@ -147,7 +169,6 @@ function runJob(module, job) {
     }
     // Past this point only our own code runs in the runtime: no interrupt, room to report.
     rt.removeInterruptHandler();
-    rt.setMemoryLimit(-1);
     if (failure) {
       let dumped;
       try {
@@ -172,13 +193,15 @@ function runJob(module, job) {
   }
   try {
     if (getter && getter.alive) getter.dispose();
+    if (full && full.alive) full.dispose();
     if (ctx) ctx.dispose();
     rt.dispose();
   } catch (e) {
     broken = true;
   }
   result.timing = { setupMs, totalMs: performance.now() - begin, waitedMs: waited, calls };
-  if (result.failure && result.failure.kind === 'memory') broken = true; // its heap grew to the limit: start afresh
+  // The heap never shrinks: a worker left with less than half its budget to grow is replaced.
+  if (CAP_BYTES - memory.buffer.byteLength < workerData.memoryBytes / 2) broken = true;
   finish(job, result, broken);
 }
 `;
