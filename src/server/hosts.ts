@@ -91,6 +91,8 @@ export interface HttpExchange {
 /** What a host answers; the server applies it as it is (a JSON body is sent as JSON). */
 export interface HostResponse {
   status: number;
+  /** The reason phrase (set_status's name); the standard one when absent. */
+  statusMessage?: string;
   headers: Record<string, string>;
   body: string | Buffer | Record<string, unknown> | unknown[] | null;
 }
@@ -109,4 +111,18 @@ export interface ServerHosts {
   task?(exchange: HttpExchange & { task: TaskAddress }): Promise<HostResponse>;
   /** POST /api/v1/requests — start a request; the server answers with the stored request. */
   startRequest?(input: StartRequestInput): Promise<{ requestId: string }>;
+  /** GET /api/v1/requests/:id/run — the request with its steps and tasks (its initiator, administrators). */
+  describeRequest?(caller: Caller, requestId: string): Promise<RequestRun>;
+  /** POST /api/v1/requests/:id/resume — continue a request paused by P_set_request_status(102). */
+  resumeRequest?(caller: Caller, requestId: string): Promise<RequestRun>;
+  /** POST /api/v1/requests/:id/cancel — end a running or waiting request (status 400). */
+  cancelRequest?(caller: Caller, requestId: string): Promise<RequestRun>;
+}
+
+/** A process request as its host sees it: the stored request, its process, steps and tasks. */
+export interface RequestRun {
+  request: object;
+  process: string;
+  steps: object[];
+  tasks: object[];
 }

@@ -10,6 +10,7 @@ export type {
   HostResponse,
   HttpExchange,
   LogLine,
+  RequestRun,
   ServerHosts,
   StartRequestInput,
   TaskAddress,

@@ -1,10 +1,13 @@
 import { expect, it } from 'vitest';
+import type { Platform } from '../../src/platform/index.js';
 import type {
   EvalInput,
   EvalOutput,
   HostResponse,
   HttpExchange,
   ServerHosts,
+  StartRequestInput,
+  TaskAddress,
 } from '../../src/server/index.js';
 import { describeEachEngine } from '../support/engines.js';
 import { call, useServer } from './support.js';
@@ -34,7 +37,7 @@ class RecordingHost implements ServerHosts {
     return {
       status: exchange.method === 'POST' ? 303 : 200,
       headers: { location: '/done' },
-      body: exchange.task,
+      body: { ...exchange.task },
     };
   }
 

@@ -114,6 +114,17 @@ for (const engineName of availableEngines()) {
         logs: [],
         response: { headers: {} },
       });
+      // The README's composite API example.
+      const api = await call(url, 'POST', '/api/v1/composite-apis', {
+        token,
+        body: { method: 'POST', path: 'hello', template: '${set_status(201)}{"hello": "${P_body.name}"}' },
+      });
+      expect(api.status).toBe(201);
+      const hello = await call(url, 'POST', '/live/default/composite/hello', {
+        token,
+        body: { name: 'Ann' },
+      });
+      expect(hello).toMatchObject({ status: 201, body: { hello: 'Ann' } });
 
       const listed = capture();
       expect(await main(['token', 'list'], listed.io)).toBe(0);

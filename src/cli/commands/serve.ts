@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Command, CliIo } from '../main.js';
 import { loadConfig } from '../../config/index.js';
+import { createHosts } from '../../hosts/index.js';
 import { createPlatform } from '../../platform/index.js';
 import { bootstrapFirstAccount, defaultAccount } from '../../server/bootstrap.js';
 import { evalHost } from '../../server/eval-host.js';
@@ -65,7 +66,7 @@ export async function runServe(args: string[], io: CliIo, signals: SignalSource 
     app = await createServer({
       store,
       platform,
-      hosts: evalHost(platform),
+      hosts: { ...evalHost(platform), ...createHosts(platform) },
       logger: { level: values['log-level']!, stream: io.stdout },
       defaultAccountId: await defaultAccount(platform),
       secureCookies: values['secure-cookies'],

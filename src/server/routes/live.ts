@@ -129,6 +129,14 @@ function send(reply: FastifyReply, answer: HostResponse): FastifyReply {
   if (!Number.isInteger(answer.status) || answer.status < 100 || answer.status > 599)
     throw new Error(`host answered with an invalid status ${String(answer.status)}`);
   reply.code(answer.status);
+  // A reason phrase from a script: printable ASCII only (no header injection), bounded.
+  if (answer.statusMessage !== undefined) {
+    const phrase = answer.statusMessage
+      .replace(/[^\x20-\x7e]/g, '')
+      .slice(0, 100)
+      .trim();
+    if (phrase !== '') reply.raw.statusMessage = phrase;
+  }
   let hasType = false;
   for (const [name, value] of Object.entries(answer.headers)) {
     const lower = name.toLowerCase();

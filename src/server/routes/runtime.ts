@@ -2,7 +2,7 @@
  * The caller's account, process requests and the log P_log writes. A request is visible to the
  * user who started it and to administrators; the account-wide log only to administrators.
  */
-import { Type } from '@fastify/type-provider-typebox';
+import { Type, type Static } from '@fastify/type-provider-typebox';
 import type { ProcessRequest as RequestRecord } from '../../platform/requests.js';
 import type { LogEntry as LogRecord } from '../../platform/logs.js';
 import { callerOf } from '../auth/access.js';
@@ -104,6 +104,39 @@ export function runtimeRoutes(app: Api, deps: ServerDeps): void {
     },
     async (request) => toRequestBody(await visibleRequest(callerOf(request), request.params.id)),
   );
+
+  const RequestRun = Type.Object({
+    request: ProcessRequest,
+    process: Type.String(),
+    steps: Type.Array(JsonObject),
+    tasks: Type.Array(JsonObject),
+  });
+  const runRoute = (
+    method: 'GET' | 'POST',
+    url: string,
+    summary: string,
+    member: 'describeRequest' | 'resumeRequest' | 'cancelRequest',
+  ) =>
+    app.route({
+      method,
+      url,
+      schema: { tags: ['requests'], summary, params: RequestParams, response: { 200: RequestRun } },
+      handler: async (request) => {
+        const host = deps.hosts[member];
+        if (!host) throw new ApiError(501, 'not-implemented', 'This server has no process host.');
+        const { id } = request.params as { id: string };
+        const run = await host.call(deps.hosts, callerOf(request), id);
+        return run as unknown as Static<typeof RequestRun>;
+      },
+    });
+  runRoute('GET', '/requests/:id/run', 'A request with its steps and manual tasks', 'describeRequest');
+  runRoute(
+    'POST',
+    '/requests/:id/resume',
+    'Continue a request paused by P_set_request_status(102)',
+    'resumeRequest',
+  );
+  runRoute('POST', '/requests/:id/cancel', 'End a running or waiting request (status 400)', 'cancelRequest');
 
   app.get(
     '/requests/:id/logs',
