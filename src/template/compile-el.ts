@@ -263,9 +263,10 @@ function compileInterp(el: A.InterpEl, cx: ElCx): Exec {
   }
   const full = evaluator(at, cx);
   if (!at.calls) {
+    const plainStrings = !isMarkupFormat(el.outputFormat);
     return (env) => {
       const v = full(env);
-      if (typeof v === 'string' && conv.length >= 0 && !isMarkupFormat(el.outputFormat)) {
+      if (typeof v === 'string' && plainStrings) {
         env.write(v);
         return;
       }

@@ -119,7 +119,7 @@ export function compileExpr(e: A.Expr, cx: Cx): Ev {
       };
     }
     case 'bi':
-      return compileBuiltIn(e, cx, compileExpr);
+      return compileBuiltIn(e, cx, compileExprWithLenient);
     case 'default':
       return compileDefault(e, cx);
     case 'exists':
@@ -330,13 +330,35 @@ function compileString(e: A.StrLit, cx: Cx): Ev {
   };
 }
 
-function compileDot(e: A.Dot, cx: Cx): Ev {
-  const t = compileExpr(e.target, cx);
+/** compileExpr, carrying compileLenient for the existence built-ins (?has_content, ?default … on `(…)`). */
+const compileExprWithLenient = Object.assign((e: A.Expr, cx: Cx): Ev => compileExpr(e, cx), {
+  lenient: (e: A.Expr, cx: Cx): Ev => compileLenient(e, cx),
+});
+
+/**
+ * The inside of `(…)!` and `(…)??`: in a plain a.b[c] chain a missing parent yields undefined
+ * instead of throwing the InvalidReferenceException the operator would catch anyway, so the
+ * common `(a.b.c)!d` costs no exception. Anything else (arguments, keys, operators) is compiled
+ * as usual and its errors are caught by the operator as before.
+ */
+export function compileLenient(e: A.Expr, cx: Cx): Ev {
+  e.tn = cx.name;
+  if (e.k === 'paren') return compileLenient(e.target, cx);
+  if (e.k === 'dot') return compileDot(e, cx, true);
+  if (e.k === 'key') return compileDynamicKey(e, cx, true);
+  return compileExpr(e, cx);
+}
+
+function compileDot(e: A.Dot, cx: Cx, lenient = false): Ev {
+  const t = lenient ? compileLenient(e.target, cx) : compileExpr(e.target, cx);
   const name = e.name;
   const tn = e.target;
   return (env) => {
     const v = t(env);
-    if (v === undefined) throw missingError(tn);
+    if (v === undefined) {
+      if (lenient) return undefined;
+      throw missingError(tn);
+    }
     if (v instanceof Map) {
       const r = v.get(name);
       return r === null ? undefined : r;
@@ -346,18 +368,21 @@ function compileDot(e: A.Dot, cx: Cx): Ev {
       return r === null ? undefined : r;
     }
     if (isHash(v)) return hashGet(v, name);
-    throw typeError(tn, '', 'hash', v);
+    throw typeError(tn, 'For "." left-hand operand', 'hash', v);
   };
 }
 
-function compileDynamicKey(e: A.DynKey, cx: Cx): Ev {
-  const t = compileExpr(e.target, cx);
+function compileDynamicKey(e: A.DynKey, cx: Cx, lenient = false): Ev {
+  const t = lenient ? compileLenient(e.target, cx) : compileExpr(e.target, cx);
   const tn = e.target;
   const k = compileExpr(e.key, cx);
   const kn = e.key;
   return (env) => {
     const v = t(env);
-    if (v === undefined) throw missingError(tn);
+    if (v === undefined) {
+      if (lenient) return undefined;
+      throw missingError(tn);
+    }
     const key = k(env);
     if (key === undefined) throw missingError(kn);
     if (key instanceof FmRange) return slice(env, v, key, kn, tn);
@@ -381,7 +406,7 @@ function compileDynamicKey(e: A.DynKey, cx: Cx): Ev {
     }
     if (typeof key === 'string') {
       if (isHash(v)) return hashGet(v, key);
-      throw typeError(tn, '', 'hash', v);
+      throw typeError(tn, 'For "...[...]" left-hand operand', 'hash', v);
     }
     throw typeError(kn, '', 'number, range, or string', key);
   };
@@ -495,7 +520,7 @@ function isInvalidRef(e: unknown): boolean {
 }
 
 function compileDefault(e: A.DefaultTo, cx: Cx): Ev {
-  const t = compileExpr(e.target, cx);
+  const t = isParen(e.target) ? compileLenient(e.target, cx) : compileExpr(e.target, cx);
   const rhs = e.rhs ? compileExpr(e.rhs, cx) : null;
   const rn = e.rhs;
   if (isParen(e.target)) {
@@ -525,7 +550,7 @@ function compileDefault(e: A.DefaultTo, cx: Cx): Ev {
 }
 
 function compileExists(e: A.Exists, cx: Cx): Ev {
-  const t = compileExpr(e.target, cx);
+  const t = isParen(e.target) ? compileLenient(e.target, cx) : compileExpr(e.target, cx);
   if (isParen(e.target)) {
     return (env) => {
       try {

@@ -126,9 +126,14 @@ function isParen(e: A.Expr): boolean {
 }
 
 /** Evaluates the target of an existence built-in: missing (or, in parentheses, an invalid reference) is undefined. */
-function existenceTarget(node: A.BuiltInExpr, cx: Cx, compile: (e: A.Expr, cx: Cx) => Ev): Ev {
-  const T = compile(node.target, cx);
-  if (!isParen(node.target)) return T;
+function existenceTarget(
+  node: A.BuiltInExpr,
+  cx: Cx,
+  compile: ((e: A.Expr, cx: Cx) => Ev) & { lenient?: (e: A.Expr, cx: Cx) => Ev },
+): Ev {
+  if (!isParen(node.target)) return compile(node.target, cx);
+  // a missing parent in a plain (a.b.c) chain is undefined without an exception (compileLenient)
+  const T = compile.lenient ? compile.lenient(node.target, cx) : compile(node.target, cx);
   return (env) => {
     try {
       return T(env);
