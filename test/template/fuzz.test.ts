@@ -16,7 +16,7 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 1500);
 const SEED = Number(process.env.FUZZ_SEED ?? 20240229);
 const LIMITS = { maxSteps: 20_000, maxDepth: 40, maxOutputChars: 200_000 };
 /** Wall-clock bound per template (parse + render); generous for slow CI machines. */
-const MAX_MS = 2_000;
+const MAX_MS = 5_000;
 
 const corpus: { template: string; data: unknown }[] = readFileSync(
   new URL('../fixtures/template/corpus/expected.jsonl', import.meta.url),
