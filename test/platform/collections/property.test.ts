@@ -152,7 +152,7 @@ describeEachEngine('collections agree with mingo', (engine) => {
         }
         await service.removeCollection(actor, name);
       }),
-      { numRuns: Number(process.env.FLOWMARK_PROPERTY_RUNS ?? 150) },
+      { numRuns: Number(process.env.FLOWMARK_PROPERTY_RUNS ?? 100) },
     );
   }, 120_000);
 });
