@@ -148,6 +148,19 @@ export function evaluationState(ctx: ExecutionContext): Promise<EvaluationState>
 }
 
 /**
+ * Gives a context the evaluation state of another (hosts that serve many calls alike — composite
+ * APIs — build one context with contextFor, keep it briefly, and give each call a copy of the
+ * context with a copy of its state: fresh P_locks, P_message and lock owner, the rest shared).
+ */
+export async function shareEvaluationState(from: ExecutionContext, to: ExecutionContext): Promise<void> {
+  const state = await evaluationState(from);
+  states.set(
+    to,
+    Promise.resolve({ ...state, locks: [], message: '', lockOwner: `evaluation:${randomUUID()}` }),
+  );
+}
+
+/**
  * The platform's internal parameters as a scope: P_customer, P_mode, P_user, P_urls, P_version,
  * P_initiator, P_request, P_locks, P_message. Read live: P_locks and P_message follow R_lock,
  * R_unlock and P_log, P_user follows impersonate. A missing value (P_user when nobody is

@@ -29,6 +29,7 @@ export {
   internalParameters,
   internalParameterValues,
   INTERNAL_PARAMETERS,
+  shareEvaluationState,
   type ContextOptions,
   type EvaluationState,
 } from './evaluation.js';
