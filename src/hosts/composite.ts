@@ -5,16 +5,22 @@
  * output is the body; set_status and P_custom_header shape the rest of the response.
  *
  * Routes are kept per account for `routeCacheMs` (default 1 s; at once after a change made
- * through the same platform), so a call costs no route lookup in the store.
+ * through the same platform) with their compiled templates, and the context of a user's calls for
+ * `contextCacheMs` (1 s): a call of a trivial script makes no query to the store.
  */
-import { DEFAULT_LIMITS, type CompositeResponse, type ExecutionLimits } from '../functions/context.js';
-import { contextFor } from '../functions/request/index.js';
+import {
+  DEFAULT_LIMITS,
+  type CompositeResponse,
+  type ExecutionContext,
+  type ExecutionLimits,
+} from '../functions/context.js';
+import { contextFor, shareEvaluationState } from '../functions/request/index.js';
 import type { Platform } from '../platform/index.js';
 import type { CompositeApi } from '../platform/scripted/index.js';
-import { TemplateError } from '../template/index.js';
+import { compile, TemplateError, type Template } from '../template/index.js';
 import { errorAnswer, type Answer, type Exchange } from './http.js';
 import { stepError } from './processes/failure.js';
-import { renderIn } from './render.js';
+import { renderTemplate } from './render.js';
 import { typedValue } from './typing.js';
 
 export interface CompositeHostOptions {
@@ -24,6 +30,11 @@ export interface CompositeHostOptions {
   limits?: Partial<ExecutionLimits>;
   /** How long an account's routes are reused before they are read again (default 1000 ms). */
   routeCacheMs?: number;
+  /**
+   * How long the context of a route's calls by one user is reused (default 1000 ms): account
+   * settings, P_user and P_version seen by composite APIs may lag a change by that much.
+   */
+  contextCacheMs?: number;
 }
 
 /** The methods a route answers, in the order an Allow header lists them. */
@@ -31,6 +42,8 @@ const ALLOWABLE = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 interface Route {
   api: CompositeApi;
+  /** Compiled on first use. */
+  template?: Template;
   /** Literal segments, or a parameter's name. */
   segments: ({ literal: string } | { param: string })[];
   literals: number;
@@ -44,6 +57,7 @@ interface RouteTable {
 
 export class CompositeHost {
   private readonly tables = new Map<string, RouteTable>();
+  private readonly contexts = new Map<string, { readAt: number; ctx: Promise<ExecutionContext> }>();
   private readonly limits: ExecutionLimits;
 
   constructor(
@@ -58,30 +72,24 @@ export class CompositeHost {
     const method = exchange.method.toUpperCase();
     const found = this.match(await this.routesOf(exchange.accountId), method, path);
     if ('answer' in found) return found.answer;
-    const { api, params } = found;
+    const { route, params } = found;
+    const api = route.api;
     if (!api.isPublic && !exchange.caller)
       return errorAnswer(401, 'unauthenticated', 'Authentication required: log in or send an API token.');
     const response: CompositeResponse = { headers: {} };
-    const { clock, random, randomBytes } = this.options;
-    const ctx = await contextFor({
-      platform: this.platform,
-      account: exchange.accountId,
-      user: exchange.caller?.user.id ?? null,
-      mode: api.mode,
-      surface: 'composite-api',
-      ...(api.projectId !== null ? { project: api.projectId } : {}),
-      response,
-      limits: this.limits,
-      ...(clock ? { clock } : {}),
-      ...(random ? { random } : {}),
-      ...(randomBytes ? { randomBytes } : {}),
-    });
+    const base = await this.baseContext(exchange.accountId, exchange.caller?.user.id ?? null, api);
+    const ctx: ExecutionContext = { ...base, response };
+    await shareEvaluationState(base, ctx);
     let output: string;
     try {
-      output = await renderIn(ctx, api.template, {
+      const template = (found.route.template ??= compile(api.template, {
         name: `composite ${api.method} ${api.path}`,
-        data: {},
-        parameters: {
+      }));
+      output = await renderTemplate(
+        ctx,
+        template,
+        {},
+        {
           P_method: method,
           P_path: path,
           P_params: params,
@@ -89,12 +97,49 @@ export class CompositeHost {
           P_query: exchange.query,
           P_body: Buffer.isBuffer(exchange.body) ? exchange.body.toString('base64') : exchange.body,
         },
-      });
+      );
     } catch (e) {
       if (!(e instanceof TemplateError)) throw e;
       return this.failed(exchange, api, e);
     }
     return answerOf(method, output, response);
+  }
+
+  /**
+   * A context for calls of a route by a user (or anonymous): built by contextFor (account settings,
+   * P_user, P_version …) and kept `contextCacheMs`; each call gets a copy with its own response,
+   * P_locks, P_message and lock owner.
+   */
+  private async baseContext(
+    accountId: string,
+    userId: number | null,
+    api: CompositeApi,
+  ): Promise<ExecutionContext> {
+    const key = `${accountId}|${userId ?? ''}|${api.mode}|${api.projectId ?? ''}`;
+    const now = Date.now();
+    const cached = this.contexts.get(key);
+    if (cached && now - cached.readAt < (this.options.contextCacheMs ?? 1000)) return cached.ctx;
+    const { clock, random, randomBytes } = this.options;
+    const ctx = contextFor({
+      platform: this.platform,
+      account: accountId,
+      user: userId,
+      mode: api.mode,
+      surface: 'composite-api',
+      ...(api.projectId !== null ? { project: api.projectId } : {}),
+      limits: this.limits,
+      ...(clock ? { clock } : {}),
+      ...(random ? { random } : {}),
+      ...(randomBytes ? { randomBytes } : {}),
+    });
+    if (this.contexts.size > 10_000) this.contexts.clear();
+    this.contexts.set(key, { readAt: now, ctx });
+    try {
+      return await ctx;
+    } catch (e) {
+      this.contexts.delete(key);
+      throw e;
+    }
   }
 
   /** The account's routes, read again after `routeCacheMs` or a change through this platform. */
@@ -114,7 +159,7 @@ export class CompositeHost {
     routes: Route[],
     method: string,
     path: string,
-  ): { api: CompositeApi; params: Record<string, string> } | { answer: Answer } {
+  ): { route: Route; params: Record<string, string> } | { answer: Answer } {
     const segments = path === '' ? [] : path.split('/');
     let best: { route: Route; params: Record<string, string>; exact: boolean } | undefined;
     const allowed = new Set<string>();
@@ -133,7 +178,7 @@ export class CompositeHost {
       )
         best = { route, params, exact };
     }
-    if (best) return { api: best.route.api, params: best.params };
+    if (best) return { route: best.route, params: best.params };
     if (allowed.size === 0)
       return { answer: errorAnswer(404, 'not-found', `No composite API answers ${method} /${path}.`) };
     const answer = errorAnswer(

@@ -6,7 +6,7 @@
  */
 import type { ExecutionContext } from '../functions/context.js';
 import { internalParameters } from '../functions/request/index.js';
-import { compile, type Scope } from '../template/index.js';
+import { compile, type Scope, type Template } from '../template/index.js';
 import { evaluationScope } from './eval.js';
 
 export interface RenderInput {
@@ -24,10 +24,16 @@ export function withParameters(scope: Scope, parameters: Record<string, unknown>
 
 /** The template's output (its errors are TemplateErrors, with the cause a function threw). */
 export async function renderIn(ctx: ExecutionContext, source: string, input: RenderInput): Promise<string> {
-  const template = compile(source, { name: input.name });
-  const scope = withParameters(
-    evaluationScope(ctx, input.data, await internalParameters(ctx)),
-    input.parameters,
-  );
+  return renderTemplate(ctx, compile(source, { name: input.name }), input.data, input.parameters);
+}
+
+/** Same, for a template compiled already. */
+export async function renderTemplate(
+  ctx: ExecutionContext,
+  template: Template,
+  data: Record<string, unknown>,
+  parameters: Record<string, unknown>,
+): Promise<string> {
+  const scope = withParameters(evaluationScope(ctx, data, await internalParameters(ctx)), parameters);
   return template.render(scope, { locale: ctx.locale, timeZone: ctx.timeZone, now: ctx.clock });
 }
