@@ -34,7 +34,14 @@ export function readAtomXml(text: string): AtomDocument {
   const valid = XMLValidator.validate(text);
   if (valid !== true)
     throw invalidXml(`Invalid XML at line ${valid.err.line}, column ${valid.err.col}: ${valid.err.msg}`);
-  const roots = (parser.parse(text) as Ordered[]).map(toNode).filter((n): n is XmlNode => n !== null);
+  let parsed: Ordered[];
+  try {
+    parsed = parser.parse(text) as Ordered[];
+  } catch (e) {
+    // The parser's own refusals (names such as __proto__ …) are the document's fault.
+    throw invalidXml(`Invalid XML: ${(e as Error).message}`);
+  }
+  const roots = parsed.map(toNode).filter((n): n is XmlNode => n !== null);
   if (roots.length !== 1) throw invalidXml('Invalid XML: expected one root element.');
   try {
     return atomFromXml(roots[0]!);
