@@ -198,7 +198,6 @@ export class Env {
   /** Element trees of the templates that ran, by name (FTL stack traces). */
   readonly roots = new Map<string, A.El>();
   private callEnvObj: CallEnvImpl | null = null;
-  nowMs: number | undefined;
 
   constructor(
     unit: TemplateUnit,
@@ -234,9 +233,9 @@ export class Env {
   readonly compileTemplate: (source: string, name: string, outputFormat?: string) => TemplateUnit;
   private readonly nowFn?: () => number;
 
+  /** The clock, read at each use of `.now` like FreeMarker (scripts time themselves with it). */
   now(): number {
-    if (this.nowMs === undefined) this.nowMs = this.nowFn ? this.nowFn() : Date.now();
-    return this.nowMs;
+    return this.nowFn ? this.nowFn() : Date.now();
   }
 
   // ------------------------------------------------------------------ output and limits

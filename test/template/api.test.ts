@@ -187,9 +187,14 @@ describe('data model, results and options', () => {
     expect(a.unit).toBe(b.unit);
   });
 
-  it('uses the injected clock for .now', async () => {
+  it('uses the injected clock for .now, read at each use like FreeMarker', async () => {
     expect(await compile('${.now?iso_utc}').render({}, { now: () => Date.UTC(2024, 0, 15, 12) })).toBe(
       '2024-01-15T12:00:00Z',
+    );
+    let t = Date.UTC(2024, 0, 15, 12);
+    const clock = (): number => (t += 250);
+    expect(await compile('<#assign t0 = .now>${.now?long - t0?long} ms').render({}, { now: clock })).toBe(
+      '250 ms',
     );
   });
 });
