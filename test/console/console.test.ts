@@ -1,9 +1,8 @@
 /**
- * The web console in real Chromium against a real server (SQLite; the API under it is tested on
- * both engines by test/server and test/client): log in, render a template and see an error at its
+ * The web console in real Chromium against a real server, on every engine: log in, render a template and see an error at its
  * line, autocompletion and the reference, a collection created and queried with an index, projects
  * through the Project class, a file uploaded with its rights, requests and their logs. Each page
- * is screenshotted into test-results/screenshots/ (docs/console.md).
+ * is screenshotted into test-results/screenshots/ (docs/console.md), from the SQLite run.
  */
 import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
@@ -14,7 +13,6 @@ import { describeWithBrowser, screenshotPath } from '../client/support/browser.j
 
 describeWithBrowser('web console', (browser) => {
   describeEachEngine('console', (engine) => {
-    if (engine.name !== 'sqlite') return;
     const server = useServer(engine, (platform) => ({ hosts: evalHost(platform) }));
     let page: Page;
     const pageErrors: string[] = [];
@@ -23,6 +21,11 @@ describeWithBrowser('web console', (browser) => {
       page = await browser.context.newPage();
       page.on('pageerror', (e) => pageErrors.push(e.message));
     });
+
+    /** A screenshot of the page as it is (full length), once: from the SQLite run. */
+    const shoot = async (name: string) => {
+      if (engine.name === 'sqlite') await page.screenshot({ path: screenshotPath(name), fullPage: true });
+    };
 
     const editor = () => page.getByRole('combobox', { name: 'Template' });
 
@@ -44,7 +47,7 @@ describeWithBrowser('web console', (browser) => {
       await expect(page.getByRole('alert').textContent()).resolves.toBe(
         'Invalid account, login or password. (401 invalid-credentials)',
       );
-      await page.screenshot({ path: screenshotPath('login') });
+      await shoot('login');
       await page.getByLabel('Password').fill(PASSWORD);
       await page.getByRole('button', { name: 'Log in' }).click();
       await page.getByRole('heading', { name: 'Playground', level: 1 }).waitFor();
@@ -67,7 +70,7 @@ describeWithBrowser('web console', (browser) => {
       );
       expect(await page.locator('.editor-gutter .gutter-error').textContent()).toBe('3\n');
       expect(await page.locator('.editor .error-line').isVisible()).toBe(true);
-      await page.screenshot({ path: screenshotPath('playground-error'), fullPage: true });
+      await shoot('playground-error');
 
       // The position is a button taking the caret there.
       await position.click();
@@ -100,7 +103,7 @@ describeWithBrowser('web console', (browser) => {
       expect(await details.locator('.signature').first().textContent()).toMatch(
         /^list_objects\(query: \w+, name: string/,
       );
-      await page.screenshot({ path: screenshotPath('playground-completion'), fullPage: true });
+      await shoot('playground-completion');
       await page.keyboard.press('Enter');
       expect(await editor().inputValue()).toBe('${list_objects(');
       expect(await listbox.isHidden()).toBe(true);
@@ -153,7 +156,7 @@ describeWithBrowser('web console', (browser) => {
       expect(
         await page.locator('table:has(caption:text("Collections")) tbody tr').first().textContent(),
       ).toMatch(/^orders3nono/);
-      await page.screenshot({ path: screenshotPath('collections'), fullPage: true });
+      await shoot('collections');
       const stored = await server.platform.collections.listIndexes(
         { accountId: 'acme', user: { id: server.acme.admin.id, login: 'admin', isAdmin: true } },
         'orders',
@@ -192,7 +195,7 @@ describeWithBrowser('web console', (browser) => {
       expect(await page.locator('.detail pre.output').textContent()).toContain(
         `<id>urn:flowmark:acme:project:${project.id}</id>\n  <title>Purchases 2</title>`,
       );
-      await page.screenshot({ path: screenshotPath('projects'), fullPage: true });
+      await shoot('projects');
       expect((await projects.require('acme', project.id)).title).toBe('Purchases 2');
       expect((await projects.versions('acme', project.id)).map((v) => v.mode)).toEqual(['LIVE']);
     });
@@ -218,7 +221,7 @@ describeWithBrowser('web console', (browser) => {
         `Users${server.acme.user.id}—`,
         'Lanes——',
       ]);
-      await page.screenshot({ path: screenshotPath('files'), fullPage: true });
+      await shoot('files');
       const id = href.split('/')[4]!;
       const rights = await server.platform.files.rights(
         'acme',
@@ -260,7 +263,7 @@ describeWithBrowser('web console', (browser) => {
       expect(await page.locator('table:has(caption:text("Account log")) tbody').textContent()).toContain(
         'stock is low',
       );
-      await page.screenshot({ path: screenshotPath('requests'), fullPage: true });
+      await shoot('requests');
     });
 
     it('logs out, and nothing in the pages failed', async () => {
