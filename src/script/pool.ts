@@ -27,8 +27,10 @@ export interface WorkerFailure {
 }
 
 export interface RunTiming {
-  /** Fresh runtime + context + RMP* objects, in the worker (ms). */
+  /** The part of preparing the fresh runtime + context + RMP* objects the script waited for (ms): 0 when prepared ahead. */
   setupMs: number;
+  /** What preparing that sandbox took, ahead of the script or not (ms). */
+  prepareMs: number;
   /** The whole run in the worker, setup included (ms). */
   totalMs: number;
   /** Time blocked on platform calls (ms). */
@@ -108,7 +110,13 @@ class SandboxWorker {
         this.kill();
         resolve({
           failure: { kind: 'wall-time' },
-          timing: { setupMs: 0, totalMs: job.limits.wallTimeMs + GRACE_MS, waitedMs: 0, calls: 0 },
+          timing: {
+            setupMs: 0,
+            prepareMs: 0,
+            totalMs: job.limits.wallTimeMs + GRACE_MS,
+            waitedMs: 0,
+            calls: 0,
+          },
         });
       }, job.limits.wallTimeMs + GRACE_MS);
       timer.unref();

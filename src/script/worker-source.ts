@@ -3,6 +3,9 @@
  * worker of src/platform/files). It holds one QuickJS WebAssembly module (the synchronous
  * release build) and runs one script at a time, each in a fresh QuickJS runtime and context.
  *
+ * Each script gets a runtime and context no script ran in before; the next one is prepared as
+ * soon as a script ends, so its setup is mostly off the scripts' path.
+ *
  * A platform call blocks the worker, never the server: the worker posts {call} to the main
  * thread, waits on a shared counter (Atomics.wait) and takes the reply from its reply port
  * (receiveMessageOnPort), so the script sees a synchronous function while the main thread runs
@@ -92,68 +95,109 @@ function describe(dumped, stop) {
   return failure;
 }
 
+// A fresh runtime and context with the RMP* objects, made before it is needed: right after a
+// script ends the worker prepares the next one, so a script rarely waits for its setup. Nothing
+// runs in it before its script; the host function serves whichever run the sandbox is given.
+let spare = null;
+
+function prepare(module, table) {
+  const begin = performance.now();
+  const sb = { table, run: null, rt: module.newRuntime(), ctx: null, getter: null, full: null, prepareMs: 0 };
+  try {
+    const ctx = (sb.ctx = sb.rt.newContext());
+    sb.full = ctx.newString(FULL_REPLY);
+    const host = ctx.newFunction('host', (method, args) => {
+      const reply = callHost(sb.run, ctx.getNumber(method), ctx.getString(args));
+      return roomFor(reply) ? ctx.newString(reply) : sb.full.dup();
+    });
+    const prelude = ctx.unwrapResult(ctx.evalCode(PRELUDE, 'rmp.js'));
+    const tableHandle = ctx.newString(table);
+    sb.getter = ctx.unwrapResult(ctx.callFunction(prelude, ctx.undefined, host, tableHandle));
+    prelude.dispose();
+    tableHandle.dispose();
+    host.dispose();
+  } catch (e) {
+    release(sb);
+    throw e;
+  }
+  sb.prepareMs = performance.now() - begin;
+  return sb;
+}
+
+/** Frees a sandbox; false when the module could not clean up. */
+function release(sb) {
+  try {
+    if (sb.getter && sb.getter.alive) sb.getter.dispose();
+    if (sb.full && sb.full.alive) sb.full.dispose();
+    if (sb.ctx && sb.ctx.alive) sb.ctx.dispose();
+    if (sb.rt.alive) sb.rt.dispose();
+    return true;
+  } catch (e) {
+    return false;
+  }
+}
+
+function stopped() {
+  return 'e' + JSON.stringify({ message: 'the script was stopped' });
+}
+
+/** One platform call: posted to the main thread, waited for on the shared counter. */
+function callHost(run, method, args) {
+  if (run === null || run.stop !== null) return stopped();
+  const id = ++run.seq;
+  run.calls++;
+  const t = performance.now();
+  let seen = Atomics.load(signal, 0);
+  parentPort.postMessage({ type: 'call', run: run.job.run, call: id, method, args });
+  try {
+    for (;;) {
+      let received;
+      while ((received = receiveMessageOnPort(replies)) !== undefined) {
+        if (received.message.call === id) return received.message.reply;
+      }
+      const remaining = run.job.limits.wallTimeMs - (performance.now() - run.begin);
+      if (remaining <= 0 || Atomics.wait(signal, 0, seen, remaining) === 'timed-out') {
+        run.stop = 'wall-time';
+        return stopped();
+      }
+      seen = Atomics.load(signal, 0);
+    }
+  } finally {
+    run.waited += performance.now() - t;
+  }
+}
+
 function runJob(module, job) {
   const limits = job.limits;
   const begin = performance.now();
-  let waited = 0;
-  let stop = null;
-  let seq = 0;
-  let calls = 0;
-  let setupMs = 0;
+  const run = { job, begin, waited: 0, stop: null, seq: 0, calls: 0 };
   let result;
   let broken = false;
-  const rt = module.newRuntime();
-  let ctx;
-  let getter;
-  let full;
+  let sb = spare;
+  spare = null;
+  let setupMs = 0;
+  let prepareMs = 0;
   try {
+    if (sb && sb.table !== job.table) {
+      if (!release(sb)) broken = true;
+      sb = null;
+    }
+    if (!sb) {
+      sb = prepare(module, job.table);
+      setupMs = sb.prepareMs;
+    }
+    prepareMs = sb.prepareMs;
+    sb.run = run;
+    const { rt, ctx } = sb;
     rt.setMaxStackSize(limits.stackBytes);
     rt.setInterruptHandler(() => {
-      if (stop === null) {
+      if (run.stop === null) {
         const elapsed = performance.now() - begin;
-        if (elapsed > limits.wallTimeMs) stop = 'wall-time';
-        else if (elapsed - waited > limits.cpuTimeMs) stop = 'cpu-time';
+        if (elapsed > limits.wallTimeMs) run.stop = 'wall-time';
+        else if (elapsed - run.waited > limits.cpuTimeMs) run.stop = 'cpu-time';
       }
-      return stop !== null;
+      return run.stop !== null;
     });
-    ctx = rt.newContext();
-
-    const callHost = (method, args) => {
-      if (stop !== null) return 'e' + JSON.stringify({ message: 'the script was stopped' });
-      const id = ++seq;
-      calls++;
-      const t = performance.now();
-      let seen = Atomics.load(signal, 0);
-      parentPort.postMessage({ type: 'call', run: job.run, call: id, method, args });
-      try {
-        for (;;) {
-          let received;
-          while ((received = receiveMessageOnPort(replies)) !== undefined) {
-            if (received.message.call === id) return received.message.reply;
-          }
-          const remaining = limits.wallTimeMs - (performance.now() - begin);
-          if (remaining <= 0 || Atomics.wait(signal, 0, seen, remaining) === 'timed-out') {
-            stop = 'wall-time';
-            return 'e' + JSON.stringify({ message: 'the script was stopped' });
-          }
-          seen = Atomics.load(signal, 0);
-        }
-      } finally {
-        waited += performance.now() - t;
-      }
-    };
-    full = ctx.newString(FULL_REPLY);
-    const host = ctx.newFunction('host', (method, args) => {
-      const reply = callHost(ctx.getNumber(method), ctx.getString(args));
-      return roomFor(reply) ? ctx.newString(reply) : full.dup();
-    });
-    const prelude = ctx.unwrapResult(ctx.evalCode(PRELUDE, 'rmp.js'));
-    const table = ctx.newString(job.table);
-    getter = ctx.unwrapResult(ctx.callFunction(prelude, ctx.undefined, host, table));
-    prelude.dispose();
-    table.dispose();
-    host.dispose();
-    setupMs = performance.now() - begin;
 
     let failure;
     const evaluated = ctx.evalCode(job.source, 'script.js');
@@ -177,11 +221,11 @@ function runJob(module, job) {
         dumped = { name: 'InternalError', message: 'the error could not be read' };
       }
       failure.dispose();
-      result = { failure: describe(dumped, stop) };
-    } else if (stop !== null) {
-      result = { failure: { kind: stop } };
+      result = { failure: describe(dumped, run.stop) };
+    } else if (run.stop !== null) {
+      result = { failure: { kind: run.stop } };
     } else {
-      const out = ctx.unwrapResult(ctx.callFunction(getter, ctx.undefined));
+      const out = ctx.unwrapResult(ctx.callFunction(sb.getter, ctx.undefined));
       result = { output: ctx.getString(out) };
       out.dispose();
     }
@@ -191,17 +235,21 @@ function runJob(module, job) {
     result = { failure: { kind: overflow ? 'stack' : 'internal', name: e && e.name, message: String(e && e.message) } };
     broken = true;
   }
-  try {
-    if (getter && getter.alive) getter.dispose();
-    if (full && full.alive) full.dispose();
-    if (ctx) ctx.dispose();
-    rt.dispose();
-  } catch (e) {
-    broken = true;
+  if (sb) {
+    sb.run = null;
+    if (!release(sb)) broken = true;
   }
-  result.timing = { setupMs, totalMs: performance.now() - begin, waitedMs: waited, calls };
+  result.timing = { setupMs, prepareMs, totalMs: performance.now() - begin, waitedMs: run.waited, calls: run.calls };
   // The heap never shrinks: a worker left with less than half its budget to grow is replaced.
   if (CAP_BYTES - memory.buffer.byteLength < workerData.memoryBytes / 2) broken = true;
   finish(job, result, broken);
+  // Right away (the result is already on its way): the next script finds its sandbox ready.
+  if (!broken) {
+    try {
+      spare = prepare(module, job.table);
+    } catch (e) {
+      spare = null;
+    }
+  }
 }
 `;

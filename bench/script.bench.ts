@@ -1,0 +1,205 @@
+/**
+ * The JavaScript backend, measured in one run:
+ *  1. calls per second of a registry function from a script (RMPUtilities.jsonPut, a pure
+ *     function, and RMPCollection.find, list_objects on SQLite) beside the same call from a
+ *     template (the same function, same context, same loop), and the ratio;
+ *  2. the cost of a fresh context: a trivial script end to end (worker from the pool, new QuickJS
+ *     runtime + context + RMP* objects, output back) beside a trivial template render; the part
+ *     spent inside the worker setting up; and a worker's start (WebAssembly module included);
+ *  3. the asyncify build (quickjs-emscripten's async variant, rejected — docs/script.md): its cost
+ *     per suspending call in the same process, and, in a child process, how deep a script can
+ *     recurse before a suspending call once V8 has optimised the module.
+ *
+ *   npm run bench -- script
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { newQuickJSAsyncWASMModule, RELEASE_ASYNC } from 'quickjs-emscripten';
+import { createExecutionContext } from '../src/functions/context.js';
+import { contextFor } from '../src/functions/request/index.js';
+import { evaluate } from '../src/hosts/eval.js';
+import { createPlatform } from '../src/platform/index.js';
+import { closeScripts, runScript, scriptWorkers, warmScripts } from '../src/script/index.js';
+import { openStore } from '../src/store/index.js';
+
+const CALLS = 2_000;
+
+function median(samples: number[]): number {
+  const s = [...samples].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+/** Median ms of each function over `rounds`, interleaved so outside load hits them alike. */
+async function timeAll(fns: Array<() => Promise<unknown>>, rounds: number): Promise<number[]> {
+  for (const fn of fns) for (let i = 0; i < 2; i++) await fn();
+  const samples = fns.map(() => [] as number[]);
+  for (let r = 0; r < rounds; r++) {
+    for (let j = 0; j < fns.length; j++) {
+      const t = performance.now();
+      await fns[j]!();
+      samples[j]!.push(performance.now() - t);
+    }
+  }
+  return samples.map(median);
+}
+
+const rate = (calls: number, ms: number) => `${Math.round((calls / ms) * 1000).toLocaleString('en-US')}/s`;
+
+async function callsPerSecond(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'flowmark-bench-script-'));
+  const store = await openStore({ dataDir: dir, databaseUrl: undefined });
+  try {
+    const platform = createPlatform(store);
+    await platform.accounts.create({ id: 'bench', name: 'Bench' });
+    await platform.directory.users.create('bench', { login: 'ann', name: 'Ann' });
+    const ctx = await contextFor({ platform, account: 'bench', user: 'ann', mode: 'LIVE' });
+    await evaluate('${save_object(docs, "orders")?size}', ctx, {
+      docs: Array.from({ length: 100 }, (_, i) => ({ k: i % 10, n: i })),
+    });
+    const cases: Array<{ label: string; template: string; script: string }> = [
+      {
+        label: 'P_json_put / RMPUtilities.jsonPut',
+        template: `<#list 1..${CALLS} as i><#assign r = P_json_put({"a": 1}, "b", i)></#list>\${r.b?c}`,
+        script: `let r; for (let i = 1; i <= ${CALLS}; i++) r = RMPUtilities.jsonPut({a: 1}, "b", i); RMPData.setOutput(r.b);`,
+      },
+      {
+        label: 'list_objects / RMPCollection.find (SQLite, 10 of 100 documents)',
+        template: `<#list 1..${CALLS} as i><#assign r = list_objects({"k": i % 10}, "orders")></#list>\${r?size}`,
+        script: `let r; for (let i = 1; i <= ${CALLS}; i++) r = RMPCollection.find({k: i % 10}, "orders"); RMPData.setOutput(r.length);`,
+      },
+    ];
+    console.log(`1. calls per second, ${CALLS} calls in a loop, template and script in the same context`);
+    for (const c of cases) {
+      const viaTemplate = () => evaluate(c.template, ctx);
+      const viaScript = () => evaluate(`<@script env="js">${c.script}</@script>`, ctx);
+      const [t, s] = await timeAll([viaTemplate, viaScript], 7);
+      const [a, b] = [(await viaTemplate()).output, (await viaScript()).output];
+      if (a !== b) throw new Error(`${c.label}: template gave ${a}, script ${b}`);
+      console.log(
+        `   ${c.label}\n      template ${rate(CALLS, t!).padStart(10)}   script ${rate(CALLS, s!).padStart(10)}   ` +
+          `script/template time ${(s! / t!).toFixed(2)}   (+${(((s! - t!) / CALLS) * 1000).toFixed(1)} µs a call)`,
+      );
+    }
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function freshContext(): Promise<void> {
+  const ctx = createExecutionContext();
+  await closeScripts();
+  let t = performance.now();
+  warmScripts();
+  await runScript('1', { ctx });
+  const firstMs = performance.now() - t;
+  const N = 300;
+  // Interleaved rounds: a trivial script end to end, and a trivial template render.
+  let prepareSum = 0;
+  let scripts = 0;
+  const script = async () => {
+    for (let i = 0; i < N; i++) {
+      prepareSum += (await runScript('RMPData.setOutput("x")', { ctx })).timing.prepareMs;
+      scripts++;
+    }
+  };
+  const template = async () => {
+    for (let i = 0; i < N; i++) await evaluate('x', ctx);
+  };
+  const [scriptMs, templateMs] = await timeAll([script, template], 5);
+  // A server's scripts rarely come back to back: with a pause, the next sandbox is ready.
+  const spaced: number[] = [];
+  for (let i = 0; i < 100; i++) {
+    await new Promise((r) => setTimeout(r, 5));
+    const s = performance.now();
+    await runScript('RMPData.setOutput("x")', { ctx });
+    spaced.push(performance.now() - s);
+  }
+  t = performance.now();
+  const parallel = 200;
+  await Promise.all(Array.from({ length: parallel }, () => runScript('RMPData.setOutput("x")', { ctx })));
+  const parallelMs = performance.now() - t;
+  console.log('2. a fresh context per script');
+  console.log(
+    `   a fresh QuickJS runtime + context + RMP* objects: ${((prepareSum / scripts) * 1000).toFixed(0)} µs in the worker ` +
+      '(prepared as soon as the previous script ends)',
+  );
+  console.log(
+    `   trivial script back to back ${((scriptMs! / N) * 1000).toFixed(0)} µs (${rate(N, scriptMs!)}) beside a trivial ` +
+      `template ${((templateMs! / N) * 1000).toFixed(0)} µs: ratio ${(scriptMs! / templateMs!).toFixed(1)}; ` +
+      `with 5 ms between scripts ${(median(spaced) * 1000).toFixed(0)} µs (median)`,
+  );
+  console.log(
+    `   ${parallel} scripts at once on ${scriptWorkers()} workers: ${rate(parallel, parallelMs)}; ` +
+      `first script after a cold start (worker + WebAssembly module): ${firstMs.toFixed(0)} ms`,
+  );
+  await closeScripts();
+}
+
+async function asyncify(): Promise<void> {
+  console.log('3. the asyncify build (not used), for comparison');
+  const mod = await newQuickJSAsyncWASMModule(RELEASE_ASYNC);
+  const rt = mod.newRuntime();
+  rt.setMaxStackSize(256 * 1024);
+  const ctx = rt.newContext();
+  const sync = ctx.newFunction('s', () => ctx.newNumber(1));
+  const suspending = ctx.newAsyncifiedFunction('a', async () => {
+    await null;
+    return ctx.newNumber(1);
+  });
+  ctx.setProp(ctx.global, 's', sync);
+  ctx.setProp(ctx.global, 'a', suspending);
+  sync.dispose();
+  suspending.dispose();
+  const perCall = async (fn: string) => {
+    const n = 20_000;
+    const code = `(() => { let x = 0; for (let i = 0; i < ${n}; i++) x += ${fn}(); return x; })()`;
+    ctx.unwrapResult(await ctx.evalCodeAsync(code)).dispose();
+    const t = performance.now();
+    ctx.unwrapResult(await ctx.evalCodeAsync(code)).dispose();
+    return ((performance.now() - t) / n) * 1000;
+  };
+  console.log(
+    `   in-thread host call: returning at once ${(await perCall('s')).toFixed(1)} µs, suspending ${(await perCall('a')).toFixed(1)} µs`,
+  );
+  // The depth probe runs apart: when it fails, V8's stack overflow surfaces as an unhandled rejection.
+  const probe = String.raw`
+    const { newQuickJSAsyncWASMModule, RELEASE_ASYNC } = require(process.argv[1]);
+    process.on('unhandledRejection', (e) => { console.log('unhandled ' + e.message); process.exit(0); });
+    (async () => {
+      const mod = await newQuickJSAsyncWASMModule(RELEASE_ASYNC);
+      const rt = mod.newRuntime();
+      rt.setMaxStackSize(256 * 1024);
+      const run = async (code) => {
+        const ctx = rt.newContext();
+        const h = ctx.newAsyncifiedFunction('h', async () => { await new Promise((r) => setTimeout(r, 1)); return ctx.newNumber(1); });
+        ctx.setProp(ctx.global, 'h', h); h.dispose();
+        try {
+          const r = await ctx.evalCodeAsync(code);
+          const ok = !r.error; (r.error || r.value).dispose(); return ok ? 'ok' : 'script error';
+        } catch (e) { return 'host ' + e.constructor.name + ': ' + e.message; }
+      };
+      const depths = [5, 10, 20, 40, 80, 160];
+      const at = async (label) => {
+        const out = [];
+        for (const d of depths) out.push(d + ' ' + (await run('function r(n) { return n ? r(n - 1) + 1 : h(); } r(' + d + ')')));
+        console.log(label + ': ' + out.join(', '));
+      };
+      await at('fresh module');
+      for (let i = 0; i < 30; i++) await run('let s = 0; for (let i = 0; i < 300000; i++) s += [i].length; s');
+      await new Promise((r) => setTimeout(r, 500));
+      await at('after warm-up');
+    })();`;
+  const quickjs = createRequire(import.meta.url).resolve('quickjs-emscripten');
+  const child = spawnSync(process.execPath, ['-e', probe, quickjs], { encoding: 'utf8', timeout: 120_000 });
+  for (const line of (child.stdout || child.stderr).trim().split('\n'))
+    console.log(`   recursion depth then a suspending call, ${line}`);
+}
+
+await callsPerSecond();
+await freshContext();
+await asyncify();
