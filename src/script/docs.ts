@@ -1,0 +1,56 @@
+/**
+ * The RMP* reference of docs/script.md, generated from the same description the sandbox uses
+ * (`npx tsx src/script/write-docs.ts` rewrites the part between the markers).
+ */
+import type { FunctionRegistry } from '../functions/registry.js';
+import { describeScriptApi, objectsOfGroups, platformNames, SCRIPT_OBJECTS } from './api.js';
+
+export const BEGIN_MARKER = '<!-- BEGIN GENERATED: RMP objects (npx tsx src/script/write-docs.ts) -->';
+export const END_MARKER = '<!-- END GENERATED: RMP objects -->';
+
+const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+/** The generated part: how groups map to objects, the renames, then every method of every object. */
+export function scriptApiMarkdown(registry: FunctionRegistry): string {
+  const methods = describeScriptApi(registry);
+  const out: string[] = [BEGIN_MARKER, ''];
+  out.push('### Where each group goes', '', '| registry group | object |', '|---|---|');
+  for (const [group, object] of objectsOfGroups()) out.push(`| ${group} | ${object} |`);
+  out.push('', '### The explicit table (platform names, moves, results)', '');
+  out.push('| function | object | extra JS names | camelCase name | result |', '|---|---|---|---|---|');
+  for (const [fn, rule] of platformNames()) {
+    out.push(
+      `| \`${fn}\` | ${rule.object ?? '(its group’s)'} | ${(rule.names ?? []).map((n) => `\`${n}\``).join(', ')} | ` +
+        `${rule.replaceCamelCase ? 'not offered' : 'kept'} | ${rule.result === 'lock-obtained' ? 'true when obtained, false on `Timeout exception`' : rule.result === 'done' ? 'true' : 'the function’s'} |`,
+    );
+  }
+  for (const object of SCRIPT_OBJECTS) {
+    const own = methods.filter((m) => m.object === object);
+    // One row per function: its names (camelCase, aliases, platform names) together.
+    const rows = new Map<string, typeof own>();
+    for (const m of own) {
+      const key = m.function ?? `:${m.name}`;
+      rows.set(key, [...(rows.get(key) ?? []), m]);
+    }
+    out.push('', `### ${object}`, '', `${own.length} methods.`, '');
+    out.push('| method | calls | returns | what it does |', '|---|---|---|---|');
+    for (const group of rows.values()) {
+      const m = group[0]!;
+      const calls = m.function ? `\`${m.function}\`` : '(RMPData itself)';
+      const signatures = group.flatMap((g) => g.signatures.map((s) => `\`${s.slice(object.length + 1)}\``));
+      out.push(
+        `| ${signatures.join('<br>')}${m.deprecated ? ' (deprecated)' : ''} | ${calls} | ${cell(m.returns)} | ${cell(m.doc)} |`,
+      );
+    }
+  }
+  out.push('', END_MARKER);
+  return out.join('\n');
+}
+
+/** The document with its generated part replaced (the markers must be there). */
+export function withGeneratedApi(document: string, registry: FunctionRegistry): string {
+  const begin = document.indexOf(BEGIN_MARKER);
+  const end = document.indexOf(END_MARKER);
+  if (begin < 0 || end < begin) throw new Error('docs/script.md: the generated-part markers are missing');
+  return document.slice(0, begin) + scriptApiMarkdown(registry) + document.slice(end + END_MARKER.length);
+}
