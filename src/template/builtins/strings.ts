@@ -612,6 +612,16 @@ export function jsStringEnc(s: string, json: boolean): string {
 const URL_SAFE = /[A-Za-z0-9_\-.!~*'()]/;
 
 function urlEnc(s: string, charset: string, keepSlash: boolean): string {
+  if (/^utf-?8$/i.test(charset)) {
+    // FreeMarker's safe set is exactly encodeURIComponent's unreserved set, and both write the
+    // UTF-8 bytes as upper-case %XX; a lone surrogate (URIError) takes the general path.
+    try {
+      const e = encodeURIComponent(s);
+      return keepSlash ? e.replace(/%2F/g, '/') : e;
+    } catch {
+      // fall through
+    }
+  }
   let out = '';
   let run = '';
   const flush = (): void => {
@@ -656,7 +666,7 @@ for (const [name, keepSlash] of [
       const s = str(env, t, n);
       checkArgs(n, a, 0, 1);
       const cs = urlCharset(env, a, n);
-      if (!iconv.encodingExists(cs)) throw biError(n, `Unsupported charset: ${cs}`);
+      if (!/^utf-?8$/i.test(cs) && !iconv.encodingExists(cs)) throw biError(n, `Unsupported charset: ${cs}`);
       return urlEnc(s, cs, keepSlash);
     },
   });
