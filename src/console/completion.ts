@@ -4,29 +4,12 @@
  * insert `name(`, Escape closes. The textarea is the list's combobox (aria-activedescendant),
  * and the chosen function is shown in the reference panel.
  */
+import type { FunctionDescription } from '../functions/docs.js';
 import { h, uid } from './dom.js';
 import type { Editor } from './editor.js';
 
-export interface FunctionInfo {
-  name: string;
-  aliases: string[];
-  group: string;
-  doc: string;
-  returns: string;
-  flags: string[];
-  forms: Array<{
-    signature: string;
-    deprecated: boolean;
-    params: Array<{
-      name: string;
-      type: string;
-      optional: boolean;
-      default?: unknown;
-      variadic: boolean;
-      doc?: string;
-    }>;
-  }>;
-}
+/** A function as GET /api/v1/functions describes it (the registry's description; a type only). */
+export type FunctionInfo = FunctionDescription;
 
 const MAX_OPTIONS = 12;
 
