@@ -478,6 +478,72 @@ describeWithBrowser('Project in Chromium', (browser) => {
       expect(result).toEqual({ title: 'As JSON, saved', content: { j: true }, versions: 0 });
     });
 
+    it('every method of the callback form calls onSuccess exactly once, with its result', async () => {
+      const id = await createProject('Every method');
+      await server.platform.projects.addVersion('acme', id, { name: 'v1', mode: 'TEST' });
+      const result = await page.evaluate(async (id) => {
+        const p = new flowmark.Project({ id });
+        const xml = await p.load().then(() => p.generate_xml());
+        const runs: Record<string, unknown> = {};
+        const methods: Array<[string, (cb: any) => Promise<unknown>]> = [
+          ['load', (cb) => p.load(cb)],
+          ['loadVersions', (cb) => p.loadVersions(cb)],
+          ['updateMode', (cb) => p.updateMode(cb)],
+          ['update', (cb) => p.update(cb)],
+          ['save', (cb) => p.save(cb)],
+          ['loadChildren', (cb) => p.loadChildren(cb)],
+          ['loadCustomLists', (cb) => p.loadCustomLists(cb)],
+          ['loadLanes', (cb) => p.loadLanes(cb)],
+          ['loadLanesAndPools', (cb) => p.loadLanesAndPools(cb)],
+          ['loadWebInterfaces', (cb) => p.loadWebInterfaces(cb)],
+          ['loadWFReports', (cb) => p.loadWFReports(cb)],
+          ['loadWIReports', (cb) => p.loadWIReports(cb)],
+          ['generateUrl', (cb) => p.generateUrl(cb)],
+          ['generate_xml', (cb) => p.generate_xml(cb)],
+          ['saveSet', (cb) => p.saveSet(cb)],
+          ['loadSet', (cb) => new flowmark.Project().loadSet(xml, cb)],
+          ['loadPreset', (cb) => new flowmark.Project({ id }).loadPreset(cb)],
+          ['create', (cb) => new flowmark.Project({ title: 'Created in the loop' }).create(cb)],
+        ];
+        for (const [name, start] of methods) {
+          const { calls, returned } = await once(start);
+          const value = calls[0]?.value;
+          runs[name] = [
+            calls.map((c) => c.kind).join(','),
+            returned === undefined,
+            value === p
+              ? 'the project'
+              : Array.isArray(value)
+                ? 'an array'
+                : value instanceof flowmark.Project
+                  ? 'a project'
+                  : typeof value,
+          ];
+        }
+        return runs;
+      }, id);
+      expect(result).toEqual({
+        load: ['success', true, 'the project'],
+        loadVersions: ['success', true, 'an array'],
+        updateMode: ['success', true, 'the project'],
+        update: ['success', true, 'the project'],
+        save: ['success', true, 'the project'],
+        loadChildren: ['success', true, 'an array'],
+        loadCustomLists: ['success', true, 'an array'],
+        loadLanes: ['success', true, 'an array'],
+        loadLanesAndPools: ['success', true, 'object'],
+        loadWebInterfaces: ['success', true, 'an array'],
+        loadWFReports: ['success', true, 'an array'],
+        loadWIReports: ['success', true, 'an array'],
+        generateUrl: ['success', true, 'string'],
+        generate_xml: ['success', true, 'string'],
+        saveSet: ['success', true, 'object'],
+        loadSet: ['success', true, 'a project'],
+        loadPreset: ['success', true, 'a project'],
+        create: ['success', true, 'a project'],
+      });
+    });
+
     it('failures reach onFailure once, as {status, code, message}', async () => {
       const id = await createProject('Guarded');
       const result = await page.evaluate(async (id) => {
