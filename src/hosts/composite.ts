@@ -49,6 +49,25 @@ interface Route {
   literals: number;
 }
 
+interface CachedContext {
+  readAt: number;
+  ctx: Promise<ExecutionContext>;
+  /** Once resolved. */
+  value?: ExecutionContext;
+}
+
+function contextKey(accountId: string, userId: number | null, api: CompositeApi): string {
+  return `${accountId}|${userId ?? ''}|${api.mode}|${api.projectId ?? ''}`;
+}
+
+function trimSlashes(path: string): string {
+  let start = 0;
+  let end = path.length;
+  while (start < end && path.charCodeAt(start) === 0x2f) start++;
+  while (end > start && path.charCodeAt(end - 1) === 0x2f) end--;
+  return start === 0 && end === path.length ? path : path.slice(start, end);
+}
+
 interface RouteTable {
   readAt: number;
   changes: number;
@@ -57,7 +76,7 @@ interface RouteTable {
 
 export class CompositeHost {
   private readonly tables = new Map<string, RouteTable>();
-  private readonly contexts = new Map<string, { readAt: number; ctx: Promise<ExecutionContext> }>();
+  private readonly contexts = new Map<string, CachedContext>();
   private readonly limits: ExecutionLimits;
 
   constructor(
@@ -68,17 +87,23 @@ export class CompositeHost {
   }
 
   async handle(exchange: Exchange): Promise<Answer> {
-    const path = exchange.path.replace(/^\/+|\/+$/g, '');
+    const path = trimSlashes(exchange.path);
     const method = exchange.method.toUpperCase();
-    const found = this.match(await this.routesOf(exchange.accountId), method, path);
+    const routes = this.cachedRoutes(exchange.accountId) ?? (await this.loadRoutes(exchange.accountId));
+    const found = this.match(routes, method, path);
     if ('answer' in found) return found.answer;
     const { route, params } = found;
     const api = route.api;
     if (!api.isPublic && !exchange.caller)
       return errorAnswer(401, 'unauthenticated', 'Authentication required: log in or send an API token.');
     const response: CompositeResponse = { headers: {} };
-    const base = await this.baseContext(exchange.accountId, exchange.caller?.user.id ?? null, api);
-    const ctx: ExecutionContext = { ...base, response };
+    const userId = exchange.caller?.user.id ?? null;
+    const base =
+      this.cachedContext(exchange.accountId, userId, api) ??
+      (await this.loadContext(exchange.accountId, userId, api));
+    // The call's own context: the shared one underneath (read through the prototype), its response on top.
+    const ctx = Object.create(base) as ExecutionContext;
+    ctx.response = response;
     await shareEvaluationState(base, ctx);
     let output: string;
     try {
@@ -110,15 +135,26 @@ export class CompositeHost {
    * P_user, P_version …) and kept `contextCacheMs`; each call gets a copy with its own response,
    * P_locks, P_message and lock owner.
    */
-  private async baseContext(
+  private cachedContext(
+    accountId: string,
+    userId: number | null,
+    api: CompositeApi,
+  ): ExecutionContext | undefined {
+    const cached = this.contexts.get(contextKey(accountId, userId, api));
+    if (cached?.value && Date.now() - cached.readAt < (this.options.contextCacheMs ?? 1000))
+      return cached.value;
+    return undefined;
+  }
+
+  private async loadContext(
     accountId: string,
     userId: number | null,
     api: CompositeApi,
   ): Promise<ExecutionContext> {
-    const key = `${accountId}|${userId ?? ''}|${api.mode}|${api.projectId ?? ''}`;
-    const now = Date.now();
-    const cached = this.contexts.get(key);
-    if (cached && now - cached.readAt < (this.options.contextCacheMs ?? 1000)) return cached.ctx;
+    const key = contextKey(accountId, userId, api);
+    const pending = this.contexts.get(key);
+    if (pending && !pending.value && Date.now() - pending.readAt < (this.options.contextCacheMs ?? 1000))
+      return pending.ctx;
     const { clock, random, randomBytes } = this.options;
     const ctx = contextFor({
       platform: this.platform,
@@ -133,25 +169,35 @@ export class CompositeHost {
       ...(randomBytes ? { randomBytes } : {}),
     });
     if (this.contexts.size > 10_000) this.contexts.clear();
-    this.contexts.set(key, { readAt: now, ctx });
+    const entry: CachedContext = { readAt: Date.now(), ctx };
+    this.contexts.set(key, entry);
     try {
-      return await ctx;
+      entry.value = await ctx;
+      return entry.value;
     } catch (e) {
       this.contexts.delete(key);
       throw e;
     }
   }
 
-  /** The account's routes, read again after `routeCacheMs` or a change through this platform. */
-  private async routesOf(accountId: string): Promise<Route[]> {
-    const now = Date.now();
-    const changes = this.platform.compositeApis.changes;
+  /** The account's routes, while fresh: read again after `routeCacheMs` or a change through this platform. */
+  private cachedRoutes(accountId: string): Route[] | undefined {
     const cached = this.tables.get(accountId);
-    if (cached && cached.changes === changes && now - cached.readAt < (this.options.routeCacheMs ?? 1000))
+    if (
+      cached &&
+      cached.changes === this.platform.compositeApis.changes &&
+      Date.now() - cached.readAt < (this.options.routeCacheMs ?? 1000)
+    )
       return cached.routes;
+    return undefined;
+  }
+
+  private async loadRoutes(accountId: string): Promise<Route[]> {
+    const changes = this.platform.compositeApis.changes;
+    const readAt = Date.now();
     const routes = (await this.platform.compositeApis.list(accountId)).map(compileRoute);
     if (this.tables.size > 10_000) this.tables.clear();
-    this.tables.set(accountId, { readAt: now, changes, routes });
+    this.tables.set(accountId, { readAt, changes, routes });
     return routes;
   }
 
@@ -210,6 +256,12 @@ export class CompositeHost {
   }
 }
 
+/** Whether the output is a JSON object or array by the typing rule (a cheap look at its first character first). */
+function isJsonContainer(output: string): boolean {
+  const first = /[^ \t\r\n]/.exec(output)?.[0];
+  return (first === '{' || first === '[') && typeof typedValue(output) === 'object';
+}
+
 function compileRoute(api: CompositeApi): Route {
   const segments = api.path
     .split('/')
@@ -243,9 +295,9 @@ function answerOf(method: string, output: string, response: CompositeResponse): 
   if (output.trim() === '' && response.description !== undefined) {
     body = { status, name: response.statusName ?? '', description: response.description };
   } else if (!hasType) {
-    const typed = typedValue(output);
-    headers['content-type'] =
-      typeof typed === 'object' ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8';
+    headers['content-type'] = isJsonContainer(output)
+      ? 'application/json; charset=utf-8'
+      : 'text/plain; charset=utf-8';
   }
   if (method === 'HEAD' || status === 204 || status === 304) body = null;
   return { status, headers, body, ...(response.statusName ? { statusMessage: response.statusName } : {}) };
