@@ -425,4 +425,6 @@ export interface ParsedTemplate {
   source: string;
   /** White-space stripping in effect (the #ftl header can turn it off). */
   stripWhitespace: boolean;
+  /** The template has #t/#lt/#rt/#nt (without them the deliberate-trim passes have nothing to do). */
+  hasTrim: boolean;
 }

@@ -84,7 +84,7 @@ function compileFresh(source: string, o: UnitOptions): Unit {
     outputFormat,
     autoEscaping: o.autoEscaping,
   });
-  const root = postParseCleanup(parsed.root, parsed.stripWhitespace);
+  const root = postParseCleanup(parsed.root, parsed.stripWhitespace, parsed.hasTrim);
   root.parent = null;
   const unit = new Unit(o.name, parsed.outputFormat, parsed.autoEscape, source, parsed.attributes, root);
   const cx: ElCx = {

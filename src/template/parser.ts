@@ -92,6 +92,7 @@ export class Parser {
   private macros: A.MacroEl[] = [];
   private depth = 0;
   private readonly maxNesting: number;
+  private hasTrim = false;
   private attributes: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   private requireArgs = false;
 
@@ -274,6 +275,7 @@ export class Parser {
       attributes: this.attributes,
       source: this.src,
       stripWhitespace: this.stripWhitespace,
+      hasTrim: this.hasTrim,
     };
   }
 
@@ -620,6 +622,7 @@ export class Parser {
         case 'rt':
         case 'nt':
           this.lx.next();
+          this.hasTrim = true;
           return this.el<A.TrimEl>(
             {
               k: 'trim',
@@ -1567,7 +1570,12 @@ export class Parser {
   private callDirective(): A.El {
     const start = this.lx.next();
     const id = this.expect('ID');
-    const callee: A.Ident = { k: 'id', name: id.image, ...this.tokPos(id) };
+    const idPos = this.tokPos(id);
+    const callee = this.mk<A.Ident>(
+      { k: 'id', name: id.image, bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, calls: false },
+      idPos,
+      idPos,
+    );
     let named: A.CallEl['named'] = null;
     let positional: A.Expr[] | null = null;
     if (this.lx.peek(0).t === 'ID' && this.lx.peek(1).t === 'EQUALS') {
@@ -2478,7 +2486,12 @@ export class Parser {
           const bd = BigDec.parse(t.image);
           value = bd.scale === 0 && Number.isSafeInteger(Number(bd.unscaled)) ? Number(bd.unscaled) : bd;
         }
-        return { k: 'num', value, text: t.image, ...this.tokPos(t) };
+        const p = this.tokPos(t);
+        return this.mk<A.NumLit>(
+          { k: 'num', value, text: t.image, bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, calls: false },
+          p,
+          p,
+        );
       }
       case 'OPEN_CURLY':
         return this.hashLiteral();
@@ -2486,20 +2499,36 @@ export class Parser {
       case 'RAW_STRING':
         return this.stringLiteral(true);
       case 'TRUE':
-      case 'FALSE':
+      case 'FALSE': {
         this.lx.next();
-        return { k: 'bool', value: t.t === 'TRUE', ...this.tokPos(t) };
+        const p = this.tokPos(t);
+        return this.mk<A.BoolLit>(
+          { k: 'bool', value: t.t === 'TRUE', bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, calls: false },
+          p,
+          p,
+        );
+      }
       case 'OPEN_BRACKET': {
         this.lx.next();
         const items = this.positionalArgs();
         const end = this.expect('CLOSE_BRACKET');
-        const e: A.ListLit = { k: 'list', items, ...this.span(this.tokPos(t), this.tokPos(end)) };
+        const e = this.mk<A.ListLit>(
+          { k: 'list', items, bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, calls: false },
+          this.tokPos(t),
+          this.tokPos(end),
+        );
         if (items.some((i) => i.calls)) e.calls = true;
         return e;
       }
-      case 'ID':
+      case 'ID': {
         this.lx.next();
-        return { k: 'id', name: t.image, ...this.tokPos(t) };
+        const p = this.tokPos(t);
+        return this.mk<A.Ident>(
+          { k: 'id', name: t.image, bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, calls: false },
+          p,
+          p,
+        );
+      }
       case 'OPEN_PAREN': {
         this.lx.next();
         const inner = this.expression();
@@ -2552,7 +2581,24 @@ export class Parser {
   private stringLiteral(interpolate: boolean): A.StrLit {
     const t = this.lx.next();
     const raw = t.t === 'RAW_STRING';
-    const e: A.StrLit = { k: 'str', value: t.value!, raw, src: t.image, ...this.tokPos(t) };
+    const p = this.tokPos(t);
+    const e = this.mk<A.StrLit>(
+      {
+        k: 'str',
+        value: t.value!,
+        parts: undefined,
+        raw,
+        src: t.image,
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        calls: false,
+      },
+      p,
+      p,
+    );
     if (interpolate && !raw && (t.image.includes('${') || t.image.includes('#{') || t.image.includes('[='))) {
       const parts = this.parseStringParts(t);
       if (parts.some((p) => typeof p !== 'string')) {
@@ -2626,7 +2672,11 @@ export class Parser {
       }
     }
     const end = this.expect('CLOSE_CURLY');
-    const e: A.HashLit = { k: 'hash', keys, values, ...this.span(this.tokPos(begin), this.tokPos(end)) };
+    const e = this.mk<A.HashLit>(
+      { k: 'hash', keys, values, bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, calls: false },
+      this.tokPos(begin),
+      this.tokPos(end),
+    );
     if (keys.some((k) => k.calls) || values.some((v) => v.calls)) e.calls = true;
     return e;
   }
@@ -2832,7 +2882,11 @@ export class Parser {
     }
     if (params === null) return this.expression();
     const body = this.expression();
-    const e: A.Lambda = { k: 'lambda', params, parens, body, ...this.span(this.tokPos(t0), body) };
+    const e = this.mk<A.Lambda>(
+      { k: 'lambda', params, parens, body, bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, calls: false },
+      this.tokPos(t0),
+      body,
+    );
     if (body.calls) e.calls = true;
     return e;
   }

@@ -234,10 +234,10 @@ function trailingCharsToStrip(e: TextEl): number {
   return text.length - (lastNl + 1);
 }
 
-function cleanupText(e: TextEl, strip: boolean): El {
+function cleanupText(e: TextEl, strip: boolean, hasTrim: boolean): El {
   if (e.text.length === 0) return e;
-  const left = deliberateLeftTrim(e);
-  const right = deliberateRightTrim(e);
+  const left = hasTrim && deliberateLeftTrim(e);
+  const right = hasTrim && deliberateRightTrim(e);
   if (!strip || e.text.length === 0) return e;
   if (isTopLevelTextIfParentIs(e.parent) && previousSibling(e) === null) return e;
   let trailing = 0;
@@ -254,20 +254,23 @@ function cleanupText(e: TextEl, strip: boolean): El {
   return e;
 }
 
-/** Runs the cleanup on the tree; returns the (possibly replaced) root. */
-export function postParseCleanup(e: El, strip: boolean): El {
-  if (e.k === 'text') return cleanupText(e, strip);
+/**
+ * Runs the cleanup on the tree; returns the (possibly replaced) root. `hasTrim` false (no
+ * #t/#lt/#rt/#nt in the template) skips the deliberate-trim searches, which would find nothing.
+ */
+export function postParseCleanup(e: El, strip: boolean, hasTrim = true): El {
+  if (e.k === 'text') return cleanupText(e, strip, hasTrim);
   if (e.k === 'if' && e.children.length === 1) {
     // an #if without #else/#elseif is represented by its only conditional block
     const cb = e.children[0];
     cb.el = e.el;
     cb.ec = e.ec;
-    const r = postParseCleanup(cb, strip);
+    const r = postParseCleanup(cb, strip, hasTrim);
     return r;
   }
   const ch = e.children;
   for (let i = 0; i < ch.length; i++) {
-    const c = postParseCleanup(ch[i], strip);
+    const c = postParseCleanup(ch[i], strip, hasTrim);
     ch[i] = c;
     c.parent = e;
     c.index = i;
