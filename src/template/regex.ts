@@ -107,7 +107,9 @@ const cache = new Map<string, JavaRegExp>();
 
 /** Compiles a Java pattern; `extraFlags` "g" for find-all use, "y" for sticky. */
 export function javaPattern(pattern: string, f: RegexFlags, extraFlags = ''): JavaRegExp {
-  const key = `${pattern}\u0000${f.caseInsensitive}${f.multiline}${f.dotAll}${f.comments}${extraFlags}`;
+  const bits =
+    (f.caseInsensitive ? 1 : 0) | (f.multiline ? 2 : 0) | (f.dotAll ? 4 : 0) | (f.comments ? 8 : 0);
+  const key = pattern + '\u0000' + bits + extraFlags;
   let jr = cache.get(key);
   if (!jr) {
     const t = translate(f.comments ? stripComments(pattern) : pattern);
