@@ -103,6 +103,36 @@ describeEachEngine('hosts over HTTP', (engine) => {
     ).toBe(404);
   });
 
+  it('resumes over HTTP a request its script paused with P_set_request_status(102)', async () => {
+    await call(server.url, 'POST', '/api/v1/processes', {
+      token: token('admin'),
+      body: {
+        name: 'pauses',
+        steps: [
+          { id: 1, input: { a: '${P_set_request_status(102)}1' } },
+          { id: 2, input: { b: '2' } },
+        ],
+      },
+    });
+    const started = await call(server.url, 'POST', '/api/v1/requests', {
+      token: token('user'),
+      body: { process: 'pauses', mode: 'TEST' },
+    });
+    expect(started.body).toMatchObject({ status: 102, data: { a: 1 } });
+    const path = `/api/v1/requests/${started.body.id}`;
+    expect(
+      (await call(server.url, 'POST', `${path}/resume`, { token: token('user', 'globex') })).status,
+    ).toBe(404);
+    const resumed = await call(server.url, 'POST', `${path}/resume`, { token: token('user') });
+    expect(resumed.status).toBe(200);
+    expect(resumed.body.request).toMatchObject({ status: 201, data: { a: 1, b: 2 } });
+    expect((await call(server.url, 'POST', `${path}/resume`, { token: token('user') })).body).toEqual({
+      status: 409,
+      code: 'conflict',
+      message: 'The request is not paused.',
+    });
+  });
+
   it('answers a composite API with the status, reason phrase and headers its script sets', async () => {
     const made = await call(server.url, 'POST', '/api/v1/composite-apis', {
       token: token('admin'),
