@@ -198,6 +198,9 @@ describeEachEngine('composite API host', (engine) => {
     await expect(apis.create(w.account, { path: 'x/:id/:id', template: '' })).rejects.toThrow(
       'invalid path "x/:id/:id": :id appears twice',
     );
+    await expect(apis.create(w.account, { path: 'x/:__proto__', template: '' })).rejects.toThrow(
+      'invalid path "x/:__proto__": :__proto__ is not a parameter name',
+    );
     await expect(apis.create(w.account, { method: 'TRACE', path: 'x', template: '' })).rejects.toThrow(
       'invalid method "TRACE": GET, POST, PUT, PATCH, DELETE, ANY',
     );

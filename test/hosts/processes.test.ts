@@ -386,6 +386,12 @@ describeEachEngine('process host: requests', (engine) => {
     await expect(bad({ name: 'x', steps: [{ id: 1, loop: { count: '2', over: '[]' } }] })).rejects.toThrow(
       'process definition.steps[0].loop: must have exactly one of count, over, while',
     );
+    await expect(
+      bad({
+        name: 'x',
+        steps: [{ id: 1, type: 'subprocess', process: { name: 'c', steps: [{ id: 4, lane: 999999 }] } }],
+      }),
+    ).rejects.toThrow('step 4 of "c": lane 999999 not found');
     const error = await bad({ name: 'x', steps: [{ id: 0 }] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlatformError);
     expect((error as PlatformError).code).toBe('invalid');

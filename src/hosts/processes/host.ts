@@ -104,6 +104,7 @@ export class ProcessHost {
       definition = stored.definition;
       definitionId = stored.id;
     } else throw new PlatformError('invalid', 'a process definition is needed');
+    await this.checkLanes(accountId, definition);
     let initiatorId: number | null = null;
     if (input.user !== undefined && input.user !== null) {
       const user = await this.platform.directory.users.require(accountId, input.user);
@@ -170,6 +171,19 @@ export class ProcessHost {
   async stop(accountId: string, requestId: string, status: 400 | 302 | 401 = 400): Promise<RequestView> {
     await this.runner.stop(accountId, requestId, status);
     return this.view(accountId, requestId);
+  }
+
+  /** Every lane a step (of the definition or of its inline sub-processes) names exists in the account. */
+  private async checkLanes(accountId: string, definition: ProcessDefinition): Promise<void> {
+    for (const step of definition.steps) {
+      if (step.lane !== null && !(await this.platform.directory.lanes.find(accountId, step.lane)))
+        throw new PlatformError(
+          'invalid',
+          `step ${step.id} of ${JSON.stringify(definition.name)}: lane ${step.lane} not found`,
+        );
+      if (step.type === 'subprocess' && typeof step.process !== 'string')
+        await this.checkLanes(accountId, step.process);
+    }
   }
 
   /**

@@ -738,7 +738,6 @@ export class ProcessRunner {
     record: StepRecord | undefined,
     e: unknown,
   ): Promise<void> {
-    if (!(e instanceof Error)) throw e;
     const error = stepError(e);
     const failed = record
       ? await this.processes.steps.update(run.accountId, record.id, { status: 'failed', error })

@@ -7,7 +7,7 @@
  */
 import { sql, type Store } from '../../store/index.js';
 import { MESSAGES, notFound, PlatformError } from '../errors.js';
-import { isMode, type Mode } from '../model.js';
+import { isForbiddenKey, isMode, type Mode } from '../model.js';
 
 export const COMPOSITE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'ANY'] as const;
 export type CompositeMethod = (typeof COMPOSITE_METHODS)[number];
@@ -67,6 +67,11 @@ export function normalisePattern(path: string): string {
   const names = new Set<string>();
   for (const s of segments) {
     if (PARAMETER.test(s)) {
+      if (isForbiddenKey(s.slice(1)))
+        throw new PlatformError(
+          'invalid',
+          `invalid path ${JSON.stringify(path)}: ${s} is not a parameter name`,
+        );
       if (names.has(s))
         throw new PlatformError('invalid', `invalid path ${JSON.stringify(path)}: ${s} appears twice`);
       names.add(s);
