@@ -21,7 +21,9 @@ if (unknown.length) {
 let failed = 0;
 for (const area of wanted.length ? wanted : all) {
   console.log(`\n### bench ${area}`);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(here, `${area}.bench.ts`)], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(here, `${area}.bench.ts`)], {
+    stdio: 'inherit',
+  });
   if (r.status !== 0) failed++;
 }
 process.exit(failed ? 1 : 0);

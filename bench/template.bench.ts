@@ -5,6 +5,7 @@
  *
  *   npm run bench -- template
  *   FLOWMARK_BENCH_MS=4000 npm run bench -- template      # longer warm-up and measurement
+ *   node --import tsx bench/template.bench.ts basic.ftl   # some templates only
  *
  * For each template: flowmark's µs per render (Template.render, awaited) and per parse+compile
  * (compile cache cleared) beside `fm bench` (µs per Template.process and per new Template), as
@@ -294,7 +295,8 @@ const geo = (xs: number[]): number => Math.exp(xs.reduce((s, x) => s + Math.log(
 
 async function main(): Promise<void> {
   const { api, cc, data, from } = await loadFlowmark();
-  const all = cases();
+  const only = process.argv.slice(2);
+  const all = cases().filter((c) => only.length === 0 || only.includes(c.name));
   const java = javaAvailable();
   const dir = mkdtempSync(join(tmpdir(), 'flowmark-template-bench-'));
   console.log(`flowmark from ${from}; ${MS} ms warm-up and ~${MS} ms measurement per figure`);

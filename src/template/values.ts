@@ -208,11 +208,16 @@ export class MatchItem {
 
 /** The result of ?matches: a boolean (whole string matched), a sequence of matches, and ?groups. */
 export class MatchResult {
+  private found: MatchItem[] | undefined;
   constructor(
     readonly matched: boolean,
-    readonly items: MatchItem[],
+    private readonly find: () => MatchItem[],
     readonly groups: (string | undefined)[],
   ) {}
+  /** Every match of the pattern in the string, found on first use. */
+  get items(): MatchItem[] {
+    return (this.found ??= this.find());
+  }
 }
 
 /** A hash literal of FreeMarker before 2.3.21: listing shows every key/value pair, duplicates included. */

@@ -295,13 +295,21 @@ sN('matches', 1, 2, (s, a, _e, n) => {
   const f = flagsOf(n, a, 1, false, true, true);
   const pattern = argString(n, a, 0);
   const jp = compileJ(n, pattern, f, 'g');
-  const src = jp.re.source;
-  const fl = jp.re.flags.replace('g', '');
-  const wm = f.multiline
-    ? new RegExp(`(?<![\\s\\S])(?:${src})(?![\\s\\S])`, fl).exec(s)
-    : new RegExp(`^(?:${src})$`, fl).exec(s);
+  const wm = wholeMatcher(jp, f.multiline).exec(s);
   const matched = wm !== null;
   const groups: (string | undefined)[] = wm ? userGroups(wm, jp.groups) : jp.groups.map(() => undefined);
+  // the list of matches is only made when the result is used as a sequence
+  return new MatchResult(matched, () => findAll(jp, s), groups);
+});
+
+/** The pattern anchored to the whole string (cached on the compiled pattern). */
+function wholeMatcher(jp: JavaRegExp & { whole?: RegExp; wholeMl?: RegExp }, multiline: boolean): RegExp {
+  const fl = (): string => jp.re.flags.replace('g', '');
+  if (multiline) return (jp.wholeMl ??= new RegExp(`(?<![\\s\\S])(?:${jp.re.source})(?![\\s\\S])`, fl()));
+  return (jp.whole ??= new RegExp(`^(?:${jp.re.source})$`, fl()));
+}
+
+function findAll(jp: JavaRegExp, s: string): MatchItem[] {
   const re = jp.re;
   re.lastIndex = 0;
   const items: MatchItem[] = [];
@@ -310,8 +318,8 @@ sN('matches', 1, 2, (s, a, _e, n) => {
     items.push(new MatchItem(m[0], userGroups(m, jp.groups)));
     if (m[0].length === 0) re.lastIndex++;
   }
-  return new MatchResult(matched, items, groups);
-});
+  return items;
+}
 
 def('groups', {
   value: (_env, t, node) => {
