@@ -309,10 +309,8 @@ export function callMacro(
     if (e instanceof TemplateError) addReachedThrough(e, env.roots, callEl);
     throw e;
   }
-  if (r === undefined) {
-    env.restore(snap);
-    return;
-  }
+  env.restore(snap);
+  if (r === undefined) return;
   return r.then(
     () => env.restore(snap),
     (e) => {
@@ -349,10 +347,8 @@ export function runNested(env: Env, args: unknown[]): void | Promise<void> {
     env.restore(snap);
     throw e;
   }
-  if (r === undefined) {
-    env.restore(snap);
-    return;
-  }
+  env.restore(snap);
+  if (r === undefined) return;
   return r.then(
     () => env.restore(snap),
     (e) => {
@@ -436,10 +432,8 @@ function renderBodyRaw(env: Env, body: Exec, ctx: ReturnType<Env['snap']>): stri
     if (e instanceof TemplateError) ensureStack(e, env.roots);
     throw e;
   }
-  if (r === undefined) {
-    env.restore(outer);
-    return buf.s;
-  }
+  env.restore(outer);
+  if (r === undefined) return buf.s;
   return r.then(
     () => {
       env.restore(outer);

@@ -158,10 +158,9 @@ function capture(env: Env, exec: Exec, f: (s: string) => void | Promise<void>): 
     env.buf = saved;
     throw e;
   }
-  if (r === undefined) {
-    env.buf = saved;
-    return f(buf.s);
-  }
+  env.buf = saved;
+  if (r === undefined) return f(buf.s);
+  // the caller snapshots the context it sees now, so it must already be its own (see Env.resumeAfter)
   return r.then(
     () => {
       env.buf = saved;
@@ -1065,19 +1064,17 @@ function runUnitHere(env: Env, unit: TemplateUnit): void | Promise<void> {
     env.depth--;
     throw e;
   }
-  if (r === undefined) {
-    env.unit = saved;
-    env.depth--;
-    return;
-  }
+  env.unit = saved;
+  const depth = --env.depth;
+  if (r === undefined) return;
   return r.then(
     () => {
       env.unit = saved;
-      env.depth--;
+      env.depth = depth;
     },
     (e) => {
       env.unit = saved;
-      env.depth--;
+      env.depth = depth;
       throw e;
     },
   );
@@ -1230,10 +1227,8 @@ export function importLibrary(
       env.restore(snap);
       throw e;
     }
-    if (r === undefined) {
-      env.restore(snap);
-      return;
-    }
+    env.restore(snap);
+    if (r === undefined) return;
     return r.then(
       () => env.restore(snap),
       (e) => {
@@ -1314,8 +1309,8 @@ function compileAttempt(el: A.AttemptEl, cx: ElCx): Exec {
       }
       return recoverFrom(env, e);
     }
+    env.restore(snap);
     if (r === undefined) {
-      env.restore(snap);
       env.write(buf.s);
       return;
     }

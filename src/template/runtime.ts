@@ -316,7 +316,11 @@ export class Env {
     this.depth = s.depth;
   }
 
-  /** Awaits `p` and puts this continuation's context back (other code may have run meanwhile). */
+  /**
+   * Awaits `p` and puts this continuation's context back (other code may have run meanwhile).
+   * The context is snapshotted when this is called, so an exec that changes the context (output
+   * buffer, frame, unit …) and returns a Promise must restore the caller's context before returning.
+   */
   async resumeAfter<T>(p: PromiseLike<T>): Promise<T> {
     const s = this.snap();
     const log = this.callLog;

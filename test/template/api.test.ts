@@ -140,6 +140,46 @@ describe('user-defined directives', () => {
   });
 });
 
+describe('asynchronous directives and methods inside context-changing constructs', () => {
+  // each template is rendered with a directive and a method that answer at once, then with ones
+  // that answer later: the output must be the same (the caller's output buffer, macro frame,
+  // namespace and include depth are back in place when an inner part resumes)
+  const templates: [string, string][] = [
+    ['capture', 'a<#assign x><@d/>b</#assign>c[${x}]'],
+    ['capture in list', 'a<#assign x><#list 1..2 as i><@d/>${i}</#list></#assign>c[${x}]'],
+    ['macro in capture', '<#macro m p><@d/>${p}</#macro>a<#assign y><@m p=1/></#assign>b[${y}]'],
+    ['nested', '<#macro m><#nested 7></#macro>a<@m ; n><@d/>${n}</@m>b'],
+    ['attempt', 'a<#attempt><@d/>${f()}<#recover>R</#attempt>b'],
+    ['attempt recovering', 'a<#attempt><@d/>${missing}<#recover>R${f()}</#attempt>b'],
+    ['interpret', '<#assign t = "x<@d/>y${f()}"?interpret>a<@t/>b<#assign c><@t/></#assign>[${c}]'],
+    ['function', '<#function g><#local s><@d/>${f()}</#local><#return s + "!"></#function>a${g()}b'],
+    ['local capture', '<#macro m><#local s><@d/></#local>(${s})</#macro>a<@m/>b'],
+    ['directive body', 'a<@wrap><@d/>${f()}</@wrap>b'],
+  ];
+  const make = (later: boolean): Record<string, unknown> => {
+    const answer = <T>(v: T): T | Promise<T> => (later ? delay(v) : v);
+    const d: TemplateDirective = { [DIRECTIVE]: true, invoke: () => answer('IN') };
+    const wrap: TemplateDirective = {
+      [DIRECTIVE]: true,
+      invoke: async (_p, body) => `{${await body!.render()}}`,
+    };
+    return { d, wrap, f: () => answer('F') };
+  };
+  for (const [name, source] of templates) {
+    it(name, async () => {
+      const now = await compile(source).render(make(false));
+      const later = await compile(source).render(make(true));
+      expect(later).toBe(now);
+      expect(now).toMatch(/IN|F/);
+    });
+  }
+
+  it('gives the expected text for a capture around an asynchronous directive', async () => {
+    expect(await compile(templates[0][1]).render(make(true))).toBe('ac[INb]');
+    expect(await compile(templates[1][1]).render(make(true))).toBe('ac[IN1IN2]');
+  });
+});
+
 describe('data model, results and options', () => {
   it('accepts a Scope, Maps, FmDate values; null is missing', async () => {
     const scope = {
