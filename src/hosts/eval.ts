@@ -13,6 +13,13 @@ import { compile, type RenderOptions, type Scope } from '../template/index.js';
 
 const RESERVED: ReadonlySet<string> = new Set(INTERNAL_PARAMETERS);
 
+/**
+ * FreeMarker settings every platform host renders with (a script may still change them with
+ * <#setting>). boolean_format "c": `${create_collection(…)}`, `${has_right(3)}` print true/false,
+ * as the library's boolean results are printed by the scripts that call them (docs/hosts.md).
+ */
+export const PLATFORM_SETTINGS: Readonly<Record<string, string>> = Object.freeze({ boolean_format: 'c' });
+
 export interface EvalOptions {
   /** Template name used in errors (default "template"). */
   name?: string;
@@ -64,6 +71,6 @@ export async function evaluate(
     now: ctx.clock,
     ...(options.loader ? { loader: options.loader } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
-    ...(options.settings ? { settings: options.settings } : {}),
+    settings: options.settings ? { ...PLATFORM_SETTINGS, ...options.settings } : PLATFORM_SETTINGS,
   });
 }

@@ -7,7 +7,7 @@
 import type { ExecutionContext } from '../functions/context.js';
 import { internalParameters } from '../functions/request/index.js';
 import { compile, type Scope, type Template } from '../template/index.js';
-import { evaluationScope } from './eval.js';
+import { evaluationScope, PLATFORM_SETTINGS } from './eval.js';
 
 export interface RenderInput {
   /** Template name in errors (`step 2 input total`). */
@@ -35,5 +35,10 @@ export async function renderTemplate(
   parameters: Record<string, unknown>,
 ): Promise<string> {
   const scope = withParameters(evaluationScope(ctx, data, await internalParameters(ctx)), parameters);
-  return template.render(scope, { locale: ctx.locale, timeZone: ctx.timeZone, now: ctx.clock });
+  return template.render(scope, {
+    locale: ctx.locale,
+    timeZone: ctx.timeZone,
+    now: ctx.clock,
+    settings: PLATFORM_SETTINGS,
+  });
 }

@@ -13,7 +13,7 @@ import {
 } from '../../template/index.js';
 import { createExecutionContext, type ExecutionContext } from '../../functions/context.js';
 import { internalParameters } from '../../functions/request/index.js';
-import { evaluationScope } from '../../hosts/eval.js';
+import { evaluationScope, PLATFORM_SETTINGS } from '../../hosts/eval.js';
 import {
   checkContextArgs,
   CONTEXT_OPTIONS,
@@ -31,7 +31,8 @@ const USAGE =
   'message on stderr and exits 1. --data is a JSON file, inline JSON starting with "{", or - for\n' +
   'stdin; null means missing, {"$date"|"$time"|"$datetime": ISO} are dates (without an offset the\n' +
   "--time-zone applies). --locale (default en_US) and --time-zone (default UTC) are the render's;\n" +
-  "--strict keeps FreeMarker's error for ${hash}/${sequence} instead of printing compact JSON;\n" +
+  "--strict keeps FreeMarker's errors for ${hash}/${sequence} (printed as compact JSON otherwise)\n" +
+  'and for ${boolean} (otherwise the platform\'s boolean_format "c": true/false);\n' +
   '--setting sets any FreeMarker setting (number_format=0.##, output_format=HTML, tag_syntax=…).\n' +
   '#include/#import of a template file resolve next to TEMPLATE.\n' +
   CONTEXT_USAGE;
@@ -82,7 +83,9 @@ export function parseData(json: string | undefined, timeZone: string): Map<strin
 
 /** Compiles and renders one request; TemplateErrors propagate. */
 export async function renderRequest(req: RenderRequest): Promise<string> {
-  const fromSettings = optionsFromSettings(req.settings ?? {});
+  // --strict is FreeMarker's own configuration; otherwise the platform's (as the hosts render)
+  const platform = req.strict ? {} : PLATFORM_SETTINGS;
+  const fromSettings = optionsFromSettings({ ...platform, ...req.settings });
   const compileOptions: CompileOptions = {
     ...fromSettings.compile,
     name: req.name ?? 'template',

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DataDocumentLimitError } from '../../../src/functions/collections/index.js';
 import type { ExecutionContext } from '../../../src/functions/context.js';
 import { defaultRegistry, type BoundFunction, type CallEnv } from '../../../src/functions/registry.js';
+import { evaluate } from '../../../src/hosts/eval.js';
 import { compile } from '../../../src/template/index.js';
 import { describeEachEngine } from '../../support/engines.js';
 import { buildWorld, contextIn, type World } from '../../platform/world.js';
@@ -559,6 +560,23 @@ describeEachEngine('Collections functions', (engine) => {
       expect(await render(`<#assign item = load_object({"status": "none"}, "${name}")>\${item?size}`)).toBe(
         '0',
       );
+    });
+
+    it('prints boolean results as the hosts render them, and captures output around database calls', async () => {
+      const name = fresh();
+      const run = async (source: string) => (await evaluate(source, ann)).output;
+      expect(await run(`[\${create_collection("${name}", false, false)}]`)).toBe('[true]');
+      expect(await run(`[\${create_collection("${name}", false, false)}]`)).toBe('[false]');
+      expect(
+        await run(
+          `<#setting boolean_format="yes,no">\${drop_collection("${name}")} <#if rename_collection("${name}", "${name}x")>renamed</#if>`,
+        ),
+      ).toBe('yes renamed');
+      expect(
+        await run(
+          `a<#assign r><#list 1..3 as i>\${save_object({"i": i}, "${name}x")?size}</#list>\${count_objects({"i": {"$gt": 0}}, "${name}x")}</#assign>b[\${r}]`,
+        ),
+      ).toBe('ab[2223]');
     });
   });
 });
