@@ -2333,26 +2333,7 @@ export class Parser {
           left,
           right,
         );
-      else {
-        this.numberLiteralOnly(left);
-        this.numberLiteralOnly(right);
-        left = this.mk<A.Arith>(
-          {
-            k: 'arith',
-            op: '-',
-            left,
-            right,
-            bl: 0,
-            bc: 0,
-            el: 0,
-            ec: 0,
-            tn: this.name,
-            calls: !!(left.calls || right.calls),
-          },
-          left,
-          right,
-        );
-      }
+      else left = this.arith('-', left, right);
     }
   }
 
@@ -2366,26 +2347,30 @@ export class Parser {
       else if (t.t === 'PERCENT') op = '%';
       else return left;
       this.lx.next();
-      const right = this.unaryExpression();
-      this.numberLiteralOnly(left);
-      this.numberLiteralOnly(right);
-      left = this.mk<A.Arith>(
-        {
-          k: 'arith',
-          op,
-          left,
-          right,
-          bl: 0,
-          bc: 0,
-          el: 0,
-          ec: 0,
-          tn: this.name,
-          calls: !!(left.calls || right.calls),
-        },
+      left = this.arith(op, left, this.unaryExpression());
+    }
+  }
+
+  /** `left op right` for - * / %: both sides must be able to be numbers. */
+  private arith(op: A.Arith['op'], left: A.Expr, right: A.Expr): A.Arith {
+    this.numberLiteralOnly(left);
+    this.numberLiteralOnly(right);
+    return this.mk<A.Arith>(
+      {
+        k: 'arith',
+        op,
         left,
         right,
-      );
-    }
+        bl: 0,
+        bc: 0,
+        el: 0,
+        ec: 0,
+        tn: this.name,
+        calls: !!(left.calls || right.calls),
+      },
+      left,
+      right,
+    );
   }
 
   private unaryExpression(): A.Expr {
