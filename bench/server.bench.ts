@@ -13,6 +13,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
+import { flowmarkCode } from './code.js';
 
 interface Target {
   name: string;
@@ -32,11 +33,13 @@ else await measure();
 
 /** The child: a bare Fastify route and a flowmark server on SQLite, both on free ports. */
 async function serve(): Promise<void> {
-  const { createPlatform } = await import('../src/platform/index.js');
-  const { ApiTokens, createServer } = await import('../src/server/index.js');
-  const { evalHost } = await import('../src/server/eval-host.js');
-  const { createHosts } = await import('../src/hosts/index.js');
-  const { openStore } = await import('../src/store/index.js');
+  const code = flowmarkCode();
+  const { createPlatform } = await code.load<typeof import('../src/platform/index.js')>('platform/index');
+  const { ApiTokens, createServer } =
+    await code.load<typeof import('../src/server/index.js')>('server/index');
+  const { evalHost } = await code.load<typeof import('../src/server/eval-host.js')>('server/eval-host');
+  const { createHosts } = await code.load<typeof import('../src/hosts/index.js')>('hosts/index');
+  const { openStore } = await code.load<typeof import('../src/store/index.js')>('store/index');
 
   const dir = mkdtempSync(join(tmpdir(), 'flowmark-bench-'));
   const store = await openStore({ dataDir: dir, databaseUrl: undefined });
@@ -131,6 +134,7 @@ async function measure(): Promise<void> {
       }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const base = median(rps.get(bare!.name)!);
+    console.log(`flowmark from ${flowmarkCode().from}`);
     console.log(`${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS}s per target (median requests/s)`);
     for (const t of all) {
       const m = median(rps.get(t.name)!);
