@@ -30,6 +30,21 @@ describe('<@script>', () => {
     ).toBe('10,20,30,');
   });
 
+  it('is captured by <#assign x>…</#assign> like any output, the text around it staying in place', async () => {
+    expect(
+      await render('a<#assign x><@script env="js">RMPData.setOutput("IN")</@script>b</#assign>c[${x}]'),
+    ).toBe('ac[INb]');
+    expect(
+      await render(
+        '<#assign x>' +
+          scriptTag('RMPData.setOutput({n: 1})') +
+          '|' +
+          scriptTag('RMPData.setOutput(RMPUtilities.now("yyyy"))') +
+          '</#assign>[${x}]',
+      ),
+    ).toBe('[{"n":1}|2024]');
+  });
+
   it('refuses another language, python included, and unknown parameters', async () => {
     expect(await errorOf(ctx, '<@script env="python">print(1)</@script>')).toBe(
       '<@script>: env="python" is not supported: flowmark runs JavaScript only (env="js"); see docs/script.md',
