@@ -90,6 +90,9 @@ class SandboxWorker {
     quickjsPath ??= createRequire(import.meta.url).resolve('quickjs-emscripten');
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
+      // Not the parent's flags: under `node --input-type=module -e …` (or a loader such as tsx)
+      // the CommonJS source would be read as an ES module and fail on `require`.
+      execArgv: [],
       workerData: { quickjs: quickjsPath, signal: shared, replies: port2, prelude: PRELUDE, memoryBytes },
       transferList: [port2],
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, stackSizeMb: WORKER_STACK_MB },

@@ -1,0 +1,44 @@
+/**
+ * The sandbox workers do not inherit the flags of the Node process that starts them: their program
+ * is CommonJS evaluated with `eval: true`, which `--input-type=module` (inherited) would read as an
+ * ES module, failing every script on `require`.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const module = (path: string) => JSON.stringify(new URL(path, `file://${root}`).href);
+
+/** Runs `node [flags] -e program` in the repository; resolves to its exit code and output. */
+function node(flags: string[], program: string): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...flags, '-e', program], { cwd: root });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (err += c));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
+}
+
+describe('sandbox workers and the parent’s flags', () => {
+  it('run scripts in a process started with `node --input-type=module -e …`', async () => {
+    const program = `
+      import { closeScripts, runScript } from ${module('src/script/index.ts')};
+      import { createExecutionContext } from ${module('src/functions/context.ts')};
+      const ctx = createExecutionContext({ clock: () => Date.UTC(2024, 0, 15) });
+      try {
+        const r = await runScript('RMPData.setOutput(RMPUtilities.now("yyyy") + ":" + (6 * 7))', { ctx });
+        console.log('output ' + r.output);
+      } catch (e) {
+        console.log('failed ' + e.message);
+      } finally {
+        await closeScripts();
+      }`;
+    const r = await node(['--import', 'tsx', '--input-type=module'], program);
+    expect(r.out).toBe('output 2024:42\n');
+    expect(r.code).toBe(0);
+  }, 60_000);
+});
