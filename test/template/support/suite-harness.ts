@@ -95,7 +95,7 @@ function fail(msg: string): never {
   throw new Error(msg);
 }
 
-function harness(caseName: string, ici: string): Record<string, unknown> {
+export function harness(caseName: string, ici: string): Record<string, unknown> {
   return {
     message: 'Hello, world!',
     testName: caseName,
@@ -123,13 +123,24 @@ function harness(caseName: string, ici: string): Record<string, unknown> {
       const message = params.message as string | undefined;
       const messageRegexp = params.messageRegexp as string | undefined;
       const exception = params.exception as string | undefined;
+      const nesting = params.causeNestingLevel;
+      for (const k of Object.keys(params)) {
+        if (!['message', 'messageRegexp', 'exception', 'causeNestingLevel'].includes(k))
+          fail(`Unsupported parameter: ${k}`);
+      }
       if (!body) return;
       let failed = false;
       try {
         await body.render();
       } catch (e) {
         failed = true;
-        const err = e as TemplateError;
+        let err = e as TemplateError;
+        // FreeMarker's harness checks the n-th cause (getCause()) instead of the error itself
+        for (let n = nesting === undefined ? 0 : Math.trunc(Number(nesting)); n > 0; n--) {
+          const cause = (err as { cause?: unknown }).cause;
+          if (!(cause instanceof Error)) fail('Failure is not like expected: cause nesting too shallow');
+          err = cause as TemplateError;
+        }
         const text = err.description ?? err.message;
         if (message !== undefined && !text.toLowerCase().includes(message.toLowerCase())) {
           fail(
@@ -144,9 +155,10 @@ function harness(caseName: string, ici: string): Record<string, unknown> {
             `Failure is not like expected. The exception message:\n${JSON.stringify(err.message)}\ndoesn't match this regexp:\n${messageRegexp}.`,
           );
         }
-        if (exception !== undefined && !(err.kind ?? '').includes(exception)) {
+        const kind = err.kind ?? err.constructor.name;
+        if (exception !== undefined && !kind.includes(exception)) {
           fail(
-            `Failure is not like expected. The exception class name ${err.kind} doesn't contain ${exception}.`,
+            `Failure is not like expected. The exception class name ${kind} doesn't contain ${exception}.`,
           );
         }
       }
@@ -172,8 +184,8 @@ export interface CaseResult {
   detail: string;
 }
 
-export async function runCase(c: SuiteCase): Promise<CaseResult> {
-  const ici = c.icis[c.icis.length - 1];
+/** Runs `c` at one of its incompatible_improvements levels (the manifest asks for each of `c.icis`). */
+export async function runCase(c: SuiteCase, ici: string): Promise<CaseResult> {
   const s = c.settings ?? {};
   const locale = s.locale ?? 'en_US';
   const compileOptions: CompileOptions = {
