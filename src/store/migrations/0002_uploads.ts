@@ -1,8 +1,8 @@
 import { defineMigration } from '../migrate.js';
 
 /**
- * Uploaded files (src/platform/uploads): a descriptor row and, apart, the content, so listing
- * descriptors never reads file bodies.
+ * Uploaded files (the file service, src/platform/files; 0110_files adds to them): a descriptor
+ * row and, apart, the content, so listing descriptors never reads file bodies.
  */
 export default defineMigration({
   id: '0002_uploads',
