@@ -1,9 +1,10 @@
 /**
  * `flowmark serve` and `flowmark token` end to end: first start (account, admin, password printed
- * once), login, CLI tokens, graceful stop on SIGTERM, and a second start on the same data.
+ * once), login, CLI tokens, graceful stop on SIGTERM, and a second start on the same data; and
+ * `flowmark run` first on an empty store, then `flowmark serve` (the administrator is created then).
  */
 import { EventEmitter } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -38,43 +39,50 @@ function start(signals: SignalSource) {
   return { ...c, done };
 }
 
+/** Points FLOWMARK_DATA / DATABASE_URL at an empty store for the enclosing describe. */
+function useEmptyStore(engineName: string) {
+  const saved = { data: process.env.FLOWMARK_DATA, db: process.env.DATABASE_URL };
+  let dir = '';
+  let schema = '';
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'flowmark-serve-'));
+    process.env.FLOWMARK_DATA = dir;
+    delete process.env.DATABASE_URL;
+    if (engineName === 'postgres') {
+      schema = `serve_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+      const client = new pg.Client({ connectionString: process.env.FLOWMARK_TEST_PG });
+      await client.connect();
+      await client.query(`CREATE SCHEMA ${schema}`);
+      await client.end();
+      const url = new URL(process.env.FLOWMARK_TEST_PG!);
+      url.searchParams.set('options', `-c search_path=${schema}`);
+      process.env.DATABASE_URL = url.toString();
+    }
+  });
+
+  afterAll(async () => {
+    for (const [key, value] of [
+      ['FLOWMARK_DATA', saved.data],
+      ['DATABASE_URL', saved.db],
+    ] as const)
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    rmSync(dir, { recursive: true, force: true });
+    if (schema) {
+      const client = new pg.Client({ connectionString: process.env.FLOWMARK_TEST_PG });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await client.end();
+    }
+  });
+
+  return { dir: () => dir };
+}
+
 for (const engineName of availableEngines()) {
   describe(`flowmark serve and token [${engineName}]`, () => {
-    const saved = { data: process.env.FLOWMARK_DATA, db: process.env.DATABASE_URL };
-    let dir = '';
-    let schema = '';
-
-    beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'flowmark-serve-'));
-      process.env.FLOWMARK_DATA = dir;
-      delete process.env.DATABASE_URL;
-      if (engineName === 'postgres') {
-        schema = `serve_${process.pid}_${Date.now().toString(36)}`;
-        const client = new pg.Client({ connectionString: process.env.FLOWMARK_TEST_PG });
-        await client.connect();
-        await client.query(`CREATE SCHEMA ${schema}`);
-        await client.end();
-        const url = new URL(process.env.FLOWMARK_TEST_PG!);
-        url.searchParams.set('options', `-c search_path=${schema}`);
-        process.env.DATABASE_URL = url.toString();
-      }
-    });
-
-    afterAll(async () => {
-      for (const [key, value] of [
-        ['FLOWMARK_DATA', saved.data],
-        ['DATABASE_URL', saved.db],
-      ] as const)
-        if (value === undefined) delete process.env[key];
-        else process.env[key] = value;
-      rmSync(dir, { recursive: true, force: true });
-      if (schema) {
-        const client = new pg.Client({ connectionString: process.env.FLOWMARK_TEST_PG });
-        await client.connect();
-        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-        await client.end();
-      }
-    });
+    useEmptyStore(engineName);
 
     it('creates the first admin once, serves, issues CLI tokens, and stops on SIGTERM', async () => {
       const signals = new EventEmitter();
@@ -168,6 +176,52 @@ for (const engineName of availableEngines()) {
       const t = capture();
       expect(await main(['token', 'create'], t.io)).toBe(2);
       expect(t.text.err).toContain('flowmark token: create: --user LOGIN is required\n');
+    });
+  });
+
+  describe(`flowmark run, then flowmark serve, on an empty store [${engineName}]`, () => {
+    const store = useEmptyStore(engineName);
+
+    it('serve gives the account run created an administrator, prints the password once, and it logs in', async () => {
+      const definition = join(store.dir(), 'hello.json');
+      writeFileSync(
+        definition,
+        JSON.stringify({ name: 'Hello', steps: [{ id: 1, input: { n: '${(2 + 3)?c}' } }] }),
+      );
+      const ran = capture();
+      expect(await main(['run', definition, '--quiet'], ran.io)).toBe(0);
+      const requestId = /^request (\S+): 201 COMPLETED$/m.exec(ran.text.out)?.[1];
+      expect(requestId).toBeDefined();
+      expect(ran.text.err).toBe('');
+
+      const signals = new EventEmitter();
+      const first = start(signals);
+      const url = await until(
+        () => /serving on (http:\/\/127\.0\.0\.1:\d+)/.exec(first.text.out)?.[1],
+        'the server',
+      );
+      const password = await until(() => /password: (\S+)/.exec(first.text.out)?.[1], 'the password');
+      expect(first.text.out).toContain(
+        'First start: created the administrator of the account "default", which had no user. This password is shown only once:',
+      );
+      const login = await call(url, 'POST', '/api/v1/auth/login', { body: { login: 'admin', password } });
+      expect(login.status).toBe(200);
+      expect(login.body.account.id).toBe('default');
+      expect(login.body.user).toMatchObject({ login: 'admin', isAdmin: true });
+      const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+      const request = await call(url, 'GET', `/api/v1/requests/${requestId}`, { cookie });
+      expect(request.status).toBe(200);
+      expect(request.body).toMatchObject({ id: requestId, status: 201, data: { n: 5 } });
+      signals.emit('SIGTERM');
+      expect(await first.done).toBe(0);
+
+      // Once the account has a user, neither command creates one again.
+      expect(await main(['run', definition, '--quiet'], capture().io)).toBe(0);
+      const second = start(signals);
+      await until(() => (/serving on/.test(second.text.out) ? true : undefined), 'the second start');
+      expect(second.text.out).not.toContain('First start');
+      signals.emit('SIGINT');
+      expect(await second.done).toBe(0);
     });
   });
 }

@@ -9,7 +9,7 @@ import {
   type Platform,
 } from '../../platform/index.js';
 import { taskToken, taskUrl, type ManualTask } from '../../platform/processes/index.js';
-import { defaultAccount } from '../../server/bootstrap.js';
+import { ensureFirstAccount } from '../../server/bootstrap.js';
 import { openStore } from '../../store/index.js';
 import type { CliIo, Command } from '../main.js';
 
@@ -21,7 +21,8 @@ const USAGE =
   '(the steps run as them); --mode default TEST. A manual task makes the request wait: each --task, in\n' +
   'order, submits the next open task (as --user, with the rights of the operator; without --user,\n' +
   'anonymously through its public URL). The account defaults to "default" or the only account of the\n' +
-  'store (a store without accounts gets "default"). Same store as `flowmark serve` (FLOWMARK_DATA /\n' +
+  'store (a store without accounts gets "default", without users: `flowmark serve` then creates its\n' +
+  'administrator and prints the password). Same store as `flowmark serve` (FLOWMARK_DATA /\n' +
   'DATABASE_URL). Exit code: 0 when the request completed (201) or waits (102), 1 when it ended otherwise.';
 
 const MODES = ['LIVE', 'ACCEPTANCE', 'TEST'] as const;
@@ -68,7 +69,9 @@ export const run: Command = {
     const store = await openStore();
     try {
       const platform = createPlatform(store);
-      const accountId = values.account ?? (await defaultAccount(platform)) ?? (await firstAccount(platform));
+      const accountId = values.account ?? (await ensureFirstAccount(platform));
+      if (accountId === undefined)
+        return failure(io, 'the store has several accounts and none is "default": choose one with --account');
       const host = new ProcessHost(platform, { observer: values.quiet ? undefined : printer(io) });
       let view = await host.start(accountId, {
         definition,
@@ -119,11 +122,6 @@ async function openTasks(platform: Platform, accountId: string, requestId: strin
       if (step.childRequestId) queue.push(step.childRequestId);
   }
   return found;
-}
-
-async function firstAccount(platform: Platform): Promise<string> {
-  if ((await platform.accounts.list()).length === 0) await platform.accounts.create({ id: 'default' });
-  return (await defaultAccount(platform)) ?? 'default';
 }
 
 function printer(io: CliIo): (event: ProcessEvent) => void {

@@ -3,7 +3,7 @@ import type { Command, CliIo } from '../main.js';
 import { loadConfig } from '../../config/index.js';
 import { createHosts } from '../../hosts/index.js';
 import { createPlatform } from '../../platform/index.js';
-import { bootstrapFirstAccount, defaultAccount } from '../../server/bootstrap.js';
+import { bootstrapFirstAccount, defaultAccount, type FirstStart } from '../../server/bootstrap.js';
 import { evalHost } from '../../server/eval-host.js';
 import { createServer } from '../../server/index.js';
 import { openStore } from '../../store/index.js';
@@ -13,7 +13,8 @@ const USAGE =
   'Starts the HTTP service: the JSON API under /api/v1, composite APIs and web interfaces under\n' +
   '/live/<account>/, the OpenAPI page at /docs. Data: SQLite under FLOWMARK_DATA (default ./data),\n' +
   'or PostgreSQL when DATABASE_URL is set. On first start it creates the account "default" with an\n' +
-  'administrator and prints the password once. SIGINT/SIGTERM stop it gracefully.\n\n' +
+  'administrator and prints the password once (also when `flowmark run` created the account without\n' +
+  'users). SIGINT/SIGTERM stop it gracefully.\n\n' +
   '  --port N           TCP port (default 8080; 0 picks a free one)\n' +
   '  --host ADDRESS     address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)\n' +
   '  --log-level LEVEL  fatal, error, warn, info (default), debug, trace or silent\n' +
@@ -99,13 +100,13 @@ export async function runServe(args: string[], io: CliIo, signals: SignalSource 
   return 0;
 }
 
-function firstStartMessage(
-  url: string,
-  first: { accountId: string; login: string; password: string },
-): string {
+function firstStartMessage(url: string, first: FirstStart): string {
   const body = JSON.stringify({ account: first.accountId, login: first.login, password: first.password });
+  const created = first.createdAccount
+    ? `the account "${first.accountId}" and its administrator`
+    : `the administrator of the account "${first.accountId}", which had no user`;
   return (
-    `\nFirst start: created the account "${first.accountId}" and its administrator. This password is shown only once:\n\n` +
+    `\nFirst start: created ${created}. This password is shown only once:\n\n` +
     `  account:  ${first.accountId}\n  login:    ${first.login}\n  password: ${first.password}\n\n` +
     `Log in and keep the session cookie:\n` +
     `  curl -c cookies.txt -H 'content-type: application/json' -d '${body}' ${url}/api/v1/auth/login\n` +
