@@ -79,7 +79,8 @@ export function postgresDialect(binaryTextOrder: boolean): Dialect {
     },
     isRetryable(error) {
       const code = (error as { code?: unknown })?.code;
-      return code === '40001' || code === '40P01';
+      // Serialization failure, deadlock, lock wait over lock_timeout.
+      return code === '40001' || code === '40P01' || code === '55P03';
     },
   };
 }

@@ -17,6 +17,9 @@
  *   `blob`, `boolean`, `binaryText` …), `forUpdate` (row lock on PostgreSQL, empty on SQLite),
  *   `cast(v, type)` (for VALUES lists), `jsonText(column, path)` (JSON extraction),
  *   `uniqueViolation(err)`, `isRetryable(err)`, `binaryTextOrder`.
+ * - Lock waits: a statement waits for a lock another process holds up to `lockWaitMs` (SQLite's
+ *   write lock, default 10 s; PostgreSQL's `lock_timeout`, default none), then fails with an
+ *   error `isRetryable` accepts.
  * - Values: parameters are strings, numbers, booleans (1/0 on SQLite), null, Buffers; JSON is
  *   passed as its text. Rows come back with BIGINT as a number, JSON columns as their text,
  *   BLOB/BYTEA as a Buffer, booleans as true/false (PostgreSQL) or 1/0 (SQLite): read them with
@@ -58,6 +61,12 @@ export interface OpenStoreOptions extends Partial<Config> {
   pgSchema?: string;
   /** PostgreSQL: pool size (default 10). */
   poolSize?: number;
+  /**
+   * How long one statement waits for a lock another connection or process holds before the engine
+   * reports a (retryable) conflict: SQLite's wait for the write lock (default 10 s), PostgreSQL's
+   * `lock_timeout` (default the server's, normally none: it waits).
+   */
+  lockWaitMs?: number;
   /** The migrations to apply (default: all of src/store/migrations). */
   migrations?: readonly Migration[];
 }
@@ -70,6 +79,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     store = await PostgresStore.open(config.databaseUrl, {
       schema: options.pgSchema,
       poolSize: options.poolSize,
+      lockTimeoutMs: options.lockWaitMs,
     });
   } else {
     let file = options.sqliteFile;
@@ -77,7 +87,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
       mkdirSync(config.dataDir, { recursive: true });
       file = join(config.dataDir, 'flowmark.db');
     }
-    store = new SqliteStore(file);
+    store = new SqliteStore(file, { busyWaitMs: options.lockWaitMs });
   }
   try {
     await migrate(store, options.migrations ?? allMigrations);

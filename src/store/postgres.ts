@@ -30,6 +30,11 @@ export interface PostgresOptions {
   schema?: string;
   /** Connections in the pool (default 10). */
   poolSize?: number;
+  /**
+   * `lock_timeout` of every connection, in ms: how long a statement waits for a lock another
+   * transaction holds before failing with 55P03 (retryable). Default: the server's (normally no limit).
+   */
+  lockTimeoutMs?: number;
 }
 
 /** PostgreSQL through a `pg` pool: every statement outside a transaction takes any free connection. */
@@ -47,6 +52,7 @@ export class PostgresStore implements Store {
 
   static async open(url: string, options: PostgresOptions = {}): Promise<PostgresStore> {
     const config: pg.PoolConfig = { connectionString: url, max: options.poolSize ?? 10, types: typeParsers };
+    const settings: string[] = [];
     if (options.schema) {
       const setup = new pg.Client({ connectionString: url });
       await setup.connect();
@@ -55,8 +61,14 @@ export class PostgresStore implements Store {
       } finally {
         await setup.end();
       }
-      config.options = `-c search_path=${quoteIdent(options.schema)}`;
+      settings.push(`-c search_path=${quoteIdent(options.schema)}`);
     }
+    if (options.lockTimeoutMs !== undefined) {
+      if (!Number.isSafeInteger(options.lockTimeoutMs) || options.lockTimeoutMs < 0)
+        throw new Error(`store: lockTimeoutMs must be a whole number of ms, got ${options.lockTimeoutMs}`);
+      settings.push(`-c lock_timeout=${options.lockTimeoutMs}`);
+    }
+    if (settings.length) config.options = settings.join(' ');
     const pool = new pg.Pool(config);
     // An idle client's error (server restart) must not crash the process; the next query reconnects.
     pool.on('error', () => {});

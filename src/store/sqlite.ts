@@ -16,7 +16,17 @@ interface TxState {
 }
 
 const STATEMENT_CACHE_SIZE = 500;
-const BUSY_WAIT_MS = 10_000;
+/** How long a statement waits for another process's write lock by default. */
+export const DEFAULT_BUSY_WAIT_MS = 10_000;
+
+export interface SqliteOptions {
+  /**
+   * How long a statement (or BEGIN) waits for the write lock another connection or process holds
+   * before SQLITE_BUSY is thrown (default 10 s). Waits inside this store (a transaction of this
+   * process holding the connection) are not bounded by it.
+   */
+  busyWaitMs?: number;
+}
 
 /**
  * The embedded engine: better-sqlite3 in WAL mode with two connections to the file, a writer
@@ -32,11 +42,12 @@ export class SqliteStore implements Store {
   private readonly reader: Connection;
   private readonly context = new Ambient<TxState>();
 
-  constructor(file: string) {
+  constructor(file: string, options: SqliteOptions = {}) {
     this.location = file;
-    this.writer = new Connection(file);
+    const busyWaitMs = options.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS;
+    this.writer = new Connection(file, busyWaitMs);
     // A private in-memory database exists once per connection: it gets no separate reader.
-    this.reader = file === ':memory:' || file === '' ? this.writer : new Connection(file);
+    this.reader = file === ':memory:' || file === '' ? this.writer : new Connection(file, busyWaitMs);
   }
 
   all<T extends Row = Row>(query: Sql): Promise<T[]> {
@@ -116,7 +127,9 @@ export class SqliteStore implements Store {
     const state: TxState = { done: false, savepoints: 0, connection, handle: undefined as never };
     state.handle = this.handle(state);
     try {
-      await busyRetry(() => connection.db.exec(options.readOnly ? 'BEGIN' : 'BEGIN IMMEDIATE'));
+      await busyRetry(connection.busyWaitMs, () =>
+        connection.db.exec(options.readOnly ? 'BEGIN' : 'BEGIN IMMEDIATE'),
+      );
       try {
         const result = await this.context.run(state, () => fn(state.handle));
         connection.db.exec('COMMIT');
@@ -171,7 +184,10 @@ class Connection {
   readonly lock = new AsyncLock();
   private readonly statements = new Map<string, Database.Statement>();
 
-  constructor(file: string) {
+  constructor(
+    file: string,
+    readonly busyWaitMs: number,
+  ) {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
@@ -183,7 +199,7 @@ class Connection {
 
   /** Runs `work` now if the connection is free, else after the transaction holding it; retried while busy. */
   locked<T>(work: () => T): Promise<T> {
-    return busyRetry(async () => {
+    return busyRetry(this.busyWaitMs, async () => {
       if (!this.lock.held) return work();
       await this.lock.acquire();
       try {
@@ -249,9 +265,9 @@ class Connection {
   }
 }
 
-/** Runs `attempt` again while SQLite reports the database busy (another process's write lock), up to 10 s. */
-async function busyRetry<T>(attempt: () => T | Promise<T>): Promise<T> {
-  const deadline = Date.now() + BUSY_WAIT_MS;
+/** Runs `attempt` again while SQLite reports the database busy (another process's write lock), up to `waitMs`. */
+async function busyRetry<T>(waitMs: number, attempt: () => T | Promise<T>): Promise<T> {
+  const deadline = Date.now() + waitMs;
   for (let pause = 2; ; pause = Math.min(pause * 2, 100)) {
     try {
       return await attempt();

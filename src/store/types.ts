@@ -85,6 +85,9 @@ export interface Dialect {
   jsonText(column: Sql, path: readonly string[]): Sql;
   /** The name of the unique index/constraint an error violated, or undefined for other errors. */
   uniqueViolation(error: unknown): { constraint: string } | undefined;
-  /** True for errors worth retrying the transaction for (serialization failure, deadlock, busy). */
+  /**
+   * True for errors worth retrying the transaction for: serialization failure, deadlock, a lock
+   * wait over PostgreSQL's lock_timeout, a busy SQLite database.
+   */
   isRetryable(error: unknown): boolean;
 }
