@@ -6,18 +6,24 @@
  */
 import { sql, type Store } from '../store/index.js';
 import { PlatformError } from './errors.js';
-import { withContentionRetry } from './model.js';
+import { DEFAULT_CONTENTION, withContentionRetry, type ContentionPolicy } from './model.js';
 
 export class Counters {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly contention: ContentionPolicy = DEFAULT_CONTENTION,
+  ) {}
 
   async next(accountId: string, name: string): Promise<number> {
     checkName(name);
-    const row = await withContentionRetry(this.store, () =>
-      this.store.get<{ value: number }>(sql`
+    const row = await withContentionRetry(
+      this.store,
+      () =>
+        this.store.get<{ value: number }>(sql`
         INSERT INTO counters (account_id, name, value) VALUES (${accountId}, ${name}, 1)
         ON CONFLICT (account_id, name) DO UPDATE SET value = counters.value + 1
         RETURNING value`),
+      this.contention,
     );
     return Number(row!.value);
   }

@@ -16,6 +16,7 @@ import { FileService, type FileLimits } from './files/index.js';
 import { Dictionaries } from './i18n.js';
 import { Locks } from './locks.js';
 import { Logs } from './logs.js';
+import { DEFAULT_CONTENTION, type ContentionPolicy } from './model.js';
 import { OAuth2Tokens } from './oauth2.js';
 import { CustomLists, Projects, Vaults, WebInterfaces } from './projects/index.js';
 import { Requests } from './requests.js';
@@ -63,12 +64,18 @@ export interface PlatformOptions {
   fileLimits?: Partial<FileLimits>;
   /** Bounds of the collection service (default DEFAULT_COLLECTION_LIMITS of src/platform/collections). */
   collectionLimits?: Partial<CollectionLimits>;
+  /**
+   * How next_value and lane membership changes retry a conflicting write before
+   * `Counter already being modified, cannot increment it.` (default DEFAULT_CONTENTION: 8 tries).
+   */
+  contention?: Partial<ContentionPolicy>;
 }
 
 /** The platform's services over one store. */
 export function createPlatform(store: Store, options: PlatformOptions = {}): Platform {
   const clock = options.clock ?? Date.now;
-  const directory = new Directory(store, clock);
+  const contention = { ...DEFAULT_CONTENTION, ...options.contention };
+  const directory = new Directory(store, clock, contention);
   const files = new FileService(store, directory, clock, options.fileLimits);
   return {
     accounts: new Accounts(store, clock),
@@ -79,7 +86,7 @@ export function createPlatform(store: Store, options: PlatformOptions = {}): Pla
     vaults: new Vaults(store, clock),
     i18n: new Dictionaries(store),
     oauth2: new OAuth2Tokens(store, clock),
-    counters: new Counters(store),
+    counters: new Counters(store, contention),
     locks: new Locks(store),
     logs: new Logs(store, clock),
     requests: new Requests(store, clock),
@@ -93,7 +100,14 @@ export function createPlatform(store: Store, options: PlatformOptions = {}): Pla
 }
 
 export { PlatformError, MESSAGES, type PlatformErrorCode } from './errors.js';
-export { laneModeFor, MODES, type LaneMode, type Mode } from './model.js';
+export {
+  DEFAULT_CONTENTION,
+  laneModeFor,
+  MODES,
+  type ContentionPolicy,
+  type LaneMode,
+  type Mode,
+} from './model.js';
 export {
   accessUrl,
   accountUrls,

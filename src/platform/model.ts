@@ -74,19 +74,37 @@ export function toJsonObject(value: unknown, what: string): Record<string, unkno
   return copy;
 }
 
+/** How a conflicting write is retried (createPlatform's `contention` option). */
+export interface ContentionPolicy {
+  /** Tries in all before the contention error (default 8). */
+  attempts: number;
+  /** Pause after the first try, doubled after each further one, jittered ×0.5–1.5 (default 10 ms). */
+  firstPauseMs: number;
+  /** Longest pause (default 200 ms). */
+  maxPauseMs: number;
+}
+
+export const DEFAULT_CONTENTION: ContentionPolicy = { attempts: 8, firstPauseMs: 10, maxPauseMs: 200 };
+
 /**
  * Runs one atomic statement (or short transaction) again while the engine reports a transient
- * conflict (deadlock, serialization failure, busy database); after `attempts` tries the spec's
- * contention error: `Counter already being modified, cannot increment it.`
+ * conflict (deadlock, serialization failure, a lock held past the store's lock wait, busy
+ * database); after `policy.attempts` tries the spec's contention error:
+ * `Counter already being modified, cannot increment it.`
  */
-export async function withContentionRetry<T>(db: Queryable, fn: () => Promise<T>, attempts = 8): Promise<T> {
+export async function withContentionRetry<T>(
+  db: Queryable,
+  fn: () => Promise<T>,
+  policy: ContentionPolicy = DEFAULT_CONTENTION,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn();
     } catch (e) {
       if (!db.dialect.isRetryable(e)) throw e;
-      if (attempt >= attempts) throw new PlatformError('contention', MESSAGES.contention);
-      await sleep(Math.min(5 * 2 ** attempt, 200) * (0.5 + Math.random()));
+      if (attempt >= policy.attempts) throw new PlatformError('contention', MESSAGES.contention);
+      const pause = Math.min(policy.firstPauseMs * 2 ** (attempt - 1), policy.maxPauseMs);
+      await sleep(pause * (0.5 + Math.random()));
     }
   }
 }

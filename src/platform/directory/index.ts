@@ -3,6 +3,7 @@
  * and jobs, and the organisation charts. Every method takes the account id first.
  */
 import type { Store } from '../../store/index.js';
+import type { ContentionPolicy } from '../model.js';
 import { LaneJobs } from './jobs.js';
 import { Lanes } from './lanes.js';
 import { Organisation } from './organisation.js';
@@ -22,8 +23,8 @@ export class Directory {
   readonly jobs: LaneJobs;
   readonly organisation: Organisation;
 
-  constructor(store: Store, clock: () => number) {
-    this.lanes = new Lanes(store, clock);
+  constructor(store: Store, clock: () => number, contention?: ContentionPolicy) {
+    this.lanes = new Lanes(store, clock, contention);
     this.jobs = new LaneJobs(store, this.lanes, clock);
     this.users = new Users(store, clock, (accountId, userId) => this.jobs.userChanged(accountId, userId));
     this.organisation = new Organisation(store);

@@ -6,7 +6,13 @@
  */
 import { sql, type Store } from '../../store/index.js';
 import { MESSAGES, notFound, PlatformError } from '../errors.js';
-import { fromJson, withContentionRetry, type LaneMode } from '../model.js';
+import {
+  DEFAULT_CONTENTION,
+  fromJson,
+  withContentionRetry,
+  type ContentionPolicy,
+  type LaneMode,
+} from '../model.js';
 import { prefixed, toUser, type User, type UserRow } from './users.js';
 
 export interface Pool {
@@ -66,6 +72,7 @@ export class Lanes {
   constructor(
     private readonly store: Store,
     private readonly clock: () => number,
+    private readonly contention: ContentionPolicy = DEFAULT_CONTENTION,
   ) {}
 
   async createPool(accountId: string, input: { name: string; isOrganization?: boolean }): Promise<Pool> {
@@ -160,11 +167,14 @@ export class Lanes {
   async addMember(accountId: string, laneId: number, mode: LaneMode, userId: number): Promise<number[]> {
     await this.require(accountId, laneId);
     await this.requireUser(accountId, userId);
-    await withContentionRetry(this.store, () =>
-      this.store.run(sql`
+    await withContentionRetry(
+      this.store,
+      () =>
+        this.store.run(sql`
         INSERT INTO lane_members (account_id, lane_id, mode, user_id, source, added_at)
         VALUES (${accountId}, ${laneId}, ${mode}, ${userId}, ${'manual'}, ${this.clock()})
         ON CONFLICT (lane_id, mode, user_id, source) DO NOTHING`),
+      this.contention,
     );
     return this.memberIds(accountId, laneId, mode);
   }
@@ -173,10 +183,13 @@ export class Lanes {
   async removeMember(accountId: string, laneId: number, mode: LaneMode, userId: number): Promise<number[]> {
     await this.require(accountId, laneId);
     await this.requireUser(accountId, userId);
-    await withContentionRetry(this.store, () =>
-      this.store.run(sql`
+    await withContentionRetry(
+      this.store,
+      () =>
+        this.store.run(sql`
         DELETE FROM lane_members WHERE account_id = ${accountId} AND lane_id = ${laneId} AND mode = ${mode}
           AND user_id = ${userId} AND source = ${'manual'}`),
+      this.contention,
     );
     return this.memberIds(accountId, laneId, mode);
   }

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { createPlatform, type Platform } from '../../../src/platform/index.js';
+import { createPlatform, type Platform, type PlatformOptions } from '../../../src/platform/index.js';
 import { openStore, quoteIdent, type EngineName, type Store } from '../../../src/store/index.js';
 
 export type DbConfig =
@@ -40,10 +40,22 @@ export interface IsolatedDatabase {
   platform: Platform;
   db: DbConfig;
   account: string;
+  /** Another connection (another pool on PostgreSQL) to the same database, closed with it. */
+  openStore(): Promise<Store>;
   close(): Promise<void>;
 }
 
-export async function isolatedDatabase(engine: EngineName): Promise<IsolatedDatabase> {
+export interface IsolatedOptions {
+  /** The store's lockWaitMs (see openStore). */
+  lockWaitMs?: number;
+  /** Options of the platform made over the store. */
+  platform?: PlatformOptions;
+}
+
+export async function isolatedDatabase(
+  engine: EngineName,
+  options: IsolatedOptions = {},
+): Promise<IsolatedDatabase> {
   let db: DbConfig;
   let dir: string | undefined;
   if (engine === 'sqlite') {
@@ -56,12 +68,16 @@ export async function isolatedDatabase(engine: EngineName): Promise<IsolatedData
       pgSchema: `mp_${process.pid}_${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6)}`,
     };
   }
-  const store = await openStore(
-    db.engine === 'sqlite'
-      ? { sqliteFile: db.sqliteFile, databaseUrl: undefined }
-      : { databaseUrl: db.pgUrl, pgSchema: db.pgSchema, poolSize: 4 },
-  );
-  const platform = createPlatform(store);
+  const config = db;
+  const open = (lockWaitMs?: number) =>
+    openStore(
+      config.engine === 'sqlite'
+        ? { sqliteFile: config.sqliteFile, databaseUrl: undefined, lockWaitMs }
+        : { databaseUrl: config.pgUrl, pgSchema: config.pgSchema, poolSize: 4, lockWaitMs },
+    );
+  const store = await open(options.lockWaitMs);
+  const others: Store[] = [];
+  const platform = createPlatform(store, options.platform);
   const account = 'multi';
   await platform.accounts.create({ id: account });
   return {
@@ -69,7 +85,13 @@ export async function isolatedDatabase(engine: EngineName): Promise<IsolatedData
     platform,
     db,
     account,
+    async openStore() {
+      const other = await open();
+      others.push(other);
+      return other;
+    },
     async close() {
+      for (const other of others) await other.close();
       await store.close();
       if (dir) rmSync(dir, { recursive: true, force: true });
       if (db.engine === 'postgres') {
