@@ -14,7 +14,7 @@ import { Counters } from './counters.js';
 import { Directory } from './directory/index.js';
 import { FileService, type FileLimits } from './files/index.js';
 import { Dictionaries } from './i18n.js';
-import { Locks } from './locks.js';
+import { Locks, type WaitTimer } from './locks.js';
 import { Logs } from './logs.js';
 import { DEFAULT_CONTENTION, type ContentionPolicy } from './model.js';
 import { OAuth2Tokens } from './oauth2.js';
@@ -69,6 +69,8 @@ export interface PlatformOptions {
    * `Counter already being modified, cannot increment it.` (default DEFAULT_CONTENTION: 8 tries).
    */
   contention?: Partial<ContentionPolicy>;
+  /** The monotonic clock and sleep of R_lock's wait (default performance.now and a real timer). */
+  lockTimer?: WaitTimer;
 }
 
 /** The platform's services over one store. */
@@ -87,7 +89,7 @@ export function createPlatform(store: Store, options: PlatformOptions = {}): Pla
     i18n: new Dictionaries(store),
     oauth2: new OAuth2Tokens(store, clock),
     counters: new Counters(store, contention),
-    locks: new Locks(store),
+    locks: new Locks(store, options.lockTimer),
     logs: new Logs(store, clock),
     requests: new Requests(store, clock),
     files,
@@ -137,7 +139,7 @@ export type {
   WebInterface,
 } from './projects/index.js';
 export { INTERFACE_CONTEXTS, isInterfaceContext, NO_TAG, webInterfaceUrl } from './projects/index.js';
-export { DEFAULT_LOCK_LEASE_MS, MAX_LOCK_WAIT_MS, type LockLease } from './locks.js';
+export { DEFAULT_LOCK_LEASE_MS, MAX_LOCK_WAIT_MS, type LockLease, type WaitTimer } from './locks.js';
 export {
   isLogged,
   isLogLevel,

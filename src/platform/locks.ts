@@ -23,6 +23,17 @@ export interface LockLease {
   expiresAt: number;
 }
 
+/**
+ * The monotonic clock and the pause a waiting R_lock measures and sleeps with (createPlatform's
+ * `lockTimer`; default performance.now and a timer).
+ */
+export interface WaitTimer {
+  now(): number;
+  sleep(ms: number): Promise<unknown>;
+}
+
+const REAL_TIMER: WaitTimer = { now: () => performance.now(), sleep: (ms) => sleep(ms) };
+
 export interface AcquireOptions {
   /** How long to wait for the lock, in ms (capped at 40 s; 0 = one attempt). */
   waitMs: number;
@@ -35,7 +46,10 @@ export interface AcquireOptions {
 type LockRow = { name: string; owner: string; acquired_at: number; expires_at: number };
 
 export class Locks {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly timer: WaitTimer = REAL_TIMER,
+  ) {}
 
   /** One attempt: true when `owner` now holds the lock until `expiresAt`. */
   async tryAcquire(
@@ -61,16 +75,17 @@ export class Locks {
     if (!(options.leaseMs > 0)) throw new PlatformError('invalid', 'the lease must be longer than 0');
     const clock = options.clock ?? Date.now;
     const wait = Math.min(Math.max(options.waitMs, 0), MAX_LOCK_WAIT_MS);
-    const deadline = performance.now() + wait;
+    const timer = this.timer;
+    const deadline = timer.now() + wait;
     for (let pause = FIRST_PAUSE_MS; ; pause = Math.min(pause * 2, MAX_PAUSE_MS)) {
       const now = clock();
       const expiresAt = now + options.leaseMs;
       if (await this.tryAcquire(accountId, name, owner, now, expiresAt))
         return { name, owner, acquiredAt: now, expiresAt };
-      const remaining = deadline - performance.now();
+      const remaining = deadline - timer.now();
       if (remaining <= 0) throw new PlatformError('timeout', MESSAGES.lockTimeout);
       // Jitter keeps contending callers from polling in step.
-      await sleep(Math.min(remaining, pause * (0.5 + Math.random())));
+      await timer.sleep(Math.min(remaining, pause * (0.5 + Math.random())));
     }
   }
 

@@ -3,7 +3,7 @@
  * lanes (LIVE and ACCEPTANCE members), an organisation chart, a project with versions, web
  * interfaces, a custom list, i18n entries, a request.
  */
-import { createPlatform, type Platform } from '../../src/platform/index.js';
+import { createPlatform, type Platform, type PlatformOptions } from '../../src/platform/index.js';
 import type { Store } from '../../src/store/index.js';
 import { contextFor, type ContextOptions } from '../../src/functions/request/index.js';
 import { defaultRegistry, type BoundFunction, type CallEnv } from '../../src/functions/registry.js';
@@ -43,8 +43,8 @@ export interface World {
 let counter = 0;
 
 /** Builds a fresh world in its own account (several suites can share one store). */
-export async function buildWorld(store: Store): Promise<World> {
-  const platform = createPlatform(store, { clock: () => NOW });
+export async function buildWorld(store: Store, options: PlatformOptions = {}): Promise<World> {
+  const platform = createPlatform(store, { clock: () => NOW, ...options });
   const account = `acme${++counter}-${Math.floor(Math.random() * 1e6)}`;
   await platform.accounts.create({ id: account, name: 'Acme', baseUrl: 'https://flow.example.com' });
   const { users, lanes } = platform.directory;

@@ -393,6 +393,87 @@ describeEachEngine('Request functions', (engine) => {
       expect(await call(ctx, 'R_unlock', 'never-taken')).toBe('never-taken');
       expect((await internalParameterValues(ctx)).P_locks).toEqual([]);
     });
+
+    describe('waiting, measured on a virtual clock', () => {
+      // The platform's lock timer: every pause moves the clock on at once (the database is real).
+      let now = 0;
+      let pauses: number[] = [];
+      let onPause: (() => Promise<void>) | undefined;
+      let v: World;
+      beforeAll(async () => {
+        v = await buildWorld(engine.store, {
+          lockTimer: {
+            now: () => now,
+            async sleep(ms) {
+              pauses.push(ms);
+              now += ms;
+              await onPause?.();
+            },
+          },
+        });
+      });
+      /** R_lock's wait for a lock another evaluation holds: the outcome and the time it waited. */
+      async function waitFor(name: string, ...waitTimeout: unknown[]) {
+        now = 0;
+        pauses = [];
+        const ctx = await contextIn(v, {});
+        try {
+          return { result: await call(ctx, 'R_lock', name, ...waitTimeout), waited: now };
+        } catch (e) {
+          return { result: (e as Error).message, waited: now };
+        }
+      }
+
+      it('waits wait_timeout ms, at most 40 s, polling with pauses doubling from 2 to 100 ms', async () => {
+        const holder = await contextIn(v, {});
+        await call(holder, 'R_lock', 'cap');
+        const timeout = (waited: number) => ({ result: 'R_lock: Timeout exception', waited });
+        expect(await waitFor('cap', 1234)).toEqual(timeout(1234));
+        expect(await waitFor('cap', 0)).toEqual(timeout(0));
+        expect(pauses).toEqual([]);
+        const capped = await waitFor('cap', 100_000);
+        expect(capped).toEqual(timeout(expect.closeTo(40_000, 6)));
+        // Jittered ×0.5–1.5 around 2, 4, 8 … 100 ms; the last pause ends at the deadline.
+        const nominal = (i: number) => Math.min(2 * 2 ** i, 100);
+        pauses.slice(0, -1).forEach((p, i) => {
+          expect(p).toBeGreaterThanOrEqual(nominal(i) * 0.5);
+          expect(p).toBeLessThanOrEqual(nominal(i) * 1.5);
+        });
+        expect(await waitFor('cap', 40_001)).toEqual(timeout(expect.closeTo(40_000, 6)));
+        // No wait_timeout: the default is the cap.
+        expect(await waitFor('cap')).toEqual(timeout(expect.closeTo(40_000, 6)));
+        await call(holder, 'R_unlock', 'cap');
+      });
+
+      it('obtains a lock released before 40 s, not one released after', async () => {
+        const holder = await contextIn(v, {});
+        const releaseAt = (name: string, ms: number) => {
+          onPause = async () => {
+            if (now < ms) return;
+            onPause = undefined;
+            await call(holder, 'R_unlock', name);
+          };
+        };
+        try {
+          await call(holder, 'R_lock', 'early');
+          releaseAt('early', 39_900);
+          const early = await waitFor('early', 100_000);
+          expect(early.result).toBe('early');
+          expect(early.waited).toBeGreaterThanOrEqual(39_900);
+          expect(early.waited).toBeLessThan(40_000);
+
+          await call(holder, 'R_lock', 'late');
+          releaseAt('late', 40_100);
+          expect(await waitFor('late', 100_000)).toEqual({
+            result: 'R_lock: Timeout exception',
+            waited: expect.closeTo(40_000, 6),
+          });
+          await call(holder, 'R_unlock', 'late');
+        } finally {
+          onPause = undefined;
+        }
+      });
+    });
   });
 
   it('throw raises the message given', async () => {
