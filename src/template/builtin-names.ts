@@ -80,11 +80,38 @@ export const UNSUPPORTED_BUILTINS = new Set([
   'root',
 ]);
 
-export function unknownBuiltinMessage(name: string): string {
+/** The settings #setting may change (FreeMarker's PropertySetting.SETTING_NAMES). */
+export const SETTING_NAMES: readonly string[] = [
+  'boolean_format',
+  'classic_compatible',
+  'date_format',
+  'datetime_format',
+  'locale',
+  'number_format',
+  'output_encoding',
+  'sql_date_and_time_time_zone',
+  'time_format',
+  'time_zone',
+  'url_escaping_charset',
+];
+
+/** The legacy name of a #setting name written either way, or undefined if it is not one. */
+export function settingName(n: string): string | undefined {
+  const legacy = n.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
+  return SETTING_NAMES.includes(legacy) ? legacy : undefined;
+}
+
+/** Built-in names as FreeMarker lists them for a naming convention (camelCase: the camel and one-word names). */
+function namesFor(naming: 'camel' | 'legacy'): readonly string[] {
+  if (naming === 'legacy') return BUILTIN_NAMES;
+  return [...BUILTIN_NAMES.filter((n) => !n.includes('_')), ...CAMEL_TO_LEGACY.keys()].sort();
+}
+
+export function unknownBuiltinMessage(name: string, naming: 'camel' | 'legacy' = 'legacy'): string {
   const lines: string[] = [];
   let cur = '';
   let letter = '';
-  for (const n of BUILTIN_NAMES) {
+  for (const n of namesFor(naming)) {
     if (n[0] !== letter) {
       if (cur) lines.push(cur);
       cur = '';

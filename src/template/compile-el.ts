@@ -9,7 +9,8 @@ import { BigDec } from './bigdecimal.js';
 import { BoundCallable, InterpretedTemplate, compileFormatDot } from './builtins/index.js';
 import { callDirectiveObject, callMacro, runNested } from './calls.js';
 import { type Cx, compileExpr, interpolationError } from './compile-expr.js';
-import { BreakSignal, ContinueSignal, ParseError, ReturnSignal, TemplateError, jQuote } from './errors.js';
+import { BreakSignal, ContinueSignal, ReturnSignal, TemplateError, jQuote } from './errors.js';
+import { settingName } from './builtin-names.js';
 import { ensureStack } from './ftl-stack.js';
 import {
   formatDate,
@@ -844,35 +845,9 @@ function compileBlockAssign(el: A.BlockAssignEl, cx: ElCx): Exec {
 
 // ------------------------------------------------------------------ #setting
 
-const SETTINGS = [
-  'boolean_format',
-  'classic_compatible',
-  'date_format',
-  'datetime_format',
-  'locale',
-  'number_format',
-  'output_encoding',
-  'sql_date_and_time_time_zone',
-  'time_format',
-  'time_zone',
-  'url_escaping_charset',
-];
-
-export function settingName(n: string): string | undefined {
-  const legacy = n.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
-  return SETTINGS.includes(legacy) ? legacy : undefined;
-}
-
 function compileSetting(el: A.SettingEl, cx: ElCx): Exec {
-  const name = settingName(el.name);
-  if (!name) {
-    throw new ParseError(
-      `Unknown setting name: ${JSON.stringify(el.name)}. The allowed setting names are: ${SETTINGS.join(', ')}`,
-      cx.name,
-      el.bl,
-      el.bc + 10,
-    );
-  }
+  // the parser accepts only names settingName knows
+  const name = settingName(el.name)!;
   const value = evaluator(el.value, cx);
   const vn = el.value;
   return (env) =>

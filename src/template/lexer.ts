@@ -4,7 +4,7 @@
  * tag outside parentheses and is "greater than" inside them, exactly like FreeMarker's FTL.jj.
  */
 import { dict } from './dict.js';
-import { ParseError } from './errors.js';
+import { ParseError, jQuote } from './errors.js';
 
 export type Tk =
   | 'EOF'
@@ -318,6 +318,31 @@ export interface LexerOptions {
   strictSyntax: boolean;
 }
 
+/** FreeMarker's naming conventions of the template language's own identifiers. */
+export type Naming = 'auto' | 'camel' | 'legacy';
+
+/** _CoreStringUtils.getIdentifierNamingConvention: the first `_` or upper-case letter decides. */
+export function namingOf(name: string): Naming {
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c === 95) return 'legacy';
+    if (c >= 65 && c <= 90) return 'camel';
+  }
+  return 'auto';
+}
+
+/** The convention a template has established so far (shared with the parsers of its string literals). */
+export interface NamingState {
+  convention: Naming;
+  /** The token that established it (image, line, column). */
+  by: string;
+  line: number;
+  column: number;
+}
+
+/** Directives whose names have a camelCase form; both spellings take part in the naming convention. */
+const NAMED_BY_CONVENTION = new Set(Object.values(CAMEL_DIRECTIVES));
+
 export class Lexer {
   pos = 0;
   state: LexState = 'DEFAULT';
@@ -335,6 +360,7 @@ export class Lexer {
   interpolationSyntax: LexerOptions['interpolationSyntax'];
   /** Inside a string literal's ${...}: tags are plain text. */
   onlyTextOutput = false;
+  naming: NamingState = { convention: 'auto', by: '', line: 0, column: 0 };
   private readonly buf: Token[] = [];
   readonly lines: LineMap;
 
@@ -358,6 +384,32 @@ export class Lexer {
         ? this.lines.pos(Math.max(offset, endOffset - 1))
         : ([line, col] as [number, number]);
     return new ParseError(message, this.templateName, line, col, el, ec);
+  }
+
+  /**
+   * FMParserTokenManager.checkNamingConvention: the first identifier of the template language
+   * written in camelCase or legacy (snake_case) style fixes the convention for the whole template.
+   */
+  checkNaming(image: string, convention: Naming, start: number, end: number): void {
+    if (convention === 'auto') return;
+    const n = this.naming;
+    if (n.convention === 'auto') {
+      n.convention = convention;
+      n.by = image.trim();
+      [n.line, n.column] = this.lines.pos(start);
+      return;
+    }
+    if (n.convention === convention) return;
+    throw this.error(
+      'Naming convention mismatch. Identifiers that are part of the template language (not the user specified ones) must consistently use the same naming convention within the same template. This template uses ' +
+        (n.convention === 'camel'
+          ? 'camel case naming convention (like: exampleName) '
+          : 'legacy naming convention (directive (tag) names are like examplename, everything else is like example_name) ') +
+        `estabilished by auto-detection at line ${n.line}, column ${n.column} by token ${jQuote(n.by)}` +
+        `, but the problematic token, ${jQuote(image.trim())}, uses a different convention.`,
+      start,
+      end,
+    );
   }
 
   /** Position of EOF as FreeMarker reports it: the last character of the input. */
@@ -613,6 +665,9 @@ export class Lexer {
       );
     }
     if (hash) this.tagSyntaxEstablished = true;
+    if (NAMED_BY_CONVENTION.has(name)) {
+      this.checkNaming(src.slice(i, tokenEnd), rawName === name ? 'legacy' : 'camel', i, tokenEnd);
+    }
     this.pos = tokenEnd;
     const t = this.tok(end ? 'END_TAG' : name === 'ftl' ? 'FTL_HEADER' : 'DIRECTIVE', i, tokenEnd);
     t.name = name;

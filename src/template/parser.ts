@@ -12,12 +12,14 @@ import {
   LOOP_VAR_BUILTINS,
   MARKUP_FORMAT_BOUND,
   PARSE_TIME_PARAM_BUILTINS,
+  SETTING_NAMES,
   builtinName,
+  settingName,
   unknownBuiltinMessage,
 } from './builtin-names.js';
 import { canonical } from './canonical.js';
-import { ParseError } from './errors.js';
-import { LineMap, Lexer, type LexerOptions, type Token, type Tk } from './lexer.js';
+import { ParseError, jQuote } from './errors.js';
+import { LineMap, Lexer, type LexerOptions, type Naming, type Token, type Tk, namingOf } from './lexer.js';
 import { isMarkupFormat, outputFormatByName } from './output-formats.js';
 
 export interface ParseOptions {
@@ -118,6 +120,17 @@ export class Parser {
   private err(message: string, t: Token | A.Pos): ParseError {
     if ('bl' in t) return new ParseError(message, this.name, t.bl, t.bc, t.el, t.ec);
     return this.lx.error(message, t.t === 'EOF' ? this.lx.eofOffset() : t.start, t.end);
+  }
+
+  /** A template-language identifier (built-in, special variable, setting …) takes part in the naming convention. */
+  private checkNaming(t: Token): void {
+    this.lx.checkNaming(t.image, namingOf(t.image), t.start, t.end);
+  }
+
+  /** The convention names are listed in by error messages: the established one, else legacy. */
+  private shownNaming(): Exclude<Naming, 'auto'> {
+    const c = this.lx.naming.convention;
+    return c === 'auto' ? 'legacy' : c;
   }
 
   private posOf(start: number, endExclusive: number): A.Pos {
@@ -288,6 +301,7 @@ export class Parser {
       this.lx.next();
       this.expect('EQUALS');
       const exp = this.expression();
+      this.checkNaming(t);
       const key = t.image;
       const ks = key.toLowerCase();
       const value = constantValue(exp);
@@ -1240,8 +1254,10 @@ export class Parser {
       const a = att.image.toLowerCase();
       if (a === 'parse') parse = exp;
       else if (a === 'encoding') encoding = exp;
-      else if (a === 'ignore_missing' || att.image === 'ignoreMissing') ignoreMissing = exp;
-      else {
+      else if (a === 'ignore_missing' || att.image === 'ignoreMissing') {
+        this.checkNaming(att);
+        ignoreMissing = exp;
+      } else {
         throw this.err(
           `Unsupported named #include parameter: "${att.image}". Supported parameters are: "parse", "encoding", "ignore_missing".`,
           att,
@@ -1694,6 +1710,16 @@ export class Parser {
     const key = this.expect('ID');
     this.expect('EQUALS');
     const value = this.expression();
+    // PropertySetting's checks, made when the directive is parsed
+    this.checkNaming(key);
+    if (settingName(key.image) === undefined) {
+      throw this.err(
+        CONFIGURATION_SETTINGS.has(key.image)
+          ? "The setting name is recognized, but changing this setting from inside a template isn't supported."
+          : `Unknown setting name: ${jQuote(key.image)}. The allowed setting names are: ${namesIn(TEMPLATE_SETTINGS, this.shownNaming()).join(', ')}`,
+        key,
+      );
+    }
     const end = this.looseDirectiveEnd();
     return this.el<A.SettingEl>(
       {
@@ -2529,6 +2555,7 @@ export class Parser {
         const name = this.lx.peek();
         if (name.t !== 'ID') throw this.unexpected(name, 'pattern:\n    <ID>');
         this.lx.next();
+        this.checkNaming(name);
         const sv: A.SpecialVar = {
           k: 'special',
           name: name.image,
@@ -2547,9 +2574,15 @@ export class Parser {
           this.requireArgs = true;
         }
         if (!SPECIAL_VARS.has(n)) {
+          const hint =
+            n === 'auto_escape' || n === 'auto_escaping' || n === 'autoesc'
+              ? 'auto_esc'
+              : n === 'autoEscape' || n === 'autoEscaping'
+                ? 'autoEsc'
+                : null;
           throw this.err(
-            `Unknown special variable name: ${JSON.stringify(n)}. The allowed special variable names are: ${[...SPECIAL_VAR_LIST].join(', ')}`,
-            sv,
+            `Unknown special variable name: ${jQuote(n)}.${hint ? ` You may meant: ${jQuote(hint)}.` : ''}\nThe allowed special variable names are: ${namesIn(SPECIAL_VARS, this.shownNaming()).join(', ')}`,
+            name,
           );
         }
         return sv;
@@ -2619,6 +2652,8 @@ export class Parser {
       offsetLineMap(value, line, col + 1),
     );
     sub.lx.onlyTextOutput = true;
+    // one naming convention for the template and its string literals (setupStringLiteralMode)
+    sub.lx.naming = this.lx.naming;
     const parts: (string | A.InterpEl)[] = [];
     for (;;) {
       const tok = sub.lx.peek();
@@ -2756,8 +2791,9 @@ export class Parser {
     const t = this.lx.peek();
     if (t.t !== 'ID') throw this.unexpected(t, 'pattern:\n    <ID>');
     this.lx.next();
+    this.checkNaming(t);
     const name = builtinName(t.image);
-    if (name === undefined) throw this.err(unknownBuiltinMessage(t.image), t);
+    if (name === undefined) throw this.err(unknownBuiltinMessage(t.image, this.shownNaming()), t);
     const e = this.mk<A.BuiltInExpr>(
       {
         k: 'bi',
@@ -2981,10 +3017,39 @@ const SPECIAL_VAR_LIST = [
   'vars',
   'version',
 ];
-const SPECIAL_VARS = new Set(SPECIAL_VAR_LIST);
-for (const n of SPECIAL_VAR_LIST) {
-  if (n.includes('_')) SPECIAL_VARS.add(n.replace(/_(\w)/g, (_m, c: string) => c.toUpperCase()));
+/** Both spellings of legacy names: `data_model` and `dataModel`. */
+function withCamelCase(names: readonly string[]): Set<string> {
+  const out = new Set(names);
+  for (const n of names) {
+    if (n.includes('_')) out.add(n.replace(/_(\w)/g, (_m, c: string) => c.toUpperCase()));
+  }
+  return out;
 }
+
+const SPECIAL_VARS = withCamelCase(SPECIAL_VAR_LIST);
+
+/** The names of `all` an error message lists for a naming convention (sorted like Java's String order). */
+function namesIn(all: ReadonlySet<string>, naming: Naming): string[] {
+  const excluded = naming === 'camel' ? 'legacy' : 'camel';
+  return [...all].filter((n) => namingOf(n) !== excluded).sort();
+}
+
+/** Settings #setting may change (PropertySetting.SETTING_NAMES), both spellings. */
+const TEMPLATE_SETTINGS = withCamelCase(SETTING_NAMES);
+
+/** Every other Configuration setting name of FreeMarker 2.3.31: recognized, but not settable from a template. */
+const CONFIGURATION_SETTINGS = withCamelCase(
+  (
+    'api_builtin_enabled arithmetic_engine attempt_exception_reporter auto_escaping_policy auto_flush ' +
+    'auto_import auto_include cache_storage custom_date_formats custom_number_formats default_encoding ' +
+    'fallback_on_null_loop_variable incompatible_improvements interpolation_syntax lazy_auto_imports ' +
+    'lazy_imports localized_lookup log_template_exceptions naming_convention new_builtin_class_resolver ' +
+    'object_wrapper output_format recognize_standard_file_extensions registered_custom_output_formats ' +
+    'show_error_tips strict_bean_models strict_syntax tab_size tag_syntax template_configurations ' +
+    'template_exception_handler template_loader template_lookup_strategy template_name_format ' +
+    'template_update_delay truncate_builtin_algorithm whitespace_stripping wrap_unchecked_exceptions'
+  ).split(' '),
+);
 
 function isAssignOp(t: Tk): boolean {
   return (
