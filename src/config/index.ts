@@ -17,3 +17,39 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || undefined,
   };
 }
+
+/** A setting with a value it cannot use; the message names the variable or option. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** The largest data-document limit accepted (1 GiB): documents are parsed and stored whole. */
+export const MAX_DATA_DOCUMENT_BYTES = 1024 ** 3;
+
+/**
+ * A size in bytes: an integer, or one followed by KiB or MiB (`5242880`, `512KiB`, `5 MiB`;
+ * case-insensitive), from 1 byte to 1 GiB. `what` names the setting in the error.
+ */
+export function parseByteSize(text: string, what: string): number {
+  const m = /^\s*(\d{1,10})\s*(b|kib|mib)?\s*$/i.exec(text);
+  const unit = { b: 1, kib: 1024, mib: 1024 ** 2 }[(m?.[2] ?? 'b').toLowerCase() as 'b' | 'kib' | 'mib'];
+  const bytes = m ? Number(m[1]) * unit : NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < 1 || bytes > MAX_DATA_DOCUMENT_BYTES)
+    throw new ConfigError(
+      `${what}: expected a size from 1 byte to 1 GiB, in bytes or with KiB or MiB (e.g. 10MiB), got ${JSON.stringify(text)}`,
+    );
+  return bytes;
+}
+
+/**
+ * The maximum size of a request's data document (inject_objects, process steps …) set for the
+ * deployment by FLOWMARK_DATA_DOCUMENT_LIMIT; undefined when unset (the hosts' default, 5 MiB).
+ * Read by the commands that evaluate (serve, run, render), not by loadConfig, so a bad value
+ * stops those commands with its message without affecting what only opens the store.
+ */
+export function dataDocumentLimit(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const text = env.FLOWMARK_DATA_DOCUMENT_LIMIT;
+  return text === undefined || text.trim() === ''
+    ? undefined
+    : parseByteSize(text, 'FLOWMARK_DATA_DOCUMENT_LIMIT');
+}

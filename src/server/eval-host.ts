@@ -5,7 +5,7 @@
  * evaluation, the response set_status / P_custom_header shaped, or the template's error with its
  * line and column. `flowmark serve` uses it for POST /api/v1/eval.
  */
-import type { CompositeResponse } from '../functions/context.js';
+import type { CompositeResponse, ExecutionLimits } from '../functions/context.js';
 import { contextFor } from '../functions/request/index.js';
 import { evaluate } from '../hosts/eval.js';
 import type { LogEntry } from '../platform/logs.js';
@@ -16,6 +16,8 @@ import type { EvalInput, EvalOutput, ServerHosts } from './hosts.js';
 export interface EvalHostOptions {
   clock?: () => number;
   random?: () => number;
+  /** The evaluations' limits (dataDocumentBytes: a request's data document, for inject_objects …). */
+  limits?: Partial<ExecutionLimits>;
 }
 
 export function evalHost(
@@ -35,6 +37,7 @@ export function evalHost(
         ...(input.requestId !== undefined ? { request: input.requestId } : {}),
         ...(options.clock ? { clock: options.clock } : {}),
         ...(options.random ? { random: options.random } : {}),
+        ...(options.limits ? { limits: options.limits } : {}),
         response,
       });
       if (input.locale !== undefined) ctx.locale = input.locale;

@@ -91,4 +91,40 @@ describe('flowmark run', () => {
     );
     expect((await flowmark(['run'])).code).toBe(2);
   });
+
+  it('holds the data document to --data-document-limit, else FLOWMARK_DATA_DOCUMENT_LIMIT', async () => {
+    const fill = file('fill.json', {
+      name: 'Fill',
+      steps: [{ id: 1, name: 'Fill', input: { a: 'x', b: '${"y"?left_pad(110, "y")}' } }],
+    });
+    const stopped = (limit: number) =>
+      new RegExp(
+        `^request \\S+: 301 ABORTED\nP_message: step 1 \\(Fill\\), input variable b: the data document would reach 126 bytes, over its maximum of ${limit} bytes: the process is stopped\n\\{\n {2}"a": "x"\n\\}\n$`,
+      );
+    expect(await flowmark(['run', fill, '--quiet'])).toMatchObject({ code: 0, err: '' });
+    const flag = await flowmark(['run', fill, '--quiet', '--data-document-limit', '120']);
+    expect(flag.code).toBe(1);
+    expect(flag.out).toMatch(stopped(120));
+
+    process.env.FLOWMARK_DATA_DOCUMENT_LIMIT = '124';
+    try {
+      const env = await flowmark(['run', fill, '--quiet']);
+      expect(env.code).toBe(1);
+      expect(env.out).toMatch(stopped(124));
+      // The option wins over the environment.
+      expect((await flowmark(['run', fill, '--quiet', '--data-document-limit', '1KiB'])).code).toBe(0);
+      process.env.FLOWMARK_DATA_DOCUMENT_LIMIT = 'lots';
+      expect(await flowmark(['run', fill, '--quiet'])).toMatchObject({
+        code: 2,
+        err: expect.stringMatching(
+          /^flowmark run: FLOWMARK_DATA_DOCUMENT_LIMIT: expected a size from 1 byte to 1 GiB, in bytes or with KiB or MiB \(e\.g\. 10MiB\), got "lots"\nusage: /,
+        ),
+      });
+    } finally {
+      delete process.env.FLOWMARK_DATA_DOCUMENT_LIMIT;
+    }
+    expect((await flowmark(['run', fill, '--data-document-limit', '0'])).err).toMatch(
+      /^flowmark run: --data-document-limit: expected a size from 1 byte to 1 GiB, .*, got "0"\n/,
+    );
+  });
 });

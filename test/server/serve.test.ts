@@ -33,9 +33,9 @@ async function until<T>(probe: () => T | undefined | Promise<T | undefined>, wha
   throw new Error(`timed out waiting for ${what}`);
 }
 
-function start(signals: SignalSource) {
+function start(signals: SignalSource, options: string[] = []) {
   const c = capture();
-  const done = runServe(['--port', '0', '--log-level', 'warn'], c.io, signals);
+  const done = runServe(['--port', '0', '--log-level', 'warn', ...options], c.io, signals);
   return { ...c, done };
 }
 
@@ -222,6 +222,78 @@ for (const engineName of availableEngines()) {
       expect(second.text.out).not.toContain('First start');
       signals.emit('SIGINT');
       expect(await second.done).toBe(0);
+    });
+  });
+
+  describe(`flowmark serve --data-document-limit [${engineName}]`, () => {
+    useEmptyStore(engineName);
+
+    it('holds process requests and the eval endpoint to the limit; a bad FLOWMARK_DATA_DOCUMENT_LIMIT stops it', async () => {
+      process.env.FLOWMARK_DATA_DOCUMENT_LIMIT = 'lots';
+      try {
+        const refused = capture();
+        expect(await runServe([], refused.io, new EventEmitter())).toBe(2);
+        expect(refused.text.err).toBe(
+          'flowmark serve: FLOWMARK_DATA_DOCUMENT_LIMIT: expected a size from 1 byte to 1 GiB, in bytes or with KiB or MiB (e.g. 10MiB), got "lots"\n',
+        );
+        process.env.FLOWMARK_DATA_DOCUMENT_LIMIT = '100';
+        const signals = new EventEmitter();
+        const server = start(signals, ['--data-document-limit', '1KiB']); // the option wins
+        const url = await until(
+          () => /serving on (http:\/\/127\.0\.0\.1:\d+)/.exec(server.text.out)?.[1],
+          'the server',
+        );
+        const created = capture();
+        expect(await main(['token', 'create', '--user', 'admin'], created.io)).toBe(0);
+        const token = created.text.out.trim();
+        const big = '${"y"?left_pad(1100, "y")}';
+        for (const body of [
+          { name: 'fill', steps: [{ id: 1, name: 'Fill', input: { a: 'x', b: big } }] },
+          {
+            name: 'waits',
+            steps: [
+              { id: 1, input: { a: 'x' } },
+              { id: 2, type: 'manual' },
+            ],
+          },
+        ])
+          expect((await call(url, 'POST', '/api/v1/processes', { token, body })).status).toBe(201);
+
+        const fill = await call(url, 'POST', '/api/v1/requests', {
+          token,
+          body: { process: 'fill', mode: 'TEST' },
+        });
+        expect(fill.body).toMatchObject({
+          status: 301,
+          message:
+            'step 1 (Fill), input variable b: the data document would reach 1116 bytes, over its maximum of 1024 bytes: the process is stopped',
+          data: { a: 'x' },
+        });
+
+        const waits = await call(url, 'POST', '/api/v1/requests', {
+          token,
+          body: { process: 'waits', mode: 'TEST' },
+        });
+        expect(waits.body.status).toBe(102);
+        const inject = (size: number) =>
+          call(url, 'POST', '/api/v1/eval', {
+            token,
+            body: {
+              requestId: waits.body.id,
+              template: `<#assign v = [{"s": ""?left_pad(${size}, "y")}]>\${inject_objects("v")?size}`,
+            },
+          });
+        const under = await inject(900);
+        expect(under.body.output).toBe('1');
+        const over = await inject(1100);
+        expect(over.body.error.message.split('\n')[0]).toBe(
+          'inject_objects: the data document would reach 1124 bytes, over its maximum of 1024 bytes: the process is stopped',
+        );
+        signals.emit('SIGTERM');
+        expect(await server.done).toBe(0);
+      } finally {
+        delete process.env.FLOWMARK_DATA_DOCUMENT_LIMIT;
+      }
     });
   });
 }

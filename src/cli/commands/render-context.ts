@@ -7,6 +7,7 @@
 import { createExecutionContext, MODES, type ExecutionContext, type Mode } from '../../functions/context.js';
 import { contextFor } from '../../functions/request/index.js';
 import { openStore, type Store } from '../../store/index.js';
+import { evaluationLimits } from './limits.js';
 
 export const CONTEXT_USAGE =
   '--account ID runs the render in an account of the configured store (FLOWMARK_DATA or\n' +
@@ -55,6 +56,7 @@ export async function openRenderContext(
     if (mode === undefined) return undefined;
     return { ctx: createExecutionContext({ mode }), close: async () => {} };
   }
+  const limits = evaluationLimits(undefined); // FLOWMARK_DATA_DOCUMENT_LIMIT (inject_objects in --request)
   const store: Store = await openStore();
   try {
     const ctx = await contextFor({
@@ -64,6 +66,7 @@ export async function openRenderContext(
       ...(mode !== undefined ? { mode } : {}),
       ...(args.project !== undefined ? { project: Number(args.project) } : {}),
       ...(args.request !== undefined ? { request: args.request } : {}),
+      limits,
     });
     return { ctx, close: () => store.close() };
   } catch (e) {

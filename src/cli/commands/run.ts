@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { ConfigError } from '../../config/index.js';
 import { ProcessHost, type ProcessEvent, type RequestView } from '../../hosts/index.js';
 import {
   accountUrls,
@@ -12,10 +13,11 @@ import { taskToken, taskUrl, type ManualTask } from '../../platform/processes/in
 import { ensureFirstAccount } from '../../server/bootstrap.js';
 import { openStore } from '../../store/index.js';
 import type { CliIo, Command } from '../main.js';
+import { evaluationLimits } from './limits.js';
 
 const USAGE =
   'flowmark run PROCESS.json [--data JSON|@FILE] [--user LOGIN] [--mode LIVE|ACCEPTANCE|TEST] [--account ID]\n' +
-  '                          [--task JSON|@FILE]... [--quiet]\n\n' +
+  '                          [--task JSON|@FILE]... [--data-document-limit SIZE] [--quiet]\n\n' +
   'Runs a process definition (docs/hosts.md) as a new request, printing each step as it ends, then the\n' +
   "request's final status and data document. --data is the initial data document; --user the initiator\n" +
   '(the steps run as them); --mode default TEST. A manual task makes the request wait: each --task, in\n' +
@@ -23,7 +25,9 @@ const USAGE =
   'anonymously through its public URL). The account defaults to "default" or the only account of the\n' +
   'store (a store without accounts gets "default", without users: `flowmark serve` then creates its\n' +
   'administrator and prints the password). Same store as `flowmark serve` (FLOWMARK_DATA /\n' +
-  'DATABASE_URL). Exit code: 0 when the request completed (201) or waits (102), 1 when it ended otherwise.';
+  "DATABASE_URL). --data-document-limit is the data document's maximum size, in bytes or with KiB or MiB\n" +
+  '(default FLOWMARK_DATA_DOCUMENT_LIMIT, else 5MiB). Exit code: 0 when the request completed (201) or\n' +
+  'waits (102), 1 when it ended otherwise, 2 on a usage error.';
 
 const MODES = ['LIVE', 'ACCEPTANCE', 'TEST'] as const;
 
@@ -43,6 +47,7 @@ export const run: Command = {
           account: { type: 'string' },
           task: { type: 'string', multiple: true, default: [] },
           quiet: { type: 'boolean', default: false },
+          'data-document-limit': { type: 'string' },
         },
         strict: true,
         allowPositionals: true,
@@ -55,6 +60,13 @@ export const run: Command = {
     const mode = values.mode!.toUpperCase();
     if (!(MODES as readonly string[]).includes(mode))
       return usageError(io, '--mode: LIVE, ACCEPTANCE or TEST');
+    let limits;
+    try {
+      limits = evaluationLimits(values['data-document-limit']);
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      return usageError(io, e.message);
+    }
     let definition: unknown;
     let data: Record<string, unknown>;
     let answers: Record<string, unknown>[];
@@ -72,7 +84,7 @@ export const run: Command = {
       const accountId = values.account ?? (await ensureFirstAccount(platform));
       if (accountId === undefined)
         return failure(io, 'the store has several accounts and none is "default": choose one with --account');
-      const host = new ProcessHost(platform, { observer: values.quiet ? undefined : printer(io) });
+      const host = new ProcessHost(platform, { observer: values.quiet ? undefined : printer(io), limits });
       let view = await host.start(accountId, {
         definition,
         data,

@@ -1,15 +1,17 @@
 import { parseArgs } from 'node:util';
 import type { Command, CliIo } from '../main.js';
-import { loadConfig } from '../../config/index.js';
+import { ConfigError, loadConfig } from '../../config/index.js';
 import { createHosts } from '../../hosts/index.js';
 import { createPlatform } from '../../platform/index.js';
 import { bootstrapFirstAccount, defaultAccount, type FirstStart } from '../../server/bootstrap.js';
 import { evalHost } from '../../server/eval-host.js';
 import { createServer } from '../../server/index.js';
 import { openStore } from '../../store/index.js';
+import { evaluationLimits } from './limits.js';
 
 const USAGE =
-  'flowmark serve [--port N] [--host ADDRESS] [--log-level LEVEL] [--secure-cookies] [--trust-proxy]\n\n' +
+  'flowmark serve [--port N] [--host ADDRESS] [--log-level LEVEL] [--secure-cookies] [--trust-proxy]\n' +
+  '               [--data-document-limit SIZE]\n\n' +
   'Starts the HTTP service: the JSON API under /api/v1, composite APIs and web interfaces under\n' +
   '/live/<account>/, the OpenAPI page at /docs. Data: SQLite under FLOWMARK_DATA (default ./data),\n' +
   'or PostgreSQL when DATABASE_URL is set. On first start it creates the account "default" with an\n' +
@@ -19,7 +21,9 @@ const USAGE =
   '  --host ADDRESS     address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)\n' +
   '  --log-level LEVEL  fatal, error, warn, info (default), debug, trace or silent\n' +
   '  --secure-cookies   mark the session cookie Secure (serve behind HTTPS)\n' +
-  '  --trust-proxy      trust X-Forwarded-* headers from a reverse proxy';
+  '  --trust-proxy      trust X-Forwarded-* headers from a reverse proxy\n' +
+  "  --data-document-limit SIZE  maximum size of a request's data document (inject_objects, process\n" +
+  '                     steps): bytes, or with KiB or MiB; default FLOWMARK_DATA_DOCUMENT_LIMIT, else 5MiB';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -40,6 +44,7 @@ export async function runServe(args: string[], io: CliIo, signals: SignalSource 
         'log-level': { type: 'string', default: 'info' },
         'secure-cookies': { type: 'boolean', default: false },
         'trust-proxy': { type: 'boolean', default: false },
+        'data-document-limit': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -58,6 +63,15 @@ export async function runServe(args: string[], io: CliIo, signals: SignalSource 
     return 2;
   }
 
+  let limits;
+  try {
+    limits = evaluationLimits(values['data-document-limit']);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    io.stderr.write(`flowmark serve: ${e.message}\n`);
+    return 2;
+  }
+
   const config = loadConfig();
   const store = await openStore(config);
   let app;
@@ -67,7 +81,7 @@ export async function runServe(args: string[], io: CliIo, signals: SignalSource 
     app = await createServer({
       store,
       platform,
-      hosts: { ...evalHost(platform), ...createHosts(platform) },
+      hosts: { ...evalHost(platform, { limits }), ...createHosts(platform, { limits }) },
       logger: { level: values['log-level']!, stream: io.stdout },
       defaultAccountId: await defaultAccount(platform),
       secureCookies: values['secure-cookies'],
