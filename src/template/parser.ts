@@ -81,6 +81,10 @@ export class Parser {
   private lx: Lexer;
   private readonly name: string;
   private stripWhitespace: boolean;
+  /** `<#ftl strip_text=true>`. */
+  private stripText = false;
+  /** Depth of MixedContentElements (1 = the template's top level). */
+  private mixedNesting = 0;
   private outputFormat: string;
   private autoEscapingPolicy: boolean;
   private autoEscaping: boolean;
@@ -310,8 +314,7 @@ export class Parser {
       } else if (ks === 'strip_whitespace' || key === 'stripWhitespace') {
         this.stripWhitespace = this.headerBoolean(exp, value);
       } else if (ks === 'strip_text' || key === 'stripText') {
-        this.headerBoolean(exp, value);
-        throw this.err('strip_text is not supported by flowmark.', exp);
+        this.stripText = this.headerBoolean(exp, value);
       } else if (ks === 'strict_syntax' || key === 'strictSyntax') {
         this.lx.strictSyntax = this.headerBoolean(exp, value);
       } else if (ks === 'auto_esc' || key === 'autoEsc') {
@@ -371,6 +374,15 @@ export class Parser {
 
   /** MixedContentElements: text, interpolations and directives up to a token that ends the block. */
   private mixedContent(): A.El[] {
+    this.mixedNesting++;
+    try {
+      return this.mixedContentElements();
+    } finally {
+      this.mixedNesting--;
+    }
+  }
+
+  private mixedContentElements(): A.El[] {
     const lx = this.lx;
     const out: A.El[] = [];
     for (;;) {
@@ -378,6 +390,8 @@ export class Parser {
       switch (t.t) {
         case 'TEXT':
           lx.next();
+          // <#ftl strip_text=true>: static text of the top level is dropped while parsing (FTL.jj PCData)
+          if (this.stripText && this.mixedNesting === 1 && !t.unparsed) break;
           out.push(
             this.el<A.TextEl>(
               {
