@@ -34,6 +34,38 @@ describe('docs/functions.md', () => {
     expect(md).toContain('    encrypt(algorithm: string, input: string, output_type?: string) → string');
     expect(md).toContain('Flags: web-interface.');
   });
+
+  it('says which web-interface functions are beyond spec 2.1’s list (P_quoted and i18n), and password_digest’s algorithm', () => {
+    const spec21 = [
+      'get_applications',
+      'get_lanes',
+      'date_format',
+      'date_offset',
+      'decode',
+      'encrypt',
+      'get_date',
+      'get_random',
+      'get_random_gaussian',
+      'get_time',
+      'now',
+      'timestamp',
+      'to_xml',
+      'transpose',
+    ];
+    const flagged = defaultRegistry()
+      .list()
+      .filter((f) => f.flags?.webInterface)
+      .map((f) => f.name);
+    expect(flagged.filter((n) => !spec21.includes(n)).sort()).toEqual(['P_quoted', 'i18n']);
+    expect(spec21.filter((n) => !flagged.includes(n))).toEqual([]);
+    const md = functionsMarkdown(defaultRegistry());
+    expect(md.replace(/\s+/g, ' ')).toContain(
+      'Flags: **web-interface** — usable in a web interface: the functions spec 2.1 lists, plus P_quoted and i18n, which are beyond that list',
+    );
+    expect(defaultRegistry().get('password_digest')!.doc).toMatch(
+      /^The lower-case hexadecimal SHA-256 of the password's UTF-8 bytes/,
+    );
+  });
 });
 
 describe('flowmark functions', () => {

@@ -209,7 +209,7 @@ const encrypt = defineFunction({
 const passwordDigest = defineFunction({
   name: 'password_digest',
   group: 'Utilities',
-  doc: 'The digest of a password as Digest authentication schemes store it: the lower-case hexadecimal SHA-256 of its UTF-8 bytes.',
+  doc: "The lower-case hexadecimal SHA-256 of the password's UTF-8 bytes (64 characters), neither salted nor keyed: a given password always gives the same digest. It is not a password hash to store (no salt, no work factor) nor the digest of HTTP Digest authentication (MD5 of user:realm:password).",
   returns: 'string',
   forms: [
     {
