@@ -1,21 +1,28 @@
 /**
  * Collections at scale: loads N generated documents (default 1,000,000) streamed through the
  * service with progress, reports the insert rate, then times indexed equality and range
- * list_objects and count_objects beside (a) a hand-written SQL query on the same engine and
- * (b) a mingo full scan of the same documents held in memory, all in this run.
+ * list_objects and count_objects — the library functions bound through the registry and called
+ * as a template calls them (hash arguments are Maps), and the service methods under them — beside
+ * (a) a hand-written SQL query on the same engine and (b) a mingo full scan of the same documents
+ * held in memory, all in this run.
  *
  *   npm run bench -- collections                       # SQLite, 1,000,000 documents
  *   FLOWMARK_BENCH_N=100000 npm run bench -- collections
  *   FLOWMARK_BENCH_PG=postgres://… npm run bench -- collections   # PostgreSQL (a fresh schema)
+ *   FLOWMARK_BENCH_RUNS=21 …                          # fewer timed rounds (default 101)
  *
- * Goals: list/count ≤ 1.5× the hand-written SQL (which also parses the JSON it returns, so both
- * produce the same objects) and ≥ 100× faster than the mingo scan.
+ * Goals, for the library functions: list/count ≤ 1.5× the hand-written SQL (which also parses
+ * the JSON it returns, so both produce the same objects) and ≥ 100× faster than the mingo scan.
+ * A missed goal is reported on its line and in a closing GOALS NOT MET list (the exit code stays 0).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { find as mingoFind } from 'mingo';
 import pg from 'pg';
+import { createExecutionContext } from '../src/functions/context.js';
+import { defaultRegistry, type BoundFunction, type CallEnv } from '../src/functions/registry.js';
+import type { Platform } from '../src/platform/index.js';
 import { CollectionService } from '../src/platform/collections/index.js';
 import { openStore, quoteIdent, sql, type Sql, type Store } from '../src/store/index.js';
 
@@ -36,6 +43,14 @@ function documentAt(i: number) {
     amount: Math.round(((i * 37) % 100000) * 1.5) / 100,
     note: 'lorem ipsum dolor sit amet',
   };
+}
+
+/** A value as a template holds it: hashes are Maps. */
+function templateValue(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(templateValue);
+  if (value !== null && typeof value === 'object')
+    return new Map(Object.entries(value).map(([k, v]) => [k, templateValue(v)]));
+  return value;
 }
 
 async function* generate(count: number) {
@@ -104,6 +119,22 @@ async function main() {
     await service.createIndex(actor, 'orders', 'by_r', { keys: ['r'], unique: true, ascending: true });
     console.log(`indexes on k and r (unique): ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
+    // The library functions as a script calls them: bound to a context whose platform holds the service.
+    const ctx = createExecutionContext({
+      accountId: actor.accountId,
+      user: actor.user,
+      platform: { collections: service } as unknown as Platform,
+    });
+    const bound = defaultRegistry().bind(ctx);
+    const env: CallEnv = {
+      getVariable: () => undefined,
+      templateName: 'bench',
+      locale: 'en_US',
+      timeZone: 'UTC',
+    };
+    const listObjects = bound.get('list_objects') as BoundFunction;
+    const countObjects = bound.get('count_objects') as BoundFunction;
+
     const collection = (await service.getCollection(actor, 'orders'))!;
     const id = collection.id;
 
@@ -138,74 +169,104 @@ async function main() {
 
     const key = Math.floor(KEYS / 2);
     const lo = Math.floor(N / 3);
+    const equality = { k: key };
+    const listRange = { r: { $gte: lo, $lt: lo + RANGE } };
+    const countRange = { r: { $gte: lo, $lt: lo + COUNT_RANGE } };
+    // The hashes a template passes (made once: building them is the template's work, not timed).
+    const [equalityHash, listRangeHash, countRangeHash] = [equality, listRange, countRange].map(
+      templateValue,
+    );
     const cases = [
       {
         name: 'list_objects equality',
-        filter: { k: key },
-        flowmark: () => service.find(actor, 'orders', { k: key }, { limit: 1000 }),
+        functions: () => listObjects.call(env, equalityHash, 'orders'),
+        service: () => service.find(actor, 'orders', equality, { limit: 1000 }),
         rawRows: () => rawList(sql`${field('k')} = ${value(key)}`),
-        mingo: () => mingoFind(all, { k: key }).limit(1000).all(),
+        mingo: () => mingoFind(all, equality).limit(1000).all(),
       },
       {
         name: 'list_objects range',
-        filter: { r: { $gte: lo, $lt: lo + RANGE } },
-        flowmark: () => service.find(actor, 'orders', { r: { $gte: lo, $lt: lo + RANGE } }, { limit: 1000 }),
+        functions: () => listObjects.call(env, listRangeHash, 'orders'),
+        service: () => service.find(actor, 'orders', listRange, { limit: 1000 }),
         rawRows: () => rawList(sql`${field('r')} >= ${value(lo)} AND ${field('r')} < ${value(lo + RANGE)}`),
-        mingo: () =>
-          mingoFind(all, { r: { $gte: lo, $lt: lo + RANGE } })
-            .limit(1000)
-            .all(),
+        mingo: () => mingoFind(all, listRange).limit(1000).all(),
       },
       {
         name: 'count_objects equality',
-        filter: { k: key },
-        flowmark: () => service.count(actor, 'orders', { k: key }),
+        functions: () => countObjects.call(env, equalityHash, 'orders'),
+        service: () => service.count(actor, 'orders', equality),
         raw: () => rawCount(sql`${field('k')} = ${value(key)}`),
-        mingo: () => mingoFind(all, { k: key }).all().length,
+        mingo: () => mingoFind(all, equality).all().length,
       },
       {
         name: 'count_objects range',
-        filter: { r: { $gte: lo, $lt: lo + COUNT_RANGE } },
-        flowmark: () => service.count(actor, 'orders', { r: { $gte: lo, $lt: lo + COUNT_RANGE } }),
+        functions: () => countObjects.call(env, countRangeHash, 'orders'),
+        service: () => service.count(actor, 'orders', countRange),
         raw: () =>
           rawCount(sql`${field('r')} >= ${value(lo)} AND ${field('r')} < ${value(lo + COUNT_RANGE)}`),
-        mingo: () => mingoFind(all, { r: { $gte: lo, $lt: lo + COUNT_RANGE } }).all().length,
+        mingo: () => mingoFind(all, countRange).all().length,
       },
     ];
 
-    const runs = 101;
-    console.log(`\nmedian of ${runs} runs (ms); raw SQL = the hand-written query + JSON.parse of its rows`);
+    const runs = Number(process.env.FLOWMARK_BENCH_RUNS ?? 101);
     console.log(
-      'operation                 flowmark    raw SQL   (rows only)   mingo scan   flowmark/raw   mingo/flowmark',
+      `\nmedian of ${runs} runs (ms); functions = list_objects/count_objects bound through the registry, ` +
+        'service = CollectionService.find/count, raw SQL = the hand-written query + JSON.parse of its rows',
     );
-    let ok = true;
+    console.log(
+      'operation                             functions    service    raw SQL  (rows only)  mingo scan' +
+        '  functions/raw  service/raw  mingo/functions',
+    );
+    const missed: string[] = [];
+    // The scan goal is set for 1,000,000 documents: a smaller run's scan is shorter in proportion.
+    const judgeScan = N >= 1_000_000;
     for (const c of cases) {
-      // The three must agree before their times mean anything.
-      const mine = await c.flowmark();
+      // All must agree before their times mean anything.
+      const mine = await c.functions();
+      const viaService = await c.service();
       const viaMingo = c.mingo();
       const rawParsed = async () =>
         c.rawRows ? (await c.rawRows()).map((r) => JSON.parse(r.doc) as unknown) : await c.raw!();
       const viaRaw = await rawParsed();
+      const text = JSON.stringify(mine);
       if (
-        JSON.stringify(mine) !== JSON.stringify(viaRaw) ||
-        JSON.stringify(mine) !== JSON.stringify(viaMingo)
+        text !== JSON.stringify(viaService) ||
+        text !== JSON.stringify(viaRaw) ||
+        text !== JSON.stringify(viaMingo)
       )
-        throw new Error(`${c.name}: flowmark, raw SQL and mingo disagree`);
-      const size = Array.isArray(mine) ? `${mine.length} docs` : `= ${mine}`;
+        throw new Error(`${c.name}: the functions, the service, raw SQL and mingo disagree`);
+      const size = Array.isArray(mine) ? `${mine.length} docs` : `= ${String(mine)}`;
 
-      const [tFlowmark, tRaw, tRows] = await timeAll([c.flowmark, rawParsed, c.rawRows ?? rawParsed], runs);
+      const [tFunctions, tService, tRaw, tRows] = await timeAll(
+        [c.functions, c.service, rawParsed, c.rawRows ?? rawParsed],
+        runs,
+      );
       const [tMingo] = await timeAll([c.mingo], Math.max(3, Math.floor(runs / 10)));
-      const vsRaw = tFlowmark / tRaw;
-      const vsMingo = tMingo / tFlowmark;
-      const pass = vsRaw <= 1.5 && vsMingo >= 100;
-      ok &&= pass;
+      const vsRaw = tFunctions / tRaw;
+      const vsMingo = tMingo / tFunctions;
+      if (vsRaw > 1.5) missed.push(`${c.name}: ${vsRaw.toFixed(2)}× raw SQL (goal ≤ 1.5×)`);
+      if (judgeScan && vsMingo < 100)
+        missed.push(`${c.name}: only ${vsMingo.toFixed(1)}× faster than the mingo scan (goal ≥ 100×)`);
+      const pass = vsRaw <= 1.5 && (!judgeScan || vsMingo >= 100);
       console.log(
-        `${`${c.name} (${size})`.padEnd(38)}${tFlowmark.toFixed(3).padStart(9)}${tRaw.toFixed(3).padStart(11)}` +
-          `${tRows.toFixed(3).padStart(14)}${tMingo.toFixed(1).padStart(13)}${`${vsRaw.toFixed(2)}×`.padStart(15)}` +
+        `${`${c.name} (${size})`.padEnd(38)}${tFunctions.toFixed(3).padStart(10)}${tService.toFixed(3).padStart(11)}` +
+          `${tRaw.toFixed(3).padStart(11)}${tRows.toFixed(3).padStart(13)}${tMingo.toFixed(1).padStart(12)}` +
+          `${`${vsRaw.toFixed(2)}×`.padStart(15)}${`${(tService / tRaw).toFixed(2)}×`.padStart(13)}` +
           `${`${Math.round(vsMingo).toLocaleString('en')}×`.padStart(17)}  ${pass ? 'ok' : 'MISSED'}`,
       );
     }
-    console.log(`\ngoals (≤ 1.5× raw SQL, ≥ 100× faster than the mingo scan): ${ok ? 'met' : 'NOT met'}`);
+    if (!judgeScan)
+      console.log(
+        `\n(the ≥ 100× mingo goal is judged at 1,000,000 documents only: here the scan covers ${N.toLocaleString('en')})`,
+      );
+    if (missed.length === 0)
+      console.log(
+        `\ngoals met: the library functions are ≤ 1.5× raw SQL${judgeScan ? ' and ≥ 100× faster than the mingo scan' : ''}`,
+      );
+    else {
+      console.log(`\nGOALS NOT MET (${missed.length}):`);
+      for (const m of missed) console.log(`  NOT MET  ${m}`);
+    }
   } finally {
     await store.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
