@@ -10,6 +10,7 @@ import { evaluate } from '../../src/hosts/eval.js';
 import { closeScripts } from '../../src/script/index.js';
 import { describeEachEngine } from '../support/engines.js';
 import { buildWorld, call, contextIn, type World } from '../platform/world.js';
+import { createBinary, sampleWorkbook } from '../functions/file/support.js';
 import { errorOf, same, sameError, scriptTag, viaScript, viaTemplate, withoutNullFields } from './support.js';
 
 afterAll(() => closeScripts());
@@ -215,6 +216,46 @@ describeEachEngine('RMP objects against the template functions', (engine) => {
       );
     });
 
+    it('organisation, lane jobs, preferences of another user, unblocking', async () => {
+      expect(await same(ann, 'get_manager("carl")', 'RMPUser.getManager("carl")')).toBe('ann');
+      expect(await same(ann, 'get_manager("carl", 2)', 'RMPUser.getManager("carl", 2)')).toBe('dora');
+      expect(
+        await same(ann, `get_lane_job_number(${w.ids.clerks})`, `RMPUser.getLaneJobNumber(${w.ids.clerks})`),
+      ).toBe(0);
+      expect(
+        await sameError(ann, 'get_lane_job_number(987654321)', 'RMPUser.getLaneJobNumber(987654321)'),
+      ).toBe('Lane not found.');
+
+      expect(await viaTemplate(admin, 'P_change_preferences("dora", "desk.floor", 2)')).toEqual({
+        desk: { floor: 2 },
+      });
+      expect(await viaScript(admin, 'RMPUser.changePreferences("dora", "desk.tags", ["a", "b"])')).toEqual({
+        desk: { floor: 2, tags: ['a', 'b'] },
+      });
+      expect(await viaTemplate(admin, 'get_preferences("dora")')).toEqual({
+        desk: { floor: 2, tags: ['a', 'b'] },
+      });
+      await sameError(
+        admin,
+        'P_change_preferences("dora", "desk.floor.x", 1)',
+        'RMPUser.changePreferences("dora", "desk.floor.x", 1)',
+      );
+
+      const { users } = w.platform.directory;
+      try {
+        expect(await viaScript(admin, 'RMPUser.unblockUser("bob")')).toBe('bob');
+        expect((await users.require(w.account, 'bob')).status).toBe('active');
+        await users.update(w.account, w.ids.bob, { status: 'blocked' });
+        expect(await viaTemplate(admin, 'unblock_user("bob")')).toBe('bob');
+        expect((await users.require(w.account, 'bob')).status).toBe('active');
+        expect(await sameError(admin, 'unblock_user("nobody")', 'RMPUser.unblockUser("nobody")')).toBe(
+          'Unable to retrieve user.',
+        );
+      } finally {
+        await users.update(w.account, w.ids.bob, { status: 'blocked' });
+      }
+    });
+
     it('impersonate: for administrators only; RMPData.getCurrentUser follows', async () => {
       expect(await sameError(ann, 'impersonate("carl")', 'RMPUser.impersonate("carl")')).toBe(
         'Impersonification is not allowed for user.',
@@ -260,6 +301,94 @@ describeEachEngine('RMP objects against the template functions', (engine) => {
       expect(await sameError(ann, `R_file_size("${t}")`, `RMPFile.fileSize("${t}")`)).toBe(
         `Uploaded file ${t} doesn't exist.`,
       );
+    });
+
+    it('saveFile, saveFileDesc, fileSubstring, unzipFile and readExcelCells as the File functions', async () => {
+      const twins = async (name: string, content: string) => [
+        (await viaTemplate(ann, `create_file("${name}", "${content}", {})`)) as string,
+        (await viaTemplate(ann, `create_file("${name}", "${content}", {})`)) as string,
+      ];
+      const [t, s] = await twins('a.txt', 'first text');
+      expect(await viaTemplate(ann, `save_file("${t}", "second text, longer", {})`)).toBe(t);
+      expect(await viaScript(ann, `RMPFile.saveFile("${s}", "second text, longer", {})`)).toBe(s);
+      for (const id of [t, s])
+        expect(await viaTemplate(ann, `R_file_content("${id}", "NONE")`)).toBe('second text, longer');
+
+      const change = '{"name": "renamed.txt", "metadata": {"k": 1}}';
+      const descT = (await viaTemplate(ann, `save_file_desc("${t}", ${change})`)) as Record<string, unknown>;
+      const descS = (await viaScript(ann, `RMPFile.saveFileDesc("${s}", ${change})`)) as Record<
+        string,
+        unknown
+      >;
+      expect(descT).toMatchObject({ name: 'renamed.txt', metadata: { k: 1 } });
+      expect({ ...(withoutNullFields(descS) as object), id: t }).toEqual(descT);
+
+      expect(
+        await same(ann, `R_file_substring("${t}", "text", 3)`, `RMPFile.fileSubstring("${t}", "text", 3)`),
+      ).toBe(7);
+      expect(
+        await same(ann, `R_file_substring("${t}", "text", 8)`, `RMPFile.fileSubstring("${t}", "text", 8)`),
+      ).toBe(-1);
+
+      const zip = (await viaTemplate(ann, `zip_file(["${t}", "${s}"], "both.zip")`)) as string;
+      const withoutIds = (files: unknown) =>
+        (files as Record<string, unknown>[]).map(({ id: _id, ...rest }) => withoutNullFields(rest));
+      const unzippedT = await viaTemplate(ann, `unzip_file("${zip}")`);
+      const unzippedS = await viaScript(ann, `RMPFile.unzipFile("${zip}")`);
+      expect(withoutIds(unzippedT)).toHaveLength(2);
+      expect(withoutIds(unzippedS)).toEqual(withoutIds(unzippedT));
+
+      const book = await createBinary(ann, 'orders.xlsx', await sampleWorkbook());
+      const cells = '[{"worksheet": "Orders", "cells": [{"col": "A", "row": 1}, {"col": "B", "row": 2}]}]';
+      const read = await same(
+        ann,
+        `R_read_excel_cells("${book}", ${cells})`,
+        `RMPFile.readExcelCells("${book}", ${cells})`,
+      );
+      expect(read).toEqual({ Orders: { 1: { A: 'Customer' }, 2: { B: '1250' } } });
+      await sameError(
+        ann,
+        `R_read_excel_cells("${t}", ${cells})`,
+        `RMPFile.readExcelCells("${t}", ${cells})`,
+      );
+    });
+
+    it('detachFile detaches as detach_file does', async () => {
+      const instance = await w.platform.applications.create(
+        w.account,
+        { userId: w.ids.ann, login: 'ann' },
+        { mode: 'LIVE', title: 'Attachments' },
+      );
+      const t = (await viaTemplate(ann, 'create_file("t.txt", "t", {})')) as string;
+      const s = (await viaTemplate(ann, 'create_file("t.txt", "t", {})')) as string;
+      await w.platform.applications.attach(
+        w.account,
+        { userId: w.ids.ann, isAdmin: false, mode: 'LIVE' },
+        { userId: w.ids.ann, login: 'ann' },
+        instance.id,
+        [t, s],
+      );
+      const withoutIds = (files: unknown) =>
+        (files as Record<string, unknown>[]).map(({ id: _id, ...rest }) => withoutNullFields(rest));
+      const detachedT = await viaTemplate(ann, `detach_file("${t}", "${instance.id}")`);
+      const detachedS = await viaScript(ann, `RMPApplication.detachFile("${s}", "${instance.id}")`);
+      expect(withoutIds(detachedT)).toHaveLength(1);
+      expect(withoutIds(detachedS)).toEqual(withoutIds(detachedT));
+      expect(
+        await same(
+          ann,
+          `list_attached_file("${instance.id}")`,
+          `RMPApplication.listAttachedFile("${instance.id}")`,
+        ),
+      ).toEqual([]);
+      // Detaching again: nothing was attached any more.
+      expect(
+        await same(
+          ann,
+          `detach_file("${t}", "${instance.id}")`,
+          `RMPApplication.detachFile("${t}", "${instance.id}")`,
+        ),
+      ).toEqual([]);
     });
   });
 
