@@ -41,7 +41,7 @@ export interface Platform {
   counters: Counters;
   locks: Locks;
   logs: Logs;
-  /** Process requests (the minimal record: status, data document, P_locks, P_message). */
+  /** Process requests: status, data document, P_locks, P_message, initiator, parent (docs/hosts.md). */
   requests: Requests;
   /** Uploaded files: content, descriptors, per-user and per-lane rights, zip and xlsx (docs/files.md). */
   files: FileService;

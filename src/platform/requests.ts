@@ -1,13 +1,14 @@
 /**
- * Process requests, the minimal record the Request functions need: project, version, mode,
- * status code, data document, P_locks and P_message. The hosts extend it with steps and flow.
+ * Process requests: project, version, mode, status code, data document, P_locks, P_message,
+ * initiator and parent. The process host runs them step by step with what src/platform/processes
+ * keeps (definitions, runs, step records, manual tasks; docs/hosts.md).
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type Store } from '../store/index.js';
 import { MESSAGES, notFound, PlatformError } from './errors.js';
 import { fromJson, isMode, toJson, toJsonObject, type Mode } from './model.js';
 
-/** Status of a request that is running (the others come with the hosts: 102, 200, 201, 301, 302, 400, 401). */
+/** Status of a request that is running (the others: REQUEST_STATUSES below). */
 export const STATUS_RUNNING = 101;
 
 /**
