@@ -46,7 +46,7 @@ export function callMethod(
     return callMethod(env, fn.target, all, at, targetAt);
   }
   if (typeof fn === 'function') return callExternal(env, fn as (...a: unknown[]) => unknown, args, at);
-  if (fn instanceof FmMethod) return fn.invoke(args, env);
+  if (fn instanceof FmMethod) return fn.invoke(args, env, at);
   if (fn instanceof MacroValue) {
     if (!fn.def.isFunction) {
       throw elError(

@@ -23,7 +23,8 @@ import {
 } from './ops.js';
 import { fractionDigitsFormatter } from './format.js';
 import { escaperOf, isMarkupFormat } from './output-formats.js';
-import { resolveTemplateName } from './names.js';
+import { importLibrary, loadSource, notFoundText, resolveName, runUnitHere } from './loading.js';
+import { OptionalTemplateInclude } from './optional-template.js';
 import { compress } from './compress.js';
 import {
   Buf,
@@ -969,6 +970,8 @@ function compileCall(el: A.CallEl, cx: ElCx): Exec {
       if (namedMap && namedMap.size === 0) namedMap = null;
     }
     if (fn instanceof MacroValue) return callMacro(env, fn, namedMap, pos, body, el.loopVars, el);
+    if (fn instanceof OptionalTemplateInclude)
+      return fn.call(env, namedMap !== null && namedMap.size > 0, el);
     if (fn instanceof InterpretedTemplate) {
       const r = runInterpreted(env, fn);
       if (!body) return r;
@@ -1016,45 +1019,6 @@ function runInterpreted(env: Env, it: InterpretedTemplate): void | Promise<void>
   return runUnitHere(env, it.unit);
 }
 
-/** Runs a template in the current namespace (#include, ?interpret): its macros are defined there first. */
-function runUnitHere(env: Env, unit: TemplateUnit): void | Promise<void> {
-  if (++env.depth > env.maxDepth) {
-    env.depth--;
-    throw new LimitError(`Template execution stopped: includes nested deeper than ${env.maxDepth} levels.`, {
-      templateName: unit.name,
-      line: 0,
-      column: 0,
-      kind: 'LimitExceeded',
-    });
-  }
-  const saved = env.unit;
-  env.unit = unit;
-  env.roots.set(unit.name, unit.root);
-  for (const m of unit.macros) env.ns.vars.set(m.name, new MacroValue(m, env.ns));
-  let r: void | Promise<void>;
-  try {
-    r = unit.run(env);
-  } catch (e) {
-    env.unit = saved;
-    env.depth--;
-    throw e;
-  }
-  env.unit = saved;
-  const depth = --env.depth;
-  if (r === undefined) return;
-  return r.then(
-    () => {
-      env.unit = saved;
-      env.depth = depth;
-    },
-    (e) => {
-      env.unit = saved;
-      env.depth = depth;
-      throw e;
-    },
-  );
-}
-
 // ------------------------------------------------------------------ #include / #import
 
 function stringArg(env: Env, v: unknown, at: A.Expr, what: string): string {
@@ -1062,51 +1026,6 @@ function stringArg(env: Env, v: unknown, at: A.Expr, what: string): string {
   if (typeof v === 'string') return v;
   if (v instanceof MatchItem) return v.text;
   throw typeError(at, `For the ${what}`, 'string', v);
-}
-
-/**
- * Template lookup as FreeMarker's TemplateCache does it: localized names first (foo_en_US.ftl,
- * foo_en.ftl, foo.ftl), and a "*" step searched in the directory and its ancestors.
- */
-function candidateNames(env: Env, name: string): string[] {
-  const out: string[] = [];
-  const dot = name.lastIndexOf('.');
-  const slash = name.lastIndexOf('/');
-  const base = dot > slash ? name.slice(0, dot) : name;
-  const ext = dot > slash ? name.slice(dot) : '';
-  const parts = env.locale.split('_').filter(Boolean);
-  const localized: string[] = [];
-  for (let i = parts.length; i > 0; i--) localized.push(`${base}_${parts.slice(0, i).join('_')}${ext}`);
-  localized.push(name);
-  for (const n of localized) {
-    const segs = n.split('/');
-    const star = segs.indexOf('*');
-    if (star < 0) {
-      out.push(n);
-      continue;
-    }
-    const rest = segs.slice(star + 1).filter((x) => x !== '*');
-    for (let d = star; d >= 0; d--) out.push([...segs.slice(0, d), ...rest].join('/'));
-  }
-  return out;
-}
-
-function loadSource(env: Env, name: string): string | undefined | Promise<string | undefined> {
-  const loader = env.loader;
-  if (!loader) return undefined;
-  const names = candidateNames(env, name);
-  const tryFrom = (i: number): string | undefined | Promise<string | undefined> => {
-    for (; i < names.length; i++) {
-      const r = loader(names[i]);
-      if (r instanceof Promise) {
-        const k = i;
-        return r.then((v) => (v !== undefined && v !== null ? v : tryFrom(k + 1)));
-      }
-      if (r !== undefined && r !== null) return r;
-    }
-    return undefined;
-  };
-  return tryFrom(0);
 }
 
 function compileInclude(el: A.IncludeEl, cx: ElCx): Exec {
@@ -1121,22 +1040,13 @@ function compileInclude(el: A.IncludeEl, cx: ElCx): Exec {
       const ignore = ignoreMissing ? vals[parse ? 2 : 1] : false;
       const doParse = toFlag(parseV, el.parse, '"parse" parameter of #include');
       const ignoreM = toFlag(ignore, el.ignoreMissing, '"ignore_missing" parameter of #include');
-      let full: string;
-      try {
-        full = resolveTemplateName(env.unit.name, given);
-      } catch (e) {
-        throw elError(
-          '_MiscTemplateException',
-          `Malformed template name ${JSON.stringify(given)}: ${(e as Error).message}`,
-          el,
-        );
-      }
+      const r = resolveName(env, given);
       const onSource = (src: string | undefined): void | Promise<void> => {
         if (src === undefined) {
           if (ignoreM) return;
           throw elError(
-            'TemplateNotFoundException',
-            `Template inclusion failed (for parameter value ${JSON.stringify(given)}):\nTemplate not found for name ${JSON.stringify(full)}.`,
+            '_MiscTemplateException',
+            `Template inclusion failed (for parameter value ${JSON.stringify(given)}):\n${notFoundText(r)}`,
             el,
           );
         }
@@ -1144,9 +1054,9 @@ function compileInclude(el: A.IncludeEl, cx: ElCx): Exec {
           env.write(src);
           return;
         }
-        return runUnitHere(env, env.compileTemplate(src, full));
+        return runUnitHere(env, env.compileTemplate(src, r.full));
       };
-      const src = loadSource(env, full);
+      const src = loadSource(env, r);
       if (src instanceof Promise) return env.resumeAfter(src).then(onSource);
       return onSource(src);
     });
@@ -1161,78 +1071,12 @@ function toFlag(v: unknown, at: A.Expr | null, what: string): boolean {
   throw typeError(at!, `For the ${what}`, 'boolean', v);
 }
 
-export function importLibrary(
-  env: Env,
-  full: string,
-  given: string,
-  nsName: string | null,
-  at: A.Pos,
-): void | Promise<void> {
-  const existing = env.libs.get(full);
-  const bind = (lib: Namespace): void => {
-    if (nsName === null) return;
-    env.ns.vars.set(nsName, lib);
-    if (env.ns === env.mainNs) env.globals.set(nsName, lib);
-  };
-  if (existing) {
-    bind(existing);
-    return;
-  }
-  const onSource = (src: string | undefined): void | Promise<void> => {
-    if (src === undefined) {
-      throw elError(
-        'TemplateNotFoundException',
-        `Template importing failed (for parameter value ${JSON.stringify(given)}):\nTemplate not found for name ${JSON.stringify(full)}.`,
-        at,
-      );
-    }
-    const unit = env.compileTemplate(src, full);
-    const lib = new Namespace(full);
-    bind(lib);
-    env.libs.set(full, lib);
-    const snap = env.snap();
-    env.ns = lib;
-    env.buf = new Buf();
-    env.frame = null;
-    env.loops = [];
-    let r: void | Promise<void>;
-    try {
-      r = runUnitHere(env, unit);
-    } catch (e) {
-      env.restore(snap);
-      throw e;
-    }
-    env.restore(snap);
-    if (r === undefined) return;
-    return r.then(
-      () => env.restore(snap),
-      (e) => {
-        env.restore(snap);
-        throw e;
-      },
-    );
-  };
-  const src = loadSource(env, full);
-  if (src instanceof Promise) return env.resumeAfter(src).then(onSource);
-  return onSource(src);
-}
-
 function compileImport(el: A.ImportEl, cx: ElCx): Exec {
   const name = evaluator(el.name, cx);
   return (env) =>
     thenDo(env, name(env), (v) => {
       const given = stringArg(env, v, el.name, '"name" parameter of #import');
-      let full: string;
-      try {
-        full = resolveTemplateName(env.unit.name, given);
-      } catch (e) {
-        throw elError(
-          '_MiscTemplateException',
-          `Malformed template name ${JSON.stringify(given)}: ${(e as Error).message}`,
-          el,
-        );
-      }
-      return importLibrary(env, full, given, el.ns, el);
+      return importLibrary(env, resolveName(env, given), given, el.ns, el);
     });
 }
 

@@ -8,10 +8,10 @@
  * Promise; `${hash}` prints compact JSON unless `strict` is set.
  */
 import { compileUnit, type UnitOptions } from './compile.js';
-import { applySetting, importLibrary } from './compile-el.js';
+import { applySetting } from './compile-el.js';
+import { importLibrary, resolveName } from './loading.js';
 import { TemplateError } from './errors.js';
 import { ensureStack } from './ftl-stack.js';
-import { resolveTemplateName } from './names.js';
 import {
   DEFAULT_LIMITS,
   Env,
@@ -272,7 +272,7 @@ function runMain(env: Env, options: RenderOptions): void | Promise<void> {
         column: 0,
       });
     const lib = m[1].replace(/^["']|["']$/g, '');
-    return importLibrary(env, resolveTemplateName('', lib), lib, m[2].replace(/^["']|["']$/g, ''), {
+    return importLibrary(env, resolveName(env, lib, ''), lib, m[2].replace(/^["']|["']$/g, ''), {
       bl: 0,
       bc: 0,
       el: 0,

@@ -2,6 +2,7 @@
 import type * as A from './ast.js';
 import type { Cx } from './compile-expr.js';
 import { type Env, type Ev, type MacroDef, MacroValue, elError } from './runtime.js';
+import { getOptionalTemplateMethod } from './optional-template.js';
 import { EngineDate, LookupHash, Namespace } from './values.js';
 
 const FM_VERSION = '2.3.31';
@@ -95,10 +96,10 @@ export function specialVariable(e: A.SpecialVar, _cx: Cx): Ev {
         for (const [k, v] of env.frame.locals) m.set(k, v);
         return env.frame.macro.def.isFunction ? Array.from(m.values()) : m;
       };
-    case 'get_optional_template':
-      return () => {
-        throw elError('_MiscTemplateException', '.get_optional_template is not supported by flowmark.', e);
-      };
+    case 'get_optional_template': {
+      const method = getOptionalTemplateMethod('.' + e.name, e);
+      return () => method;
+    }
     default:
       return () => {
         throw elError('_MiscTemplateException', `Unknown special variable: .${e.name}`, e);

@@ -3,6 +3,7 @@
  * boolean, array = sequence, plain object or Map = hash, function = method, undefined/null =
  * missing); the engine adds a few classes of its own for what JavaScript has no type for.
  */
+import type * as A from './ast.js';
 import { BigDec } from './bigdecimal.js';
 
 /** A FreeMarker date, time or date-time (contract §1). */
@@ -71,7 +72,8 @@ export class RangeTooLargeError extends Error {
 /** A method implemented by the engine (built-in method values, ?with_args results, lambdas …); gets engine values. */
 export class FmMethod {
   constructor(
-    readonly invoke: (args: unknown[], env: any) => unknown,
+    /** `at`: the call being evaluated, when there is one (errors of the method point to it). */
+    readonly invoke: (args: unknown[], env: any, at?: A.Pos) => unknown,
     readonly label: string,
   ) {}
 }

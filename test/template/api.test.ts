@@ -75,6 +75,28 @@ describe('methods (contract §1.1)', () => {
     expect(out).toBe('[10]ab{42}');
   });
 
+  it('loads .get_optional_template through a synchronous or asynchronous loader, the same way', async () => {
+    const templates: Record<string, string> = {
+      'inc.ftl': 'I${f(1)}',
+      'lib.ftl': '<#assign v = f(7)><#macro m>M${v}</#macro>out',
+      'sub/x.ftl': '<#assign o = .get_optional_template("y.ftl")>${o.exists?c}<@o.include/>',
+      'sub/y.ftl': 'Y',
+    };
+    const source =
+      '<#assign t = .get_optional_template("inc.ftl")>${t.exists?c}<@t.include/>|' +
+      '${.get_optional_template("nope.ftl").exists?c}|' +
+      '<#assign a = .get_optional_template("lib.ftl").import()><#assign b = .get_optional_template("lib.ftl").import()>' +
+      '${a.v}<@b.m/>|<#import "lib.ftl" as l>${l.v}|<#include "sub/x.ftl">|' +
+      '<@.get_optional_template("inc.ftl", {"parse": false}).include/>';
+    const render = (later: boolean): Promise<string> =>
+      compile(source).render(
+        { f: (x: number) => (later ? delay(x) : x) },
+        { loader: { load: (n) => (later ? delay(templates[n]) : templates[n]) } },
+      );
+    expect(await render(false)).toBe('trueI1|false|7M7|7|trueY|I${f(1)}');
+    expect(await render(true)).toBe('trueI1|false|7M7|7|trueY|I${f(1)}');
+  });
+
   it('ends the render with a TemplateError keeping the thrown message and cause; #attempt recovers', async () => {
     const boom = new Error('list_objects: argument 2 (collection) is required');
     const data = {
