@@ -155,6 +155,9 @@ class RegexWorker {
     if (!this.worker) {
       this.worker = new Worker(WORKER_SOURCE, {
         eval: true,
+        // Not the parent's flags: under `node --input-type=module -e …` the CommonJS source would
+        // be read as an ES module and fail on `require`.
+        execArgv: [],
         workerData: { re2js: createRequire(import.meta.url).resolve('re2js') },
         resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
       });

@@ -1,5 +1,5 @@
 /**
- * The sandbox workers do not inherit the flags of the Node process that starts them: their program
+ * The worker threads (JS sandbox, file_replace's regex) do not inherit the flags of the Node process that starts them: their program
  * is CommonJS evaluated with `eval: true`, which `--input-type=module` (inherited) would read as an
  * ES module, failing every script on `require`.
  */
@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
+const root = fileURLToPath(new URL('../', import.meta.url));
 const module = (path: string) => JSON.stringify(new URL(path, `file://${root}`).href);
 
 /** Runs `node [flags] -e program` in the repository; resolves to its exit code and output. */
@@ -23,7 +23,7 @@ function node(flags: string[], program: string): Promise<{ code: number | null; 
   });
 }
 
-describe('sandbox workers and the parent’s flags', () => {
+describe('worker threads and the parent’s flags', () => {
   it('run scripts in a process started with `node --input-type=module -e …`', async () => {
     const program = `
       import { closeScripts, runScript } from ${module('src/script/index.ts')};
@@ -39,6 +39,21 @@ describe('sandbox workers and the parent’s flags', () => {
       }`;
     const r = await node(['--import', 'tsx', '--input-type=module'], program);
     expect(r.out).toBe('output 2024:42\n');
+    expect(r.code).toBe(0);
+  }, 60_000);
+
+  it('run file_replace’s regex worker in such a process too', async () => {
+    const program = `
+      import { replaceText } from ${module('src/platform/files/replace.ts')};
+      const request = { search: 'b+', replacement: '-', regex: true, first: false, ignoreCase: false, multiline: false, dotAll: false };
+      try {
+        console.log('output ' + (await replaceText('abbcb', request, { maxPatternLength: 100, regexTimeoutMs: 5000 })));
+      } catch (e) {
+        console.log('failed ' + e.message);
+      }
+      process.exit(0);`;
+    const r = await node(['--import', 'tsx', '--input-type=module'], program);
+    expect(r.out).toBe('output a-c-\n');
     expect(r.code).toBe(0);
   }, 60_000);
 });
