@@ -118,6 +118,16 @@ async function main() {
     await service.createIndex(actor, 'orders', 'by_k', { keys: ['k'], unique: false, ascending: true });
     await service.createIndex(actor, 'orders', 'by_r', { keys: ['r'], unique: true, ascending: true });
     console.log(`indexes on k and r (unique): ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    if (engine === 'postgres') {
+      // What autovacuum does soon after a bulk load on a running server: it sets the visibility
+      // map, without which a count cannot be answered from the index alone (the raw SQL benefits
+      // alike). Timed here so a run does not depend on when autovacuum happens to pass.
+      t = performance.now();
+      await store.exec('VACUUM (ANALYZE) documents');
+      console.log(
+        `vacuum (analyze), as autovacuum would after the load: ${((performance.now() - t) / 1000).toFixed(1)} s`,
+      );
+    }
 
     // The library functions as a script calls them: bound to a context whose platform holds the service.
     const ctx = createExecutionContext({
