@@ -25,6 +25,7 @@ import { fractionDigitsFormatter } from './format.js';
 import { escaperOf, isMarkupFormat } from './output-formats.js';
 import { importLibrary, loadSource, notFoundText, resolveName, runUnitHere } from './loading.js';
 import { OptionalTemplateInclude } from './optional-template.js';
+import { type FmIterator, LazySeq, enableLazy } from './lazy.js';
 import { compress } from './compress.js';
 import {
   Buf,
@@ -448,9 +449,11 @@ function compileIf(conds: A.CondEl[], cx: ElCx): Exec {
 // ------------------------------------------------------------------ #list / #items / #sep
 
 interface Listing {
+  /** The number of items; -1 for a lazily generated sequence (then `iter` lists it). */
   size: number;
   get(i: number): unknown;
   key?: (i: number) => string;
+  iter?: FmIterator;
 }
 
 function listing(env: Env, v: unknown, src: A.Expr, hashListing: boolean, el: A.El): Listing {
@@ -464,10 +467,10 @@ function listing(env: Env, v: unknown, src: A.Expr, hashListing: boolean, el: A.
       const keys = hashKeys(v);
       return { size: keys.length, get: (i) => hashGet(v, keys[i]), key: (i) => keys[i] };
     }
-    if (isSequence(v)) {
+    if (isSequence(v) || v instanceof LazySeq) {
       throw elError(
         'NonSequenceOrCollectionException',
-        `The value you try to list is a sequence (wrapper: f.t.SimpleSequence), thus you must specify only one loop variable after the "as" (there's no separate key and value).`,
+        `The value you try to list is ${v instanceof LazySeq ? `a ${describeType(v)}` : 'a sequence (wrapper: f.t.SimpleSequence)'}, thus you must specify only one loop variable after the "as" (there's no separate key and value).`,
         el,
       );
     }
@@ -477,6 +480,10 @@ function listing(env: Env, v: unknown, src: A.Expr, hashListing: boolean, el: A.
   if (v instanceof FmRange) return { size: v.size, get: (i) => v.get(i) };
   if (v instanceof MatchResult) return { size: v.items.length, get: (i) => v.items[i] };
   if (v instanceof FmCollection) return { size: v.items.length, get: (i) => v.items[i] };
+  if (v instanceof LazySeq) {
+    const it = v.iter;
+    return { size: -1, get: () => it.next(), iter: it };
+  }
   if (isHash(v)) {
     throw elError(
       'NonSequenceOrCollectionException',
@@ -487,8 +494,14 @@ function listing(env: Env, v: unknown, src: A.Expr, hashListing: boolean, el: A.
   throw typeError(src, '', 'sequence or collection', v);
 }
 
+/** No items to list (then #list runs its #else). */
+function isEmptyListing(l: Listing): boolean {
+  return l.iter ? !l.iter.hasNext() : l.size === 0;
+}
+
 /** Iterates `l` running `body` with the loop context updated; handles #break/#continue and async bodies. */
 function iterate(env: Env, ctx: LoopCtx, l: Listing, body: Exec, from: number): void | Promise<void> {
+  if (l.iter) return iterateLazily(env, ctx, l, body, from);
   const n = l.size;
   const key = l.key;
   for (let i = from; i < n; i++) {
@@ -499,6 +512,29 @@ function iterate(env: Env, ctx: LoopCtx, l: Listing, body: Exec, from: number): 
       ctx.value = key(i);
       ctx.value2 = l.get(i);
     } else ctx.value = l.get(i);
+    let r: void | Promise<void>;
+    try {
+      r = body(env);
+    } catch (e) {
+      if (e === CONTINUE) continue;
+      if (e === BREAK) return;
+      throw e;
+    }
+    if (r !== undefined) return iterateAsync(env, ctx, l, body, i, r);
+  }
+}
+
+/**
+ * IteratorBlock over a lazily generated sequence: each item is taken, then hasNext() is asked
+ * (which may generate the next one) before the body runs, like FreeMarker does.
+ */
+function iterateLazily(env: Env, ctx: LoopCtx, l: Listing, body: Exec, from: number): void | Promise<void> {
+  const it = l.iter!;
+  for (let i = from; it.hasNext(); i++) {
+    env.tick();
+    ctx.index = i;
+    ctx.value = it.next();
+    ctx.hasNext = it.hasNext();
     let r: void | Promise<void>;
     try {
       r = body(env);
@@ -558,6 +594,9 @@ function removeCtx(loops: unknown[], ctx: unknown): void {
 }
 
 function compileList(el: A.ListEl, elseEl: A.ElseOfListEl | null, cx: ElCx): Exec {
+  // IteratorBlock lists ?filter/?map … results lazily. Not when they may call methods: an
+  // asynchronous one can only suspend the expression while it is being evaluated.
+  if (!el.source.calls) enableLazy(el.source);
   const src = evaluator(el.source, cx);
   const body = block(el.children, cx);
   const elseBody = elseEl ? block(elseEl.children, cx) : null;
@@ -571,7 +610,7 @@ function compileList(el: A.ListEl, elseEl: A.ElseOfListEl | null, cx: ElCx): Exe
       if (v === undefined) throw missingError(sn);
       const hl = el.hashListing;
       const l = listing(env, v, sn, hl, el);
-      if (l.size === 0) return elseBody ? elseBody(env) : undefined;
+      if (isEmptyListing(l)) return elseBody ? elseBody(env) : undefined;
       const ctx = new LoopCtx(null, null);
       ctx.isLoop = true;
       ctx.pending = [l];
@@ -585,7 +624,7 @@ function compileList(el: A.ListEl, elseEl: A.ElseOfListEl | null, cx: ElCx): Exe
       });
     }
     const l = listing(env, v, sn, hashListing, el);
-    if (l.size === 0) return elseBody ? elseBody(env) : undefined;
+    if (isEmptyListing(l)) return elseBody ? elseBody(env) : undefined;
     const ctx = new LoopCtx(loopVar, loopVar2);
     ctx.isLoop = true;
     return withLoop(env, ctx, () => iterate(env, ctx, l, body, 0));

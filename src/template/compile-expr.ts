@@ -37,6 +37,12 @@ import {
   seqSize,
 } from './values.js';
 import type { InterpConverter } from './compile-el.js';
+import { LazySeq, enableLazy, isLazyEnabled, lazyItem, lazySlice, setCountingLimit } from './lazy.js';
+
+function numValue(e: A.NumLit): number {
+  const v = e.value;
+  return typeof v === 'number' ? v : v instanceof BigDec ? v.toNumber() : NaN;
+}
 
 export interface Cx {
   /** Template name (errors point into it). */
@@ -161,6 +167,11 @@ export function compileExpr(e: A.Expr, cx: Cx): Ev {
       };
     }
     case 'cmp': {
+      // `x?size > 0`: counting a lazily generated sequence can stop early
+      if (e.left.k === 'bi' && e.left.name === 'size' && e.right.k === 'num')
+        setCountingLimit(e.left, e.kind, numValue(e.right), false);
+      else if (e.right.k === 'bi' && e.right.name === 'size' && e.left.k === 'num')
+        setCountingLimit(e.right, e.kind, numValue(e.left), true);
       const l = compileExpr(e.left, cx);
       const r = compileExpr(e.right, cx);
       const kind = e.kind;
@@ -373,10 +384,13 @@ function compileDot(e: A.Dot, cx: Cx, lenient = false): Ev {
 }
 
 function compileDynamicKey(e: A.DynKey, cx: Cx, lenient = false): Ev {
+  // DynamicKeyName takes a lazily generated sequence as it is (lists it up to the index or range)
+  enableLazy(e.target);
   const t = lenient ? compileLenient(e.target, cx) : compileExpr(e.target, cx);
   const tn = e.target;
   const k = compileExpr(e.key, cx);
   const kn = e.key;
+  const lazyResult = isLazyEnabled(e);
   return (env) => {
     const v = t(env);
     if (v === undefined) {
@@ -385,6 +399,7 @@ function compileDynamicKey(e: A.DynKey, cx: Cx, lenient = false): Ev {
     }
     const key = k(env);
     if (key === undefined) throw missingError(kn);
+    if (v instanceof LazySeq) return lazyKey(v, key, e, kn, tn, lazyResult);
     if (key instanceof FmRange) return slice(env, v, key, kn, tn);
     if (typeof key === 'number' || key instanceof BigDec || key instanceof JDouble) {
       const idx = arith.intValue(key);
@@ -410,6 +425,31 @@ function compileDynamicKey(e: A.DynKey, cx: Cx, lenient = false): Ev {
     }
     throw typeError(kn, '', 'number, range, or string', key);
   };
+}
+
+/** `[index]` or `[range]` of a lazily generated sequence. */
+function lazyKey(
+  v: LazySeq,
+  key: unknown,
+  e: A.DynKey,
+  kn: A.Expr,
+  tn: A.Expr,
+  lazyResult: boolean,
+): unknown {
+  if (key instanceof FmRange) {
+    return lazySlice(
+      v,
+      key,
+      lazyResult,
+      (msg) => blamedError('_MiscTemplateException', msg, kn),
+      (msg) => blamedError('_MiscTemplateException', msg, e),
+    );
+  }
+  if (typeof key === 'number' || key instanceof BigDec || key instanceof JDouble) {
+    return lazyItem(v, arith.intValue(key));
+  }
+  if (typeof key === 'string') throw typeError(tn, 'For "...[...]" left-hand operand', 'hash', v);
+  throw typeError(kn, '', 'number, range, or string', key);
 }
 
 const SEQ_OR_STRING =

@@ -8,6 +8,7 @@ import type * as A from './ast.js';
 import { BigDec } from './bigdecimal.js';
 import { canonical } from './canonical.js';
 import { TIP_MISSING, TemplateError, jQuote, locationText, withTips } from './errors.js';
+import { LazySeq } from './lazy.js';
 import {
   FmCollection,
   FmDate,
@@ -532,6 +533,7 @@ export function typeName(v: unknown): string {
   if (v instanceof FmDate)
     return v.kind === 'unknown' ? 'date_or_time_or_datetime' : v.kind === 'date' ? 'date' : v.kind;
   if (Array.isArray(v) || v instanceof FmRange) return 'sequence';
+  if (v instanceof LazySeq) return 'sequence+collection';
   if (v instanceof MatchResult) return 'sequence+boolean';
   if (v instanceof MatchItem) return 'string';
   if (v instanceof FmCollection) return 'collection';
@@ -552,6 +554,8 @@ export function describeType(v: unknown): string {
   if (v instanceof FmDate) return `${n} (wrapper: f.t.SimpleDate)`;
   if (Array.isArray(v)) return `${n} (wrapper: f.t.DefaultListAdapter)`;
   if (v instanceof FmRange) return `${n} (wrapper: f.c.BoundedRangeModel)`;
+  if (v instanceof LazySeq)
+    return `${n} (wrapper: f.c.LazilyGeneratedCollectionModel${v.knownSize === null ? 'WithUnknownSize' : 'WithSameSizeSeq'})`;
   if (v instanceof Map) return `${n} (wrapper: f.t.SimpleHash)`;
   if (v instanceof Namespace) return `hash (wrapper: f.c.Environment$Namespace)`;
   if (isPlainObject(v) && !isDirectiveObject(v)) return `${n} (wrapper: f.t.DefaultMapAdapter)`;

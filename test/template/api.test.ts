@@ -97,6 +97,26 @@ describe('methods (contract §1.1)', () => {
     expect(await render(true)).toBe('trueI1|false|7M7|7|trueY|I${f(1)}');
   });
 
+  it('lazy ?filter/?map chains call asynchronous methods once per item they generate', async () => {
+    let calls = 0;
+    const even = (x: number): Promise<boolean> => {
+      calls++;
+      return delay(x % 2 === 0);
+    };
+    const run = async (src: string): Promise<[string, number]> => {
+      calls = 0;
+      return [await compile(src).render({ even }), calls];
+    };
+    // inside an expression the chain is lazy, like FreeMarker's: (1..) ends at the first match
+    expect(await run('${(1..)?filter(x -> even(x))?first}')).toEqual(['2', 2]);
+    expect(await run('${[1, 2, 3, 4]?map(x -> even(x))?seq_contains(true)?c}')).toEqual(['true', 2]);
+    // #list takes a chain whose lambdas call methods at once (an asynchronous call can only
+    // suspend the expression being evaluated)
+    expect(
+      await run('<#list (1..10)?filter(x -> even(x)) as x>${x}<#if x == 4><#break></#if></#list>'),
+    ).toEqual(['24', 10]);
+  });
+
   it('ends the render with a TemplateError keeping the thrown message and cause; #attempt recovers', async () => {
     const boom = new Error('list_objects: argument 2 (collection) is required');
     const data = {

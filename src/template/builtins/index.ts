@@ -20,14 +20,30 @@ import {
   type Env,
   type Ev,
   type TemplateUnit,
+  LimitError,
   LoopCtx,
   MacroValue,
   blamedError,
+  describeType,
   elError,
   exprError,
   missingError,
+  typeError,
   typeName,
 } from '../runtime.js';
+import {
+  type FmIterator,
+  LazySeq,
+  drain,
+  enableLazy,
+  isLazyEnabled,
+  iteratorOf,
+  lazyDropWhile,
+  lazyFilter,
+  lazyMap,
+  lazyTakeWhile,
+  sizeWithoutListing,
+} from '../lazy.js';
 import {
   FmCollection,
   FmDate,
@@ -49,7 +65,7 @@ import {
 import { BUILTINS, argString, biError, checkArgs, def, targetTypeError } from './registry.js';
 import { booleanString, numberString } from './numbers.js';
 import { dateString, formatDateChecked } from './dates.js';
-import { isEnumerable, items } from './sequences.js';
+import { isEnumerable } from './sequences.js';
 import { parseJson } from './json.js';
 import './strings.js';
 
@@ -59,6 +75,23 @@ export { BUILTINS };
 export class InterpretedTemplate {
   constructor(readonly unit: TemplateUnit) {}
 }
+
+/** Built-ins that can consume a lazily generated sequence (FreeMarker's enableLazilyGeneratedResult callers). */
+const LAZY_CONSUMERS = new Set([
+  'filter',
+  'map',
+  'take_while',
+  'drop_while',
+  'first',
+  'join',
+  'seq_contains',
+  'seq_index_of',
+  'seq_last_index_of',
+  'min',
+  'max',
+  'size',
+  'sequence',
+]);
 
 export function compileBuiltIn(node: A.BuiltInExpr, cx: Cx, compile: (e: A.Expr, cx: Cx) => Ev): Ev {
   node.tn = cx.name;
@@ -76,6 +109,7 @@ export function compileBuiltIn(node: A.BuiltInExpr, cx: Cx, compile: (e: A.Expr,
   }
   const d = BUILTINS[name];
   if (!d) throw new ParseError(`?${name} is not implemented.`, cx.name, node.bl, node.bc);
+  if (LAZY_CONSUMERS.has(name)) enableLazy(node.target);
   if (d.custom) return d.custom(node, cx, compile);
   const T = compile(node.target, cx);
   const tn = node.target;
@@ -311,99 +345,151 @@ function compileFunctionArg(node: A.BuiltInExpr, cx: Cx, compile: (e: A.Expr, cx
     ) {
       return callMethod(env, fn, [v], node, a);
     }
-    throw exprError(
-      '_TemplateModelException',
-      `?${node.name} argument must be a local lambda, or a function, or another kind of method, but it was ${typeName(fn)}:`,
+    const err = typeError(
       a,
+      `For "?${node.name}(...)" argument value`,
+      'method or function or lambda expression',
+      fn,
     );
+    err.kind = 'NonMethodException';
+    throw err;
   };
 }
 
-function predicate(env: Env, f: Fn, v: unknown, node: A.BuiltInExpr): boolean {
+/** "a number (wrapper: f.t.SimpleNumber)": FreeMarker's _DelayedAOrAn of a type description. */
+function aType(v: unknown): string {
+  const d = describeType(v);
+  return `${/^[aeiou]/i.test(d) ? 'an' : 'a'} ${d}`;
+}
+
+/** The lambda (or function) of ?filter, ?take_while, ?drop_while must answer a boolean. */
+function predicate(env: Env, f: Fn, v: unknown, arg: A.Expr): boolean {
   const r = f(env, v);
   if (typeof r === 'boolean') return r;
   if (r === undefined) {
-    throw elError(
+    throw blamedError(
       '_TemplateModelException',
-      `?${node.name} parameter function has returned null/missing value.`,
-      node,
+      'The filter expression has returned no value (has returned null), rather than a boolean.',
+      arg,
     );
   }
-  throw elError(
+  throw blamedError(
     '_TemplateModelException',
-    `?${node.name} parameter function has returned a(n) ${typeName(r)}, but it must be a boolean.`,
-    node,
+    `The filter expression had to return a boolean value, but it returned ${aType(r)} instead.`,
+    arg,
   );
 }
 
+function mapped(env: Env, f: Fn, v: unknown, arg: A.Expr): unknown {
+  const r = f(env, v);
+  if (r === undefined) {
+    throw blamedError(
+      '_TemplateModelException',
+      'The element mapper function has returned no return value (has returned null).',
+      arg,
+    );
+  }
+  return r;
+}
+
+type LazyOp = (src: FmIterator, step: (v: unknown) => unknown, wrap: (e: unknown) => unknown) => FmIterator;
+
+/**
+ * ?filter, ?map, ?take_while, ?drop_while (IntermediateStreamOperationLikeBuiltIn): lazy when what
+ * consumes the result enabled it (lazy.ts), else a sequence computed at once. `eager` is the plain
+ * loop over an array; other sources are listed through the lazy iterator, like FreeMarker does.
+ */
 function lambdaBuiltin(
   name: string,
-  run: (env: Env, list: unknown[], f: Fn, node: A.BuiltInExpr) => unknown,
+  lazyOp: LazyOp,
+  eager: (env: Env, list: readonly unknown[], step: (v: unknown) => unknown) => unknown[],
+  isMap = false,
 ): void {
   def(name, {
     custom: (node, cx, compile) => {
       const f = compileFunctionArg(node, cx, compile);
+      const arg = node.args![0];
       const T = compile(node.target, cx);
       const tn = node.target;
+      const lazy = isLazyEnabled(node);
+      const wrap = (e: unknown): unknown =>
+        e instanceof TemplateError && !(e instanceof LimitError)
+          ? elError('_TemplateModelException', 'Failed to transform element', node, [], e)
+          : e;
+      const noWrap = (e: unknown): unknown => e;
       return (env) => {
         const t = T(env);
         if (t === undefined) throw missingError(tn);
-        if (!isEnumerable(t)) throw targetTypeError(node, 'sequence or collection', t);
-        if (t instanceof FmRange && t.unbounded) {
-          throw elError(
-            '_TemplateModelException',
-            `?${name} on an infinite range is not supported by flowmark.`,
-            node,
-          );
+        const step = isMap
+          ? (v: unknown): unknown => mapped(env, f, v, arg)
+          : (v: unknown): unknown => predicate(env, f, v, arg);
+        if (!lazy && Array.isArray(t)) return eager(env, t, step);
+        const src = iteratorOf(env, t);
+        if (src === null) {
+          const err = typeError(tn, `For "?${name}(...)" left-hand operand`, 'sequence or collection', t);
+          err.kind = 'NonSequenceOrCollectionException';
+          throw err;
         }
-        return run(env, items(env, t, node), f, node);
+        if (lazy) return new LazySeq(lazyOp(src, step, wrap), isMap ? sizeWithoutListing(t) : null);
+        return drain(lazyOp(src, step, noWrap));
       };
     },
   });
 }
 
-lambdaBuiltin('filter', (env, list, f, node) => {
-  const out: unknown[] = [];
-  for (const v of list) {
-    env.tick();
-    if (predicate(env, f, v, node)) out.push(v);
-  }
-  return out;
-});
-lambdaBuiltin('map', (env, list, f, node) => {
-  const out = new Array(list.length);
-  for (let i = 0; i < list.length; i++) {
-    env.tick();
-    const r = f(env, list[i]);
-    if (r === undefined) {
-      throw elError(
-        '_TemplateModelException',
-        `?map parameter function has returned null/missing value for the element at index ${i}.`,
-        node,
-      );
+lambdaBuiltin(
+  'filter',
+  (src, step, wrap) => lazyFilter(src, step as (v: unknown) => boolean, wrap),
+  (env, list, step) => {
+    const out: unknown[] = [];
+    for (let i = 0; i < list.length; i++) {
+      env.tick();
+      const v = list[i] === null ? undefined : list[i];
+      if (step(v)) out.push(v);
     }
-    out[i] = r;
-  }
-  return out;
-});
-lambdaBuiltin('take_while', (env, list, f, node) => {
-  const out: unknown[] = [];
-  for (const v of list) {
-    env.tick();
-    if (!predicate(env, f, v, node)) break;
-    out.push(v);
-  }
-  return out;
-});
-lambdaBuiltin('drop_while', (env, list, f, node) => {
-  let i = 0;
-  while (i < list.length) {
-    env.tick();
-    if (!predicate(env, f, list[i], node)) break;
-    i++;
-  }
-  return list.slice(i);
-});
+    return out;
+  },
+);
+lambdaBuiltin(
+  'map',
+  lazyMap,
+  (env, list, step) => {
+    const out = new Array<unknown>(list.length);
+    for (let i = 0; i < list.length; i++) {
+      env.tick();
+      out[i] = step(list[i] === null ? undefined : list[i]);
+    }
+    return out;
+  },
+  true,
+);
+lambdaBuiltin(
+  'take_while',
+  (src, step, wrap) => lazyTakeWhile(src, step as (v: unknown) => boolean, wrap),
+  (env, list, step) => {
+    const out: unknown[] = [];
+    for (let i = 0; i < list.length; i++) {
+      env.tick();
+      const v = list[i] === null ? undefined : list[i];
+      if (!step(v)) break;
+      out.push(v);
+    }
+    return out;
+  },
+);
+lambdaBuiltin(
+  'drop_while',
+  (src, step, wrap) => lazyDropWhile(src, step as (v: unknown) => boolean, wrap),
+  (env, list, step) => {
+    let i = 0;
+    while (i < list.length) {
+      env.tick();
+      if (!step(list[i] === null ? undefined : list[i])) break;
+      i++;
+    }
+    return list.slice(i);
+  },
+);
 
 // ------------------------------------------------------------------ loop variables
 

@@ -24,6 +24,15 @@ import {
 } from '../values.js';
 import { BigDec } from '../bigdecimal.js';
 import { argInt, argString, biError, checkArgs, def, ordinal, targetTypeError } from './registry.js';
+import {
+  type FmIterator,
+  LazySeq,
+  countingLimit,
+  drain,
+  isLazyEnabled,
+  iteratorOf,
+  lazySize,
+} from '../lazy.js';
 
 export function isEnumerable(v: unknown): boolean {
   return isSequence(v) || v instanceof FmCollection || (v instanceof FmRange && v.unbounded);
@@ -46,6 +55,7 @@ function seq(t: unknown, node: A.BuiltInExpr): unknown {
 def('size', {
   value: (_env, t, node) => {
     if (isSequence(t)) return seqSize(t);
+    if (t instanceof LazySeq) return lazySize(t, countingLimit(node));
     if (t instanceof FmCollection) return t.items.length;
     if (isHash(t)) return hashSize(t);
     throw targetTypeError(node, 'extended-hash or sequence or extended collection', t);
@@ -54,6 +64,7 @@ def('size', {
 
 def('first', {
   value: (env, t, node) => {
+    if (t instanceof LazySeq) return t.iter.hasNext() ? t.iter.next() : undefined;
     if (t instanceof FmRange && t.unbounded) return t.start;
     const s = isSequence(t) ? t : items(env, t, node);
     return seqSize(s) ? seqGet(s, 0) : undefined;
@@ -72,37 +83,73 @@ def('reverse', { value: (env, t, node) => items(env, seq(t, node), node).slice()
 
 def('sequence', {
   value: (env, t, node) => {
-    if (Array.isArray(t)) return t;
+    if (Array.isArray(t) || t instanceof FmRange) return t;
+    // a lazily generated sequence stays lazy when what consumes ?sequence can take it so
+    if (t instanceof LazySeq) return isLazyEnabled(node) ? t : drain(t.iter);
     return items(env, t, node).slice();
   },
 });
 
+/** The items of a consumer's target: an array, or the iterator of a lazily generated sequence. */
+function listed(env: Env, t: unknown, node: A.BuiltInExpr): readonly unknown[] | FmIterator {
+  if (t instanceof LazySeq) return t.iter;
+  // a right-unbounded range (1..) is listed as far as needed
+  if (t instanceof FmRange && t.unbounded) return iteratorOf(env, t)!;
+  return items(env, t, node);
+}
+
+/** joinBI, MinOrMaxBI: an infinite range is refused (FreeMarker's checkNotRightUnboundedNumericalRange). */
+function checkBounded(t: unknown, node: A.BuiltInExpr): void {
+  if (t instanceof FmRange && t.unbounded) {
+    throw biError(
+      node,
+      "The input sequence is a right-unbounded numerical range, thus, it's infinitely long, and can't processed with this built-in.",
+    );
+  }
+}
+
+/** Calls `each(item, index)` for the items of `list` until it returns true; the index it stopped at, or -1. */
+function scan(list: readonly unknown[] | FmIterator, each: (v: unknown, i: number) => boolean): number {
+  if (Array.isArray(list)) {
+    for (let i = 0; i < list.length; i++) if (each(list[i], i)) return i;
+    return -1;
+  }
+  const it = list as FmIterator;
+  for (let i = 0; it.hasNext(); i++) if (each(it.next(), i)) return i;
+  return -1;
+}
+
+/** An item of ?join as text (null: a missing item, skipped). */
+function joinItem(env: Env, v: unknown, i: number, node: A.BuiltInExpr): string | null {
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'string') return v;
+  if (isNumber(v)) return formatNumber(env, v, node);
+  if (v instanceof FmDate) return formatDate(env, v, node);
+  if (typeof v === 'boolean') return formatBoolean(env, v, node);
+  if (v instanceof MatchItem) return v.text;
+  if (v instanceof MarkupOutput) return v.markup;
+  throw elError(
+    '_TemplateModelException',
+    `?join(...) can't convert the sequence item at index ${i} to string, because it's a ${typeof v === 'object' ? 'hash or sequence' : typeof v}.`,
+    node,
+  );
+}
+
 def('join', {
   call: (env, t, args, node) => {
-    const list = items(env, t, node);
+    checkBounded(t, node);
+    const list = listed(env, t, node);
     checkArgs(node, args, 1, 3);
     const sep = argString(node, args, 0);
     const emptyValue = args.length > 1 ? argString(node, args, 1) : '';
     const suffix = args.length > 2 ? argString(node, args, 2) : '';
     let out = '';
     let first = true;
-    for (let i = 0; i < list.length; i++) {
-      const v = list[i];
-      if (v === undefined || v === null) continue;
-      let s: string;
-      if (typeof v === 'string') s = v;
-      else if (isNumber(v)) s = formatNumber(env, v, node);
-      else if (v instanceof FmDate) s = formatDate(env, v, node);
-      else if (typeof v === 'boolean') s = formatBoolean(env, v, node);
-      else if (v instanceof MatchItem) s = v.text;
-      else if (v instanceof MarkupOutput) s = v.markup;
-      else {
-        throw elError(
-          '_TemplateModelException',
-          `?join(...) can't convert the sequence item at index ${i} to string, because it's a ${typeof v === 'object' ? 'hash or sequence' : typeof v}.`,
-          node,
-        );
-      }
+    const arr = Array.isArray(list) ? list : null;
+    const it = arr === null ? (list as FmIterator) : null;
+    for (let i = 0; arr !== null ? i < arr.length : it!.hasNext(); i++) {
+      const s = joinItem(env, arr !== null ? arr[i] : it!.next(), i, node);
+      if (s === null) continue;
       out += first ? s : sep + s;
       first = false;
       if (out.length > 1_000_000) env.checkStringSize(out.length);
@@ -113,14 +160,21 @@ def('join', {
 
 def('seq_contains', {
   call: (env, t, args, node) => {
-    const list = items(env, t, node);
+    const list = listed(env, t, node);
     checkArgs(node, args, 1);
-    return list.some((v) => lenientEquals(env, v, args[0]));
+    const x = args[0];
+    if (Array.isArray(list)) {
+      for (let i = 0; i < list.length; i++) if (lenientEquals(env, list[i], x)) return true;
+      return false;
+    }
+    return scan(list, (v) => lenientEquals(env, v, x)) >= 0;
   },
 });
 
 function indexOf(last: boolean): (env: Env, t: unknown, args: unknown[], node: A.BuiltInExpr) => number {
   return (env, t, args, node) => {
+    if (t instanceof LazySeq) return lazyIndexOf(env, t.iter, args, node, last);
+    if (t instanceof FmRange && t.unbounded) return lazyIndexOf(env, iteratorOf(env, t)!, args, node, last);
     const list = items(env, t, node);
     checkArgs(node, args, 1, 2);
     const n = list.length;
@@ -135,6 +189,29 @@ function indexOf(last: boolean): (env: Env, t: unknown, args: unknown[], node: A
     return -1;
   };
 }
+/** seq_index_ofBI.findInCol: a lazily generated sequence is searched as it is generated. */
+function lazyIndexOf(env: Env, it: FmIterator, args: unknown[], node: A.BuiltInExpr, last: boolean): number {
+  checkArgs(node, args, 1, 2);
+  let from = 0;
+  let to = 2147483647;
+  if (args.length > 1) {
+    const start = argInt(node, args, 1);
+    if (last) to = start;
+    else from = start;
+  }
+  if (to < 0) return -1;
+  let found = -1;
+  scan(it, (v, i) => {
+    if (i > to) return true;
+    if (i >= from && lenientEquals(env, v, args[0])) {
+      found = i;
+      return !last;
+    }
+    return false;
+  });
+  return found;
+}
+
 def('seq_index_of', { call: indexOf(false) });
 def('seq_last_index_of', { call: indexOf(true) });
 
@@ -261,11 +338,11 @@ def('sort_by', {
 
 function minMax(isMax: boolean): (env: Env, t: unknown, node: A.BuiltInExpr) => unknown {
   return (env, t, node) => {
-    const list = items(env, t, node);
+    checkBounded(t, node);
+    const list = listed(env, t, node);
     let best: unknown = undefined;
-    for (let i = 0; i < list.length; i++) {
-      const v = list[i];
-      if (v === undefined || v === null) continue;
+    scan(list, (v, i) => {
+      if (v === undefined || v === null) return false;
       if (!isNumber(v) && !(v instanceof FmDate)) {
         throw elError(
           '_TemplateModelException',
@@ -275,14 +352,15 @@ function minMax(isMax: boolean): (env: Env, t: unknown, node: A.BuiltInExpr) => 
       }
       if (best === undefined) {
         best = v;
-        continue;
+        return false;
       }
       let c: number;
       if (isNumber(v) && isNumber(best)) c = compareNumbers(v, best);
       else if (v instanceof FmDate && best instanceof FmDate) c = v.epochMs - best.epochMs;
       else throw elError('_TemplateModelException', `?${node.name} can't compare numbers with dates.`, node);
       if (isMax ? c > 0 : c < 0) best = v;
-    }
+      return false;
+    });
     return best;
   };
 }
