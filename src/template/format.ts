@@ -5,7 +5,7 @@
  */
 import { dict } from './dict.js';
 import { BigDec } from './bigdecimal.js';
-import { computerFormat, plainText, toBig } from './arith.js';
+import { computerFormat, toBig } from './arith.js';
 import { JDouble, type FmNumber } from './values.js';
 import {
   DecimalFormat,
@@ -19,17 +19,26 @@ import {
 export type NumberFormatter = (n: FmNumber) => string;
 
 const numberFormatters = new Map<string, NumberFormatter>();
+/** numberFormatter's cache: locale, then format (no key string built per call). */
+const numberFormattersByLocale = new Map<string, Map<string, NumberFormatter>>();
+let numberFormatterCount = 0;
 
 export class FormatError extends Error {}
 
 /** A formatter for a number_format value / ?string(...) argument. */
 export function numberFormatter(format: string, locale: string): NumberFormatter {
-  const key = locale + '\u0000' + format;
-  let f = numberFormatters.get(key);
+  let byFormat = numberFormattersByLocale.get(locale);
+  let f = byFormat?.get(format);
   if (!f) {
     f = createNumberFormatter(format, locale);
-    if (numberFormatters.size > 500) numberFormatters.clear();
-    numberFormatters.set(key, f);
+    if (numberFormatterCount > 500) {
+      numberFormattersByLocale.clear();
+      numberFormatterCount = 0;
+      byFormat = undefined;
+    }
+    if (!byFormat) numberFormattersByLocale.set(locale, (byFormat = new Map()));
+    byFormat.set(format, f);
+    numberFormatterCount++;
   }
   return f;
 }
@@ -57,19 +66,42 @@ function createNumberFormatter(format: string, locale: string): NumberFormatter 
   return viaDecimalFormat(df, multiplier);
 }
 
-function toJdkInput(n: FmNumber): number | string | bigint {
+/**
+ * DecimalFormat.format of the value FreeMarker would hold: a safe integer as a double (exact), a
+ * larger integer as a long/BigInteger, a non-integer JS number as the BigDecimal of its shortest
+ * digits, a BigDec exactly, a JDouble as a double. Decimals go in as digits and scale (no text).
+ */
+function formatWith(df: DecimalFormat, n: FmNumber): string {
   if (typeof n === 'number') {
-    if (Number.isSafeInteger(n)) return n;
-    if (Number.isInteger(n)) return BigInt(n);
-    if (!isFinite(n)) return n;
-    return plainText(n);
+    if (Number.isSafeInteger(n)) return df.format(n);
+    if (Number.isInteger(n)) return df.format(BigInt(n));
+    if (!isFinite(n)) return df.format(n);
+    return formatJsDecimal(df, n);
   }
-  if (n instanceof BigDec) return n.toPlainString();
-  return n.value;
+  if (n instanceof BigDec) {
+    const u = n.unscaled;
+    return u < 0n
+      ? df.formatUnscaled(true, (-u).toString(), n.scale)
+      : df.formatUnscaled(false, u.toString(), n.scale);
+  }
+  return df.format(n.value);
+}
+
+/** A finite non-integer JS number as the decimal of String(n) ("-12.5", "1.5e-7"). */
+function formatJsDecimal(df: DecimalFormat, n: number): string {
+  const s = String(n);
+  const negative = s.charCodeAt(0) === 45;
+  const e = s.indexOf('e');
+  const mantissa = s.slice(negative ? 1 : 0, e < 0 ? s.length : e);
+  const exp = e < 0 ? 0 : Number(s.slice(e + 1));
+  const dot = mantissa.indexOf('.');
+  if (dot < 0) return df.formatUnscaled(negative, mantissa, -exp);
+  const digits = mantissa.slice(0, dot) + mantissa.slice(dot + 1);
+  return df.formatUnscaled(negative, digits, mantissa.length - dot - 1 - exp);
 }
 
 function viaDecimalFormat(df: DecimalFormat, multiplier: number): NumberFormatter {
-  if (multiplier === 1) return (n) => df.format(toJdkInput(n));
+  if (multiplier === 1) return (n) => formatWith(df, n);
   return (n) => {
     if (n instanceof JDouble) return df.format(n.value * multiplier);
     return df.format(toBig(n).multiply(BigDec.fromInteger(multiplier)).toPlainString());
@@ -129,7 +161,7 @@ function defaultNumberFormatter(locale: string): NumberFormatter {
   const df = numberFormatFor('number', locale);
   const sample = df.format(-1234567.5);
   const m = /^-1(.)234(?:\1)567(.)5$/.exec(sample);
-  if (!m) return (n) => df.format(toJdkInput(n));
+  if (!m) return (n) => formatWith(df, n);
   const group = m[1];
   const decimal = m[2];
   return (n) => {
@@ -143,7 +175,7 @@ function defaultNumberFormatter(locale: string): NumberFormatter {
       const s = fastDecimal(n.toPlainString(), group, decimal);
       if (s !== null) return s;
     }
-    return df.format(toJdkInput(n));
+    return formatWith(df, n);
   };
 }
 
@@ -199,7 +231,8 @@ export function fractionDigitsFormatter(locale: string, minFrac: number, maxFrac
     df.setMinimumFractionDigits(minFrac);
     df.setMaximumFractionDigits(maxFrac);
     df.setGroupingUsed(false);
-    f = (n) => df.format(toJdkInput(n));
+    f = (n) => formatWith(df, n);
+    if (numberFormatters.size > 500) numberFormatters.clear();
     numberFormatters.set(key, f);
   }
   return f;

@@ -504,9 +504,18 @@ export class DecimalFormat {
   }
 
   /** BigDecimal semantics: `digits` is the unscaled digit string with `intLength` integer digits, × 10^exp. */
+  /**
+   * BigDecimal semantics without a text round trip: the value is `digits` (an unsigned unscaled
+   * integer, decimal digits only) × 10^-scale, negated when `negative`.
+   */
+  formatUnscaled(negative: boolean, digits: string, scale: number): string {
+    return this.formatDecimal(negative, digits, digits.length, -scale);
+  }
+
   private formatDecimal(negative: boolean, digits: string, intLength: number, exp: number): string {
-    const lead = digits.length - digits.replace(/^0+/, '').length;
-    let significant = digits.slice(lead);
+    let lead = 0;
+    while (lead < digits.length && digits.charCodeAt(lead) === 48) lead++;
+    let significant = lead === 0 ? digits : digits.slice(lead);
     let decimalAt = intLength - lead + exp;
     if (this.multiplier !== 1) {
       // Multiply the exact value: digits × multiplier keeps the same scale.
@@ -516,7 +525,8 @@ export class DecimalFormat {
       decimalAt = significant.length - scaleDigits;
       if (this.multiplier < 0) negative = !negative;
     }
-    if (/^0*$/.test(significant)) {
+    // no leading zero is left: all zeros is the empty string
+    if (significant === '') {
       significant = '';
       negative = false;
     }

@@ -287,6 +287,23 @@ class Converter {
 
 /** Decimal digits of a finite double as JDK 17 produces them (NaN/Infinity are the caller's business). */
 export function doubleDigits(x: number): DoubleDigits {
+  if (Number.isInteger(x) && x !== 0 && x < 4503599627370496 && x > -4503599627370496) {
+    // An integer below 2^52: dtoa's developIntDigits (exact digits, trailing zeros dropped), flags unset.
+    let v = x < 0 ? -x : x;
+    let decExponent = 0;
+    while (v % 10 === 0) {
+      v /= 10;
+      decExponent++;
+    }
+    const digits = String(v);
+    return {
+      negative: x < 0,
+      digits,
+      decExponent: decExponent + digits.length,
+      exact: false,
+      roundedUp: false,
+    };
+  }
   view.setFloat64(0, x);
   const hi = view.getUint32(0);
   const lo = view.getUint32(4);
