@@ -141,8 +141,8 @@ export async function renderCollections(main: HTMLElement): Promise<void> {
                     onclick: async () => {
                       try {
                         await api('DELETE', `${path}/indexes/${encodeURIComponent(i.name)}`);
-                        indexMessage.show(`Index ${i.name} deleted.`);
                         await listIndexes();
+                        indexMessage.show(`Index ${i.name} deleted.`);
                       } catch (e) {
                         indexMessage.show(errorText(e), 'error');
                       }
@@ -190,9 +190,9 @@ export async function renderCollections(main: HTMLElement): Promise<void> {
               const docs = parseJsonField(documents.value, 'Documents');
               if (docs === undefined) throw new Error('Documents: a JSON object or array is expected');
               const { items } = await api<{ items: unknown[] }>('POST', `${path}/documents`, docs);
-              inserted.show(`${items.length} document${items.length === 1 ? '' : 's'} saved.`);
               documents.value = '';
               await Promise.all([find(), refresh()]);
+              inserted.show(`${items.length} document${items.length === 1 ? '' : 's'} saved.`);
             } catch (err) {
               inserted.show(errorText(err), 'error');
             }
@@ -220,11 +220,13 @@ export async function renderCollections(main: HTMLElement): Promise<void> {
                   .split(',')
                   .map((k) => k.trim())
                   .filter(Boolean);
-                await api('POST', `${path}/indexes`, { name: indexName.value, keys, unique: unique.checked });
-                indexMessage.show(`Index ${indexName.value} created.`);
+                const created = indexName.value;
+                await api('POST', `${path}/indexes`, { name: created, keys, unique: unique.checked });
                 indexName.value = '';
                 indexKeys.value = '';
+                // The list first, then the message: what the message announces is on the page.
                 await listIndexes();
+                indexMessage.show(`Index ${created} created.`);
               } catch (err) {
                 indexMessage.show(errorText(err), 'error');
               }

@@ -51,10 +51,10 @@ export async function renderFiles(main: HTMLElement): Promise<void> {
         message.show(`Uploading ${file.name}…`);
         try {
           const stored = await upload<FileInfo>('/files', data);
-          message.show(`Uploaded ${stored.name} (${stored.size} bytes).`);
           chooser.value = '';
           await refresh();
           await openRights(stored);
+          message.show(`Uploaded ${stored.name} (${stored.size} bytes).`);
         } catch (e) {
           message.show(errorText(e), 'error');
         } finally {

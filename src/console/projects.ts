@@ -74,10 +74,10 @@ export async function renderProjects(main: HTMLElement): Promise<void> {
             project.type = type.value || 'PROCESS';
             await project.create({
               onSuccess: async (created) => {
-                message.show(`Project ${created.title} created (id ${created.id}).`);
                 title.value = '';
                 await refresh();
                 await open(created.id!);
+                message.show(`Project ${created.title} created (id ${created.id}).`);
               },
               onFailure: (e) => message.show(errorText(e), 'error'),
             });
@@ -126,8 +126,8 @@ export async function renderProjects(main: HTMLElement): Promise<void> {
             project.summary = (parseJsonField(summary.value, 'Summary') ?? {}) as Record<string, unknown>;
             project.content = (parseJsonField(content.value, 'Content') ?? {}) as Record<string, unknown>;
             await project.update();
-            status.show(`Saved at ${when(project.updated)}.`);
             await refresh();
+            status.show(`Saved at ${when(project.updated)}.`);
           } catch (e) {
             status.show(errorText(e), 'error');
           }
