@@ -760,6 +760,8 @@ function compileAssign(el: A.AssignEl, cx: ElCx): Exec {
   const ns = el.ns ? evaluator(el.ns, cx) : null;
   const valueNode = el.value;
   el.namePos.tn = cx.name;
+  // the blamed left operand of "+=" (built once, not per execution)
+  const nameAt = op === '+=' ? nameExpr(el) : undefined;
   const target = (env: Env, nsv: unknown): Map<string, unknown> => {
     if (scope === 'local') {
       if (!env.frame)
@@ -807,7 +809,7 @@ function compileAssign(el: A.AssignEl, cx: ElCx): Exec {
     let r: unknown;
     if (op === '+=') {
       if (v === undefined) throw missingError(valueNode!);
-      r = addValues(env, lho, v, el as unknown as A.Expr, nameExpr(el), valueNode!);
+      r = addValues(env, lho, v, el as unknown as A.Expr, nameAt!, valueNode!);
     } else {
       if (!(typeof lho === 'number' || lho instanceof BigDec || lho instanceof JDouble)) {
         throw elError(

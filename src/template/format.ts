@@ -252,7 +252,9 @@ export interface DateFormatter {
   readonly description: string;
 }
 
-const dateFormatters = new Map<string, DateFormatter>();
+/** dateFormatter's cache: time zone, then locale, then kind and format (no key string built per call). */
+const dateFormatters = new Map<string, Map<string, Map<string, Map<string, DateFormatter>>>>();
+let dateFormatterCount = 0;
 
 /** A formatter for a date/time/datetime format string (styles, "iso…", "xs…" or a SimpleDateFormat pattern). */
 export function dateFormatter(
@@ -261,12 +263,22 @@ export function dateFormatter(
   locale: string,
   timeZone: string,
 ): DateFormatter {
-  const key = `${kind}\u0000${locale}\u0000${timeZone}\u0000${format}`;
-  let f = dateFormatters.get(key);
+  const byFormat = dateFormatters.get(timeZone)?.get(locale)?.get(kind);
+  let f = byFormat?.get(format);
   if (!f) {
     f = createDateFormatter(format, kind, locale, timeZone);
-    if (dateFormatters.size > 500) dateFormatters.clear();
-    dateFormatters.set(key, f);
+    if (dateFormatterCount > 500) {
+      dateFormatters.clear();
+      dateFormatterCount = 0;
+    }
+    let byLocale = dateFormatters.get(timeZone);
+    if (!byLocale) dateFormatters.set(timeZone, (byLocale = new Map()));
+    let byKind = byLocale.get(locale);
+    if (!byKind) byLocale.set(locale, (byKind = new Map()));
+    let formats = byKind.get(kind);
+    if (!formats) byKind.set(kind, (formats = new Map()));
+    formats.set(format, f);
+    dateFormatterCount++;
   }
   return f;
 }
