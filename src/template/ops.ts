@@ -399,13 +399,12 @@ export function concatSequences(env: Env, l: unknown, r: unknown): unknown[] {
 }
 
 export function concatHashes(env: Env, l: unknown, r: unknown): Map<string, unknown> {
-  let out: Map<string, unknown>;
-  if (l instanceof Map) out = new Map(l as Map<string, unknown>);
-  else {
-    out = new Map<string, unknown>();
-    for (const k of hashKeys(l)) out.set(k, hashGet(l, k));
-  }
-  if (r instanceof Map) for (const [k, v] of r as Map<string, unknown>) out.set(k, v);
+  const out = new Map<string, unknown>();
+  // forEach copies a Map faster than new Map(map) or for…of with destructuring
+  const put = (v: unknown, k: string): void => void out.set(k, v);
+  if (l instanceof Map) (l as Map<string, unknown>).forEach(put);
+  else for (const k of hashKeys(l)) out.set(k, hashGet(l, k));
+  if (r instanceof Map) (r as Map<string, unknown>).forEach(put);
   else for (const k of hashKeys(r)) out.set(k, hashGet(r, k));
   env.ticks(out.size >> 4);
   return out;

@@ -99,14 +99,15 @@ s0('chop_linebreak', (s) =>
 );
 s0('word_list', (s) => {
   const out: string[] = [];
-  let cur = '';
+  // words are slices between white-space runs (no per-character concatenation)
+  let start = 0;
   for (let i = 0; i < s.length; i++) {
     if (isJavaWhitespace(s.charCodeAt(i))) {
-      if (cur) out.push(cur);
-      cur = '';
-    } else cur += s[i];
+      if (i > start) out.push(s.slice(start, i));
+      start = i + 1;
+    }
   }
-  if (cur) out.push(cur);
+  if (s.length > start) out.push(s.slice(start));
   return out;
 });
 def(['html', 'web_safe'], {
