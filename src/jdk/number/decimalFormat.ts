@@ -503,7 +503,6 @@ export class DecimalFormat {
     return this.subformat(digitList, isNegative, true, maxInt, minInt, maxFrac, minFrac);
   }
 
-  /** BigDecimal semantics: `digits` is the unscaled digit string with `intLength` integer digits, × 10^exp. */
   /**
    * BigDecimal semantics without a text round trip: the value is `digits` (an unsigned unscaled
    * integer, decimal digits only) × 10^-scale, negated when `negative`.
@@ -512,6 +511,7 @@ export class DecimalFormat {
     return this.formatDecimal(negative, digits, digits.length, -scale);
   }
 
+  /** BigDecimal semantics: `digits` is the unscaled digit string with `intLength` integer digits, × 10^exp. */
   private formatDecimal(negative: boolean, digits: string, intLength: number, exp: number): string {
     let lead = 0;
     while (lead < digits.length && digits.charCodeAt(lead) === 48) lead++;
