@@ -246,7 +246,17 @@ sN('replace', 2, 3, (s, a, env, n) => {
         const i = s.indexOf(what);
         return i < 0 ? s : s.slice(0, i) + rep + s.slice(i + what.length);
       }
-      const r = s.split(what).join(rep);
+      // left to right, non-overlapping, like split/join but without the intermediate array
+      let i = s.indexOf(what);
+      if (i < 0) return s;
+      let out = '';
+      let from = 0;
+      while (i >= 0) {
+        out += s.slice(from, i) + rep;
+        from = i + what.length;
+        i = s.indexOf(what, from);
+      }
+      const r = out + s.slice(from);
       if (r.length > 1_000_000) env.checkStringSize(r.length);
       return r;
     }
