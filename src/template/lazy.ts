@@ -106,6 +106,15 @@ export function materialize(v: LazySeq): unknown[] {
 type Test = (v: unknown) => boolean;
 type Wrap = (e: unknown) => unknown;
 
+/** Calls a lambda on one item; a failure of the lambda is thrown as `wrap` makes it. */
+function applyWrapped<T>(fn: (v: unknown) => T, v: unknown, wrap: Wrap): T {
+  try {
+    return fn(v);
+  } catch (e) {
+    throw wrap(e);
+  }
+}
+
 /** ?filter: hasNext() looks for the next matching item (FreeMarker's prefetching iterator). */
 export function lazyFilter(src: FmIterator, test: Test, wrap: Wrap): FmIterator {
   let fetched = false;
@@ -120,12 +129,7 @@ export function lazyFilter(src: FmIterator, test: Test, wrap: Wrap): FmIterator 
         break;
       }
       const v = src.next();
-      let ok: boolean;
-      try {
-        ok = test(v);
-      } catch (e) {
-        throw wrap(e);
-      }
+      const ok = applyWrapped(test, v, wrap);
       if (ok) {
         item = v;
         break;
@@ -161,12 +165,7 @@ class MapIterator implements FmIterator {
     return this.src.hasNext();
   }
   next(): unknown {
-    const v = this.src.next();
-    try {
-      return this.map(v);
-    } catch (e) {
-      throw this.wrap(e);
-    }
+    return applyWrapped(this.map, this.src.next(), this.wrap);
   }
 }
 
@@ -184,12 +183,7 @@ export function lazyTakeWhile(src: FmIterator, test: Test, wrap: Wrap): FmIterat
       return;
     }
     const v = src.next();
-    let ok: boolean;
-    try {
-      ok = test(v);
-    } catch (e) {
-      throw wrap(e);
-    }
+    const ok = applyWrapped(test, v, wrap);
     if (ok) item = v;
     else ended = true;
   };
@@ -215,12 +209,7 @@ export function lazyDropWhile(src: FmIterator, test: Test, wrap: Wrap): FmIterat
     dropped = true;
     while (src.hasNext()) {
       const v = src.next();
-      let ok: boolean;
-      try {
-        ok = test(v);
-      } catch (e) {
-        throw wrap(e);
-      }
+      const ok = applyWrapped(test, v, wrap);
       if (!ok) {
         item = v;
         held = true;
