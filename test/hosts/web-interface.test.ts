@@ -6,27 +6,11 @@ import { beforeAll, expect, it } from 'vitest';
 import { WebInterfaceHost, type Exchange } from '../../src/hosts/index.js';
 import { defaultRegistry } from '../../src/functions/registry.js';
 import { describeEachEngine } from '../support/engines.js';
+import { SPEC_2_1_WEB_INTERFACE, WEB_INTERFACE_EXTRAS } from '../support/spec.js';
 import { buildWorld, NOW, type World } from '../platform/world.js';
 
 /** Spec 2.1, plus P_quoted and i18n (the platform's web-interface code uses them). */
-const WEB_INTERFACE_FUNCTIONS = [
-  'get_applications',
-  'get_lanes',
-  'date_format',
-  'date_offset',
-  'decode',
-  'encrypt',
-  'get_date',
-  'get_random',
-  'get_random_gaussian',
-  'get_time',
-  'now',
-  'timestamp',
-  'to_xml',
-  'transpose',
-  'P_quoted',
-  'i18n',
-];
+const WEB_INTERFACE_FUNCTIONS = [...SPEC_2_1_WEB_INTERFACE, ...WEB_INTERFACE_EXTRAS];
 
 describeEachEngine('web interface host', (engine) => {
   let w: World;
