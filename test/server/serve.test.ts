@@ -39,6 +39,18 @@ function start(signals: SignalSource, options: string[] = []) {
   return { ...c, done };
 }
 
+type Started = ReturnType<typeof start>;
+
+/** The address a started server prints once it listens. */
+function servingUrl(server: Started): Promise<string> {
+  return until(() => /serving on (http:\/\/127\.0\.0\.1:\d+)/.exec(server.text.out)?.[1], 'the server');
+}
+
+/** The administrator's password a first start prints. */
+function printedPassword(server: Started): Promise<string> {
+  return until(() => /password: (\S+)/.exec(server.text.out)?.[1], 'the password');
+}
+
 /** Points FLOWMARK_DATA / DATABASE_URL at an empty store for the enclosing describe. */
 function useEmptyStore(engineName: string) {
   const saved = { data: process.env.FLOWMARK_DATA, db: process.env.DATABASE_URL };
@@ -87,11 +99,8 @@ for (const engineName of availableEngines()) {
     it('creates the first admin once, serves, issues CLI tokens, and stops on SIGTERM', async () => {
       const signals = new EventEmitter();
       const first = start(signals);
-      const url = await until(
-        () => /serving on (http:\/\/127\.0\.0\.1:\d+)/.exec(first.text.out)?.[1],
-        'the server',
-      );
-      const password = await until(() => /password: (\S+)/.exec(first.text.out)?.[1], 'the password');
+      const url = await servingUrl(first);
+      const password = await printedPassword(first);
       expect(first.text.out).toContain('First start: created the account "default" and its administrator.');
       expect(first.text.out).toContain(
         `-d '{"account":"default","login":"admin","password":"${password}"}' ${url}/api/v1/auth/login`,
@@ -196,11 +205,8 @@ for (const engineName of availableEngines()) {
 
       const signals = new EventEmitter();
       const first = start(signals);
-      const url = await until(
-        () => /serving on (http:\/\/127\.0\.0\.1:\d+)/.exec(first.text.out)?.[1],
-        'the server',
-      );
-      const password = await until(() => /password: (\S+)/.exec(first.text.out)?.[1], 'the password');
+      const url = await servingUrl(first);
+      const password = await printedPassword(first);
       expect(first.text.out).toContain(
         'First start: created the administrator of the account "default", which had no user. This password is shown only once:',
       );
@@ -239,10 +245,7 @@ for (const engineName of availableEngines()) {
         process.env.FLOWMARK_DATA_DOCUMENT_LIMIT = '100';
         const signals = new EventEmitter();
         const server = start(signals, ['--data-document-limit', '1KiB']); // the option wins
-        const url = await until(
-          () => /serving on (http:\/\/127\.0\.0\.1:\d+)/.exec(server.text.out)?.[1],
-          'the server',
-        );
+        const url = await servingUrl(server);
         const created = capture();
         expect(await main(['token', 'create', '--user', 'admin'], created.io)).toBe(0);
         const token = created.text.out.trim();
