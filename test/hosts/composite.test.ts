@@ -6,6 +6,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { CompositeHost, type Exchange } from '../../src/hosts/index.js';
 import { describeEachEngine } from '../support/engines.js';
 import { buildWorld, NOW, type World } from '../platform/world.js';
+import { anonymousExchange } from './support.js';
 
 describeEachEngine('composite API host', (engine) => {
   let w: World;
@@ -66,16 +67,8 @@ describeEachEngine('composite API host', (engine) => {
       template: '${P_custom_header("Content-Type", "application/xml")}<a/>',
     });
   });
-  const exchange = (method: string, path: string, extra: Partial<Exchange> = {}): Exchange => ({
-    accountId: w.account,
-    caller: null,
-    method,
-    path,
-    headers: {},
-    query: {},
-    body: undefined,
-    ...extra,
-  });
+  const exchange = (method: string, path: string, extra: Partial<Exchange> = {}): Exchange =>
+    anonymousExchange(w.account, method, path, extra);
   const ann = () => ({ accountId: w.account, user: { id: w.ids.ann, login: 'ann', isAdmin: false } });
 
   it('answers with the matching route: path parameters, query, headers in scope; JSON output as JSON', async () => {

@@ -3,7 +3,7 @@
  * and managers, a project with versions, web interfaces) and a process host over it with the
  * world's fixed clock, recording the events it tells.
  */
-import { ProcessHost, type ProcessEvent } from '../../src/hosts/index.js';
+import { ProcessHost, type Exchange, type ProcessEvent } from '../../src/hosts/index.js';
 import type { TaskRef } from '../../src/platform/processes/index.js';
 import type { Store } from '../../src/store/index.js';
 import { buildWorld, NOW, type World } from '../platform/world.js';
@@ -46,4 +46,14 @@ export function taskUrlOf(w: World, r: TaskRef, query = ''): string {
 /** [stepId, iteration, status] of each step record, in order. */
 export function stepsOf(view: { steps: { stepId: number; iteration: number; status: string }[] }) {
   return view.steps.map((s) => [s.stepId, s.iteration, s.status]);
+}
+
+/** An HTTP exchange for a composite API of the account, anonymous unless `extra` says otherwise. */
+export function anonymousExchange(
+  accountId: string,
+  method: string,
+  path: string,
+  extra: Partial<Exchange> = {},
+): Exchange {
+  return { accountId, caller: null, method, path, headers: {}, query: {}, body: undefined, ...extra };
 }

@@ -13,7 +13,7 @@ import { closeScripts } from '../../src/script/index.js';
 import { taskToken } from '../../src/platform/processes/index.js';
 import { describeEachEngine } from '../support/engines.js';
 import { NOW } from '../platform/world.js';
-import { hostWorld, ref, stepsOf, taskUrlOf, type HostWorld } from '../hosts/support.js';
+import { anonymousExchange, hostWorld, ref, stepsOf, taskUrlOf, type HostWorld } from '../hosts/support.js';
 import { scriptTag } from './support.js';
 
 afterAll(() => closeScripts());
@@ -229,16 +229,8 @@ describeEachEngine('RMPRequest inside the hosts, against the template functions'
 
   describe('composite APIs', () => {
     let host: CompositeHost;
-    const exchange = (method: string, path: string, extra: Partial<Exchange> = {}): Exchange => ({
-      accountId: w.account,
-      caller: null,
-      method,
-      path,
-      headers: {},
-      query: {},
-      body: undefined,
-      ...extra,
-    });
+    const exchange = (method: string, path: string, extra: Partial<Exchange> = {}): Exchange =>
+      anonymousExchange(w.account, method, path, extra);
     beforeAll(async () => {
       host = new CompositeHost(w.platform, { clock: () => NOW });
       const routes: Array<[string, string, string]> = [
