@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Platform } from '../platform/index.js';
+import { Budget } from '../limits/index.js';
 
 export type Mode = 'LIVE' | 'ACCEPTANCE' | 'TEST';
 export type Surface = 'process-task' | 'manual-task-input' | 'web-interface' | 'composite-api' | 'eval';
@@ -66,6 +67,17 @@ export interface ExecutionContext {
   /** Composite APIs: what set_status and P_custom_header shape. */
   response?: CompositeResponse;
   limits: ExecutionLimits;
+  /**
+   * The evaluation's budget (steps, wall time, bytes allocated, output): created by the host for
+   * each evaluation and handed to the template render, the query engine and the script backends.
+   * Absent in contexts built by hand; `budgetOf` then gives the context a default one.
+   */
+  budget?: Budget;
+}
+
+/** The context's budget, a default one made on first use when the host gave none. */
+export function budgetOf(ctx: ExecutionContext): Budget {
+  return (ctx.budget ??= new Budget());
 }
 
 export const DEFAULT_LIMITS: ExecutionLimits = { dataDocumentBytes: 5 * 1024 * 1024 };

@@ -1,0 +1,144 @@
+/**
+ * The budget one evaluation carries (a template render, a collection query, a script, an import):
+ * steps, wall time, bytes allocated into values and output bytes. Whoever is about to build a
+ * large value asks the budget first (`allocate`), so a hostile script is refused *before* the
+ * string, sequence or array exists; the error names what asked and the limit it would pass.
+ *
+ * Allocation is an allocation budget, not a live-heap measure: bytes are charged when a value is
+ * built and never given back, so a loop that keeps building large values ends too. A string
+ * counts 2 bytes a character (V8's two-byte strings), a slot of a sequence or hash 8 bytes.
+ *
+ * A leaf module: template/, platform/, functions/, script/ and hosts/ all import it.
+ */
+
+export interface EvaluationLimits {
+  /** Steps of the template engine (directives, interpolations, loop iterations, lambda calls). */
+  maxSteps: number;
+  /** Wall time of one evaluation, in ms. */
+  wallTimeMs: number;
+  /** Bytes one evaluation may allocate into values (strings, sequences, hashes, function results). */
+  maxAllocBytes: number;
+  /** Characters one evaluation may output (`${}` and static text, JSON/XML printed for a response). */
+  maxOutputChars: number;
+}
+
+export const DEFAULT_EVALUATION_LIMITS: Readonly<EvaluationLimits> = Object.freeze({
+  maxSteps: 5_000_000,
+  wallTimeMs: 60_000,
+  maxAllocBytes: 256 * 1024 * 1024,
+  maxOutputChars: 20_000_000,
+});
+
+/** Bytes a string of `length` characters is charged. */
+export const STRING_CHAR_BYTES = 2;
+/** Bytes a sequence item, a hash entry or an array slot is charged. */
+export const SLOT_BYTES = 8;
+
+export type BudgetLimitName = 'memory' | 'time' | 'steps' | 'output';
+
+/** An evaluation went past one of its limits. `what` is the function, built-in or operator that asked. */
+export class BudgetExceededError extends Error {
+  override name = 'BudgetExceededError';
+  readonly code = 'budget-exceeded';
+  constructor(
+    message: string,
+    readonly limit: BudgetLimitName,
+    readonly what: string,
+  ) {
+    super(message);
+  }
+}
+
+export class Budget {
+  readonly limits: Readonly<EvaluationLimits>;
+  /** Bytes charged so far. */
+  allocated = 0;
+  private readonly deadline: number;
+
+  constructor(
+    limits: Partial<EvaluationLimits> = {},
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.limits = { ...DEFAULT_EVALUATION_LIMITS, ...definedOnly(limits) };
+    this.deadline = this.now() + this.limits.wallTimeMs;
+  }
+
+  /**
+   * Charges `bytes` about to be allocated by `what` (e.g. `?split`, `list_objects`, `$range`);
+   * throws before the caller builds the value when the evaluation's allocation limit would pass.
+   */
+  allocate(bytes: number, what: string): void {
+    if (!(bytes > 0)) return;
+    const total = this.allocated + bytes;
+    if (total > this.limits.maxAllocBytes) throw this.memoryError(what);
+    this.allocated = total;
+  }
+
+  /** `allocate` for a string of `length` characters. */
+  allocateString(length: number, what: string): void {
+    this.allocate(length * STRING_CHAR_BYTES, what);
+  }
+
+  /** `allocate` for `count` sequence items / hash entries / array slots. */
+  allocateSlots(count: number, what: string): void {
+    this.allocate(count * SLOT_BYTES, what);
+  }
+
+  /** Whether `bytes` more would still fit (no charge). */
+  fits(bytes: number): boolean {
+    return this.allocated + bytes <= this.limits.maxAllocBytes;
+  }
+
+  /** Throws when the evaluation is past its wall time. Cheap enough to call every few hundred steps. */
+  checkTime(what: string): void {
+    if (this.now() > this.deadline) throw this.timeError(what);
+  }
+
+  /** Milliseconds left before the wall-time limit (never negative). */
+  remainingMs(): number {
+    return Math.max(0, this.deadline - this.now());
+  }
+
+  memoryError(what: string): BudgetExceededError {
+    return new BudgetExceededError(
+      `${what}: the value would exceed the ${sizeText(this.limits.maxAllocBytes)} limit for one evaluation`,
+      'memory',
+      what,
+    );
+  }
+
+  timeError(what: string): BudgetExceededError {
+    return new BudgetExceededError(
+      `${what}: the evaluation exceeded its time limit of ${durationText(this.limits.wallTimeMs)}`,
+      'time',
+      what,
+    );
+  }
+
+  outputError(what: string): BudgetExceededError {
+    return new BudgetExceededError(
+      `${what}: the output would exceed the limit of ${this.limits.maxOutputChars} characters for one evaluation`,
+      'output',
+      what,
+    );
+  }
+}
+
+/** `256 MB` for whole mebibytes (the wording users see), else KiB or bytes. */
+export function sizeText(bytes: number): string {
+  const mib = 1024 * 1024;
+  if (bytes % mib === 0) return `${bytes / mib} MB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KB`;
+  return `${bytes} bytes`;
+}
+
+/** `60 s`, `1500 ms`. */
+export function durationText(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+function definedOnly<T extends object>(o: Partial<T>): Partial<T> {
+  const out: Partial<T> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
+}
