@@ -17,7 +17,7 @@ import {
 import { contextFor, shareEvaluationState } from '../functions/request/index.js';
 import type { Platform } from '../platform/index.js';
 import type { CompositeApi } from '../platform/scripted/index.js';
-import { compile, TemplateError, type Template } from '../template/index.js';
+import { compile, markRequestInput, TemplateError, type Template } from '../template/index.js';
 import { errorAnswer, type Answer, type Exchange } from './http.js';
 import { stepError } from './processes/failure.js';
 import { renderTemplate } from './render.js';
@@ -118,9 +118,11 @@ export class CompositeHost {
           P_method: method,
           P_path: path,
           P_params: params,
-          P_header: exchange.headers,
-          P_query: exchange.query,
-          P_body: Buffer.isBuffer(exchange.body) ? exchange.body.toString('base64') : exchange.body,
+          P_header: markRequestInput(exchange.headers),
+          P_query: markRequestInput(exchange.query),
+          P_body: Buffer.isBuffer(exchange.body)
+            ? exchange.body.toString('base64')
+            : markRequestInput(exchange.body),
         },
       );
     } catch (e) {

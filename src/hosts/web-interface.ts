@@ -11,7 +11,7 @@
 import { DEFAULT_LIMITS, type ExecutionLimits, type Mode } from '../functions/context.js';
 import { contextFor } from '../functions/request/index.js';
 import { isInterfaceContext, laneModeFor, type Platform } from '../platform/index.js';
-import { TemplateError } from '../template/index.js';
+import { markRequestInput, TemplateError } from '../template/index.js';
 import { errorAnswer, queryValue, type Answer, type Exchange } from './http.js';
 import { stepError } from './processes/failure.js';
 import { renderIn } from './render.js';
@@ -71,7 +71,7 @@ export class WebInterfaceHost {
         data: {},
         parameters: {
           P_context: context,
-          P_query: exchange.query,
+          P_query: markRequestInput(exchange.query),
           P_webinterface: { id: wi.id, title: wi.title },
         },
       });

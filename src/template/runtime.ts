@@ -9,6 +9,7 @@ import { BigDec } from './bigdecimal.js';
 import { canonical } from './canonical.js';
 import { TIP_MISSING, TemplateError, jQuote, locationText, withTips } from './errors.js';
 import { LazySeq } from './lazy.js';
+import { carryMark } from './provenance.js';
 import {
   FmCollection,
   FmDate,
@@ -607,7 +608,9 @@ export function toPlain(v: unknown, depth = 0): unknown {
       if (out === null && p !== v[i]) out = v.slice(0, i);
       if (out !== null) out.push(p);
     }
-    return out ?? v;
+    if (out === null) return v;
+    carryMark(v, out);
+    return out;
   }
   if (v instanceof FmRange) return v.unbounded || v.size > 10_000_000 ? undefined : v.toArray(10_000_000);
   if (v instanceof FmCollection) return v.items.map((x) => toPlain(x, depth + 1));
@@ -646,7 +649,9 @@ export function toPlain(v: unknown, depth = 0): unknown {
       if (out !== null)
         Object.defineProperty(out, k, { value: p, enumerable: true, writable: true, configurable: true });
     }
-    return out ?? v;
+    if (out === null) return v;
+    carryMark(v, out);
+    return out;
   }
   return v;
 }

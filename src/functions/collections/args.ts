@@ -7,6 +7,7 @@ import { CollectionError, type CollectionService, type SortSpec } from '../../pl
 import { isHash, parseJsonText } from '../coercion.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';
+import { neutraliseQuery } from './request-input.js';
 
 export function collectionsOf(fn: string, ctx: ExecutionContext): CollectionService {
   const service = (ctx.platform as { collections?: CollectionService } | undefined)?.collections;
@@ -66,7 +67,8 @@ export function toPlain(value: unknown): unknown {
 
 /**
  * A condition argument (hash or JSON text), or undefined when it is empty (missing, blank text,
- * `{}`), for the function to raise its own "empty condition" error.
+ * `{}`), for the function to raise its own "empty condition" error. Request input in it is taken
+ * literally (request-input.ts).
  */
 export function condition(
   fn: string,
@@ -74,7 +76,7 @@ export function condition(
   name: string,
   value: unknown,
 ): Record<string, unknown> | undefined {
-  const parsed = objectArgument(fn, index, name, value);
+  const parsed = objectArgument(fn, index, name, neutraliseQuery(fn, index, name, value));
   return parsed === undefined || Object.keys(parsed).length === 0 ? undefined : parsed;
 }
 

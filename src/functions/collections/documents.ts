@@ -13,6 +13,7 @@ import {
   splitQuery,
   toPlain,
 } from './args.js';
+import { neutralisePipeline } from './request-input.js';
 
 const NAME = { name: 'name', type: 'string', doc: 'name of the collection' } as const;
 
@@ -312,7 +313,7 @@ function pipelineStages(fn: string, value: unknown, position: number): Record<st
       throw invalid();
     }
   }
-  v = toPlain(v);
+  v = toPlain(neutralisePipeline(fn, position + 1, 'pipeline', v));
   try {
     assertSafeSpec(v);
   } catch (e) {

@@ -1,0 +1,137 @@
+/**
+ * Request input never becomes a query operator (docs/hosts.md, "Request input in queries"): a
+ * public login-style composite API that looks a member up by `{"login": P_body.login, "pin":
+ * P_body.pin}` is not bypassed by operators in the body, on a real server over both engines; the
+ * script's own operators keep working, around request values too.
+ */
+import { beforeAll, expect, it } from 'vitest';
+import { createHosts } from '../../src/hosts/index.js';
+import { evalHost } from '../../src/server/eval-host.js';
+import { describeEachEngine } from '../support/engines.js';
+import { call, useServer } from '../server/support.js';
+
+const LOGIN =
+  '<#assign m = load_object({"login": P_body.login, "pin": P_body.pin}, "members")>' +
+  '<#if m.name??>welcome ${m.name}<#else>refused</#if>';
+
+describeEachEngine('security: request input in collection queries', (engine) => {
+  const server = useServer(engine, (platform) => ({
+    hosts: { ...evalHost(platform), ...createHosts(platform, { routeCacheMs: 0 }) },
+  }));
+  const admin = () => server.acme.admin.token;
+
+  // a failed call prints its error (an anonymous caller would only see "see the account's log")
+  const api = async (method: string, path: string, template: string) => {
+    const r = await call(server.url, 'POST', '/api/v1/composite-apis', {
+      token: admin(),
+      body: {
+        method,
+        path,
+        template: `<#attempt>${template}<#recover>error: \${.error}</#attempt>`,
+        isPublic: true,
+      },
+    });
+    expect(r.status).toBe(201);
+  };
+  const post = (path: string, body: unknown) =>
+    call(server.url, 'POST', `/live/acme/composite/${path}`, { body });
+
+  beforeAll(async () => {
+    const c = '/api/v1/collections';
+    expect(
+      (await call(server.url, 'POST', c, { token: admin(), body: { name: 'members', isPublic: true } }))
+        .status,
+    ).toBe(201);
+    const saved = await call(server.url, 'POST', `${c}/members/documents`, {
+      token: admin(),
+      body: [
+        { login: 'ann', pin: '4711', name: 'Ann', age: 34, tags: ['a', 'b'] },
+        { login: 'bob', pin: '1234', name: 'Bob', age: 17, tags: ['c'] },
+      ],
+    });
+    expect(saved.status).toBe(201);
+    await api('POST', 'login', LOGIN);
+    await api(
+      'POST',
+      'count',
+      '${count_objects({"login": P_body.login}, "members")}/' +
+        '${count_objects({"age": {"$gt": P_body.min}}, "members")}',
+    );
+    await api('POST', 'find', '${list_objects(P_body, "members")?size}');
+    await api('POST', 'or', '${count_objects({"$or": P_body.any}, "members")}');
+    await api(
+      'POST',
+      'aggregate',
+      '<#list aggregate_collection("members", {"$match": {"pin": P_body.pin}}, {"$project": {"_id": 0, "name": 1}}) as m>${m.name}</#list>',
+    );
+    await api(
+      'POST',
+      'text',
+      '<#assign m = load_object(\'{"login": "\' + P_body.login?json_string + \'", "pin": "\' + P_body.pin?json_string + \'"}\', "members")>' +
+        '<#if m.name??>welcome ${m.name}<#else>refused</#if>',
+    );
+  });
+
+  it('logs the real members in', async () => {
+    expect((await post('login', { login: 'ann', pin: '4711' })).body).toBe('welcome Ann');
+    expect((await post('login', { login: 'bob', pin: '1234' })).body).toBe('welcome Bob');
+    expect((await post('login', { login: 'ann', pin: '1234' })).body).toBe('refused');
+    expect((await post('text', { login: 'ann', pin: '4711' })).body).toBe('welcome Ann');
+    expect((await post('aggregate', { pin: '4711' })).body).toBe('Ann');
+  });
+
+  it.each([
+    ['$ne', { $ne: '' }],
+    ['$ne null', { $ne: null }],
+    ['$gt', { $gt: '' }],
+    ['$regex', { $regex: '.*' }],
+    ['$exists', { $exists: true }],
+    ['$in', { $in: ['4711', '1234'] }],
+    ['$not', { $not: { $eq: 'x' } }],
+  ])('is not bypassed by %s in the body', async (_, pin) => {
+    expect((await post('login', { login: 'ann', pin })).body).toBe('refused');
+    expect((await post('aggregate', { pin })).body).toBe('');
+  });
+
+  it('is not bypassed by $where, which the query engine refuses anyway', async () => {
+    const r = await post('login', { login: 'ann', pin: { $where: 'return true' } });
+    expect(r.body).toMatch(/^error: load_object: operator \$where is not allowed\n/);
+  });
+
+  it('is not bypassed by operators in the login or in a whole condition', async () => {
+    expect((await post('login', { login: { $regex: '^a' }, pin: { $ne: '' } })).body).toBe('refused');
+    expect((await post('count', { login: { $ne: '' }, min: 18 })).body).toBe('0/1');
+    const whole = await post('find', { $or: [{ login: 'ann' }, { login: { $ne: '' } }] });
+    expect(whole.body).toMatch(
+      /^error: list_objects: argument 1 \(query\) holds the operator \$or from the request's input: a query's operators must be written in the script\n/,
+    );
+    const query = await post('find', { $query: { login: { $ne: '' } } });
+    expect(query.body).toMatch(/^error: list_objects: argument 1 \(query\) holds the operator \$query from /);
+    // a whole condition from the request without operators is a plain field match
+    expect((await post('find', { login: 'bob', pin: '1234' })).body).toBe('1');
+    expect((await post('find', { login: 'bob', pin: { $gt: '' } })).body).toBe('0');
+  });
+
+  it("keeps the script's own operators working, with request values inside them", async () => {
+    expect((await post('count', { login: 'ann', min: 18 })).body).toBe('1/1');
+    // an operator object in the operand of the script's $gt compares by type order, never runs
+    expect((await post('count', { login: 'ann', min: { $where: 'true' } })).body).toMatch(
+      /^error: count_objects: operator \$where is not allowed\n/,
+    );
+    expect((await post('count', { login: 'ann', min: { $lt: 0 } })).body).toBe('1/0');
+    expect((await post('or', { any: [{ login: 'ann' }, { login: 'bob' }] })).body).toBe('2');
+    expect((await post('or', { any: [{ login: 'ann' }, { login: { $ne: '' } }] })).body).toBe('1');
+    const clause = await post('or', { any: [{ $where: 'true' }] });
+    expect(clause.body).toMatch(
+      /^error: count_objects: argument 1 \(where\) holds the operator \$where from /,
+    );
+  });
+
+  it('is not bypassed by quotes in JSON text built with ?json_string', async () => {
+    const r = await post('text', { login: 'ann", "pin": {"$ne": ""}, "x": "', pin: 'x' });
+    expect(r.body).toBe('refused');
+    // ?json_string of a hash is a template error: the object never reaches the query text
+    const object = await post('text', { login: 'ann', pin: { $ne: '' } });
+    expect(object.body).toMatch(/^error: For "\?json_string" left-hand operand: Expected a string/);
+  });
+});
