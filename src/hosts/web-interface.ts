@@ -35,10 +35,11 @@ export class WebInterfaceHost {
 
   async render(exchange: Exchange & { webInterfaceId: number }): Promise<Answer> {
     const { accountId, caller } = exchange;
-    const wi = await this.platform.webInterfaces.find(accountId, exchange.webInterfaceId);
-    if (!wi) return errorAnswer(404, 'not-found', 'Web interface not found.');
+    // Before the lookup: an anonymous caller must not learn which ids exist.
     if (!caller)
       return errorAnswer(401, 'unauthenticated', 'Authentication required: log in or send an API token.');
+    const wi = await this.platform.webInterfaces.find(accountId, exchange.webInterfaceId);
+    if (!wi) return errorAnswer(404, 'not-found', 'Web interface not found.');
     const mode = (queryValue(exchange.query, 'P_mode') ?? 'LIVE').toUpperCase();
     if (mode !== 'LIVE' && mode !== 'ACCEPTANCE' && mode !== 'TEST')
       return errorAnswer(

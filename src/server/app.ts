@@ -29,7 +29,9 @@ import {
 } from './auth/throttle.js';
 import { ApiTokens } from './auth/tokens.js';
 import type { Api, ServerDeps } from './deps.js';
+import { clientErrorHandler } from './client-errors.js';
 import { toErrorBody } from './errors.js';
+import { useJsonBodyParser } from './json-body.js';
 import type { ServerHosts } from './hosts.js';
 import { authRoutes } from './routes/auth.js';
 import { clientRoutes } from './routes/client.js';
@@ -107,11 +109,13 @@ export async function createServer(options: ServerOptions): Promise<Api> {
     ...(isInstance ? { loggerInstance: logger as FastifyBaseLogger } : { logger: logger as boolean }),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     trustProxy: options.trustProxy ?? false,
+    clientErrorHandler,
     // Unknown fields are an error (additionalProperties: false), not silently dropped.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as Api;
 
   app.decorateRequest('caller', null);
+  useJsonBodyParser(app);
   app.setErrorHandler((error, request, reply) => {
     const { body, internal } = toErrorBody(error);
     if (internal) request.log.error({ err: error }, 'request failed');

@@ -108,7 +108,7 @@ describeEachEngine('server: collections and documents', (engine) => {
     expect(proto.body).toEqual({
       status: 400,
       code: 'invalid-json',
-      message: "Body is not valid JSON but content-type is set to 'application/json'",
+      message: 'The JSON body holds the key "__proto__", which is not allowed.',
     });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     const unknown = await call(server.url, 'POST', `${c}/nope/find`, { token: as('user'), body: {} });

@@ -1,7 +1,8 @@
 /**
  * Slows password guessing: after `maxFailures` failed logins for one key within `windowMs`,
- * further attempts are refused until the window has passed. The server keeps two: per account
- * and login, and (with a higher limit) per client address. In memory, per process, bounded.
+ * further attempts are refused until the window has passed. The server keeps two: per account,
+ * login and client address (so that guessing from one address never locks the user out of
+ * another), and (with a higher limit) per client address. In memory, per process, bounded.
  */
 export interface ThrottleOptions {
   maxFailures: number;

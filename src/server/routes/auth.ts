@@ -43,7 +43,9 @@ export function authRoutes(app: Api, deps: ServerDeps): void {
       const accountId = request.body.account ?? settings.defaultAccountId;
       if (accountId === undefined)
         throw new ApiError(400, 'invalid', 'account: required (this server has no default account)');
-      const loginKey = `${accountId}\n${request.body.login}`;
+      // Keyed by client address too: an anonymous client guessing a login must not lock its real
+      // user out (docs/server.md); request.ip honours --trust-proxy.
+      const loginKey = `${accountId}\n${request.body.login}\n${request.ip}`;
       const wait = Math.max(throttle.login.retryAfter(loginKey), throttle.address.retryAfter(request.ip));
       if (wait > 0) {
         reply.header('retry-after', String(Math.ceil(wait / 1000)));

@@ -1,0 +1,50 @@
+/**
+ * The JSON body parser: Fastify's own refuses a `__proto__` key (and `constructor.prototype`)
+ * with the same "not valid JSON" as a syntax error; this one says which key it refused.
+ */
+import { errorCodes, type FastifyInstance } from 'fastify';
+import { ApiError } from './errors.js';
+
+/** Only text that could hold such a key (possibly spelled with \u escapes) pays for the reviver. */
+const SUSPECT = /__proto__|constructor|\\u/;
+
+function refuse(key: string): never {
+  throw new ApiError(
+    400,
+    'invalid-json',
+    `The JSON body holds the key ${JSON.stringify(key)}, which is not allowed.`,
+  );
+}
+
+export function parseJsonBody(text: string): unknown {
+  if (text.length === 0) throw new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY();
+  try {
+    if (!SUSPECT.test(text)) return JSON.parse(text);
+    return JSON.parse(text, function (key, value: unknown) {
+      if (key === '__proto__') refuse('__proto__');
+      if (
+        key === 'constructor' &&
+        value !== null &&
+        typeof value === 'object' &&
+        Object.prototype.hasOwnProperty.call(value, 'prototype')
+      )
+        refuse('constructor.prototype');
+      return value;
+    });
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
+    throw new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY();
+  }
+}
+
+/** Replaces Fastify's application/json parser (same limits, same errors for malformed text). */
+export function useJsonBodyParser(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (e) {
+      done(e as Error, undefined);
+    }
+  });
+}
