@@ -18,7 +18,7 @@ import {
   type FunctionRegistry,
 } from '../functions/registry.js';
 import { MESSAGES } from '../platform/index.js';
-import { DIRECTIVE, FmDate } from '../template/index.js';
+import { DIRECTIVE, FmDate, isRequestInput, markAsRequestInput } from '../template/index.js';
 import type { DataAccessor, ScriptApi, ScriptMethod } from './api.js';
 
 export interface BridgeOptions {
@@ -69,7 +69,7 @@ export function callBridge(
     }
     const maxChars = Math.floor(options.memoryBytes / RESULT_SHARE_OF_MEMORY);
     const reply = (value: unknown): string => {
-      const text = valueReply(adapt(method, value));
+      const text = carriesVariables(method) ? variableReply(value) : valueReply(adapt(method, value));
       if (text.length <= maxChars) return text;
       return errorReply(
         `${label}: the result (${text.length} characters of JSON) is too large for the script's memory ` +
@@ -87,7 +87,10 @@ function isThenable(v: unknown): v is PromiseLike<unknown> {
 }
 
 function decodeArguments(label: string, method: ScriptMethod, text: string): unknown[] {
-  const args = JSON.parse(text) as unknown;
+  let args: unknown;
+  let marks: unknown;
+  if (text.startsWith('m')) [args, marks] = JSON.parse(text.slice(1)) as [unknown, unknown];
+  else args = JSON.parse(text) as unknown;
   if (!Array.isArray(args)) throw new Error('arguments must be an array');
   for (let i = 0; i < args.length; i++) {
     if (hasForbiddenKey(args[i])) {
@@ -98,7 +101,42 @@ function decodeArguments(label: string, method: ScriptMethod, text: string): unk
     // JSON null is a missing argument, as `undefined` is for a template.
     if (args[i] === null) args[i] = undefined;
   }
+  if (Array.isArray(marks)) markPaths(args, marks);
   return args;
+}
+
+/**
+ * Request input keeps its mark (template/provenance.ts) across the sandbox: a reply that holds
+ * marked objects lists their paths, the prelude marks the parsed copies, and sends the paths of
+ * those it meets in a call's arguments back, for the objects decoded here to be marked again.
+ */
+function markPaths(root: unknown, paths: unknown[]): void {
+  for (const path of paths) {
+    if (!Array.isArray(path)) continue;
+    let v = root;
+    for (const key of path) {
+      if (v === null || typeof v !== 'object' || (typeof key !== 'string' && typeof key !== 'number')) break;
+      v = Object.prototype.hasOwnProperty.call(v, key) ? (v as Record<string, unknown>)[key] : undefined;
+    }
+    if (v !== null && typeof v === 'object') markAsRequestInput(v);
+  }
+}
+
+/** The paths of the request-input objects in a value, as JSON text will lay it out. */
+function markedPaths(value: unknown): (string | number)[][] {
+  const paths: (string | number)[][] = [];
+  const seen = new Set<object>();
+  const stack: [unknown, (string | number)[]][] = [[value, []]];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    if (v === null || typeof v !== 'object' || seen.has(v) || v instanceof FmDate) continue;
+    seen.add(v);
+    if (isRequestInput(v)) paths.push(path);
+    if (Array.isArray(v)) v.forEach((item, i) => stack.push([item, [...path, i]]));
+    else if (v instanceof Map) for (const [k, item] of v) stack.push([item, [...path, String(k)]]);
+    else for (const k of Object.keys(v)) stack.push([(v as Record<string, unknown>)[k], [...path, k]]);
+  }
+  return paths;
 }
 
 function paramName(method: ScriptMethod, index: number): string {
@@ -159,6 +197,17 @@ function errorMessage(label: string, method: ScriptMethod, e: unknown): string {
 
 function errorReply(message: string): string {
   return 'e' + JSON.stringify({ message });
+}
+
+function carriesVariables(method: ScriptMethod): boolean {
+  return method.accessor === 'getVariable' || method.accessor === 'getAllVariables';
+}
+
+/** A variable's value, with the paths of the request-input objects in it when there are any. */
+function variableReply(value: unknown): string {
+  const paths = markedPaths(value);
+  if (paths.length === 0) return valueReply(value);
+  return 'm' + jsonText([value, paths]);
 }
 
 function valueReply(value: unknown): string {

@@ -2,8 +2,10 @@
  * The JavaScript that runs inside the sandbox before the script: it builds the frozen RMP*
  * objects from the method table. Each method serialises its arguments to JSON text and calls the
  * one host function with (method id, JSON text); the reply is text too — `v<json>` (a value),
- * `u` (undefined) or `e<json {message}>` (an error, thrown here as an Error so the script can
- * catch it and its stack shows the script's line). Nothing but strings crosses the boundary, and
+ * `m<json [value, paths]>` (a value with the paths of the request-input objects in it), `u`
+ * (undefined) or `e<json {message}>` (an error, thrown here as an Error so the script can
+ * catch it and its stack shows the script's line). Arguments holding request-input objects are
+ * sent as `m<json [args, paths]>`. Nothing but strings crosses the boundary, and
  * the host function is only reachable through these closures.
  *
  * RMPData.setOutput runs here: it keeps the output as `s<text>`, `j<json>` or `n` (nothing);
@@ -18,14 +20,58 @@ export const PRELUDE = String.raw`(function (host, table) {
   var freeze = Object.freeze;
   var output = 'n';
 
+  // Objects of a request's input (marked by the host) stay marked here, so that the host can
+  // mark them again when they come back as arguments: see bridge.ts.
+  var WeakSetCtor = WeakSet;
+  var marked = new WeakSetCtor();
+  var anyMarked = false;
+  var isArray = Array.isArray;
+  var keys = Object.keys;
+
+  function isObject(v) { return v !== null && typeof v === 'object'; }
+
+  function markPaths(value, paths) {
+    for (var i = 0; i < paths.length; i++) {
+      var v = value;
+      var path = paths[i];
+      for (var j = 0; j < path.length && isObject(v); j++) v = v[path[j]];
+      if (isObject(v)) { marked.add(v); anyMarked = true; }
+    }
+  }
+
+  function markedPaths(value) {
+    var paths = [];
+    var seen = new WeakSetCtor();
+    var stack = [[value, []]];
+    while (stack.length > 0) {
+      var top = stack.pop();
+      var v = top[0];
+      if (!isObject(v) || seen.has(v)) continue;
+      seen.add(v);
+      if (marked.has(v)) paths.push(top[1]);
+      if (isArray(v)) for (var i = 0; i < v.length; i++) stack.push([v[i], top[1].concat([i])]);
+      else {
+        var ks = keys(v);
+        for (var k = 0; k < ks.length; k++) stack.push([v[ks[k]], top[1].concat([ks[k]])]);
+      }
+    }
+    return paths;
+  }
+
   function call(id, args) {
     var n = args.length;
     while (n > 0 && args[n - 1] === undefined) n--;
     args.length = n;
-    var reply = host(id, stringify(args));
+    var paths = anyMarked ? markedPaths(args) : [];
+    var reply = host(id, paths.length > 0 ? 'm' + stringify([args, paths]) : stringify(args));
     var tag = reply.charAt(0);
     if (tag === 'u') return undefined;
     if (tag === 'v') return parse(reply.slice(1));
+    if (tag === 'm') {
+      var both = parse(reply.slice(1));
+      markPaths(both[0], both[1]);
+      return both[0];
+    }
     throw new ErrorCtor(parse(reply.slice(1)).message);
   }
 

@@ -28,7 +28,7 @@ import { javaTimeZone } from '../jdk/index.js';
 
 export { TemplateError, ParseError } from './errors.js';
 export { FmDate, DIRECTIVE } from './values.js';
-export { isRequestInput, markRequestInput } from './provenance.js';
+export { isRequestInput, markAsRequestInput, markRequestInput } from './provenance.js';
 
 export interface CompileOptions {
   /** Template name used in errors (default "template"). */

@@ -20,6 +20,11 @@ export function markRequestInput<T>(value: T): T {
   return value;
 }
 
+/** Marks this one object or array (not what it holds). */
+export function markAsRequestInput(value: object): void {
+  requestInput.add(value);
+}
+
 /** True for an object or array that came from a request's input (or a copy toPlain made of one). */
 export function isRequestInput(value: unknown): boolean {
   return value !== null && typeof value === 'object' && requestInput.has(value);

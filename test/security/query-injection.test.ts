@@ -66,6 +66,15 @@ describeEachEngine('security: request input in collection queries', (engine) => 
     );
     await api(
       'POST',
+      'js',
+      '<@script env="js">' +
+        'var body = RMPData.getVariable("P_body");' +
+        'var m = RMPCollection.findOne({ login: body.login, pin: body.pin }, "members");' +
+        'RMPData.setOutput(m.name ? "welcome " + m.name : "refused");' +
+        '</@script>',
+    );
+    await api(
+      'POST',
       'text',
       '<#assign m = load_object(\'{"login": "\' + P_body.login?json_string + \'", "pin": "\' + P_body.pin?json_string + \'"}\', "members")>' +
         '<#if m.name??>welcome ${m.name}<#else>refused</#if>',
@@ -78,6 +87,7 @@ describeEachEngine('security: request input in collection queries', (engine) => 
     expect((await post('login', { login: 'ann', pin: '1234' })).body).toBe('refused');
     expect((await post('text', { login: 'ann', pin: '4711' })).body).toBe('welcome Ann');
     expect((await post('aggregate', { pin: '4711' })).body).toBe('Ann');
+    expect((await post('js', { login: 'ann', pin: '4711' })).body).toBe('welcome Ann');
   });
 
   it.each([
@@ -91,6 +101,7 @@ describeEachEngine('security: request input in collection queries', (engine) => 
   ])('is not bypassed by %s in the body', async (_, pin) => {
     expect((await post('login', { login: 'ann', pin })).body).toBe('refused');
     expect((await post('aggregate', { pin })).body).toBe('');
+    expect((await post('js', { login: 'ann', pin })).body).toBe('refused');
   });
 
   it('is not bypassed by $where, which the query engine refuses anyway', async () => {
