@@ -8,6 +8,7 @@ import { add as numAdd, compareNumbers, computerFormat } from './arith.js';
 import { BigDec } from './bigdecimal.js';
 import { FormatError, dateFormatter, isoString, numberFormatter, type DateKind } from './format.js';
 import { escaperOf } from './output-formats.js';
+import { isRequestInput, markAsRequestInput } from './provenance.js';
 import {
   type Env,
   MacroValue,
@@ -407,6 +408,8 @@ export function concatHashes(env: Env, l: unknown, r: unknown): Map<string, unkn
   if (r instanceof Map) (r as Map<string, unknown>).forEach(put);
   else for (const k of hashKeys(r)) out.set(k, hashGet(r, k));
   env.ticks(out.size >> 4);
+  // keys from a request's input stay the request's: the result is marked as its input
+  if (isRequestInput(l) || isRequestInput(r)) markAsRequestInput(out);
   return out;
 }
 

@@ -626,6 +626,7 @@ export function toPlain(v: unknown, depth = 0): unknown {
         configurable: true,
       });
     }
+    carryMark(v, o);
     return o;
   }
   if (v instanceof MarkupOutput) return v.markup;

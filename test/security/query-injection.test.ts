@@ -59,6 +59,7 @@ describeEachEngine('security: request input in collection queries', (engine) => 
     );
     await api('POST', 'find', '${list_objects(P_body, "members")?size}');
     await api('POST', 'or', '${count_objects({"$or": P_body.any}, "members")}');
+    await api('POST', 'merged', '${count_objects(P_body + {"age": {"$gt": 18}}, "members")}');
     await api(
       'POST',
       'aggregate',
@@ -132,6 +133,12 @@ describeEachEngine('security: request input in collection queries', (engine) => 
     expect((await post('count', { login: 'ann', min: { $lt: 0 } })).body).toBe('1/0');
     expect((await post('or', { any: [{ login: 'ann' }, { login: 'bob' }] })).body).toBe('2');
     expect((await post('or', { any: [{ login: 'ann' }, { login: { $ne: '' } }] })).body).toBe('1');
+    // a hash concatenated with the request's keeps the request's keys as the request's
+    expect((await post('merged', { login: 'ann' })).body).toBe('1');
+    expect((await post('merged', { login: { $ne: '' } })).body).toBe('0');
+    expect((await post('merged', { $expr: true })).body).toMatch(
+      /^error: count_objects: argument 1 \(where\) holds the operator \$expr from /,
+    );
     const clause = await post('or', { any: [{ $where: 'true' }] });
     expect(clause.body).toMatch(
       /^error: count_objects: argument 1 \(where\) holds the operator \$where from /,
