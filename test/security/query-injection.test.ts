@@ -58,6 +58,13 @@ describeEachEngine('security: request input in collection queries', (engine) => 
         '${count_objects({"age": {"$gt": P_body.min}}, "members")}',
     );
     await api('POST', 'find', '${list_objects(P_body, "members")?size}');
+    await api(
+      'POST',
+      'change',
+      '${update_field({"login": P_body.login, "pin": P_body.pin}, {"$set": {"name": "Mallory"}}, "members", true)}' +
+        '${remove_objects({"login": P_body.login, "pin": P_body.pin}, "members")}' +
+        '${count_objects({"name": {"$in": ["Ann", "Bob"]}}, "members")}',
+    );
     await api('POST', 'or', '${count_objects({"$or": P_body.any}, "members")}');
     await api('POST', 'merged', '${count_objects(P_body + {"age": {"$gt": 18}}, "members")}');
     await api(
@@ -99,10 +106,17 @@ describeEachEngine('security: request input in collection queries', (engine) => 
     ['$exists', { $exists: true }],
     ['$in', { $in: ['4711', '1234'] }],
     ['$not', { $not: { $eq: 'x' } }],
+    ['an array of operators', [{ $ne: '' }]],
   ])('is not bypassed by %s in the body', async (_, pin) => {
     expect((await post('login', { login: 'ann', pin })).body).toBe('refused');
     expect((await post('aggregate', { pin })).body).toBe('');
     expect((await post('js', { login: 'ann', pin })).body).toBe('refused');
+  });
+
+  // updated, removed, then the members still named Ann and Bob
+  it('updates and removes nothing for operators in the body', async () => {
+    expect((await post('change', { login: { $ne: '' }, pin: { $ne: '' } })).body).toBe('002');
+    expect((await post('change', { login: 'bob', pin: { $gt: '' } })).body).toBe('002');
   });
 
   it('is not bypassed by $where, which the query engine refuses anyway', async () => {
