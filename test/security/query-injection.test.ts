@@ -159,6 +159,38 @@ describeEachEngine('security: request input in collection queries', (engine) => 
     );
   });
 
+  it("takes a manual task's submission (P_result) literally in its output variables", async () => {
+    const process = {
+      name: 'check',
+      steps: [
+        {
+          id: 1,
+          type: 'manual',
+          name: 'Identify',
+          fields: ['login', 'pin'],
+          output: {
+            member: '${load_object({"login": P_result.login, "pin": P_result.pin}, "members").name!"none"}',
+          },
+        },
+      ],
+    };
+    expect(
+      (await call(server.url, 'POST', '/api/v1/processes', { token: admin(), body: process })).status,
+    ).toBe(201);
+    const submit = async (fields: Record<string, unknown>) => {
+      const started = await call(server.url, 'POST', '/api/v1/requests', {
+        token: admin(),
+        body: { process: 'check', mode: 'TEST' },
+      });
+      const id = started.body.id as string;
+      const r = await call(server.url, 'POST', `/live/acme/task/${id}/1/0`, { token: admin(), body: fields });
+      expect(r.status).toBe(200);
+      return (await call(server.url, 'GET', `/api/v1/requests/${id}`, { token: admin() })).body.data.member;
+    };
+    expect(await submit({ login: 'ann', pin: '4711' })).toBe('Ann');
+    expect(await submit({ login: 'ann', pin: { $ne: '' } })).toBe('none');
+  });
+
   it('is not bypassed by quotes in JSON text built with ?json_string', async () => {
     const r = await post('text', { login: 'ann", "pin": {"$ne": ""}, "x": "', pin: 'x' });
     expect(r.body).toBe('refused');

@@ -48,6 +48,7 @@ import {
   type VariableDefinition,
 } from '../../platform/processes/index.js';
 import { toJsonObject, toJsonValue } from '../../platform/model.js';
+import { markRequestInput } from '../../template/index.js';
 import { renderIn } from '../render.js';
 import { typedValue } from '../typing.js';
 import { failureMessage, StepFailure, stepError } from './failure.js';
@@ -267,7 +268,8 @@ export class ProcessRunner {
       const merged = { ...request.data, ...data };
       this.checkSize(step, 'the submission', merged);
       await this.platform.requests.update(accountId, ref.requestId, { data: merged });
-      const params = await this.parameters(claimed, step, data);
+      // P_result is the caller's submission: marked, so its objects never act as query operators.
+      const params = await this.parameters(claimed, step, markRequestInput(data));
       const ctx = await this.context(claimed, request, step, 'process-task');
       setFlowFrame(ctx, { stepId: step.id, iteration: ref.iteration, lastResult: () => data });
       await this.variables(ctx, claimed, step, step.output, params, 'output');
