@@ -67,6 +67,9 @@ describeEachEngine('security: request input in collection queries', (engine) => 
     );
     await api('POST', 'or', '${count_objects({"$or": P_body.any}, "members")}');
     await api('POST', 'merged', '${count_objects(P_body + {"age": {"$gt": 18}}, "members")}');
+    await api('POST', 'expr', '${count_objects({"$expr": {"$eq": ["$pin", P_body.pin]}}, "members")}');
+    await api('POST', 'elem', '${count_objects({"tags": {"$elemMatch": P_body.t}}, "members")}');
+    await api('POST', 'all', '${count_objects({"tags": {"$all": P_body.t}}, "members")}');
     await api(
       'POST',
       'aggregate',
@@ -152,6 +155,14 @@ describeEachEngine('security: request input in collection queries', (engine) => 
     expect((await post('merged', { login: { $ne: '' } })).body).toBe('0');
     expect((await post('merged', { $expr: true })).body).toMatch(
       /^error: count_objects: argument 1 \(where\) holds the operator \$expr from /,
+    );
+    // in an aggregation expression a request object is a literal, not an expression
+    expect((await post('expr', { pin: '4711' })).body).toBe('1');
+    expect((await post('expr', { pin: { $ifNull: ['$pin', 0] } })).body).toBe('0');
+    expect((await post('elem', { t: { $in: ['a', 'c'] } })).body).toBe('0');
+    expect((await post('all', { t: ['a', 'b'] })).body).toBe('1');
+    expect((await post('all', { t: [{ $elemMatch: { $ne: '' } }] })).body).toMatch(
+      /^error: count_objects: argument 1 \(where\) holds the operator \$elemMatch from /,
     );
     const clause = await post('or', { any: [{ $where: 'true' }] });
     expect(clause.body).toMatch(
