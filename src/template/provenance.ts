@@ -1,31 +1,54 @@
 /**
- * Where a value came from: the objects and arrays of a request's input (a composite API's JSON
- * body, query and headers; a web interface's query) are marked when the host hands them to the
- * template, so a consumer — a collection query — can tell them from the script's own literals.
+ * Where a value came from: the objects of a request's input (a composite API's JSON body, query
+ * and headers; a web interface's query; a manual task's submission) that hold `$`-keys — the
+ * ones that could act as MongoDB operators — are marked when the host hands the input to the
+ * template, so a consumer (a collection query) can tell them from the script's own literals.
+ * Only those are marked: an object without `$`-keys means the same from either source, and
+ * marking every object of a large body would cost several times its parsing.
  * The mark is identity (a WeakSet): template expressions pass these objects on as they are, and
  * toPlain keeps the mark on the copies it makes. Strings and numbers cannot be marked.
  */
 const requestInput = new WeakSet<object>();
 
-/** Marks every object and array inside `value` (not the primitives); returns `value`. */
+/**
+ * Deeper than a query can reach (toPlain stops at 100 levels, the query engine refuses more):
+ * the walk stops there, which also ends it on a cyclic value (JSON has none).
+ */
+const MAX_DEPTH = 1000;
+
+/** Marks the objects with `$`-keys anywhere inside `value`; returns `value`. */
 export function markRequestInput<T>(value: T): T {
   const pending: unknown[] = [value];
+  const depths: number[] = [0];
   while (pending.length > 0) {
     const v = pending.pop();
-    if (v === null || typeof v !== 'object' || requestInput.has(v)) continue;
-    requestInput.add(v);
-    if (Array.isArray(v)) pending.push(...v);
-    else if (isPlain(v)) for (const key of Object.keys(v)) pending.push((v as Record<string, unknown>)[key]);
+    const depth = depths.pop()! + 1;
+    if (v === null || typeof v !== 'object' || depth > MAX_DEPTH) continue;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        pending.push(v[i]);
+        depths.push(depth);
+      }
+      continue;
+    }
+    if (!isPlain(v)) continue;
+    let operator = false;
+    for (const key of Object.keys(v)) {
+      if (key.charCodeAt(0) === 0x24) operator = true;
+      pending.push((v as Record<string, unknown>)[key]);
+      depths.push(depth);
+    }
+    if (operator) requestInput.add(v);
   }
   return value;
 }
 
-/** Marks this one object or array (not what it holds). */
+/** Marks this one object (not what it holds). */
 export function markAsRequestInput(value: object): void {
   requestInput.add(value);
 }
 
-/** True for an object or array that came from a request's input (or a copy toPlain made of one). */
+/** True for an object with `$`-keys that came from a request's input (or a copy toPlain made). */
 export function isRequestInput(value: unknown): boolean {
   return value !== null && typeof value === 'object' && requestInput.has(value);
 }

@@ -608,9 +608,7 @@ export function toPlain(v: unknown, depth = 0): unknown {
       if (out === null && p !== v[i]) out = v.slice(0, i);
       if (out !== null) out.push(p);
     }
-    if (out === null) return v;
-    carryMark(v, out);
-    return out;
+    return out ?? v;
   }
   if (v instanceof FmRange) return v.unbounded || v.size > 10_000_000 ? undefined : v.toArray(10_000_000);
   if (v instanceof FmCollection) return v.items.map((x) => toPlain(x, depth + 1));
