@@ -4,6 +4,7 @@
  * caller cannot tell which web interface ids exist; a 431 and a `__proto__` key get the API's
  * error body with a message that says what was refused.
  */
+import { connect } from 'node:net';
 import { expect, it } from 'vitest';
 import { createHosts } from '../../src/hosts/index.js';
 import { evalHost } from '../../src/server/eval-host.js';
@@ -86,6 +87,26 @@ describeEachEngine('security: login lock, web interface ids, header and body ref
       status: 431,
       code: 'too-large',
       message: "The request's header fields are too large.",
+    });
+  });
+
+  it('answers a request that is not HTTP with the standard error body', async () => {
+    const { port } = new URL(server.url);
+    const raw = await new Promise<string>((resolve) => {
+      const socket = connect(Number(port), '127.0.0.1', () => socket.write('NOT HTTP AT ALL\r\n\r\n'));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk));
+      socket.on('close', () => resolve(text));
+      // the server closes the connection after its answer: a reset is no failure here
+      socket.on('error', () => resolve(text));
+    });
+    const [head, body] = raw.split('\r\n\r\n');
+    expect(head!.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    expect(head).toContain('Content-Type: application/json; charset=utf-8');
+    expect(JSON.parse(body!)).toEqual({
+      status: 400,
+      code: 'invalid',
+      message: 'The request is not valid HTTP.',
     });
   });
 
