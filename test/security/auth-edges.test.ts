@@ -51,6 +51,13 @@ describeEachEngine('security: login lock, web interface ids, header and body ref
     expect((await loginFrom('203.0.113.7', PASSWORD)).body).toEqual(TOO_MANY);
   });
 
+  it('counts an IPv6 client by its /64 network', async () => {
+    for (let i = 0; i < 10; i++)
+      expect((await loginFrom(`2001:db8:1:2::${i + 1}`, 'guess')).status).toBe(401);
+    expect((await loginFrom('2001:db8:1:2:ffff::99', PASSWORD)).body).toEqual(TOO_MANY);
+    expect((await loginFrom('2001:db8:1:3::1', PASSWORD)).status).toBe(200);
+  });
+
   it('gives an anonymous caller the same answer for an unknown and an existing web interface', async () => {
     const project = (
       await call(server.url, 'POST', '/api/v1/projects', { token: admin(), body: { title: 'W' } })

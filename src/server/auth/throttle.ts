@@ -4,6 +4,8 @@
  * login and client address (so that guessing from one address never locks the user out of
  * another), and (with a higher limit) per client address. In memory, per process, bounded.
  */
+import { isIPv6 } from 'node:net';
+
 export interface ThrottleOptions {
   maxFailures: number;
   windowMs: number;
@@ -56,4 +58,25 @@ export class LoginThrottle {
   succeed(key: string): void {
     this.failures.delete(key);
   }
+}
+
+/**
+ * The client a throttle counts: an IPv4 address as it is, an IPv6 address by its /64 prefix (one
+ * subscriber's network, whose 2^64 addresses would otherwise each get their own tries).
+ */
+export function clientKey(ip: string): string {
+  if (!isIPv6(ip)) return ip;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  const [head, tail] = ip.split('::') as [string, string | undefined];
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups =
+    tail === undefined
+      ? left
+      : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
 }

@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hashPassword, verifyPassword } from '../../platform/directory/index.js';
 import { callerOf } from '../auth/access.js';
 import { setSessionCookie } from '../auth/cookie.js';
+import { clientKey } from '../auth/throttle.js';
 import { newSecret } from '../auth/secrets.js';
 import { ApiError, notFound } from '../errors.js';
 import type { Api, ServerDeps } from '../deps.js';
@@ -45,8 +46,9 @@ export function authRoutes(app: Api, deps: ServerDeps): void {
         throw new ApiError(400, 'invalid', 'account: required (this server has no default account)');
       // Keyed by client address too: an anonymous client guessing a login must not lock its real
       // user out (docs/server.md); request.ip honours --trust-proxy.
-      const loginKey = `${accountId}\n${request.body.login}\n${request.ip}`;
-      const wait = Math.max(throttle.login.retryAfter(loginKey), throttle.address.retryAfter(request.ip));
+      const client = clientKey(request.ip);
+      const loginKey = `${accountId}\n${request.body.login}\n${client}`;
+      const wait = Math.max(throttle.login.retryAfter(loginKey), throttle.address.retryAfter(client));
       if (wait > 0) {
         reply.header('retry-after', String(Math.ceil(wait / 1000)));
         throw new ApiError(429, 'too-many-attempts', 'Too many failed logins: try again later.');
@@ -54,7 +56,7 @@ export function authRoutes(app: Api, deps: ServerDeps): void {
       const user = await checkPassword(deps, accountId, request.body.login, request.body.password);
       if (!user) {
         throttle.login.fail(loginKey);
-        throttle.address.fail(request.ip);
+        throttle.address.fail(client);
         throw new ApiError(401, 'invalid-credentials', INVALID_LOGIN);
       }
       if (user.status !== 'active') throw new ApiError(403, 'blocked', 'This user is blocked.');
