@@ -66,6 +66,12 @@ describeEachEngine('security: request input in collection queries', (engine) => 
         '${count_objects({"name": {"$in": ["Ann", "Bob"]}}, "members")}',
     );
     await api('POST', 'or', '${count_objects({"$or": P_body.any}, "members")}');
+    await api('POST', 'set', '${update_field({"login": "bob"}, P_body, "members")}');
+    await api(
+      'POST',
+      'replace',
+      '<#assign change = P_body>${update_objects({"login": "bob"}, "change", "members")}',
+    );
     await api('POST', 'merged', '${count_objects(P_body + {"age": {"$gt": 18}}, "members")}');
     await api('POST', 'expr', '${count_objects({"$expr": {"$eq": ["$pin", P_body.pin]}}, "members")}');
     await api('POST', 'elem', '${count_objects({"tags": {"$elemMatch": P_body.t}}, "members")}');
@@ -200,6 +206,17 @@ describeEachEngine('security: request input in collection queries', (engine) => 
     };
     expect(await submit({ login: 'ann', pin: '4711' })).toBe('Ann');
     expect(await submit({ login: 'ann', pin: { $ne: '' } })).toBe('none');
+  });
+
+  it('does not take update operators from a body passed as the fields to set', async () => {
+    expect((await post('set', { name: 'Bob' })).body).toBe('1');
+    expect((await post('set', { $unset: { pin: '' } })).body).toMatch(
+      /^error: update_field: argument 2 \(fieldname\) holds the operator \$unset from the request's input: an update's operators must be written in the script\n/,
+    );
+    expect((await post('replace', { $rename: { pin: 'x' } })).body).toMatch(
+      /^error: update_objects: argument 2 \(variable\) holds the operator \$rename from the request's input/,
+    );
+    expect((await post('login', { login: 'bob', pin: '1234' })).body).toBe('welcome Bob');
   });
 
   it('is not bypassed by quotes in JSON text built with ?json_string', async () => {

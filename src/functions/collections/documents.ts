@@ -13,7 +13,7 @@ import {
   splitQuery,
   toPlain,
 } from './args.js';
-import { neutralisePipeline } from './request-input.js';
+import { neutralisePipeline, scriptUpdate } from './request-input.js';
 
 const NAME = { name: 'name', type: 'string', doc: 'name of the collection' } as const;
 
@@ -183,7 +183,7 @@ export const documentFunctions: FunctionSpec[] = [
           if (typeof variable === 'string') value = env.getVariable(variable);
           else if (variable !== undefined && variable !== null && !isHash(variable))
             throw argumentError(fn, 2, 'variable', 'must be the name of a variable');
-          const change = objectArgument(fn, 2, 'variable', value);
+          const change = objectArgument(fn, 2, 'variable', scriptUpdate(fn, 2, 'variable', value));
           if (!change) throw new FunctionError(fn, 'Cannot update objects with a null object.');
           return collectionCall(fn, () =>
             collectionsOf(fn, ctx).update(ctx, name as string, filter, change, { multi: multi as boolean }),
@@ -218,7 +218,7 @@ export const documentFunctions: FunctionSpec[] = [
           const fn = 'update_field';
           const filter = condition(fn, 1, 'where', where);
           if (!filter) throw new FunctionError(fn, 'Cannot update objects fields with an empty condition.');
-          const spec = objectArgument(fn, 2, 'fieldname', fieldname);
+          const spec = objectArgument(fn, 2, 'fieldname', scriptUpdate(fn, 2, 'fieldname', fieldname));
           if (!spec || Object.keys(spec).length === 0)
             throw argumentError(fn, 2, 'fieldname', 'must name the fields to update');
           // Plain fields are set; operators ($inc …) pass through (a mix is refused by the service).

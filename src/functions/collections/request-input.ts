@@ -8,7 +8,8 @@
  * - inside an aggregation expression (`$expr`, pipeline stages other than `$match`), in
  *   `{"$literal": …}`;
  * - where the query's own operators are expected (the whole condition, a clause of `$and`/`$or`/
- *   `$nor`, a pipeline stage, an element of `$all`), it is refused: no literal reading exists there.
+ *   `$nor`, a pipeline stage, an element of `$all`), it is refused: no literal reading exists there;
+ *   so is a whole update from the request with `$`-keys (its operators would be the caller's).
  *
  * The script's own operators keep working, with request values inside them (`{"age": {"$gt":
  * P_body.min}}`): their operands are literal in MongoDB's semantics already. Strings cannot be
@@ -23,13 +24,13 @@ const MAX_DEPTH = 200;
 
 type Refuse = (operator: string) => never;
 
-function refuser(fn: string, index: number, name: string): Refuse {
+function refuser(fn: string, index: number, name: string, what = 'a query'): Refuse {
   return (operator) => {
     throw argumentError(
       fn,
       index,
       name,
-      `holds the operator ${operator} from the request's input: a query's operators must be written in the script`,
+      `holds the operator ${operator} from the request's input: ${what}'s operators must be written in the script`,
     );
   };
 }
@@ -60,6 +61,18 @@ export function neutraliseQuery(fn: string, index: number, name: string, value: 
   if (!isRequestInput(value) && entries(value).some(([k]) => k === '$query' || k === '$orderby'))
     return build(entries(value).map(([k, v]) => [k, k === '$query' && isHash(v) ? filter(v, refuse, 0) : v]));
   return filter(value, refuse, 0);
+}
+
+/**
+ * An update argument as it is, unless it is a request's object holding `$`-keys: those would be
+ * update operators (`$unset`, `$inc`, `$rename` …) where the script passed fields to set.
+ */
+export function scriptUpdate(fn: string, index: number, name: string, value: unknown): unknown {
+  if (isHash(value) && isRequestInput(value)) {
+    const operator = operatorOf(value);
+    if (operator) refuser(fn, index, name, 'an update')(operator);
+  }
+  return value;
 }
 
 /** The stages of a pipeline argument (one stage or an array of them) with request input neutralised. */
