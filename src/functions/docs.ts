@@ -32,7 +32,7 @@ export function flagWords(spec: FunctionSpec): string[] {
     f.webInterface ? 'web-interface' : '',
     f.deprecated ? 'deprecated' : '',
     f.manualTaskInputOnly ? 'manual-task-input-only' : '',
-    f.adminOnly ? 'admin-only' : '',
+    spec.rights === 'admin' ? 'admin-only' : '',
   ].filter(Boolean);
 }
 
