@@ -80,7 +80,9 @@ describeEachEngine('User functions', (engine) => {
       expect(await errorOf(ctx, 'get_applications', 'nobody')).toBe(
         'get_applications: Unable to retrieve user.',
       );
-      expect(await errorOf(await live(), 'get_applications')).toBe('get_applications: no user is connected');
+      expect(await errorOf(await live(), 'get_applications')).toBe(
+        'get_applications: this function needs a connected user; the script runs anonymously',
+      );
     });
   });
 
