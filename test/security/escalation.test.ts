@@ -125,6 +125,16 @@ describeEachEngine('no escalation through templates', (engine) => {
         'Only an administrator of the account or a designer of the project of custom list countries may change it.',
       ),
     );
+    const atom = await call(server.url, 'PUT', '/config/demo/customlist/countries', {
+      token: tokens.ann,
+      body: '<entry xmlns="http://www.w3.org/2005/Atom"><id>countries</id></entry>',
+      headers: { 'content-type': 'application/atom+xml' },
+    });
+    expect(atom.body).toEqual(
+      forbidden(
+        'Only an administrator of the account or a designer of the project of custom list countries may change it.',
+      ),
+    );
     expect((await rest('ann', 'GET', '/custom-lists/countries')).body.content).toHaveLength(3);
     // dora designs the list's project: both ways agree that she may.
     expect(outcome(await evaluate('dora', "${save_custom_list('countries', [{'value': 'FR'}])?size}"))).toBe(
