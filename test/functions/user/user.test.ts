@@ -177,6 +177,8 @@ describeEachEngine('User functions', (engine) => {
       expect(await call(ctx, 'has_right', 'nobody', w.ids.clerks)).toBe(false);
       expect(await call(ctx, 'has_right', 'ann', 987654321)).toBe(false);
       expect(await call(await live(), 'has_right', w.ids.clerks)).toBe(false);
+      // Nobody connected: false also for a user named by login, who is in the lane.
+      expect(await call(await live(), 'has_right', 'ann', w.ids.clerks)).toBe(false);
       const acceptance = await contextIn(w, { user: 'ann', mode: 'ACCEPTANCE' });
       expect(await call(acceptance, 'has_right', w.ids.clerks)).toBe(false);
       expect(await call(acceptance, 'has_right', 'dora', w.ids.clerks)).toBe(true);
