@@ -112,6 +112,13 @@ describeEachEngine('no escalation through templates', (engine) => {
         `Only an administrator of the account or a designer of a project using the pool of lane ${clerks} may change its users.`,
       ),
     );
+    // On the runtime lane of her project's pool, REST and template agree that she may.
+    const onCall = demo.lanes['On call']!;
+    expect((await rest('dora', 'PUT', `/lanes/${onCall}/users/${demo.users.carl}`)).body).toEqual({
+      userIds: [demo.users.carl],
+    });
+    expect(outcome(await evaluate('dora', `\${P_remove_user_from_lane(${onCall}, 'carl')?size}`))).toBe('0');
+    expect((await rest('ann', 'PUT', `/lanes/${onCall}/users/${demo.users.ann}`)).status).toBe(403);
     const members = await rest('admin', 'GET', `/lanes/${clerks}/users`);
     expect(members.body.items.map((u: { login: string }) => u.login)).toEqual(['ann', 'carl']);
   });
