@@ -73,7 +73,11 @@ export async function renderPlayground(main: HTMLElement): Promise<void> {
             user,
             who.user.isAdmin ? 'Evaluate as another user.' : 'Administrators may choose another user.',
           ),
-          field('Project id', projectId),
+          field(
+            'Project id',
+            projectId,
+            who.user.isAdmin ? undefined : 'Evaluating needs the design right: give a project you design.',
+          ),
           h('div', { class: 'field checkbox' }, h('label', null, live, ' Live')),
           render,
         ),

@@ -8,6 +8,8 @@ export interface FunctionDescription {
   name: string;
   aliases: string[];
   group: string;
+  /** Who may call it (FunctionRights; docs/platform.md, "Rights"). */
+  rights: string;
   doc: string;
   returns: string;
   flags: string[];
@@ -32,7 +34,7 @@ export function flagWords(spec: FunctionSpec): string[] {
     f.webInterface ? 'web-interface' : '',
     f.deprecated ? 'deprecated' : '',
     f.manualTaskInputOnly ? 'manual-task-input-only' : '',
-    f.adminOnly ? 'admin-only' : '',
+    spec.rights === 'admin' ? 'admin-only' : '',
   ].filter(Boolean);
 }
 
@@ -41,6 +43,7 @@ export function describeFunction(spec: FunctionSpec): FunctionDescription {
     name: spec.name,
     aliases: spec.aliases ?? [],
     group: spec.group,
+    rights: spec.rights,
     doc: spec.doc,
     returns: spec.returns,
     flags: flagWords(spec),
@@ -102,6 +105,15 @@ by hand. \`flowmark functions\` prints the same list (\`--json\` for tools).
   \`function X is not available in a web interface\`; **manual-task-input-only** — only
   while computing the input variables of a manual task; **admin-only** — only for an administrator
   of the account; **deprecated** — kept for old scripts (spec part 9).
+- Rights (docs/platform.md, "Rights"): a script runs as the user its host says (task user,
+  connected user, or nobody for an anonymous composite API call) and each function checks that
+  user as the matching REST route does. Functions without a **Rights** line may be called by
+  anyone, anonymous callers included; **user** — a connected user; **self-or-admin** — a
+  connected user, another user's data only for an administrator; **design** — an administrator,
+  or a designer of the project the script runs in; **admin** — an administrator; **argument** —
+  depends on what the arguments name (the function's text says how); **service** — the file or
+  collection service checks the user, as for the REST routes. A function that needs a user fails
+  with \`X: this function needs a connected user; the script runs anonymously\` when nobody is.
 `;
 
 const FORMATS = `## Data formats
@@ -166,6 +178,7 @@ export function functionsMarkdown(registry: FunctionRegistry): string {
       const notes = [
         f.aliases.length ? `Also callable as ${f.aliases.map((a) => `\`${a}\``).join(', ')}.` : '',
         f.flags.length ? `Flags: ${f.flags.join(', ')}.` : '',
+        f.rights !== 'none' ? `Rights: ${f.rights}.` : '',
       ].filter(Boolean);
       if (notes.length) out.push(notes.join(' ') + '\n');
       out.push(`${f.doc}\n`);

@@ -12,11 +12,12 @@
  */
 // The declarations come first: group modules import defineFunction from here while the library
 // (imported last) is still loading them, so these bindings must exist before library.ts runs.
-export { arityOf, defineFunction, formSignature, FUNCTION_GROUPS } from './spec.js';
+export { arityOf, defineFunction, formSignature, FUNCTION_GROUPS, FUNCTION_RIGHTS } from './spec.js';
 export type {
   FunctionFlags,
   FunctionForm,
   FunctionGroup,
+  FunctionRights,
   FunctionSpec,
   ParamSpec,
   ParamType,
@@ -27,6 +28,9 @@ export type { CallEnv, Scope } from './template-types.js';
 
 import type { ExecutionContext } from './context.js';
 import { FunctionError } from './errors.js';
+import { MESSAGES, RIGHTS_MESSAGES } from '../platform/index.js';
+import { platformOf } from './request/calls.js';
+import { requireUser } from './rights.js';
 import { compileFunction, type BoundFunction, type CompiledFunction } from './invoke.js';
 import type { FunctionSpec } from './spec.js';
 import type { CallEnv, Scope } from './template-types.js';
@@ -107,14 +111,7 @@ export class FunctionRegistry {
       };
     }
     const fn = compiled.bindTo(ctx);
-    if (spec.flags?.adminOnly) {
-      const denied = spec.adminOnlyMessage ?? 'only an administrator of the account may call this function';
-      return function (this: CallEnv | undefined, ...args: unknown[]) {
-        if (!ctx.user?.isAdmin) throw new FunctionError(name, denied);
-        return fn.apply(this, args);
-      };
-    }
-    return fn;
+    return guarded(spec, name, ctx, fn);
   }
 
   /** Calls a function by name with already-converted arguments (the JS backend's entry point). */
@@ -123,6 +120,31 @@ export class FunctionRegistry {
     if (!fn) throw new Error(`unknown function ${name}`);
     return fn.apply(env, args as unknown[]);
   }
+}
+
+/**
+ * The callable with its declared rights enforced before it runs (FunctionRights): the connected
+ * user for `user`, `self-or-admin`, `admin`, `design`; the administrator right for `admin`; the
+ * design right on the context's project for `design`. `argument` and `service` check in the impl.
+ */
+function guarded(spec: FunctionSpec, name: string, ctx: ExecutionContext, fn: BoundFunction): BoundFunction {
+  const rule = spec.rights;
+  if (rule === 'none' || rule === 'argument' || rule === 'service') return fn;
+  if (rule === 'design') {
+    return async function (this: CallEnv | undefined, ...args: unknown[]) {
+      const user = requireUser(name, ctx);
+      if (ctx.projectId === undefined) throw new FunctionError(name, MESSAGES.projectNotFound);
+      if (!(await platformOf(name, ctx).rights.canDesign(ctx.accountId, user, ctx.projectId)))
+        throw new FunctionError(name, RIGHTS_MESSAGES.design(ctx.projectId));
+      return fn.apply(this, args);
+    };
+  }
+  const denied = spec.adminOnlyMessage ?? RIGHTS_MESSAGES.admin;
+  return function (this: CallEnv | undefined, ...args: unknown[]) {
+    const user = requireUser(name, ctx);
+    if (rule === 'admin' && !user.isAdmin) throw new FunctionError(name, denied);
+    return fn.apply(this, args);
+  };
 }
 
 /** Why a function may not run on the context's surface, or undefined when it may. */

@@ -69,9 +69,30 @@ export interface FunctionFlags {
   deprecated?: boolean;
   /** Works only while computing the input variables of a manual task. */
   manualTaskInputOnly?: boolean;
-  /** Only an administrator of the account may call it. */
-  adminOnly?: boolean;
 }
+
+/**
+ * Who may call a function (docs/platform.md, "Rights"); the registry enforces the rule before the
+ * function runs, except `argument` and `service`, whose check needs the arguments:
+ * - none: anyone, anonymous callers included (computation, the evaluation's own state, configuration)
+ * - user: a connected user of the account
+ * - self-or-admin: a connected user; another user's data needs the administrator right (impl checks)
+ * - design: the administrator right, or the design right on the project the script runs in
+ * - admin: the administrator right
+ * - argument: depends on what the arguments name; the impl asks src/platform/rights.ts
+ * - service: the platform service checks the context's user, as for the REST routes (files, collections)
+ */
+export type FunctionRights = 'none' | 'user' | 'self-or-admin' | 'design' | 'admin' | 'argument' | 'service';
+
+export const FUNCTION_RIGHTS: readonly FunctionRights[] = [
+  'none',
+  'user',
+  'self-or-admin',
+  'design',
+  'admin',
+  'argument',
+  'service',
+];
 
 export interface FunctionSpec {
   name: string;
@@ -82,9 +103,11 @@ export interface FunctionSpec {
   /** One form, or the overloads, tried in order: the first whose arity fits and whose arguments coerce. */
   forms: FunctionForm[];
   flags?: FunctionFlags;
+  /** Who may call it (see FunctionRights). */
+  rights: FunctionRights;
   /**
-   * What follows `name: ` when a non-admin calls an adminOnly function (default
-   * `only an administrator of the account may call this function`).
+   * What follows `name: ` when a connected user without the right calls an `admin` function
+   * (default `only an administrator of the account may call this function`).
    */
   adminOnlyMessage?: string;
 }
@@ -99,6 +122,7 @@ export function defineFunction(spec: FunctionSpec): FunctionSpec {
     if (!NAME.test(alias)) throw new Error(`${where}: invalid alias ${alias}`);
   if (!FUNCTION_GROUPS.includes(spec.group)) throw new Error(`${where}: unknown group ${spec.group}`);
   if (spec.forms.length === 0) throw new Error(`${where}: no form`);
+  if (!FUNCTION_RIGHTS.includes(spec.rights)) throw new Error(`${where}: unknown rights ${spec.rights}`);
   for (const form of spec.forms) checkParams(where, form.params);
   return spec;
 }

@@ -7,7 +7,7 @@
  *   const app = await createServer({ store, platform, hosts });
  */
 import type { Mode } from '../functions/context.js';
-import { PlatformError, type Platform, type ProcessRequest } from '../platform/index.js';
+import { canReadRequest, PlatformError, type Platform, type ProcessRequest } from '../platform/index.js';
 import type { TaskRef } from '../platform/processes/index.js';
 import { CompositeHost, type CompositeHostOptions } from './composite.js';
 import { errorAnswer, queryValue, type Answer, type Exchange, type HostCaller } from './http.js';
@@ -61,7 +61,7 @@ export function createHosts(platform: Platform, options: HostsOptions = {}): Hos
   /** The request, if the caller may see it (its initiator, administrators); otherwise not found. */
   const visible = async (caller: HostCaller, requestId: string) => {
     const request = await platform.requests.find(caller.accountId, requestId);
-    if (!request || (!caller.user.isAdmin && request.initiatorId !== caller.user.id))
+    if (!request || !canReadRequest(caller.user, request))
       throw new PlatformError('not-found', 'Request not found.');
     return request;
   };

@@ -18,6 +18,8 @@ export interface DemoSummary {
   pools: Record<string, number>;
   lanes: Record<string, number>;
   projectId: number;
+  /** Logins granted the design right on the project (administrators design every project). */
+  designers: string[];
   versions: Record<string, number>;
   webInterfaces: Record<string, number>;
   customLists: string[];
@@ -61,6 +63,7 @@ export async function seedDemo(platform: Platform, options: DemoOptions = {}): P
   const clerks = await lanes.createLane(accountId, orders.id, { name: 'Clerks' });
   const managers = await lanes.createLane(accountId, orders.id, { name: 'Managers' });
   const french = await lanes.createLane(accountId, orders.id, { name: 'French speakers' });
+  const onCall = await lanes.createLane(accountId, orders.id, { name: 'On call', runtime: true });
   await lanes.addMember(accountId, clerks.id, 'LIVE', ann.id);
   await lanes.addMember(accountId, clerks.id, 'LIVE', carl.id);
   await lanes.addMember(accountId, clerks.id, 'ACCEPTANCE', dora.id);
@@ -83,6 +86,8 @@ export async function seedDemo(platform: Platform, options: DemoOptions = {}): P
     metadata: { owner: 'sales', sla_days: 3 },
   });
   await platform.projects.attachPool(accountId, project.id, orders.id);
+  // dora designs the project: she may evaluate templates in it and fill its runtime lane.
+  await platform.rights.grantDesign(accountId, project.id, dora.id);
   const live = await platform.projects.addVersion(accountId, project.id, { name: '1.0', mode: 'LIVE' });
   const acceptance = await platform.projects.addVersion(accountId, project.id, {
     name: '1.1',
@@ -131,10 +136,12 @@ export async function seedDemo(platform: Platform, options: DemoOptions = {}): P
       Clerks: clerks.id,
       Managers: managers.id,
       'French speakers': french.id,
+      'On call': onCall.id,
       Board: board.id,
       Sales: sales.id,
     },
     projectId: project.id,
+    designers: ['dora'],
     versions: { '1.0 (LIVE)': live.id, '1.1 (ACCEPTANCE)': acceptance.id },
     webInterfaces: { 'Order entry': entry.id, Reports: reports.id, Approvals: approvals.id },
     customLists: ['countries'],

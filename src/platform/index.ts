@@ -20,6 +20,7 @@ import { DEFAULT_CONTENTION, type ContentionPolicy } from './model.js';
 import { OAuth2Tokens } from './oauth2.js';
 import { CustomLists, Projects, Vaults, WebInterfaces } from './projects/index.js';
 import { Requests } from './requests.js';
+import { Rights } from './rights.js';
 import { Processes } from './processes/index.js';
 import { CompositeApis, WebInterfaceTemplates } from './scripted/index.js';
 
@@ -55,6 +56,8 @@ export interface Platform {
   compositeApis: CompositeApis;
   /** The templates of web interfaces (docs/hosts.md). */
   webInterfaceTemplates: WebInterfaceTemplates;
+  /** Who may do what: design grants and the predicates the REST routes and the functions share. */
+  rights: Rights;
 }
 
 export interface PlatformOptions {
@@ -98,10 +101,23 @@ export function createPlatform(store: Store, options: PlatformOptions = {}): Pla
     processes: new Processes(store, clock),
     compositeApis: new CompositeApis(store, clock),
     webInterfaceTemplates: new WebInterfaceTemplates(store, clock),
+    rights: new Rights(store, clock),
   };
 }
 
 export { PlatformError, MESSAGES, type PlatformErrorCode } from './errors.js';
+export {
+  asSentence,
+  canAdministerAccount,
+  canChangeMetadata,
+  canReadRequest,
+  canSeePrivate,
+  notAllowed,
+  Rights,
+  RIGHTS_MESSAGES,
+  userChangeRefusal,
+  type Actor,
+} from './rights.js';
 export {
   DEFAULT_CONTENTION,
   laneModeFor,

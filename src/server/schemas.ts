@@ -96,6 +96,7 @@ export const Lane = Type.Object({
   parentId: Nullable(Type.Integer()),
   managerId: Nullable(Type.Integer()),
   rule: Nullable(JsonObject),
+  runtime: Type.Boolean(),
   createdAt: EpochMs,
 });
 

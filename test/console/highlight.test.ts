@@ -111,6 +111,7 @@ describe('completion matching', () => {
     name,
     aliases,
     group: 'Utilities',
+    rights: 'none',
     doc: '',
     returns: 'string',
     flags: [],

@@ -90,6 +90,7 @@ describe('flowmark functions', () => {
       name: 'encrypt',
       aliases: [],
       group: 'Utilities',
+      rights: 'none',
       doc: defaultRegistry().get('encrypt')!.doc,
       returns: 'string',
       flags: ['web-interface'],

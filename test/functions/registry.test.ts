@@ -24,6 +24,7 @@ const specs: FunctionSpec[] = [
   defineFunction({
     name: 'typed',
     group: 'Utilities',
+    rights: 'none',
     doc: 'one parameter of each type',
     returns: 'array',
     forms: [
@@ -44,6 +45,7 @@ const specs: FunctionSpec[] = [
   defineFunction({
     name: 'list_things',
     group: 'Collections',
+    rights: 'none',
     doc: 'defaults',
     returns: 'array',
     flags: { webInterface: true },
@@ -62,6 +64,7 @@ const specs: FunctionSpec[] = [
   defineFunction({
     name: 'P_log',
     group: 'Request',
+    rights: 'none',
     doc: 'two forms by arity',
     returns: 'string',
     forms: [
@@ -78,6 +81,7 @@ const specs: FunctionSpec[] = [
   defineFunction({
     name: 'import_things',
     group: 'Collections',
+    rights: 'none',
     doc: 'two forms by type',
     returns: 'string',
     forms: [
@@ -103,6 +107,7 @@ const specs: FunctionSpec[] = [
   defineFunction({
     name: 'aggregate',
     group: 'Collections',
+    rights: 'none',
     doc: 'variadic',
     returns: 'array',
     forms: [
@@ -119,6 +124,7 @@ const specs: FunctionSpec[] = [
     name: 'R_read_things',
     aliases: ['read_things'],
     group: 'File',
+    rights: 'none',
     doc: 'alias',
     returns: 'string',
     forms: [{ params: [{ name: 'id', type: ['array', 'string', 'integer'] }], impl: echo }],
@@ -126,6 +132,7 @@ const specs: FunctionSpec[] = [
   defineFunction({
     name: 'attach_thing',
     group: 'Application',
+    rights: 'none',
     doc: 'manual task input only',
     returns: 'string',
     flags: { manualTaskInputOnly: true },
@@ -134,15 +141,16 @@ const specs: FunctionSpec[] = [
   defineFunction({
     name: 'impersonate_thing',
     group: 'User',
+    rights: 'admin',
     doc: 'admin only',
     returns: 'string',
-    flags: { adminOnly: true },
     adminOnlyMessage: 'Impersonification is not allowed for user.',
     forms: [{ params: [], impl: () => 'done' }],
   }),
   defineFunction({
     name: 'whoami',
     group: 'Utilities',
+    rights: 'none',
     doc: 'reads the env',
     returns: 'string',
     forms: [
@@ -378,7 +386,7 @@ describe('names, aliases and the scope', () => {
   });
 
   it('checks declarations', () => {
-    const base = { group: 'Utilities' as const, doc: '', returns: '' };
+    const base = { group: 'Utilities' as const, rights: 'none' as const, doc: '', returns: '' };
     const impl = () => 1;
     expect(() => defineFunction({ ...base, name: 'bad name', forms: [{ params: [], impl }] })).toThrow(
       'invalid function name',
@@ -453,7 +461,7 @@ describe('availability by surface and user', () => {
     c.user = { id: 2, login: 'admin', isAdmin: true };
     expect(f.call(env)).toBe('done');
     expect(() => fn('impersonate_thing', createExecutionContext()).call(env)).toThrow(
-      'impersonate_thing: Impersonification is not allowed for user.',
+      'impersonate_thing: this function needs a connected user; the script runs anonymously',
     );
   });
 });

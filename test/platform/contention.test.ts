@@ -99,10 +99,22 @@ for (const engine of availableEngines()) {
     });
 
     it('P_add_user_to_lane raises the contention error while the membership is being written', async () => {
-      const ctx = await context();
+      const admin = await db.platform.directory.users.create(db.account, {
+        login: `a${engine}`,
+        isAdmin: true,
+      });
+      const ctx = await contextFor({
+        platform: db.platform,
+        account: db.account,
+        mode: 'LIVE',
+        user: admin.id,
+      });
       const user = await db.platform.directory.users.create(db.account, { login: `u${engine}` });
       const pool = await db.platform.directory.lanes.createPool(db.account, { name: 'Pool' });
-      const lane = await db.platform.directory.lanes.createLane(db.account, pool.id, { name: 'Lane' });
+      const lane = await db.platform.directory.lanes.createLane(db.account, pool.id, {
+        name: 'Lane',
+        runtime: true,
+      });
       // The other connection adds the same membership and has not committed it.
       const lock = await holding(
         holder,

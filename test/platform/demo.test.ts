@@ -8,7 +8,7 @@ import { contextFor } from '../../src/functions/request/index.js';
 import { seedDemo, type DemoSummary } from '../../src/platform/demo.js';
 import { createPlatform, type Platform } from '../../src/platform/index.js';
 import { describeEachEngine } from '../support/engines.js';
-import { call } from './world.js';
+import { call, errorOf } from './world.js';
 
 describeEachEngine('demo account', (engine) => {
   let platform: Platform;
@@ -38,9 +38,33 @@ describeEachEngine('demo account', (engine) => {
     ]);
     expect(await call(ctx, 'get_custom_list', 'countries')).toHaveLength(3);
     expect(await call(ctx, 'P_load_project_vault')).toEqual({ apiKey: 'demo-live-key' });
-    expect(await call(ctx, 'get_request_info', demo.requestId)).toMatchObject({
+    // The request is carl's: ann may not read it, an administrator may.
+    expect(await errorOf(ctx, 'get_request_info', demo.requestId)).toBe(
+      "get_request_info: only an administrator of the account or the request's initiator may read another request",
+    );
+    const admin = await contextFor({
+      platform,
+      account: 'demo',
+      user: 'admin',
+      mode: 'LIVE',
+      project: demo.projectId,
+    });
+    expect(await call(admin, 'get_request_info', demo.requestId)).toMatchObject({
       data: { order: 42, customer: 'ACME' },
     });
+    // dora designs the project: she fills its runtime lane, ann may not.
+    const dora = await contextFor({
+      platform,
+      account: 'demo',
+      user: 'dora',
+      mode: 'LIVE',
+      project: demo.projectId,
+    });
+    expect(await call(dora, 'P_add_user_to_lane', demo.lanes['On call'], 'carl')).toEqual([demo.users.carl]);
+    expect(await errorOf(ctx, 'P_add_user_to_lane', demo.lanes['On call'], 'ann')).toBe(
+      `P_add_user_to_lane: only an administrator of the account or a designer of a project using the pool of lane ${demo.lanes['On call']} may change its users`,
+    );
+    expect(demo.designers).toEqual(['dora']);
     expect((await platform.directory.users.verifyPassword('demo', 'admin', 'pw-demo'))?.isAdmin).toBe(true);
     await expect(seedDemo(platform, { accountId: 'demo' })).rejects.toThrow('account demo already exists');
   });

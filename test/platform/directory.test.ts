@@ -202,6 +202,18 @@ describeEachEngine('directory', (engine) => {
     await rejects(users.delegate('other', boss.id, aide.id), 'not-found', 'Unable to retrieve user.');
   });
 
+  it('keeps a runtime lane a runtime lane: it takes no rule', async () => {
+    const { lanes, jobs } = platform.directory;
+    const pool = await lanes.createPool('acme', { name: 'Runtime' });
+    const lane = await lanes.createLane('acme', pool.id, { name: 'On call', runtime: true });
+    expect(lane).toMatchObject({ name: 'On call', runtime: true, rule: null });
+    expect((await lanes.createLane('acme', pool.id, { name: 'Plain' })).runtime).toBe(false);
+    await expect(jobs.setRule('acme', lane.id, { status: 'active' })).rejects.toThrow(
+      `lane ${lane.id} is a runtime lane: its users come from scripts, not a rule`,
+    );
+    expect((await lanes.require('acme', lane.id)).rule).toBeNull();
+  });
+
   it('keeps lane membership per mode and per account', async () => {
     const { users, lanes } = platform.directory;
     const pool = await lanes.createPool('acme', { name: 'Sales' });

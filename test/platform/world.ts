@@ -25,6 +25,8 @@ export interface World {
     managers: number;
     otherPool: number;
     otherLane: number;
+    /** A runtime lane of the Other pool (P_add_user_to_lane's kind), empty. */
+    runtimeLane: number;
     project: number;
     child: number;
     liveVersion: number;
@@ -77,6 +79,7 @@ export async function buildWorld(store: Store, options: PlatformOptions = {}): P
   await lanes.addMember(account, managers.id, 'LIVE', dora.id);
   const otherPool = await lanes.createPool(account, { name: 'Other' });
   const otherLane = await lanes.createLane(account, otherPool.id, { name: 'Elsewhere' });
+  const runtimeLane = await lanes.createLane(account, otherPool.id, { name: 'On call', runtime: true });
 
   const org = await lanes.createPool(account, { name: 'Organisation', isOrganization: true });
   const top = await lanes.createLane(account, org.id, { name: 'Board', managerId: dora.id });
@@ -156,6 +159,7 @@ export async function buildWorld(store: Store, options: PlatformOptions = {}): P
       managers: managers.id,
       otherPool: otherPool.id,
       otherLane: otherLane.id,
+      runtimeLane: runtimeLane.id,
       project: project.id,
       child: child.id,
       liveVersion: liveVersion.id,

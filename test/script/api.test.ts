@@ -140,6 +140,7 @@ describe('the mapping', () => {
       defineFunction({
         name,
         group: 'Utilities',
+        rights: 'none',
         doc: '',
         returns: 'string',
         forms: [{ params: [], impl: () => name }],
@@ -154,6 +155,7 @@ describe('a function added to the registry', () => {
   const shout = defineFunction({
     name: 'P_shout_text',
     group: 'Utilities',
+    rights: 'none',
     doc: 'Upper-cases a text and adds an exclamation mark.',
     returns: 'string',
     forms: [
@@ -169,6 +171,7 @@ describe('a function added to the registry', () => {
   const weather = defineFunction({
     name: 'get_weather',
     group: 'Request',
+    rights: 'none',
     doc: 'A made-up asynchronous function.',
     returns: 'object',
     forms: [

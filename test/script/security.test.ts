@@ -199,6 +199,7 @@ describe('limits', () => {
     const big = defineFunction({
       name: 'P_big_text',
       group: 'Utilities',
+      rights: 'none',
       doc: 'a text of n characters',
       returns: 'string',
       forms: [{ params: [{ name: 'n', type: 'integer' }], impl: (_c, [n]) => 'q'.repeat(n as number) }],
@@ -249,6 +250,7 @@ describe('limits', () => {
     const hang = defineFunction({
       name: 'P_hang',
       group: 'Utilities',
+      rights: 'none',
       doc: 'never resolves',
       returns: 'none',
       forms: [{ params: [], impl: () => new Promise(() => undefined) }],
@@ -272,6 +274,7 @@ describe('limits', () => {
     const slow = defineFunction({
       name: 'P_slow',
       group: 'Utilities',
+      rights: 'none',
       doc: 'resolves after 150 ms',
       returns: 'string',
       forms: [{ params: [], impl: () => new Promise((r) => setTimeout(() => r('done'), 150)) }],

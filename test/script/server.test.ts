@@ -23,7 +23,7 @@ afterAll(async () => {
 describeEachEngine('scripts over HTTP', (engine) => {
   const server = useServer(engine, (platform) => ({ hosts: evalHost(platform) }));
   const evaluate = (template: string, who: 'acme' | 'globex' = 'acme') =>
-    call(server.url, 'POST', '/api/v1/eval', { token: server[who].user.token, body: { template } });
+    call(server.url, 'POST', '/api/v1/eval', { token: server[who].admin.token, body: { template } });
 
   it('runs a script with the caller’s account, user and mode', async () => {
     const r = await evaluate(
@@ -32,7 +32,7 @@ describeEachEngine('scripts over HTTP', (engine) => {
       ),
     );
     expect(r.status).toBe(200);
-    expect(JSON.parse(r.body.output)).toEqual(['ann', 'acme', 1]);
+    expect(JSON.parse(r.body.output)).toEqual(['admin', 'acme', 1]);
     const other = await evaluate(
       scriptTag('RMPData.setOutput(RMPCollection.find({item: "pen"}, "shared"))'),
       'globex',

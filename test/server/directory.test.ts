@@ -162,6 +162,7 @@ describeEachEngine('server: users, pools and lanes', (engine) => {
       parentId: null,
       managerId: server.acme.admin.id,
       rule: null,
+      runtime: false,
       createdAt: expect.any(Number),
     });
     const child = await call(server.url, 'POST', `/api/v1/pools/${pool.body.id}/lanes`, {

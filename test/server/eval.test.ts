@@ -1,16 +1,40 @@
 /**
  * POST /api/v1/eval with the real evaluation (evalHost: contextFor + hosts/eval + the library):
  * output, variables, P_log entries, internal parameters of the caller, errors with their position.
+ * ann (no administrator) designs one project of acme and evaluates in it; the refusals of the
+ * design right are in test/security/eval-rights.test.ts.
  */
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { evalHost } from '../../src/server/eval-host.js';
 import { describeEachEngine } from '../support/engines.js';
 import { call, useServer } from './support.js';
 
 describeEachEngine('server: eval endpoint', (engine) => {
   const server = useServer(engine, (platform) => ({ hosts: evalHost(platform) }));
-  const evaluate = (body: unknown, who: 'admin' | 'user' = 'user') =>
-    call(server.url, 'POST', '/api/v1/eval', { token: server.acme[who].token, body });
+  let designed = 0;
+  beforeAll(async () => {
+    const admin = server.acme.admin.token;
+    const project = await call(server.url, 'POST', '/api/v1/projects', {
+      token: admin,
+      body: { title: 'Ann’s' },
+    });
+    designed = project.body.id as number;
+    const granted = await call(
+      server.url,
+      'PUT',
+      `/api/v1/projects/${designed}/designers/${server.acme.user.id}`,
+      {
+        token: admin,
+      },
+    );
+    expect(granted.body).toEqual({ userIds: [server.acme.user.id] });
+  });
+  /** ann evaluates in the project she designs; the administrator anywhere. */
+  const evaluate = (body: Record<string, unknown>, who: 'admin' | 'user' = 'user') =>
+    call(server.url, 'POST', '/api/v1/eval', {
+      token: server.acme[who].token,
+      body: who === 'user' ? { projectId: designed, ...body } : body,
+    });
 
   it('renders with data, reports the variables set and what P_log wrote', async () => {
     const r = await evaluate({
@@ -70,7 +94,7 @@ describeEachEngine('server: eval endpoint', (engine) => {
       token: server.globex.admin.token,
       body: { title: 'globex only' },
     });
-    const r = await evaluate({ template: 'x', projectId: project.body.id });
+    const r = await evaluate({ template: 'x', projectId: project.body.id }, 'admin');
     expect(r.body).toEqual({ status: 404, code: 'not-found', message: 'Project not found.' });
   });
 });

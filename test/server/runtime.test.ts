@@ -162,9 +162,12 @@ describeEachEngine('server: requests, logs, eval and the /live routes', (engine)
   });
 
   it('evaluates through the host: caller, mode and data reach it, its answer comes back', async () => {
+    // ann evaluates in a project she designs (the refusals: test/security/eval-rights.test.ts).
+    const project = await server.platform.projects.create('acme', { title: 'Designed by ann' });
+    await server.platform.rights.grantDesign('acme', project.id, server.acme.user.id);
     const r = await call(server.url, 'POST', '/api/v1/eval', {
       token: as('user'),
-      body: { template: '${x}', mode: 'ACCEPTANCE', data: { a: [1] }, projectId: 3 },
+      body: { template: '${x}', mode: 'ACCEPTANCE', data: { a: [1] }, projectId: project.id },
     });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
@@ -183,11 +186,11 @@ describeEachEngine('server: requests, logs, eval and the /live routes', (engine)
       mode: 'ACCEPTANCE',
       data: { a: [1] },
       asUser: undefined,
-      projectId: 3,
+      projectId: project.id,
     });
     const failed = await call(server.url, 'POST', '/api/v1/eval', {
       token: as('user'),
-      body: { template: '<#bad' },
+      body: { template: '<#bad', projectId: project.id },
     });
     expect(failed.status).toBe(200);
     expect(failed.body.error).toEqual({

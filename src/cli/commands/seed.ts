@@ -46,7 +46,8 @@ export const seed: Command = {
           `    admin is an account administrator; bob is blocked\n` +
           `  pools: ${list(s.pools)}\n` +
           `  lanes: ${list(s.lanes)}\n` +
-          `  project ${s.projectId}, versions: ${list(s.versions)}\n` +
+          `  project ${s.projectId}, versions: ${list(s.versions)}; designed by ${s.designers.join(', ')} ` +
+          `(and administrators); "On call" is its runtime lane\n` +
           `  web interfaces: ${list(s.webInterfaces)}\n` +
           `  custom lists: ${s.customLists.join(', ')}; request: ${s.requestId}\n` +
           `Try: echo 'Hello ${'${'}P_user.name}: ${'${'}get_lanes()?size} lanes, ${'${'}get_i18n("greeting")}' | ` +

@@ -80,6 +80,7 @@ export const application: FunctionSpec[] = [
   defineFunction({
     name: 'attach_file',
     group: 'Application',
+    rights: 'service',
     doc:
       'Attaches uploaded files (READ on each; the value of an upload widget: one id, or an array of ids) to the ' +
       'application instance of the manual task whose input variables are being computed. `file_widget_id` names ' +
@@ -117,6 +118,7 @@ export const application: FunctionSpec[] = [
   defineFunction({
     name: 'detach_file',
     group: 'Application',
+    rights: 'service',
     doc:
       'Detaches uploaded files (one id, or an array of ids; READ on each) from an application instance; returns ' +
       'the descriptors of the files that were attached and are not any more.',
@@ -148,6 +150,7 @@ export const application: FunctionSpec[] = [
   defineFunction({
     name: 'list_attached_file',
     group: 'Application',
+    rights: 'service',
     doc: 'The files attached to an application instance that the caller may read, in the order they were attached.',
     returns: 'array of attached-file descriptors',
     forms: [
@@ -168,6 +171,7 @@ export const application: FunctionSpec[] = [
   defineFunction({
     name: 'get_history',
     group: 'Application',
+    rights: 'user',
     doc:
       'The history of the current request (every application instance of it), else of the current application ' +
       'instance, oldest first: what a history widget shows (date, user, step, action, changes).',
@@ -193,6 +197,7 @@ export const application: FunctionSpec[] = [
   defineFunction({
     name: 'get_instance_info',
     group: 'Application',
+    rights: 'user',
     doc: 'The description of an application instance (applimetadata, docs/files.md).',
     returns: 'applimetadata',
     forms: [

@@ -14,6 +14,7 @@ export const adminFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'create_collection',
     group: 'Collections',
+    rights: 'service',
     doc:
       'Creates a collection. `is_public`: usable without rights check; `is_readonly`: only administrators of ' +
       'the account may modify it. Returns true, or false when a collection of that name already exists (unchanged).',
@@ -42,6 +43,7 @@ export const adminFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'drop_collection',
     group: 'Collections',
+    rights: 'service',
     doc: 'Empties a collection: every document is deleted; the collection, its settings and indexes remain. False when it does not exist.',
     returns: 'boolean',
     forms: [
@@ -57,6 +59,7 @@ export const adminFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'remove_collection',
     group: 'Collections',
+    rights: 'service',
     doc: 'Deletes a collection with its configuration, indexes and documents. False when it does not exist.',
     returns: 'boolean',
     forms: [
@@ -72,6 +75,7 @@ export const adminFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'rename_collection',
     group: 'Collections',
+    rights: 'service',
     doc: 'Renames a collection: true, or false when `old_name` does not exist; an error when `new_name` is taken.',
     returns: 'boolean',
     forms: [
@@ -94,6 +98,7 @@ export const adminFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'R_create_index',
     group: 'Collections',
+    rights: 'service',
     doc:
       'Creates an index (a real database index) on fields of a collection. A unique index refuses a document ' +
       'whose key values another document already has (documents missing a key are not checked). Returns true.',
@@ -131,6 +136,7 @@ export const adminFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'R_delete_index',
     group: 'Collections',
+    rights: 'service',
     doc: 'Deletes an index of a collection: true, or false when it has no index of that name (`_id_` cannot be deleted).',
     returns: 'boolean',
     forms: [
@@ -146,6 +152,7 @@ export const adminFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'R_list_indexes',
     group: 'Collections',
+    rights: 'service',
     doc: 'The indexes of a collection, `_id_` first: {keys, unique, name, ascending} each.',
     returns: 'array of index descriptors',
     forms: [

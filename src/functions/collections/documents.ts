@@ -21,6 +21,7 @@ export const documentFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'list_objects',
     group: 'Collections',
+    rights: 'service',
     doc:
       'Documents of a collection matching a query (MongoDB syntax), in natural order unless the query has ' +
       '`$query` and `$orderby` (an array of `{"field": 1}` keeps the order of its entries). `first` skips ' +
@@ -60,6 +61,7 @@ export const documentFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'count_objects',
     group: 'Collections',
+    rights: 'service',
     doc: 'Number of documents of a collection matching a condition.',
     returns: 'integer',
     forms: [
@@ -77,6 +79,7 @@ export const documentFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'load_object',
     group: 'Collections',
+    rights: 'service',
     doc: 'The first document matching a condition (natural order, or `$orderby`), or an empty hash when none does.',
     returns: 'object',
     forms: [
@@ -102,6 +105,7 @@ export const documentFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'save_object',
     group: 'Collections',
+    rights: 'service',
     doc:
       'Stores an object, or an array of objects, and returns the stored form with its string `_id`. ' +
       'An object carrying the `_id` of a stored document replaces it. The collection is created if needed.',
@@ -135,6 +139,7 @@ export const documentFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'remove_objects',
     group: 'Collections',
+    rights: 'service',
     doc: 'Deletes the documents matching a condition; returns how many.',
     returns: 'integer',
     forms: [
@@ -152,6 +157,7 @@ export const documentFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'update_objects',
     group: 'Collections',
+    rights: 'service',
     doc:
       'Updates the first document matching `where` (every one with `multi`) with the object held by the ' +
       'variable named `variable`: update operators (`{"$set": …}`, `$inc`, `$unset` …) or a whole new ' +
@@ -195,6 +201,7 @@ export const documentFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'update_field',
     group: 'Collections',
+    rights: 'service',
     doc:
       'Updates fields of the first document matching `where` (every one with `multi`): `fieldname` holds ' +
       'the fields to set (`{"status": "done"}`) or update operators (`{"$inc": {"n": 1}}`). Returns the ' +
@@ -233,6 +240,7 @@ export const documentFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'remove_field',
     group: 'Collections',
+    rights: 'service',
     doc: 'Removes a field from the first document matching `where` (every one with `multi`); returns the number of documents matched.',
     returns: 'integer',
     forms: [
@@ -271,6 +279,7 @@ export const documentFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'aggregate_collection',
     group: 'Collections',
+    rights: 'service',
     doc:
       'Runs an aggregation pipeline (MongoDB syntax) over a collection. Each pipeline argument is one stage ' +
       '(object) or a list of stages (array); they run one after the other. At most the first 1000 documents ' +

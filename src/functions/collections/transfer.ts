@@ -57,6 +57,7 @@ export const transferFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'import_objects',
     group: 'Collections',
+    rights: 'service',
     doc:
       'Imports the objects of an uploaded CSV file (first row: field names) or JSON file (array of objects, or ' +
       'one object per line) into a collection, all or nothing: one bad row leaves the collection as it was. ' +
@@ -92,6 +93,7 @@ export const transferFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'inject_objects',
     group: 'Collections',
+    rights: 'service',
     doc:
       'Keeps the objects held by the variable named `variable` (retrieved by list_objects …) in the process ' +
       'data document, optionally only the fields listed in `filter` (comma-separated). The data document has a ' +

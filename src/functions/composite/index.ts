@@ -30,6 +30,7 @@ export const composite: FunctionSpec[] = [
   defineFunction({
     name: 'set_status',
     group: 'Composite API',
+    rights: 'none',
     doc:
       'Sets the HTTP status of the composite API response: `code` (100 to 599), `name` the reason phrase sent with ' +
       'it, `description` a text kept with the response (the JSON error body uses it when the script outputs ' +
@@ -69,6 +70,7 @@ export const composite: FunctionSpec[] = [
   defineFunction({
     name: 'P_custom_header',
     group: 'Composite API',
+    rights: 'none',
     doc:
       'Sets an HTTP header of the composite API response (names are case-insensitive: a second call with the ' +
       'same name replaces the first). The server frames Content-Length, Transfer-Encoding, Connection, ' +

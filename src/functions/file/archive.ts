@@ -40,6 +40,7 @@ export const archiveFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'zip_file',
     group: 'File',
+    rights: 'service',
     doc:
       'Creates a ZIP archive of uploaded files (READ on each; one id, or a sequence or JSON array of ids) ' +
       'named `name`, owned by the caller; returns its id. Equal names inside get " (2)", " (3)" …',
@@ -65,6 +66,7 @@ export const archiveFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'unzip_file',
     group: 'File',
+    rights: 'service',
     doc:
       'Extracts a ZIP archive (READ) into new uploaded files owned by the caller and returns the filedescriptor ' +
       'of the new file; an archive of several files gives the array of their descriptors (in archive order). ' +
@@ -89,6 +91,7 @@ export const archiveFunctions: FunctionSpec[] = [
     name: 'R_read_excel_cells',
     aliases: ['read_excel_cells'],
     group: 'File',
+    rights: 'service',
     doc:
       'Reads cells of an uploaded xlsx workbook (READ): `cells` is an array of {worksheet, cells: [{col, row}]} ' +
       '(columns as letters or numbers, rows as numbers); the result maps worksheet → row → column → text as ' +

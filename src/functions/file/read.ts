@@ -52,6 +52,7 @@ export const readFunctions: FunctionSpec[] = [
     name: 'R_file_content',
     aliases: ['file_content'],
     group: 'File',
+    rights: 'service',
     doc:
       'The content of an uploaded file as text: NONE decodes its bytes in `charset` (default: the file’s ' +
       'charset, else UTF-8); BASE64, BASE64URL and HEXA encode its bytes. Needs READ on the file.',
@@ -73,6 +74,7 @@ export const readFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'R_file_desc',
     group: 'File',
+    rights: 'service',
     doc: 'The descriptor of an uploaded file (docs/files.md). Needs READ on the file.',
     returns: 'filedescriptor',
     forms: [
@@ -92,6 +94,7 @@ export const readFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'R_file_size',
     group: 'File',
+    rights: 'service',
     doc: 'The size of an uploaded file in KBytes (1024 bytes), rounded up: 0 only for an empty file.',
     returns: 'integer',
     forms: [
@@ -111,6 +114,7 @@ export const readFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'R_file_index_of',
     group: 'File',
+    rights: 'service',
     doc:
       'The index of the first occurrence of `substring` in the file’s text at or after `from` ' +
       '(Java String.indexOf); -1 if nothing is found.',
@@ -138,6 +142,7 @@ export const readFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'R_file_last_index_of',
     group: 'File',
+    rights: 'service',
     doc:
       'The index of the last occurrence of `substring` in the file’s text starting at or before `from` ' +
       '(default: the end; Java String.lastIndexOf); -1 if nothing is found.',
@@ -167,6 +172,7 @@ export const readFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'R_file_substring',
     group: 'File',
+    rights: 'service',
     doc:
       'The index of the first occurrence of `substring` lying wholly between `from` (default 0) and `to` ' +
       '(exclusive, default the end) in the file’s text, counted from the start of the text; -1 if nothing is found.',

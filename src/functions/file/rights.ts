@@ -63,6 +63,7 @@ function rightsFunction(name: string, kind: RightKind, access: Access, op: 'add'
   return defineFunction({
     name,
     group: 'Request',
+    rights: 'service',
     doc:
       `${op === 'add' ? 'Grants' : 'Withdraws'} ${what} on uploaded files ${op === 'add' ? 'to' : 'from'} ${who}. ` +
       'Needs WRITE on each file; returns the file rights result: by file id, user {READ, WRITE} and lane {READ, WRITE}.',

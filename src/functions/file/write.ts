@@ -149,6 +149,7 @@ export const writeFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'create_file',
     group: 'File',
+    rights: 'service',
     doc:
       'Creates an uploaded file owned by the connected user (with nobody connected: by the request) and ' +
       'returns its id. The content type is detected from the content and the name unless given.',
@@ -189,6 +190,7 @@ export const writeFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'save_file',
     group: 'File',
+    rights: 'service',
     doc:
       'Overwrites the content of an uploaded file (WRITE) and returns its id. The charset defaults to the ' +
       'file’s own.',
@@ -223,6 +225,7 @@ export const writeFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'append_file',
     group: 'File',
+    rights: 'service',
     doc:
       `Appends text to an uploaded file (WRITE; charset default: the file’s own) and returns its id. An empty ` +
       `fileId creates a new text file named ${APPENDED_FILE_NAME}.`,
@@ -260,6 +263,7 @@ export const writeFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'delete_file',
     group: 'File',
+    rights: 'service',
     doc: 'Deletes an uploaded file (WRITE), its rights and its attachments; false when no such file exists.',
     returns: 'boolean',
     forms: [
@@ -278,6 +282,7 @@ export const writeFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'save_file_desc',
     group: 'File',
+    rights: 'service',
     doc:
       'Changes the descriptor of an uploaded file (WRITE): name, content_type, charset, visibility, metadata. ' +
       'The read-only fields (id, size, created, updated, owner) may be given back unchanged. Returns the new descriptor.',
@@ -305,6 +310,7 @@ export const writeFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'update_file',
     group: 'File',
+    rights: 'service',
     doc: 'Renames an uploaded file and sets its content type (WRITE); returns its id. Replaced by save_file_desc.',
     returns: 'string',
     flags: { deprecated: true },
@@ -329,6 +335,7 @@ export const writeFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'file_replace',
     group: 'File',
+    rights: 'service',
     doc:
       'Replaces the occurrences of `search` in the file’s text by `replacedBy` and saves the file (READ and ' +
       'WRITE); returns its id. `flag` (searchflag): ALL (default), FIRST, REGEX, IGNORE_CASE, MULTILINE, ' +

@@ -4,7 +4,7 @@
  * connected user.
  */
 import type { Platform } from '../../platform/index.js';
-import { PlatformError } from '../../platform/index.js';
+import { PlatformError, RIGHTS_MESSAGES } from '../../platform/index.js';
 import type { ExecutionContext, ExecutionUser } from '../context.js';
 import { FunctionError } from '../errors.js';
 
@@ -29,8 +29,8 @@ export async function platformCall<T>(
   }
 }
 
-/** The connected user (after impersonation), or `fn: no user is connected`. */
+/** The connected user (after impersonation), or `fn: this function needs a connected user; …`. */
 export function connectedUser(fn: string, ctx: ExecutionContext): ExecutionUser {
-  if (!ctx.user) throw new FunctionError(fn, 'no user is connected');
+  if (!ctx.user) throw new FunctionError(fn, RIGHTS_MESSAGES.anonymous);
   return ctx.user;
 }

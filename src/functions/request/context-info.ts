@@ -1,8 +1,9 @@
 /** Request functions about where a script runs: get_access_url, get_project_metadata, get_request_info. */
 import { accessUrl } from '../../platform/index.js';
-import { MESSAGES } from '../../platform/index.js';
+import { canReadRequest, MESSAGES, RIGHTS_MESSAGES } from '../../platform/index.js';
 import { FunctionError } from '../errors.js';
 import { defineFunction, type FunctionSpec } from '../registry.js';
+import { requireRight } from '../rights.js';
 import { platformCall, platformOf } from './calls.js';
 import { requestDescriptor } from './descriptors.js';
 import { evaluationState } from './evaluation.js';
@@ -11,6 +12,7 @@ export const contextInfoFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'get_access_url',
     group: 'Request',
+    rights: 'none',
     doc:
       "The platform's service URL for the account, with its protocol (`https://flow.example.com`) or without it " +
       '(`flow.example.com`); never a trailing slash.',
@@ -28,6 +30,7 @@ export const contextInfoFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'get_project_metadata',
     group: 'Request',
+    rights: 'none',
     doc:
       "The metadata object of a project of the account (default: the current request's project). " +
       'Error `Project not found.` for an unknown project, or when there is none in the context.',
@@ -50,6 +53,7 @@ export const contextInfoFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'get_request_info',
     group: 'Request',
+    rights: 'argument',
     doc:
       'The descriptor of a process request of the account (default: the current one): ' +
       '{id, project, version, mode, status, initiator {id, login, name}, parent, created, updated (epoch ms), ' +
@@ -64,6 +68,12 @@ export const contextInfoFunctions: FunctionSpec[] = [
           if (requestId === undefined) throw new FunctionError('get_request_info', MESSAGES.requestNotFound);
           return platformCall('get_request_info', async () => {
             const request = await platform.requests.require(ctx.accountId, requestId);
+            if (requestId !== ctx.requestId)
+              await requireRight(
+                'get_request_info',
+                canReadRequest(ctx.user, request),
+                RIGHTS_MESSAGES.otherRequest,
+              );
             return requestDescriptor(platform, request, true);
           });
         },

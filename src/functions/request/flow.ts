@@ -65,6 +65,7 @@ export const flowFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'get_next_url',
     group: 'Request',
+    rights: 'none',
     doc:
       'The URL of the next manual task step `stepId` of the current process will generate: the task of iteration ' +
       'k, where k is the number of tasks that step has generated in this request — so outside a loop it is the ' +
@@ -109,6 +110,7 @@ export const flowFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'get_task_url',
     group: 'Request',
+    rights: 'none',
     doc:
       'The URL of the manual task whose input variables are being computed (P_task_url is the same, private). ' +
       '`is_public` true gives the public URL, which carries a token and needs no login.',
@@ -133,6 +135,7 @@ export const flowFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'inject_params',
     group: 'Request',
+    rights: 'none',
     doc:
       "Adds the last executed step's result to the request: each field of the result (an object) becomes a " +
       "variable of the data document and of the running script. From a step's output variables the last executed " +
@@ -162,6 +165,7 @@ export const flowFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'get_parent_params',
     group: 'Request',
+    rights: 'none',
     doc:
       'The parameters (data document) of the parent request of a sub-process. Without `name`, every parameter is ' +
       'also injected into the current request and script (the platform\'s "inject all parameters into the current ' +
@@ -194,6 +198,7 @@ export const flowFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'P_set_request_status',
     group: 'Request',
+    rights: 'none',
     doc:
       'Sets the status of the current request; the process host applies it when the current step ends. ' +
       '102 WAITING: the request waits after this step until it is resumed (POST /api/v1/requests/{id}/resume). ' +

@@ -1,8 +1,9 @@
 /** Custom lists and translations: get_custom_list, save_custom_list, get_i18n, i18n. */
-import { normaliseLanguage, type Platform } from '../../platform/index.js';
+import { normaliseLanguage, RIGHTS_MESSAGES, type Platform } from '../../platform/index.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError } from '../errors.js';
 import { defineFunction, type FunctionSpec } from '../registry.js';
+import { requireRight, requireUser } from '../rights.js';
 import { platformCall, platformOf } from './calls.js';
 
 /** The connected user's language, else the account locale's. */
@@ -41,6 +42,7 @@ export const listFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'get_custom_list',
     group: 'Request',
+    rights: 'none',
     doc: 'The content (an array) of a custom list of the account. Error `Custom list not found.` for an unknown id.',
     returns: 'array',
     forms: [
@@ -58,7 +60,10 @@ export const listFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'save_custom_list',
     group: 'Request',
-    doc: 'Replaces the content of a custom list and returns the new content. Error `Custom list not found.`',
+    rights: 'argument',
+    doc:
+      'Replaces the content of a custom list and returns the new content. Administrators, and designers of the ' +
+      "list's project, may. Error `Custom list not found.`",
     returns: 'array',
     forms: [
       {
@@ -67,10 +72,18 @@ export const listFunctions: FunctionSpec[] = [
           { name: 'data', type: 'array' },
         ],
         async impl(ctx, [listId, data]) {
-          const platform = platformOf('save_custom_list', ctx);
-          return platformCall('save_custom_list', () =>
-            platform.customLists.save(ctx.accountId, listId as string, data as unknown[]),
-          );
+          const fn = 'save_custom_list';
+          const platform = platformOf(fn, ctx);
+          const user = requireUser(fn, ctx);
+          return platformCall(fn, async () => {
+            const list = await platform.customLists.require(ctx.accountId, listId as string);
+            await requireRight(
+              fn,
+              platform.rights.canWriteCustomList(ctx.accountId, user, list),
+              RIGHTS_MESSAGES.customList(list.id),
+            );
+            return platform.customLists.save(ctx.accountId, list.id, data as unknown[]);
+          });
         },
       },
     ],
@@ -78,6 +91,7 @@ export const listFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'get_i18n',
     group: 'Request',
+    rights: 'none',
     doc:
       "The translation of a key, for every kind of activity: the current project's dictionary first, then the " +
       "account-wide one. `language` is a two-letter code (default: the connected user's language, else the " +
@@ -105,6 +119,7 @@ export const listFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'i18n',
     group: 'Application',
+    rights: 'none',
     doc:
       "The translation of a key in the connected user's language (else the account's), as get_i18n; " +
       '`defaultValue` when nothing is found. Used by email activities and web interfaces.',

@@ -29,6 +29,7 @@ export const lockFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'R_lock',
     group: 'Request',
+    rights: 'none',
     doc:
       'Takes a lock global to the account, waiting while another request holds a lock of that name. ' +
       '`wait_timeout` in milliseconds (default and maximum 40 s; 0 = no wait), `exec_timeout` in seconds: the ' +
@@ -70,6 +71,7 @@ export const lockFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'R_unlock',
     group: 'Request',
+    rights: 'none',
     doc:
       'Releases a lock the current request holds and adds the end timestamp to its P_locks entry; returns the ' +
       'lock name. A lock it does not hold (never taken, or taken over after its lease expired) is left alone.',

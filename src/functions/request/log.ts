@@ -35,6 +35,7 @@ export const logFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'P_log',
     group: 'Request',
+    rights: 'none',
     doc:
       'Logs a message at a level (SEVERE, WARNING, INFO, CONFIG, FINE, FINER, FINEST; default FINEST) in the ' +
       "account's log and in P_message. TEST and ACCEPTANCE log every level, LIVE only SEVERE, unless the " +

@@ -1,10 +1,11 @@
 /**
  * Request functions over persistent state: next_value, lane membership, vaults, OAuth2 tokens.
  */
-import { laneModeFor, MESSAGES } from '../../platform/index.js';
+import { laneModeFor, MESSAGES, RIGHTS_MESSAGES } from '../../platform/index.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';
 import { defineFunction, type FunctionSpec } from '../registry.js';
+import { requireRight, requireUser } from '../rights.js';
 import { platformCall, platformOf } from './calls.js';
 
 /** The project of the current request (vaults are per project), or `fn: Project not found.` */
@@ -17,10 +18,13 @@ function laneMembership(name: 'P_add_user_to_lane' | 'P_remove_user_from_lane', 
   return defineFunction({
     name,
     group: 'Request',
+    rights: 'argument',
     doc:
-      `${add ? 'Adds a user to' : 'Removes a user from'} a lane and returns the ids of the lane's users. ` +
-      "`userId` is a user id or login. The lane configuration changed is the mode's: LIVE from LIVE or TEST, " +
-      'ACCEPTANCE from ACCEPTANCE. Errors: `Lane not found.`, `Unable to retrieve user.`, and ' +
+      `${add ? 'Adds a user to' : 'Removes a user from'} a runtime lane and returns the ids of the lane's users. ` +
+      "`userId` is a user id or login. The lane configuration changed is the mode's: LIVE from LIVE, " +
+      'ACCEPTANCE from ACCEPTANCE; in TEST nothing changes (the LIVE users are returned). Administrators, and ' +
+      "designers of a project using the lane's pool, may. Errors: `Lane not found.`, `Lane <id> is not a runtime " +
+      'lane.`, `Unable to retrieve user.`, and ' +
       '`Counter already being modified, cannot increment it.` when a concurrent change cannot be resolved.',
     returns: 'array',
     forms: [
@@ -31,10 +35,19 @@ function laneMembership(name: 'P_add_user_to_lane' | 'P_remove_user_from_lane', 
         ],
         async impl(ctx, [laneId, userId]) {
           const platform = platformOf(name, ctx);
+          const actor = requireUser(name, ctx);
           return platformCall(name, async () => {
+            const lanes = platform.directory.lanes;
+            const lane = await lanes.require(ctx.accountId, laneId as number);
+            if (!lane.runtime) throw new FunctionError(name, RIGHTS_MESSAGES.laneNotRuntime(lane.id));
+            await requireRight(
+              name,
+              platform.rights.canWriteLaneMembership(ctx.accountId, actor, lane),
+              RIGHTS_MESSAGES.laneMembership(lane.id),
+            );
             const user = await platform.directory.users.require(ctx.accountId, userId as number | string);
             const mode = laneModeFor(ctx.mode);
-            const lanes = platform.directory.lanes;
+            if (ctx.mode === 'TEST') return lanes.memberIds(ctx.accountId, lane.id, mode);
             return add
               ? lanes.addMember(ctx.accountId, laneId as number, mode, user.id)
               : lanes.removeMember(ctx.accountId, laneId as number, mode, user.id);
@@ -49,6 +62,7 @@ export const stateFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'next_value',
     group: 'Request',
+    rights: 'none',
     doc:
       'Increments a named counter of the account and returns its new value (a counter is created at 0, so the ' +
       'first value is 1). Atomic across every process sharing the database: concurrent callers get distinct, ' +
@@ -72,6 +86,7 @@ export const stateFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'P_load_project_vault',
     group: 'Request',
+    rights: 'none',
     doc: "The vault of the current request's project in the current mode; an empty object when none was saved.",
     returns: 'object',
     forms: [
@@ -88,6 +103,7 @@ export const stateFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'P_save_project_vault',
     group: 'Request',
+    rights: 'design',
     doc: "Creates or replaces the vault of the current request's project in the current mode; returns it.",
     returns: 'object',
     forms: [
@@ -106,6 +122,7 @@ export const stateFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'P_delete_project_vault',
     group: 'Request',
+    rights: 'design',
     doc: "Deletes the vault of the current request's project in the current mode: true if one existed, false otherwise.",
     returns: 'boolean',
     forms: [
@@ -122,6 +139,7 @@ export const stateFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'P_get_oauth2_token',
     group: 'Request',
+    rights: 'none',
     doc:
       'The OAuth2 token saved for a service in the current mode (at least access_token), e.g. ' +
       "`${P_get_oauth2_token('drive').access_token}`; an empty object when none was saved.",
@@ -139,6 +157,7 @@ export const stateFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'P_save_oauth2_token',
     group: 'Request',
+    rights: 'user',
     doc:
       'Creates or replaces the OAuth2 token of a service in the current mode and returns it. The token must ' +
       'contain access_token; refresh_token, expires_in and any other field are kept.',

@@ -12,6 +12,7 @@ export const throwFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'throw',
     group: 'Request',
+    rights: 'none',
     doc: `Raises an error whose message is \`message\` exactly (default: "${DEFAULT_THROW_MESSAGE}"); <#attempt> can recover it.`,
     returns: 'none',
     forms: [

@@ -11,6 +11,7 @@ export const applicationFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'get_applications',
     group: 'User',
+    rights: 'user',
     doc:
       'The web interfaces a user (login; default the connected user) may launch in a context (web, mobile or tablet; ' +
       'default web) and mode (default the current one): LIVE lists those of LIVE versions, ACCEPTANCE those of LIVE ' +

@@ -10,13 +10,13 @@ export const identityFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'impersonate',
     group: 'User',
+    rights: 'admin',
     doc:
       'Makes the rest of the script run as another user of the account (login, email or id): P_user and every ' +
       'function defaulting to the connected user follow. Only an administrator of the account may; a blocked user ' +
       'cannot be impersonated. Returns the impersonated login. Errors: `Impersonification is not allowed for user.`, ' +
       '`Unable to retrieve user.`',
     returns: 'string',
-    flags: { adminOnly: true },
     adminOnlyMessage: MESSAGES.impersonationRefused,
     forms: [
       {
@@ -36,6 +36,7 @@ export const identityFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'unblock_user',
     group: 'User',
+    rights: 'admin',
     doc:
       'Makes a blocked user of the account active again (an active one stays active); returns the login (the spec ' +
       'declares a boolean). Error `Unable to retrieve user.`',

@@ -18,9 +18,10 @@ async function inLanes(
   laneIds: number[],
 ): Promise<boolean> {
   const platform = platformOf(fn, ctx);
+  // Nobody connected: false, also for a user named by login (anonymous callers learn nothing).
+  if (!ctx.user) return false;
   let userId: number;
   if (login === undefined) {
-    if (!ctx.user) return false;
     userId = ctx.user.id;
   } else {
     const user = await platform.directory.users.find(ctx.accountId, login);
@@ -34,6 +35,7 @@ export const laneFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'get_lanes',
     group: 'User',
+    rights: 'user',
     doc:
       'The lanes a user (login or email; default the connected user) belongs to: an array of {id, name, pool} ' +
       `(pool = the pool id), by lane id. ${MODE_RULE} Error \`Unable to retrieve user.\``,
@@ -54,6 +56,7 @@ export const laneFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'get_lane_users',
     group: 'User',
+    rights: 'user',
     doc:
       'One page of the users of a lane of a pool, by user id: {id, login, name, email, profile, status} each. ' +
       `\`pageSize\` 1 to ${MAX_PAGE_SIZE} (default 500), \`first\` the index of the first user (default 0). ${MODE_RULE} ` +
@@ -95,6 +98,7 @@ export const laneFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'get_lane_job_number',
     group: 'User',
+    rights: 'user',
     doc:
       "The number of pending recomputations of a lane's users (lane rules); 0 when its membership is up to date. " +
       'Error `Lane not found.`',
@@ -115,6 +119,7 @@ export const laneFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'has_right',
     group: 'User',
+    rights: 'none',
     doc:
       'True when a user (login; default the connected user) belongs to the lane. False when nobody is connected, ' +
       `the user is unknown or not in the lane. ${MODE_RULE}`,
@@ -140,6 +145,7 @@ export const laneFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'is_user_in_lane',
     group: 'User',
+    rights: 'none',
     doc: `True when the connected user belongs to at least one of the lanes (false when nobody is connected). ${MODE_RULE}`,
     returns: 'boolean',
     forms: [
@@ -165,6 +171,7 @@ export const laneFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'get_manager',
     group: 'User',
+    rights: 'user',
     doc:
       "The login of a user's manager at a level (1 = direct manager, 2 = the manager's manager …), searched only in " +
       'organisation charts (pools flagged as organisations), in the LIVE lane configuration. Error `No manager found.`',

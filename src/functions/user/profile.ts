@@ -2,11 +2,12 @@
  * User functions about one user's data: get_user_data, get_preferences, save_preferences,
  * get_user_metadata, save_user_metadata, P_change_preferences, P_change_metadata.
  */
-import { editInput, type Platform } from '../../platform/index.js';
+import { canSeePrivate, editInput, RIGHTS_MESSAGES, type Platform, type User } from '../../platform/index.js';
 import type { ExecutionContext } from '../context.js';
 
 import { defineFunction, type FunctionSpec } from '../registry.js';
 import { platformCall, platformOf } from '../request/calls.js';
+import { requireRight } from '../rights.js';
 import { simplifiedUser } from '../request/descriptors.js';
 import { targetUser } from './resolve.js';
 
@@ -33,10 +34,16 @@ async function changeDocument(
   input: unknown,
 ): Promise<Record<string, unknown>> {
   const user = await targetUser(fn, ctx, platform, id);
+  if (which === 'preferences') await ownPreferences(fn, ctx, user);
   return platformCall(fn, async () => {
     const value = editInput(input);
     return platform.directory.users.editDocument(ctx.accountId, user.id, which, path, value);
   });
+}
+
+/** Another user's preferences: administrators only (the user's own: anyone connected). */
+function ownPreferences(fn: string, ctx: ExecutionContext, user: User): Promise<void> {
+  return requireRight(fn, canSeePrivate(ctx.user, user.id), RIGHTS_MESSAGES.otherPreferences);
 }
 
 function changeFunction(
@@ -46,8 +53,9 @@ function changeFunction(
   return defineFunction({
     name,
     group: 'User',
+    rights: which === 'metadata' ? 'admin' : 'self-or-admin',
     doc:
-      `Sets one value inside a user's ${which === 'metadata' ? 'public metadata' : 'preferences'} and returns the whole ` +
+      `Sets one value inside a user's ${which === 'metadata' ? 'public metadata (administrators only)' : "preferences (another user's: administrators only)"} and returns the whole ` +
       'object. `id` is a login or user id; `path` is dot-separated, numeric segments index arrays, missing levels are ' +
       'created (an empty path replaces the whole object). `input` is the new value: a hash, sequence, number, boolean, ' +
       'or text (read as JSON when it is JSON). Errors: `Expected value` (empty input), `Malformed Object` (input text ' +
@@ -73,6 +81,7 @@ export const profileFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'get_user_data',
     group: 'User',
+    rights: 'user',
     doc: 'The simplified descriptor {id, name, profile} of a user (login, email or id). Error `Unable to retrieve user.`',
     returns: 'object',
     forms: [
@@ -88,15 +97,19 @@ export const profileFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'get_preferences',
     group: 'User',
-    doc: "A user's preferences (login; default the connected user). Error `Unable to retrieve user.`",
+    rights: 'self-or-admin',
+    doc:
+      "A user's preferences (login; default the connected user); another user's only for an administrator of the " +
+      'account. Error `Unable to retrieve user.`',
     returns: 'object',
     forms: [
       {
         params: [{ name: 'login', type: 'string', optional: true }],
         async impl(ctx, [login]) {
           const platform = platformOf('get_preferences', ctx);
-          return (await targetUser('get_preferences', ctx, platform, login as string | undefined))
-            .preferences;
+          const user = await targetUser('get_preferences', ctx, platform, login as string | undefined);
+          await ownPreferences('get_preferences', ctx, user);
+          return user.preferences;
         },
       },
     ],
@@ -104,6 +117,7 @@ export const profileFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'save_preferences',
     group: 'User',
+    rights: 'user',
     doc: "Replaces the connected user's preferences; returns the user's login (the spec declares a boolean).",
     returns: 'string',
     forms: [
@@ -124,6 +138,7 @@ export const profileFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'get_user_metadata',
     group: 'User',
+    rights: 'user',
     doc: "A user's public metadata (login; default the connected user). Error `Unable to retrieve user.`",
     returns: 'object',
     forms: [
@@ -139,8 +154,10 @@ export const profileFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'save_user_metadata',
     group: 'User',
+    rights: 'admin',
     doc:
-      "Replaces a user's public metadata (login; default the connected user); returns the user's login (the spec " +
+      "Administrators only (lane rules read metadata): replaces a user's public metadata (login; default the " +
+      "connected user); returns the user's login (the spec " +
       'declares a boolean). Error `Unable to retrieve user.`',
     returns: 'string',
     forms: [

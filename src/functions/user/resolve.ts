@@ -6,7 +6,7 @@ import { connectedUser } from '../request/calls.js';
 
 /**
  * The user named by `login` (a login, email or id), or the connected user when it is omitted.
- * Errors: `fn: Unable to retrieve user.`, `fn: no user is connected`.
+ * Errors: `fn: Unable to retrieve user.`, `fn: this function needs a connected user; the script runs anonymously`.
  */
 export async function targetUser(
   fn: string,

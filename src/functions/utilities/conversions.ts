@@ -47,6 +47,7 @@ const csvToJsonOptions: Record<string, OptionSpec> = {
 const csvToJson = defineFunction({
   name: 'csv_to_json',
   group: 'Utilities',
+  rights: 'none',
   doc:
     'Parses CSV text into JSON text. Without the header option: an array of arrays of strings; with header true: an array of objects keyed by the first row. ' +
     'Options (spec 2.3): header, trim, charset (the text arrives decoded; the name is checked), delimiter (quoting character, default "), separator (default ,), ' +
@@ -194,6 +195,7 @@ function jsonToCsv(ctx: ExecutionContext, input: unknown, raw: Record<string, un
 const jsonToCsvFn = defineFunction({
   name: 'json_to_csv',
   group: 'Utilities',
+  rights: 'none',
   doc:
     'Writes an array of flat objects (or of flat arrays) as CSV, each line ended by CRLF. Options (spec 2.3): header (attribute names as first row, objects only), ' +
     'trim, separator (default ,), empty (for null or missing attributes), decimal_separator (default ,) for fractional numbers, ' +
@@ -251,6 +253,7 @@ function queryToJson(text: string, charset: string): Record<string, unknown> {
 const load = defineFunction({
   name: 'load',
   group: 'Utilities',
+  rights: 'none',
   doc:
     'Parses `input` by `format`: TEXT (the text itself), JSON, XML (to JSON: attributes as @name, text beside them as #text, repeated elements as arrays; ' +
     'a DTD is refused), EDI (UN/EDIFACT: {"separators", "segments": [{"tag", "elements": [[components]]}]}), CSV_HEAD / CSV_NOHEAD (rows under "list": ' +
@@ -319,6 +322,7 @@ const load = defineFunction({
 const toXml = defineFunction({
   name: 'to_xml',
   group: 'Utilities',
+  rights: 'none',
   doc:
     'Writes `input` as XML under an element named `root` (root "" uses the single field of input as the root). Fields starting with @ become attributes, ' +
     '#text the element\u2019s text, arrays repeated elements, null an empty element. No XML declaration is written.',
@@ -346,6 +350,7 @@ const markdown = defineFunction({
   name: 'P_markdown_to_html',
   aliases: ['markdown_to_html'],
   group: 'Utilities',
+  rights: 'none',
   doc:
     'Renders Markdown (GitHub flavour) as a complete HTML document, sanitised (no script, event handler or javascript: link survives). ' +
     'Options: title (the document title) and css (a stylesheet URL, linked, or CSS text, inlined in a style element).',

@@ -52,6 +52,7 @@ function aes<T>(fn: string, keyIndex: number, inputIndex: number, run: () => T):
 const cipher = defineFunction({
   name: 'cipher',
   group: 'Utilities',
+  rights: 'none',
   doc:
     'Ciphers the UTF-8 bytes of `input` with AES. `key` is the Base64 of a 128, 192 or 256-bit key (as generate_key returns it). ' +
     'The IV is random (16 bytes; 12 for GCM; none for ECB, where `iv` is an empty string). ' +
@@ -80,6 +81,7 @@ const cipher = defineFunction({
 const decipher = defineFunction({
   name: 'decipher',
   group: 'Utilities',
+  rights: 'none',
   doc: 'Deciphers what cipher produced: `input` and `iv` in Base64 (iv is ignored for ECB), the same key and algorithm. The result is read as UTF-8.',
   returns: 'string',
   forms: [
@@ -105,6 +107,7 @@ const decipher = defineFunction({
 const generateKey = defineFunction({
   name: 'generate_key',
   group: 'Utilities',
+  rights: 'none',
   doc:
     'Derives a secret key from `paswword`, deterministically: PBKDF2WithHmacSHA256 with the argument as password and its UTF-8 bytes as salt, ' +
     '65536 iterations, 256 bits, returned in Base64 (the key form cipher and decipher take). The same text always gives the same key. ' +
@@ -183,6 +186,7 @@ function runEncrypt(
 const encrypt = defineFunction({
   name: 'encrypt',
   group: 'Utilities',
+  rights: 'none',
   doc:
     'Hashes or encodes `input` through a comma-separated chain of steps (BASE64, MD5, SHA1, SHA256), each step taking the bytes the previous one produced: ' +
     '`SHA1,BASE64` is the Base64 of the SHA-1 digest. `output_type` CHAR gives the final bytes as (UTF-8) text, HEXA as lower-case hexadecimal. ' +
@@ -209,6 +213,7 @@ const encrypt = defineFunction({
 const passwordDigest = defineFunction({
   name: 'password_digest',
   group: 'Utilities',
+  rights: 'none',
   doc: "The lower-case hexadecimal SHA-256 of the password's UTF-8 bytes (64 characters), neither salted nor keyed: a given password always gives the same digest. It is not a password hash to store (no salt, no work factor) nor the digest of HTTP Digest authentication (MD5 of user:realm:password).",
   returns: 'string',
   forms: [
@@ -234,6 +239,7 @@ const signatureParams = (keyDoc: string) => [
 const hmacHash = defineFunction({
   name: 'R_hmac_hash',
   group: 'Utilities',
+  rights: 'none',
   doc: 'HMAC of the UTF-8 bytes of `data` with the UTF-8 bytes of `key`. algorithm SHA256 (default), SHA1 or MD5; encoding BASE64 (default), BASE64URL (padded) or HEXA (lower case).',
   returns: 'string',
   forms: [
@@ -263,6 +269,7 @@ const hmacHash = defineFunction({
 const rsaHash = defineFunction({
   name: 'R_rsa_hash',
   group: 'Utilities',
+  rights: 'none',
   doc:
     'RSA signature (PKCS#1 v1.5: SHA256withRSA, SHA1withRSA or MD5withRSA) of the UTF-8 bytes of `data`. `key` is an unencrypted private key in PEM, ' +
     'PKCS#8 (BEGIN PRIVATE KEY) or PKCS#1 (BEGIN RSA PRIVATE KEY); line breaks may be written as \\n. encoding BASE64 (default), BASE64URL (padded) or HEXA.',

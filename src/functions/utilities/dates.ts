@@ -60,6 +60,7 @@ export const dateFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'date_format',
     group: 'Utilities',
+    rights: 'none',
     doc: 'Reads `date` with the SimpleDateFormat pattern `initial_format` and writes it with `target_format` (account time zone and locale).',
     returns: 'string',
     flags: { webInterface: true },
@@ -81,6 +82,7 @@ export const dateFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'date_offset',
     group: 'Utilities',
+    rights: 'none',
     doc: '`date` (read and written with `format`) moved by `offset` calendar days in the account time zone, the time of day kept (Java Calendar.add).',
     returns: 'string',
     flags: { webInterface: true },
@@ -103,6 +105,7 @@ export const dateFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'get_date',
     group: 'Utilities',
+    rights: 'none',
     doc: 'Writes the instant `seconds` (since 1970-01-01T00:00:00Z) with `format`.',
     returns: 'string',
     flags: { webInterface: true },
@@ -119,6 +122,7 @@ export const dateFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'get_time',
     group: 'Utilities',
+    rights: 'none',
     doc: 'Reads `date` with `format` and gives the SECONDS since 1970-01-01T00:00:00Z (multiply by 1000 for milliseconds).',
     returns: 'integer',
     flags: { webInterface: true },
@@ -136,6 +140,7 @@ export const dateFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'now',
     group: 'Utilities',
+    rights: 'none',
     doc: 'The current date and time written with `format`.',
     returns: 'string',
     flags: { webInterface: true },
@@ -149,6 +154,7 @@ export const dateFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'timestamp',
     group: 'Utilities',
+    rights: 'none',
     doc: 'The current time since 1970-01-01T00:00:00Z in MILLISEC (default) or SECOND.',
     returns: 'integer',
     flags: { webInterface: true },

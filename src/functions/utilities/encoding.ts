@@ -10,6 +10,7 @@ import { Base64DecodeError, decodeJavaBase64 } from './java-base64.js';
 const encode = defineFunction({
   name: 'R_encode',
   group: 'Utilities',
+  rights: 'none',
   doc:
     'Encodes the UTF-8 bytes of `input`: BASE64 and BASE64URL (padded, as java.util.Base64 writes them) or URL (java.net.URLEncoder in UTF-8: a space becomes +). ' +
     '`result` CHAR (default) gives the encoded text; HEXA gives the lower-case hexadecimal of the encoded text\u2019s bytes.',
@@ -35,6 +36,7 @@ const encode = defineFunction({
 const decode = defineFunction({
   name: 'decode',
   group: 'Utilities',
+  rights: 'none',
   doc:
     'Decodes Base64 text (the only algorithm) and reads the bytes as UTF-8. As strict as java.util.Base64.getDecoder(): no line breaks, ' +
     'no URL-safe characters, padding checked when present, missing padding accepted.',
@@ -64,6 +66,7 @@ const decode = defineFunction({
 const babble = defineFunction({
   name: 'bubble_babble',
   group: 'Utilities',
+  rights: 'none',
   doc: 'The Bubble Babble encoding (pronounceable, with a checksum) of the UTF-8 bytes of `input`: "" gives xexax.',
   returns: 'string',
   forms: [

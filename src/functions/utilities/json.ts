@@ -114,6 +114,7 @@ const jsonFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'P_json_accumulate',
     group: 'Utilities',
+    rights: 'none',
     doc: 'A copy of `object` where `value` is added to `field`: set when absent; when present the field becomes an array (or stays one) and the value is appended.',
     returns: 'object',
     forms: [
@@ -132,6 +133,7 @@ const jsonFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'P_json_accumulateAll',
     group: 'Utilities',
+    rights: 'none',
     doc: 'A copy of `object` with every field of `object2` accumulated into it (fields present in both become arrays).',
     returns: 'object',
     forms: [
@@ -152,6 +154,7 @@ const jsonFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'P_json_parse',
     group: 'Utilities',
+    rights: 'none',
     doc: 'Parses JSON text (an object, or any JSON value).',
     returns: 'object',
     forms: [
@@ -170,6 +173,7 @@ const jsonFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'P_json_put',
     group: 'Utilities',
+    rights: 'none',
     doc:
       'A copy of `object` with `field` set to `value`. Without forceString, a string holding JSON (number, boolean, object, array) is stored as that value; ' +
       'with forceString true the value is stored as text.',
@@ -188,6 +192,7 @@ const jsonFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'P_json_put_ext',
     group: 'Utilities',
+    rights: 'none',
     doc: 'Like P_json_put, `field` being a dot-separated path; missing levels are created as objects, numeric segments index existing arrays.',
     returns: 'object',
     forms: [
@@ -207,6 +212,7 @@ const jsonFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'P_json_putAll',
     group: 'Utilities',
+    rights: 'none',
     doc: 'A copy of `object` with every field of `object2`; fields present in both take the value of object2.',
     returns: 'object',
     forms: [
@@ -227,6 +233,7 @@ const jsonFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'P_json_remove',
     group: 'Utilities',
+    rights: 'none',
     doc: 'A copy of `object` without `field` (the same content when the field is absent).',
     returns: 'object',
     forms: [
@@ -245,6 +252,7 @@ const jsonFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'P_json_remove_ext',
     group: 'Utilities',
+    rights: 'none',
     doc: 'Like P_json_remove, `field` being a dot-separated path (numeric segments index arrays); nothing is done when a level is missing.',
     returns: 'object',
     forms: [
@@ -273,6 +281,7 @@ const jsonFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'P_json_stringify',
     group: 'Utilities',
+    rights: 'none',
     doc: 'Compact JSON text of a hash or sequence (JSON text given as a string is normalised; other text becomes a JSON string).',
     returns: 'string',
     forms: [
@@ -295,6 +304,7 @@ const jsonFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'P_to_array',
     group: 'Utilities',
+    rights: 'none',
     doc: 'The array under `key` of `json_object`: an array as it is, a single value as a one-element array, a missing key as an empty array.',
     returns: 'array',
     forms: [

@@ -32,6 +32,7 @@ export const quotingFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'P_quoted',
     group: 'Utilities',
+    rights: 'none',
     doc:
       'Quotes `input` as a JavaScript string literal, with `quote` (\' default, " or `) around it and escaped inside, as are backslashes, ' +
       'line breaks and `</` (a value cannot end the script element it is written in): `var label = ${P_quoted(i18n("k", "d"))};`.',

@@ -37,6 +37,7 @@ export const randomFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'get_random',
     group: 'Utilities',
+    rights: 'none',
     doc: 'A number drawn uniformly from [0, 1), rounded to 6 decimals (Java: Math.round(x * 1e6) / 1e6).',
     returns: 'number',
     flags: { webInterface: true },
@@ -45,6 +46,7 @@ export const randomFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'get_random_gaussian',
     group: 'Utilities',
+    rights: 'none',
     doc: 'A number drawn from the normal distribution of mean `average` and standard deviation `stdv` (both may be given as text), rounded to 6 decimals.',
     returns: 'number',
     flags: { webInterface: true },
@@ -64,6 +66,7 @@ export const randomFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'uuid',
     group: 'Utilities',
+    rights: 'none',
     doc: 'A random (version 4) UUID in lower case, e.g. 3f2b8c1e-9a4d-4e7f-8b21-5c6d7e8f9a0b.',
     returns: 'string',
     forms: [{ params: [], impl: (ctx) => uuidV4(strongRandomBytes(ctx, 16)) }],

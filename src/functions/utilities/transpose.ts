@@ -57,6 +57,7 @@ export const transposeFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'transpose',
     group: 'Utilities',
+    rights: 'none',
     doc:
       'Turns an object of columns ({"a":[1,2],"b":[3,4]}) into an array of row objects ([{"a":1,"b":3},{"a":2,"b":4}]) and the reverse. ' +
       'Short columns and rows lacking a key give null.',

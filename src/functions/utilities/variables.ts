@@ -57,6 +57,7 @@ export const variableFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'safe_get',
     group: 'Utilities',
+    rights: 'none',
     doc:
       'The value of the variable `key` (a dotted path such as order.customer.name reaches inside hashes and sequences), or `defaultValue` when it is undefined. ' +
       'Hashes and sequences come back as JSON text. `encoding` applies to the result: NONE (default), HTML or XML (escaped for markup), ' +

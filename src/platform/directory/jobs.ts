@@ -30,7 +30,12 @@ export class LaneJobs {
 
   /** Sets (or with null removes) a lane's rule and queues the recomputation of its membership. */
   async setRule(accountId: string, laneId: number, rule: Record<string, unknown> | null): Promise<Lane> {
-    await this.lanes.require(accountId, laneId);
+    const lane = await this.lanes.require(accountId, laneId);
+    if (lane.runtime && rule !== null)
+      throw new PlatformError(
+        'invalid',
+        `lane ${laneId} is a runtime lane: its users come from scripts, not a rule`,
+      );
     const checked = rule === null ? null : (await compileRule(rule)).rule;
     return this.store.transaction(async (tx) => {
       const row = await tx.get<LaneRow>(sql`

@@ -35,6 +35,8 @@ export interface Lane {
   managerId: number | null;
   /** A MongoDB-style filter over users computing LIVE membership (see jobs.ts), or null. */
   rule: Record<string, unknown> | null;
+  /** A runtime lane: empty until scripts add users (P_add_user_to_lane); fixed at creation. */
+  runtime: boolean;
   createdAt: number;
 }
 
@@ -42,6 +44,7 @@ export interface NewLane {
   name: string;
   parentId?: number | null;
   managerId?: number | null;
+  runtime?: boolean;
 }
 
 type PoolRow = {
@@ -60,6 +63,7 @@ export type LaneRow = {
   parent_id: number | null;
   manager_id: number | null;
   rule: string | null;
+  runtime: unknown;
   created_at: number;
 };
 
@@ -108,9 +112,9 @@ export class Lanes {
     if (input.parentId != null) await this.requireInPool(accountId, poolId, input.parentId);
     if (input.managerId != null) await this.requireUser(accountId, input.managerId);
     const row = await this.store.get<LaneRow>(sql`
-      INSERT INTO lanes (account_id, pool_id, name, parent_id, manager_id, rule, created_at)
+      INSERT INTO lanes (account_id, pool_id, name, parent_id, manager_id, rule, runtime, created_at)
       VALUES (${accountId}, ${poolId}, ${checkName(input.name)}, ${input.parentId ?? null},
-              ${input.managerId ?? null}, ${null}, ${this.clock()})
+              ${input.managerId ?? null}, ${null}, ${input.runtime ?? false}, ${this.clock()})
       RETURNING *`);
     return toLane(row!);
   }
@@ -295,6 +299,7 @@ export function toLane(row: LaneRow): Lane {
     parentId: row.parent_id,
     managerId: row.manager_id,
     rule: fromJson(row.rule),
+    runtime: Boolean(row.runtime),
     createdAt: row.created_at,
   };
 }

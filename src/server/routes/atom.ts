@@ -28,7 +28,7 @@ import {
   type AtomEntry,
 } from '../../client/atom-format.js';
 import type { User } from '../../platform/index.js';
-import { laneModeFor } from '../../platform/index.js';
+import { asSentence, canSeePrivate, laneModeFor, RIGHTS_MESSAGES } from '../../platform/index.js';
 import type { Project } from '../../platform/projects/index.js';
 import {
   customListEntry,
@@ -52,7 +52,7 @@ import { invalidXml, readAtomXml } from '../atom/xml.js';
 import { callerOf } from '../auth/access.js';
 import type { Caller } from '../hosts.js';
 import type { Api, ServerDeps } from '../deps.js';
-import { badRequest, notFound } from '../errors.js';
+import { badRequest, forbidden, notFound } from '../errors.js';
 import { ListQuery, listPage } from '../listing.js';
 import { ErrorBody, Mode } from '../schemas.js';
 
@@ -130,7 +130,7 @@ const admin = { access: 'admin' as const };
 
 export function atomRoutes(app: Api, deps: ServerDeps): void {
   const { platform, clock } = deps;
-  const { projects, webInterfaces, customLists, requests, applications } = platform;
+  const { projects, webInterfaces, customLists, requests, applications, rights } = platform;
   const { lanes, users } = platform.directory;
 
   app.addContentTypeParser(
@@ -540,7 +540,7 @@ export function atomRoutes(app: Api, deps: ServerDeps): void {
       const ref = /^\d+$/.test(request.params.ref) ? Number(request.params.ref) : request.params.ref;
       const user = await users.require(site.account, ref);
       return send(request, reply, {
-        entry: userEntry(site, user, caller.user.isAdmin || user.id === caller.user.id),
+        entry: userEntry(site, user, canSeePrivate(caller.user, user.id)),
       });
     },
   );
@@ -651,9 +651,17 @@ export function atomRoutes(app: Api, deps: ServerDeps): void {
 
   app.put(
     '/config/:account/customlist/:listId',
-    { config: admin, schema: writeSchema("Replace a custom list's items (CustomList.update)", ListParams) },
+    {
+      schema: writeSchema(
+        "Replace a custom list's items (CustomList.update): administrators, designers of its project",
+        ListParams,
+      ),
+    },
     async (request, reply) => {
-      const { site } = siteOf(request);
+      const { caller, site } = siteOf(request);
+      const list = await customLists.require(site.account, request.params.listId);
+      if (!(await rights.canWriteCustomList(site.account, caller.user, list)))
+        throw forbidden(asSentence(RIGHTS_MESSAGES.customList(list.id)));
       const input = readCustomList(bodyEntry(request));
       if (input.id !== undefined && input.id !== request.params.listId)
         throw badRequest(`<id>: the entry is custom list ${input.id}, not ${request.params.listId}`);

@@ -4,8 +4,11 @@
  */
 import { Type } from '@fastify/type-provider-typebox';
 import type { Lane as LaneRecord, Pool as PoolRecord } from '../../platform/directory/index.js';
+import { asSentence, RIGHTS_MESSAGES } from '../../platform/index.js';
 import { callerOf } from '../auth/access.js';
+import { forbidden } from '../errors.js';
 import type { Api, ServerDeps } from '../deps.js';
+import type { Caller } from '../hosts.js';
 import { ListQuery, listPage } from '../listing.js';
 import { IdParams, Lane, LaneMode, Nullable, Page, Pool, User } from '../schemas.js';
 import { toUserBody } from './users.js';
@@ -97,6 +100,11 @@ export function directoryRoutes(app: Api, deps: ServerDeps): void {
             name: Type.String({ minLength: 1, maxLength: 255 }),
             parentId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
             managerId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+            runtime: Type.Optional(
+              Type.Boolean({
+                description: 'a runtime lane: its users are added by scripts; fixed at creation',
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -169,8 +177,14 @@ export function directoryRoutes(app: Api, deps: ServerDeps): void {
     },
   );
 
+  /** Administrators on any lane; designers of a project using the lane's pool on its runtime lanes. */
+  async function requireMembershipRight(caller: Caller, laneId: number): Promise<void> {
+    const lane = await lanes.require(caller.accountId, laneId);
+    if (!(await deps.platform.rights.canWriteLaneMembership(caller.accountId, caller.user, lane)))
+      throw forbidden(asSentence(RIGHTS_MESSAGES.laneMembership(lane.id)));
+  }
+
   const Membership = {
-    config: { access: 'admin' as const },
     schema: {
       tags: ['lanes'],
       params: Type.Object({ id: Type.Integer({ minimum: 1 }), userId: Type.Integer({ minimum: 1 }) }),
@@ -185,6 +199,7 @@ export function directoryRoutes(app: Api, deps: ServerDeps): void {
     async (request) => {
       const caller = callerOf(request);
       const { id, userId } = request.params;
+      await requireMembershipRight(caller, id);
       await users.require(caller.accountId, userId);
       return { userIds: await lanes.addMember(caller.accountId, id, request.query.mode ?? 'LIVE', userId) };
     },
@@ -199,6 +214,7 @@ export function directoryRoutes(app: Api, deps: ServerDeps): void {
     async (request) => {
       const caller = callerOf(request);
       const { id, userId } = request.params;
+      await requireMembershipRight(caller, id);
       return {
         userIds: await lanes.removeMember(caller.accountId, id, request.query.mode ?? 'LIVE', userId),
       };

@@ -1,6 +1,8 @@
 /**
  * POST /api/v1/eval: evaluate a template in a context the caller chooses (mode, data, project,
- * request); an administrator may evaluate as another user of the account. A template that fails
+ * request). Evaluating arbitrary templates is a design right: administrators of the account, or
+ * designers of the project given (src/platform/rights.ts); only an administrator may evaluate as
+ * another user of the account. A template that fails
  * is still a 200: the answer carries the error with its line and column (what the playground
  * shows); 4xx are for requests the server refuses.
  */
@@ -9,6 +11,7 @@ import { callerOf } from '../auth/access.js';
 import type { Api, ServerDeps } from '../deps.js';
 import { ApiError, forbidden } from '../errors.js';
 import { JsonObject, Mode } from '../schemas.js';
+import { RIGHTS_MESSAGES } from '../../platform/index.js';
 
 /** Largest template accepted, in characters. */
 export const MAX_TEMPLATE_CHARS = 512 * 1024;
@@ -67,8 +70,19 @@ export function evalRoutes(app: Api, deps: ServerDeps): void {
       const evaluate = deps.hosts.evaluate;
       if (!evaluate) throw new ApiError(501, 'not-implemented', 'This server has no evaluation host.');
       const { template, user, data = {}, mode = 'TEST', ...rest } = request.body;
-      if (user !== undefined && user !== caller.user.login && !caller.user.isAdmin)
-        throw forbidden('Only an administrator of the account may evaluate as another user.');
+      const refusal = await deps.platform.rights.evaluationRefusal(
+        caller.accountId,
+        caller.user,
+        rest.projectId,
+        user,
+      );
+      if (refusal) throw forbidden(refusal);
+      if (rest.requestId !== undefined && !caller.user.isAdmin) {
+        // A designer evaluates only in requests of the project they design.
+        const inRequest = await deps.platform.requests.find(caller.accountId, rest.requestId);
+        if (inRequest && inRequest.projectId !== rest.projectId)
+          throw forbidden(RIGHTS_MESSAGES.evaluateInRequest(rest.requestId));
+      }
       return evaluate.call(deps.hosts, { caller, template, mode, data, asUser: user, ...rest });
     },
   );

@@ -9,10 +9,10 @@ import type {
   Project as ProjectRecord,
 } from '../../platform/projects/index.js';
 import { webInterfaceUrl, type WebInterface as WebInterfaceRecord } from '../../platform/projects/index.js';
-import { accountUrls, laneModeFor } from '../../platform/index.js';
+import { accountUrls, asSentence, laneModeFor, RIGHTS_MESSAGES } from '../../platform/index.js';
 import { callerOf } from '../auth/access.js';
 import type { Api, ServerDeps } from '../deps.js';
-import { notFound } from '../errors.js';
+import { forbidden, notFound } from '../errors.js';
 import { ListQuery, listPage } from '../listing.js';
 import {
   Application,
@@ -379,18 +379,80 @@ export function projectRoutes(app: Api, deps: ServerDeps): void {
   app.put(
     '/custom-lists/:listId/content',
     {
-      config: { access: 'admin' },
       schema: {
         tags: ['projects'],
-        summary: "Replace a custom list's content (save_custom_list)",
+        summary:
+          "Replace a custom list's content (save_custom_list): administrators, designers of its project",
         params: ListParams,
         body: Type.Array(Type.Unknown(), { maxItems: 100_000 }),
         response: { 200: Type.Object({ content: Type.Array(Type.Unknown()) }) },
       },
     },
+    async (request) => {
+      const caller = callerOf(request);
+      const list = await customLists.require(caller.accountId, request.params.listId);
+      if (!(await deps.platform.rights.canWriteCustomList(caller.accountId, caller.user, list)))
+        throw forbidden(asSentence(RIGHTS_MESSAGES.customList(list.id)));
+      return { content: await customLists.save(caller.accountId, list.id, request.body) };
+    },
+  );
+
+  const DesignerParams = Type.Object({
+    id: Type.Integer({ minimum: 1 }),
+    userId: Type.Integer({ minimum: 1 }),
+  });
+  const Designers = Type.Object({ userIds: Type.Array(Type.Integer()) });
+
+  app.get(
+    '/projects/:id/designers',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['projects'],
+        summary: 'The users granted the design right on a project (administrators design every project)',
+        params: IdParams,
+        response: { 200: Designers },
+      },
+    },
     async (request) => ({
-      content: await customLists.save(callerOf(request).accountId, request.params.listId, request.body),
+      userIds: await deps.platform.rights.designers(callerOf(request).accountId, request.params.id),
     }),
+  );
+
+  app.put(
+    '/projects/:id/designers/:userId',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['projects'],
+        summary: 'Grant a user the design right on a project',
+        params: DesignerParams,
+        response: { 200: Designers },
+      },
+    },
+    async (request) => {
+      const { accountId } = callerOf(request);
+      await deps.platform.rights.grantDesign(accountId, request.params.id, request.params.userId);
+      return { userIds: await deps.platform.rights.designers(accountId, request.params.id) };
+    },
+  );
+
+  app.delete(
+    '/projects/:id/designers/:userId',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['projects'],
+        summary: 'Take the design right on a project back from a user',
+        params: DesignerParams,
+        response: { 200: Designers },
+      },
+    },
+    async (request) => {
+      const { accountId } = callerOf(request);
+      await deps.platform.rights.revokeDesign(accountId, request.params.id, request.params.userId);
+      return { userIds: await deps.platform.rights.designers(accountId, request.params.id) };
+    },
   );
 
   app.get(

@@ -5,6 +5,7 @@
 import { Type, type Static } from '@fastify/type-provider-typebox';
 import type { ProcessRequest as RequestRecord } from '../../platform/requests.js';
 import type { LogEntry as LogRecord } from '../../platform/logs.js';
+import { canReadRequest } from '../../platform/index.js';
 import { callerOf } from '../auth/access.js';
 import type { Caller } from '../hosts.js';
 import type { Api, ServerDeps } from '../deps.js';
@@ -21,8 +22,7 @@ export function runtimeRoutes(app: Api, deps: ServerDeps): void {
   /** A request the caller may see, or 404 (also for another user's request: its existence is not told). */
   async function visibleRequest(caller: Caller, id: string): Promise<RequestRecord> {
     const request = await requests.find(caller.accountId, id);
-    if (!request || (!caller.user.isAdmin && request.initiatorId !== caller.user.id))
-      throw notFound('Request not found.');
+    if (!request || !canReadRequest(caller.user, request)) throw notFound('Request not found.');
     return request;
   }
 

@@ -5,7 +5,7 @@
  */
 import { Type } from '@fastify/type-provider-typebox';
 import type { User } from '../../platform/directory/index.js';
-import { laneModeFor } from '../../platform/index.js';
+import { canSeePrivate, laneModeFor, userChangeRefusal } from '../../platform/index.js';
 import { callerOf } from '../auth/access.js';
 import { setSessionCookie } from '../auth/cookie.js';
 import type { Api, ServerDeps } from '../deps.js';
@@ -25,8 +25,6 @@ const USER_FIELDS = [
   'createdAt',
   'updatedAt',
 ];
-/** What users may change about themselves. */
-const SELF_FIELDS = new Set(['name', 'email', 'language', 'preferences', 'password', 'currentPassword']);
 const LIST_BATCH = 1000;
 /** Most users a list route reads to filter and order (larger accounts page with first/nb only). */
 const MAX_LISTED_USERS = 50_000;
@@ -61,7 +59,7 @@ export function userRoutes(app: Api, deps: ServerDeps): void {
       const page = listPage(all, request.query, USER_FIELDS);
       return {
         ...page,
-        items: page.items.map((u) => toUserBody(u, caller.user.isAdmin || u.id === caller.user.id)),
+        items: page.items.map((u) => toUserBody(u, canSeePrivate(caller.user, u.id))),
       };
     },
   );
@@ -92,7 +90,7 @@ export function userRoutes(app: Api, deps: ServerDeps): void {
     async (request) => {
       const caller = callerOf(request);
       const user = await users.require(caller.accountId, request.params.ref);
-      return toUserBody(user, caller.user.isAdmin || user.id === caller.user.id);
+      return toUserBody(user, canSeePrivate(caller.user, user.id));
     },
   );
 
@@ -112,15 +110,8 @@ export function userRoutes(app: Api, deps: ServerDeps): void {
       const caller = callerOf(request);
       const self = request.params.id === caller.user.id;
       const { currentPassword, ...changes } = request.body;
-      if (!caller.user.isAdmin) {
-        const refused = Object.keys(request.body).filter((k) => !SELF_FIELDS.has(k));
-        if (!self || refused.length > 0)
-          throw forbidden(
-            self
-              ? `Only an administrator of the account may change ${refused.join(', ')}.`
-              : 'Only an administrator of the account may change another user.',
-          );
-      }
+      const refusal = userChangeRefusal(caller.user, request.params.id, Object.keys(request.body));
+      if (refusal) throw forbidden(refusal);
       if (self && (changes.isAdmin === false || changes.status === 'blocked'))
         throw new ApiError(
           409,

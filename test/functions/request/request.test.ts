@@ -37,7 +37,7 @@ describeEachEngine('Request functions', (engine) => {
 
   describe('custom lists', () => {
     it('reads and replaces a list', async () => {
-      const ctx = await inProject('ann');
+      const ctx = await inProject('admin');
       expect(await call(ctx, 'get_custom_list', 'countries')).toEqual([
         { label: 'France', value: 'FR' },
         { label: 'Japan', value: 'JP' },
@@ -121,13 +121,21 @@ describeEachEngine('Request functions', (engine) => {
     const ctx = await contextIn(w, { user: 'ann', request: w.request });
     const expected = { ...requestDescriptor(), data: { order: 42 } };
     expect(await call(ctx, 'get_request_info')).toEqual(expected);
-    expect(await call(await contextIn(w, {}), 'get_request_info', w.request)).toEqual(expected);
+    expect(await call(await contextIn(w, { user: 'admin' }), 'get_request_info', w.request)).toEqual(
+      expected,
+    );
+    expect(await errorOf(await contextIn(w, { user: 'ann' }), 'get_request_info', w.request)).toBe(
+      "get_request_info: only an administrator of the account or the request's initiator may read another request",
+    );
+    expect(await errorOf(await contextIn(w, {}), 'get_request_info', w.request)).toBe(
+      "get_request_info: only an administrator of the account or the request's initiator may read another request",
+    );
     expect(await errorOf(ctx, 'get_request_info', 'nope')).toBe('get_request_info: Request not found.');
     expect(await errorOf(await contextIn(w, {}), 'get_request_info')).toBe(
       'get_request_info: Request not found.',
     );
     const other = await buildWorld(engine.store);
-    expect(await errorOf(await contextIn(other, {}), 'get_request_info', w.request)).toBe(
+    expect(await errorOf(await contextIn(other, { user: 'admin' }), 'get_request_info', w.request)).toBe(
       'get_request_info: Request not found.',
     );
   });
@@ -149,9 +157,9 @@ describeEachEngine('Request functions', (engine) => {
     );
   });
 
-  it('P_add_user_to_lane and P_remove_user_from_lane change the mode’s membership', async () => {
+  it('P_add_user_to_lane and P_remove_user_from_lane change the mode’s membership of a runtime lane', async () => {
     const ctx = await inProject('admin');
-    const lane = w.ids.otherLane;
+    const lane = w.ids.runtimeLane;
     expect(await call(ctx, 'P_add_user_to_lane', lane, 'carl')).toEqual([w.ids.carl]);
     expect(await call(ctx, 'P_add_user_to_lane', lane, w.ids.ann)).toEqual(
       [w.ids.ann, w.ids.carl].sort((a, b) => a - b),
@@ -161,8 +169,18 @@ describeEachEngine('Request functions', (engine) => {
     );
     expect(await call(ctx, 'P_remove_user_from_lane', lane, 'ann')).toEqual([w.ids.carl]);
     expect(await call(ctx, 'P_remove_user_from_lane', lane, 'ann')).toEqual([w.ids.carl]);
-    const acceptance = await contextIn(w, { mode: 'ACCEPTANCE' });
+    const acceptance = await contextIn(w, { user: 'admin', mode: 'ACCEPTANCE' });
     expect(await call(acceptance, 'P_add_user_to_lane', lane, 'dora')).toEqual([w.ids.dora]);
+    // TEST changes nothing: the LIVE users are returned as they are.
+    const test = await inProject('admin', 'TEST');
+    expect(await call(test, 'P_add_user_to_lane', lane, 'dora')).toEqual([w.ids.carl]);
+    expect(await call(test, 'P_remove_user_from_lane', lane, 'carl')).toEqual([w.ids.carl]);
+    expect(await errorOf(ctx, 'P_add_user_to_lane', w.ids.otherLane, 'ann')).toBe(
+      `P_add_user_to_lane: Lane ${w.ids.otherLane} is not a runtime lane.`,
+    );
+    expect(await errorOf(ctx, 'P_remove_user_from_lane', w.ids.clerks, 'ann')).toBe(
+      `P_remove_user_from_lane: Lane ${w.ids.clerks} is not a runtime lane.`,
+    );
     expect(await call(ctx, 'get_lane_users', w.ids.otherPool, lane)).toEqual([
       expect.objectContaining({ login: 'carl' }),
     ]);
@@ -181,8 +199,8 @@ describeEachEngine('Request functions', (engine) => {
   });
 
   it('vaults are per project and mode; deleting none gives false', async () => {
-    const live = await inProject('ann', 'LIVE');
-    const acceptance = await inProject('ann', 'ACCEPTANCE');
+    const live = await inProject('admin', 'LIVE');
+    const acceptance = await inProject('admin', 'ACCEPTANCE');
     expect(await call(live, 'P_load_project_vault')).toEqual({});
     expect(await call(live, 'P_delete_project_vault')).toBe(false);
     expect(await call(live, 'P_save_project_vault', { apiKey: 'live-key', n: 1 })).toEqual({
@@ -196,11 +214,11 @@ describeEachEngine('Request functions', (engine) => {
     expect(await call(live, 'P_save_project_vault', { apiKey: 'rotated' })).toEqual({ apiKey: 'rotated' });
     expect(await call(live, 'P_load_project_vault')).toEqual({ apiKey: 'rotated' });
     expect(await call(acceptance, 'P_load_project_vault')).toEqual({ apiKey: 'acc-key' });
-    expect(await call(await inProject('ann', 'TEST'), 'P_load_project_vault')).toEqual({});
+    expect(await call(await inProject('admin', 'TEST'), 'P_load_project_vault')).toEqual({});
     expect(await call(live, 'P_delete_project_vault')).toBe(true);
     expect(await call(live, 'P_delete_project_vault')).toBe(false);
     expect(await call(live, 'P_load_project_vault')).toEqual({});
-    const noProject = await contextIn(w, { user: 'ann' });
+    const noProject = await contextIn(w, { user: 'admin' });
     expect(await errorOf(noProject, 'P_load_project_vault')).toBe('P_load_project_vault: Project not found.');
     expect(await errorOf(noProject, 'P_save_project_vault', {})).toBe(
       'P_save_project_vault: Project not found.',

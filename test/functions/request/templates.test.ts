@@ -94,7 +94,7 @@ describeEachEngine('Request and User functions in templates', (engine) => {
     );
     await expect(render(ctx, 'a${throw("Order 42 is invalid")}b')).rejects.toThrow('Order 42 is invalid');
     await expect(render(ctx, '${impersonate("ann")}')).rejects.toThrow(
-      'impersonate: Impersonification is not allowed for user.',
+      'impersonate: this function needs a connected user; the script runs anonymously',
     );
   });
 

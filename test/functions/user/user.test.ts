@@ -80,7 +80,9 @@ describeEachEngine('User functions', (engine) => {
       expect(await errorOf(ctx, 'get_applications', 'nobody')).toBe(
         'get_applications: Unable to retrieve user.',
       );
-      expect(await errorOf(await live(), 'get_applications')).toBe('get_applications: no user is connected');
+      expect(await errorOf(await live(), 'get_applications')).toBe(
+        'get_applications: this function needs a connected user; the script runs anonymously',
+      );
     });
   });
 
@@ -126,9 +128,12 @@ describeEachEngine('User functions', (engine) => {
         login: string;
       }>;
       expect(page.map((u) => u.login)).toEqual(['carl']);
-      const test = await contextIn(w, { mode: 'TEST' });
+      const test = await contextIn(w, { user: 'ann', mode: 'TEST' });
       expect(((await call(test, 'get_lane_users', w.ids.pool, w.ids.clerks)) as unknown[]).length).toBe(2);
-      const acceptance = await contextIn(w, { mode: 'ACCEPTANCE' });
+      expect(await errorOf(await contextIn(w, {}), 'get_lane_users', w.ids.pool, w.ids.clerks)).toBe(
+        'get_lane_users: this function needs a connected user; the script runs anonymously',
+      );
+      const acceptance = await contextIn(w, { user: 'ann', mode: 'ACCEPTANCE' });
       const users = (await call(acceptance, 'get_lane_users', w.ids.pool, w.ids.clerks)) as Array<{
         login: string;
       }>;
@@ -172,6 +177,8 @@ describeEachEngine('User functions', (engine) => {
       expect(await call(ctx, 'has_right', 'nobody', w.ids.clerks)).toBe(false);
       expect(await call(ctx, 'has_right', 'ann', 987654321)).toBe(false);
       expect(await call(await live(), 'has_right', w.ids.clerks)).toBe(false);
+      // Nobody connected: false also for a user named by login, who is in the lane.
+      expect(await call(await live(), 'has_right', 'ann', w.ids.clerks)).toBe(false);
       const acceptance = await contextIn(w, { user: 'ann', mode: 'ACCEPTANCE' });
       expect(await call(acceptance, 'has_right', w.ids.clerks)).toBe(false);
       expect(await call(acceptance, 'has_right', 'dora', w.ids.clerks)).toBe(true);
@@ -215,10 +222,15 @@ describeEachEngine('User functions', (engine) => {
       });
       expect(await errorOf(ctx, 'get_user_data', 'nobody')).toBe('get_user_data: Unable to retrieve user.');
       expect(await call(ctx, 'get_preferences')).toEqual({ theme: 'dark' });
-      expect(await call(ctx, 'get_preferences', 'carl')).toEqual({});
+      expect(await errorOf(ctx, 'get_preferences', 'carl')).toBe(
+        "get_preferences: only an administrator of the account may read or change another user's preferences",
+      );
+      expect(await call(await live('admin'), 'get_preferences', 'carl')).toEqual({});
       expect(await call(ctx, 'get_user_metadata')).toEqual({ dept: 'sales', phones: ['1', '2'] });
       expect(await call(ctx, 'get_user_metadata', 'dora')).toEqual({});
-      expect(await errorOf(await live(), 'get_preferences')).toBe('get_preferences: no user is connected');
+      expect(await errorOf(await live(), 'get_preferences')).toBe(
+        'get_preferences: this function needs a connected user; the script runs anonymously',
+      );
       expect(await errorOf(ctx, 'get_user_metadata', 'nobody')).toBe(
         'get_user_metadata: Unable to retrieve user.',
       );
@@ -230,11 +242,16 @@ describeEachEngine('User functions', (engine) => {
       expect(await call(ctx, 'get_preferences')).toEqual({ lang: 'en', n: 1 });
       expect(await call(ctx, 'save_preferences', '{"lang": "fr"}')).toBe('carl');
       expect(await call(ctx, 'get_preferences')).toEqual({ lang: 'fr' });
-      expect(await call(ctx, 'save_user_metadata', { level: 2 })).toBe('carl');
+      // Metadata feeds lane rules: only administrators change it, also their own.
+      expect(await errorOf(ctx, 'save_user_metadata', { level: 2 })).toBe(
+        'save_user_metadata: only an administrator of the account may call this function',
+      );
+      const admin = await live('admin');
+      expect(await call(admin, 'save_user_metadata', 'carl', { level: 2 })).toBe('carl');
       expect(await call(ctx, 'get_user_metadata')).toEqual({ level: 2 });
-      expect(await call(ctx, 'save_user_metadata', 'dora', '{"title": "Director"}')).toBe('dora');
+      expect(await call(admin, 'save_user_metadata', 'dora', '{"title": "Director"}')).toBe('dora');
       expect(await call(ctx, 'get_user_metadata', 'dora')).toEqual({ title: 'Director' });
-      expect(await errorOf(ctx, 'save_user_metadata', 'nobody', {})).toBe(
+      expect(await errorOf(admin, 'save_user_metadata', 'nobody', {})).toBe(
         'save_user_metadata: Unable to retrieve user.',
       );
       expect(await errorOf(ctx, 'save_preferences', '[1]')).toMatch(
@@ -323,7 +340,7 @@ describeEachEngine('User functions', (engine) => {
         'impersonate: Impersonification is not allowed for user.',
       );
       expect(await errorOf(await live(), 'impersonate', 'carl')).toBe(
-        'impersonate: Impersonification is not allowed for user.',
+        'impersonate: this function needs a connected user; the script runs anonymously',
       );
       const admin = await live('admin');
       expect(await errorOf(admin, 'impersonate', 'nobody')).toBe('impersonate: Unable to retrieve user.');
