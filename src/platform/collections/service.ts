@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { update as applyUpdate } from 'mingo';
+import { Budget } from '../../limits/index.js';
 import { sql, type Queryable, type Row, type Sql, type Store } from '../../store/index.js';
 import { CollectionError } from './errors.js';
 import {
@@ -30,6 +31,7 @@ import { INSERT_BATCH, Writer } from './writer.js';
 import { newDocumentId } from './ids.js';
 import { createIndexSql, dropIndexSql, type IndexDefinition } from './indexes.js';
 import {
+  checkSpec,
   compileFilter,
   MINGO_OPTIONS,
   prepareFilter,
@@ -43,6 +45,7 @@ import { emptyShape, parseShape, serializeShape, type Shape } from './shape.js';
 import {
   DEFAULT_COLLECTION_LIMITS,
   type Actor,
+  type BudgetOption,
   type CollectionInfo,
   type CollectionLimits,
   type Document,
@@ -240,7 +243,7 @@ export class CollectionService {
     filter: Record<string, unknown>,
     options: FindOptions = {},
   ): Promise<Document[]> {
-    const prepared = prepareFilter(filter);
+    const prepared = prepareFilter(filter, options.budget ?? new Budget());
     const sort = checkSort(options.sort);
     return this.read(actor, name, [], (row, shape, check) =>
       this.findIn(row, shape, check, prepared, sort, options.skip ?? 0, options.limit),
@@ -252,16 +255,21 @@ export class CollectionService {
     actor: Actor,
     name: string,
     filter: Record<string, unknown>,
-    options: { sort?: SortSpec } = {},
+    options: { sort?: SortSpec } & BudgetOption = {},
   ): Promise<Document | undefined> {
-    const [first] = await this.find(actor, name, filter, { sort: options.sort, limit: 1 });
+    const [first] = await this.find(actor, name, filter, { ...options, limit: 1 });
     return first;
   }
 
-  count(actor: Actor, name: string, filter: Record<string, unknown>): Promise<number> {
+  count(
+    actor: Actor,
+    name: string,
+    filter: Record<string, unknown>,
+    options: BudgetOption = {},
+  ): Promise<number> {
     let prepared: PreparedFilter;
     try {
-      prepared = prepareFilter(filter);
+      prepared = prepareFilter(filter, options.budget ?? new Budget());
     } catch (e) {
       return Promise.reject(e);
     }
@@ -294,7 +302,7 @@ export class CollectionService {
     prepared: PreparedFilter,
   ): Promise<number> {
     let n = 0;
-    await this.scan(row, where, check, (doc) => {
+    await this.scan(row, where, check, prepared.budget, (doc) => {
       if (prepared.test(doc)) n++;
       return true;
     });
@@ -309,8 +317,10 @@ export class CollectionService {
     actor: Actor,
     name: string,
     stages: Record<string, unknown>[],
+    options: BudgetOption = {},
   ): Promise<Record<string, unknown>[]> {
-    assertSafeSpec(stages);
+    const budget = options.budget ?? new Budget();
+    checkSpec(stages);
     for (const stage of stages) {
       const [op] = Object.keys(stage);
       if (op && REFUSED_STAGES.has(op))
@@ -338,12 +348,12 @@ export class CollectionService {
       } else limit = limit === undefined ? (n as number) : Math.min(limit, n as number);
     }
     const rest = stages.slice(i);
-    const prepared = prepareFilter(filter);
+    const prepared = prepareFilter(filter, budget);
     const docs = await this.read(actor, name, [] as Document[], (row, shape, check) =>
       this.findIn(row, shape, check, prepared, sort, skip, limit, true),
     );
     if (limit === undefined && docs.length > this.limits.maxInMemoryDocuments) throw this.tooMany();
-    return rest.length ? runPipeline(docs, rest) : docs;
+    return rest.length ? runPipeline(docs, rest, budget) : docs;
   }
 
   /**
@@ -403,9 +413,10 @@ export class CollectionService {
     name: string,
     filter: Record<string, unknown>,
     change: Record<string, unknown>,
-    options: { multi: boolean },
+    options: { multi: boolean } & BudgetOption,
   ): Promise<number> {
-    const query = compileFilter(filter);
+    const budget = options.budget ?? new Budget();
+    const query = compileFilter(filter, budget);
     const modify = this.modifier(change);
     const n = await this.write(actor, name, false, async (w) => {
       let matched = 0;
@@ -414,6 +425,7 @@ export class CollectionService {
         w.row,
         predicate.where,
         false,
+        budget,
         async (doc, seq) => {
           if (!predicate.exact && !query.test(doc)) return true;
           matched++;
@@ -428,8 +440,14 @@ export class CollectionService {
   }
 
   /** Deletes the matching documents; returns how many. */
-  async remove(actor: Actor, name: string, filter: Record<string, unknown>): Promise<number> {
-    const query = compileFilter(filter);
+  async remove(
+    actor: Actor,
+    name: string,
+    filter: Record<string, unknown>,
+    options: BudgetOption = {},
+  ): Promise<number> {
+    const budget = options.budget ?? new Budget();
+    const query = compileFilter(filter, budget);
     const n = await this.write(actor, name, false, async (w) => {
       const predicate = compilePredicate(splitFilter(filter), w.shape, this.store.dialect);
       if (predicate.exact) {
@@ -441,6 +459,7 @@ export class CollectionService {
         w.row,
         predicate.where,
         false,
+        budget,
         (doc, seq) => {
           if (query.test(doc)) doomed.push(seq);
           return true;
@@ -662,27 +681,37 @@ export class CollectionService {
             ORDER BY ${order}${sort?.length ? sql`, seq` : sql``}${limitOffset(dialect.name, limit, skip)}`,
       );
       if (check) await this.checkState(row, rows);
-      return rows.map((r) => JSON.parse(r.doc) as Document);
+      const budget = prepared.budget;
+      const what = documentsOf(row);
+      return rows.map((r) => {
+        budget.allocateString(r.doc.length, what);
+        return JSON.parse(r.doc) as Document;
+      });
     }
     if (order && !sort?.length) {
       // Natural order, filter not exact: walk the candidates, keep the first matches.
       const out: Document[] = [];
       let seen = 0;
-      await this.scan(row, predicate.where, check, (doc) => {
+      await this.scan(row, predicate.where, check, prepared.budget, (doc, _seq, size) => {
         if (!prepared.test(doc)) return true;
-        if (seen++ >= skip) out.push(doc);
+        if (seen++ >= skip) {
+          prepared.budget.allocateString(size, documentsOf(row));
+          out.push(doc);
+        }
         if (out.length > this.limits.maxInMemoryDocuments) throw this.tooMany();
         return limit === undefined || out.length < limit;
       });
       return out;
     }
     const matches: Document[] = [];
-    await this.scan(row, predicate.where, check, (doc) => {
-      if (prepared.test(doc)) matches.push(doc);
+    await this.scan(row, predicate.where, check, prepared.budget, (doc, _seq, size) => {
+      if (!prepared.test(doc)) return true;
+      prepared.budget.allocateString(size, documentsOf(row));
+      matches.push(doc);
       if (matches.length > this.limits.maxInMemoryDocuments) throw this.tooMany();
       return true;
     });
-    const sorted = sortDocuments(matches, sort!);
+    const sorted = sortDocuments(matches, sort!, prepared.budget);
     return sorted.slice(skip, limit === undefined ? undefined : skip + limit);
   }
 
@@ -694,9 +723,12 @@ export class CollectionService {
     row: CollectionRow,
     where: Sql | undefined,
     check: boolean,
-    visit: (doc: Document, seq: number) => boolean | Promise<boolean>,
+    budget: Budget,
+    /** `size`: the characters of the document's JSON, for what keeps it to charge. */
+    visit: (doc: Document, seq: number, size: number) => boolean | Promise<boolean>,
     writeTx?: Queryable,
   ): Promise<void> {
+    const what = `query on ${documentsOf(row)}`;
     const walk = async (db: Queryable) => {
       let last = -1;
       for (let first = true; ; first = false) {
@@ -706,7 +738,8 @@ export class CollectionService {
         );
         if (check && first) await this.checkState(row, rows);
         for (const r of rows) {
-          if (!(await visit(JSON.parse(r.doc) as Document, Number(r.seq)))) return;
+          budget.checkTime(what);
+          if (!(await visit(JSON.parse(r.doc) as Document, Number(r.seq), r.doc.length))) return;
         }
         if (rows.length < BATCH) return;
         last = Number(rows[rows.length - 1]!.seq);
@@ -979,4 +1012,9 @@ export class CollectionService {
         `only a user of the account may create collection '${name}'`,
       );
   }
+}
+
+/** How budget errors name what a query holds: `documents of collection 'orders'`. */
+function documentsOf(row: CollectionRow): string {
+  return `documents of collection '${row.name}'`;
 }
