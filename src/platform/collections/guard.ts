@@ -71,6 +71,9 @@ const BUILDING_STAGES = new Set([
   '$redact',
 ]);
 
+/** What a new document costs besides its fields, in slots (the object and its place in the stream). */
+const DOCUMENT_SLOTS = 4;
+
 /** Operator calls between two looks at the clock. */
 const TIME_CHECK_EVERY = 256;
 
@@ -98,8 +101,10 @@ function buildContext(budget: Budget): Context {
     ...regexExpressionOperators(budget),
   };
   for (const [name, op] of Object.entries(builtins)) {
-    const sized = PRECHECKS[name]?.(op, budget, name) ?? op;
-    const charge = !PASS_THROUGH.has(name);
+    const precheck = PRECHECKS[name];
+    const sized = precheck ? precheck(op, budget, name) : op;
+    // A prechecked operator was charged for its result before building it.
+    const charge = !precheck && !PASS_THROUGH.has(name);
     expression[name] = (obj, expr, options) => {
       tick(name);
       const result = sized(obj, expr, options);
@@ -125,7 +130,7 @@ function buildContext(budget: Budget): Context {
       if (name === '$densify') chargeDensify(budget, expr);
       return op(collection, expr, options).map((doc: unknown) => {
         tick(name);
-        if (builds) budget.allocateSlots(1 + keyCount(doc), name);
+        if (builds) budget.allocateSlots(DOCUMENT_SLOTS + keyCount(doc), name);
         return doc;
       });
     };

@@ -728,7 +728,7 @@ export class CollectionService {
     visit: (doc: Document, seq: number, size: number) => boolean | Promise<boolean>,
     writeTx?: Queryable,
   ): Promise<void> {
-    const what = `query on ${documentsOf(row)}`;
+    const what = `query on collection '${row.name}'`;
     const walk = async (db: Queryable) => {
       let last = -1;
       for (let first = true; ; first = false) {
