@@ -19,7 +19,7 @@ import * as queryOperators from 'mingo/operators/query';
 import * as windowOperators from 'mingo/operators/window';
 import type { Options } from 'mingo/types';
 import { Budget } from '../../limits/index.js';
-import { regexExpressionOperators, regexQueryOperator } from './regex.js';
+import { LINEAR_REGEX, regexExpressionOperators, regexQueryOperator } from './regex.js';
 
 type AnyObject = Record<string, unknown>;
 type ExpressionOperator = (obj: AnyObject, expr: unknown, options: Options) => unknown;
@@ -136,7 +136,8 @@ function buildContext(budget: Budget): Context {
     };
   }
 
-  const query = { ...operators<unknown>(queryOperators), $regex: regexQueryOperator(budget) };
+  const regex = regexQueryOperator(budget);
+  const query = { ...operators<unknown>(queryOperators), $regex: regex, [LINEAR_REGEX]: regex };
 
   return Context.init({
     accumulator,

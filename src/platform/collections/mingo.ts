@@ -5,7 +5,7 @@ import { Budget, BudgetExceededError } from '../../limits/index.js';
 import { CollectionError } from './errors.js';
 import { guardedContext } from './guard.js';
 import { splitFilter, type SplitFilter } from './pushdown.js';
-import { checkRegexes } from './regex.js';
+import { checkRegexes, withLinearRegexes } from './regex.js';
 import { assertSafeSpec } from './safety.js';
 import type { Document, SortSpec } from './types.js';
 
@@ -54,7 +54,7 @@ export class PreparedFilter {
 /** A checked, compiled filter. */
 export function compileFilter(filter: Record<string, unknown>, budget = new Budget()): Query {
   checkSpec(filter);
-  return bounded('invalid query', () => new Query(filter, optionsFor(budget)));
+  return bounded('invalid query', () => new Query(withLinearRegexes(filter), optionsFor(budget)));
 }
 
 /**
@@ -76,7 +76,9 @@ export function runPipeline(
   budget = new Budget(),
   options?: Partial<Options>,
 ): Record<string, unknown>[] {
-  return bounded('invalid pipeline', () => new Aggregator(stages, optionsFor(budget, options)).run(docs));
+  return bounded('invalid pipeline', () =>
+    new Aggregator(withLinearRegexes(stages), optionsFor(budget, options)).run(docs),
+  );
 }
 
 /**

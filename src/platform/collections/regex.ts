@@ -85,13 +85,51 @@ export function checkRegexes(spec: unknown, depth = 0): void {
   for (const value of Object.values(o)) checkRegexes(value, depth + 1);
 }
 
-/** The query operator `$regex`: mingo's (array elements, strict mode …) with RE2 matching. */
+/**
+ * The query operator that takes `{"$regex": p, "$options": o}` (rewritten by withLinearRegexes,
+ * so mingo never compiles the pattern with V8, which would refuse RE2's `(?i)` and friends).
+ */
+export const LINEAR_REGEX = '$regexLinear';
+
+/**
+ * The spec with every string `$regex` (and its `$options`) turned into `$regexLinear`; the same
+ * object when it has none.
+ */
+export function withLinearRegexes<T>(spec: T, depth = 0): T {
+  if (spec === null || typeof spec !== 'object' || depth > 200) return spec;
+  if (Array.isArray(spec)) {
+    let out: unknown[] | undefined;
+    spec.forEach((item, i) => {
+      const changed = withLinearRegexes(item, depth + 1);
+      if (changed !== item) (out ??= spec.slice())[i] = changed;
+    });
+    return (out ?? spec) as T;
+  }
+  const o = spec as Record<string, unknown>;
+  let out: Record<string, unknown> | undefined;
+  for (const [key, value] of Object.entries(o)) {
+    const changed = withLinearRegexes(value, depth + 1);
+    if (changed !== value) (out ??= { ...o })[key] = changed;
+  }
+  if (typeof o.$regex === 'string') {
+    out ??= { ...o };
+    out[LINEAR_REGEX] = { pattern: o.$regex, options: typeof o.$options === 'string' ? o.$options : '' };
+    delete out.$regex;
+    delete out.$options;
+  }
+  return (out ?? spec) as T;
+}
+
+/** The query operators `$regex` (a RegExp) and `$regexLinear`: mingo's matching rules, RE2 matching. */
 export function regexQueryOperator(budget: Budget): QueryOperator {
   return (selector, value, options) => {
+    const linear = value as { pattern?: unknown; options?: unknown } | null;
     const re =
       value instanceof RegExp
         ? linearRegex('$regex', value.source, value.flags)
-        : linearRegex('$regex', String(value));
+        : linear !== null && typeof linear === 'object' && typeof linear.pattern === 'string'
+          ? linearRegex('$regex', linear.pattern, typeof linear.options === 'string' ? linear.options : '')
+          : linearRegex('$regex', String(value));
     const matcher = {
       exec: (input: string) => {
         budget.checkTime('$regex');
