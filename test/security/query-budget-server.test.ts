@@ -121,6 +121,23 @@ describeEachEngine('query budget: REST routes', (engine) => {
     const page = await timed('GET', `${c}/big/documents?nb=2`);
     expect(page.status).toBe(200);
     expect(page.body.items.map((d: { i: number }) => d.i)).toEqual([0, 1]);
+    // Large documents are read one at a time: a scan over all of them (mingo decides) keeps only
+    // the one it holds, and charges only those it keeps.
+    const long = { $expr: { $gt: [{ $strLenCP: '$text' }, 999_999] } };
+    const counted = await timed('POST', `${c}/big/count`, { query: long });
+    expect(counted.body).toEqual({ count: 12 });
+    const found = await timed('POST', `${c}/big/find`, { query: long, nb: 3, first: 4 });
+    expect(found.body.items.map((d: { i: number; text: string }) => [d.i, d.text.length])).toEqual([
+      [4, 1_000_000],
+      [5, 1_000_000],
+      [6, 1_000_000],
+    ]);
+    const tooMany = await timed('POST', `${c}/big/find`, { query: long, nb: 12 });
+    expect(tooMany.body).toEqual({
+      status: 413,
+      code: 'too-large',
+      message: `documents of collection 'big': ${MEMORY}`,
+    });
   });
 
   it('an aggregation whose answer repeats a large field past the output limit: 413', async () => {

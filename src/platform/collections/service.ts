@@ -61,6 +61,19 @@ class StaleShape extends Error {}
 const NO_PUSHDOWN: Shape = { paths: Object.create(null) as Record<string, number>, overflow: true };
 
 const BATCH = 2000;
+/**
+ * Documents whose JSON is larger are read one at a time (after their size is charged, or while
+ * a scan visits them), so a batch of reads holds at most BATCH × this many bytes.
+ */
+const INLINE_DOCUMENT_BYTES = 32 * 1024;
+
+/** A document as reads select it (docColumns). */
+interface DocRow extends Row {
+  seq: number;
+  doc: string | null;
+  size: number;
+  v?: number;
+}
 const ID_INDEX: IndexDescriptor = { keys: ['_id'], unique: true, name: '_id_', ascending: true };
 const UPDATE_OPERATORS = new Set([
   '$set',
@@ -676,17 +689,22 @@ export class CollectionService {
     const order = sort?.length ? compileSort(sort, shape, dialect) : sql`seq`;
     if (predicate.exact && order) {
       if (forAggregate && limit === undefined) await this.assertFits(row, predicate.where, skip);
-      const rows = await this.store.all<{ doc: string; v?: number }>(
-        sql`SELECT doc${this.stateColumn(row)} FROM documents WHERE ${scope(row)}${and(predicate.where)}
+      const rows = await this.store.all<DocRow>(
+        sql`SELECT seq, ${this.docColumns()}${this.stateColumn(row)} FROM documents WHERE ${scope(row)}${and(predicate.where)}
             ORDER BY ${order}${sort?.length ? sql`, seq` : sql``}${limitOffset(dialect.name, limit, skip)}`,
       );
       if (check) await this.checkState(row, rows);
-      const budget = prepared.budget;
+      // Every document is charged before a large one is read (a page of 15 MB documents is
+      // refused without holding them).
       const what = documentsOf(row);
-      return rows.map((r) => {
-        budget.allocateString(r.doc.length, what);
-        return JSON.parse(r.doc) as Document;
-      });
+      for (const r of rows) prepared.budget.allocateString(r.doc?.length ?? Number(r.size), what);
+      const out: Document[] = [];
+      for (const r of rows) {
+        // A large document read apart may have changed since the statement: the newer is given.
+        const text = r.doc ?? (await this.largeDocument(this.store, row, r.seq));
+        if (text !== undefined) out.push(JSON.parse(text) as Document);
+      }
+      return out;
     }
     if (order && !sort?.length) {
       // Natural order, filter not exact: walk the candidates, keep the first matches.
@@ -732,14 +750,16 @@ export class CollectionService {
     const walk = async (db: Queryable) => {
       let last = -1;
       for (let first = true; ; first = false) {
-        const rows = await db.all<{ seq: number; doc: string; v?: number }>(
-          sql`SELECT seq, doc${this.stateColumn(row)} FROM documents
+        const rows = await db.all<DocRow>(
+          sql`SELECT seq, ${this.docColumns()}${this.stateColumn(row)} FROM documents
               WHERE ${scope(row)}${and(where)} AND seq > ${last} ORDER BY seq LIMIT ${BATCH}`,
         );
         if (check && first) await this.checkState(row, rows);
         for (const r of rows) {
           budget.checkTime(what);
-          if (!(await visit(JSON.parse(r.doc) as Document, Number(r.seq), r.doc.length))) return;
+          const text = r.doc ?? (await this.largeDocument(db, row, r.seq));
+          if (text === undefined) continue;
+          if (!(await visit(JSON.parse(text) as Document, Number(r.seq), text.length))) return;
         }
         if (rows.length < BATCH) return;
         last = Number(rows[rows.length - 1]!.seq);
@@ -748,6 +768,23 @@ export class CollectionService {
     // Inside a write transaction the walk joins it; a read gets a snapshot of its own.
     if (writeTx) return walk(writeTx);
     return this.store.transaction(walk, { readOnly: true, isolation: 'repeatable read' });
+  }
+
+  /**
+   * The document column of a read: the JSON of documents up to INLINE_DOCUMENT_BYTES, null for
+   * larger ones (read one at a time by largeDocument), and every document's size in bytes.
+   */
+  private docColumns(): Sql {
+    const size =
+      this.store.dialect.name === 'postgres' ? sql`octet_length(doc::text)` : sql`octet_length(doc)`;
+    return sql`CASE WHEN ${size} <= ${INLINE_DOCUMENT_BYTES} THEN doc END AS doc, ${size} AS size`;
+  }
+
+  private async largeDocument(db: Queryable, row: CollectionRow, seq: number): Promise<string | undefined> {
+    const r = await db.get<{ doc: string }>(
+      sql`SELECT doc FROM documents WHERE ${scope(row)} AND seq = ${seq}`,
+    );
+    return r?.doc;
   }
 
   private async assertFits(row: CollectionRow, where: Sql | undefined, skip: number): Promise<void> {
