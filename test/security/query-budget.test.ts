@@ -164,6 +164,14 @@ describeEachEngine('query budget: functions and scripts', (engine) => {
     );
   });
 
+  it('past an engine limit (a deployment budget larger than V8 allows), a clear error, not a RangeError', async () => {
+    await expectRefused(
+      `\${aggregate_collection("c", {"$project": {"r": {"$strLenCP": ${DOUBLED_STRING}}}})?size}`,
+      'aggregate_collection: the query would build a value larger than one evaluation may hold (an array or string over the engine limit)',
+      evaluation({ maxAllocBytes: 64 * 1024 * 1024 * 1024 }),
+    );
+  });
+
   it('the error is a BudgetExceededError naming the function and the operator', async () => {
     const ctx = evaluation();
     let caught: unknown;
