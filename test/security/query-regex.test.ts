@@ -112,6 +112,21 @@ describeEachEngine('query regex: functions and scripts', (engine) => {
     ).toBe(`aggregate_collection: $regexFindAll "(a)\\\\1" uses a back-reference, ${LINEAR}`);
   });
 
+  it('update conditions ($pull) run on RE2 too', async () => {
+    await evaluate('${save_object({"_id": "u", "tags": ["aa", "ab", "b"]}, "r")?size}', ann);
+    expect(
+      await errorOf(
+        ann,
+        '<#assign ch = {"$pull": {"tags": {"$regex": "(a)\\\\1"}}}>${update_objects({"_id": "u"}, "ch", "r")}',
+      ),
+    ).toBe(`update_objects: $regex "(a)\\\\1" uses a back-reference, ${LINEAR}`);
+    await evaluate(
+      '<#assign ch = {"$pull": {"tags": {"$regex": "(?i)^A"}}}>${update_objects({"_id": "u"}, "ch", "r")}',
+      ann,
+    );
+    expect(await json('load_object({"_id": "u"}, "r").tags')).toEqual(['b']);
+  });
+
   it('RMPCollection.find and aggregate in a JS script', async () => {
     expect(await errorOf(ann, scriptTag('RMPCollection.find({s: {$regex: "(a+)+\\\\1b"}}, "r");'))).toMatch(
       new RegExp(

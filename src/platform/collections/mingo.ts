@@ -1,5 +1,6 @@
 import { Aggregator } from 'mingo/aggregator';
 import { Query } from 'mingo/query';
+import { update } from 'mingo/updater';
 import type { Options } from 'mingo/types';
 import { Budget, BudgetExceededError } from '../../limits/index.js';
 import { CollectionError } from './errors.js';
@@ -79,6 +80,19 @@ export function runPipeline(
   return bounded('invalid pipeline', () =>
     new Aggregator(withLinearRegexes(stages), optionsFor(budget, options)).run(docs),
   );
+}
+
+/**
+ * Applies update operators to `doc` in place with mingo's updater, its conditions (`$pull`)
+ * guarded like a query.
+ */
+export function applyUpdate(doc: Document, change: Record<string, unknown>, budget: Budget): void {
+  bounded('invalid update', () => {
+    update(doc, withLinearRegexes(change), undefined, undefined, {
+      cloneMode: 'deep',
+      queryOptions: optionsFor(budget),
+    });
+  });
 }
 
 /**

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { update as applyUpdate } from 'mingo';
 import { Budget } from '../../limits/index.js';
 import { sql, type Queryable, type Row, type Sql, type Store } from '../../store/index.js';
 import { CollectionError } from './errors.js';
@@ -31,16 +30,16 @@ import { INSERT_BATCH, Writer } from './writer.js';
 import { newDocumentId } from './ids.js';
 import { createIndexSql, dropIndexSql, type IndexDefinition } from './indexes.js';
 import {
+  applyUpdate,
   checkSpec,
   compileFilter,
-  MINGO_OPTIONS,
   prepareFilter,
   runPipeline,
   sortDocuments,
   type PreparedFilter,
 } from './mingo.js';
 import { compilePredicate, compileSort, splitFilter } from './pushdown.js';
-import { assertSafePath, assertSafeSpec, isPlainObject, toJsonDocument } from './safety.js';
+import { assertSafePath, isPlainObject, toJsonDocument } from './safety.js';
 import { emptyShape, parseShape, serializeShape, type Shape } from './shape.js';
 import {
   DEFAULT_COLLECTION_LIMITS,
@@ -437,7 +436,7 @@ export class CollectionService {
   ): Promise<number> {
     const budget = options.budget ?? new Budget();
     const query = compileFilter(filter, budget);
-    const modify = this.modifier(change);
+    const modify = this.modifier(change, budget);
     const n = await this.write(actor, name, false, async (w) => {
       let matched = 0;
       const predicate = compilePredicate(splitFilter(filter), w.shape, this.store.dialect);
@@ -998,8 +997,8 @@ export class CollectionService {
   }
 
   /** The function turning a matched document into its new version. */
-  private modifier(change: Record<string, unknown>): (doc: Document) => Document {
-    assertSafeSpec(change);
+  private modifier(change: Record<string, unknown>, budget: Budget): (doc: Document) => Document {
+    checkSpec(change);
     const keys = Object.keys(change);
     const operators = keys.filter((k) => k.startsWith('$'));
     if (operators.length === 0) {
@@ -1024,12 +1023,7 @@ export class CollectionService {
     }
     return (doc) => {
       const id = doc._id;
-      try {
-        applyUpdate(doc, change, undefined, undefined, { cloneMode: 'deep', queryOptions: MINGO_OPTIONS });
-      } catch (e) {
-        if (e instanceof CollectionError) throw e;
-        throw new CollectionError('invalid', `invalid update: ${(e as Error).message}`);
-      }
+      applyUpdate(doc, change, budget);
       return this.prepareDocument({ ...doc, _id: id });
     };
   }
