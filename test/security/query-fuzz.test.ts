@@ -72,11 +72,9 @@ const stage = fc.oneof(
   array.map((a) => ({ $project: { a } })),
   fc.constant({ $unwind: '$a' }),
   value.map((v) => ({ $group: { _id: 'all', p: { $push: v }, q: { $addToSet: '$a' } } })),
-  fc
-    .tuple(number, number)
-    .map(([lo, hi]) => ({
-      $densify: { field: 'n', range: { step: 1, bounds: [Math.min(lo, hi), Math.max(lo, hi) + 1] } },
-    })),
+  fc.tuple(number, number).map(([lo, hi]) => ({
+    $densify: { field: 'n', range: { step: 1, bounds: [Math.min(lo, hi), Math.max(lo, hi) + 1] } },
+  })),
   fc
     .tuple(value, value)
     .map(([x, y]) => ({ $facet: { x: [{ $project: { x } }], y: [{ $project: { y } }] } })),
