@@ -79,6 +79,12 @@ describeEachEngine('query regex: functions and scripts', (engine) => {
     expect(
       (await json('list_objects({"s": {"$not": {"$regex": "^A"}}}, "r")')).map((d: { _id: string }) => d._id),
     ).toEqual(['1']);
+    // JavaScript's \\u escapes, in the pattern's text, are read as RE2's \\x{…}.
+    expect(
+      (await json('list_objects({"s": {"$regex": "^\\\\u0041b\\\\u{63}$"}}, "r")')).map(
+        (d: { _id: string }) => d._id,
+      ),
+    ).toEqual(['2']);
   });
 
   it('$regexMatch, $regexFind and $regexFindAll run on RE2; a computed back-reference is refused when met', async () => {

@@ -41,13 +41,19 @@ export function linearRegex(op: string, pattern: string, options = ''): RE2JS {
   }
   let re: RE2JS;
   try {
-    re = RE2JS.compile(pattern, flags);
+    re = RE2JS.compile(withRe2Escapes(pattern), flags);
   } catch (e) {
     throw refused(op, pattern, (e as Error).message);
   }
   if (cache.size >= CACHE_SIZE) cache.clear();
   cache.set(key, re);
   return re;
+}
+
+/** JavaScript's `\uXXXX` and `\u{X…}` escapes in RE2's syntax (`\x{…}`); the rest is the same. */
+function withRe2Escapes(pattern: string): string {
+  if (!pattern.includes('\\u')) return pattern;
+  return pattern.replace(/(?<!\\)((?:\\\\)*)\\u(?:\{([0-9a-fA-F]{1,6})\}|([0-9a-fA-F]{4}))/g, '$1\\x{$2$3}');
 }
 
 function refused(op: string, pattern: string, reason: string): CollectionError {
