@@ -191,6 +191,10 @@ function errorMessage(label: string, method: ScriptMethod, e: unknown): string {
   if (e instanceof FunctionError && e.functionName === method.function)
     return `${label}: ${e.message.slice(e.functionName.length + 2)}`;
   if (e instanceof FunctionUnavailableError) return `${label}: ${e.message}`;
+  // Errors that keep their own class but carry the function's name (BudgetExceededError).
+  const fn = method.function;
+  if (fn && e instanceof Error && e.message.startsWith(`${fn}: `))
+    return `${label}: ${e.message.slice(fn.length + 2)}`;
   if (e instanceof Error) return e.message.startsWith(`${label}: `) ? e.message : `${label}: ${e.message}`;
   return `${label}: ${String(e)}`;
 }

@@ -117,8 +117,9 @@ export async function createServer(options: ServerOptions): Promise<Api> {
   app.decorateRequest('caller', null);
   useJsonBodyParser(app);
   app.setErrorHandler((error, request, reply) => {
-    const { body, internal } = toErrorBody(error);
+    const { body, internal, retryAfter } = toErrorBody(error);
     if (internal) request.log.error({ err: error }, 'request failed');
+    if (retryAfter !== undefined) reply.header('Retry-After', String(retryAfter));
     reply.code(body.status).type('application/json; charset=utf-8').send(body);
   });
   app.setNotFoundHandler((request, reply) => {

@@ -6,6 +6,8 @@
 import { FunctionError } from '../functions/errors.js';
 import { PlatformError, type PlatformErrorCode } from '../platform/errors.js';
 import { CollectionError, type CollectionErrorCode } from '../platform/collections/errors.js';
+import { BudgetExceededError } from '../limits/index.js';
+import { CONTENTION_MESSAGE, CONTENTION_RETRY_AFTER_SECONDS, isContention } from '../store/index.js';
 
 export interface ErrorBody {
   status: number;
@@ -67,17 +69,32 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: string }> = {
   FST_PROTO_VIOLATION: { status: 400, code: 'invalid' },
 };
 
-/**
- * The body for any error, and whether it is the server's fault (logged as an error; its details
- * are not shown to the client).
- */
-export function toErrorBody(error: unknown): { body: ErrorBody; internal: boolean } {
+export interface ErrorReply {
+  body: ErrorBody;
+  /** The server's fault: logged as an error; its details are not shown to the client. */
+  internal: boolean;
+  /** Seconds to send as `Retry-After` (contention). */
+  retryAfter?: number;
+}
+
+/** The reply for any error. */
+export function toErrorBody(error: unknown): ErrorReply {
   const body = (status: number, code: string, message: string) => ({
     body: { status, code, message },
     internal: false,
   });
   if (error instanceof ApiError) return body(error.status, error.code, error.message);
-  if (error instanceof PlatformError) return body(PLATFORM_STATUS[error.code], error.code, error.message);
+  if (error instanceof PlatformError)
+    return error.code === 'contention'
+      ? { ...body(409, 'contention', error.message), retryAfter: CONTENTION_RETRY_AFTER_SECONDS }
+      : body(PLATFORM_STATUS[error.code], error.code, error.message);
+  // Another connection or process held the database past the store's lock wait (store/contention.ts).
+  if (isContention(error))
+    return { ...body(409, 'contention', CONTENTION_MESSAGE), retryAfter: CONTENTION_RETRY_AFTER_SECONDS };
+  if (error instanceof BudgetExceededError)
+    return error.limit === 'time'
+      ? body(422, 'time-limit', error.message)
+      : body(413, 'too-large', error.message);
   if (error instanceof CollectionError) return body(COLLECTION_STATUS[error.code], error.code, error.message);
   if (error instanceof FunctionError) return body(400, 'invalid', error.message);
   const e = error as { validation?: unknown; code?: unknown; statusCode?: unknown; message?: unknown };

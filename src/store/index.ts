@@ -52,6 +52,7 @@ import type { Store } from './types.js';
 
 export { sql, Sql, quoteIdent, quoteString, type EngineName } from './sql.js';
 export { defineMigration, migrate, type Migration } from './migrate.js';
+export { CONTENTION_MESSAGE, CONTENTION_RETRY_AFTER_SECONDS, isContention } from './contention.js';
 export type { Dialect, Isolation, Queryable, Row, RunResult, Store, TransactionOptions } from './types.js';
 
 export interface OpenStoreOptions extends Partial<Config> {

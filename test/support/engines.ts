@@ -20,8 +20,8 @@ export interface EngineUnderTest {
   readonly name: EngineName;
   /** The suite's store (available inside tests and beforeAll/beforeEach hooks). */
   readonly store: Store;
-  /** Another store on the same database, closed with the suite. */
-  openStore(): Promise<Store>;
+  /** Another store on the same database, closed with the suite (`lockWaitMs`: its lock wait). */
+  openStore(options?: { lockWaitMs?: number }): Promise<Store>;
 }
 
 /** The engines this run can test: sqlite, plus postgres when FLOWMARK_TEST_PG is set. */
@@ -61,11 +61,16 @@ class SuiteEngine implements EngineUnderTest {
     this.main = await this.openStore();
   }
 
-  async openStore(): Promise<Store> {
+  async openStore(options: { lockWaitMs?: number } = {}): Promise<Store> {
     const store =
       this.name === 'sqlite'
-        ? await openStore({ dataDir: this.dir!, databaseUrl: undefined })
-        : await openStore({ databaseUrl: process.env.FLOWMARK_TEST_PG!, pgSchema: this.schema, poolSize: 4 });
+        ? await openStore({ dataDir: this.dir!, databaseUrl: undefined, ...options })
+        : await openStore({
+            databaseUrl: process.env.FLOWMARK_TEST_PG!,
+            pgSchema: this.schema,
+            poolSize: 4,
+            ...options,
+          });
     if (this.main) this.extra.push(store);
     return store;
   }

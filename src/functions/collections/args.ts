@@ -3,7 +3,14 @@
  * the function's, and reading the arguments scripts pass (JSON text or hashes, `$query` /
  * `$orderby`, first/limit as numbers or text).
  */
-import { CollectionError, type CollectionService, type SortSpec } from '../../platform/collections/index.js';
+import {
+  CollectionError,
+  CONTENTION_MESSAGE,
+  isContention,
+  type CollectionService,
+  type SortSpec,
+} from '../../platform/collections/index.js';
+import { BudgetExceededError } from '../../limits/index.js';
 import { isHash, parseJsonText } from '../coercion.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';
@@ -35,12 +42,18 @@ export function filesOf(fn: string, ctx: ExecutionContext): UploadedFiles {
   return service;
 }
 
-/** Runs service work; a CollectionError becomes `fn: <reason>`. */
+/**
+ * Runs service work; a CollectionError becomes `fn: <reason>`, a budget error keeps its kind with
+ * the function's name in front, and the store's lock wait the platform's contention message.
+ */
 export async function collectionCall<T>(fn: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (e) {
     if (e instanceof CollectionError) throw new FunctionError(fn, e.message);
+    if (e instanceof BudgetExceededError)
+      throw new BudgetExceededError(`${fn}: ${e.message}`, e.limit, `${fn}: ${e.what}`);
+    if (isContention(e)) throw new FunctionError(fn, CONTENTION_MESSAGE);
     throw e;
   }
 }

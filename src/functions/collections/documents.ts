@@ -1,6 +1,7 @@
 /** Collections (spec 4.2): reading and writing documents. */
 import { assertSafeSpec, CollectionError } from '../../platform/collections/index.js';
 import { isHash } from '../coercion.js';
+import { budgetOf } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';
 import { defineFunction, type FunctionSpec } from '../registry.js';
 import {
@@ -52,6 +53,7 @@ export const documentFunctions: FunctionSpec[] = [
               sort,
               skip: page.skip,
               limit: page.limit,
+              budget: budgetOf(ctx),
             }),
           );
         },
@@ -71,7 +73,9 @@ export const documentFunctions: FunctionSpec[] = [
           const fn = 'count_objects';
           const filter = condition(fn, 1, 'where', where);
           if (!filter) throw new FunctionError(fn, 'Cannot count objects with an empty condition.');
-          return collectionCall(fn, () => collectionsOf(fn, ctx).count(ctx, name as string, filter));
+          return collectionCall(fn, () =>
+            collectionsOf(fn, ctx).count(ctx, name as string, filter, { budget: budgetOf(ctx) }),
+          );
         },
       },
     ],
@@ -95,7 +99,7 @@ export const documentFunctions: FunctionSpec[] = [
           if (Object.keys(filter).length === 0)
             throw new FunctionError(fn, 'Cannot load an object with an empty condition.');
           const doc = await collectionCall(fn, () =>
-            collectionsOf(fn, ctx).findOne(ctx, name as string, filter, { sort }),
+            collectionsOf(fn, ctx).findOne(ctx, name as string, filter, { sort, budget: budgetOf(ctx) }),
           );
           return doc ?? {};
         },
@@ -149,7 +153,9 @@ export const documentFunctions: FunctionSpec[] = [
           const fn = 'remove_objects';
           const filter = condition(fn, 1, 'where', where);
           if (!filter) throw new FunctionError(fn, 'Cannot remove objects with an empty condition.');
-          return collectionCall(fn, () => collectionsOf(fn, ctx).remove(ctx, name as string, filter));
+          return collectionCall(fn, () =>
+            collectionsOf(fn, ctx).remove(ctx, name as string, filter, { budget: budgetOf(ctx) }),
+          );
         },
       },
     ],
@@ -192,7 +198,10 @@ export const documentFunctions: FunctionSpec[] = [
           const change = objectArgument(fn, 2, 'variable', scriptUpdate(fn, 2, 'variable', value));
           if (!change) throw new FunctionError(fn, 'Cannot update objects with a null object.');
           return collectionCall(fn, () =>
-            collectionsOf(fn, ctx).update(ctx, name as string, filter, change, { multi: multi as boolean }),
+            collectionsOf(fn, ctx).update(ctx, name as string, filter, change, {
+              multi: multi as boolean,
+              budget: budgetOf(ctx),
+            }),
           );
         },
       },
@@ -231,7 +240,10 @@ export const documentFunctions: FunctionSpec[] = [
           // Plain fields are set; operators ($inc …) pass through (a mix is refused by the service).
           const change = Object.keys(spec).some((k) => k.startsWith('$')) ? spec : { $set: spec };
           return collectionCall(fn, () =>
-            collectionsOf(fn, ctx).update(ctx, name as string, filter, change, { multi: multi as boolean }),
+            collectionsOf(fn, ctx).update(ctx, name as string, filter, change, {
+              multi: multi as boolean,
+              budget: budgetOf(ctx),
+            }),
           );
         },
       },
@@ -269,7 +281,7 @@ export const documentFunctions: FunctionSpec[] = [
               name as string,
               filter,
               { $unset: { [field]: '' } },
-              { multi: multi as boolean },
+              { multi: multi as boolean, budget: budgetOf(ctx) },
             ),
           );
         },
@@ -302,7 +314,7 @@ export const documentFunctions: FunctionSpec[] = [
           const stages: Record<string, unknown>[] = [];
           pipelines.forEach((p, i) => stages.push(...pipelineStages(fn, p, i + 1)));
           const result = await collectionCall(fn, () =>
-            collectionsOf(fn, ctx).aggregate(ctx, name as string, stages),
+            collectionsOf(fn, ctx).aggregate(ctx, name as string, stages, { budget: budgetOf(ctx) }),
           );
           return result.length > MAX_LIST ? result.slice(0, MAX_LIST) : result;
         },

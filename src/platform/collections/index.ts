@@ -4,6 +4,7 @@ export type { IndexDefinition } from './indexes.js';
 export {
   DEFAULT_COLLECTION_LIMITS,
   type Actor,
+  type BudgetOption,
   type CollectionInfo,
   type CollectionLimits,
   type Document,
@@ -13,3 +14,6 @@ export {
 } from './types.js';
 export { importOptions, readImport, type ImportOptions } from './import.js';
 export { assertSafeSpec } from './safety.js';
+export { checkSpec } from './mingo.js';
+/** The store's lock errors, answered as contention (src/store/contention.ts). */
+export { CONTENTION_MESSAGE, isContention } from '../../store/index.js';

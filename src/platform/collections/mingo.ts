@@ -1,20 +1,36 @@
-import { Aggregator, Query } from 'mingo';
+import { Aggregator } from 'mingo/aggregator';
+import { Query } from 'mingo/query';
+import { update } from 'mingo/updater';
 import type { Options } from 'mingo/types';
+import { Budget, BudgetExceededError } from '../../limits/index.js';
 import { CollectionError } from './errors.js';
+import { guardedContext } from './guard.js';
 import { splitFilter, type SplitFilter } from './pushdown.js';
+import { checkRegexes, withLinearRegexes } from './regex.js';
 import { assertSafeSpec } from './safety.js';
 import type { Document, SortSpec } from './types.js';
 
 /** mingo with server-side JavaScript disabled (assertSafeSpec refuses those operators first). */
 export const MINGO_OPTIONS: Partial<Options> = { scriptEnabled: false, useStrictMode: true, idKey: '_id' };
 
+/** mingo's options for one evaluation: its operators charged to `budget` (guard.ts). */
+function optionsFor(budget: Budget, extra?: Partial<Options>): Partial<Options> {
+  return { ...MINGO_OPTIONS, ...extra, context: guardedContext(budget) };
+}
+
+/** Checks a query or pipeline before it runs: safe keys and operators, linear-time patterns. */
+export function checkSpec(spec: unknown): void {
+  assertSafeSpec(spec);
+  checkRegexes(spec);
+}
+
 /**
  * A checked filter and its test. When SQL can take the whole filter (splitFilter says complete),
  * mingo would accept it as it is, so compiling it waits until a document needs testing.
  */
-export function prepareFilter(filter: Record<string, unknown>): PreparedFilter {
-  assertSafeSpec(filter);
-  return new PreparedFilter(filter, splitFilter(filter));
+export function prepareFilter(filter: Record<string, unknown>, budget = new Budget()): PreparedFilter {
+  checkSpec(filter);
+  return new PreparedFilter(filter, splitFilter(filter), budget);
 }
 
 export class PreparedFilter {
@@ -24,35 +40,33 @@ export class PreparedFilter {
     private readonly filter: Record<string, unknown>,
     /** What SQL can take of it. */
     readonly split: SplitFilter,
+    readonly budget: Budget,
   ) {
-    if (!split.complete) this.query = compileFilter(filter);
+    if (!split.complete) this.query = compileFilter(filter, budget);
   }
 
   /** mingo's verdict on one document. */
   test(doc: Document): boolean {
-    return (this.query ??= compileFilter(this.filter)).test(doc);
+    const query = (this.query ??= compileFilter(this.filter, this.budget));
+    return bounded('invalid query', () => query.test(doc));
   }
 }
 
 /** A checked, compiled filter. */
-export function compileFilter(filter: Record<string, unknown>): Query {
-  assertSafeSpec(filter);
-  try {
-    return new Query(filter, MINGO_OPTIONS);
-  } catch (e) {
-    throw new CollectionError('invalid', `invalid query: ${(e as Error).message}`);
-  }
+export function compileFilter(filter: Record<string, unknown>, budget = new Budget()): Query {
+  checkSpec(filter);
+  return bounded('invalid query', () => new Query(withLinearRegexes(filter), optionsFor(budget)));
 }
 
 /**
  * Sorts like mingo's $sort (stable; missing < null < numbers < strings < objects < arrays <
  * booleans), keeping the order of the sort keys as given even for keys an object would reorder.
  */
-export function sortDocuments(docs: Document[], sort: SortSpec): Document[] {
+export function sortDocuments(docs: Document[], sort: SortSpec, budget = new Budget()): Document[] {
   let out = docs;
   for (let i = sort.length - 1; i >= 0; i--) {
     const [path, direction] = sort[i]!;
-    out = runPipeline(out, [{ $sort: { [path]: direction } }]) as Document[];
+    out = runPipeline(out, [{ $sort: { [path]: direction } }], budget) as Document[];
   }
   return out;
 }
@@ -60,12 +74,47 @@ export function sortDocuments(docs: Document[], sort: SortSpec): Document[] {
 export function runPipeline(
   docs: Record<string, unknown>[],
   stages: Record<string, unknown>[],
+  budget = new Budget(),
   options?: Partial<Options>,
 ): Record<string, unknown>[] {
+  return bounded('invalid pipeline', () =>
+    new Aggregator(withLinearRegexes(stages), optionsFor(budget, options)).run(docs),
+  );
+}
+
+/**
+ * Applies update operators to `doc` in place with mingo's updater, its conditions (`$pull`)
+ * guarded like a query.
+ */
+export function applyUpdate(doc: Document, change: Record<string, unknown>, budget: Budget): void {
+  bounded('invalid update', () => {
+    update(doc, withLinearRegexes(change), undefined, undefined, {
+      cloneMode: 'deep',
+      queryOptions: optionsFor(budget),
+    });
+  });
+}
+
+/**
+ * Runs mingo: our own errors pass as they are, mingo's refusals become `<what>: <reason>`, and
+ * an engine limit (an array or string longer than JavaScript allows, a stack overflow) a clear
+ * error instead of V8's message.
+ */
+function bounded<T>(what: string, work: () => T): T {
   try {
-    return new Aggregator(stages, { ...MINGO_OPTIONS, ...options }).run(docs);
+    return work();
   } catch (e) {
-    if (e instanceof CollectionError) throw e;
-    throw new CollectionError('invalid', `invalid pipeline: ${(e as Error).message}`);
+    if (e instanceof CollectionError || e instanceof BudgetExceededError) throw e;
+    if (e instanceof RangeError) throw engineLimit(e);
+    throw new CollectionError('invalid', `${what}: ${(e as Error).message}`);
   }
+}
+
+function engineLimit(e: RangeError): CollectionError {
+  if (/call stack/i.test(e.message))
+    return new CollectionError('too-large', 'the query is nested too deeply to evaluate');
+  return new CollectionError(
+    'too-large',
+    'the query would build a value larger than one evaluation may hold (an array or string over the engine limit)',
+  );
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { update as applyUpdate } from 'mingo';
+import { Budget } from '../../limits/index.js';
 import { sql, type Queryable, type Row, type Sql, type Store } from '../../store/index.js';
 import { CollectionError } from './errors.js';
 import {
@@ -30,19 +30,21 @@ import { INSERT_BATCH, Writer } from './writer.js';
 import { newDocumentId } from './ids.js';
 import { createIndexSql, dropIndexSql, type IndexDefinition } from './indexes.js';
 import {
+  applyUpdate,
+  checkSpec,
   compileFilter,
-  MINGO_OPTIONS,
   prepareFilter,
   runPipeline,
   sortDocuments,
   type PreparedFilter,
 } from './mingo.js';
 import { compilePredicate, compileSort, splitFilter } from './pushdown.js';
-import { assertSafePath, assertSafeSpec, isPlainObject, toJsonDocument } from './safety.js';
+import { assertSafePath, isPlainObject, toJsonDocument } from './safety.js';
 import { emptyShape, parseShape, serializeShape, type Shape } from './shape.js';
 import {
   DEFAULT_COLLECTION_LIMITS,
   type Actor,
+  type BudgetOption,
   type CollectionInfo,
   type CollectionLimits,
   type Document,
@@ -58,6 +60,26 @@ class StaleShape extends Error {}
 const NO_PUSHDOWN: Shape = { paths: Object.create(null) as Record<string, number>, overflow: true };
 
 const BATCH = 2000;
+/**
+ * Documents whose JSON is larger are read one at a time (after their size is charged, or while
+ * a scan visits them), so a batch of reads holds at most BATCH × this many bytes.
+ */
+const INLINE_DOCUMENT_BYTES = 32 * 1024;
+
+/** A document as reads select it (docColumn). */
+interface DocRow extends Row {
+  seq?: number;
+  doc: string | number;
+  v?: number;
+}
+
+/** The JSON of a document read inline, or the size and seq of a large one. */
+function readDoc(value: string | number): { text?: string; size: number; seq: number } {
+  const column = String(value);
+  if (column.charCodeAt(0) === 123) return { text: column, size: column.length, seq: -1 };
+  const [size, seq] = column.split(':');
+  return { size: Number(size), seq: Number(seq) };
+}
 const ID_INDEX: IndexDescriptor = { keys: ['_id'], unique: true, name: '_id_', ascending: true };
 const UPDATE_OPERATORS = new Set([
   '$set',
@@ -240,7 +262,7 @@ export class CollectionService {
     filter: Record<string, unknown>,
     options: FindOptions = {},
   ): Promise<Document[]> {
-    const prepared = prepareFilter(filter);
+    const prepared = prepareFilter(filter, options.budget ?? new Budget());
     const sort = checkSort(options.sort);
     return this.read(actor, name, [], (row, shape, check) =>
       this.findIn(row, shape, check, prepared, sort, options.skip ?? 0, options.limit),
@@ -252,16 +274,21 @@ export class CollectionService {
     actor: Actor,
     name: string,
     filter: Record<string, unknown>,
-    options: { sort?: SortSpec } = {},
+    options: { sort?: SortSpec } & BudgetOption = {},
   ): Promise<Document | undefined> {
-    const [first] = await this.find(actor, name, filter, { sort: options.sort, limit: 1 });
+    const [first] = await this.find(actor, name, filter, { ...options, limit: 1 });
     return first;
   }
 
-  count(actor: Actor, name: string, filter: Record<string, unknown>): Promise<number> {
+  count(
+    actor: Actor,
+    name: string,
+    filter: Record<string, unknown>,
+    options: BudgetOption = {},
+  ): Promise<number> {
     let prepared: PreparedFilter;
     try {
-      prepared = prepareFilter(filter);
+      prepared = prepareFilter(filter, options.budget ?? new Budget());
     } catch (e) {
       return Promise.reject(e);
     }
@@ -294,7 +321,7 @@ export class CollectionService {
     prepared: PreparedFilter,
   ): Promise<number> {
     let n = 0;
-    await this.scan(row, where, check, (doc) => {
+    await this.scan(row, where, check, prepared.budget, (doc) => {
       if (prepared.test(doc)) n++;
       return true;
     });
@@ -309,8 +336,10 @@ export class CollectionService {
     actor: Actor,
     name: string,
     stages: Record<string, unknown>[],
+    options: BudgetOption = {},
   ): Promise<Record<string, unknown>[]> {
-    assertSafeSpec(stages);
+    const budget = options.budget ?? new Budget();
+    checkSpec(stages);
     for (const stage of stages) {
       const [op] = Object.keys(stage);
       if (op && REFUSED_STAGES.has(op))
@@ -338,12 +367,12 @@ export class CollectionService {
       } else limit = limit === undefined ? (n as number) : Math.min(limit, n as number);
     }
     const rest = stages.slice(i);
-    const prepared = prepareFilter(filter);
+    const prepared = prepareFilter(filter, budget);
     const docs = await this.read(actor, name, [] as Document[], (row, shape, check) =>
       this.findIn(row, shape, check, prepared, sort, skip, limit, true),
     );
     if (limit === undefined && docs.length > this.limits.maxInMemoryDocuments) throw this.tooMany();
-    return rest.length ? runPipeline(docs, rest) : docs;
+    return rest.length ? runPipeline(docs, rest, budget) : docs;
   }
 
   /**
@@ -403,10 +432,11 @@ export class CollectionService {
     name: string,
     filter: Record<string, unknown>,
     change: Record<string, unknown>,
-    options: { multi: boolean },
+    options: { multi: boolean } & BudgetOption,
   ): Promise<number> {
-    const query = compileFilter(filter);
-    const modify = this.modifier(change);
+    const budget = options.budget ?? new Budget();
+    const query = compileFilter(filter, budget);
+    const modify = this.modifier(change, budget);
     const n = await this.write(actor, name, false, async (w) => {
       let matched = 0;
       const predicate = compilePredicate(splitFilter(filter), w.shape, this.store.dialect);
@@ -414,6 +444,7 @@ export class CollectionService {
         w.row,
         predicate.where,
         false,
+        budget,
         async (doc, seq) => {
           if (!predicate.exact && !query.test(doc)) return true;
           matched++;
@@ -428,8 +459,14 @@ export class CollectionService {
   }
 
   /** Deletes the matching documents; returns how many. */
-  async remove(actor: Actor, name: string, filter: Record<string, unknown>): Promise<number> {
-    const query = compileFilter(filter);
+  async remove(
+    actor: Actor,
+    name: string,
+    filter: Record<string, unknown>,
+    options: BudgetOption = {},
+  ): Promise<number> {
+    const budget = options.budget ?? new Budget();
+    const query = compileFilter(filter, budget);
     const n = await this.write(actor, name, false, async (w) => {
       const predicate = compilePredicate(splitFilter(filter), w.shape, this.store.dialect);
       if (predicate.exact) {
@@ -441,6 +478,7 @@ export class CollectionService {
         w.row,
         predicate.where,
         false,
+        budget,
         (doc, seq) => {
           if (query.test(doc)) doomed.push(seq);
           return true;
@@ -657,32 +695,48 @@ export class CollectionService {
     const order = sort?.length ? compileSort(sort, shape, dialect) : sql`seq`;
     if (predicate.exact && order) {
       if (forAggregate && limit === undefined) await this.assertFits(row, predicate.where, skip);
-      const rows = await this.store.all<{ doc: string; v?: number }>(
-        sql`SELECT doc${this.stateColumn(row)} FROM documents WHERE ${scope(row)}${and(predicate.where)}
+      const rows = await this.store.all<DocRow>(
+        sql`SELECT ${this.docColumn()}${this.stateColumn(row)} FROM documents WHERE ${scope(row)}${and(predicate.where)}
             ORDER BY ${order}${sort?.length ? sql`, seq` : sql``}${limitOffset(dialect.name, limit, skip)}`,
       );
       if (check) await this.checkState(row, rows);
-      return rows.map((r) => JSON.parse(r.doc) as Document);
+      // Every document is charged before a large one is read (a page of 15 MB documents is
+      // refused without holding them).
+      const what = documentsOf(row);
+      const docs = rows.map((r) => readDoc(r.doc));
+      for (const d of docs) prepared.budget.allocateString(d.size, what);
+      const out: Document[] = [];
+      for (const d of docs) {
+        // A large document read apart may have changed since the statement: the newer is given.
+        const text = d.text ?? (await this.largeDocument(this.store, row, d.seq));
+        if (text !== undefined) out.push(JSON.parse(text) as Document);
+      }
+      return out;
     }
     if (order && !sort?.length) {
       // Natural order, filter not exact: walk the candidates, keep the first matches.
       const out: Document[] = [];
       let seen = 0;
-      await this.scan(row, predicate.where, check, (doc) => {
+      await this.scan(row, predicate.where, check, prepared.budget, (doc, _seq, size) => {
         if (!prepared.test(doc)) return true;
-        if (seen++ >= skip) out.push(doc);
+        if (seen++ >= skip) {
+          prepared.budget.allocateString(size, documentsOf(row));
+          out.push(doc);
+        }
         if (out.length > this.limits.maxInMemoryDocuments) throw this.tooMany();
         return limit === undefined || out.length < limit;
       });
       return out;
     }
     const matches: Document[] = [];
-    await this.scan(row, predicate.where, check, (doc) => {
-      if (prepared.test(doc)) matches.push(doc);
+    await this.scan(row, predicate.where, check, prepared.budget, (doc, _seq, size) => {
+      if (!prepared.test(doc)) return true;
+      prepared.budget.allocateString(size, documentsOf(row));
+      matches.push(doc);
       if (matches.length > this.limits.maxInMemoryDocuments) throw this.tooMany();
       return true;
     });
-    const sorted = sortDocuments(matches, sort!);
+    const sorted = sortDocuments(matches, sort!, prepared.budget);
     return sorted.slice(skip, limit === undefined ? undefined : skip + limit);
   }
 
@@ -694,19 +748,26 @@ export class CollectionService {
     row: CollectionRow,
     where: Sql | undefined,
     check: boolean,
-    visit: (doc: Document, seq: number) => boolean | Promise<boolean>,
+    budget: Budget,
+    /** `size`: the characters of the document's JSON, for what keeps it to charge. */
+    visit: (doc: Document, seq: number, size: number) => boolean | Promise<boolean>,
     writeTx?: Queryable,
   ): Promise<void> {
+    const what = `query on collection '${row.name}'`;
     const walk = async (db: Queryable) => {
       let last = -1;
       for (let first = true; ; first = false) {
-        const rows = await db.all<{ seq: number; doc: string; v?: number }>(
-          sql`SELECT seq, doc${this.stateColumn(row)} FROM documents
+        const rows = await db.all<DocRow>(
+          sql`SELECT seq, ${this.docColumn()}${this.stateColumn(row)} FROM documents
               WHERE ${scope(row)}${and(where)} AND seq > ${last} ORDER BY seq LIMIT ${BATCH}`,
         );
         if (check && first) await this.checkState(row, rows);
         for (const r of rows) {
-          if (!(await visit(JSON.parse(r.doc) as Document, Number(r.seq)))) return;
+          budget.checkTime(what);
+          const d = readDoc(r.doc);
+          const text = d.text ?? (await this.largeDocument(db, row, d.seq));
+          if (text === undefined) continue;
+          if (!(await visit(JSON.parse(text) as Document, Number(r.seq), text.length))) return;
         }
         if (rows.length < BATCH) return;
         last = Number(rows[rows.length - 1]!.seq);
@@ -715,6 +776,25 @@ export class CollectionService {
     // Inside a write transaction the walk joins it; a read gets a snapshot of its own.
     if (writeTx) return walk(writeTx);
     return this.store.transaction(walk, { readOnly: true, isolation: 'repeatable read' });
+  }
+
+  /**
+   * The document column of a read: the JSON of a document up to INLINE_DOCUMENT_BYTES, else
+   * `<size in bytes>:<seq>` for largeDocument to read it on its own (one column, as fast as the
+   * document alone; JSON text always starts with `{`).
+   */
+  private docColumn(): Sql {
+    const pg = this.store.dialect.name === 'postgres';
+    const size = pg ? sql`octet_length(doc::text)` : sql`octet_length(doc)`;
+    const doc = pg ? sql`doc::text` : sql`doc`;
+    return sql`CASE WHEN ${size} <= ${INLINE_DOCUMENT_BYTES} THEN ${doc} ELSE ${size} || ':' || seq END AS doc`;
+  }
+
+  private async largeDocument(db: Queryable, row: CollectionRow, seq: number): Promise<string | undefined> {
+    const r = await db.get<{ doc: string }>(
+      sql`SELECT doc FROM documents WHERE ${scope(row)} AND seq = ${seq}`,
+    );
+    return r?.doc;
   }
 
   private async assertFits(row: CollectionRow, where: Sql | undefined, skip: number): Promise<void> {
@@ -917,8 +997,8 @@ export class CollectionService {
   }
 
   /** The function turning a matched document into its new version. */
-  private modifier(change: Record<string, unknown>): (doc: Document) => Document {
-    assertSafeSpec(change);
+  private modifier(change: Record<string, unknown>, budget: Budget): (doc: Document) => Document {
+    checkSpec(change);
     const keys = Object.keys(change);
     const operators = keys.filter((k) => k.startsWith('$'));
     if (operators.length === 0) {
@@ -943,12 +1023,7 @@ export class CollectionService {
     }
     return (doc) => {
       const id = doc._id;
-      try {
-        applyUpdate(doc, change, undefined, undefined, { cloneMode: 'deep', queryOptions: MINGO_OPTIONS });
-      } catch (e) {
-        if (e instanceof CollectionError) throw e;
-        throw new CollectionError('invalid', `invalid update: ${(e as Error).message}`);
-      }
+      applyUpdate(doc, change, budget);
       return this.prepareDocument({ ...doc, _id: id });
     };
   }
@@ -979,4 +1054,9 @@ export class CollectionService {
         `only a user of the account may create collection '${name}'`,
       );
   }
+}
+
+/** How budget errors name what a query holds: `documents of collection 'orders'`. */
+function documentsOf(row: CollectionRow): string {
+  return `documents of collection '${row.name}'`;
 }

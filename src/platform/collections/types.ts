@@ -1,3 +1,5 @@
+import type { Budget } from '../../limits/index.js';
+
 /** Who is acting: the account (tenant) and the connected user, if any. An ExecutionContext fits. */
 export interface Actor {
   accountId: string;
@@ -25,7 +27,12 @@ export interface IndexDescriptor {
 
 export type SortSpec = Array<[path: string, direction: 1 | -1]>;
 
-export interface FindOptions {
+/** The evaluation's budget (src/limits): what a query builds and reads is charged to it. */
+export interface BudgetOption {
+  budget?: Budget;
+}
+
+export interface FindOptions extends BudgetOption {
   sort?: SortSpec;
   skip?: number;
   limit?: number;

@@ -4,10 +4,12 @@
  * by administrators; server-side JavaScript operators are refused).
  */
 import { Type, type Static } from '@fastify/type-provider-typebox';
+import { Budget, evaluationLimitsFromEnv } from '../../limits/index.js';
 import type { Actor, CollectionService, SortSpec } from '../../platform/collections/index.js';
 import { callerOf } from '../auth/access.js';
 import type { Api, ServerDeps } from '../deps.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
+import { fitsResponse } from '../response-size.js';
 import { MAX_PAGE_SIZE } from '../listing.js';
 import { CollectionInfo, IndexDescriptor, JsonObject } from '../schemas.js';
 
@@ -39,6 +41,10 @@ const Empty = { 204: Type.Null() };
 
 export function collectionRoutes(app: Api, deps: ServerDeps): void {
   const collections = deps.collections;
+  // Each request is one evaluation: what its query builds, reads and answers is charged to a
+  // budget of the deployment's limits (FLOWMARK_EVAL_*).
+  const limits = evaluationLimitsFromEnv();
+  const budget = () => new Budget(limits);
   const actorOf = (request: Parameters<typeof callerOf>[0]): Actor => {
     const caller = callerOf(request);
     return { accountId: caller.accountId, user: caller.user };
@@ -156,12 +162,18 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
     async (request) => {
       const query = request.query.query === undefined ? {} : parseJson(request.query.query, 'query');
       const sort = request.query.sort === undefined ? undefined : parseJson(request.query.sort, 'sort');
-      return find(collections, actorOf(request), request.params.name, {
-        query: query as Record<string, unknown>,
-        sort: sort as Static<typeof Sort>,
-        first: request.query.first,
-        nb: request.query.nb,
-      });
+      return find(
+        collections,
+        actorOf(request),
+        request.params.name,
+        {
+          query: query as Record<string, unknown>,
+          sort: sort as Static<typeof Sort>,
+          first: request.query.first,
+          nb: request.query.nb,
+        },
+        budget(),
+      );
     },
   );
 
@@ -176,7 +188,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
         response: { 200: Documents },
       },
     },
-    async (request) => find(collections, actorOf(request), request.params.name, request.body),
+    async (request) => find(collections, actorOf(request), request.params.name, request.body, budget()),
   );
 
   app.post(
@@ -212,7 +224,12 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
     async (request) => {
       const actor = actorOf(request);
       await requireCollection(collections, actor, request.params.name);
-      const doc = await collections.findOne(actor, request.params.name, { _id: request.params.id });
+      const doc = await collections.findOne(
+        actor,
+        request.params.name,
+        { _id: request.params.id },
+        { budget: budget() },
+      );
       if (!doc) throw notFound(`document '${request.params.id}' does not exist`);
       return doc;
     },
@@ -250,7 +267,12 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
     async (request, reply) => {
       const actor = actorOf(request);
       await requireCollection(collections, actor, request.params.name);
-      const removed = await collections.remove(actor, request.params.name, { _id: request.params.id });
+      const removed = await collections.remove(
+        actor,
+        request.params.name,
+        { _id: request.params.id },
+        { budget: budget() },
+      );
       if (removed === 0) throw notFound(`document '${request.params.id}' does not exist`);
       reply.code(204);
     },
@@ -287,7 +309,11 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
     async (request) => {
       const actor = actorOf(request);
       await requireCollection(collections, actor, request.params.name);
-      return { count: await collections.count(actor, request.params.name, request.body.query ?? {}) };
+      return {
+        count: await collections.count(actor, request.params.name, request.body.query ?? {}, {
+          budget: budget(),
+        }),
+      };
     },
   );
 
@@ -310,7 +336,12 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
       const { query, update, multi = false } = request.body;
       if (Object.keys(query).length === 0) throw badRequest('Cannot update objects with an empty condition.');
       await requireCollection(collections, actor, request.params.name);
-      return { matched: await collections.update(actor, request.params.name, query, update, { multi }) };
+      return {
+        matched: await collections.update(actor, request.params.name, query, update, {
+          multi,
+          budget: budget(),
+        }),
+      };
     },
   );
 
@@ -330,7 +361,11 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
       if (Object.keys(request.body.query).length === 0)
         throw badRequest('Cannot remove objects with an empty condition.');
       await requireCollection(collections, actor, request.params.name);
-      return { removed: await collections.remove(actor, request.params.name, request.body.query) };
+      return {
+        removed: await collections.remove(actor, request.params.name, request.body.query, {
+          budget: budget(),
+        }),
+      };
     },
   );
 
@@ -351,8 +386,11 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
     async (request) => {
       const actor = actorOf(request);
       await requireCollection(collections, actor, request.params.name);
-      const items = await collections.aggregate(actor, request.params.name, request.body.pipeline);
-      return { items: items.slice(0, MAX_AGGREGATE_RESULTS) };
+      const b = budget();
+      const items = await collections.aggregate(actor, request.params.name, request.body.pipeline, {
+        budget: b,
+      });
+      return { items: fitsResponse(items.slice(0, MAX_AGGREGATE_RESULTS), b, 'aggregate') };
     },
   );
 
@@ -433,6 +471,7 @@ async function find(
   actor: Actor,
   name: string,
   body: Static<typeof FindBody>,
+  budget: Budget,
 ) {
   await requireCollection(collections, actor, name);
   const first = body.first ?? 0;
@@ -441,8 +480,9 @@ async function find(
     sort: toSortSpec(body.sort),
     skip: first,
     limit: nb,
+    budget,
   });
-  return { items, first, nb };
+  return { items: fitsResponse(items, budget, 'documents'), first, nb };
 }
 
 function toSortSpec(sort: Static<typeof Sort> | undefined): SortSpec | undefined {

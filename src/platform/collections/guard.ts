@@ -1,0 +1,271 @@
+/**
+ * mingo's operators, charged to the evaluation's budget. Every query, pipeline and sort runs with
+ * a mingo Context built here for its Budget: operators that would build a value from a size they
+ * are given ($range, $concatArrays, $concat, $replaceAll, $zip, $densify …) check the size before
+ * building it; every operator that returns a new string, array or object is charged for it; each
+ * operator call and each document leaving a pipeline stage checks the wall time. `$regex` and
+ * the `$regex…` expression operators run on RE2 (regex.ts).
+ *
+ * mingo's own `Context.from` keeps a built-in over an added operator of the same name, so the
+ * context is built whole here (Context.init with the guarded maps) and given to mingo's base
+ * Query and Aggregator classes.
+ */
+import { Context, evalExpr } from 'mingo/core';
+import * as accumulatorOperators from 'mingo/operators/accumulator';
+import * as expressionOperators from 'mingo/operators/expression';
+import * as pipelineOperators from 'mingo/operators/pipeline';
+import * as projectionOperators from 'mingo/operators/projection';
+import * as queryOperators from 'mingo/operators/query';
+import * as windowOperators from 'mingo/operators/window';
+import type { Options } from 'mingo/types';
+import { Budget } from '../../limits/index.js';
+import { LINEAR_REGEX, regexExpressionOperators, regexQueryOperator } from './regex.js';
+
+type AnyObject = Record<string, unknown>;
+type ExpressionOperator = (obj: AnyObject, expr: unknown, options: Options) => unknown;
+type AccumulatorOperator = (collection: unknown[], expr: unknown, options: Options) => unknown;
+interface Stream {
+  map(f: (o: unknown) => unknown): Stream;
+}
+type PipelineOperator = (collection: Stream, expr: unknown, options: Options) => Stream;
+type Ops<T> = Record<string, T>;
+
+/** A module's operators (its `$…` exports), typed loosely: mingo's own types are one per operator. */
+function operators<T>(module: object): Ops<T> {
+  return Object.fromEntries(Object.entries(module).filter(([name]) => name.startsWith('$'))) as Ops<T>;
+}
+
+/** Operators whose result may be a value that already exists (an argument, a variable, a field). */
+const PASS_THROUGH = new Set([
+  '$literal',
+  '$let',
+  '$cond',
+  '$ifNull',
+  '$switch',
+  '$arrayElemAt',
+  '$first',
+  '$last',
+  '$getField',
+  '$max',
+  '$min',
+]);
+
+/** Pipeline stages that make new documents (the others pass documents through). */
+const BUILDING_STAGES = new Set([
+  '$addFields',
+  '$set',
+  '$project',
+  '$unset',
+  '$unwind',
+  '$group',
+  '$bucket',
+  '$bucketAuto',
+  '$facet',
+  '$densify',
+  '$fill',
+  '$replaceRoot',
+  '$replaceWith',
+  '$setWindowFields',
+  '$sortByCount',
+  '$count',
+  '$redact',
+]);
+
+/** What a new document costs besides its fields, in slots (the object and its place in the stream). */
+const DOCUMENT_SLOTS = 4;
+
+/** Operator calls between two looks at the clock. */
+const TIME_CHECK_EVERY = 256;
+
+const contexts = new WeakMap<Budget, Context>();
+
+/** The mingo context of one evaluation: every operator charged to `budget`. */
+export function guardedContext(budget: Budget): Context {
+  let context = contexts.get(budget);
+  if (!context) {
+    context = buildContext(budget);
+    contexts.set(budget, context);
+  }
+  return context;
+}
+
+function buildContext(budget: Budget): Context {
+  let calls = 0;
+  const tick = (what: string) => {
+    if (++calls % TIME_CHECK_EVERY === 0) budget.checkTime(what);
+  };
+
+  const expression: Ops<ExpressionOperator> = {};
+  const builtins = {
+    ...operators<ExpressionOperator>(expressionOperators),
+    ...regexExpressionOperators(budget),
+  };
+  for (const [name, op] of Object.entries(builtins)) {
+    const precheck = PRECHECKS[name];
+    const sized = precheck ? precheck(op, budget, name) : op;
+    // A prechecked operator was charged for its result before building it.
+    const charge = !precheck && !PASS_THROUGH.has(name);
+    expression[name] = (obj, expr, options) => {
+      tick(name);
+      const result = sized(obj, expr, options);
+      if (charge) chargeValue(budget, result, name);
+      return result;
+    };
+  }
+
+  const accumulator: Ops<AccumulatorOperator> = {};
+  for (const [name, op] of Object.entries(operators<AccumulatorOperator>(accumulatorOperators))) {
+    accumulator[name] = (collection, expr, options) => {
+      tick(name);
+      const result = op(collection, expr, options);
+      chargeValue(budget, result, name);
+      return result;
+    };
+  }
+
+  const pipeline: Ops<PipelineOperator> = {};
+  for (const [name, op] of Object.entries(operators<PipelineOperator>(pipelineOperators))) {
+    const builds = BUILDING_STAGES.has(name);
+    pipeline[name] = (collection, expr, options) => {
+      if (name === '$densify') chargeDensify(budget, expr);
+      return op(collection, expr, options).map((doc: unknown) => {
+        tick(name);
+        if (builds) budget.allocateSlots(DOCUMENT_SLOTS + keyCount(doc), name);
+        return doc;
+      });
+    };
+  }
+
+  const regex = regexQueryOperator(budget);
+  const query = { ...operators<unknown>(queryOperators), $regex: regex, [LINEAR_REGEX]: regex };
+
+  return Context.init({
+    accumulator,
+    expression,
+    pipeline,
+    projection: operators<unknown>(projectionOperators),
+    query,
+    window: operators<unknown>(windowOperators),
+  } as unknown as Parameters<typeof Context.init>[0]);
+}
+
+/** Charges a value an operator returned: its characters, items or entries (not what they hold). */
+function chargeValue(budget: Budget, value: unknown, what: string): void {
+  if (typeof value === 'string') {
+    if (value.length > 16) budget.allocateString(value.length, what);
+  } else if (Array.isArray(value)) budget.allocateSlots(value.length, what);
+  else if (value !== null && typeof value === 'object' && !(value instanceof Date))
+    budget.allocateSlots(keyCount(value), what);
+}
+
+function keyCount(value: unknown): number {
+  return value !== null && typeof value === 'object' ? Object.keys(value).length : 0;
+}
+
+type Precheck = (op: ExpressionOperator, budget: Budget, name: string) => ExpressionOperator;
+
+/**
+ * Operators that build a value whose size comes from their arguments: the arguments are
+ * evaluated, the size charged, then the built-in runs on the evaluated values (as literals).
+ */
+const PRECHECKS: Record<string, Precheck> = {
+  $range: (op, budget, name) => (obj, expr, options) => {
+    const args = evaluate(obj, expr, options);
+    if (Array.isArray(args) && args.length >= 2) {
+      const [start, end, step = 1] = args as unknown[];
+      if (isInt(start) && isInt(end) && isInt(step) && step !== 0) {
+        const count = Math.ceil((end - start) / step);
+        if (count > 0) budget.allocateSlots(count, name);
+      }
+    }
+    return op(obj, literals(args), options);
+  },
+  $concatArrays: (op, budget, name) => (obj, expr, options) => {
+    const args = evaluate(obj, expr, options);
+    if (Array.isArray(args))
+      budget.allocateSlots(
+        sum(args, (a) => (Array.isArray(a) ? a.length : 0)),
+        name,
+      );
+    return op(obj, literals(args), options);
+  },
+  $concat: (op, budget, name) => (obj, expr, options) => {
+    const args = evaluate(obj, expr, options);
+    if (Array.isArray(args))
+      budget.allocateString(
+        sum(args, (a) => (typeof a === 'string' ? a.length : 0)),
+        name,
+      );
+    return op(obj, literals(args), options);
+  },
+  $replaceAll: (op, budget, name) => replacing(op, budget, name, true),
+  $replaceOne: (op, budget, name) => replacing(op, budget, name, false),
+  $zip: (op, budget, name) => (obj, expr, options) => {
+    if (expr === null || typeof expr !== 'object' || !('inputs' in expr)) return op(obj, expr, options);
+    const inputs = evaluate(obj, (expr as { inputs: unknown }).inputs, options);
+    if (Array.isArray(inputs)) {
+      let longest = 0;
+      for (const a of inputs) if (Array.isArray(a)) longest = Math.max(longest, a.length);
+      budget.allocateSlots(longest * (inputs.length + 1), name);
+    }
+    return op(obj, { ...expr, inputs: { $literal: inputs } }, options);
+  },
+};
+
+/** $replaceAll / $replaceOne: the result's length, counted before the string is built. */
+function replacing(op: ExpressionOperator, budget: Budget, name: string, all: boolean): ExpressionOperator {
+  return (obj, expr, options) => {
+    const args = evaluate(obj, expr, options) as Record<string, unknown> | null;
+    if (args && typeof args === 'object') {
+      const { input, find, replacement } = args;
+      if (typeof input === 'string' && typeof find === 'string' && typeof replacement === 'string') {
+        const n = all ? occurrences(input, find) : input.includes(find) ? 1 : 0;
+        budget.allocateString(input.length + n * (replacement.length - find.length), name);
+      }
+    }
+    return op(obj, literals(args), options);
+  };
+}
+
+function occurrences(input: string, find: string): number {
+  if (find === '') return input.length + 1;
+  let n = 0;
+  for (let i = input.indexOf(find); i !== -1; i = input.indexOf(find, i + find.length)) n++;
+  return n;
+}
+
+/** $densify over explicit numeric bounds makes (upper - lower) / step documents: charged first. */
+function chargeDensify(budget: Budget, expr: unknown): void {
+  const range = (expr as { range?: { step?: unknown; bounds?: unknown } } | null)?.range;
+  const bounds = range?.bounds;
+  const step = range?.step;
+  if (!Array.isArray(bounds) || typeof step !== 'number' || !(step > 0)) return;
+  const [lower, upper] = bounds as unknown[];
+  if (typeof lower === 'number' && typeof upper === 'number' && upper > lower)
+    budget.allocateSlots(Math.ceil((upper - lower) / step), '$densify');
+}
+
+function evaluate(obj: AnyObject, expr: unknown, options: Options): unknown {
+  return evalExpr(obj, expr, options);
+}
+
+/** Evaluated arguments handed back to a built-in: `$literal` keeps them from being read again. */
+function literals(args: unknown): unknown {
+  if (Array.isArray(args)) return args.map((a) => ({ $literal: a }));
+  if (args !== null && typeof args === 'object' && !(args instanceof Date)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(args)) out[k] = { $literal: v };
+    return out;
+  }
+  return { $literal: args };
+}
+
+function isInt(v: unknown): v is number {
+  return typeof v === 'number' && Number.isInteger(v);
+}
+
+function sum<T>(items: T[], size: (item: T) => number): number {
+  let n = 0;
+  for (const item of items) n += size(item);
+  return n;
+}
