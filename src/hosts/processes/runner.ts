@@ -6,7 +6,9 @@
  * releasing their locks and telling their parent.
  *
  * Every move of a request's cursor is a compare-and-set (ProcessRuns.move), and a manual task is
- * submitted once (ManualTasks.submit): two hosts never run the same step twice.
+ * submitted once (ManualTasks.submit): two hosts never run the same step twice. While it drives
+ * a request the runner holds the run's lease and renews it (leases.ts); `recover` resumes a run
+ * whose lease another server lost, `fireTimer` fires a manual task's deadline or reminder.
  */
 import {
   DEFAULT_LIMITS,
@@ -22,14 +24,22 @@ import {
   REQUEST_STATUSES,
   STATUS_ABORTED,
   STATUS_COMPLETED,
+  STATUS_OUTDATED,
   STATUS_RUNNING,
   STATUS_WAITING,
+  type LogEntry,
   type Platform,
   type ProcessRequest,
 } from '../../platform/index.js';
 import {
   DEFINITION_LIMITS,
+  Heartbeat,
+  isTemplateText,
   isVariableName,
+  leaseMsFromEnv,
+  parseDuration,
+  PROCESS_OWNER,
+  stepById,
   taskId,
   taskMissing,
   taskUrl,
@@ -44,6 +54,9 @@ import {
   type StepStatus,
   type StepType,
   type SubprocessStep,
+  type Lease,
+  type LeaseSettings,
+  type ProcessTimer,
   type TaskRef,
   type VariableDefinition,
 } from '../../platform/processes/index.js';
@@ -62,6 +75,8 @@ export interface RunnerOptions {
   observer?: (event: ProcessEvent) => void;
   /** The most iterations of one loop (default and maximum DEFINITION_LIMITS.iterations, 1000). */
   maxIterations?: number;
+  /** The leases this runner takes on the runs it drives (default: this process, FLOWMARK_LEASE_MS or 30 s). */
+  lease?: Partial<LeaseSettings>;
 }
 
 export type ProcessEvent =
@@ -115,12 +130,42 @@ export function stepLabel(step: StepDefinition): string {
 
 export class ProcessRunner {
   readonly limits: ExecutionLimits;
+  readonly lease: LeaseSettings;
+  private readonly heartbeat: Heartbeat;
 
   constructor(
     readonly platform: Platform,
     readonly options: RunnerOptions = {},
   ) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.lease = {
+      owner: options.lease?.owner ?? PROCESS_OWNER,
+      ttlMs: options.lease?.ttlMs ?? leaseMsFromEnv(),
+    };
+    this.heartbeat = new Heartbeat(
+      (ids) => this.processes.runs.renew(ids, this.leaseUntil()),
+      Math.max(Math.floor(this.lease.ttlMs / 3), 50),
+    );
+  }
+
+  /** The lease this runner writes now. */
+  leaseUntil(): Lease {
+    return { owner: this.lease.owner, expires: Date.now() + this.lease.ttlMs };
+  }
+
+  /** The time timers are measured with (the runner's clock). */
+  now(): number {
+    return (this.options.clock ?? Date.now)();
+  }
+
+  /** Runs `fn` holding (renewing) the lease of a request. */
+  private async holding<T>(requestId: string, fn: () => Promise<T>): Promise<T> {
+    this.heartbeat.hold(requestId);
+    try {
+      return await fn();
+    } finally {
+      this.heartbeat.release(requestId);
+    }
   }
 
   private get processes() {
@@ -157,6 +202,7 @@ export class ProcessRunner {
       definitionId: input.definitionId,
       userId: input.userId,
       depth: input.depth,
+      lease: this.leaseUntil(),
     });
     this.emit({
       type: 'started',
@@ -168,11 +214,20 @@ export class ProcessRunner {
   }
 
   /** Runs a request's steps until it waits or ends. */
-  async drive(accountId: string, requestId: string): Promise<void> {
+  drive(accountId: string, requestId: string): Promise<void> {
+    return this.holding(requestId, () => this.steps(accountId, requestId));
+  }
+
+  private async steps(accountId: string, requestId: string): Promise<void> {
     for (;;) {
       const run = await this.processes.runs.require(accountId, requestId);
       if (run.cursor.phase !== 'ready') return;
-      const claimed = await this.processes.runs.move(run, { ...run.cursor, phase: 'running' });
+      const claimed = await this.processes.runs.move(
+        run,
+        { ...run.cursor, phase: 'running' },
+        run.userId,
+        this.leaseUntil(),
+      );
       if (!claimed) return;
       const request = await this.platform.requests.require(accountId, requestId);
       if (isFinalStatus(request.status)) return this.end(claimed, request.status);
@@ -214,7 +269,9 @@ export class ProcessRunner {
       );
     if (!(await this.platform.requests.transition(accountId, requestId, [STATUS_WAITING], STATUS_RUNNING)))
       throw conflict('The request is not paused.');
-    if (!(await this.processes.runs.move(run, { ...run.cursor, phase: 'ready' })))
+    if (
+      !(await this.processes.runs.move(run, { ...run.cursor, phase: 'ready' }, run.userId, this.leaseUntil()))
+    )
       throw conflict('The request is being resumed by someone else.');
     await this.drive(accountId, requestId);
   }
@@ -223,7 +280,16 @@ export class ProcessRunner {
    * Submits a manual task (rights already checked): its fields join the data document, the step's
    * output variables are computed with P_result = the submission, and the request goes on.
    */
-  async submit(
+  submit(
+    accountId: string,
+    ref: TaskRef,
+    fields: Record<string, unknown>,
+    userId: number | null,
+  ): Promise<void> {
+    return this.holding(ref.requestId, () => this.submitted(accountId, ref, fields, userId));
+  }
+
+  private async submitted(
     accountId: string,
     ref: TaskRef,
     fields: Record<string, unknown>,
@@ -242,7 +308,12 @@ export class ProcessRunner {
     if (!record || record.taskId !== task.id) throw conflict('The request is not waiting for this task.');
     if (!(await this.processes.tasks.submit(accountId, ref, data, userId)))
       throw conflict('The task has already been submitted.');
-    const claimed = await this.processes.runs.move(run, { ...run.cursor, phase: 'running' }, userId);
+    const claimed = await this.processes.runs.move(
+      run,
+      { ...run.cursor, phase: 'running' },
+      userId,
+      this.leaseUntil(),
+    );
     if (!claimed) throw conflict('The request is not waiting for this task.');
     const resumed = await this.platform.requests.transition(
       accountId,
@@ -277,6 +348,183 @@ export class ProcessRunner {
     }
     if (await this.advance(claimed, step, { kind: 'next', loop: claimed.cursor.loop }))
       await this.drive(accountId, ref.requestId);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Durability: resuming what a server lost, timers
+
+  /**
+   * Resumes a run claimed after its lease expired (ProcessRuns.claimExpired): the request goes on
+   * from its last committed step; the step it was running re-runs from its start, with the data
+   * document as it was when that step started (docs/hosts.md, "Durable requests and timers").
+   */
+  recover(run: ProcessRun): Promise<void> {
+    return this.holding(run.requestId, () => this.resumeLost(run));
+  }
+
+  private async resumeLost(run: ProcessRun): Promise<void> {
+    const { accountId, requestId, cursor } = run;
+    const request = await this.platform.requests.require(accountId, requestId);
+    if (isFinalStatus(request.status)) return this.end(run, request.status);
+    if (cursor.phase === 'ready') return this.steps(accountId, requestId);
+    if (cursor.phase !== 'running') {
+      // Nothing to run: moving it in place gives the lease up.
+      await this.processes.runs.move(run, cursor);
+      return;
+    }
+    const data = await this.processes.runs.stepData(accountId, requestId);
+    if (data) await this.platform.requests.update(accountId, requestId, { data });
+    const step = run.definition.steps[cursor.step];
+    const ref: TaskRef = { requestId, stepId: step?.id ?? 0, iteration: cursor.iteration };
+    if (step?.type === 'manual' && cursor.record !== undefined) {
+      // Its task had been submitted: the submission is taken again.
+      const task = await this.processes.tasks.find(accountId, ref);
+      if (task?.status === 'SUBMITTED') {
+        await this.processes.tasks.reopen(accountId, ref);
+        if (await this.processes.runs.move(run, { ...cursor, phase: 'task' }))
+          await this.submitted(accountId, ref, task.result ?? {}, task.submittedBy);
+        return;
+      }
+    }
+    if (step?.type === 'subprocess' && cursor.child !== undefined) {
+      // It was taking its ended sub-process's result: it waits for it again, and takes it.
+      if (!(await this.processes.runs.move(run, { ...cursor, phase: 'child' }))) return;
+      const child = await this.platform.requests.require(accountId, cursor.child);
+      if (isFinalStatus(child.status)) return this.childDone(accountId, requestId, child);
+      await this.platform.requests.transition(accountId, requestId, [STATUS_RUNNING], STATUS_WAITING);
+      return;
+    }
+    if (step) {
+      await this.processes.steps.discard(accountId, requestId, step.id, cursor.iteration);
+      if (step.type === 'manual') await this.processes.tasks.discard(accountId, ref);
+    }
+    const again: RunCursor = { step: cursor.step, iteration: cursor.iteration, phase: 'ready' };
+    if (cursor.loop) again.loop = cursor.loop;
+    if (await this.processes.runs.move(run, again, run.userId, this.leaseUntil()))
+      await this.steps(accountId, requestId);
+  }
+
+  /**
+   * Fires a due timer once, if its task is still open: a reminder writes its message to the
+   * account's log, a deadline ends the request with 401 OUTDATED. The timer is marked fired in
+   * the transaction that makes its effect; false when it had been fired already.
+   */
+  async fireTimer(timer: ProcessTimer): Promise<boolean> {
+    const { accountId, requestId } = timer;
+    const ref: TaskRef = { requestId, stepId: timer.stepId, iteration: timer.iteration };
+    const now = this.now();
+    if (timer.kind === 'reminder') {
+      const entry = await this.reminder(timer, ref);
+      return this.processes.transaction(async () => {
+        if (!(await this.processes.timers.markFired(timer.id, this.lease.owner, now))) return false;
+        if (entry) await this.platform.logs.write(accountId, entry);
+        return true;
+      });
+    }
+    const run = await this.processes.runs.find(accountId, requestId);
+    const step = run && stepById(run.definition, timer.stepId);
+    let outdated = false;
+    const fired = await this.processes.transaction(async () => {
+      if (!(await this.processes.timers.markFired(timer.id, this.lease.owner, now))) return false;
+      if (!(await this.processes.tasks.cancelIfOpen(accountId, ref))) return true;
+      const ended = await this.platform.requests.transition(
+        accountId,
+        requestId,
+        [STATUS_RUNNING, STATUS_WAITING],
+        STATUS_OUTDATED,
+      );
+      if (!ended) return true;
+      await this.platform.requests.update(accountId, requestId, {
+        message: `${step ? stepLabel(step) : `step ${timer.stepId}`}: the task's deadline passed`,
+      });
+      // Ending it (below) is owed: if this server dies first, the lease expires and a sweeper ends it.
+      await this.processes.runs.lease(accountId, requestId, this.leaseUntil());
+      outdated = true;
+      return true;
+    });
+    if (outdated)
+      await this.holding(requestId, async () =>
+        this.end(await this.processes.runs.require(accountId, requestId), STATUS_OUTDATED),
+      );
+    return fired;
+  }
+
+  /** The log entry of a reminder whose task is still open (its template's failure is logged instead). */
+  private async reminder(
+    timer: ProcessTimer,
+    ref: TaskRef,
+  ): Promise<Omit<LogEntry, 'id' | 'accountId' | 'createdAt'> | undefined> {
+    const task = await this.processes.tasks.find(timer.accountId, ref);
+    const run = await this.processes.runs.find(timer.accountId, timer.requestId);
+    const step = run && stepById(run.definition, timer.stepId);
+    if (task?.status !== 'OPEN' || !run || !step || timer.message === null) return undefined;
+    const request = await this.platform.requests.require(timer.accountId, timer.requestId);
+    const entry = { requestId: request.id, projectId: request.projectId, userId: null, mode: request.mode };
+    try {
+      const previous = (await this.processes.steps.lastDone(run.accountId, run.requestId))?.result;
+      const parameters = await this.parameters(run, step, previous);
+      const ctx = await this.createContext(run, request, step, 'process-task');
+      const message = await renderIn(ctx, timer.message, {
+        name: `${stepLabel(step)} reminder`,
+        data: request.data,
+        parameters,
+      });
+      return { ...entry, level: 'INFO', message };
+    } catch (e) {
+      return { ...entry, level: 'SEVERE', message: `${stepLabel(step)} reminder: ${stepError(e).message}` };
+    }
+  }
+
+  /** Makes the timers of a manual task that is opening: its deadline, its reminder. */
+  private async timers(
+    ctx: ExecutionContext,
+    run: ProcessRun,
+    step: ManualStep,
+    ref: TaskRef,
+    params: Parameters,
+  ): Promise<void> {
+    if (step.deadline !== null)
+      await this.processes.timers.create(run.accountId, ref, {
+        kind: 'deadline',
+        dueAt: await this.dueAt(ctx, run, step, step.deadline, 'deadline', params),
+      });
+    if (step.reminder !== null)
+      await this.processes.timers.create(run.accountId, ref, {
+        kind: 'reminder',
+        dueAt: await this.dueAt(ctx, run, step, step.reminder.after, 'reminder', params),
+        message: step.reminder.message,
+      });
+  }
+
+  /** When a timer is due: a duration from now, or a template printing one, an epoch-ms time or an ISO-8601 date-time. */
+  private async dueAt(
+    ctx: ExecutionContext,
+    run: ProcessRun,
+    step: StepDefinition,
+    source: string,
+    what: 'deadline' | 'reminder',
+    params: Parameters,
+  ): Promise<number> {
+    let value: unknown = source;
+    if (isTemplateText(source)) {
+      const { data } = await this.platform.requests.require(run.accountId, run.requestId);
+      const output = await renderIn(ctx, source, {
+        name: `${stepLabel(step)} ${what}`,
+        data,
+        parameters: params,
+      });
+      value = typedValue(output);
+    }
+    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
+    if (typeof value === 'string') {
+      const ms = parseDuration(value);
+      if (ms !== undefined) return this.now() + ms;
+      const time = /^\d{4}-\d\d-\d\dT/.test(value.trim()) ? Date.parse(value) : NaN;
+      if (!Number.isNaN(time)) return time;
+    }
+    throw new StepFailure(
+      `${stepLabel(step)}: the ${what} must be a duration (90s, 15m, 2h, 1d, PT1H30M), a time in epoch milliseconds or an ISO-8601 date-time, not ${show(value)}`,
+    );
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -385,6 +633,7 @@ export class ProcessRunner {
     if (Object.keys(inputs).length > 0)
       await this.platform.applications.update(run.accountId, actor, instance.id, { data: inputs }, 'prepare');
     if (await this.endedByScript(run)) return undefined;
+    await this.timers(ctx, run, step, ref, params);
     await this.processes.steps.update(run.accountId, record.id, { status: 'waiting' });
     await this.platform.requests.transition(run.accountId, run.requestId, [STATUS_RUNNING], STATUS_WAITING);
     await this.processes.runs.move(run, { ...cursor, phase: 'task', record: record.id });
@@ -466,10 +715,19 @@ export class ProcessRunner {
   }
 
   /** A sub-process ended: the parent's waiting step takes its data document as result, or fails. */
-  private async childEnded(accountId: string, parentId: string, child: ProcessRequest): Promise<void> {
+  private childEnded(accountId: string, parentId: string, child: ProcessRequest): Promise<void> {
+    return this.holding(parentId, () => this.childDone(accountId, parentId, child));
+  }
+
+  private async childDone(accountId: string, parentId: string, child: ProcessRequest): Promise<void> {
     const run = await this.processes.runs.find(accountId, parentId);
     if (!run || run.cursor.phase !== 'child' || run.cursor.child !== child.id) return;
-    const claimed = await this.processes.runs.move(run, { ...run.cursor, phase: 'running' });
+    const claimed = await this.processes.runs.move(
+      run,
+      { ...run.cursor, phase: 'running' },
+      run.userId,
+      this.leaseUntil(),
+    );
     if (!claimed) return;
     const parent = await this.platform.requests.require(accountId, parentId);
     if (isFinalStatus(parent.status)) return this.end(claimed, parent.status);
@@ -720,7 +978,7 @@ export class ProcessRunner {
       });
       return false;
     }
-    return (await this.processes.runs.move(run, cursor)) !== undefined;
+    return (await this.processes.runs.move(run, cursor, run.userId, this.leaseUntil())) !== undefined;
   }
 
   /** True (and the request ended) when a script set a final status during the step. */
