@@ -17,7 +17,7 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
 import { CollectionService } from '../platform/collections/index.js';
 import { createPlatform, type Platform } from '../platform/index.js';
-import { migrations, pendingMigrations, sql, type Store } from '../store/index.js';
+import { migrations, pendingMigrations, sql, type Migration, type Store } from '../store/index.js';
 import { accessHook } from './auth/access.js';
 import { CallerCache, DEFAULT_CALLER_CACHE_MS } from './auth/cache.js';
 import { DEFAULT_SESSION_TTL_MS, Sessions } from './auth/sessions.js';
@@ -68,6 +68,8 @@ export interface ServerOptions {
   secureCookies?: boolean;
   /** The account a login without `account` goes to. */
   defaultAccountId?: string;
+  /** The migrations `/ready` expects applied (default: all of src/store/migrations). */
+  migrations?: readonly Migration[];
   /** Trust X-Forwarded-* from a reverse proxy (Fastify's trustProxy). */
   trustProxy?: boolean | string;
   /** Failed-login limits per account and login, and per client address. */
@@ -200,6 +202,7 @@ export async function createServer(options: ServerOptions): Promise<Api> {
     },
   );
 
+  const expected = options.migrations ?? migrations;
   app.get(
     '/ready',
     {
@@ -220,7 +223,7 @@ export async function createServer(options: ServerOptions): Promise<Api> {
     async (_request, reply) => {
       let pending: string[];
       try {
-        pending = await pendingMigrations(deps.store, migrations);
+        pending = await pendingMigrations(deps.store, expected);
       } catch (e) {
         reply.log.error({ err: e }, 'ready: store unreachable');
         return reply
@@ -233,7 +236,7 @@ export async function createServer(options: ServerOptions): Promise<Api> {
           code: 'unavailable',
           message: `The store's schema is not up to date: ${pending.join(', ')} not applied.`,
         });
-      return { status: 'ready' as const, engine: deps.store.dialect.name, migrations: migrations.length };
+      return { status: 'ready' as const, engine: deps.store.dialect.name, migrations: expected.length };
     },
   );
 
