@@ -135,6 +135,101 @@ describeEachEngine('durable requests', (engine) => {
     expect(leased).toEqual([]);
   });
 
+  /** Sweeps until `count` runs were resumed, then waits for them. */
+  async function resumeAll(sweeper: ProcessSweeper, count: number): Promise<void> {
+    let resumed = 0;
+    await until(async () => {
+      resumed += (await sweeper.sweep()).resumed;
+      return resumed >= count ? true : undefined;
+    }, 'the leases to expire');
+    expect(resumed).toBe(count);
+    await sweeper.settled();
+  }
+
+  it('a server dying in the output variables of a submitted task: the submission is taken again', async () => {
+    const a = await server(mortal(await engine.openStore()), 'server-a');
+    const b = await server(engine.store, 'server-b');
+    const definition = {
+      name: 'Submitted',
+      steps: [
+        {
+          id: 1,
+          type: 'manual',
+          name: 'Decide',
+          output: { n: '${next_value("decided")?c}', gate: '${R_lock("gate", 20000)}${R_unlock("gate")}' },
+        },
+        { id: 2, script: '{"decision": "${decision}", "n": ${n?c}, "by": "${P_user.login}"}' },
+      ],
+    };
+    const { request } = await a.host.start(w.account, { definition, mode: 'TEST' });
+    await w.platform.locks.tryAcquire(w.account, 'gate', 'test', NOW, NOW + 3_600_000);
+    const submitting = a.host
+      .submitTask(w.account, ref(request.id, 1), { fields: { decision: 'yes' }, actor: w.actor('admin') })
+      .then(
+        () => 'returned',
+        () => 'failed',
+      );
+    await until(async () => {
+      const { data } = await w.platform.requests.require(w.account, request.id);
+      return data.n === 1 ? true : undefined;
+    }, 'the output variable n');
+    a.store.die();
+    expect(await submitting).toBe('failed');
+    await w.platform.locks.release(w.account, 'gate', 'test');
+    await resumeAll(b.sweeper, 1);
+    const view = await w.host.view(w.account, request.id);
+    expect(view.request.status).toBe(201);
+    expect(stepsOf(view)).toEqual([
+      [1, 0, 'done'],
+      [2, 0, 'done'],
+    ]);
+    expect(view.steps[0]!.result).toEqual({ decision: 'yes' });
+    // The data document was restored before the output variables ran again: n counts the new run.
+    expect(view.steps[1]!.result).toEqual({ decision: 'yes', n: 2, by: 'admin' });
+    expect(view.tasks.map((t) => [t.status, t.submittedBy])).toEqual([['SUBMITTED', w.ids.admin]]);
+  });
+
+  it('a server dying inside a sub-process: the child is resumed and its waiting parent goes on', async () => {
+    const a = await server(mortal(await engine.openStore()), 'server-a');
+    const b = await server(engine.store, 'server-b');
+    const definition = {
+      name: 'Parent',
+      steps: [
+        {
+          id: 1,
+          type: 'subprocess',
+          process: {
+            name: 'Child',
+            steps: [{ id: 1, input: { gate: '${R_lock("gate", 20000)}${R_unlock("gate")}' } }],
+          },
+          output: { childGate: '${P_result.gate!"none"}' },
+        },
+      ],
+    };
+    await w.platform.locks.tryAcquire(w.account, 'gate', 'test', NOW, NOW + 3_600_000);
+    const starting = a.host.start(w.account, { definition, mode: 'TEST' }).then(
+      () => 'returned',
+      () => 'failed',
+    );
+    const childId = await until(async () => {
+      const row = await engine.store.get<{ request_id: string }>(sql`
+        SELECT request_id FROM request_steps WHERE account_id = ${w.account} AND status = 'running'
+          AND request_id IN (SELECT id FROM requests WHERE account_id = ${w.account} AND parent_id IS NOT NULL)`);
+      return row?.request_id;
+    }, 'the child at the gate');
+    a.store.die();
+    expect(await starting).toBe('failed');
+    await w.platform.locks.release(w.account, 'gate', 'test');
+    await resumeAll(b.sweeper, 1);
+    const child = await w.host.view(w.account, childId);
+    expect(child.request.status).toBe(201);
+    const parent = await w.host.view(w.account, child.request.parentId!);
+    expect(parent.request.status).toBe(201);
+    expect(stepsOf(parent)).toEqual([[1, 0, 'done']]);
+    expect(parent.request.data).toEqual({ childGate: 'gategate' });
+    expect(b.ended).toEqual([childId, parent.request.id]);
+  });
+
   it('two sweepers never claim the same run: each of 30 lost runs is resumed once', async () => {
     const ghost = await server(engine.store, 'ghost');
     const definition = {

@@ -306,15 +306,19 @@ export class ProcessRunner {
         ? await this.processes.steps.find(accountId, run.cursor.record)
         : undefined;
     if (!record || record.taskId !== task.id) throw conflict('The request is not waiting for this task.');
-    if (!(await this.processes.tasks.submit(accountId, ref, data, userId)))
-      throw conflict('The task has already been submitted.');
-    const claimed = await this.processes.runs.move(
-      run,
-      { ...run.cursor, phase: 'running' },
-      userId,
-      this.leaseUntil(),
-    );
-    if (!claimed) throw conflict('The request is not waiting for this task.');
+    // The submission and the lease commit together: a server that dies next leaves a run to resume.
+    const claimed = await this.processes.transaction(async () => {
+      if (!(await this.processes.tasks.submit(accountId, ref, data, userId)))
+        throw conflict('The task has already been submitted.');
+      const moved = await this.processes.runs.move(
+        run,
+        { ...run.cursor, phase: 'running' },
+        userId,
+        this.leaseUntil(),
+      );
+      if (!moved) throw conflict('The request is not waiting for this task.');
+      return moved;
+    });
     const resumed = await this.platform.requests.transition(
       accountId,
       ref.requestId,
@@ -367,6 +371,11 @@ export class ProcessRunner {
     const request = await this.platform.requests.require(accountId, requestId);
     if (isFinalStatus(request.status)) return this.end(run, request.status);
     if (cursor.phase === 'ready') return this.steps(accountId, requestId);
+    if (cursor.phase === 'child' && cursor.child !== undefined) {
+      // Its sub-process ended, and the server telling it died.
+      const child = await this.platform.requests.require(accountId, cursor.child);
+      if (isFinalStatus(child.status)) return this.childDone(accountId, requestId, child);
+    }
     if (cursor.phase !== 'running') {
       // Nothing to run: moving it in place gives the lease up.
       await this.processes.runs.move(run, cursor);
@@ -1021,6 +1030,10 @@ export class ProcessRunner {
   /** Ends a request: its status, its run, its open tasks, its locks; then its parent goes on. */
   private async end(run: ProcessRun, status: number): Promise<void> {
     const { accountId, requestId } = run;
+    // Until the run is finished (last), a lease on it and on a parent waiting for it says that
+    // work is owed: if this server dies meanwhile, a sweeper ends it and lets the parent go on.
+    if (run.cursor.phase !== 'running' && run.cursor.phase !== 'ready')
+      await this.processes.runs.lease(accountId, requestId, this.leaseUntil());
     const request =
       (await this.platform.requests.transition(
         accountId,
@@ -1028,9 +1041,14 @@ export class ProcessRunner {
         [STATUS_RUNNING, STATUS_WAITING],
         status,
       )) ?? (await this.platform.requests.require(accountId, requestId));
-    await this.processes.runs.finish(accountId, requestId);
     await this.processes.tasks.cancelOpen(accountId, requestId);
     await this.platform.locks.releaseAll(accountId, `request:${requestId}`);
+    if (request.parentId !== null) {
+      const parent = await this.processes.runs.find(accountId, request.parentId);
+      if (parent?.cursor.phase === 'child' && parent.cursor.child === requestId)
+        await this.processes.runs.lease(accountId, request.parentId, this.leaseUntil());
+    }
+    await this.processes.runs.finish(accountId, requestId);
     this.emit({ type: 'ended', requestId, status: request.status, message: request.message });
     if (request.parentId !== null) await this.childEnded(accountId, request.parentId, request);
   }
