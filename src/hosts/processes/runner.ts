@@ -267,12 +267,14 @@ export class ProcessRunner {
             ? 'The request waits for its sub-process, not for a resume.'
             : 'The request is not paused.',
       );
-    if (!(await this.platform.requests.transition(accountId, requestId, [STATUS_WAITING], STATUS_RUNNING)))
-      throw conflict('The request is not paused.');
-    if (
-      !(await this.processes.runs.move(run, { ...run.cursor, phase: 'ready' }, run.userId, this.leaseUntil()))
-    )
-      throw conflict('The request is being resumed by someone else.');
+    // The status and the cursor (with its lease) commit together.
+    await this.processes.transaction(async () => {
+      if (!(await this.platform.requests.transition(accountId, requestId, [STATUS_WAITING], STATUS_RUNNING)))
+        throw conflict('The request is not paused.');
+      const ready = { ...run.cursor, phase: 'ready' as const };
+      if (!(await this.processes.runs.move(run, ready, run.userId, this.leaseUntil())))
+        throw conflict('The request is being resumed by someone else.');
+    });
     await this.drive(accountId, requestId);
   }
 
