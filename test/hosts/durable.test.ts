@@ -381,6 +381,47 @@ describeEachEngine('manual task timers', (engine) => {
     await b.sweeper.stop();
   });
 
+  it('on_timeout: at the deadline the task step fails and the request goes on at that step', async () => {
+    now = NOW;
+    const s = await server(engine.store, 'server-1', () => now);
+    const definition = {
+      name: 'Escalation',
+      steps: [
+        { id: 1, type: 'manual', name: 'Approve', deadline: '${limit}', on_timeout: 3 },
+        { id: 2, name: 'Approved', script: 'approved' },
+        { id: 3, name: 'Escalate', script: 'escalated', output: { outcome: '${P_result}' } },
+      ],
+    };
+    const view = await s.host.start(w.account, { definition, data: { limit: 'PT10M' } });
+    now = NOW + 599_999;
+    expect(await s.sweeper.sweep()).toEqual({ resumed: 0, fired: 0 });
+    now = NOW + 600_000;
+    expect(await s.sweeper.sweep()).toEqual({ resumed: 0, fired: 1 });
+    const after = await w.host.view(w.account, view.request.id);
+    expect(after.request.status).toBe(201);
+    expect(stepsOf(after)).toEqual([
+      [1, 0, 'failed'],
+      [3, 0, 'done'],
+    ]);
+    expect(after.steps[0]!.error).toEqual({ message: "step 1 (Approve): the task's deadline passed" });
+    expect(after.request.data).toEqual({ limit: 'PT10M', outcome: 'escalated' });
+    expect(after.tasks.map((t) => t.status)).toEqual(['CANCELLED']);
+    await s.sweeper.stop();
+  });
+
+  it('refuses on_timeout without a deadline, or naming no step of the process', async () => {
+    await expect(
+      w.host.start(w.account, {
+        definition: { name: 'Bad', steps: [{ id: 1, type: 'manual', on_timeout: 1 }] },
+      }),
+    ).rejects.toThrow('process definition.steps[0].on_timeout: needs a deadline');
+    await expect(
+      w.host.start(w.account, {
+        definition: { name: 'Bad', steps: [{ id: 1, type: 'manual', deadline: '1h', on_timeout: 9 }] },
+      }),
+    ).rejects.toThrow('process definition.steps[0].on_timeout: step 9 is not a step of this process');
+  });
+
   it('refuses a deadline that is neither a duration nor a template', async () => {
     await expect(
       w.host.start(w.account, {

@@ -434,10 +434,34 @@ export class ProcessRunner {
     }
     const run = await this.processes.runs.find(accountId, requestId);
     const step = run && stepById(run.definition, timer.stepId);
-    let outdated = false;
+    const message = `${step ? stepLabel(step) : `step ${timer.stepId}`}: the task's deadline passed`;
+    const next =
+      run && step?.type === 'manual' && step.onTimeout !== null
+        ? run.definition.steps.findIndex((s) => s.id === step.onTimeout)
+        : -1;
+    let then: 'end' | 'go on' | undefined;
     const fired = await this.processes.transaction(async () => {
       if (!(await this.processes.timers.markFired(timer.id, this.lease.owner, now))) return false;
       if (!(await this.processes.tasks.cancelIfOpen(accountId, ref))) return true;
+      if (next >= 0) {
+        // on_timeout: the task's step fails and the request goes on at that step.
+        const current = await this.processes.runs.require(accountId, requestId);
+        if (current.cursor.phase !== 'task' || current.cursor.record === undefined) return true;
+        await this.processes.steps.update(accountId, current.cursor.record, {
+          status: 'failed',
+          error: { message },
+        });
+        const moved = await this.processes.runs.move(
+          current,
+          { step: next, iteration: 0, phase: 'ready' },
+          current.userId,
+          this.leaseUntil(),
+        );
+        if (!moved) throw conflict('The request moved while its deadline fired.');
+        await this.platform.requests.transition(accountId, requestId, [STATUS_WAITING], STATUS_RUNNING);
+        then = 'go on';
+        return true;
+      }
       const ended = await this.platform.requests.transition(
         accountId,
         requestId,
@@ -445,15 +469,14 @@ export class ProcessRunner {
         STATUS_OUTDATED,
       );
       if (!ended) return true;
-      await this.platform.requests.update(accountId, requestId, {
-        message: `${step ? stepLabel(step) : `step ${timer.stepId}`}: the task's deadline passed`,
-      });
+      await this.platform.requests.update(accountId, requestId, { message });
       // Ending it (below) is owed: if this server dies first, the lease expires and a sweeper ends it.
       await this.processes.runs.lease(accountId, requestId, this.leaseUntil());
-      outdated = true;
+      then = 'end';
       return true;
     });
-    if (outdated)
+    if (then === 'go on') await this.drive(accountId, requestId);
+    else if (then === 'end')
       await this.holding(requestId, async () =>
         this.end(await this.processes.runs.require(accountId, requestId), STATUS_OUTDATED),
       );

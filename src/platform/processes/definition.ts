@@ -46,6 +46,8 @@ export interface ManualStep extends StepBase {
   deadline: string | null;
   /** A message (template) written to the account's log at a time after the task opened, if still open. */
   reminder: { after: string; message: string } | null;
+  /** The step the request goes on at when the deadline passes (instead of ending with 401). */
+  onTimeout: number | null;
 }
 
 export interface SubprocessStep extends StepBase {
@@ -91,6 +93,7 @@ const STEP_FIELDS: Record<StepType, readonly string[]> = {
     'widgets',
     'deadline',
     'reminder',
+    'on_timeout',
   ],
   subprocess: ['id', 'type', 'name', 'lane', 'input', 'output', 'loop', 'process', 'wait'],
 };
@@ -128,6 +131,12 @@ function definitionAt(value: unknown, path: string, depth: number): ProcessDefin
     if (ids.has(step.id)) throw invalid(`${path}.steps[${i}].id`, `step id ${step.id} is used twice`);
     ids.add(step.id);
     return step;
+  });
+  steps.forEach((step, i) => {
+    if (step.type !== 'manual' || step.onTimeout === null) return;
+    if (step.deadline === null) throw invalid(`${path}.steps[${i}].on_timeout`, 'needs a deadline');
+    if (!ids.has(step.onTimeout))
+      throw invalid(`${path}.steps[${i}].on_timeout`, `step ${step.onTimeout} is not a step of this process`);
   });
   return { name, project, steps };
 }
@@ -174,6 +183,10 @@ function stepAt(value: unknown, path: string, depth: number): StepDefinition {
           value.reminder === undefined || value.reminder === null
             ? null
             : reminder(value.reminder, `${path}.reminder`),
+        onTimeout:
+          value.on_timeout === undefined || value.on_timeout === null
+            ? null
+            : positiveInteger(value.on_timeout, `${path}.on_timeout`),
       };
     case 'subprocess': {
       let process: ProcessDefinition | string;
