@@ -230,6 +230,28 @@ describeEachEngine('durable requests', (engine) => {
     expect(b.ended).toEqual([childId, parent.request.id]);
   });
 
+  it('a step longer than the lease keeps it (heartbeat): no other server takes the request over', async () => {
+    const a = await server(await engine.openStore(), 'server-a');
+    const b = await server(engine.store, 'server-b');
+    await w.platform.locks.tryAcquire(w.account, 'gate', 'test', NOW, NOW + 3_600_000);
+    const started = a.host.start(w.account, { definition: GATED, data: {}, mode: 'TEST' });
+    const until2500 = Date.now() + 2500;
+    let claimed = 0;
+    while (Date.now() < until2500) {
+      claimed += (await b.sweeper.sweep()).resumed;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await w.platform.locks.release(w.account, 'gate', 'test');
+    const view = await started;
+    expect(claimed).toBe(0);
+    expect(view.request.status).toBe(201);
+    expect(stepsOf(view)).toEqual([
+      [1, 0, 'done'],
+      [2, 0, 'done'],
+      [3, 0, 'done'],
+    ]);
+  });
+
   it('two sweepers never claim the same run: each of 30 lost runs is resumed once', async () => {
     const ghost = await server(engine.store, 'ghost');
     const definition = {
