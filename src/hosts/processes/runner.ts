@@ -55,6 +55,7 @@ import {
   type StepType,
   type SubprocessStep,
   type Lease,
+  type ManualTask,
   type LeaseSettings,
   type ProcessTimer,
   type TaskRef,
@@ -321,6 +322,19 @@ export class ProcessRunner {
       if (!moved) throw conflict('The request is not waiting for this task.');
       return moved;
     });
+    return this.takeSubmission(claimed, task, record, data, userId);
+  }
+
+  /** A submitted task's step goes on (its run claimed): the fields join the data document, its output variables run. */
+  private async takeSubmission(
+    claimed: ProcessRun,
+    task: ManualTask,
+    record: StepRecord,
+    data: Record<string, unknown>,
+    userId: number | null,
+  ): Promise<void> {
+    const { accountId } = claimed;
+    const ref: TaskRef = { requestId: task.requestId, stepId: task.stepId, iteration: task.iteration };
     const resumed = await this.platform.requests.transition(
       accountId,
       ref.requestId,
@@ -387,23 +401,18 @@ export class ProcessRunner {
     if (data) await this.platform.requests.update(accountId, requestId, { data });
     const step = run.definition.steps[cursor.step];
     const ref: TaskRef = { requestId, stepId: step?.id ?? 0, iteration: cursor.iteration };
-    if (step?.type === 'manual' && cursor.record !== undefined) {
+    const record =
+      cursor.record === undefined ? undefined : await this.processes.steps.find(accountId, cursor.record);
+    if (step?.type === 'manual' && record) {
       // Its task had been submitted: the submission is taken again.
       const task = await this.processes.tasks.find(accountId, ref);
-      if (task?.status === 'SUBMITTED') {
-        await this.processes.tasks.reopen(accountId, ref);
-        if (await this.processes.runs.move(run, { ...cursor, phase: 'task' }))
-          await this.submitted(accountId, ref, task.result ?? {}, task.submittedBy);
-        return;
-      }
+      if (task?.status === 'SUBMITTED')
+        return this.takeSubmission(run, task, record, task.result ?? {}, task.submittedBy);
     }
     if (step?.type === 'subprocess' && cursor.child !== undefined) {
-      // It was taking its ended sub-process's result: it waits for it again, and takes it.
-      if (!(await this.processes.runs.move(run, { ...cursor, phase: 'child' }))) return;
+      // It was taking its ended sub-process's result: it takes it again.
       const child = await this.platform.requests.require(accountId, cursor.child);
-      if (isFinalStatus(child.status)) return this.childDone(accountId, requestId, child);
-      await this.platform.requests.transition(accountId, requestId, [STATUS_RUNNING], STATUS_WAITING);
-      return;
+      if (isFinalStatus(child.status)) return this.takeChildResult(run, child);
     }
     if (step) {
       await this.processes.steps.discard(accountId, requestId, step.id, cursor.iteration);
@@ -763,6 +772,12 @@ export class ProcessRunner {
       this.leaseUntil(),
     );
     if (!claimed) return;
+    return this.takeChildResult(claimed, child);
+  }
+
+  /** A sub-process ended (the parent's run claimed): its data document is the step's result, or the step fails. */
+  private async takeChildResult(claimed: ProcessRun, child: ProcessRequest): Promise<void> {
+    const { accountId, requestId: parentId } = claimed;
     const parent = await this.platform.requests.require(accountId, parentId);
     if (isFinalStatus(parent.status)) return this.end(claimed, parent.status);
     await this.platform.requests.transition(accountId, parentId, [STATUS_WAITING], STATUS_RUNNING);

@@ -103,13 +103,6 @@ export class ManualTasks {
     return changes > 0;
   }
 
-  /** Opens a submitted task again, keeping its submission (a step re-run after its server died). */
-  async reopen(accountId: string, ref: TaskRef): Promise<void> {
-    await this.store.run(sql`
-      UPDATE request_tasks SET status = 'OPEN'
-      WHERE account_id = ${accountId} AND id = ${taskId(ref)} AND status = 'SUBMITTED'`);
-  }
-
   /** Deletes an OPEN task and its timers (a step re-run from its start). */
   async discard(accountId: string, ref: TaskRef): Promise<void> {
     await this.store.run(sql`
