@@ -3,13 +3,17 @@
  * "server" is a ProcessHost over its own store connection with its own lease owner; one dies by
  * losing its store mid-step, another resumes its requests. Timers run on a virtual clock.
  */
-import { beforeAll, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProcessHost, ProcessSweeper } from '../../src/hosts/index.js';
 import { createPlatform } from '../../src/platform/index.js';
 import { parseDefinition } from '../../src/platform/processes/index.js';
-import { sql, type Store } from '../../src/store/index.js';
+import { migrations, openStore, sql, type Migration, type Store } from '../../src/store/index.js';
 import { NOW } from '../platform/world.js';
-import { describeEachEngine } from '../support/engines.js';
+import { availableEngines, describeEachEngine } from '../support/engines.js';
 import { hostWorld, ref, stepsOf, type HostWorld } from './support.js';
 
 async function until<T>(probe: () => Promise<T | undefined>, what: string, ms = 20_000): Promise<T> {
@@ -454,3 +458,76 @@ describeEachEngine('manual task timers', (engine) => {
     );
   });
 });
+
+for (const name of availableEngines()) {
+  describe(`upgrading a store with requests left running [${name}]`, () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flowmark-upgrade-'));
+    const schema = `upgrade_${process.pid}_${Date.now().toString(36)}`;
+    const open = (migrations: readonly Migration[]) =>
+      name === 'sqlite'
+        ? openStore({ dataDir: dir, databaseUrl: undefined, migrations })
+        : openStore({
+            databaseUrl: process.env.FLOWMARK_TEST_PG!,
+            pgSchema: schema,
+            poolSize: 2,
+            migrations,
+          });
+
+    afterAll(async () => {
+      rmSync(dir, { recursive: true, force: true });
+      if (name === 'postgres') {
+        const client = new pg.Client({ connectionString: process.env.FLOWMARK_TEST_PG });
+        await client.connect();
+        await client.query(`DROP SCHEMA ${schema} CASCADE`);
+        await client.end();
+      }
+    });
+
+    it('0410 gives runs left ready or running an expired lease: a sweeper resumes them', async () => {
+      const before = await open(migrations.filter((m) => m.id < '0410'));
+      const definition = JSON.stringify(
+        parseDefinition({
+          name: 'Old',
+          steps: [
+            { id: 1, script: 'one' },
+            { id: 2, script: 'two' },
+          ],
+        }),
+      );
+      await before.run(sql`INSERT INTO accounts (account_id, name, locale, time_zone, base_url, created_at)
+        VALUES ('old', 'Old', 'en', 'UTC', 'https://old.example.com', 0)`);
+      const cursors = {
+        running: { step: 1, iteration: 0, phase: 'running' },
+        ready: { step: 0, iteration: 0, phase: 'ready' },
+        waiting: { step: 0, iteration: 0, phase: 'paused' },
+      };
+      for (const [id, cursor] of Object.entries(cursors)) {
+        await before.run(sql`INSERT INTO requests (account_id, id, mode, status, data, p_locks, p_message, created_at, updated_at)
+          VALUES ('old', ${id}, 'TEST', ${id === 'waiting' ? 102 : 101}, '{}', '[]', '', 0, 0)`);
+        await before.run(sql`INSERT INTO process_runs (account_id, request_id, definition, cursor, secret, depth, version)
+          VALUES ('old', ${id}, ${definition}, ${JSON.stringify(cursor)}, 'secret', 0, 0)`);
+      }
+      await before.run(sql`INSERT INTO request_steps (account_id, request_id, step_id, iteration, type, status, started_at)
+        VALUES ('old', 'running', 2, 0, 'script', 'running', 0)`);
+      await before.close();
+
+      const store = await open(migrations);
+      try {
+        const s = await server(store, 'upgraded');
+        expect(await s.sweeper.sweep()).toEqual({ resumed: 2, fired: 0 });
+        await s.sweeper.settled();
+        const view = (id: string) => s.host.view('old', id);
+        expect(stepsOf(await view('running'))).toEqual([[2, 0, 'done']]);
+        expect(stepsOf(await view('ready'))).toEqual([
+          [1, 0, 'done'],
+          [2, 0, 'done'],
+        ]);
+        expect((await view('running')).request.status).toBe(201);
+        expect((await view('ready')).request.status).toBe(201);
+        expect((await view('waiting')).request.status).toBe(102);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+}
