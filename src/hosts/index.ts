@@ -12,16 +12,22 @@ import type { TaskRef } from '../platform/processes/index.js';
 import { CompositeHost, type CompositeHostOptions } from './composite.js';
 import { errorAnswer, queryValue, type Answer, type Exchange, type HostCaller } from './http.js';
 import { ProcessHost, type ProcessHostOptions, type RequestView } from './processes/host.js';
+import { ProcessSweeper, type SweeperOptions } from './processes/sweeper.js';
 import { WebInterfaceHost } from './web-interface.js';
 
 export { CompositeHost } from './composite.js';
 export { WebInterfaceHost } from './web-interface.js';
 export { ProcessHost, type RequestView, type StartInput, type TaskView } from './processes/host.js';
 export type { ProcessEvent } from './processes/runner.js';
+export { ProcessSweeper, type SweeperOptions } from './processes/sweeper.js';
 export { typedValue } from './typing.js';
 export type { Answer, Exchange, HostCaller } from './http.js';
 
-export type HostsOptions = CompositeHostOptions & ProcessHostOptions;
+export type HostsOptions = CompositeHostOptions &
+  ProcessHostOptions & {
+    /** The sweeper's settings (resuming runs other servers lost, firing timers). */
+    sweeper?: SweeperOptions;
+  };
 
 /** A request as the API shows it: without its account. */
 export type RequestBody = Omit<RequestView, 'request'> & { request: Omit<ProcessRequest, 'accountId'> };
@@ -51,6 +57,8 @@ export interface Hosts {
   resumeRequest(caller: HostCaller, requestId: string): Promise<RequestBody>;
   /** Cancels a running or waiting request: status 400 (its initiator and administrators). */
   cancelRequest(caller: HostCaller, requestId: string): Promise<RequestBody>;
+  /** What runs while the server serves: the process sweeper (started when it is ready, stopped on close). */
+  background: ProcessSweeper;
 }
 
 export function createHosts(platform: Platform, options: HostsOptions = {}): Hosts {
@@ -67,6 +75,7 @@ export function createHosts(platform: Platform, options: HostsOptions = {}): Hos
   };
 
   return {
+    background: new ProcessSweeper(processes.runner, options.sweeper),
     composite: (exchange) => composite.handle(exchange),
     webInterface: (exchange) => webInterfaces.render(exchange),
     task: (exchange) => taskExchange(processes, exchange),

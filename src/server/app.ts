@@ -6,7 +6,7 @@
  *
  * Layout: `/api/v1/…` JSON REST (auth, account, users, pools, lanes, projects, custom lists,
  * collections, files, requests, logs, eval), `/live/:account/…` the routes scripts answer (composite APIs,
- * web interfaces), `/health`, `/docs` (OpenAPI UI) and `/docs/json` (the OpenAPI document).
+ * web interfaces), `/health` and `/ready`, `/docs` (OpenAPI UI) and `/docs/json` (the OpenAPI document).
  * Every error is `{status, code, message}` (errors.ts). Closing the app does not close the store.
  */
 import cookie from '@fastify/cookie';
@@ -17,7 +17,7 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
 import { CollectionService } from '../platform/collections/index.js';
 import { createPlatform, type Platform } from '../platform/index.js';
-import { sql, type Store } from '../store/index.js';
+import { migrations, pendingMigrations, sql, type Migration, type Store } from '../store/index.js';
 import { accessHook } from './auth/access.js';
 import { CallerCache, DEFAULT_CALLER_CACHE_MS } from './auth/cache.js';
 import { DEFAULT_SESSION_TTL_MS, Sessions } from './auth/sessions.js';
@@ -70,6 +70,8 @@ export interface ServerOptions {
   secureCookies?: boolean;
   /** The account a login without `account` goes to. */
   defaultAccountId?: string;
+  /** The migrations `/ready` expects applied (default: all of src/store/migrations). */
+  migrations?: readonly Migration[];
   /** Trust X-Forwarded-* from a reverse proxy (Fastify's trustProxy). */
   trustProxy?: boolean | string;
   /** Failed-login limits per account and login, and per client address. */
@@ -137,7 +139,12 @@ export async function createServer(options: ServerOptions): Promise<Api> {
       security?: unknown;
       hide?: boolean;
     };
-    if (!route.url.startsWith(API_PREFIX) && !route.url.startsWith('/live/') && route.url !== '/health')
+    if (
+      !route.url.startsWith(API_PREFIX) &&
+      !route.url.startsWith('/live/') &&
+      route.url !== '/health' &&
+      route.url !== '/ready'
+    )
       return;
     schema.response = { ...schema.response, '4xx': ErrorBody, '5xx': ErrorBody };
     const access = route.config?.access ?? 'user';
@@ -199,6 +206,50 @@ export async function createServer(options: ServerOptions): Promise<Api> {
       return { status: 'ok' as const, engine: deps.store.dialect.name };
     },
   );
+
+  const expected = options.migrations ?? migrations;
+  app.get(
+    '/ready',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['health'],
+        summary: 'Can the service take requests: its store reachable, every migration applied',
+        response: {
+          200: Type.Object({
+            status: Type.Literal('ready'),
+            engine: Type.String(),
+            migrations: Type.Integer(),
+          }),
+          503: ErrorBody,
+        },
+      },
+    },
+    async (_request, reply) => {
+      let pending: string[];
+      try {
+        pending = await pendingMigrations(deps.store, expected);
+      } catch (e) {
+        reply.log.error({ err: e }, 'ready: store unreachable');
+        return reply
+          .code(503)
+          .send({ status: 503, code: 'unavailable', message: 'The store is unreachable.' });
+      }
+      if (pending.length > 0)
+        return reply.code(503).send({
+          status: 503,
+          code: 'unavailable',
+          message: `The store's schema is not up to date: ${pending.join(', ')} not applied.`,
+        });
+      return { status: 'ready' as const, engine: deps.store.dialect.name, migrations: expected.length };
+    },
+  );
+
+  const background = deps.hosts.background;
+  if (background) {
+    app.addHook('onReady', async () => background.start());
+    app.addHook('onClose', async () => background.stop());
+  }
 
   await app.register(
     async (api) => {

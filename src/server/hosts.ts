@@ -117,6 +117,8 @@ export interface ServerHosts {
   resumeRequest?(caller: Caller, requestId: string): Promise<RequestRun>;
   /** POST /api/v1/requests/:id/cancel — end a running or waiting request (status 400). */
   cancelRequest?(caller: Caller, requestId: string): Promise<RequestRun>;
+  /** Work beside the requests (the process sweeper): started once the server is ready, stopped when it closes. */
+  background?: { start(): void; stop(): Promise<void> };
 }
 
 /** A process request as its host sees it: the stored request, its process, steps and tasks. */

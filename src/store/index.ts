@@ -51,7 +51,8 @@ import { SqliteStore } from './sqlite.js';
 import type { Store } from './types.js';
 
 export { sql, Sql, quoteIdent, quoteString, type EngineName } from './sql.js';
-export { defineMigration, migrate, type Migration } from './migrate.js';
+export { defineMigration, migrate, pendingMigrations, type Migration } from './migrate.js';
+export { allMigrations as migrations };
 export { CONTENTION_MESSAGE, CONTENTION_RETRY_AFTER_SECONDS, isContention } from './contention.js';
 export type { Dialect, Isolation, Queryable, Row, RunResult, Store, TransactionOptions } from './types.js';
 

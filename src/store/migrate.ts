@@ -48,3 +48,17 @@ export async function migrate(store: Store, migrations: readonly Migration[]): P
   }
   return applied;
 }
+
+/** The ids of `migrations` the store has not recorded (all of them when it has none). */
+export async function pendingMigrations(store: Store, migrations: readonly Migration[]): Promise<string[]> {
+  let rows: Array<{ id: string }>;
+  try {
+    rows = await store.all<{ id: string }>(sql`SELECT id FROM schema_migrations`);
+  } catch {
+    // No schema_migrations table: nothing applied (an unreachable store fails this probe too).
+    await store.get(sql`SELECT 1 AS ok`);
+    return migrations.map((m) => m.id);
+  }
+  const applied = new Set(rows.map((r) => r.id));
+  return migrations.map((m) => m.id).filter((id) => !applied.has(id));
+}

@@ -6,7 +6,9 @@
  * releasing their locks and telling their parent.
  *
  * Every move of a request's cursor is a compare-and-set (ProcessRuns.move), and a manual task is
- * submitted once (ManualTasks.submit): two hosts never run the same step twice.
+ * submitted once (ManualTasks.submit): two hosts never run the same step twice. While it drives
+ * a request the runner holds the run's lease and renews it (leases.ts); `recover` resumes a run
+ * whose lease another server lost, `fireTimer` fires a manual task's deadline or reminder.
  */
 import {
   DEFAULT_LIMITS,
@@ -22,14 +24,22 @@ import {
   REQUEST_STATUSES,
   STATUS_ABORTED,
   STATUS_COMPLETED,
+  STATUS_OUTDATED,
   STATUS_RUNNING,
   STATUS_WAITING,
+  type LogEntry,
   type Platform,
   type ProcessRequest,
 } from '../../platform/index.js';
 import {
   DEFINITION_LIMITS,
+  Heartbeat,
+  isTemplateText,
   isVariableName,
+  leaseMsFromEnv,
+  parseDuration,
+  PROCESS_OWNER,
+  stepById,
   taskId,
   taskMissing,
   taskUrl,
@@ -44,6 +54,10 @@ import {
   type StepStatus,
   type StepType,
   type SubprocessStep,
+  type Lease,
+  type ManualTask,
+  type LeaseSettings,
+  type ProcessTimer,
   type TaskRef,
   type VariableDefinition,
 } from '../../platform/processes/index.js';
@@ -63,6 +77,8 @@ export interface RunnerOptions {
   observer?: (event: ProcessEvent) => void;
   /** The most iterations of one loop (default and maximum DEFINITION_LIMITS.iterations, 1000). */
   maxIterations?: number;
+  /** The leases this runner takes on the runs it drives (default: this process, FLOWMARK_LEASE_MS or 30 s). */
+  lease?: Partial<LeaseSettings>;
 }
 
 export type ProcessEvent =
@@ -116,12 +132,42 @@ export function stepLabel(step: StepDefinition): string {
 
 export class ProcessRunner {
   readonly limits: ExecutionLimits;
+  readonly lease: LeaseSettings;
+  private readonly heartbeat: Heartbeat;
 
   constructor(
     readonly platform: Platform,
     readonly options: RunnerOptions = {},
   ) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.lease = {
+      owner: options.lease?.owner ?? PROCESS_OWNER,
+      ttlMs: options.lease?.ttlMs ?? leaseMsFromEnv(),
+    };
+    this.heartbeat = new Heartbeat(
+      (ids) => this.processes.runs.renew(ids, this.leaseUntil()),
+      Math.max(Math.floor(this.lease.ttlMs / 3), 50),
+    );
+  }
+
+  /** The lease this runner writes now. */
+  leaseUntil(): Lease {
+    return { owner: this.lease.owner, expires: Date.now() + this.lease.ttlMs };
+  }
+
+  /** The time timers are measured with (the runner's clock). */
+  now(): number {
+    return (this.options.clock ?? Date.now)();
+  }
+
+  /** Runs `fn` holding (renewing) the lease of a request. */
+  private async holding<T>(requestId: string, fn: () => Promise<T>): Promise<T> {
+    this.heartbeat.hold(requestId);
+    try {
+      return await fn();
+    } finally {
+      this.heartbeat.release(requestId);
+    }
   }
 
   private get processes() {
@@ -158,6 +204,7 @@ export class ProcessRunner {
       definitionId: input.definitionId,
       userId: input.userId,
       depth: input.depth,
+      lease: this.leaseUntil(),
     });
     this.emit({
       type: 'started',
@@ -169,11 +216,20 @@ export class ProcessRunner {
   }
 
   /** Runs a request's steps until it waits or ends. */
-  async drive(accountId: string, requestId: string): Promise<void> {
+  drive(accountId: string, requestId: string): Promise<void> {
+    return this.holding(requestId, () => this.steps(accountId, requestId));
+  }
+
+  private async steps(accountId: string, requestId: string): Promise<void> {
     for (;;) {
       const run = await this.processes.runs.require(accountId, requestId);
       if (run.cursor.phase !== 'ready') return;
-      const claimed = await this.processes.runs.move(run, { ...run.cursor, phase: 'running' });
+      const claimed = await this.processes.runs.move(
+        run,
+        { ...run.cursor, phase: 'running' },
+        run.userId,
+        this.leaseUntil(),
+      );
       if (!claimed) return;
       const request = await this.platform.requests.require(accountId, requestId);
       if (isFinalStatus(request.status)) return this.end(claimed, request.status);
@@ -213,10 +269,14 @@ export class ProcessRunner {
             ? 'The request waits for its sub-process, not for a resume.'
             : 'The request is not paused.',
       );
-    if (!(await this.platform.requests.transition(accountId, requestId, [STATUS_WAITING], STATUS_RUNNING)))
-      throw conflict('The request is not paused.');
-    if (!(await this.processes.runs.move(run, { ...run.cursor, phase: 'ready' })))
-      throw conflict('The request is being resumed by someone else.');
+    // The status and the cursor (with its lease) commit together.
+    await this.processes.transaction(async () => {
+      if (!(await this.platform.requests.transition(accountId, requestId, [STATUS_WAITING], STATUS_RUNNING)))
+        throw conflict('The request is not paused.');
+      const ready = { ...run.cursor, phase: 'ready' as const };
+      if (!(await this.processes.runs.move(run, ready, run.userId, this.leaseUntil())))
+        throw conflict('The request is being resumed by someone else.');
+    });
     await this.drive(accountId, requestId);
   }
 
@@ -224,7 +284,16 @@ export class ProcessRunner {
    * Submits a manual task (rights already checked): its fields join the data document, the step's
    * output variables are computed with P_result = the submission, and the request goes on.
    */
-  async submit(
+  submit(
+    accountId: string,
+    ref: TaskRef,
+    fields: Record<string, unknown>,
+    userId: number | null,
+  ): Promise<void> {
+    return this.holding(ref.requestId, () => this.submitted(accountId, ref, fields, userId));
+  }
+
+  private async submitted(
     accountId: string,
     ref: TaskRef,
     fields: Record<string, unknown>,
@@ -241,10 +310,32 @@ export class ProcessRunner {
         ? await this.processes.steps.find(accountId, run.cursor.record)
         : undefined;
     if (!record || record.taskId !== task.id) throw conflict('The request is not waiting for this task.');
-    if (!(await this.processes.tasks.submit(accountId, ref, data, userId)))
-      throw conflict('The task has already been submitted.');
-    const claimed = await this.processes.runs.move(run, { ...run.cursor, phase: 'running' }, userId);
-    if (!claimed) throw conflict('The request is not waiting for this task.');
+    // The submission and the lease commit together: a server that dies next leaves a run to resume.
+    const claimed = await this.processes.transaction(async () => {
+      if (!(await this.processes.tasks.submit(accountId, ref, data, userId)))
+        throw conflict('The task has already been submitted.');
+      const moved = await this.processes.runs.move(
+        run,
+        { ...run.cursor, phase: 'running' },
+        userId,
+        this.leaseUntil(),
+      );
+      if (!moved) throw conflict('The request is not waiting for this task.');
+      return moved;
+    });
+    return this.takeSubmission(claimed, task, record, data, userId);
+  }
+
+  /** A submitted task's step goes on (its run claimed): the fields join the data document, its output variables run. */
+  private async takeSubmission(
+    claimed: ProcessRun,
+    task: ManualTask,
+    record: StepRecord,
+    data: Record<string, unknown>,
+    userId: number | null,
+  ): Promise<void> {
+    const { accountId } = claimed;
+    const ref: TaskRef = { requestId: task.requestId, stepId: task.stepId, iteration: task.iteration };
     const resumed = await this.platform.requests.transition(
       accountId,
       ref.requestId,
@@ -279,6 +370,206 @@ export class ProcessRunner {
     }
     if (await this.advance(claimed, step, { kind: 'next', loop: claimed.cursor.loop }))
       await this.drive(accountId, ref.requestId);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Durability: resuming what a server lost, timers
+
+  /**
+   * Resumes a run claimed after its lease expired (ProcessRuns.claimExpired): the request goes on
+   * from its last committed step; the step it was running re-runs from its start, with the data
+   * document as it was when that step started (docs/hosts.md, "Durable requests and timers").
+   */
+  recover(run: ProcessRun): Promise<void> {
+    return this.holding(run.requestId, () => this.resumeLost(run));
+  }
+
+  private async resumeLost(run: ProcessRun): Promise<void> {
+    const { accountId, requestId, cursor } = run;
+    const request = await this.platform.requests.require(accountId, requestId);
+    if (isFinalStatus(request.status)) return this.end(run, request.status);
+    if (cursor.phase === 'ready') return this.steps(accountId, requestId);
+    if (cursor.phase === 'child' && cursor.child !== undefined) {
+      // Its sub-process ended, and the server telling it died.
+      const child = await this.platform.requests.require(accountId, cursor.child);
+      if (isFinalStatus(child.status)) return this.childDone(accountId, requestId, child);
+    }
+    if (cursor.phase !== 'running') {
+      // Nothing to run: moving it in place gives the lease up.
+      await this.processes.runs.move(run, cursor);
+      return;
+    }
+    const data = await this.processes.runs.stepData(accountId, requestId);
+    if (data) await this.platform.requests.update(accountId, requestId, { data });
+    const step = run.definition.steps[cursor.step];
+    const ref: TaskRef = { requestId, stepId: step?.id ?? 0, iteration: cursor.iteration };
+    const record =
+      cursor.record === undefined ? undefined : await this.processes.steps.find(accountId, cursor.record);
+    if (step?.type === 'manual' && record) {
+      // Its task had been submitted: the submission is taken again.
+      const task = await this.processes.tasks.find(accountId, ref);
+      if (task?.status === 'SUBMITTED')
+        return this.takeSubmission(run, task, record, task.result ?? {}, task.submittedBy);
+    }
+    if (step?.type === 'subprocess' && cursor.child !== undefined) {
+      // It was taking its ended sub-process's result: it takes it again.
+      const child = await this.platform.requests.require(accountId, cursor.child);
+      if (isFinalStatus(child.status)) return this.takeChildResult(run, child);
+    }
+    if (step) {
+      await this.processes.steps.discard(accountId, requestId, step.id, cursor.iteration);
+      if (step.type === 'manual') await this.processes.tasks.discard(accountId, ref);
+    }
+    const again: RunCursor = { step: cursor.step, iteration: cursor.iteration, phase: 'ready' };
+    if (cursor.loop) again.loop = cursor.loop;
+    if (await this.processes.runs.move(run, again, run.userId, this.leaseUntil()))
+      await this.steps(accountId, requestId);
+  }
+
+  /**
+   * Fires a due timer once, if its task is still open: a reminder writes its message to the
+   * account's log, a deadline ends the request with 401 OUTDATED. The timer is marked fired in
+   * the transaction that makes its effect; false when it had been fired already.
+   */
+  async fireTimer(timer: ProcessTimer): Promise<boolean> {
+    const { accountId, requestId } = timer;
+    const ref: TaskRef = { requestId, stepId: timer.stepId, iteration: timer.iteration };
+    const now = this.now();
+    if (timer.kind === 'reminder') {
+      const entry = await this.reminder(timer, ref);
+      return this.processes.transaction(async () => {
+        if (!(await this.processes.timers.markFired(timer.id, this.lease.owner, now))) return false;
+        if (entry) await this.platform.logs.write(accountId, entry);
+        return true;
+      });
+    }
+    const run = await this.processes.runs.find(accountId, requestId);
+    const step = run && stepById(run.definition, timer.stepId);
+    const message = `${step ? stepLabel(step) : `step ${timer.stepId}`}: the task's deadline passed`;
+    const next =
+      run && step?.type === 'manual' && step.onTimeout !== null
+        ? run.definition.steps.findIndex((s) => s.id === step.onTimeout)
+        : -1;
+    let then: 'end' | 'go on' | undefined;
+    const fired = await this.processes.transaction(async () => {
+      if (!(await this.processes.timers.markFired(timer.id, this.lease.owner, now))) return false;
+      if (!(await this.processes.tasks.cancelIfOpen(accountId, ref))) return true;
+      if (next >= 0) {
+        // on_timeout: the task's step fails and the request goes on at that step.
+        const current = await this.processes.runs.require(accountId, requestId);
+        if (current.cursor.phase !== 'task' || current.cursor.record === undefined) return true;
+        await this.processes.steps.update(accountId, current.cursor.record, {
+          status: 'failed',
+          error: { message },
+        });
+        const moved = await this.processes.runs.move(
+          current,
+          { step: next, iteration: 0, phase: 'ready' },
+          current.userId,
+          this.leaseUntil(),
+        );
+        if (!moved) throw conflict('The request moved while its deadline fired.');
+        await this.platform.requests.transition(accountId, requestId, [STATUS_WAITING], STATUS_RUNNING);
+        then = 'go on';
+        return true;
+      }
+      const ended = await this.platform.requests.transition(
+        accountId,
+        requestId,
+        [STATUS_RUNNING, STATUS_WAITING],
+        STATUS_OUTDATED,
+      );
+      if (!ended) return true;
+      await this.platform.requests.update(accountId, requestId, { message });
+      // Ending it (below) is owed: if this server dies first, the lease expires and a sweeper ends it.
+      await this.processes.runs.lease(accountId, requestId, this.leaseUntil());
+      then = 'end';
+      return true;
+    });
+    if (then === 'go on') await this.drive(accountId, requestId);
+    else if (then === 'end')
+      await this.holding(requestId, async () =>
+        this.end(await this.processes.runs.require(accountId, requestId), STATUS_OUTDATED),
+      );
+    return fired;
+  }
+
+  /** The log entry of a reminder whose task is still open (its template's failure is logged instead). */
+  private async reminder(
+    timer: ProcessTimer,
+    ref: TaskRef,
+  ): Promise<Omit<LogEntry, 'id' | 'accountId' | 'createdAt'> | undefined> {
+    const task = await this.processes.tasks.find(timer.accountId, ref);
+    const run = await this.processes.runs.find(timer.accountId, timer.requestId);
+    const step = run && stepById(run.definition, timer.stepId);
+    if (task?.status !== 'OPEN' || !run || !step || timer.message === null) return undefined;
+    const request = await this.platform.requests.require(timer.accountId, timer.requestId);
+    const entry = { requestId: request.id, projectId: request.projectId, userId: null, mode: request.mode };
+    try {
+      const previous = (await this.processes.steps.lastDone(run.accountId, run.requestId))?.result;
+      const parameters = await this.parameters(run, step, previous);
+      const ctx = await this.createContext(run, request, step, 'process-task');
+      const message = await renderIn(ctx, timer.message, {
+        name: `${stepLabel(step)} reminder`,
+        data: request.data,
+        parameters,
+      });
+      return { ...entry, level: 'INFO', message };
+    } catch (e) {
+      return { ...entry, level: 'SEVERE', message: `${stepLabel(step)} reminder: ${stepError(e).message}` };
+    }
+  }
+
+  /** Makes the timers of a manual task that is opening: its deadline, its reminder. */
+  private async timers(
+    ctx: ExecutionContext,
+    run: ProcessRun,
+    step: ManualStep,
+    ref: TaskRef,
+    params: Parameters,
+  ): Promise<void> {
+    if (step.deadline !== null)
+      await this.processes.timers.create(run.accountId, ref, {
+        kind: 'deadline',
+        dueAt: await this.dueAt(ctx, run, step, step.deadline, 'deadline', params),
+      });
+    if (step.reminder !== null)
+      await this.processes.timers.create(run.accountId, ref, {
+        kind: 'reminder',
+        dueAt: await this.dueAt(ctx, run, step, step.reminder.after, 'reminder', params),
+        message: step.reminder.message,
+      });
+  }
+
+  /** When a timer is due: a duration from now, or a template printing one, an epoch-ms time or an ISO-8601 date-time. */
+  private async dueAt(
+    ctx: ExecutionContext,
+    run: ProcessRun,
+    step: StepDefinition,
+    source: string,
+    what: 'deadline' | 'reminder',
+    params: Parameters,
+  ): Promise<number> {
+    let value: unknown = source;
+    if (isTemplateText(source)) {
+      const { data } = await this.platform.requests.require(run.accountId, run.requestId);
+      const output = await renderIn(ctx, source, {
+        name: `${stepLabel(step)} ${what}`,
+        data,
+        parameters: params,
+      });
+      value = typedValue(output);
+    }
+    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
+    if (typeof value === 'string') {
+      const ms = parseDuration(value);
+      if (ms !== undefined) return this.now() + ms;
+      const time = /^\d{4}-\d\d-\d\dT/.test(value.trim()) ? Date.parse(value) : NaN;
+      if (!Number.isNaN(time)) return time;
+    }
+    throw new StepFailure(
+      `${stepLabel(step)}: the ${what} must be a duration (90s, 15m, 2h, 1d, PT1H30M), a time in epoch milliseconds or an ISO-8601 date-time, not ${show(value)}`,
+    );
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -387,6 +678,7 @@ export class ProcessRunner {
     if (Object.keys(inputs).length > 0)
       await this.platform.applications.update(run.accountId, actor, instance.id, { data: inputs }, 'prepare');
     if (await this.endedByScript(run)) return undefined;
+    await this.timers(ctx, run, step, ref, params);
     await this.processes.steps.update(run.accountId, record.id, { status: 'waiting' });
     await this.platform.requests.transition(run.accountId, run.requestId, [STATUS_RUNNING], STATUS_WAITING);
     await this.processes.runs.move(run, { ...cursor, phase: 'task', record: record.id });
@@ -468,11 +760,26 @@ export class ProcessRunner {
   }
 
   /** A sub-process ended: the parent's waiting step takes its data document as result, or fails. */
-  private async childEnded(accountId: string, parentId: string, child: ProcessRequest): Promise<void> {
+  private childEnded(accountId: string, parentId: string, child: ProcessRequest): Promise<void> {
+    return this.holding(parentId, () => this.childDone(accountId, parentId, child));
+  }
+
+  private async childDone(accountId: string, parentId: string, child: ProcessRequest): Promise<void> {
     const run = await this.processes.runs.find(accountId, parentId);
     if (!run || run.cursor.phase !== 'child' || run.cursor.child !== child.id) return;
-    const claimed = await this.processes.runs.move(run, { ...run.cursor, phase: 'running' });
+    const claimed = await this.processes.runs.move(
+      run,
+      { ...run.cursor, phase: 'running' },
+      run.userId,
+      this.leaseUntil(),
+    );
     if (!claimed) return;
+    return this.takeChildResult(claimed, child);
+  }
+
+  /** A sub-process ended (the parent's run claimed): its data document is the step's result, or the step fails. */
+  private async takeChildResult(claimed: ProcessRun, child: ProcessRequest): Promise<void> {
+    const { accountId, requestId: parentId } = claimed;
     const parent = await this.platform.requests.require(accountId, parentId);
     if (isFinalStatus(parent.status)) return this.end(claimed, parent.status);
     await this.platform.requests.transition(accountId, parentId, [STATUS_WAITING], STATUS_RUNNING);
@@ -722,7 +1029,7 @@ export class ProcessRunner {
       });
       return false;
     }
-    return (await this.processes.runs.move(run, cursor)) !== undefined;
+    return (await this.processes.runs.move(run, cursor, run.userId, this.leaseUntil())) !== undefined;
   }
 
   /** True (and the request ended) when a script set a final status during the step. */
@@ -765,6 +1072,10 @@ export class ProcessRunner {
   /** Ends a request: its status, its run, its open tasks, its locks; then its parent goes on. */
   private async end(run: ProcessRun, status: number): Promise<void> {
     const { accountId, requestId } = run;
+    // Until the run is finished (last), a lease on it and on a parent waiting for it says that
+    // work is owed: if this server dies meanwhile, a sweeper ends it and lets the parent go on.
+    if (run.cursor.phase !== 'running' && run.cursor.phase !== 'ready')
+      await this.processes.runs.lease(accountId, requestId, this.leaseUntil());
     const request =
       (await this.platform.requests.transition(
         accountId,
@@ -772,9 +1083,14 @@ export class ProcessRunner {
         [STATUS_RUNNING, STATUS_WAITING],
         status,
       )) ?? (await this.platform.requests.require(accountId, requestId));
-    await this.processes.runs.finish(accountId, requestId);
     await this.processes.tasks.cancelOpen(accountId, requestId);
     await this.platform.locks.releaseAll(accountId, `request:${requestId}`);
+    if (request.parentId !== null) {
+      const parent = await this.processes.runs.find(accountId, request.parentId);
+      if (parent?.cursor.phase === 'child' && parent.cursor.child === requestId)
+        await this.processes.runs.lease(accountId, request.parentId, this.leaseUntil());
+    }
+    await this.processes.runs.finish(accountId, requestId);
     this.emit({ type: 'ended', requestId, status: request.status, message: request.message });
     if (request.parentId !== null) await this.childEnded(accountId, request.parentId, request);
   }

@@ -42,6 +42,12 @@ export interface ManualStep extends StepBase {
   fields: string[] | null;
   /** Ids of the upload widgets of the task's form (attach_file). */
   widgets: string[];
+  /** When the task's request ends with 401 OUTDATED if the task is still open: a duration or a template. */
+  deadline: string | null;
+  /** A message (template) written to the account's log at a time after the task opened, if still open. */
+  reminder: { after: string; message: string } | null;
+  /** The step the request goes on at when the deadline passes (instead of ending with 401). */
+  onTimeout: number | null;
 }
 
 export interface SubprocessStep extends StepBase {
@@ -75,7 +81,20 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const WIDGET = /^[A-Za-z0-9_.:-]{1,128}$/;
 const STEP_FIELDS: Record<StepType, readonly string[]> = {
   script: ['id', 'type', 'name', 'lane', 'input', 'output', 'loop', 'script'],
-  manual: ['id', 'type', 'name', 'lane', 'input', 'output', 'loop', 'fields', 'widgets'],
+  manual: [
+    'id',
+    'type',
+    'name',
+    'lane',
+    'input',
+    'output',
+    'loop',
+    'fields',
+    'widgets',
+    'deadline',
+    'reminder',
+    'on_timeout',
+  ],
   subprocess: ['id', 'type', 'name', 'lane', 'input', 'output', 'loop', 'process', 'wait'],
 };
 
@@ -112,6 +131,12 @@ function definitionAt(value: unknown, path: string, depth: number): ProcessDefin
     if (ids.has(step.id)) throw invalid(`${path}.steps[${i}].id`, `step id ${step.id} is used twice`);
     ids.add(step.id);
     return step;
+  });
+  steps.forEach((step, i) => {
+    if (step.type !== 'manual' || step.onTimeout === null) return;
+    if (step.deadline === null) throw invalid(`${path}.steps[${i}].on_timeout`, 'needs a deadline');
+    if (!ids.has(step.onTimeout))
+      throw invalid(`${path}.steps[${i}].on_timeout`, `step ${step.onTimeout} is not a step of this process`);
   });
   return { name, project, steps };
 }
@@ -150,6 +175,18 @@ function stepAt(value: unknown, path: string, depth: number): StepDefinition {
             ? null
             : fieldNames(value.fields, `${path}.fields`),
         widgets: value.widgets === undefined ? [] : widgetIds(value.widgets, `${path}.widgets`),
+        deadline:
+          value.deadline === undefined || value.deadline === null
+            ? null
+            : delay(value.deadline, `${path}.deadline`),
+        reminder:
+          value.reminder === undefined || value.reminder === null
+            ? null
+            : reminder(value.reminder, `${path}.reminder`),
+        onTimeout:
+          value.on_timeout === undefined || value.on_timeout === null
+            ? null
+            : positiveInteger(value.on_timeout, `${path}.on_timeout`),
       };
     case 'subprocess': {
       let process: ProcessDefinition | string;
@@ -186,6 +223,44 @@ function variables(value: unknown, path: string): VariableDefinition[] {
   if (list.length > DEFINITION_LIMITS.variablesPerStep)
     throw invalid(path, `has more than ${DEFINITION_LIMITS.variablesPerStep} variables`);
   return list;
+}
+
+/**
+ * A duration (`90s`, `15m`, `2h`, `1d`, `500ms`, ISO-8601 `PT1H30M`, `P2D`) in ms, or undefined
+ * when the text is none.
+ */
+export function parseDuration(text: string): number | undefined {
+  const t = text.trim();
+  const simple = /^(\d{1,12})\s*(ms|s|m|h|d)$/.exec(t);
+  if (simple) {
+    const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[simple[2] as 'ms'];
+    return Number(simple[1]) * unit;
+  }
+  const iso = /^P(?:(\d{1,6})D)?(?:T(?:(\d{1,8})H)?(?:(\d{1,10})M)?(?:(\d{1,12}(?:\.\d{1,3})?)S)?)?$/.exec(t);
+  if (!iso || t === 'P' || t.endsWith('T')) return undefined;
+  const [, d = '0', h = '0', m = '0', sec = '0'] = iso;
+  return Math.round(((Number(d) * 24 + Number(h)) * 60 + Number(m)) * 60_000 + Number(sec) * 1000);
+}
+
+/** A template (it contains `${` or `<#`) is computed when the task opens; any other text must be a duration. */
+export function isTemplateText(text: string): boolean {
+  return text.includes('${') || text.includes('<#');
+}
+
+function delay(value: unknown, path: string): string {
+  const t = template(value, path);
+  if (!isTemplateText(t) && parseDuration(t) === undefined)
+    throw invalid(
+      path,
+      `must be a duration (90s, 15m, 2h, 1d, PT1H30M) or a template, not ${JSON.stringify(t)}`,
+    );
+  return t;
+}
+
+function reminder(value: unknown, path: string): { after: string; message: string } {
+  if (!isPlainObject(value)) throw invalid(path, 'must be {"after": …, "message": …}');
+  onlyFields(value, ['after', 'message'], path);
+  return { after: delay(value.after, `${path}.after`), message: template(value.message, `${path}.message`) };
 }
 
 function loop(value: unknown, path: string): LoopDefinition {

@@ -2,30 +2,46 @@
  * What the process host keeps (docs/hosts.md): stored definitions, the run of each request, each
  * step's record, manual tasks. The host (src/hosts/processes) moves requests through them.
  */
-import type { Store } from '../../store/index.js';
+import type { Queryable, Store } from '../../store/index.js';
 import { ProcessDefinitions } from './definitions.js';
+import { NamedLeases } from './leases.js';
 import { ProcessRuns } from './runs.js';
 import { StepRecords } from './steps.js';
 import { ManualTasks } from './tasks.js';
+import { ProcessTimers } from './timers.js';
 
 export class Processes {
   readonly definitions: ProcessDefinitions;
   readonly runs: ProcessRuns;
   readonly steps: StepRecords;
   readonly tasks: ManualTasks;
+  readonly timers: ProcessTimers;
+  readonly leases: NamedLeases;
 
-  constructor(store: Store, clock: () => number) {
+  constructor(
+    private readonly store: Store,
+    clock: () => number,
+  ) {
     this.definitions = new ProcessDefinitions(store, clock);
     this.runs = new ProcessRuns(store);
     this.steps = new StepRecords(store, clock);
     this.tasks = new ManualTasks(store, clock);
+    this.timers = new ProcessTimers(store);
+    this.leases = new NamedLeases(store);
+  }
+
+  /** Runs `fn` in one store transaction (what must commit together: a timer and its effect). */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.store.transaction(fn);
   }
 }
 
 export {
   DEFINITION_LIMITS,
+  isTemplateText,
   isVariableName,
   parseDefinition,
+  parseDuration,
   stepById,
   type LoopDefinition,
   type ManualStep,
@@ -37,7 +53,16 @@ export {
   type VariableDefinition,
 } from './definition.js';
 export { definitionMissing, type StoredDefinition } from './definitions.js';
+export {
+  DEFAULT_LEASE_MS,
+  Heartbeat,
+  leaseMsFromEnv,
+  PROCESS_OWNER,
+  type Lease,
+  type LeaseSettings,
+} from './leases.js';
 export type { ProcessRun, RunCursor } from './runs.js';
+export type { ProcessTimer, TimerKind } from './timers.js';
 export type { StepError, StepRecord, StepStatus } from './steps.js';
 export { taskId, taskMissing, type ManualTask, type TaskRef, type TaskStatus } from './tasks.js';
 export { isTaskToken, TASK_CONTEXTS, taskPath, taskToken, taskUrl, type TaskContext } from './urls.js';

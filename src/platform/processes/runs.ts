@@ -3,13 +3,21 @@
  * does not change requests already started), where it is (the cursor), who acts (P_user: the
  * initiator, then whoever submitted the last manual task), how deep it is among sub-processes,
  * and the secret its public task URLs are signed with. The cursor moves by compare-and-set on
- * `version`, so two hosts never run the same step of a request.
+ * `version`, so two hosts never run the same step of a request. While the run is `ready` or
+ * `running` it holds a lease (leases.ts): each move writes it, moving to a waiting phase clears
+ * it; moving into `running` keeps the data document as it was, to restore if the step re-runs.
  */
 import { randomBytes } from 'node:crypto';
 import { sql, type Store } from '../../store/index.js';
 import { notFound } from '../errors.js';
 import { fromJson, toJson } from '../model.js';
 import type { ProcessDefinition } from './definition.js';
+import type { Lease } from './leases.js';
+
+/** Every column but the step's data snapshot (read only when a run is resumed). */
+const COLUMNS = sql.raw(
+  'account_id, request_id, definition_id, definition, cursor, user_id, secret, depth, version',
+);
 
 /**
  * Where a request is. `phase`: ready — the step's iteration is to run; running — a host runs it;
@@ -68,20 +76,23 @@ export class ProcessRuns {
       definitionId?: number | null;
       userId: number | null;
       depth: number;
+      lease: Lease;
     },
   ): Promise<ProcessRun> {
     const cursor: RunCursor = { step: 0, iteration: 0, phase: 'ready' };
     const row = await this.store.get<RunRow>(sql`
-      INSERT INTO process_runs (account_id, request_id, definition_id, definition, cursor, user_id, secret, depth, version)
+      INSERT INTO process_runs (account_id, request_id, definition_id, definition, cursor, user_id, secret, depth,
+                                version, lease_owner, lease_expires)
       VALUES (${accountId}, ${input.requestId}, ${input.definitionId ?? null}, ${toJson(input.definition)},
-              ${toJson(cursor)}, ${input.userId}, ${randomBytes(32).toString('base64url')}, ${input.depth}, ${0})
-      RETURNING *`);
+              ${toJson(cursor)}, ${input.userId}, ${randomBytes(32).toString('base64url')}, ${input.depth}, ${0},
+              ${input.lease.owner}, ${input.lease.expires})
+      RETURNING ${COLUMNS}`);
     return toRun(row!);
   }
 
   async find(accountId: string, requestId: string): Promise<ProcessRun | undefined> {
     const row = await this.store.get<RunRow>(
-      sql`SELECT * FROM process_runs WHERE account_id = ${accountId} AND request_id = ${requestId}`,
+      sql`SELECT ${COLUMNS} FROM process_runs WHERE account_id = ${accountId} AND request_id = ${requestId}`,
     );
     return row && toRun(row);
   }
@@ -94,17 +105,29 @@ export class ProcessRuns {
 
   /**
    * Moves the cursor (and optionally the acting user) when the run is still at `version`;
-   * undefined when another host moved it first.
+   * undefined when another host moved it first. `lease`: the mover's, kept while the run is
+   * ready or running (without one the row's lease stays as it is).
    */
   async move(
     run: ProcessRun,
     cursor: RunCursor,
     userId: number | null = run.userId,
+    lease?: Lease,
   ): Promise<ProcessRun | undefined> {
+    const active = cursor.phase === 'ready' || cursor.phase === 'running';
+    const leaseSet = !active
+      ? sql`, lease_owner = NULL, lease_expires = NULL`
+      : lease
+        ? sql`, lease_owner = ${lease.owner}, lease_expires = ${lease.expires}`
+        : sql``;
+    const snapshot =
+      cursor.phase === 'running' && run.cursor.phase !== 'running'
+        ? sql`, step_data = (SELECT data FROM requests WHERE account_id = ${run.accountId} AND id = ${run.requestId})`
+        : sql``;
     const row = await this.store.get<RunRow>(sql`
-      UPDATE process_runs SET cursor = ${toJson(cursor)}, user_id = ${userId}, version = version + 1
+      UPDATE process_runs SET cursor = ${toJson(cursor)}, user_id = ${userId}, version = version + 1${leaseSet}${snapshot}
       WHERE account_id = ${run.accountId} AND request_id = ${run.requestId} AND version = ${run.version}
-      RETURNING *`);
+      RETURNING ${COLUMNS}`);
     return row && toRun(row);
   }
 
@@ -112,8 +135,47 @@ export class ProcessRuns {
   async finish(accountId: string, requestId: string): Promise<void> {
     const run = await this.require(accountId, requestId);
     await this.store.run(sql`
-      UPDATE process_runs SET cursor = ${toJson({ ...run.cursor, phase: 'ended' })}, version = version + 1
+      UPDATE process_runs SET cursor = ${toJson({ ...run.cursor, phase: 'ended' })}, version = version + 1,
+        lease_owner = NULL, lease_expires = NULL, step_data = NULL
       WHERE account_id = ${accountId} AND request_id = ${requestId}`);
+  }
+
+  /** Takes the run's lease whatever its phase (work owed on it: a request a timer ended). */
+  async lease(accountId: string, requestId: string, lease: Lease): Promise<void> {
+    await this.store.run(sql`
+      UPDATE process_runs SET lease_owner = ${lease.owner}, lease_expires = ${lease.expires}, version = version + 1
+      WHERE account_id = ${accountId} AND request_id = ${requestId}`);
+  }
+
+  /**
+   * Claims up to `limit` runs whose lease expired before `now` (their server died or stalled):
+   * one conditional UPDATE, so two sweepers never claim the same run. PostgreSQL skips the rows
+   * another sweeper is claiming (SKIP LOCKED); SQLite's writer lock makes the statement atomic.
+   */
+  async claimExpired(lease: Lease, now: number, limit: number): Promise<ProcessRun[]> {
+    const skipLocked = this.store.dialect.name === 'postgres' ? sql` FOR UPDATE SKIP LOCKED` : sql``;
+    const rows = await this.store.all<RunRow>(sql`
+      UPDATE process_runs SET lease_owner = ${lease.owner}, lease_expires = ${lease.expires}, version = version + 1
+      WHERE lease_expires < ${now} AND request_id IN (
+        SELECT request_id FROM process_runs WHERE lease_expires < ${now} ORDER BY lease_expires LIMIT ${limit}${skipLocked})
+      RETURNING ${COLUMNS}`);
+    return rows.map(toRun);
+  }
+
+  /** Extends the leases `owner` holds on these requests. */
+  async renew(requestIds: readonly string[], lease: Lease): Promise<void> {
+    if (requestIds.length === 0) return;
+    await this.store.run(sql`
+      UPDATE process_runs SET lease_expires = ${lease.expires}
+      WHERE lease_owner = ${lease.owner} AND lease_expires IS NOT NULL AND request_id IN (${sql.join(requestIds)})`);
+  }
+
+  /** The data document as it was when the current step started running, if kept. */
+  async stepData(accountId: string, requestId: string): Promise<Record<string, unknown> | undefined> {
+    const row = await this.store.get<{ step_data: string | null }>(
+      sql`SELECT step_data FROM process_runs WHERE account_id = ${accountId} AND request_id = ${requestId}`,
+    );
+    return row?.step_data == null ? undefined : fromJson(row.step_data);
   }
 }
 

@@ -127,6 +127,13 @@ export class StepRecords {
     return rows.map(toStep);
   }
 
+  /** Deletes the records of one step's iteration (an attempt abandoned by a server that died). */
+  async discard(accountId: string, requestId: string, stepId: number, iteration: number): Promise<void> {
+    await this.store.run(sql`
+      DELETE FROM request_steps WHERE account_id = ${accountId} AND request_id = ${requestId}
+        AND step_id = ${stepId} AND iteration = ${iteration}`);
+  }
+
   /** The last step of a request that ended with a result (inject_params), if any. */
   async lastDone(accountId: string, requestId: string): Promise<StepRecord | undefined> {
     const row = await this.store.get<StepRow>(sql`

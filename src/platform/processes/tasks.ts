@@ -95,6 +95,23 @@ export class ManualTasks {
     return row && toTask(row);
   }
 
+  /** Cancels one task if it is still OPEN (its deadline passed); false when it was not. */
+  async cancelIfOpen(accountId: string, ref: TaskRef): Promise<boolean> {
+    const { changes } = await this.store.run(sql`
+      UPDATE request_tasks SET status = 'CANCELLED'
+      WHERE account_id = ${accountId} AND id = ${taskId(ref)} AND status = 'OPEN'`);
+    return changes > 0;
+  }
+
+  /** Deletes an OPEN task and its timers (a step re-run from its start). */
+  async discard(accountId: string, ref: TaskRef): Promise<void> {
+    await this.store.run(sql`
+      DELETE FROM process_timers WHERE account_id = ${accountId} AND request_id = ${ref.requestId}
+        AND step_id = ${ref.stepId} AND iteration = ${ref.iteration}`);
+    await this.store.run(sql`
+      DELETE FROM request_tasks WHERE account_id = ${accountId} AND id = ${taskId(ref)} AND status = 'OPEN'`);
+  }
+
   /** Cancels the OPEN tasks of a request (it ended); returns how many. */
   async cancelOpen(accountId: string, requestId: string): Promise<number> {
     const { changes } = await this.store.run(sql`

@@ -15,6 +15,7 @@ const modules: Array<{ default: Migration }> = await Promise.all([
   import('./0111_applications.js'),
   import('./0300_server_auth.js'),
   import('./0400_processes.js'),
+  import('./0410_durable_requests.js'),
   import('./0500_rights.js'),
 ]);
 

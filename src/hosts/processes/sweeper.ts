@@ -1,0 +1,94 @@
+/**
+ * What each server process runs beside its requests (docs/hosts.md, "Durable requests and
+ * timers"): every `intervalMs` it claims the runs whose lease expired (their server died) and
+ * resumes them, and — when it holds the `timers` lease, which one server holds at a time — fires
+ * the timers that are due.
+ *
+ *   const sweeper = new ProcessSweeper(host.runner, { onError: (e) => log.error(e) });
+ *   sweeper.start();  …  await sweeper.stop();
+ */
+import type { ProcessRunner } from './runner.js';
+
+export interface SweeperOptions {
+  /** How often it looks (default FLOWMARK_SWEEP_MS, else 1 s). */
+  intervalMs?: number;
+  /** The most runs claimed, and timers fired, per look (default 100). */
+  batch?: number;
+  /** Told what failed (a store error, a recovery that threw). */
+  onError?: (error: unknown) => void;
+}
+
+export const TIMER_LEASE = 'timers';
+
+export class ProcessSweeper {
+  private timer: NodeJS.Timeout | undefined;
+  private looking: Promise<unknown> | undefined;
+  private readonly resuming = new Set<Promise<void>>();
+  private readonly intervalMs: number;
+  private readonly batch: number;
+
+  constructor(
+    readonly runner: ProcessRunner,
+    private readonly options: SweeperOptions = {},
+  ) {
+    this.intervalMs = options.intervalMs ?? sweepMsFromEnv();
+    this.batch = options.batch ?? 100;
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      this.looking ??= this.sweep()
+        .catch((e) => this.options.onError?.(e))
+        .finally(() => (this.looking = undefined));
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** Stops looking, waits for the runs it resumed, gives the timer lease up. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.looking;
+    await Promise.allSettled([...this.resuming]);
+    await this.runner.platform.processes.leases.release(TIMER_LEASE, this.runner.lease.owner);
+  }
+
+  /** One look: runs claimed (their recovery goes on in the background) and timers fired. */
+  async sweep(): Promise<{ resumed: number; fired: number }> {
+    const { processes } = this.runner.platform;
+    const claimed = await processes.runs.claimExpired(this.runner.leaseUntil(), Date.now(), this.batch);
+    for (const run of claimed) {
+      const recovery = this.runner.recover(run).catch((e) => this.options.onError?.(e));
+      this.resuming.add(recovery);
+      void recovery.finally(() => this.resuming.delete(recovery));
+    }
+    let fired = 0;
+    const { owner, ttlMs } = this.runner.lease;
+    if (await processes.leases.acquire(TIMER_LEASE, owner, Date.now(), ttlMs)) {
+      for (const timer of await processes.timers.due(this.runner.now(), this.batch)) {
+        try {
+          if (await this.runner.fireTimer(timer)) fired++;
+        } catch (e) {
+          this.options.onError?.(e);
+        }
+      }
+    }
+    return { resumed: claimed.length, fired };
+  }
+
+  /** Resolves when the runs resumed so far have stopped (waiting or ended). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.resuming]);
+  }
+}
+
+/** FLOWMARK_SWEEP_MS (50 ms to 1 min), else 1 s. */
+export function sweepMsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env.FLOWMARK_SWEEP_MS;
+  if (text === undefined || text === '') return 1000;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 50 || value > 60_000)
+    throw new Error(`FLOWMARK_SWEEP_MS: expected milliseconds from 50 to 60000, got ${JSON.stringify(text)}`);
+  return value;
+}

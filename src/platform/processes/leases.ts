@@ -1,0 +1,98 @@
+/**
+ * Leases (docs/hosts.md, "Durable requests and timers"). A run being driven holds a lease on its
+ * row (`process_runs.lease_owner`, `lease_expires`): the server process driving it, until when.
+ * The driver renews it while it works (Heartbeat); a server that dies stops renewing, and once
+ * the lease has expired any server's sweeper claims the run with one conditional UPDATE
+ * (ProcessRuns.claimExpired) and resumes it. Named leases (`leases` table) elect one server for
+ * a job, such as firing timers. Lease times are wall-clock epoch ms, compared across servers.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { sql, type Store } from '../../store/index.js';
+
+/** This server process, as the owner of the leases it takes. */
+export const PROCESS_OWNER = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+
+export const DEFAULT_LEASE_MS = 30_000;
+
+/** The lease duration: FLOWMARK_LEASE_MS (1 s to 1 h), else 30 s. */
+export function leaseMsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env.FLOWMARK_LEASE_MS;
+  if (text === undefined || text === '') return DEFAULT_LEASE_MS;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1000 || value > 3_600_000)
+    throw new Error(
+      `FLOWMARK_LEASE_MS: expected milliseconds from 1000 to 3600000, got ${JSON.stringify(text)}`,
+    );
+  return value;
+}
+
+export interface LeaseSettings {
+  owner: string;
+  ttlMs: number;
+}
+
+/** A lease to write on a row: who, until when. */
+export interface Lease {
+  owner: string;
+  expires: number;
+}
+
+export class NamedLeases {
+  constructor(private readonly store: Store) {}
+
+  /** True when `owner` holds the lease `name` until now + ttl (taken, renewed, or taken over once expired). */
+  async acquire(name: string, owner: string, now: number, ttlMs: number): Promise<boolean> {
+    const row = await this.store.get(sql`
+      INSERT INTO leases (name, owner, expires_at) VALUES (${name}, ${owner}, ${now + ttlMs})
+      ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+        WHERE leases.expires_at <= ${now} OR leases.owner = excluded.owner
+      RETURNING owner`);
+    return row !== undefined;
+  }
+
+  async release(name: string, owner: string): Promise<void> {
+    await this.store.run(sql`DELETE FROM leases WHERE name = ${name} AND owner = ${owner}`);
+  }
+}
+
+/**
+ * Renews, every third of the lease, the leases of the runs this process is driving (one UPDATE
+ * for all of them); runs nobody here drives any more are left to expire.
+ */
+export class Heartbeat {
+  private readonly held = new Map<string, number>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly renew: (requestIds: string[]) => Promise<unknown>,
+    private readonly intervalMs: number,
+  ) {}
+
+  hold(requestId: string): void {
+    this.held.set(requestId, (this.held.get(requestId) ?? 0) + 1);
+    if (!this.timer) {
+      this.timer = setInterval(() => void this.beat(), this.intervalMs);
+      this.timer.unref();
+    }
+  }
+
+  release(requestId: string): void {
+    const count = (this.held.get(requestId) ?? 1) - 1;
+    if (count > 0) this.held.set(requestId, count);
+    else this.held.delete(requestId);
+    if (this.held.size === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  private async beat(): Promise<void> {
+    const ids = [...this.held.keys()];
+    try {
+      for (let i = 0; i < ids.length; i += 500) await this.renew(ids.slice(i, i + 500));
+    } catch {
+      // A store that is unreachable now may be back at the next beat; meanwhile the lease runs on.
+    }
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Over HTTP with the real hosts: `/health` and `/ready`, and a real (short) deadline fired by the
+ * sweeper the server starts when it is ready.
+ */
+import { expect, it } from 'vitest';
+import { createHosts } from '../../src/hosts/index.js';
+import { evalHost } from '../../src/server/eval-host.js';
+import { createServer } from '../../src/server/index.js';
+import { defineMigration, migrations } from '../../src/store/index.js';
+import { describeEachEngine } from '../support/engines.js';
+import { call, useServer } from './support.js';
+
+describeEachEngine('health and timers over HTTP', (engine) => {
+  const server = useServer(engine, (platform) => ({
+    hosts: {
+      ...evalHost(platform),
+      ...createHosts(platform, { sweeper: { intervalMs: 100 }, lease: { owner: 'http-test', ttlMs: 2000 } }),
+    },
+  }));
+
+  it('/health: alive with its store; /ready: every migration applied', async () => {
+    expect(await call(server.url, 'GET', '/health')).toMatchObject({
+      status: 200,
+      body: { status: 'ok', engine: engine.name },
+    });
+    expect(await call(server.url, 'GET', '/ready')).toMatchObject({
+      status: 200,
+      body: { status: 'ready', engine: engine.name, migrations: migrations.length },
+    });
+  });
+
+  it('a manual task with a deadline of 1 s: the request ends with 401 OUTDATED once it passed', async () => {
+    const { token } = server.acme.admin;
+    const definition = {
+      name: 'Quick approval',
+      steps: [{ id: 1, type: 'manual', name: 'Approve', deadline: '1s' }, { id: 2 }],
+    };
+    expect((await call(server.url, 'POST', '/api/v1/processes', { token, body: definition })).status).toBe(
+      201,
+    );
+    const began = Date.now();
+    const started = await call(server.url, 'POST', '/api/v1/requests', {
+      token,
+      body: { process: 'Quick approval', mode: 'TEST', data: {} },
+    });
+    expect(started.status).toBe(201);
+    const id = started.body.id as string;
+    const run = () => call(server.url, 'GET', `/api/v1/requests/${id}/run`, { token });
+    expect((await run()).body.request.status).toBe(102);
+    let view;
+    do {
+      await new Promise((r) => setTimeout(r, 50));
+      view = (await run()).body;
+    } while (view.request.status === 102 && Date.now() - began < 10_000);
+    expect(Date.now() - began).toBeGreaterThanOrEqual(1000);
+    expect(view.request.status).toBe(401);
+    expect(view.request.message).toBe("step 1 (Approve): the task's deadline passed");
+    expect(view.tasks.map((t: { status: string }) => t.status)).toEqual(['CANCELLED']);
+  });
+});
+
+describeEachEngine('/ready on a store missing a migration', (engine) => {
+  it('answers 503 naming the migration', async () => {
+    const extra = defineMigration({ id: '9999_not_yet', up: async () => {} });
+    const app = await createServer({ store: engine.store, migrations: [...migrations, extra] });
+    try {
+      const r = await app.inject({ method: 'GET', url: '/ready' });
+      expect(r.statusCode).toBe(503);
+      expect(r.json()).toEqual({
+        status: 503,
+        code: 'unavailable',
+        message: "The store's schema is not up to date: 9999_not_yet not applied.",
+      });
+    } finally {
+      await app.close();
+    }
+  });
+});
