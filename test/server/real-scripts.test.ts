@@ -1,0 +1,79 @@
+/**
+ * Issue 16, "Real scripts run unchanged": constructs real platform scripts use, evaluated through
+ * POST /api/v1/eval on a real server (evalHost over the suite's engine).
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { evalHost } from '../../src/server/eval-host.js';
+import { describeEachEngine } from '../support/engines.js';
+import { call, useServer } from './support.js';
+
+describeEachEngine('server: real scripts', (engine) => {
+  const server = useServer(engine, (platform) => ({ hosts: evalHost(platform) }));
+  const evaluate = (body: Record<string, unknown>, who: 'admin' | 'user' = 'user') =>
+    call(server.url, 'POST', '/api/v1/eval', {
+      token: server.acme[who].token,
+      body: { mode: 'LIVE', ...body },
+    });
+  const output = async (template: string, data?: Record<string, unknown>) => {
+    const r = await evaluate({ template, ...(data ? { data } : {}) });
+    expect(r.status).toBe(200);
+    expect(r.body.error).toBeUndefined();
+    return r.body.output as string;
+  };
+  let clerks = 0;
+  let managers = 0;
+  beforeAll(async () => {
+    const { lanes } = server.platform.directory;
+    const pool = await lanes.createPool('acme', { name: 'Company' });
+    clerks = (await lanes.createLane('acme', pool.id, { name: 'Clerks' })).id;
+    managers = (await lanes.createLane('acme', pool.id, { name: 'Managers' })).id;
+    await lanes.addMember('acme', clerks, 'LIVE', server.acme.user.id);
+  });
+
+  describe('has_right: a string and a boolean', () => {
+    it("compares with 'true', tests with #if, prints true/false", async () => {
+      const template =
+        `<div class="displayme_\${has_right('${clerks}')=='true'}">` +
+        `<#if has_right(${clerks})>clerk</#if><#if !has_right(${managers})> not a manager</#if>` +
+        ` \${has_right(${managers})} \${has_right(${clerks})?string("yes", "no")}` +
+        ` \${has_right(${clerks}) == true} \${has_right(${managers}) != 'false'}</div>`;
+      expect(await output(template)).toBe(
+        '<div class="displayme_true">clerk not a manager false yes true false</div>',
+      );
+    });
+
+    it('is both types for ?is_string / ?is_boolean, and a boolean in the variables', async () => {
+      const r = await evaluate({
+        template:
+          `<#assign r = has_right("ann", ${clerks})>` +
+          '${r?is_string?c} ${r?is_boolean?c} ${r?c} ${r?length} ${r + "!"} ${(r && true)?c}',
+      });
+      expect(r.body.output).toBe('true true true 4 true! true');
+      expect(r.body.variables).toEqual({ r: true });
+    });
+
+    it('an empty lane id is false, other text still an error', async () => {
+      expect(
+        await output(`\${has_right('')} \${has_right('ann', ' ')} \${(has_right('') == 'false')?c}`),
+      ).toBe('false false true');
+      const bad = await evaluate({ template: "${has_right('clerks')}" });
+      expect(bad.body.error.message).toContain(
+        'has_right: argument 1 (laneId) expected an integer, got the string "clerks"\n',
+      );
+    });
+  });
+
+  describe('variables leave callables out', () => {
+    it('a #function, a #macro and an assigned library function are not in variables', async () => {
+      const r = await evaluate({
+        template:
+          '<#function twice x><#return x * 2></#function><#macro hello name>Hello ${name}</#macro>' +
+          '<#assign f = has_right><#assign h = {"n": 1, "fn": twice, "list": [twice, 2]}>' +
+          '<@hello "Ann"/> ${twice(21)}',
+      });
+      expect(r.status).toBe(200);
+      expect(r.body.output).toBe('Hello Ann 42');
+      expect(r.body.variables).toEqual({ h: { n: 1, list: [null, 2] } });
+    });
+  });
+});
