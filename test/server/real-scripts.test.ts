@@ -63,6 +63,21 @@ describeEachEngine('server: real scripts', (engine) => {
     });
   });
 
+  describe('a query written as two JSON objects back to back', () => {
+    it("is its first object, as the platform's JSONObject(String) reads it", async () => {
+      const template =
+        '${create_collection("orders_two", false, false)?c}' +
+        '<#assign saved = save_object({"status": "open", "n": 1}, "orders_two")>' +
+        '<#assign saved = save_object({"status": "closed", "n": 2}, "orders_two")>' +
+        '<#assign q>{"status": "closed"}\n{"n": 1}</#assign>' +
+        '<#assign o = load_object(q, "orders_two")> ${o.n} ${list_objects(q, "orders_two")?size}' +
+        '<#assign brace>{"status": "x}"} {"n": 1}</#assign> ${count_objects(brace, "orders_two")}';
+      expect(await output(template)).toBe('true 2 1 0');
+      const broken = await evaluate({ template: '${load_object("{\\"a\\": 1", "orders_two")}' });
+      expect(broken.body.error.message).toMatch(/^load_object: argument 1 \(where\) is not valid JSON: /);
+    });
+  });
+
   describe('variables leave callables out', () => {
     it('a #function, a #macro and an assigned library function are not in variables', async () => {
       const r = await evaluate({

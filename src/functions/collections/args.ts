@@ -4,7 +4,8 @@
  * `$orderby`, first/limit as numbers or text).
  */
 import { CollectionError, type CollectionService, type SortSpec } from '../../platform/collections/index.js';
-import { isHash, parseJsonText } from '../coercion.js';
+import { isHash } from '../coercion.js';
+import { parseJsonObjectText } from '../json-object-text.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';
 
@@ -90,7 +91,7 @@ export function objectArgument(
     if (value.trim() === '') return undefined;
     let parsed: unknown;
     try {
-      parsed = parseJsonText(value);
+      parsed = parseJsonObjectText(value);
     } catch (e) {
       throw argumentError(fn, index, name, `is not valid JSON: ${(e as Error).message}`);
     }
