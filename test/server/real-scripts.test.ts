@@ -78,6 +78,42 @@ describeEachEngine('server: real scripts', (engine) => {
     });
   });
 
+  describe('user functions as real scripts call them', () => {
+    it('get_user_data gives login, status and i18n besides id, name and profile', async () => {
+      const r = await evaluate({
+        template: '<#assign u = get_user_data("ann")>${u.login} ${u.status} ${u.i18n} ${u.profile}',
+      });
+      expect(r.body.output).toBe('ann active en USER');
+      expect(r.body.variables.u).toEqual({
+        id: server.acme.user.id,
+        login: 'ann',
+        name: 'ann',
+        email: 'ann@acme.example',
+        profile: 'USER',
+        status: 'active',
+        i18n: 'en',
+      });
+    });
+
+    it("get_applications(login, context, isTagged): the platform's boolean third argument", async () => {
+      expect(
+        await output(
+          '${get_applications("ann", "web", true)?is_hash?c} ${get_applications("ann", "web", false)?is_sequence?c} ' +
+            '${get_applications("ann", "web", "true")?is_hash?c} ${get_applications("ann", "web", "LIVE")?is_sequence?c}',
+        ),
+      ).toBe('true true true true');
+      const bad = await evaluate({ template: '${get_applications("ann", "web", "SOMETIMES")?size}' });
+      expect(bad.body.error.message).toMatch(/^get_applications: argument 3 \(mode\) /);
+    });
+
+    it('file_size is R_file_size', async () => {
+      const template =
+        '<#assign content = "x"?left_pad(3000, "y")><#assign id = create_file("notes.txt", content, {})>' +
+        '${file_size(id)} ${R_file_size(id)}';
+      expect(await output(template)).toBe('3 3');
+    });
+  });
+
   describe('variables leave callables out', () => {
     it('a #function, a #macro and an assigned library function are not in variables', async () => {
       const r = await evaluate({

@@ -73,7 +73,9 @@ export const profileFunctions: FunctionSpec[] = [
   defineFunction({
     name: 'get_user_data',
     group: 'User',
-    doc: 'The simplified descriptor {id, name, profile} of a user (login, email or id). Error `Unable to retrieve user.`',
+    doc:
+      'The descriptor {id, login, name, email, profile, status, i18n} of a user (login, email or id); `i18n` is ' +
+      "the user's language. Error `Unable to retrieve user.`",
     returns: 'object',
     forms: [
       {

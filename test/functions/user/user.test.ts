@@ -206,13 +206,21 @@ describeEachEngine('User functions', (engine) => {
       const ctx = await live('ann');
       expect(await call(ctx, 'get_user_data', 'ann')).toEqual({
         id: w.ids.ann,
+        login: 'ann',
         name: 'Ann Smith',
+        email: 'ann@acme.example',
         profile: 'USER',
+        status: 'active',
+        i18n: 'fr',
       });
       expect(await call(ctx, 'get_user_data', String(w.ids.carl))).toEqual({
         id: w.ids.carl,
+        login: 'carl',
         name: 'Carl Clerk',
+        email: 'carl@acme.example',
         profile: 'USER',
+        status: 'active',
+        i18n: 'en',
       });
       expect(await errorOf(ctx, 'get_user_data', 'nobody')).toBe('get_user_data: Unable to retrieve user.');
       expect(await call(ctx, 'get_preferences')).toEqual({ theme: 'dark' });
