@@ -121,6 +121,8 @@ export class CompositeHost {
           P_header: exchange.headers,
           P_query: exchange.query,
           P_body: Buffer.isBuffer(exchange.body) ? exchange.body.toString('base64') : exchange.body,
+          // Nothing is computed ahead of the one script (docs/hosts.md, "Composite APIs").
+          P_computed: {},
         },
       );
     } catch (e) {

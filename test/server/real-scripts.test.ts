@@ -114,6 +114,26 @@ describeEachEngine('server: real scripts', (engine) => {
     });
   });
 
+  describe('internal parameters real scripts read', () => {
+    it('P_language, P_connected_user, P_urls, P_user.preferences and get_access_url', async () => {
+      await server.platform.directory.users.update('acme', server.acme.user.id, {
+        language: 'fr',
+        preferences: { theme: 'dark' },
+      });
+      const template =
+        '<a href="${P_urls.live}/live/${P_customer}/appli/395400?P_mode=${P_mode}&P_language=${P_language}">' +
+        '${P_connected_user.login}</a> ${has_right(P_connected_user.login, "' +
+        clerks +
+        '")} ${P_urls.host} ${P_urls.portal} ${P_user.preferences.theme} ${get_access_url(true)} ${get_access_url(false)}';
+      expect(await output(template)).toBe(
+        `<a href="http://localhost:8080/live/acme/appli/395400?P_mode=LIVE&P_language=fr">ann</a> true ` +
+          'localhost:8080 http://localhost:8080 dark http://localhost:8080/ localhost:8080/',
+      );
+      const admin = await evaluate({ template: '${P_language} ${P_connected_user.login}' }, 'admin');
+      expect(admin.body.output).toBe('en admin');
+    });
+  });
+
   describe('variables leave callables out', () => {
     it('a #function, a #macro and an assigned library function are not in variables', async () => {
       const r = await evaluate({

@@ -4,7 +4,7 @@
  */
 import type { Platform, ProcessRequest, User } from '../../platform/index.js';
 
-/** P_user / P_initiator: {id, login, name, profile, extended (public metadata), delegators}. */
+/** P_user / P_initiator: {id, login, name, profile, extended (public metadata), preferences, delegators}. */
 export async function userParameter(
   platform: Platform,
   user: User,
@@ -17,6 +17,7 @@ export async function userParameter(
     name: user.name,
     profile: user.profile,
     extended: user.metadata,
+    preferences: user.preferences,
     delegators: delegators.map((d) => ({ id: d.id, login: d.login, name: d.name })),
   };
 }
