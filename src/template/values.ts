@@ -206,6 +206,10 @@ export class MatchItem {
     readonly text: string,
     readonly groups: (string | undefined)[],
   ) {}
+  /** Written to JSON (eval variables, data documents) as its text. */
+  toJSON(): unknown {
+    return this.text;
+  }
 }
 
 /**
@@ -220,7 +224,7 @@ export class StringBoolean extends MatchItem {
   constructor(readonly value: boolean) {
     super(value ? 'true' : 'false', []);
   }
-  toJSON(): boolean {
+  override toJSON(): boolean {
     return this.value;
   }
 }

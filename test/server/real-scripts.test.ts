@@ -140,11 +140,12 @@ describeEachEngine('server: real scripts', (engine) => {
         template:
           '<#function twice x><#return x * 2></#function><#macro hello name>Hello ${name}</#macro>' +
           '<#assign f = has_right><#assign h = {"n": 1, "fn": twice, "list": [twice, 2]}>' +
+          '<#list "a1 b2"?matches("[a-z]\\\\d") as m><#assign last = m></#list>' +
           '<@hello "Ann"/> ${twice(21)}',
       });
       expect(r.status).toBe(200);
       expect(r.body.output).toBe('Hello Ann 42');
-      expect(r.body.variables).toEqual({ h: { n: 1, list: [null, 2] } });
+      expect(r.body.variables).toEqual({ h: { n: 1, list: [null, 2] }, last: 'b2' });
     });
   });
 });
