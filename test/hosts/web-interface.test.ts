@@ -157,5 +157,8 @@ describeEachEngine('web interface host', (engine) => {
       '${P_language}/${P_connected_user.name}',
     );
     expect((await open(w.ids.orders)).body).toBe('fr/Ann Smith');
+    // The links real scripts build pass the language on: …/appli/395400?P_mode=${P_mode}&P_language=${P_language}
+    expect((await open(w.ids.orders, { P_language: 'DE' })).body).toBe('de/Ann Smith');
+    expect((await open(w.ids.orders, { P_language: '<x>' })).body).toBe('fr/Ann Smith');
   });
 });
