@@ -71,8 +71,9 @@ describeEachEngine('server: real scripts', (engine) => {
         '<#assign saved = save_object({"status": "closed", "n": 2}, "orders_two")>' +
         '<#assign q>{"status": "closed"}\n{"n": 1}</#assign>' +
         '<#assign o = load_object(q, "orders_two")> ${o.n} ${list_objects(q, "orders_two")?size}' +
-        '<#assign brace>{"status": "x}"} {"n": 1}</#assign> ${count_objects(brace, "orders_two")}';
-      expect(await output(template)).toBe('true 2 1 0');
+        '<#assign brace>{"status": "x}"} {"n": 1}</#assign> ${count_objects(brace, "orders_two")}' +
+        '<#assign quoted>{"status": "a\\"}[", "n": {"$gte": 1}}\t[{"n": 2}]</#assign> ${count_objects(quoted, "orders_two")}';
+      expect(await output(template)).toBe('true 2 1 0 0');
       const broken = await evaluate({ template: '${load_object("{\\"a\\": 1", "orders_two")}' });
       expect(broken.body.error.message).toMatch(/^load_object: argument 1 \(where\) is not valid JSON: /);
     });
