@@ -1,3 +1,4 @@
+import { parseJsonObjectText } from './json-object-text.js';
 import type { ParamType } from './spec.js';
 
 /**
@@ -66,7 +67,13 @@ const coercers: Record<ParamType, Coercer> = {
       return v instanceof Map ? Object.fromEntries(v) : NO_MATCH;
     }
     if (typeof v === 'string') {
-      const parsed = tryParseJsonText(v);
+      // The first object of the text, as the platform's JSONObject(String) (json-object-text.ts).
+      let parsed: unknown;
+      try {
+        parsed = parseJsonObjectText(v);
+      } catch {
+        return NO_MATCH;
+      }
       return isHash(parsed) ? parsed : NO_MATCH;
     }
     return NO_MATCH;
@@ -142,7 +149,7 @@ export function explainMismatch(type: ParamType | ParamType[], v: unknown): stri
   const types = Array.isArray(type) ? type : [type];
   if (typeof v === 'string' && (types.includes('object') || types.includes('array'))) {
     try {
-      const parsed = parseJsonText(v);
+      const parsed = types.includes('object') ? parseJsonObjectText(v) : parseJsonText(v);
       detail += ` (the JSON text of ${jsonKind(parsed)})`;
     } catch (e) {
       detail += ` (not valid JSON: ${(e as Error).message})`;

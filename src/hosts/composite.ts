@@ -123,6 +123,8 @@ export class CompositeHost {
           P_body: Buffer.isBuffer(exchange.body)
             ? exchange.body.toString('base64')
             : markRequestInput(exchange.body),
+          // Nothing is computed ahead of the one script (docs/hosts.md, "Composite APIs").
+          P_computed: {},
         },
       );
     } catch (e) {

@@ -10,6 +10,7 @@ import { INTERNAL_PARAMETERS, internalParameters } from '../functions/request/in
 import { bind } from '../functions/registry.js';
 import { scriptDirective } from '../script/index.js';
 import { compile, type RenderOptions, type Scope } from '../template/index.js';
+import { dataVariables } from './variables.js';
 
 const RESERVED: ReadonlySet<string> = new Set(INTERNAL_PARAMETERS);
 
@@ -30,7 +31,7 @@ export interface EvalOptions {
 
 export interface EvalResult {
   output: string;
-  /** The final global namespace: variables created or changed by assign/global. */
+  /** The final global namespace: variables created or changed by assign/global (data only, see variables.ts). */
   globals: Record<string, unknown>;
 }
 
@@ -65,7 +66,7 @@ export async function evaluate(
   options: EvalOptions = {},
 ): Promise<EvalResult> {
   const template = compile(source, options.name === undefined ? {} : { name: options.name });
-  return template.renderDetailed(evaluationScope(ctx, data, await internalParameters(ctx)), {
+  const result = await template.renderDetailed(evaluationScope(ctx, data, await internalParameters(ctx)), {
     locale: ctx.locale,
     timeZone: ctx.timeZone,
     now: ctx.clock,
@@ -73,4 +74,5 @@ export async function evaluate(
     ...(options.limits ? { limits: options.limits } : {}),
     settings: options.settings ? { ...PLATFORM_SETTINGS, ...options.settings } : PLATFORM_SETTINGS,
   });
+  return { output: result.output, globals: dataVariables(result.globals) };
 }

@@ -74,6 +74,8 @@ export class WebInterfaceHost {
           P_context: context,
           P_query: markRequestInput(exchange.query),
           P_webinterface: { id: wi.id, title: wi.title },
+          // Opened with ?P_language=xx (the links real scripts build pass it on): that language.
+          ...languageParameter(queryValue(exchange.query, 'P_language')),
         },
       });
       return {
@@ -134,4 +136,9 @@ export class WebInterfaceHost {
     }
     return undefined;
   }
+}
+
+/** P_language from a web interface's URL, when it names a language (two or three letters). */
+function languageParameter(text: string | undefined): { P_language?: string } {
+  return text !== undefined && /^[A-Za-z]{2,3}$/.test(text) ? { P_language: text.toLowerCase() } : {};
 }

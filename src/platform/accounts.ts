@@ -23,7 +23,7 @@ export interface NewAccount {
   baseUrl?: string;
 }
 
-/** The URLs a script sees as P_urls (see docs/platform.md). */
+/** The account's URLs (a script's P_urls is derived from them: src/functions/request/script-urls.ts). */
 export interface AccountUrls {
   /** host[:port] */
   domain: string;
@@ -87,7 +87,7 @@ export class Accounts {
   }
 }
 
-/** P_urls of an account. */
+/** The URLs of an account. */
 export function accountUrls(account: Pick<Account, 'id' | 'baseUrl'>): AccountUrls {
   const url = new URL(account.baseUrl);
   const host = `${url.origin}/`;
@@ -99,7 +99,7 @@ export function accountUrls(account: Pick<Account, 'id' | 'baseUrl'>): AccountUr
   };
 }
 
-/** get_access_url: the service URL with or without its protocol, no trailing slash. */
+/** The service URL with or without its protocol, no trailing slash (get_access_url adds one). */
 export function accessUrl(account: Pick<Account, 'baseUrl'>, includeProtocol: boolean): string {
   const url = new URL(account.baseUrl);
   return includeProtocol ? url.origin : url.host;

@@ -103,7 +103,7 @@ const ACCESSORS: Record<DataAccessor, AccessorDoc> = {
   getCurrentUser: {
     params: [],
     returns: 'object',
-    doc: 'The connected user as P_user shows it ({id, login, name, profile, extended, delegators}); null when nobody is connected.',
+    doc: 'The connected user as P_user shows it ({id, login, name, profile, extended, preferences, delegators}); null when nobody is connected.',
   },
   getExecutionMode: {
     params: [],
@@ -113,7 +113,7 @@ const ACCESSORS: Record<DataAccessor, AccessorDoc> = {
   getInternalParameter: {
     params: [{ name: 'name', type: 'string', optional: false }],
     returns: 'any',
-    doc: 'One internal parameter by name (P_customer, P_mode, P_user, P_urls, P_version, P_initiator, P_request, P_locks, P_message); null when it has no value.',
+    doc: 'One internal parameter by name (P_customer, P_mode, P_user, P_urls, P_version, P_initiator, P_request, P_locks, P_message, P_connected_user, P_language); null when it has no value.',
   },
   getVariable: {
     params: [{ name: 'name', type: 'string', optional: false }],

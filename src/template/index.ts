@@ -27,7 +27,7 @@ import { DIRECTIVE, RangeTooLargeError } from './values.js';
 import { javaTimeZone } from '../jdk/index.js';
 
 export { TemplateError, ParseError } from './errors.js';
-export { FmDate, DIRECTIVE } from './values.js';
+export { FmDate, DIRECTIVE, StringBoolean } from './values.js';
 export { isRequestInput, markAsRequestInput, markRequestInput } from './provenance.js';
 
 export interface CompileOptions {

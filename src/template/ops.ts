@@ -26,6 +26,7 @@ import {
   MarkupOutput,
   MatchItem,
   MatchResult,
+  StringBoolean,
   Namespace,
   hashGet,
   hashKeys,
@@ -283,7 +284,9 @@ export function compareValues(
     if (ls === null || rs === null) {
       c = markupEquals(l, r) ? 0 : 1;
     } else c = stringsEqual(ls, rs) ? 0 : 1;
-  } else if (typeof l === 'boolean' && typeof r === 'boolean') {
+  } else if (typeof booleanSide(l) === 'boolean' && typeof booleanSide(r) === 'boolean') {
+    l = booleanSide(l);
+    r = booleanSide(r);
     if (op !== 'eq' && op !== 'ne') {
       throw blamedError(
         '_MiscTemplateException',
@@ -317,6 +320,11 @@ export function compareValues(
 
 function article(w: string): string {
   return /^[aeiou]/i.test(w) ? 'an' : 'a';
+}
+
+/** A boolean, or the boolean of a string+boolean value (compared with a boolean). */
+function booleanSide(v: unknown): unknown {
+  return v instanceof StringBoolean ? v.value : v;
 }
 
 function isStringLike(v: unknown): boolean {
@@ -418,6 +426,7 @@ export function concatHashes(env: Env, l: unknown, r: unknown): Map<string, unkn
 export function toBoolean(v: unknown, at: A.Expr, context: string): boolean {
   if (typeof v === 'boolean') return v;
   if (v instanceof MatchResult) return v.matched;
+  if (v instanceof StringBoolean) return v.value;
   if (v === undefined) throw missingError(at);
   throw typeError(at, context, 'boolean', v);
 }

@@ -19,6 +19,7 @@ import {
   MarkupOutput,
   MatchItem,
   MatchResult,
+  StringBoolean,
   Namespace,
   isDirectiveObject,
   isPlainObject,
@@ -536,6 +537,7 @@ export function typeName(v: unknown): string {
   if (Array.isArray(v) || v instanceof FmRange) return 'sequence';
   if (v instanceof LazySeq) return 'sequence+collection';
   if (v instanceof MatchResult) return 'sequence+boolean';
+  if (v instanceof StringBoolean) return 'string+boolean';
   if (v instanceof MatchItem) return 'string';
   if (v instanceof FmCollection) return 'collection';
   if (v instanceof MacroValue) return v.def.isFunction ? 'function' : 'macro';
@@ -598,6 +600,7 @@ export function toPlain(v: unknown, depth = 0): unknown {
       return v;
   }
   if (depth > 100) return undefined;
+  if (v instanceof StringBoolean) return v.value;
   if (v instanceof BigDec) return v.toNumber();
   if (v instanceof JDouble) return v.value;
   if (v instanceof FmDate) return v;

@@ -206,6 +206,27 @@ export class MatchItem {
     readonly text: string,
     readonly groups: (string | undefined)[],
   ) {}
+  /** Written to JSON (eval variables, data documents) as its text. */
+  toJSON(): unknown {
+    return this.text;
+  }
+}
+
+/**
+ * A value that is a string and a boolean at once, as FreeMarker's multi-typed models (a
+ * TemplateScalarModel that is also a TemplateBooleanModel): `${v}`, `v == 'true'`, `?is_string`
+ * and string built-ins see the text "true"/"false"; `<#if v>`, `!v`, `v && …`, `v == true`,
+ * `?is_boolean`, `?c` and `?string("yes", "no")` see the boolean. A MatchItem without groups, so
+ * every string operation takes it as its text. JSON (variables, data documents, the JS backend)
+ * sees the boolean.
+ */
+export class StringBoolean extends MatchItem {
+  constructor(readonly value: boolean) {
+    super(value ? 'true' : 'false', []);
+  }
+  override toJSON(): boolean {
+    return this.value;
+  }
 }
 
 /** The result of ?matches: a boolean (whole string matched), a sequence of matches, and ?groups. */

@@ -183,6 +183,17 @@ describeEachEngine('composite API host', (engine) => {
     expect((await host.handle(exchange('GET', 'fresh'))).body).toBe('new');
   });
 
+  it('defines the internal parameters real scripts read: P_computed, P_language, P_connected_user', async () => {
+    await w.platform.compositeApis.create(w.account, {
+      path: 'whoami',
+      template:
+        '${P_computed?is_hash?c} ${P_computed?size} ${P_language} ${P_connected_user.login} ' +
+        `\${has_right(P_connected_user.login, "${w.ids.clerks}")} \${P_urls.live}`,
+    });
+    const r = await host.handle(exchange('GET', 'whoami', { caller: ann() }));
+    expect(r.body).toBe('true 0 fr ann true https://flow.example.com');
+  });
+
   it('refuses malformed routes and a second route for the same method and path', async () => {
     const apis = w.platform.compositeApis;
     await expect(apis.create(w.account, { path: 'a b', template: '' })).rejects.toThrow(

@@ -405,4 +405,29 @@ describeEachEngine('process host: flow functions', (engine) => {
       expect(done.request).toMatchObject({ status: 201, data: { anonymous: true } });
     });
   });
+
+  describe('internal parameters real scripts read in steps', () => {
+    it('P_language, P_connected_user and has_right compared with a string; P_result of the step', async () => {
+      const view = await start([
+        {
+          id: 1,
+          input: {
+            language: '${P_language}',
+            who: '${P_connected_user.login}',
+            clerk: `\${(has_right(P_connected_user.login, "${w.ids.clerks}") == 'true')?c}`,
+            manager: `displayme_\${has_right('${w.ids.managers}')=='true'}`,
+          },
+          script: '{"total": 3}',
+          output: { total: '${P_result.total}' },
+        },
+      ]);
+      expect(view.request.data).toMatchObject({
+        language: 'en',
+        who: 'carl',
+        clerk: true,
+        manager: 'displayme_false',
+        total: 3,
+      });
+    });
+  });
 });

@@ -147,4 +147,18 @@ describeEachEngine('web interface host', (engine) => {
     expect((await status(w.ids.restricted, {}, user('dora')))[0]).toBe(200);
     expect((await status(w.ids.restricted, {}, user('admin')))[0]).toBe(200);
   });
+
+  it('defines P_language and P_connected_user: the connected user', async () => {
+    const page = await withTemplate('${P_language} ${P_connected_user.login} ${P_urls.live} ${P_urls.host}');
+    expect(page.body).toBe('en admin https://flow.example.com flow.example.com');
+    await w.platform.webInterfaceTemplates.set(
+      w.account,
+      w.ids.orders,
+      '${P_language}/${P_connected_user.name}',
+    );
+    expect((await open(w.ids.orders)).body).toBe('fr/Ann Smith');
+    // The links real scripts build pass the language on: …/appli/395400?P_mode=${P_mode}&P_language=${P_language}
+    expect((await open(w.ids.orders, { P_language: 'DE' })).body).toBe('de/Ann Smith');
+    expect((await open(w.ids.orders, { P_language: '<x>' })).body).toBe('fr/Ann Smith');
+  });
 });

@@ -31,7 +31,7 @@ describeEachEngine('RMP objects against the template functions', (engine) => {
   describe('RMPRequest', () => {
     it('reads the request context: getAccessUrl, getRequestInfo, getI18n, log', async () => {
       expect(await same(ann, 'get_access_url(true)', 'RMPRequest.getAccessUrl(true)')).toBe(
-        'https://flow.example.com',
+        'https://flow.example.com/',
       );
       const inRequest = await contextIn(w, { user: 'carl', request: w.request });
       const info = await same(inRequest, 'get_request_info()', 'RMPRequest.getRequestInfo()');
@@ -442,6 +442,8 @@ describeEachEngine('RMP objects against the template functions', (engine) => {
         'P_request',
         'P_locks',
         'P_message',
+        'P_connected_user',
+        'P_language',
       ])
         expect(
           withoutNullFields(await viaScript(inRequest, `RMPData.getInternalParameter("${name}")`)),
@@ -453,7 +455,7 @@ describeEachEngine('RMP objects against the template functions', (engine) => {
         await viaScript(nobody, '[RMPData.getCurrentUser(), RMPData.getRequestId(), RMPData.getProjectId()]'),
       ).toEqual([null, null, null]);
       expect(await errorOf(nobody, scriptTag('RMPData.getInternalParameter("P_secret")'))).toBe(
-        'RMPData.getInternalParameter: argument 1 (name) must be one of P_customer, P_mode, P_user, P_urls, P_version, P_initiator, P_request, P_locks, P_message, got "P_secret" (script line 1, column 29)',
+        'RMPData.getInternalParameter: argument 1 (name) must be one of P_customer, P_mode, P_user, P_urls, P_version, P_initiator, P_request, P_locks, P_message, P_connected_user, P_language, got "P_secret" (script line 1, column 29)',
       );
     });
 

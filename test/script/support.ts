@@ -21,7 +21,7 @@ export function scriptTag(js: string): string {
  */
 export async function viaTemplate(ctx: ExecutionContext, expr: string, data: Data = {}): Promise<unknown> {
   const { output } = await evaluate(
-    `<#assign v = ${expr}><#if v?is_string>S\${v}<#elseif v?is_number || v?is_boolean>J\${v?c}<#else>J\${P_json_stringify(v)}</#if>`,
+    `<#assign v = ${expr}><#if v?is_number || v?is_boolean>J\${v?c}<#elseif v?is_string>S\${v}<#else>J\${P_json_stringify(v)}</#if>`,
     ctx,
     data,
   );

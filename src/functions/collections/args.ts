@@ -12,6 +12,7 @@ import {
 } from '../../platform/collections/index.js';
 import { BudgetExceededError } from '../../limits/index.js';
 import { isHash, parseJsonText } from '../coercion.js';
+import { parseJsonObjectText } from '../json-object-text.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';
 import { neutraliseQuery } from './request-input.js';
@@ -105,7 +106,7 @@ export function objectArgument(
     if (value.trim() === '') return undefined;
     let parsed: unknown;
     try {
-      parsed = parseJsonText(value);
+      parsed = parseJsonObjectText(value);
     } catch (e) {
       throw argumentError(fn, index, name, `is not valid JSON: ${(e as Error).message}`);
     }

@@ -93,6 +93,7 @@ export const readFunctions: FunctionSpec[] = [
   }),
   defineFunction({
     name: 'R_file_size',
+    aliases: ['file_size'],
     group: 'File',
     rights: 'service',
     doc: 'The size of an uploaded file in KBytes (1024 bytes), rounded up: 0 only for an empty file.',

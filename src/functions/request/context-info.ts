@@ -14,15 +14,15 @@ export const contextInfoFunctions: FunctionSpec[] = [
     group: 'Request',
     rights: 'none',
     doc:
-      "The platform's service URL for the account, with its protocol (`https://flow.example.com`) or without it " +
-      '(`flow.example.com`); never a trailing slash.',
+      "The platform's service URL for the account, with its protocol (`https://flow.example.com/`) or without it " +
+      '(`flow.example.com/`); always with a trailing slash, as on the platform.',
     returns: 'string',
     forms: [
       {
         params: [{ name: 'includeProtocol', type: 'boolean' }],
         async impl(ctx, [includeProtocol]) {
           const state = await evaluationState(ctx);
-          return accessUrl({ baseUrl: state.urls.host }, includeProtocol as boolean);
+          return `${accessUrl({ baseUrl: state.urls.host }, includeProtocol as boolean)}/`;
         },
       },
     ],

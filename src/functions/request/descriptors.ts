@@ -4,7 +4,7 @@
  */
 import type { Platform, ProcessRequest, User } from '../../platform/index.js';
 
-/** P_user / P_initiator: {id, login, name, profile, extended (public metadata), delegators}. */
+/** P_user / P_initiator: {id, login, name, profile, extended (public metadata), preferences, delegators}. */
 export async function userParameter(
   platform: Platform,
   user: User,
@@ -17,6 +17,7 @@ export async function userParameter(
     name: user.name,
     profile: user.profile,
     extended: user.metadata,
+    preferences: user.preferences,
     delegators: delegators.map((d) => ({ id: d.id, login: d.login, name: d.name })),
   };
 }
@@ -33,9 +34,20 @@ export function userDescriptor(user: User): Record<string, unknown> {
   };
 }
 
-/** get_user_data: the simplified descriptor {id, name, profile}. */
+/**
+ * get_user_data: the spec's simplified descriptor {id, name, profile} with what real scripts read
+ * of it on the platform: login, email, status and i18n (the user's language).
+ */
 export function simplifiedUser(user: User): Record<string, unknown> {
-  return { id: user.id, name: user.name, profile: user.profile };
+  return {
+    id: user.id,
+    login: user.login,
+    name: user.name,
+    email: user.email ?? '',
+    profile: user.profile,
+    status: user.status,
+    i18n: user.language,
+  };
 }
 
 /**

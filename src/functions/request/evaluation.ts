@@ -35,6 +35,7 @@ import {
 } from '../context.js';
 import type { Scope } from '../template-types.js';
 import { requestDescriptor, userParameter } from './descriptors.js';
+import { scriptUrls } from './script-urls.js';
 
 export interface ContextOptions {
   /** The platform services (or `store`, from which they are made once per store). */
@@ -64,8 +65,10 @@ export interface ContextOptions {
 /** What an evaluation keeps beside its context. */
 export interface EvaluationState {
   urls: AccountUrls;
-  /** P_user (undefined when nobody is connected). */
+  /** P_user and P_connected_user (undefined when nobody is connected). */
   user: Record<string, unknown> | undefined;
+  /** P_language: the connected user's language, else the account's. */
+  language: string;
   /** P_initiator: the request's initiator, else the connected user. */
   initiator: Record<string, unknown> | undefined;
   /** P_request (undefined outside a request). */
@@ -91,6 +94,8 @@ export const INTERNAL_PARAMETERS = [
   'P_request',
   'P_locks',
   'P_message',
+  'P_connected_user',
+  'P_language',
 ] as const;
 
 const states = new WeakMap<ExecutionContext, Promise<EvaluationState>>();
@@ -162,7 +167,7 @@ export async function shareEvaluationState(from: ExecutionContext, to: Execution
 
 /**
  * The platform's internal parameters as a scope: P_customer, P_mode, P_user, P_urls, P_version,
- * P_initiator, P_request, P_locks, P_message. Read live: P_locks and P_message follow R_lock,
+ * P_initiator, P_request, P_locks, P_message, P_connected_user, P_language. Read live: P_locks and P_message follow R_lock,
  * R_unlock and P_log, P_user follows impersonate. A missing value (P_user when nobody is
  * connected, P_request outside a request) is undefined.
  */
@@ -178,7 +183,7 @@ export async function internalParameters(ctx: ExecutionContext): Promise<Scope> 
         case 'P_user':
           return state.user;
         case 'P_urls':
-          return { ...state.urls };
+          return scriptUrls(state.urls);
         case 'P_version':
           return state.version;
         case 'P_initiator':
@@ -189,6 +194,10 @@ export async function internalParameters(ctx: ExecutionContext): Promise<Scope> 
           return state.locks.map((l) => ({ ...l }));
         case 'P_message':
           return state.message;
+        case 'P_connected_user':
+          return state.user;
+        case 'P_language':
+          return state.language;
         default:
           return undefined;
       }
@@ -247,6 +256,7 @@ async function buildState(
   return {
     urls: accountUrls({ id: ctx.accountId, baseUrl: account?.baseUrl ?? DEFAULT_BASE_URL }),
     user,
+    language: connected?.language ?? languageOf(account?.locale ?? ctx.locale),
     initiator,
     request: request ? await requestDescriptor(platform, request, false) : undefined,
     version: version?.name ?? '',
@@ -272,6 +282,7 @@ function detachedState(ctx: ExecutionContext, logLevel?: LogThreshold): Evaluati
   return {
     urls: accountUrls({ id: ctx.accountId, baseUrl: DEFAULT_BASE_URL }),
     user,
+    language: languageOf(ctx.locale),
     initiator: user,
     request: undefined,
     version: '',
@@ -287,4 +298,10 @@ export async function refreshUser(ctx: ExecutionContext, platform: Platform): Pr
   const state = await evaluationState(ctx);
   const user = ctx.user ? await platform.directory.users.find(ctx.accountId, ctx.user.id) : undefined;
   state.user = user ? await userParameter(platform, user, ctx.clock()) : undefined;
+  if (user) state.language = user.language;
+}
+
+/** The language of a locale (`fr_FR` → `fr`). */
+function languageOf(locale: string): string {
+  return locale.split(/[_-]/)[0]!.toLowerCase();
 }

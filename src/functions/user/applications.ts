@@ -16,7 +16,9 @@ export const applicationFunctions: FunctionSpec[] = [
       'The web interfaces a user (login; default the connected user) may launch in a context (web, mobile or tablet; ' +
       'default web) and mode (default the current one): LIVE lists those of LIVE versions, ACCEPTANCE those of LIVE ' +
       'and ACCEPTANCE versions, TEST none. Entries {id, title, url, description, thumb}, by title. With `tagged` true, ' +
-      'an object grouping the entries by tag (an interface appears under each of its tags; untagged ones under NO_TAG).',
+      'an object grouping the entries by tag (an interface appears under each of its tags; untagged ones under NO_TAG). ' +
+      "The platform's own form get_applications(login, context, isTagged) is accepted: a boolean third argument " +
+      '(or the text true/false) is `tagged`, in the current mode.',
     returns: 'array or object',
     flags: { webInterface: true },
     forms: [
@@ -24,11 +26,22 @@ export const applicationFunctions: FunctionSpec[] = [
         params: [
           { name: 'login', type: 'string', optional: true },
           { name: 'context', type: 'string', optional: true, default: 'web' },
-          { name: 'mode', type: 'string', optional: true },
+          { name: 'mode', type: ['boolean', 'string'], optional: true },
           { name: 'tagged', type: 'boolean', optional: true, default: false },
         ],
-        async impl(ctx, [login, context, modeText, tagged]) {
+        async impl(ctx, [login, context, third, fourth]) {
           const fn = 'get_applications';
+          // The platform's own parameter list is (login, context, isTagged): a boolean third argument
+          // (or "true"/"false") is isTagged, in the current mode.
+          const flag = typeof third === 'string' ? /^\s*(true|false)\s*$/i.exec(third)?.[1] : undefined;
+          const isTagged =
+            typeof third === 'boolean'
+              ? third
+              : flag !== undefined
+                ? flag.toLowerCase() === 'true'
+                : undefined;
+          const modeText = isTagged === undefined ? third : undefined;
+          const tagged = isTagged ?? fourth;
           const platform = platformOf(fn, ctx);
           const contextName = choice(fn, 2, 'context', context as string, INTERFACE_CONTEXTS);
           const mode: Mode =

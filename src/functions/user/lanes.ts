@@ -1,5 +1,6 @@
 /** User functions about lanes: get_lanes, get_lane_users, get_lane_job_number, has_right, is_user_in_lane, get_manager. */
 import { laneModeFor, MAX_PAGE_SIZE, MESSAGES } from '../../platform/index.js';
+import { StringBoolean } from '../template-types.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';
 import { defineFunction, type FunctionSpec } from '../registry.js';
@@ -29,6 +30,31 @@ async function inLanes(
     userId = user.id;
   }
   return platform.directory.lanes.isInAnyLane(ctx.accountId, userId, laneIds, laneModeFor(ctx.mode));
+}
+
+/**
+ * has_right: a string+boolean (docs/platform.md, "has_right"): scripts test it with `<#if>` and
+ * compare it with 'true'. An empty lane id answers false; other text must be an integer.
+ */
+async function hasRight(
+  ctx: ExecutionContext,
+  login: string | undefined,
+  laneId: number | string,
+  index: number,
+): Promise<StringBoolean> {
+  if (typeof laneId === 'string') {
+    if (laneId.trim() === '') return new StringBoolean(false);
+    const id = /^\s*[+-]?\d+\s*$/.test(laneId) ? Number(laneId) : NaN;
+    if (!Number.isSafeInteger(id))
+      throw argumentError(
+        'has_right',
+        index,
+        'laneId',
+        `expected an integer, got the string ${JSON.stringify(laneId)}`,
+      );
+    laneId = id;
+  }
+  return new StringBoolean(await inLanes('has_right', ctx, login, [laneId]));
 }
 
 export const laneFunctions: FunctionSpec[] = [
@@ -122,22 +148,23 @@ export const laneFunctions: FunctionSpec[] = [
     rights: 'none',
     doc:
       'True when a user (login; default the connected user) belongs to the lane. False when nobody is connected, ' +
-      `the user is unknown or not in the lane. ${MODE_RULE}`,
+      `the user is unknown or not in the lane, or the lane id is empty. ${MODE_RULE} The result is a string and a ` +
+      "boolean at once (scripts write both `<#if has_right(id)>` and `has_right(id) == 'true'`); it prints true/false.",
     returns: 'boolean',
     forms: [
       {
-        params: [{ name: 'laneId', type: 'integer' }],
+        params: [{ name: 'laneId', type: ['integer', 'string'] }],
         impl(ctx, [laneId]) {
-          return inLanes('has_right', ctx, undefined, [laneId as number]);
+          return hasRight(ctx, undefined, laneId as number | string, 1);
         },
       },
       {
         params: [
           { name: 'login', type: 'string' },
-          { name: 'laneId', type: 'integer' },
+          { name: 'laneId', type: ['integer', 'string'] },
         ],
         impl(ctx, [login, laneId]) {
-          return inLanes('has_right', ctx, login as string, [laneId as number]);
+          return hasRight(ctx, login as string, laneId as number | string, 2);
         },
       },
     ],

@@ -82,7 +82,9 @@ export const profileFunctions: FunctionSpec[] = [
     name: 'get_user_data',
     group: 'User',
     rights: 'user',
-    doc: 'The simplified descriptor {id, name, profile} of a user (login, email or id). Error `Unable to retrieve user.`',
+    doc:
+      'The descriptor {id, login, name, email, profile, status, i18n} of a user (login, email or id); `i18n` is ' +
+      "the user's language. Error `Unable to retrieve user.`",
     returns: 'object',
     forms: [
       {

@@ -1,5 +1,5 @@
 /**
- * Where a manual task is opened and submitted: `<P_urls.live>task/<request>/<step>/<iteration>`.
+ * Where a manual task is opened and submitted: `<origin>/live/<account>/task/<request>/<step>/<iteration>`.
  * The private URL needs a user of the account (in the step's lane); the public one carries
  * `token`, an HMAC of the task with the request's secret, which is the only right it needs.
  * `P_context=mobile` (or tablet) adapts the page to the mobile application, as for web interfaces.

@@ -1,5 +1,5 @@
 /**
- * The routes scripts answer, under an account's live URL (P_urls.live):
+ * The routes scripts answer, under an account's live base (`<origin>/live/<account>/`):
  *   ANY /live/:account/composite/*       a composite API (the host runs its script)
  *   GET /live/:account/webinterface/:id  a web interface page (?P_mode=ACCEPTANCE&P_context=mobile)
  *   GET|POST /live/:account/task/:requestId/:stepId/:iteration  open or submit a manual task

@@ -52,6 +52,7 @@ import {
   MarkupOutput,
   MatchItem,
   MatchResult,
+  StringBoolean,
   Namespace,
   DIRECTIVE,
   hashKeys,
@@ -185,6 +186,7 @@ def('string', {
     if (isNumber(t)) return numberString(env, t, undefined, node);
     if (typeof t === 'boolean') return booleanString(env, t, [], node);
     if (t instanceof MatchResult) return booleanString(env, t.matched, [], node);
+    if (t instanceof StringBoolean) return booleanString(env, t.value, [], node);
     if (t instanceof FmDate) return formatDateChecked(env, t, undefined, node);
     return stringTarget(env, t, node.target, 'string');
   },
@@ -195,6 +197,7 @@ def('string', {
     }
     if (typeof t === 'boolean') return booleanString(env, t, args, node);
     if (t instanceof MatchResult) return booleanString(env, t.matched, args, node);
+    if (t instanceof StringBoolean) return booleanString(env, t.value, args, node);
     if (t instanceof FmDate) return dateString(env, t, args, node);
     const s = stringTarget(env, t, node.target, 'string');
     return callMethod(env, s, args, node, node);
@@ -635,7 +638,7 @@ function isTest(name: string, test: (v: unknown) => boolean): void {
 const isStr = (v: unknown): boolean => typeof v === 'string' || v instanceof MatchItem;
 isTest('is_string', isStr);
 isTest('is_number', isNumber);
-isTest('is_boolean', (v) => typeof v === 'boolean' || v instanceof MatchResult);
+isTest('is_boolean', (v) => typeof v === 'boolean' || v instanceof MatchResult || v instanceof StringBoolean);
 isTest('is_date', (v) => v instanceof FmDate);
 isTest('is_date_like', (v) => v instanceof FmDate);
 isTest('is_date_only', (v) => v instanceof FmDate && v.kind === 'date');

@@ -5,7 +5,7 @@ import { BigDec } from '../bigdecimal.js';
 import { FormatError, numberFormatter } from '../format.js';
 import { formatNumber } from '../ops.js';
 import { type Env, blamedError, elError } from '../runtime.js';
-import { FmDate, JDouble, MatchResult, isNumber, type FmNumber } from '../values.js';
+import { FmDate, JDouble, MatchResult, StringBoolean, isNumber, type FmNumber } from '../values.js';
 import { argString, checkArgs, def, requireTarget, targetTypeError } from './registry.js';
 
 function num(t: unknown, node: A.BuiltInExpr): FmNumber {
@@ -17,6 +17,7 @@ def('c', {
   value: (env, t, node) => {
     if (typeof t === 'boolean') return t ? 'true' : 'false';
     if (t instanceof MatchResult) return t.matched ? 'true' : 'false';
+    if (t instanceof StringBoolean) return t.text;
     if (isNumber(t)) return arith.computerFormat(t);
     throw targetTypeError(node, 'number or boolean', t);
   },

@@ -28,8 +28,8 @@ describeEachEngine('Request functions', (engine) => {
 
   it('get_access_url gives the service URL with or without the protocol', async () => {
     const ctx = await inProject('ann');
-    expect(await call(ctx, 'get_access_url', true)).toBe('https://flow.example.com');
-    expect(await call(ctx, 'get_access_url', 'false')).toBe('flow.example.com');
+    expect(await call(ctx, 'get_access_url', true)).toBe('https://flow.example.com/');
+    expect(await call(ctx, 'get_access_url', 'false')).toBe('flow.example.com/');
     expect(await errorOf(ctx, 'get_access_url', 'maybe')).toBe(
       'get_access_url: argument 1 (includeProtocol) expected a boolean (true or false), got the string "maybe"',
     );
@@ -512,6 +512,7 @@ describeEachEngine('Request functions', (engine) => {
         name: 'Ann Smith',
         profile: 'USER',
         extended: { dept: 'sales', phones: ['1', '2'] },
+        preferences: { theme: 'dark' },
         delegators: [{ id: w.ids.carl, login: 'carl', name: 'Carl Clerk' }],
       };
       expect(await internalParameterValues(ctx)).toEqual({
@@ -520,14 +521,16 @@ describeEachEngine('Request functions', (engine) => {
         P_user: user,
         P_urls: {
           domain: 'flow.example.com',
-          host: 'https://flow.example.com/',
-          live: `https://flow.example.com/live/${w.account}/`,
-          portal: `https://flow.example.com/portal/${w.account}/`,
+          host: 'flow.example.com',
+          live: 'https://flow.example.com',
+          portal: 'https://flow.example.com',
         },
         P_version: '1.0',
         P_initiator: user,
         P_locks: [],
         P_message: '',
+        P_connected_user: user,
+        P_language: 'fr',
       });
       const acceptance = await contextIn(w, { mode: 'ACCEPTANCE', project: w.ids.project });
       expect(await internalParameterValues(acceptance)).toMatchObject({

@@ -101,7 +101,7 @@ describeEachEngine('Request and User functions in templates', (engine) => {
   it('are what the eval host gives every script, ahead of data variables', async () => {
     const ctx = await contextIn(w, { user: 'ann', mode: 'ACCEPTANCE', project: w.ids.project });
     const { output } = await evaluate(
-      '${P_mode} ${P_user.name} ${P_version} ${P_urls.live?ends_with("/")?c} ${P_other} ${get_lanes()?size}',
+      '${P_mode} ${P_user.name} ${P_version} ${P_urls.live?starts_with("https://")?c} ${P_other} ${get_lanes()?size}',
       ctx,
       { P_mode: 'LIVE', P_user: { name: 'spoofed' }, P_other: 'data' },
     );

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { internalParameters } from '../../../src/functions/request/index.js';
+import { StringBoolean } from '../../../src/template/index.js';
 import { describeEachEngine } from '../../support/engines.js';
 import { buildWorld, call, contextIn, errorOf, type World } from '../../platform/world.js';
 
@@ -171,17 +172,17 @@ describeEachEngine('User functions', (engine) => {
 
     it('has_right and is_user_in_lane follow the mode and are false without a user', async () => {
       const ctx = await live('ann');
-      expect(await call(ctx, 'has_right', w.ids.clerks)).toBe(true);
-      expect(await call(ctx, 'has_right', w.ids.managers)).toBe(false);
-      expect(await call(ctx, 'has_right', 'dora', w.ids.managers)).toBe(true);
-      expect(await call(ctx, 'has_right', 'nobody', w.ids.clerks)).toBe(false);
-      expect(await call(ctx, 'has_right', 'ann', 987654321)).toBe(false);
-      expect(await call(await live(), 'has_right', w.ids.clerks)).toBe(false);
+      expect(await call(ctx, 'has_right', w.ids.clerks)).toEqual(new StringBoolean(true));
+      expect(await call(ctx, 'has_right', w.ids.managers)).toEqual(new StringBoolean(false));
+      expect(await call(ctx, 'has_right', 'dora', w.ids.managers)).toEqual(new StringBoolean(true));
+      expect(await call(ctx, 'has_right', 'nobody', w.ids.clerks)).toEqual(new StringBoolean(false));
+      expect(await call(ctx, 'has_right', 'ann', 987654321)).toEqual(new StringBoolean(false));
+      expect(await call(await live(), 'has_right', w.ids.clerks)).toEqual(new StringBoolean(false));
       // Nobody connected: false also for a user named by login, who is in the lane.
-      expect(await call(await live(), 'has_right', 'ann', w.ids.clerks)).toBe(false);
+      expect(await call(await live(), 'has_right', 'ann', w.ids.clerks)).toEqual(new StringBoolean(false));
       const acceptance = await contextIn(w, { user: 'ann', mode: 'ACCEPTANCE' });
-      expect(await call(acceptance, 'has_right', w.ids.clerks)).toBe(false);
-      expect(await call(acceptance, 'has_right', 'dora', w.ids.clerks)).toBe(true);
+      expect(await call(acceptance, 'has_right', w.ids.clerks)).toEqual(new StringBoolean(false));
+      expect(await call(acceptance, 'has_right', 'dora', w.ids.clerks)).toEqual(new StringBoolean(true));
 
       expect(await call(ctx, 'is_user_in_lane', [w.ids.managers, w.ids.clerks])).toBe(true);
       expect(await call(ctx, 'is_user_in_lane', `[${w.ids.managers}]`)).toBe(false);
@@ -212,13 +213,21 @@ describeEachEngine('User functions', (engine) => {
       const ctx = await live('ann');
       expect(await call(ctx, 'get_user_data', 'ann')).toEqual({
         id: w.ids.ann,
+        login: 'ann',
         name: 'Ann Smith',
+        email: 'ann@acme.example',
         profile: 'USER',
+        status: 'active',
+        i18n: 'fr',
       });
       expect(await call(ctx, 'get_user_data', String(w.ids.carl))).toEqual({
         id: w.ids.carl,
+        login: 'carl',
         name: 'Carl Clerk',
+        email: 'carl@acme.example',
         profile: 'USER',
+        status: 'active',
+        i18n: 'en',
       });
       expect(await errorOf(ctx, 'get_user_data', 'nobody')).toBe('get_user_data: Unable to retrieve user.');
       expect(await call(ctx, 'get_preferences')).toEqual({ theme: 'dark' });
@@ -383,7 +392,7 @@ describeEachEngine('User functions', (engine) => {
   it('keeps accounts apart', async () => {
     const other = await buildWorld(engine.store);
     const ctx = await contextIn(other, { user: 'ann', mode: 'LIVE' });
-    expect(await call(ctx, 'has_right', w.ids.clerks)).toBe(false);
+    expect(await call(ctx, 'has_right', w.ids.clerks)).toEqual(new StringBoolean(false));
     expect(await errorOf(ctx, 'get_lane_users', w.ids.pool, w.ids.clerks)).toBe(
       'get_lane_users: Lane not found.',
     );
