@@ -9,10 +9,12 @@ import { call, useServer } from './support.js';
 
 describeEachEngine('server: real scripts', (engine) => {
   const server = useServer(engine, (platform) => ({ hosts: evalHost(platform) }));
+  /** ann evaluates in a project she designs (evaluation is a design right); the administrator anywhere. */
+  let designed = 0;
   const evaluate = (body: Record<string, unknown>, who: 'admin' | 'user' = 'user') =>
     call(server.url, 'POST', '/api/v1/eval', {
       token: server.acme[who].token,
-      body: { mode: 'LIVE', ...body },
+      body: { mode: 'LIVE', ...(who === 'user' ? { projectId: designed } : {}), ...body },
     });
   const output = async (template: string, data?: Record<string, unknown>) => {
     const r = await evaluate({ template, ...(data ? { data } : {}) });
@@ -23,6 +25,12 @@ describeEachEngine('server: real scripts', (engine) => {
   let clerks = 0;
   let managers = 0;
   beforeAll(async () => {
+    const project = await call(server.url, 'POST', '/api/v1/projects', {
+      token: server.acme.admin.token,
+      body: { title: 'Scripts' },
+    });
+    designed = project.body.id as number;
+    await server.platform.rights.grantDesign('acme', designed, server.acme.user.id);
     const { lanes } = server.platform.directory;
     const pool = await lanes.createPool('acme', { name: 'Company' });
     clerks = (await lanes.createLane('acme', pool.id, { name: 'Clerks' })).id;
