@@ -97,11 +97,13 @@ class SandboxWorker {
       transferList: [port2],
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, stackSizeMb: WORKER_STACK_MB },
     });
-    this.worker.unref();
-    this.replies.unref();
     this.worker.on('message', (m: WorkerMessage) => this.onMessage(m));
     this.worker.on('error', (e) => this.die(new SandboxUnavailableError(`the sandbox failed: ${e.message}`)));
     this.worker.on('exit', () => this.die(new SandboxUnavailableError('the sandbox stopped')));
+    // After the listeners: on Node 20 adding a 'message' listener refs the worker's port again.
+    // An idle worker never keeps the process alive; a running one does (see run).
+    this.worker.unref();
+    this.replies.unref();
   }
 
   run(job: SandboxJob, onCall: CallHandler): Promise<WorkerOutcome> {
@@ -124,6 +126,7 @@ class SandboxWorker {
       }, job.limits.wallTimeMs + GRACE_MS);
       timer.unref();
       this.current = { run, onCall, resolve, reject, timer };
+      this.worker.ref();
       this.worker.postMessage({ run, source: job.source, table: job.table, limits: job.limits });
     });
   }
@@ -148,6 +151,7 @@ class SandboxWorker {
     }
     clearTimeout(current.timer);
     this.current = undefined;
+    this.worker.unref();
     if (m.broken) this.retire();
     current.resolve({ output: m.output, failure: m.failure, timing: m.timing });
   }

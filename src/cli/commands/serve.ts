@@ -6,6 +6,7 @@ import { createPlatform } from '../../platform/index.js';
 import { bootstrapFirstAccount, defaultAccount, type FirstStart } from '../../server/bootstrap.js';
 import { evalHost } from '../../server/eval-host.js';
 import { createServer } from '../../server/index.js';
+import { closeScripts } from '../../script/index.js';
 import { openStore } from '../../store/index.js';
 import { evaluationLimits } from './limits.js';
 
@@ -109,6 +110,7 @@ export async function runServe(args: string[], io: CliIo, signals: SignalSource 
   });
   server.log.info('shutting down: finishing requests in flight');
   await server.close();
+  await closeScripts();
   await store.close();
   io.stdout.write('flowmark: stopped\n');
   return 0;
