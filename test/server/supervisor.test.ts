@@ -1,0 +1,238 @@
+/**
+ * `flowmark serve` as a user runs it (the built CLI, spawned): the supervisor and its workers.
+ * A worker killed the way a fatal error kills it (SIGABRT: V8's "Fatal JavaScript …" errors and
+ * out-of-heap end in abort()) or the way the kernel's OOM killer does (SIGKILL) is replaced while
+ * the other keeps the port; SIGTERM stops everything, after a script ran, with exit 0 within 5 s;
+ * `npm start`'s command line passes the stop signal to the server.
+ */
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { collect, finished, ROOT, spawnFlowmark, until } from '../support/cli.js';
+import { call, sessionCookie } from './support.js';
+
+let dir = '';
+const running: ChildProcessWithoutNullStreams[] = [];
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'flowmark-supervisor-'));
+});
+afterEach(() => {
+  for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Startup of three processes on a busy 2-core machine: generous. */
+const STARTUP_MS = 60_000;
+
+function serve(data: string, args: string[] = [], port = 0) {
+  const child = spawnFlowmark(['serve', '--port', String(port), '--log-level', 'warn', ...args], {
+    env: { FLOWMARK_DATA: join(dir, data), DATABASE_URL: '' },
+  });
+  running.push(child);
+  const text = collect(child);
+  const done = finished(child, 120_000);
+  done.catch(() => undefined);
+  const url = until(
+    () => /^flowmark: serving on (http:\/\/127\.0\.0\.1:\d+) /m.exec(text.out)?.[1],
+    `the banner in: ${text.out}`,
+    STARTUP_MS,
+  );
+  return { child, text, done, url };
+}
+
+/** The pid of each worker slot as the supervisor last reported it listening. */
+function workerPids(out: string): Map<number, number> {
+  const pids = new Map<number, number>();
+  for (const m of out.matchAll(/^flowmark: worker (\d+) \(pid (\d+)\) listening$/gm))
+    pids.set(Number(m[1]), Number(m[2]));
+  return pids;
+}
+
+async function adminCookie(url: string, out: string): Promise<string> {
+  const password = /password: (\S+)/.exec(out)![1];
+  const r = await call(url, 'POST', '/api/v1/auth/login', { body: { login: 'admin', password } });
+  expect(r.status).toBe(200);
+  return sessionCookie(r.headers);
+}
+
+const SCRIPT = '<@script env="js">RMPData.setOutput(6 * 7)</@script>';
+
+describe('flowmark serve under its supervisor', () => {
+  it('runs a script, then stops on SIGTERM with exit 0 within 5 s, the port freed', async () => {
+    const server = serve('stop');
+    const url = await server.url;
+    expect(server.text.out).toContain('First start: created the account "default" and its administrator.');
+    const cookie = await adminCookie(url, server.text.out);
+    for (let i = 0; i < 4; i++) {
+      // Several calls, so both workers are likely to have run a script.
+      const r = await call(url, 'POST', '/api/v1/eval', { cookie, body: { template: SCRIPT } });
+      expect(r.body.output).toBe('42');
+    }
+    await until(
+      () => (workerPids(server.text.out).size === 2 ? true : undefined),
+      'both workers',
+      STARTUP_MS,
+    );
+
+    const stopped = Date.now();
+    server.child.kill('SIGTERM');
+    const end = await server.done;
+    expect(Date.now() - stopped).toBeLessThan(5_000);
+    expect(end).toMatchObject({ code: 0, signal: null });
+    expect(end.stdout.endsWith('flowmark: stopped\n')).toBe(true);
+    expect(end.stderr).toBe('');
+    await expect(fetch(`${url}/health`)).rejects.toThrow();
+    for (const pid of workerPids(end.stdout).values()) expect(alive(pid)).toBe(false);
+  }, 120_000);
+
+  it('replaces a worker killed by a fatal error while the other keeps serving', async () => {
+    // A fixed port: once every worker is gone, a port 0 would be picked again.
+    const server = serve('crash', [], await freePort());
+    const url = await server.url;
+    const cookie = await adminCookie(url, server.text.out);
+    const pids = await until(
+      () => (workerPids(server.text.out).size === 2 ? workerPids(server.text.out) : undefined),
+      'both workers',
+      STARTUP_MS,
+    );
+
+    process.kill(pids.get(1)!, 'SIGABRT');
+    await until(() => (alive(pids.get(1)!) ? undefined : true), 'worker 1 to die');
+    // The next requests are served (by worker 2) while worker 1 is replaced.
+    for (let i = 0; i < 3; i++) {
+      const r = await call(url, 'POST', '/api/v1/eval', { cookie, body: { template: SCRIPT } });
+      expect(r.body.output).toBe('42');
+    }
+    await reported(
+      server.text,
+      `flowmark: worker 1 (pid ${pids.get(1)}) was killed (SIGABRT); restarting it in 250 ms\n`,
+    );
+    const replaced = await until(
+      () => {
+        const now = workerPids(server.text.out).get(1);
+        return now !== pids.get(1) ? now : undefined;
+      },
+      'worker 1 to be replaced',
+      STARTUP_MS,
+    );
+
+    // Both original workers gone at once: the service comes back by itself.
+    process.kill(replaced!, 'SIGKILL');
+    process.kill(pids.get(2)!, 'SIGKILL');
+    const back = await until(
+      async () => {
+        try {
+          const r = await call(url, 'GET', '/health');
+          return r.status === 200 ? r.body : undefined;
+        } catch {
+          return undefined;
+        }
+      },
+      'the service to come back',
+      STARTUP_MS,
+    );
+    expect(back).toEqual({ status: 'ok', engine: 'sqlite' });
+    await reported(
+      server.text,
+      `flowmark: worker 2 (pid ${pids.get(2)}) was killed (SIGKILL); restarting it in 250 ms\n`,
+    );
+    // Worker 1 died young a second time: its delay doubled.
+    await reported(
+      server.text,
+      `flowmark: worker 1 (pid ${replaced}) was killed (SIGKILL); restarting it in 500 ms\n`,
+    );
+
+    server.child.kill('SIGINT');
+    expect(await server.done).toMatchObject({ code: 0 });
+  }, 180_000);
+
+  it('with --workers 1 serves and stops; its workers stop when the supervisor is killed', async () => {
+    const server = serve('one', ['--workers', '1']);
+    const url = await server.url;
+    expect((await call(url, 'GET', '/health')).status).toBe(200);
+    const pids = workerPids(server.text.out);
+    expect([...pids.keys()]).toEqual([1]);
+
+    server.child.kill('SIGKILL');
+    await until(() => (alive(pids.get(1)!) ? undefined : true), 'the orphaned worker to stop', 10_000);
+    await expect(fetch(`${url}/health`)).rejects.toThrow();
+  }, 120_000);
+
+  it('refuses a bad worker count', async () => {
+    const r = await finished(
+      spawnFlowmark(['serve', '--workers', 'many'], { env: { FLOWMARK_DATA: join(dir, 'bad') } }),
+      10_000,
+    );
+    expect(r).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: 'flowmark serve: --workers: expected an integer from 0 to 64, got "many"\n',
+    });
+  });
+});
+
+describe("npm start's command line", () => {
+  it('runs the server in place of the shell, so SIGTERM to the parent stops it and frees the port', async () => {
+    const script = (
+      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+        scripts: { start: string };
+      }
+    ).scripts.start;
+    expect(script).toBe('npm run build && exec node bin/flowmark.js serve');
+    // `npm run build` is stubbed: rebuilding dist/ here would race the other suites spawning it.
+    writeFileSync(join(dir, 'npm'), '#!/bin/sh\nexit 0\n');
+    chmodSync(join(dir, 'npm'), 0o755);
+    // `npm start -- --port 0 …` makes npm run: sh -c '<script> "--port" "0" …'.
+    const child = spawn('sh', ['-c', `${script} "--port" "0" "--log-level" "warn"`], {
+      cwd: ROOT,
+      env: { ...process.env, PATH: `${dir}:${process.env.PATH}`, FLOWMARK_DATA: join(dir, 'npm-start') },
+    });
+    running.push(child);
+    const text = collect(child);
+    const done = finished(child, 120_000);
+    const url = await until(
+      () => /^flowmark: serving on (http:\/\/127\.0\.0\.1:\d+) /m.exec(text.out)?.[1],
+      'the banner',
+      STARTUP_MS,
+    );
+    expect((await call(url, 'GET', '/health')).status).toBe(200);
+    const pids = [...workerPids(text.out).values()];
+
+    const stopped = Date.now();
+    process.kill(child.pid!, 'SIGTERM');
+    expect(await done).toMatchObject({ code: 0, signal: null });
+    expect(Date.now() - stopped).toBeLessThan(5_000);
+    expect(text.out.endsWith('flowmark: stopped\n')).toBe(true);
+    for (const pid of pids) expect(alive(pid)).toBe(false);
+    await expect(fetch(`${url}/health`)).rejects.toThrow();
+  }, 120_000);
+});
+
+function reported(text: { out: string }, line: string): Promise<true> {
+  return until(() => (text.out.includes(line) ? true : undefined), `${JSON.stringify(line)} in: ${text.out}`);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
