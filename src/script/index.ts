@@ -30,3 +30,4 @@ export {
   type ScriptRunOptions,
   type ScriptSettings,
 } from './run.js';
+export { scriptSettingsFromEnv } from './settings.js';

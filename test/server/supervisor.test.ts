@@ -12,7 +12,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { collect, finished, ROOT, spawnFlowmark, until } from '../support/cli.js';
+import { BIN, collect, finished, ROOT, spawnFlowmark, until } from '../support/cli.js';
 import { call, sessionCookie } from './support.js';
 
 let dir = '';
@@ -152,28 +152,40 @@ describe('flowmark serve under its supervisor', () => {
   }, 180_000);
 
   it('with --workers 1 serves and stops; its workers stop when the supervisor is killed', async () => {
-    const server = serve('one', ['--workers', '1']);
+    const server = serve('one', ['--workers', '1', '--worker-heap', '256']);
     const url = await server.url;
     expect((await call(url, 'GET', '/health')).status).toBe(200);
     const pids = workerPids(server.text.out);
     expect([...pids.keys()]).toEqual([1]);
+    const argv = readFileSync(`/proc/${pids.get(1)}/cmdline`, 'utf8').split('\0');
+    expect(argv.slice(1, 3)).toEqual(['--max-old-space-size=256', BIN]);
 
     server.child.kill('SIGKILL');
     await until(() => (alive(pids.get(1)!) ? undefined : true), 'the orphaned worker to stop', 10_000);
     await expect(fetch(`${url}/health`)).rejects.toThrow();
   }, 120_000);
 
-  it('refuses a bad worker count', async () => {
-    const r = await finished(
-      spawnFlowmark(['serve', '--workers', 'many'], { env: { FLOWMARK_DATA: join(dir, 'bad') } }),
-      10_000,
-    );
-    expect(r).toMatchObject({
+  it('refuses a bad worker count or sandbox setting', async () => {
+    const refused = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+      finished(
+        spawnFlowmark(['serve', ...args], { env: { FLOWMARK_DATA: join(dir, 'bad'), ...env } }),
+        10_000,
+      );
+    expect(await refused(['--workers', 'many'])).toMatchObject({
       code: 2,
       stdout: '',
       stderr: 'flowmark serve: --workers: expected an integer from 0 to 64, got "many"\n',
     });
-  });
+    expect(await refused([], { FLOWMARK_WORKER_HEAP_MB: '10' })).toMatchObject({
+      code: 2,
+      stderr: 'flowmark serve: FLOWMARK_WORKER_HEAP_MB: expected an integer from 64 to 65536, got "10"\n',
+    });
+    expect(await refused([], { FLOWMARK_SCRIPT_ACCOUNT_QUEUE: 'lots' })).toMatchObject({
+      code: 2,
+      stderr:
+        'flowmark serve: FLOWMARK_SCRIPT_ACCOUNT_QUEUE: expected an integer from 0 to 100000, got "lots"\n',
+    });
+  }, 30_000);
 });
 
 describe("npm start's command line", () => {

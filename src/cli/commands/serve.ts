@@ -11,7 +11,12 @@ import { bootstrapFirstAccount, defaultAccount, type FirstStart } from '../../se
 import { evalHost } from '../../server/eval-host.js';
 import { createServer, type Api } from '../../server/index.js';
 import { onSupervisorStop, Supervisor } from '../../server/supervisor.js';
-import { closeScripts } from '../../script/index.js';
+import {
+  closeScripts,
+  configureScripts,
+  scriptSettingsFromEnv,
+  type ScriptChanges,
+} from '../../script/index.js';
 import { openStore, type Store } from '../../store/index.js';
 import { evaluationLimits } from './limits.js';
 
@@ -53,6 +58,7 @@ interface ServeOptions {
   secureCookies: boolean;
   trustProxy: boolean;
   limits: Partial<ExecutionLimits>;
+  scripts: ScriptChanges;
   /** Server worker processes under the supervisor; 0: serve in this process. */
   workers: number;
   workerHeapMb: number;
@@ -101,6 +107,7 @@ function parseServe(args: string[], io: CliIo, env: NodeJS.ProcessEnv = process.
       secureCookies: values['secure-cookies']!,
       trustProxy: values['trust-proxy']!,
       limits: evaluationLimits(values['data-document-limit']),
+      scripts: scriptSettingsFromEnv(env),
       workers:
         integerSetting(values.workers, '--workers', env.FLOWMARK_WORKERS, 'FLOWMARK_WORKERS', 0, 64) ??
         DEFAULT_WORKERS,
@@ -232,6 +239,7 @@ async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstr
   const store = await openStore(config);
   let app;
   try {
+    configureScripts(options.scripts);
     const platform = createPlatform(store);
     const first = bootstrap ? await bootstrapFirstAccount(platform) : undefined;
     const limits = options.limits;
