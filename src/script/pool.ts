@@ -246,7 +246,8 @@ export class SandboxQueueFullError extends Error {
 /**
  * The workers, shared fairly: an account runs at most `accountWorkers` scripts at once and queues
  * at most `accountQueue` more; a freed worker goes to the next account in turn (round robin over
- * the accounts that wait), so one account's flood delays another's script by one turn at most.
+ * the accounts that wait, the one with the fewest scripts running first), so one account's flood
+ * does not delay another's script beyond the next free worker.
  */
 export class SandboxPool {
   private readonly idle: SandboxWorker[] = [];
@@ -384,18 +385,22 @@ export class SandboxPool {
     this.dispatch();
   }
 
-  /** Gives free workers to waiting scripts, one account after the other, within each account's share. */
+  /** Gives free workers to waiting scripts, the accounts taking turns, each within its share. */
   private dispatch(): void {
     if (this.closing) return;
     for (;;) {
+      // The waiting account with the fewest scripts running, within its share; ties by turn.
       let next: Waiter[] | undefined;
       let account = '';
-      for (const [name, queue] of this.queues)
-        if ((this.running.get(name) ?? 0) < this.accountWorkers) {
+      let fewest = this.accountWorkers;
+      for (const [name, queue] of this.queues) {
+        const running = this.running.get(name) ?? 0;
+        if (running < fewest) {
           next = queue;
           account = name;
-          break;
+          fewest = running;
         }
+      }
       if (!next) return;
       const worker = this.takeIdle(next[0]!.memoryBytes);
       if (!worker) return;

@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createExecutionContext } from '../../src/functions/context.js';
 import { evaluate } from '../../src/hosts/eval.js';
 import { createHosts } from '../../src/hosts/index.js';
+import { replaceText } from '../../src/platform/files/index.js';
 import {
   closeScripts,
   configureScripts,
@@ -118,6 +119,47 @@ describe('script workers shared between accounts', () => {
     );
     expect(recovered.output).toBe('later: <@script>: account "acme" already has 0 scripts waiting ');
     await Promise.all(flood);
+  }, 30_000);
+});
+
+describe("file_replace's regex worker shared between accounts", () => {
+  const swap = {
+    search: '(\\w)(\\w)',
+    replacement: '$2$1',
+    regex: true,
+    first: false,
+    ignoreCase: false,
+    multiline: false,
+    dotAll: false,
+  };
+  const slow = 'ab'.repeat(1_000_000); // well over the 300 ms bound below: each is stopped
+
+  it("takes the accounts in turn and caps one account's queue", async () => {
+    const limits = { maxPatternLength: 100, regexTimeoutMs: 300, accountQueue: 4 };
+    const order: string[] = [];
+    const settle = (account: string, p: Promise<string>) =>
+      p.then(
+        (text) => {
+          order.push(`${account}:ok`);
+          return text;
+        },
+        (e: Error) => {
+          order.push(`${account}:${/waiting/.test(e.message) ? 'refused' : 'stopped'}`);
+          return e;
+        },
+      );
+    // One runs, four wait, one is refused.
+    const flood = Array.from({ length: 6 }, () => settle('acme', replaceText(slow, swap, limits, 'acme')));
+    const refused = (await flood[5]) as Error;
+    expect(refused.message).toBe(
+      'account "acme" already has 4 replacements waiting (the limit per account); try again later',
+    );
+    const other = await settle('globex', replaceText('abcd', swap, limits, 'globex'));
+    expect(other).toBe('badc');
+    // After acme's running replacement only, not after its four waiting ones.
+    expect(order).toEqual(['acme:refused', 'acme:stopped', 'globex:ok']);
+    await Promise.all(flood);
+    expect(order.filter((o) => o === 'acme:stopped')).toHaveLength(5);
   }, 30_000);
 });
 
