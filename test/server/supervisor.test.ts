@@ -63,7 +63,7 @@ async function adminCookie(url: string, out: string): Promise<string> {
 const SCRIPT = '<@script env="js">RMPData.setOutput(6 * 7)</@script>';
 
 describe('flowmark serve under its supervisor', () => {
-  it('runs a script, then stops on SIGTERM with exit 0 within 5 s, the port freed', async () => {
+  it('runs scripts, then stops on SIGTERM, finishing the request in flight, with exit 0 within 5 s, the port freed', async () => {
     const server = serve('stop');
     const url = await server.url;
     expect(server.text.out).toContain('First start: created the account "default" and its administrator.');
@@ -79,8 +79,20 @@ describe('flowmark serve under its supervisor', () => {
       STARTUP_MS,
     );
 
+    // A request in flight when the signal comes is finished, not dropped.
+    const slow = call(url, 'POST', '/api/v1/eval', {
+      cookie,
+      body: {
+        template: SCRIPT.replace(
+          '6 * 7',
+          '(() => { const t = Date.now(); while (Date.now() - t < 1000); return 42; })()',
+        ),
+      },
+    });
+    await new Promise((r) => setTimeout(r, 300));
     const stopped = Date.now();
     server.child.kill('SIGTERM');
+    expect((await slow).body).toMatchObject({ output: '42' });
     const end = await server.done;
     expect(Date.now() - stopped).toBeLessThan(5_000);
     expect(end).toMatchObject({ code: 0, signal: null });

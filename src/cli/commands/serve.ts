@@ -264,7 +264,14 @@ async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstr
 /** Finishes the requests in flight, then releases the script workers and the store. */
 async function shutDown(app: Api, store: Store): Promise<void> {
   app.log.info('shutting down: finishing requests in flight');
-  await app.close();
+  // Closing ends the connections idle at that moment; a keep-alive connection whose request was
+  // in flight would stay open until its client lets go, so sweep again as requests finish.
+  const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+  try {
+    await app.close();
+  } finally {
+    clearInterval(sweep);
+  }
   await closeScripts();
   await store.close();
 }
