@@ -7,8 +7,11 @@
  *
  * The primary serves nothing itself. Stopping sends each worker `{flowmark: 'stop'}` (the worker
  * finishes its requests in flight and exits); a worker still alive after `stopGraceMs` is killed.
+ * A worker's `{flowmark: 'relay', …}` message is passed on to every other worker (the login
+ * throttle's counts).
  */
 import cluster, { type Address, type Worker } from 'node:cluster';
+import type { ThrottleChange, ThrottleShare } from './auth/throttle.js';
 
 export interface SupervisorOptions {
   /** Server workers to keep running. */
@@ -26,6 +29,16 @@ export interface SupervisorOptions {
 
 /** The message a worker stops on. */
 export const STOP_MESSAGE = { flowmark: 'stop' } as const;
+
+/** A worker's message the supervisor passes on to every other worker. */
+interface RelayMessage {
+  flowmark: 'relay';
+  [field: string]: unknown;
+}
+
+function isRelay(m: unknown): m is RelayMessage {
+  return typeof m === 'object' && m !== null && (m as { flowmark?: unknown }).flowmark === 'relay';
+}
 
 /** Delay before replacing a worker: 250 ms, doubling per consecutive early death, at most 30 s. */
 export function restartDelayMs(earlyDeaths: number): number {
@@ -129,6 +142,21 @@ export class Supervisor {
       this.options.log(`flowmark: worker ${slot.index} (pid ${worker.process.pid}) listening`),
     );
     worker.once('exit', (code, signal) => this.onExit(slot, worker, code, signal));
+    worker.on('message', (m: unknown) => {
+      if (isRelay(m)) this.relay(worker, m);
+    });
+  }
+
+  private relay(from: Worker, message: RelayMessage): void {
+    for (const slot of this.slots) {
+      const to = slot.worker;
+      if (!to || to === from || !to.isConnected()) continue;
+      try {
+        to.send(message);
+      } catch {
+        // gone meanwhile: its replacement starts afresh
+      }
+    }
   }
 
   private onExit(slot: Slot, worker: Worker, code: number | null, signal: string | null): void {
@@ -183,5 +211,20 @@ export function onSupervisorStop(stop: () => void): () => void {
     process.off('disconnect', once);
     process.off('SIGINT', ignore);
     process.off('SIGTERM', ignore);
+  };
+}
+
+/** In a worker: the login throttles' changes, shared with the other workers through the supervisor. */
+export function workerThrottleShare(): ThrottleShare {
+  return {
+    publish(throttle, change) {
+      if (process.connected) process.send?.({ flowmark: 'relay', throttle, change });
+    },
+    subscribe(listener) {
+      process.on('message', (m: unknown) => {
+        if (isRelay(m) && (m.throttle === 'login' || m.throttle === 'address'))
+          listener(m.throttle, m.change as ThrottleChange);
+      });
+    },
   };
 }

@@ -8,6 +8,7 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -163,6 +164,27 @@ describe('flowmark serve under its supervisor', () => {
     expect(await server.done).toMatchObject({ code: 0 });
   }, 180_000);
 
+  it('shares the login throttle between its workers', async () => {
+    const server = serve('throttle');
+    const url = await server.url;
+    await until(
+      () => (workerPids(server.text.out).size === 2 ? true : undefined),
+      'both workers',
+      STARTUP_MS,
+    );
+    const body = { login: 'admin', password: 'wrong' };
+    // A new connection each time: the supervisor hands connections to the workers in turn.
+    for (let i = 0; i < 10; i++) expect((await postOnce(url, '/api/v1/auth/login', body)).status).toBe(401);
+    await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 2; i++) {
+      const refused = await postOnce(url, '/api/v1/auth/login', body);
+      expect(refused.status).toBe(429);
+      expect(JSON.parse(refused.body).code).toBe('too-many-attempts');
+    }
+    server.child.kill('SIGTERM');
+    expect(await server.done).toMatchObject({ code: 0 });
+  }, 120_000);
+
   it('with --workers 1 serves and stops; its workers stop when the supervisor is killed', async () => {
     const server = serve('one', ['--workers', '1', '--worker-heap', '256']);
     const url = await server.url;
@@ -236,6 +258,23 @@ describe("npm start's command line", () => {
     await expect(fetch(`${url}/health`)).rejects.toThrow();
   }, 120_000);
 });
+
+/** POST on a connection of its own (fetch would reuse one, so always reach the same worker). */
+function postOnce(url: string, path: string, body: unknown): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      url + path,
+      { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } },
+      (response) => {
+        let text = '';
+        response.on('data', (c: Buffer) => (text += c.toString()));
+        response.on('end', () => resolve({ status: response.statusCode!, body: text }));
+      },
+    );
+    request.on('error', reject);
+    request.end(JSON.stringify(body));
+  });
+}
 
 function reported(text: { out: string }, line: string): Promise<true> {
   return until(() => (text.out.includes(line) ? true : undefined), `${JSON.stringify(line)} in: ${text.out}`);

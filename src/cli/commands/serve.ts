@@ -10,7 +10,7 @@ import { createPlatform } from '../../platform/index.js';
 import { bootstrapFirstAccount, defaultAccount, type FirstStart } from '../../server/bootstrap.js';
 import { evalHost } from '../../server/eval-host.js';
 import { createServer, type Api } from '../../server/index.js';
-import { onSupervisorStop, Supervisor } from '../../server/supervisor.js';
+import { onSupervisorStop, Supervisor, workerThrottleShare } from '../../server/supervisor.js';
 import {
   closeScripts,
   configureScripts,
@@ -251,6 +251,7 @@ async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstr
       defaultAccountId: await defaultAccount(platform),
       secureCookies: options.secureCookies,
       trustProxy: options.trustProxy,
+      ...(cluster.isWorker ? { shareThrottle: workerThrottleShare() } : {}),
     });
     await app.listen({ port: options.port, host: options.host });
     return { app, store, first };
