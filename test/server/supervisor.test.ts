@@ -23,7 +23,14 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'flowmark-supervisor-'));
 });
 afterEach(() => {
-  for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const child of running.splice(0))
+    if (child.exitCode === null && child.signalCode === null) {
+      try {
+        process.kill(-child.pid!, 'SIGKILL'); // its group: the supervisor and its workers
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -33,6 +40,7 @@ const STARTUP_MS = 60_000;
 function serve(data: string, args: string[] = [], port = 0) {
   const child = spawnFlowmark(['serve', '--port', String(port), '--log-level', 'warn', ...args], {
     env: { FLOWMARK_DATA: join(dir, data), DATABASE_URL: '' },
+    detached: true,
   });
   running.push(child);
   const text = collect(child);
@@ -164,7 +172,7 @@ describe('flowmark serve under its supervisor', () => {
     expect(await server.done).toMatchObject({ code: 0 });
   }, 180_000);
 
-  it('shares the login throttle between its workers', async () => {
+  it('shares the login throttle between its workers; stops on a Ctrl-C to the process group', async () => {
     const server = serve('throttle');
     const url = await server.url;
     await until(
@@ -181,8 +189,12 @@ describe('flowmark serve under its supervisor', () => {
       expect(refused.status).toBe(429);
       expect(JSON.parse(refused.body).code).toBe('too-many-attempts');
     }
-    server.child.kill('SIGTERM');
-    expect(await server.done).toMatchObject({ code: 0 });
+    // Ctrl-C in a terminal: SIGINT to the whole process group, workers included.
+    process.kill(-server.child.pid!, 'SIGINT');
+    const end = await server.done;
+    expect(end).toMatchObject({ code: 0, signal: null, stderr: '' });
+    expect(end.stdout.endsWith('flowmark: stopped\n')).toBe(true);
+    for (const pid of workerPids(end.stdout).values()) expect(alive(pid)).toBe(false);
   }, 120_000);
 
   it('with --workers 1 serves and stops; its workers stop when the supervisor is killed', async () => {

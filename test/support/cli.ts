@@ -23,6 +23,8 @@ export interface RunOptions {
   cwd?: string;
   /** The command must have exited by then (default 10 s); else it is killed and the call rejects. */
   timeoutMs?: number;
+  /** In a process group of its own (what a terminal's Ctrl-C reaches: `process.kill(-pid, 'SIGINT')`). */
+  detached?: boolean;
 }
 
 /** Runs `flowmark …args` to its end. */
@@ -37,6 +39,7 @@ export function spawnFlowmark(args: string[], options: RunOptions = {}): ChildPr
   return spawn(process.execPath, [BIN, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, ...options.env },
+    detached: options.detached ?? false,
   });
 }
 
