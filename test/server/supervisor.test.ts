@@ -12,6 +12,7 @@ import { request as httpRequest } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, collect, finished, ROOT, spawnFlowmark, until } from '../support/cli.js';
 import { call, sessionCookie } from './support.js';
@@ -77,11 +78,7 @@ describe('flowmark serve under its supervisor', () => {
     const url = await server.url;
     expect(server.text.out).toContain('First start: created the account "default" and its administrator.');
     const cookie = await adminCookie(url, server.text.out);
-    for (let i = 0; i < 4; i++) {
-      // Several calls, so both workers are likely to have run a script.
-      const r = await call(url, 'POST', '/api/v1/eval', { cookie, body: { template: SCRIPT } });
-      expect(r.body.output).toBe('42');
-    }
+    await scriptsOnBothWorkers(url, cookie);
     await until(
       () => (workerPids(server.text.out).size === 2 ? true : undefined),
       'both workers',
@@ -234,6 +231,49 @@ describe('flowmark serve under its supervisor', () => {
   }, 30_000);
 });
 
+describe.runIf(process.env.FLOWMARK_TEST_PG)('flowmark serve under its supervisor on PostgreSQL', () => {
+  const schema = `supervisor_${process.pid}_${Date.now().toString(36)}`;
+  const admin = () => new pg.Client({ connectionString: process.env.FLOWMARK_TEST_PG });
+  beforeAll(async () => {
+    const client = admin();
+    await client.connect();
+    await client.query(`CREATE SCHEMA ${schema}`);
+    await client.end();
+  });
+  afterAll(async () => {
+    const client = admin();
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await client.end();
+  });
+
+  it('migrates and creates the administrator once, serves scripts from both workers, stops', async () => {
+    const url = new URL(process.env.FLOWMARK_TEST_PG!);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    const child = spawnFlowmark(['serve', '--port', '0', '--log-level', 'warn'], {
+      env: { DATABASE_URL: url.toString(), FLOWMARK_DATA: join(dir, 'pg') },
+      detached: true,
+    });
+    running.push(child);
+    const text = collect(child);
+    const done = finished(child, 120_000);
+    const served = await until(
+      () => /^flowmark: serving on (http:\/\/127\.0\.0\.1:\d+) /m.exec(text.out)?.[1],
+      'the banner',
+      STARTUP_MS,
+    );
+    await until(() => (workerPids(text.out).size === 2 ? true : undefined), 'both workers', STARTUP_MS);
+    expect(text.out.match(/First start/g)).toHaveLength(1);
+    expect((await call(served, 'GET', '/health')).body).toEqual({ status: 'ok', engine: 'postgres' });
+    const cookie = await adminCookie(served, text.out);
+    await scriptsOnBothWorkers(served, cookie);
+    process.kill(child.pid!, 'SIGTERM');
+    const end = await done;
+    expect(end).toMatchObject({ code: 0, signal: null, stderr: '' });
+    expect(end.stdout.endsWith('flowmark: stopped\n')).toBe(true);
+  }, 120_000);
+});
+
 describe("npm start's command line", () => {
   it('runs the server in place of the shell, so SIGTERM to the parent stops it and frees the port', async () => {
     const script = (
@@ -272,11 +312,16 @@ describe("npm start's command line", () => {
 });
 
 /** POST on a connection of its own (fetch would reuse one, so always reach the same worker). */
-function postOnce(url: string, path: string, body: unknown): Promise<{ status: number; body: string }> {
+function postOnce(
+  url: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(
       url + path,
-      { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } },
+      { method: 'POST', agent: false, headers: { 'content-type': 'application/json', ...headers } },
       (response) => {
         let text = '';
         response.on('data', (c: Buffer) => (text += c.toString()));
@@ -286,6 +331,14 @@ function postOnce(url: string, path: string, body: unknown): Promise<{ status: n
     request.on('error', reject);
     request.end(JSON.stringify(body));
   });
+}
+
+/** Scripts on connections of their own, which the supervisor hands to both workers in turn. */
+async function scriptsOnBothWorkers(url: string, cookie: string): Promise<void> {
+  for (let i = 0; i < 4; i++) {
+    const r = await postOnce(url, '/api/v1/eval', { template: SCRIPT }, { cookie });
+    expect(JSON.parse(r.body).output).toBe('42');
+  }
 }
 
 function reported(text: { out: string }, line: string): Promise<true> {
