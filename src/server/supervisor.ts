@@ -134,6 +134,15 @@ export class Supervisor {
     );
   }
 
+  /** Kills every worker now (a second stop signal: the operator does not want to wait). */
+  kill(): void {
+    this.stopping = true;
+    for (const slot of this.slots) {
+      clearTimeout(slot.restart);
+      if (slot.worker && !slot.worker.isDead()) slot.worker.process.kill('SIGKILL');
+    }
+  }
+
   private fork(slot: Slot): void {
     const worker = cluster.fork({ FLOWMARK_WORKER_INDEX: String(slot.index) });
     slot.worker = worker;
@@ -180,35 +189,25 @@ function exitText(code: number | null, signal: string | null): string {
 }
 
 /**
- * In a worker: calls `stop` once when the primary asks (STOP_MESSAGE) or is gone (the IPC channel
- * closed). The stop signals go to the primary, which stops the workers in order: a worker ignores
- * SIGINT and SIGTERM (Ctrl-C in a terminal reaches the whole process group).
+ * In a worker: calls `stop` once when the primary asks (STOP_MESSAGE). The stop signals go to the
+ * primary, which stops the workers in order: a worker ignores SIGINT and SIGTERM (Ctrl-C in a
+ * terminal reaches the whole process group). A worker whose primary is gone (killed) is ended at
+ * once by node:cluster itself.
  */
 export function onSupervisorStop(stop: () => void): () => void {
   let stopped = false;
-  const once = () => {
-    if (stopped) return;
-    stopped = true;
-    process.off('message', onMessage);
-    process.off('disconnect', once);
-    stop();
-  };
   const onMessage = (m: unknown) => {
-    if (
-      typeof m === 'object' &&
-      m !== null &&
-      (m as { flowmark?: unknown }).flowmark === STOP_MESSAGE.flowmark
-    )
-      once();
+    if (stopped || typeof m !== 'object' || m === null) return;
+    if ((m as { flowmark?: unknown }).flowmark !== STOP_MESSAGE.flowmark) return;
+    stopped = true;
+    stop();
   };
   const ignore = () => {};
   process.on('message', onMessage);
-  process.on('disconnect', once);
   process.on('SIGINT', ignore);
   process.on('SIGTERM', ignore);
   return () => {
     process.off('message', onMessage);
-    process.off('disconnect', once);
     process.off('SIGINT', ignore);
     process.off('SIGTERM', ignore);
   };

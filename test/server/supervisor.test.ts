@@ -208,7 +208,32 @@ describe('flowmark serve under its supervisor', () => {
     await expect(fetch(`${url}/health`)).rejects.toThrow();
   }, 120_000);
 
-  it('refuses a bad worker count or sandbox setting', async () => {
+  it('kills its workers at once on a second stop signal', async () => {
+    const server = serve('twice', ['--workers', '1']);
+    const url = await server.url;
+    const cookie = await adminCookie(url, server.text.out);
+    const slow = postOnce(
+      url,
+      '/api/v1/eval',
+      {
+        template: SCRIPT.replace(
+          '6 * 7',
+          '(() => { const t = Date.now(); while (Date.now() - t < 1900); })()',
+        ),
+      },
+      { cookie },
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    server.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 100));
+    server.child.kill('SIGTERM');
+    await expect(slow).rejects.toThrow(/socket hang up|ECONNRESET/);
+    const end = await server.done;
+    expect(end).toMatchObject({ code: 0, signal: null });
+    expect(end.stdout.endsWith('flowmark: stopped\n')).toBe(true);
+  }, 120_000);
+
+  it('refuses a bad worker count or sandbox setting, and a port in use', async () => {
     const refused = (args: string[], env: NodeJS.ProcessEnv = {}) =>
       finished(
         spawnFlowmark(['serve', ...args], { env: { FLOWMARK_DATA: join(dir, 'bad'), ...env } }),
@@ -223,6 +248,23 @@ describe('flowmark serve under its supervisor', () => {
       code: 2,
       stderr: 'flowmark serve: FLOWMARK_WORKER_HEAP_MB: expected an integer from 64 to 65536, got "10"\n',
     });
+    // A port in use: the workers cannot listen, the supervisor says so and exits 1.
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const inUse = await refused(['--port', String(port), '--workers', '1'], {
+        FLOWMARK_DATA: join(dir, 'in-use'),
+      });
+      expect(inUse.code).toBe(1);
+      expect(inUse.stderr).toMatch(
+        new RegExp(
+          `^bind EADDRINUSE 127\\.0\\.0\\.1:${port}\nflowmark serve: server worker \\(pid \\d+\\) exited \\(code 1\\) before listening\n$`,
+        ),
+      );
+    } finally {
+      taken.close();
+    }
     expect(await refused([], { FLOWMARK_SCRIPT_ACCOUNT_QUEUE: 'lots' })).toMatchObject({
       code: 2,
       stderr:

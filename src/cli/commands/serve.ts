@@ -176,7 +176,7 @@ async function serveInProcess(options: ServeOptions, io: CliIo, signals: SignalS
   return 0;
 }
 
-/** A worker of the supervisor: serves until the primary says stop (or is gone), then exits. */
+/** A worker of the supervisor: serves until the primary says stop, then exits. */
 async function serveWorker(args: string[], io: CliIo): Promise<number> {
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
@@ -190,7 +190,9 @@ async function serveWorker(args: string[], io: CliIo): Promise<number> {
     return 0;
   } finally {
     release();
-    if (process.connected) process.disconnect();
+    // The cluster's own disconnect: a bare process.disconnect() makes node:cluster exit the
+    // worker at once with code 0, whatever the command's exit code.
+    if (process.connected) cluster.worker?.disconnect();
   }
 }
 
@@ -229,6 +231,7 @@ async function supervise(
     if (first) io.stdout.write(firstStartMessage(url, first));
     await stopping;
   }
+  void stopSignal(signals).then(() => supervisor.kill());
   await supervisor.stop();
   io.stdout.write('flowmark: stopped\n');
   return 0;
