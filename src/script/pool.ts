@@ -330,6 +330,7 @@ export class SandboxPool {
     } finally {
       this.closing = false;
     }
+    this.dispatch(); // scripts still waiting get new workers
   }
 
   private acquire(account: string, memoryBytes: number, waitMs: number): Promise<SandboxWorker> {
