@@ -51,6 +51,8 @@ const HEALTHY_AFTER_MS = 30_000;
 interface Slot {
   index: number;
   worker?: Worker;
+  /** Its worker listens (else it is still starting). */
+  listening: boolean;
   startedAt: number;
   earlyDeaths: number;
   restart?: NodeJS.Timeout;
@@ -94,16 +96,11 @@ export class Supervisor {
       cluster.on('listening', onListening);
       cluster.on('exit', onEarlyExit);
       for (let i = 0; i < this.options.workers; i++) {
-        const slot: Slot = { index: i + 1, startedAt: 0, earlyDeaths: 0 };
+        const slot: Slot = { index: i + 1, listening: false, startedAt: 0, earlyDeaths: 0 };
         this.slots.push(slot);
         this.fork(slot);
       }
     });
-  }
-
-  /** Process ids of the running workers, by slot. */
-  pids(): number[] {
-    return this.slots.flatMap((s) => (s.worker?.process.pid ? [s.worker.process.pid] : []));
   }
 
   /** Stops every worker (gracefully, then by force after the grace period); resolves when all exited. */
@@ -123,7 +120,8 @@ export class Supervisor {
           worker.process.kill('SIGKILL');
         }, grace);
         try {
-          if (worker.isConnected()) worker.send(STOP_MESSAGE);
+          // One still starting has no request to finish, and might miss the message.
+          if (slot.listening && worker.isConnected()) worker.send(STOP_MESSAGE);
           else worker.process.kill('SIGKILL');
         } catch {
           worker.process.kill('SIGKILL');
@@ -146,10 +144,12 @@ export class Supervisor {
   private fork(slot: Slot): void {
     const worker = cluster.fork({ FLOWMARK_WORKER_INDEX: String(slot.index) });
     slot.worker = worker;
+    slot.listening = false;
     slot.startedAt = Date.now();
-    worker.once('listening', () =>
-      this.options.log(`flowmark: worker ${slot.index} (pid ${worker.process.pid}) listening`),
-    );
+    worker.once('listening', () => {
+      slot.listening = true;
+      this.options.log(`flowmark: worker ${slot.index} (pid ${worker.process.pid}) listening`);
+    });
     worker.once('exit', (code, signal) => this.onExit(slot, worker, code, signal));
     worker.on('message', (m: unknown) => {
       if (isRelay(m)) this.relay(worker, m);
