@@ -175,6 +175,7 @@ class RegexWorker {
         worker.off('message', onMessage);
         worker.off('error', onError);
         worker.off('exit', onExit);
+        worker.unref();
       };
       const onMessage = (message: { id: number; text?: string; error?: string }) => {
         if (message.id !== id) return;
@@ -207,6 +208,7 @@ class RegexWorker {
       worker.on('message', onMessage);
       worker.once('error', onError);
       worker.once('exit', onExit);
+      worker.ref(); // while a job runs, the process waits for it
       worker.postMessage({ ...job, id });
     });
   }
