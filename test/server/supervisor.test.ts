@@ -49,7 +49,7 @@ function serve(data: string, args: string[] = [], port = 0) {
   done.catch(() => undefined);
   const url = until(
     () => /^flowmark: serving on (http:\/\/127\.0\.0\.1:\d+) /m.exec(text.out)?.[1],
-    `the banner in: ${text.out}`,
+    'the banner',
     STARTUP_MS,
   );
   return { child, text, done, url };
@@ -63,8 +63,9 @@ function workerPids(out: string): Map<number, number> {
   return pids;
 }
 
-async function adminCookie(url: string, out: string): Promise<string> {
-  const password = /password: (\S+)/.exec(out)![1];
+/** Logs in as the administrator whose password the first start printed (after the banner). */
+async function adminCookie(url: string, text: { out: string }): Promise<string> {
+  const password = await until(() => /password: (\S+)/.exec(text.out)?.[1], 'the password');
   const r = await call(url, 'POST', '/api/v1/auth/login', { body: { login: 'admin', password } });
   expect(r.status).toBe(200);
   return sessionCookie(r.headers);
@@ -76,8 +77,8 @@ describe('flowmark serve under its supervisor', () => {
   it('runs scripts, then stops on SIGTERM, finishing the request in flight, with exit 0 within 5 s, the port freed', async () => {
     const server = serve('stop');
     const url = await server.url;
+    const cookie = await adminCookie(url, server.text);
     expect(server.text.out).toContain('First start: created the account "default" and its administrator.');
-    const cookie = await adminCookie(url, server.text.out);
     await scriptsOnBothWorkers(url, cookie);
     await until(
       () => (workerPids(server.text.out).size === 2 ? true : undefined),
@@ -112,7 +113,7 @@ describe('flowmark serve under its supervisor', () => {
     // A fixed port: once every worker is gone, a port 0 would be picked again.
     const server = serve('crash', [], await freePort());
     const url = await server.url;
-    const cookie = await adminCookie(url, server.text.out);
+    const cookie = await adminCookie(url, server.text);
     const pids = await until(
       () => (workerPids(server.text.out).size === 2 ? workerPids(server.text.out) : undefined),
       'both workers',
@@ -211,7 +212,7 @@ describe('flowmark serve under its supervisor', () => {
   it('kills its workers at once on a second stop signal', async () => {
     const server = serve('twice', ['--workers', '1']);
     const url = await server.url;
-    const cookie = await adminCookie(url, server.text.out);
+    const cookie = await adminCookie(url, server.text);
     const slow = postOnce(
       url,
       '/api/v1/eval',
@@ -305,14 +306,14 @@ describe.runIf(process.env.FLOWMARK_TEST_PG)('flowmark serve under its superviso
       STARTUP_MS,
     );
     await until(() => (workerPids(text.out).size === 2 ? true : undefined), 'both workers', STARTUP_MS);
-    expect(text.out.match(/First start/g)).toHaveLength(1);
     expect((await call(served, 'GET', '/health')).body).toEqual({ status: 'ok', engine: 'postgres' });
-    const cookie = await adminCookie(served, text.out);
+    const cookie = await adminCookie(served, text);
     await scriptsOnBothWorkers(served, cookie);
     process.kill(child.pid!, 'SIGTERM');
     const end = await done;
     expect(end).toMatchObject({ code: 0, signal: null, stderr: '' });
     expect(end.stdout.endsWith('flowmark: stopped\n')).toBe(true);
+    expect(end.stdout.match(/First start/g)).toHaveLength(1);
   }, 120_000);
 });
 
