@@ -23,7 +23,13 @@ import { createExecutionContext } from '../src/functions/context.js';
 import { contextFor } from '../src/functions/request/index.js';
 import { evaluate } from '../src/hosts/eval.js';
 import { createPlatform } from '../src/platform/index.js';
-import { closeScripts, runScript, scriptWorkers, warmScripts } from '../src/script/index.js';
+import {
+  closeScripts,
+  configureScripts,
+  runScript,
+  scriptWorkers,
+  warmScripts,
+} from '../src/script/index.js';
 import { openStore } from '../src/store/index.js';
 
 const CALLS = 2_000;
@@ -119,8 +125,10 @@ async function freshContext(): Promise<void> {
     await runScript('RMPData.setOutput("x")', { ctx });
     spaced.push(performance.now() - s);
   }
-  t = performance.now();
   const parallel = 200;
+  // One account may use every worker and queue them all here (by default: half, and 32 waiting).
+  configureScripts({ accountWorkers: scriptWorkers() || 4, accountQueue: parallel });
+  t = performance.now();
   await Promise.all(Array.from({ length: parallel }, () => runScript('RMPData.setOutput("x")', { ctx })));
   const parallelMs = performance.now() - t;
   console.log('2. a fresh context per script');

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli/main.js';
+import { runCli } from '../dist/cli/main.js';
 
-main(process.argv.slice(2)).then(
+runCli(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },

@@ -50,8 +50,7 @@ describe('worker threads and the parent’s flags', () => {
         console.log('output ' + (await replaceText('abbcb', request, { maxPatternLength: 100, regexTimeoutMs: 5000 })));
       } catch (e) {
         console.log('failed ' + e.message);
-      }
-      process.exit(0);`;
+      }`; // no process.exit: an idle regex worker must not keep the process alive
     const r = await node(['--import', 'tsx', '--input-type=module'], program);
     expect(r.out).toBe('output a-c-\n');
     expect(r.code).toBe(0);

@@ -1,3 +1,4 @@
+import { closeScripts } from '../script/index.js';
 import { commands } from './commands/index.js';
 
 export interface CliIo {
@@ -38,4 +39,16 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     return 0;
   }
   return command.run(rest, io);
+}
+
+/**
+ * `bin/flowmark.js`: runs a command, then releases what the process holds for every command (the
+ * script sandbox's workers), so the process ends by itself once the command is done.
+ */
+export async function runCli(argv: string[]): Promise<number> {
+  try {
+    return await main(argv);
+  } finally {
+    await closeScripts();
+  }
 }

@@ -18,7 +18,7 @@ import { contextFor, shareEvaluationState } from '../functions/request/index.js'
 import type { Platform } from '../platform/index.js';
 import type { CompositeApi } from '../platform/scripted/index.js';
 import { compile, markRequestInput, TemplateError, type Template } from '../template/index.js';
-import { errorAnswer, type Answer, type Exchange } from './http.js';
+import { busyAnswer, errorAnswer, type Answer, type Exchange } from './http.js';
 import { stepError } from './processes/failure.js';
 import { renderTemplate } from './render.js';
 import { typedValue } from './typing.js';
@@ -129,7 +129,7 @@ export class CompositeHost {
       );
     } catch (e) {
       if (!(e instanceof TemplateError)) throw e;
-      return this.failed(exchange, api, e);
+      return busyAnswer(e) ?? this.failed(exchange, api, e);
     }
     return answerOf(method, output, response);
   }

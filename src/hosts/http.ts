@@ -3,6 +3,9 @@
  * server's seam (src/server/hosts.ts), declared here because hosts sit below the server and do not
  * import it (the types match structurally; `flowmark serve` wires the objects together).
  */
+import { ScriptBusyError } from '../script/index.js';
+import type { TemplateError } from '../template/index.js';
+
 export interface HostCaller {
   accountId: string;
   user: { id: number; login: string; isAdmin: boolean };
@@ -38,6 +41,17 @@ export function errorAnswer(
   extra: Record<string, unknown> = {},
 ): Answer {
   return { status, headers: {}, body: { status, code, message, ...extra } };
+}
+
+/**
+ * 429 with Retry-After when the template failed because a script was refused for its account's
+ * full queue (the scripts are shared fairly between accounts: docs/server.md "Limits").
+ */
+export function busyAnswer(e: TemplateError): Answer | undefined {
+  if (!(e.cause instanceof ScriptBusyError)) return undefined;
+  const answer = errorAnswer(429, 'too-many-scripts', e.cause.message);
+  answer.headers['retry-after'] = String(e.cause.retryAfterSeconds);
+  return answer;
 }
 
 /** One value of a query parameter (the first when repeated). */

@@ -12,7 +12,7 @@ import { DEFAULT_LIMITS, type ExecutionLimits, type Mode } from '../functions/co
 import { contextFor } from '../functions/request/index.js';
 import { isInterfaceContext, laneModeFor, type Platform } from '../platform/index.js';
 import { markRequestInput, TemplateError } from '../template/index.js';
-import { errorAnswer, queryValue, type Answer, type Exchange } from './http.js';
+import { busyAnswer, errorAnswer, queryValue, type Answer, type Exchange } from './http.js';
 import { stepError } from './processes/failure.js';
 import { renderIn } from './render.js';
 
@@ -89,6 +89,8 @@ export class WebInterfaceHost {
       };
     } catch (e) {
       if (!(e instanceof TemplateError)) throw e;
+      const busy = busyAnswer(e);
+      if (busy) return busy;
       const error = stepError(e);
       await this.platform.logs.write(accountId, {
         requestId: null,

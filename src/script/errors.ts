@@ -17,7 +17,9 @@ export type ScriptErrorKind =
   /** The directive was used wrongly (unknown env, unknown parameter). */
   | 'usage'
   /** The sandbox itself failed (its worker stopped); the server keeps serving. */
-  | 'internal';
+  | 'internal'
+  /** Refused before running: the account already has its share of scripts waiting (ScriptBusyError). */
+  | 'busy';
 
 export class ScriptError extends Error {
   override name = 'ScriptError';
@@ -32,5 +34,17 @@ export class ScriptError extends Error {
     readonly jsMessage?: string,
   ) {
     super(message);
+  }
+}
+
+/** A script refused because its account's queue of waiting scripts is full: try again later. */
+export class ScriptBusyError extends ScriptError {
+  override name = 'ScriptBusyError';
+  constructor(
+    message: string,
+    /** A reasonable wait before trying again (an HTTP answer's Retry-After). */
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message, 'busy');
   }
 }

@@ -17,7 +17,7 @@ export {
   type ScriptObjectName,
 } from './api.js';
 export { scriptDirective, scriptSource, type ScriptDirectiveOptions } from './directive.js';
-export { ScriptError, type ScriptErrorKind } from './errors.js';
+export { ScriptBusyError, ScriptError, type ScriptErrorKind } from './errors.js';
 export { DEFAULT_SCRIPT_LIMITS, type ScriptLimits } from './limits.js';
 export {
   closeScripts,
@@ -25,7 +25,9 @@ export {
   runScript,
   scriptWorkers,
   warmScripts,
+  type ScriptChanges,
   type ScriptResult,
   type ScriptRunOptions,
   type ScriptSettings,
 } from './run.js';
+export { scriptSettingsFromEnv } from './settings.js';

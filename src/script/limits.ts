@@ -18,7 +18,7 @@ export const DEFAULT_SCRIPT_LIMITS: Readonly<ScriptLimits> = Object.freeze({
 });
 
 /** Upper bounds a configuration may not pass (the sandbox's own safety margins). */
-const CEILINGS: Readonly<ScriptLimits> = Object.freeze({
+export const SCRIPT_LIMIT_CEILINGS: Readonly<ScriptLimits> = Object.freeze({
   cpuTimeMs: 10 * 60_000,
   wallTimeMs: 60 * 60_000,
   memoryBytes: 1024 * 1024 * 1024,
@@ -32,12 +32,12 @@ export function resolveLimits(
   overrides: Partial<ScriptLimits> | undefined,
 ): ScriptLimits {
   const out = { ...base };
-  for (const key of Object.keys(CEILINGS) as (keyof ScriptLimits)[]) {
+  for (const key of Object.keys(SCRIPT_LIMIT_CEILINGS) as (keyof ScriptLimits)[]) {
     const value = overrides?.[key];
     if (value === undefined) continue;
-    if (!Number.isInteger(value) || value <= 0 || value > CEILINGS[key])
+    if (!Number.isInteger(value) || value <= 0 || value > SCRIPT_LIMIT_CEILINGS[key])
       throw new RangeError(
-        `script limits: ${key} must be an integer from 1 to ${CEILINGS[key]}, got ${value}`,
+        `script limits: ${key} must be an integer from 1 to ${SCRIPT_LIMIT_CEILINGS[key]}, got ${value}`,
       );
     out[key] = value;
   }

@@ -97,11 +97,13 @@ class SandboxWorker {
       transferList: [port2],
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, stackSizeMb: WORKER_STACK_MB },
     });
-    this.worker.unref();
-    this.replies.unref();
     this.worker.on('message', (m: WorkerMessage) => this.onMessage(m));
     this.worker.on('error', (e) => this.die(new SandboxUnavailableError(`the sandbox failed: ${e.message}`)));
     this.worker.on('exit', () => this.die(new SandboxUnavailableError('the sandbox stopped')));
+    // After the listeners: on Node 20 adding a 'message' listener refs the worker's port again.
+    // An idle worker never keeps the process alive; a running one does (see run).
+    this.worker.unref();
+    this.replies.unref();
   }
 
   run(job: SandboxJob, onCall: CallHandler): Promise<WorkerOutcome> {
@@ -124,6 +126,7 @@ class SandboxWorker {
       }, job.limits.wallTimeMs + GRACE_MS);
       timer.unref();
       this.current = { run, onCall, resolve, reject, timer };
+      this.worker.ref();
       this.worker.postMessage({ run, source: job.source, table: job.table, limits: job.limits });
     });
   }
@@ -148,6 +151,7 @@ class SandboxWorker {
     }
     clearTimeout(current.timer);
     this.current = undefined;
+    this.worker.unref();
     if (m.broken) this.retire();
     current.resolve({ output: m.output, failure: m.failure, timing: m.timing });
   }
@@ -210,12 +214,49 @@ function failureReply(e: unknown): string {
   return 'e' + JSON.stringify({ message: e instanceof Error ? e.message : String(e) });
 }
 
-type Waiter = ((w: SandboxWorker) => void) & { memoryBytes?: number };
+interface Waiter {
+  account: string;
+  memoryBytes: number;
+  grant(w: SandboxWorker): void;
+}
 
+/** How the workers are shared between accounts. */
+export interface Fairness {
+  /** Scripts of one account running at once (default: half the workers, at least 1). */
+  accountWorkers?: number;
+  /** Scripts of one account waiting for a worker; beyond it a script is refused at once. */
+  accountQueue: number;
+}
+
+export const DEFAULT_ACCOUNT_QUEUE = 32;
+
+/** A script refused because its account already has `accountQueue` scripts waiting. */
+export class SandboxQueueFullError extends Error {
+  override name = 'SandboxQueueFullError';
+  constructor(
+    readonly account: string,
+    readonly limit: number,
+  ) {
+    super(
+      `account "${account}" already has ${limit} scripts waiting (the limit per account); try again later`,
+    );
+  }
+}
+
+/**
+ * The workers, shared fairly: an account runs at most `accountWorkers` scripts at once and queues
+ * at most `accountQueue` more; a freed worker goes to the next account in turn (round robin over
+ * the accounts that wait, the one with the fewest scripts running first), so one account's flood
+ * does not delay another's script beyond the next free worker.
+ */
 export class SandboxPool {
   private readonly idle: SandboxWorker[] = [];
   private readonly all = new Set<SandboxWorker>();
-  private readonly waiting: Waiter[] = [];
+  /** Waiting scripts by account; the Map's order is the turn (an account served goes last). */
+  private readonly queues = new Map<string, Waiter[]>();
+  private readonly running = new Map<string, number>();
+  private fairness: Fairness = { accountQueue: DEFAULT_ACCOUNT_QUEUE };
+  private closing = false;
 
   constructor(private maxWorkers: number) {}
 
@@ -223,18 +264,53 @@ export class SandboxPool {
     if (!Number.isInteger(n) || n < 1 || n > 256)
       throw new RangeError(`script sandbox: workers must be an integer from 1 to 256, got ${n}`);
     this.maxWorkers = n;
+    this.dispatch();
+  }
+
+  setFairness(fairness: Fairness): void {
+    const { accountWorkers, accountQueue } = fairness;
+    if (
+      accountWorkers !== undefined &&
+      (!Number.isInteger(accountWorkers) || accountWorkers < 1 || accountWorkers > 256)
+    )
+      throw new RangeError(
+        `script sandbox: workers per account must be an integer from 1 to 256, got ${accountWorkers}`,
+      );
+    if (!Number.isInteger(accountQueue) || accountQueue < 0 || accountQueue > 100_000)
+      throw new RangeError(
+        `script sandbox: the queue per account must be an integer from 0 to 100000, got ${accountQueue}`,
+      );
+    this.fairness = { ...fairness };
+    this.dispatch();
+  }
+
+  /** Scripts one account may run at once now. */
+  get accountWorkers(): number {
+    return Math.min(
+      this.fairness.accountWorkers ?? Math.max(1, Math.floor(this.maxWorkers / 2)),
+      this.maxWorkers,
+    );
+  }
+
+  get accountQueue(): number {
+    return this.fairness.accountQueue;
   }
 
   get size(): number {
     return this.all.size;
   }
 
-  /** Runs a job on a free worker of its memory size (waiting at most `waitMs` for one). */
-  async run(job: SandboxJob, onCall: CallHandler, waitMs: number): Promise<WorkerOutcome> {
-    const worker = await this.acquire(job.limits.memoryBytes, waitMs);
+  /**
+   * Runs a job of `account` on a free worker of its memory size, waiting at most `waitMs` for one;
+   * throws SandboxQueueFullError at once when the account's queue is full.
+   */
+  async run(job: SandboxJob, onCall: CallHandler, waitMs: number, account = ''): Promise<WorkerOutcome> {
+    const worker = await this.acquire(account, job.limits.memoryBytes, waitMs);
     try {
       return await worker.run(job, onCall);
     } finally {
+      this.running.set(account, (this.running.get(account) ?? 1) - 1);
+      if (this.running.get(account) === 0) this.running.delete(account);
       this.release(worker);
     }
   }
@@ -248,21 +324,40 @@ export class SandboxPool {
     const workers = [...this.all];
     this.idle.length = 0;
     this.all.clear();
-    await Promise.all(workers.map((w) => w.terminate()));
+    this.closing = true;
+    try {
+      await Promise.all(workers.map((w) => w.terminate()));
+    } finally {
+      this.closing = false;
+    }
+    this.dispatch(); // scripts still waiting get new workers
   }
 
-  private acquire(memoryBytes: number, waitMs: number): Promise<SandboxWorker> {
-    const free = this.takeIdle(memoryBytes);
-    if (free) return Promise.resolve(free);
+  private acquire(account: string, memoryBytes: number, waitMs: number): Promise<SandboxWorker> {
+    const queue = this.queues.get(account);
+    if (!queue && (this.running.get(account) ?? 0) < this.accountWorkers) {
+      const free = this.takeIdle(memoryBytes);
+      if (free) {
+        this.running.set(account, (this.running.get(account) ?? 0) + 1);
+        return Promise.resolve(free);
+      }
+    }
+    if ((queue?.length ?? 0) >= this.fairness.accountQueue)
+      return Promise.reject(new SandboxQueueFullError(account, this.fairness.accountQueue));
     return new Promise<SandboxWorker>((resolve, reject) => {
-      const take: Waiter = (w: SandboxWorker) => {
-        clearTimeout(timer);
-        resolve(w);
+      const waiter: Waiter = {
+        account,
+        memoryBytes,
+        grant: (w) => {
+          clearTimeout(timer);
+          resolve(w);
+        },
       };
-      take.memoryBytes = memoryBytes;
       const timer = setTimeout(() => {
-        const at = this.waiting.indexOf(take);
-        if (at >= 0) this.waiting.splice(at, 1);
+        const waiting = this.queues.get(account);
+        const at = waiting?.indexOf(waiter) ?? -1;
+        if (at >= 0) waiting!.splice(at, 1);
+        if (waiting?.length === 0) this.queues.delete(account);
         reject(
           new SandboxUnavailableError(
             `no script sandbox became free within ${waitMs} ms (${this.maxWorkers} scripts running)`,
@@ -270,7 +365,8 @@ export class SandboxPool {
         );
       }, waitMs);
       timer.unref();
-      this.waiting.push(take);
+      if (queue) queue.push(waiter);
+      else this.queues.set(account, [waiter]);
     });
   }
 
@@ -287,13 +383,33 @@ export class SandboxPool {
 
   private release(worker: SandboxWorker): void {
     if (!worker.dead && this.all.has(worker)) this.idle.push(worker);
-    // Serve the waiting scripts, in order, as far as workers allow.
-    while (this.waiting.length) {
-      const next = this.waiting[0]!;
-      const w = this.takeIdle(next.memoryBytes!);
-      if (!w) break;
-      this.waiting.shift();
-      next(w);
+    this.dispatch();
+  }
+
+  /** Gives free workers to waiting scripts, the accounts taking turns, each within its share. */
+  private dispatch(): void {
+    if (this.closing) return;
+    for (;;) {
+      // The waiting account with the fewest scripts running, within its share; ties by turn.
+      let next: Waiter[] | undefined;
+      let account = '';
+      let fewest = this.accountWorkers;
+      for (const [name, queue] of this.queues) {
+        const running = this.running.get(name) ?? 0;
+        if (running < fewest) {
+          next = queue;
+          account = name;
+          fewest = running;
+        }
+      }
+      if (!next) return;
+      const worker = this.takeIdle(next[0]!.memoryBytes);
+      if (!worker) return;
+      const waiter = next.shift()!;
+      this.queues.delete(account);
+      if (next.length) this.queues.set(account, next);
+      this.running.set(account, (this.running.get(account) ?? 0) + 1);
+      waiter.grant(worker);
     }
   }
 
@@ -307,5 +423,6 @@ export class SandboxPool {
     this.all.delete(worker);
     const at = this.idle.indexOf(worker);
     if (at >= 0) this.idle.splice(at, 1);
+    this.dispatch(); // its place is free for a waiting script
   }
 }

@@ -7,9 +7,16 @@ import type { ExecutionContext } from '../functions/context.js';
 import { defaultRegistry, type CallEnv, type FunctionRegistry } from '../functions/registry.js';
 import { scriptApi } from './api.js';
 import { callBridge } from './bridge.js';
-import { ScriptError } from './errors.js';
+import { ScriptBusyError, ScriptError } from './errors.js';
 import { bytesText, DEFAULT_SCRIPT_LIMITS, resolveLimits, type ScriptLimits } from './limits.js';
-import { SandboxPool, SandboxUnavailableError, type RunTiming, type WorkerFailure } from './pool.js';
+import {
+  DEFAULT_ACCOUNT_QUEUE,
+  SandboxPool,
+  SandboxQueueFullError,
+  SandboxUnavailableError,
+  type RunTiming,
+  type WorkerFailure,
+} from './pool.js';
 
 export interface ScriptRunOptions {
   ctx: ExecutionContext;
@@ -33,20 +40,43 @@ export interface ScriptSettings {
   limits: ScriptLimits;
   /** Scripts running at once (one worker thread each). */
   workers: number;
+  /** Scripts of one account running at once (default: half the workers, at least 1). */
+  accountWorkers?: number;
+  /** Scripts of one account waiting for a worker; more are refused with ScriptBusyError. */
+  accountQueue: number;
 }
 
 const DEFAULT_WORKERS = 4;
 
-let settings: ScriptSettings = { limits: { ...DEFAULT_SCRIPT_LIMITS }, workers: DEFAULT_WORKERS };
+let settings: ScriptSettings = {
+  limits: { ...DEFAULT_SCRIPT_LIMITS },
+  workers: DEFAULT_WORKERS,
+  accountQueue: DEFAULT_ACCOUNT_QUEUE,
+};
 const pool = new SandboxPool(DEFAULT_WORKERS);
 
-/** Sets the process-wide limits and the number of sandbox workers; returns the settings now in force. */
-export function configureScripts(
-  changes: { limits?: Partial<ScriptLimits>; workers?: number } = {},
-): ScriptSettings {
+export interface ScriptChanges {
+  limits?: Partial<ScriptLimits>;
+  workers?: number;
+  /** null: back to the default (half the workers). */
+  accountWorkers?: number | null;
+  accountQueue?: number;
+}
+
+/** Sets the process-wide limits, the number of sandbox workers and their sharing between accounts; returns the settings now in force. */
+export function configureScripts(changes: ScriptChanges = {}): ScriptSettings {
   const limits = resolveLimits(settings.limits, changes.limits);
+  const accountWorkers =
+    changes.accountWorkers === null ? undefined : (changes.accountWorkers ?? settings.accountWorkers);
+  const accountQueue = changes.accountQueue ?? settings.accountQueue;
+  pool.setFairness({ accountQueue, ...(accountWorkers !== undefined ? { accountWorkers } : {}) });
   if (changes.workers !== undefined) pool.setMaxWorkers(changes.workers);
-  settings = { limits, workers: changes.workers ?? settings.workers };
+  settings = {
+    limits,
+    workers: changes.workers ?? settings.workers,
+    ...(accountWorkers !== undefined ? { accountWorkers } : {}),
+    accountQueue,
+  };
   return { ...settings, limits: { ...settings.limits } };
 }
 
@@ -83,9 +113,16 @@ export async function runScript(source: string, options: ScriptRunOptions): Prom
   });
   let outcome;
   try {
-    outcome = await pool.run({ source, table: api.table, limits }, onCall, limits.wallTimeMs);
+    outcome = await pool.run(
+      { source, table: api.table, limits },
+      onCall,
+      limits.wallTimeMs,
+      options.ctx.accountId,
+    );
   } catch (e) {
     if (e instanceof SandboxUnavailableError) throw new ScriptError(`script: ${e.message}`, 'internal');
+    if (e instanceof SandboxQueueFullError)
+      throw new ScriptBusyError(`<@script>: ${e.message}`, Math.max(1, Math.ceil(limits.cpuTimeMs / 1000)));
     throw e;
   }
   if (outcome.failure) throw scriptError(outcome.failure, limits);

@@ -26,6 +26,7 @@ import {
   DEFAULT_THROTTLE,
   LoginThrottle,
   type ThrottleOptions,
+  type ThrottleShare,
 } from './auth/throttle.js';
 import { ApiTokens } from './auth/tokens.js';
 import type { Api, ServerDeps } from './deps.js';
@@ -76,6 +77,8 @@ export interface ServerOptions {
   trustProxy?: boolean | string;
   /** Failed-login limits per account and login, and per client address. */
   throttle?: { login?: Partial<ThrottleOptions>; address?: Partial<ThrottleOptions> };
+  /** Shares the throttles' changes with the service's other server processes (the supervisor's workers). */
+  shareThrottle?: ThrottleShare;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -104,6 +107,12 @@ export async function createServer(options: ServerOptions): Promise<Api> {
       defaultAccountId: options.defaultAccountId,
     },
   };
+  const share = options.shareThrottle;
+  if (share) {
+    deps.throttle.login.onChange = (change) => share.publish('login', change);
+    deps.throttle.address.onChange = (change) => share.publish('address', change);
+    share.subscribe((which, change) => deps.throttle[which].apply(change));
+  }
 
   const logger = options.logger ?? false;
   const isInstance = typeof logger === 'object' && logger !== null && 'child' in logger;

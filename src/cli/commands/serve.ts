@@ -1,29 +1,47 @@
+import cluster, { type Address } from 'node:cluster';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Command, CliIo } from '../main.js';
 import { ConfigError, loadConfig } from '../../config/index.js';
+import type { ExecutionLimits } from '../../functions/context.js';
 import { createHosts } from '../../hosts/index.js';
 import { createPlatform } from '../../platform/index.js';
 import { bootstrapFirstAccount, defaultAccount, type FirstStart } from '../../server/bootstrap.js';
 import { evalHost } from '../../server/eval-host.js';
-import { createServer } from '../../server/index.js';
-import { openStore } from '../../store/index.js';
+import { createServer, type Api } from '../../server/index.js';
+import { onSupervisorStop, Supervisor, workerThrottleShare } from '../../server/supervisor.js';
+import {
+  closeScripts,
+  configureScripts,
+  scriptSettingsFromEnv,
+  type ScriptChanges,
+} from '../../script/index.js';
+import { openStore, type Store } from '../../store/index.js';
 import { evaluationLimits } from './limits.js';
+
+/** The program the supervisor's workers run (this CLI, built). */
+const BIN = fileURLToPath(new URL('../../../bin/flowmark.js', import.meta.url));
 
 const USAGE =
   'flowmark serve [--port N] [--host ADDRESS] [--log-level LEVEL] [--secure-cookies] [--trust-proxy]\n' +
-  '               [--data-document-limit SIZE]\n\n' +
+  '               [--data-document-limit SIZE] [--workers N] [--worker-heap MB]\n\n' +
   'Starts the HTTP service: the JSON API under /api/v1, composite APIs and web interfaces under\n' +
   '/live/<account>/, the OpenAPI page at /docs. Data: SQLite under FLOWMARK_DATA (default ./data),\n' +
   'or PostgreSQL when DATABASE_URL is set. On first start it creates the account "default" with an\n' +
   'administrator and prints the password once (also when `flowmark run` created the account without\n' +
-  'users). SIGINT/SIGTERM stop it gracefully.\n\n' +
+  'users). Requests are served by worker processes sharing the port, each restarted when it dies;\n' +
+  'SIGINT/SIGTERM stop them gracefully, then the command exits 0.\n\n' +
   '  --port N           TCP port (default 8080; 0 picks a free one)\n' +
   '  --host ADDRESS     address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)\n' +
   '  --log-level LEVEL  fatal, error, warn, info (default), debug, trace or silent\n' +
   '  --secure-cookies   mark the session cookie Secure (serve behind HTTPS)\n' +
   '  --trust-proxy      trust X-Forwarded-* headers from a reverse proxy\n' +
   "  --data-document-limit SIZE  maximum size of a request's data document (inject_objects, process\n" +
-  '                     steps): bytes, or with KiB or MiB; default FLOWMARK_DATA_DOCUMENT_LIMIT, else 5MiB';
+  '                     steps): bytes, or with KiB or MiB; default FLOWMARK_DATA_DOCUMENT_LIMIT, else 5MiB\n' +
+  '  --workers N        server worker processes (default FLOWMARK_WORKERS, else 2); 0 serves in this\n' +
+  '                     process, without crash isolation\n' +
+  "  --worker-heap MB   each worker's JavaScript heap in MiB (default FLOWMARK_WORKER_HEAP_MB, else 1024)";
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -33,7 +51,24 @@ export interface SignalSource {
   removeListener(signal: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
 }
 
-export async function runServe(args: string[], io: CliIo, signals: SignalSource = process): Promise<number> {
+interface ServeOptions {
+  port: number;
+  host: string;
+  logLevel: string;
+  secureCookies: boolean;
+  trustProxy: boolean;
+  limits: Partial<ExecutionLimits>;
+  scripts: ScriptChanges;
+  /** Server worker processes under the supervisor; 0: serve in this process. */
+  workers: number;
+  workerHeapMb: number;
+}
+
+const DEFAULT_WORKERS = 2;
+const DEFAULT_WORKER_HEAP_MB = 1024;
+
+/** The options, or the exit code after printing why they are refused. */
+function parseServe(args: string[], io: CliIo, env: NodeJS.ProcessEnv = process.env): ServeOptions | number {
   let values;
   try {
     ({ values } = parseArgs({
@@ -45,6 +80,8 @@ export async function runServe(args: string[], io: CliIo, signals: SignalSource 
         'secure-cookies': { type: 'boolean', default: false },
         'trust-proxy': { type: 'boolean', default: false },
         'data-document-limit': { type: 'string' },
+        workers: { type: 'string' },
+        'worker-heap': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -62,43 +99,189 @@ export async function runServe(args: string[], io: CliIo, signals: SignalSource 
     io.stderr.write(`flowmark serve: --log-level: one of ${LOG_LEVELS.join(', ')}\n`);
     return 2;
   }
-
-  let limits;
   try {
-    limits = evaluationLimits(values['data-document-limit']);
+    return {
+      port,
+      host: values.host!,
+      logLevel: values['log-level']!,
+      secureCookies: values['secure-cookies']!,
+      trustProxy: values['trust-proxy']!,
+      limits: evaluationLimits(values['data-document-limit']),
+      scripts: scriptSettingsFromEnv(env),
+      workers:
+        integerSetting(values.workers, '--workers', env.FLOWMARK_WORKERS, 'FLOWMARK_WORKERS', 0, 64) ??
+        DEFAULT_WORKERS,
+      workerHeapMb:
+        integerSetting(
+          values['worker-heap'],
+          '--worker-heap',
+          env.FLOWMARK_WORKER_HEAP_MB,
+          'FLOWMARK_WORKER_HEAP_MB',
+          64,
+          65_536,
+        ) ?? DEFAULT_WORKER_HEAP_MB,
+    };
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     io.stderr.write(`flowmark serve: ${e.message}\n`);
     return 2;
   }
+}
 
+/** The option, else the environment variable, as an integer from min to max; undefined when neither is set. */
+function integerSetting(
+  option: string | undefined,
+  optionName: string,
+  envValue: string | undefined,
+  envName: string,
+  min: number,
+  max: number,
+): number | undefined {
+  const [text, name] = option !== undefined ? [option, optionName] : [envValue, envName];
+  if (text === undefined || text.trim() === '') return undefined;
+  const n = /^\s*\d{1,6}\s*$/.test(text) ? Number(text) : NaN;
+  if (!(n >= min && n <= max))
+    throw new ConfigError(`${name}: expected an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+/** `flowmark serve`: the supervisor and its workers (docs/server.md), or one process with --workers 0. */
+export async function startServe(
+  args: string[],
+  io: CliIo,
+  signals: SignalSource = process,
+): Promise<number> {
+  if (cluster.isWorker) return serveWorker(args, io);
+  const options = parseServe(args, io);
+  if (typeof options === 'number') return options;
+  if (options.workers === 0) return serveInProcess(options, io, signals);
+  return supervise(args, options, io, signals);
+}
+
+/** One server in this process, stopped by SIGINT/SIGTERM (what `--workers 0` runs). */
+export async function runServe(args: string[], io: CliIo, signals: SignalSource = process): Promise<number> {
+  const options = parseServe(args, io);
+  if (typeof options === 'number') return options;
+  return serveInProcess(options, io, signals);
+}
+
+async function serveInProcess(options: ServeOptions, io: CliIo, signals: SignalSource): Promise<number> {
+  const { app, store, first } = await listen(options, io, { bootstrap: true });
+  const url = publicUrl(app.server.address());
+  io.stdout.write(banner(url, store.location));
+  if (first) io.stdout.write(firstStartMessage(url, first));
+  await stopSignal(signals);
+  await shutDown(app, store);
+  io.stdout.write('flowmark: stopped\n');
+  return 0;
+}
+
+/** A worker of the supervisor: serves until the primary says stop, then exits. */
+async function serveWorker(args: string[], io: CliIo): Promise<number> {
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  const release = onSupervisorStop(() => stop());
+  try {
+    const options = parseServe(args, io);
+    if (typeof options === 'number') return options;
+    const { app, store } = await listen(options, io, { bootstrap: false });
+    await stopped;
+    await shutDown(app, store);
+    return 0;
+  } finally {
+    release();
+    // The cluster's own disconnect: a bare process.disconnect() makes node:cluster exit the
+    // worker at once with code 0, whatever the command's exit code.
+    if (process.connected) cluster.worker?.disconnect();
+  }
+}
+
+/** The primary: first start, then the workers; SIGINT/SIGTERM stop them and it. */
+async function supervise(
+  args: string[],
+  options: ServeOptions,
+  io: CliIo,
+  signals: SignalSource,
+): Promise<number> {
+  const store = await openStore(loadConfig());
+  let first: FirstStart | undefined;
+  try {
+    first = await bootstrapFirstAccount(createPlatform(store));
+  } finally {
+    await store.close();
+  }
+  const supervisor = new Supervisor({
+    workers: options.workers,
+    exec: BIN,
+    args: ['serve', ...args],
+    heapMb: options.workerHeapMb,
+    log: (line) => io.stdout.write(`${line}\n`),
+  });
+  const stopping = stopSignal(signals);
+  let address;
+  try {
+    address = await Promise.race([supervisor.start(), stopping.then(() => undefined)]);
+  } catch (e) {
+    io.stderr.write(`flowmark serve: ${(e as Error).message}\n`);
+    return 1;
+  }
+  if (address) {
+    const url = publicUrl(address);
+    io.stdout.write(banner(url, store.location));
+    if (first) io.stdout.write(firstStartMessage(url, first));
+    await stopping;
+  }
+  void stopSignal(signals).then(() => supervisor.kill());
+  await supervisor.stop();
+  io.stdout.write('flowmark: stopped\n');
+  return 0;
+}
+
+async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstrap: boolean }) {
   const config = loadConfig();
   const store = await openStore(config);
   let app;
   try {
+    configureScripts(options.scripts);
     const platform = createPlatform(store);
-    const first = await bootstrapFirstAccount(platform);
+    const first = bootstrap ? await bootstrapFirstAccount(platform) : undefined;
+    const limits = options.limits;
     app = await createServer({
       store,
       platform,
       hosts: { ...evalHost(platform, { limits }), ...createHosts(platform, { limits }) },
-      logger: { level: values['log-level']!, stream: io.stdout },
+      logger: { level: options.logLevel, stream: io.stdout },
       defaultAccountId: await defaultAccount(platform),
-      secureCookies: values['secure-cookies'],
-      trustProxy: values['trust-proxy'],
+      secureCookies: options.secureCookies,
+      trustProxy: options.trustProxy,
+      ...(cluster.isWorker ? { shareThrottle: workerThrottleShare() } : {}),
     });
-    const address = await app.listen({ port, host: values.host! });
-    const url = address.replace('://0.0.0.0:', '://localhost:').replace('://[::]:', '://localhost:');
-    io.stdout.write(`flowmark: serving on ${url} (data: ${store.location}); API docs at ${url}/docs\n`);
-    if (first) io.stdout.write(firstStartMessage(url, first));
+    await app.listen({ port: options.port, host: options.host });
+    return { app, store, first };
   } catch (e) {
     await app?.close();
     await store.close();
     throw e;
   }
+}
 
-  const server = app;
-  await new Promise<void>((resolve) => {
+/** Finishes the requests in flight, then releases the script workers and the store. */
+async function shutDown(app: Api, store: Store): Promise<void> {
+  app.log.info('shutting down: finishing requests in flight');
+  // Closing ends the connections idle at that moment; a keep-alive connection whose request was
+  // in flight would stay open until its client lets go, so sweep again as requests finish.
+  const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+  try {
+    await app.close();
+  } finally {
+    clearInterval(sweep);
+  }
+  await closeScripts();
+  await store.close();
+}
+
+function stopSignal(signals: SignalSource): Promise<void> {
+  return new Promise<void>((resolve) => {
     const stop = () => {
       signals.removeListener('SIGINT', stop);
       signals.removeListener('SIGTERM', stop);
@@ -107,11 +290,17 @@ export async function runServe(args: string[], io: CliIo, signals: SignalSource 
     signals.once('SIGINT', stop);
     signals.once('SIGTERM', stop);
   });
-  server.log.info('shutting down: finishing requests in flight');
-  await server.close();
-  await store.close();
-  io.stdout.write('flowmark: stopped\n');
-  return 0;
+}
+
+function publicUrl(address: string | AddressInfo | Address | null): string {
+  if (address === null || typeof address === 'string') return `http://${address ?? 'localhost'}`;
+  const host = address.address ?? '127.0.0.1';
+  const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shown}:${address.port}`;
+}
+
+function banner(url: string, location: string): string {
+  return `flowmark: serving on ${url} (data: ${location}); API docs at ${url}/docs\n`;
 }
 
 function firstStartMessage(url: string, first: FirstStart): string {
@@ -132,5 +321,5 @@ export const serve: Command = {
   name: 'serve',
   summary: 'start the HTTP service (API, composite APIs, web interfaces)',
   usage: USAGE,
-  run: (args, io) => runServe(args, io),
+  run: (args, io) => startServe(args, io),
 };

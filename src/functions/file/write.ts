@@ -376,6 +376,7 @@ export const writeFunctions: FunctionSpec[] = [
                 text,
                 { search: search as string, replacement: replacedBy as string, ...flags },
                 platform.files.limits,
+                ctx.accountId,
               ),
             { index: 2, name: 'search' },
           );

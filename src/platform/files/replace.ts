@@ -29,10 +29,15 @@ export interface ReplaceRequest {
   dotAll: boolean;
 }
 
+/** Replacements of one account waiting for the regex worker; more are refused at once. */
+export const DEFAULT_REGEX_ACCOUNT_QUEUE = 16;
+
 export async function replaceText(
   text: string,
   request: ReplaceRequest,
-  limits: Pick<FileLimits, 'maxPatternLength' | 'regexTimeoutMs'>,
+  limits: Pick<FileLimits, 'maxPatternLength' | 'regexTimeoutMs'> & { accountQueue?: number },
+  /** Whose replacement it is: accounts take turns on the worker. */
+  account = '',
 ): Promise<string> {
   if (!request.regex && request.search === '')
     throw new PlatformError('invalid', 'the text to search may not be empty');
@@ -44,7 +49,12 @@ export async function replaceText(
     return text.split(request.search).join(request.replacement);
   }
   const job = compileJob(request, limits);
-  return regexWorker.run({ ...job, text, first: request.first }, limits.regexTimeoutMs);
+  return regexWorker.run(
+    { ...job, text, first: request.first },
+    limits.regexTimeoutMs,
+    account,
+    limits.accountQueue ?? DEFAULT_REGEX_ACCOUNT_QUEUE,
+  );
 }
 
 interface Job {
@@ -91,19 +101,69 @@ parentPort.on('message', (job) => {
 /** Heap of the regex worker: the text, its result and the matcher's state fit with room to spare. */
 const WORKER_HEAP_MB = 1024;
 
+interface Pending {
+  job: Job & { text: string; first: boolean };
+  timeoutMs: number;
+  resolve(text: string): void;
+  reject(error: unknown): void;
+}
+
 /**
- * One long-lived worker (started on first use, not keeping the process alive), running one job
- * at a time; a job past its time bound terminates it, and the next job starts a new one.
+ * One long-lived worker (started on first use, not keeping the process alive when idle), running
+ * one job at a time; a job past its time bound terminates it, and the next job starts a new one.
+ * Waiting jobs are queued per account and the accounts take turns (round robin), so one account's
+ * flood of slow replacements delays another's by one job at most per waiting account.
  */
 class RegexWorker {
   private worker: Worker | undefined;
-  private tail: Promise<unknown> = Promise.resolve();
+  private busy = false;
+  private lastServed: string | undefined;
+  /** Waiting jobs by account; the Map's order is the turn (an account served goes last). */
+  private readonly queues = new Map<string, Pending[]>();
   private nextId = 1;
 
-  run(job: Job & { text: string; first: boolean }, timeoutMs: number): Promise<string> {
-    const result = this.tail.then(() => this.runNow(job, timeoutMs));
-    this.tail = result.catch(() => undefined);
-    return result;
+  run(
+    job: Job & { text: string; first: boolean },
+    timeoutMs: number,
+    account: string,
+    accountQueue: number,
+  ): Promise<string> {
+    const queue = this.queues.get(account);
+    if ((queue?.length ?? 0) >= accountQueue)
+      return Promise.reject(
+        new PlatformError(
+          'contention',
+          `account "${account}" already has ${accountQueue} replacements waiting (the limit per account); try again later`,
+        ),
+      );
+    return new Promise<string>((resolve, reject) => {
+      const pending = { job, timeoutMs, resolve, reject };
+      if (queue) queue.push(pending);
+      else this.queues.set(account, [pending]);
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    if (this.busy) return;
+    let turn: [string, Pending[]] | undefined;
+    for (const entry of this.queues) {
+      turn = entry;
+      if (entry[0] !== this.lastServed) break; // the account just served goes after the others
+    }
+    if (!turn) return;
+    const [account, queue] = turn;
+    this.lastServed = account;
+    const next = queue.shift()!;
+    this.queues.delete(account);
+    if (queue.length) this.queues.set(account, queue);
+    this.busy = true;
+    this.runNow(next.job, next.timeoutMs)
+      .then(next.resolve, next.reject)
+      .finally(() => {
+        this.busy = false;
+        this.pump();
+      });
   }
 
   private runNow(job: Job & { text: string; first: boolean }, timeoutMs: number): Promise<string> {
@@ -115,6 +175,7 @@ class RegexWorker {
         worker.off('message', onMessage);
         worker.off('error', onError);
         worker.off('exit', onExit);
+        worker.unref();
       };
       const onMessage = (message: { id: number; text?: string; error?: string }) => {
         if (message.id !== id) return;
@@ -147,6 +208,7 @@ class RegexWorker {
       worker.on('message', onMessage);
       worker.once('error', onError);
       worker.once('exit', onExit);
+      worker.ref(); // while a job runs, the process waits for it
       worker.postMessage({ ...job, id });
     });
   }

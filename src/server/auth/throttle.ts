@@ -2,7 +2,9 @@
  * Slows password guessing: after `maxFailures` failed logins for one key within `windowMs`,
  * further attempts are refused until the window has passed. The server keeps two: per account,
  * login and client address (so that guessing from one address never locks the user out of
- * another), and (with a higher limit) per client address. In memory, per process, bounded.
+ * another), and (with a higher limit) per client address. In memory, per process, bounded; the
+ * server processes of one service share their changes (ThrottleShare), so N processes do not
+ * give N times the tries.
  */
 import { isIPv6 } from 'node:net';
 
@@ -21,8 +23,23 @@ export const DEFAULT_THROTTLE: ThrottleOptions = {
 /** Per client address: many users may share one (a proxy, an office). */
 export const DEFAULT_ADDRESS_THROTTLE: ThrottleOptions = { ...DEFAULT_THROTTLE, maxFailures: 100 };
 
+/** One change of a throttle, as another process applies it. */
+export interface ThrottleChange {
+  op: 'fail' | 'succeed';
+  key: string;
+  at: number;
+}
+
+/** How the server processes of one service tell each other their throttles' changes. */
+export interface ThrottleShare {
+  publish(throttle: 'login' | 'address', change: ThrottleChange): void;
+  subscribe(listener: (throttle: 'login' | 'address', change: ThrottleChange) => void): void;
+}
+
 export class LoginThrottle {
   private readonly failures = new Map<string, { count: number; since: number }>();
+  /** Told every change made here (not those applied from elsewhere). */
+  onChange?: (change: ThrottleChange) => void;
 
   constructor(
     private readonly clock: () => number,
@@ -42,21 +59,33 @@ export class LoginThrottle {
   }
 
   fail(key: string): void {
-    const now = this.clock();
+    const at = this.clock();
+    this.record(key, at);
+    this.onChange?.({ op: 'fail', key, at });
+  }
+
+  succeed(key: string): void {
+    this.failures.delete(key);
+    this.onChange?.({ op: 'succeed', key, at: this.clock() });
+  }
+
+  /** A change another process made. */
+  apply(change: ThrottleChange): void {
+    if (change.op === 'fail') this.record(change.key, change.at);
+    else this.failures.delete(change.key);
+  }
+
+  private record(key: string, at: number): void {
     const entry = this.failures.get(key);
-    if (entry && entry.since + this.options.windowMs > now) entry.count++;
+    if (entry && entry.since + this.options.windowMs > at) entry.count++;
     else {
       this.failures.delete(key);
-      this.failures.set(key, { count: 1, since: now });
+      this.failures.set(key, { count: 1, since: at });
       if (this.failures.size > this.options.maxKeys) {
         const oldest = this.failures.keys().next().value;
         if (oldest !== undefined) this.failures.delete(oldest);
       }
     }
-  }
-
-  succeed(key: string): void {
-    this.failures.delete(key);
   }
 }
 
