@@ -79,14 +79,36 @@ export function callExternal(
     throw methodError(e, at, at);
   }
   if (isThenable(r)) {
-    const p = Promise.resolve(r).then(fromPlain, (e) => {
-      throw methodError(e, at, at);
-    });
+    const p = Promise.resolve(r).then(
+      (x) => {
+        const v = fromPlain(x);
+        chargeResult(env, v, at);
+        return v;
+      },
+      (e) => {
+        throw methodError(e, at, at);
+      },
+    );
     throw new AsyncNeeded(p, rp.index);
   }
   const v = fromPlain(r);
+  chargeResult(env, v, at);
   recordCall(env, rp.index, v);
   return v;
+}
+
+/**
+ * Charges a large string or array a JavaScript function returned (a function that built it
+ * charged the shared budget already when it could; this catches the others).
+ */
+function chargeResult(env: Env, v: unknown, at: A.Expr): void {
+  if (typeof v === 'string') {
+    if (v.length > 4096) env.allocateString(v.length, calledName(at));
+  } else if (Array.isArray(v) && v.length > 512) env.allocateSlots(v.length, calledName(at));
+}
+
+function calledName(at: A.Expr): string {
+  return at.k === 'call' && at.target.k === 'id' ? at.target.name : 'a function call';
 }
 
 function enterCall(env: Env): void {

@@ -5,6 +5,7 @@
  * results of the calls it already made, so no call runs twice).
  */
 import type * as A from './ast.js';
+import { type Budget, BudgetExceededError, SLOT_BYTES, STRING_CHAR_BYTES } from '../limits/budget.js';
 import { BigDec } from './bigdecimal.js';
 import { canonical } from './canonical.js';
 import { TIP_MISSING, TemplateError, jQuote, locationText, withTips } from './errors.js';
@@ -169,6 +170,9 @@ export interface EnvSettings {
   classicCompatible: boolean;
 }
 
+/** Steps between two looks at the wall clock. */
+const TIME_CHECK_STEPS = 4096;
+
 export class Env {
   buf = new Buf();
   steps = 0;
@@ -176,6 +180,10 @@ export class Env {
   readonly maxSteps: number;
   readonly maxDepth: number;
   readonly maxOut: number;
+  /** The evaluation's budget: wall time and bytes allocated (shared with the functions the template calls). */
+  readonly budget: Budget;
+  /** The step count at which `tick` next looks at the clock and the step limit. */
+  private gate: number;
 
   locale: string;
   timeZone: string;
@@ -207,6 +215,7 @@ export class Env {
       locale: string;
       timeZone: string;
       limits: Limits;
+      budget: Budget;
       settings: EnvSettings;
       strict: boolean;
       loader?: (name: string) => string | undefined | Promise<string | undefined>;
@@ -223,6 +232,8 @@ export class Env {
     this.maxSteps = opts.limits.maxSteps;
     this.maxDepth = opts.limits.maxDepth;
     this.maxOut = opts.limits.maxOutputChars;
+    this.budget = opts.budget;
+    this.gate = Math.min(this.maxSteps, TIME_CHECK_STEPS);
     this.strict = opts.strict;
     this.loader = opts.loader;
     this.compileTemplate = opts.compile;
@@ -248,12 +259,62 @@ export class Env {
   }
 
   tick(): void {
-    if (++this.steps > this.maxSteps) throw limitError(`the render exceeded ${this.maxSteps} steps`);
+    if (++this.steps > this.gate) this.passGate();
   }
 
   ticks(n: number): void {
     this.steps += n;
+    if (this.steps > this.gate) this.passGate();
+  }
+
+  private passGate(): void {
     if (this.steps > this.maxSteps) throw limitError(`the render exceeded ${this.maxSteps} steps`);
+    this.checkTime();
+    this.gate = Math.min(this.maxSteps, this.steps + TIME_CHECK_STEPS);
+  }
+
+  /** Ends the render when the evaluation is past its wall time. */
+  checkTime(): void {
+    try {
+      this.budget.checkTime('the template');
+    } catch (e) {
+      throw budgetLimitError(e as BudgetExceededError);
+    }
+  }
+
+  /** Charges `bytes` to the budget before `what` (a built-in, an operator) builds a value. */
+  allocate(bytes: number, what: string): void {
+    const b = this.budget;
+    if (b.allocated + bytes > b.limits.maxAllocBytes) throw budgetLimitError(b.memoryError(what));
+    b.allocate(bytes, what);
+  }
+
+  /** `allocate` for a string of `length` characters. */
+  allocateString(length: number, what: string): void {
+    this.allocate(length * STRING_CHAR_BYTES, what);
+  }
+
+  /**
+   * Charges a string concatenation `l + r` of lengths `a`, `b`. V8 makes a rope (cons string) that
+   * shares both operands, so only the shorter side is counted as new: `s = s + x` in a loop is
+   * charged its final length, not the sum of every intermediate one, and `s = s + s` its doubling.
+   */
+  chargeConcat(a: number, b: number): void {
+    if (a + b > this.maxOut) this.checkStringSize(a + b);
+    if (a + b >= 64) this.allocate((a < b ? a : b) * STRING_CHAR_BYTES + 32, 'string concatenation');
+  }
+
+  /**
+   * Sequences and hashes made by `+`, not yet used as the left operand of another `+`. Using one
+   * there (`list = list + [x]`, the usual way of building a list) charges only the right operand's
+   * items, so building a list item by item is charged its final size; any other `+` copies, and
+   * is charged, the whole result.
+   */
+  readonly accumulators = new WeakSet<object>();
+
+  /** `allocate` for `count` sequence items or hash entries. */
+  allocateSlots(count: number, what: string): void {
+    this.allocate(count * SLOT_BYTES, what);
   }
 
   checkStringSize(n: number): void {
@@ -422,6 +483,17 @@ export function recordCall(env: Env, index: number, value: unknown): void {
 
 export class LimitError extends TemplateError {}
 
+/** The render error for a breach of the evaluation's budget: its message, as a LimitExceeded error. */
+export function budgetLimitError(e: BudgetExceededError): LimitError {
+  return new LimitError(`Template execution stopped: ${e.message}.`, {
+    templateName: '',
+    line: 0,
+    column: 0,
+    kind: 'LimitExceeded',
+    cause: e,
+  });
+}
+
 export function limitError(what: string): LimitError {
   return new LimitError(`Template execution stopped: ${what}.`, {
     templateName: '',
@@ -570,6 +642,7 @@ export function describeType(v: unknown): string {
  */
 export function methodError(err: unknown, at: A.Pos, expr?: A.Expr): TemplateError {
   if (err instanceof TemplateError) return err;
+  if (err instanceof BudgetExceededError) return budgetLimitError(err);
   const msg = err instanceof Error ? err.message : String(err);
   const expression = expr ? canonical(expr) : undefined;
   const where = expression !== undefined ? `\n==> ${expression}  ${loc(at)}` : `\n${loc(at)}`;
@@ -586,8 +659,12 @@ export function methodError(err: unknown, at: A.Pos, expr?: A.Expr): TemplateErr
 
 // ------------------------------------------------------------------ the JS boundary (contract §1.1)
 
-/** Engine value → plain JS value (numbers as JS numbers, hash literals as plain objects …). */
-export function toPlain(v: unknown, depth = 0): unknown {
+/**
+ * Engine value → plain JS value (numbers as JS numbers, hash literals as plain objects …). A
+ * sequence or hash met again (shared structure) is converted once; one inside itself, or nested
+ * past 100 levels, converts to undefined.
+ */
+export function toPlain(v: unknown): unknown {
   if (v === null || v === undefined) return undefined;
   switch (typeof v) {
     case 'string':
@@ -596,6 +673,26 @@ export function toPlain(v: unknown, depth = 0): unknown {
     case 'function':
       return v;
   }
+  return plainOf(v, 0, new Map());
+}
+
+/** Conversions of the containers met so far; IN_PROGRESS while one is being converted. */
+type PlainMemo = Map<object, unknown>;
+const IN_PROGRESS = Symbol('in progress');
+
+function plainOf(v: unknown, depth: number, memo: PlainMemo): unknown {
+  if (v === null || v === undefined) return undefined;
+  if (typeof v !== 'object') return v;
+  const known = memo.get(v);
+  if (known !== undefined) return known === IN_PROGRESS ? undefined : known;
+  memo.set(v, IN_PROGRESS);
+  const p = convert(v, depth, memo);
+  memo.set(v, p);
+  return p;
+}
+
+function convert(v: object, depth: number, memo: PlainMemo): unknown {
+  const toPlain = (x: unknown, d: number): unknown => plainOf(x, d, memo);
   if (depth > 100) return undefined;
   if (v instanceof BigDec) return v.toNumber();
   if (v instanceof JDouble) return v.value;

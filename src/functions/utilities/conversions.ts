@@ -2,7 +2,8 @@
 import iconv from 'iconv-lite';
 import { doubleToString, SimpleDateFormat, urlDecode } from '../../jdk/index.js';
 import { describeValue, isHash, parseJsonText } from '../coercion.js';
-import type { ExecutionContext } from '../context.js';
+import { type Budget, boundedSize, STRING_CHAR_BYTES } from '../../limits/index.js';
+import { budgetOf, type ExecutionContext } from '../context.js';
 import { argumentError } from '../errors.js';
 import { defineFunction, type FunctionSpec } from '../registry.js';
 import { choice, DataError, oneCharacter, readOptions, type OptionSpec } from './args.js';
@@ -21,6 +22,23 @@ export function javaNumberText(n: number): string {
   if (Number.isInteger(n) && Math.abs(n) < 2 ** 63) return BigInt(n).toString();
   return doubleToString(n);
 }
+
+/**
+ * Charges each CSV record to the budget as it is read (its cells' text, and what a cell and a row
+ * cost V8 beside their text), and looks at the clock every thousand records.
+ */
+function chargingRecords(budget: Budget, fn: string): (record: string[]) => void {
+  let n = 0;
+  return (record) => {
+    let bytes = ROW_BYTES;
+    for (const cell of record) bytes += CELL_BYTES + cell.length * STRING_CHAR_BYTES;
+    budget.allocate(bytes, fn);
+    if (++n % 1000 === 0) budget.checkTime(fn);
+  };
+}
+// What a parsed cell and row cost beside their characters (string header, array slot, parser state).
+const CELL_BYTES = 48;
+const ROW_BYTES = 64;
 
 /** Runs a conversion, turning its data errors into `fn: argument i (name) …`. */
 function converting<T>(fn: string, index: number, name: string, run: () => T): T {
@@ -59,9 +77,10 @@ const csvToJson = defineFunction({
         { name: 'input', type: 'string', doc: 'CSV text' },
         { name: 'options', type: 'object', optional: true },
       ],
-      impl(_ctx, args) {
+      impl(ctx, args) {
         const [input, raw] = args as [string, Record<string, unknown> | undefined];
         const o = readOptions('csv_to_json', 2, 'options', raw, csvToJsonOptions);
+        const onRecord = chargingRecords(budgetOf(ctx), 'csv_to_json');
         const rows = converting('csv_to_json', 1, 'input', () =>
           readCsv(input, {
             header: (o.header as boolean) ?? false,
@@ -72,6 +91,7 @@ const csvToJson = defineFunction({
             parseNumbers: o.parse_numbers as unknown[],
             parseLongs: o.parse_longs as unknown[],
             parseBooleans: o.parse_booleans as unknown[],
+            onRecord,
           }),
         );
         return jsonWithLongs(rows);
@@ -110,6 +130,9 @@ function dateMillis(value: unknown): number | undefined {
 function jsonToCsv(ctx: ExecutionContext, input: unknown, raw: Record<string, unknown> | undefined): string {
   const fn = 'json_to_csv';
   const o = readOptions(fn, 2, 'options', raw, jsonToCsvOptions);
+  const budget = budgetOf(ctx);
+  const room = Math.floor((budget.limits.maxAllocBytes - budget.allocated) / STRING_CHAR_BYTES);
+  boundedSize(input, room, () => budget.memoryError(fn));
   const trim = (o.trim as boolean) ?? false;
   const empty = (o.empty as string) ?? '';
   const decimal = (o.decimal_separator as string) ?? ',';
@@ -265,7 +288,7 @@ const load = defineFunction({
         { name: 'charset', type: 'string', optional: true, default: 'UTF-8' },
         { name: 'options', type: 'object', optional: true },
       ],
-      impl(_ctx, args) {
+      impl(ctx, args) {
         const [input, formatText, charset, raw] = args as [
           string,
           string,
@@ -306,6 +329,7 @@ const load = defineFunction({
                 quote: (o.delimiter as string) ?? '"',
                 empty: (o.empty as string) ?? '',
                 parseNumbers: o.parse_numbers as unknown[],
+                onRecord: chargingRecords(budgetOf(ctx), 'load'),
               });
               return { list };
             }
@@ -330,8 +354,11 @@ const toXml = defineFunction({
         { name: 'root', type: 'string' },
         { name: 'input', type: 'object' },
       ],
-      impl(_ctx, args) {
+      impl(ctx, args) {
         const [root, input] = args as [string, Record<string, unknown>];
+        const budget = budgetOf(ctx);
+        const room = Math.floor((budget.limits.maxAllocBytes - budget.allocated) / STRING_CHAR_BYTES);
+        boundedSize(input, room, () => budget.memoryError('to_xml'));
         if (root !== '' && !/^[A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?$/.test(root))
           throw argumentError('to_xml', 1, 'root', `${JSON.stringify(root)} is not a valid XML element name`);
         return converting('to_xml', 2, 'input', () => jsonToXml(root, input, javaNumberText));

@@ -1,6 +1,6 @@
 /** String built-ins (FreeMarker 2.3.31 semantics). */
 import type * as A from '../ast.js';
-import { BigDec, NumberFormatError } from '../bigdecimal.js';
+import { BigDec, NumberFormatError, NumberLimitError } from '../bigdecimal.js';
 import { jQuote } from '../errors.js';
 import { formatBoolean, stringTarget } from '../ops.js';
 import { escapeRtf, escapeXhtml, escapeXml, escaperOf } from '../output-formats.js';
@@ -18,6 +18,7 @@ import { type Env, blamedError, missingError } from '../runtime.js';
 import { JDouble, MatchItem, MatchResult, MarkupOutput } from '../values.js';
 import { argInt, argString, biError, checkArgs, def, optString, targetTypeError } from './registry.js';
 import iconv from 'iconv-lite';
+import { SLOT_BYTES } from '../../limits/budget.js';
 
 function str(env: Env, t: unknown, node: A.BuiltInExpr): string {
   return stringTarget(env, t, node.target, node.name);
@@ -97,13 +98,16 @@ s0('capitalize', (s, env) => {
 s0('chop_linebreak', (s) =>
   s.endsWith('\r\n') ? s.slice(0, -2) : s.endsWith('\n') || s.endsWith('\r') ? s.slice(0, -1) : s,
 );
-s0('word_list', (s) => {
+s0('word_list', (s, env) => {
   const out: string[] = [];
   // words are slices between white-space runs (no per-character concatenation)
   let start = 0;
   for (let i = 0; i < s.length; i++) {
     if (isJavaWhitespace(s.charCodeAt(i))) {
-      if (i > start) out.push(s.slice(start, i));
+      if (i > start) {
+        if ((out.length & 4095) === 4095) env.allocate(4096 * SPLIT_ITEM_BYTES, '?word_list');
+        out.push(s.slice(start, i));
+      }
       start = i + 1;
     }
   }
@@ -172,6 +176,7 @@ function pad(s: string, a: unknown[], env: Env, n: A.BuiltInExpr, left: boolean)
   if (filler.length === 0) throw biError(n, `?${n.name}(...) argument #2 can't be a 0-length string.`);
   if (width <= s.length) return s;
   env.checkStringSize(width);
+  env.allocateString(width, `?${n.name}`);
   let out = '';
   if (left) {
     const padLen = width - s.length;
@@ -211,6 +216,40 @@ function flagsOf(
   }
 }
 
+/** What one item of a sequence of substrings costs: its slot and a (sliced) string. */
+const SPLIT_ITEM_BYTES = SLOT_BYTES + 24;
+
+/** Non-overlapping occurrences of `what` (non-empty) in `s`, the first at `first` (-1: none). */
+function occurrences(s: string, what: string, first: number): number {
+  let count = 0;
+  for (let i = first; i >= 0; i = s.indexOf(what, i + what.length)) count++;
+  return count;
+}
+
+/** A sequence of substrings already built (case-insensitive literal split), charged. */
+function chargedItems(env: Env, out: string[], what: string): string[] {
+  env.allocate(out.length * SPLIT_ITEM_BYTES, what);
+  return out;
+}
+
+/** A String.replace replacer that charges each replacement, and the copy of `s` once, as it goes. */
+function chargedReplacer(
+  env: Env,
+  s: string,
+  f: (match: string, ...groups: unknown[]) => string,
+): (match: string, ...groups: unknown[]) => string {
+  let first = true;
+  return (...args) => {
+    if (first) {
+      env.allocateString(s.length, '?replace');
+      first = false;
+    }
+    const r = f(...(args as [string, ...unknown[]]));
+    env.allocateString(r.length, '?replace');
+    return r;
+  };
+}
+
 function compileJ(n: A.BuiltInExpr, pattern: string, f: RegexFlags, global = ''): JavaRegExp {
   try {
     return javaPattern(pattern, f, global);
@@ -237,6 +276,7 @@ sN('replace', 2, 3, (s, a, env, n) => {
     if (what === '') {
       // Java's replace("", x) inserts x between every character and at both ends
       if (f.firstOnly) return rep + s;
+      env.allocateString(s.length + (s.length + 1) * rep.length, '?replace');
       let out = rep;
       for (const ch of s) out += ch + rep;
       return out;
@@ -249,6 +289,8 @@ sN('replace', 2, 3, (s, a, env, n) => {
       // left to right, non-overlapping, like split/join but without the intermediate array
       let i = s.indexOf(what);
       if (i < 0) return s;
+      const count = occurrences(s, what, i);
+      env.allocateString(s.length + count * (rep.length - what.length), '?replace');
       let out = '';
       let from = 0;
       while (i >= 0) {
@@ -260,24 +302,33 @@ sN('replace', 2, 3, (s, a, env, n) => {
       if (r.length > 1_000_000) env.checkStringSize(r.length);
       return r;
     }
-    return s.replace(searcher(n, what, f, !f.firstOnly), () => rep);
+    return s.replace(
+      searcher(n, what, f, !f.firstOnly),
+      chargedReplacer(env, s, () => rep),
+    );
   }
   const jp = compileJ(n, what, f, f.firstOnly ? '' : 'g');
   try {
-    return s.replace(jp.re, javaReplacement(rep, jp.groups));
+    return s.replace(jp.re, chargedReplacer(env, s, javaReplacement(rep, jp.groups)));
   } catch (e) {
     if (e instanceof RegexFlagError) throw biError(n, e.message);
     throw e;
   }
 });
 
-sN('split', 1, 2, (s, a, _e, n) => {
+sN('split', 1, 2, (s, a, env, n) => {
   const sep = argString(n, a, 0);
   const f = flagsOf(n, a, 1, false, false, true);
   if (!f.regex) {
-    if (sep === '') return Array.from(s);
-    if (!f.caseInsensitive) return s.split(sep);
-    return s.split(searcher(n, sep, f, false));
+    if (sep === '') {
+      env.allocate(s.length * SPLIT_ITEM_BYTES, '?split');
+      return Array.from(s);
+    }
+    if (!f.caseInsensitive) {
+      env.allocate((occurrences(s, sep, s.indexOf(sep)) + 1) * SPLIT_ITEM_BYTES, '?split');
+      return s.split(sep);
+    }
+    return chargedItems(env, s.split(searcher(n, sep, f, false)), '?split');
   }
   const re = compile(n, sep, f, 'g');
   const out: string[] = [];
@@ -285,6 +336,7 @@ sN('split', 1, 2, (s, a, _e, n) => {
   let m: RegExpExecArray | null;
   re.lastIndex = 0;
   while ((m = re.exec(s)) !== null) {
+    if ((out.length & 4095) === 4095) env.allocate(4096 * SPLIT_ITEM_BYTES, '?split');
     if (m[0].length === 0) {
       if (m.index >= s.length) break;
       if (m.index === 0) {
@@ -425,7 +477,14 @@ sN('ensure_ends_with', 1, 1, (s, a, _e, n) => {
 s0('string', (s) => s);
 
 s0('number', (s, _env, node) => {
-  const n = parseFtlNumber(s);
+  let n: ReturnType<typeof parseFtlNumber>;
+  try {
+    n = parseFtlNumber(s);
+  } catch (e) {
+    if (e instanceof NumberLimitError)
+      throw blamedError('_MiscTemplateException', `?number: ${e.message}`, node);
+    throw e;
+  }
   if (n === null) {
     throw blamedError('NonNumericalException', `Can't convert this string to number: ${jQuote(s)}`, node);
   }
