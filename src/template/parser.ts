@@ -2789,6 +2789,7 @@ export class Parser {
       // a built-in called directly: keep it one node (evaluated without creating a method value)
       const e = this.mk<A.BuiltInExpr>({ ...target, args }, target, this.tokPos(end));
       if (args.some((a) => a.calls) || target.name === 'eval' || target.name === 'interpret') e.calls = true;
+      if (mayRunRegexOffThread(target.name, args)) e.calls = true;
       return e;
     }
     const e = this.mk<A.Call>(
@@ -3176,4 +3177,30 @@ export function parseExpression(src: string, opts: ParseOptions): A.Expr {
     );
   }
   return e;
+}
+
+/** The built-ins taking a regular expression, and the index of their flags argument. */
+const REGEX_FLAGS_ARG: Readonly<Record<string, number>> = dict({
+  matches: -1,
+  replace: 2,
+  split: 1,
+  keep_after: 1,
+  keep_after_last: 1,
+  keep_before: 1,
+  keep_before_last: 1,
+  ensure_starts_with: 2,
+});
+
+/**
+ * Whether a call of built-in `name` may run its pattern in a regex worker (regex-worker.ts) and so
+ * suspend like an asynchronous method: ?matches always, the others unless their flags are a literal
+ * without "r".
+ */
+function mayRunRegexOffThread(name: string, args: A.Expr[]): boolean {
+  const i = REGEX_FLAGS_ARG[name];
+  if (i === undefined) return false;
+  if (i < 0) return true;
+  const flags = args[i];
+  if (flags === undefined) return false;
+  return !(flags.k === 'str' && !flags.parts && !flags.value.includes('r'));
 }

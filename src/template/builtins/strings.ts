@@ -14,7 +14,14 @@ import {
   parseFlags,
   type RegexFlags,
 } from '../regex.js';
-import { type Env, blamedError, missingError } from '../runtime.js';
+import { AsyncNeeded, type Env, blamedError, budgetLimitError, missingError, replayed } from '../runtime.js';
+import {
+  type RegexJob,
+  type RegexResult,
+  RegexTimeoutError,
+  needsWorker,
+  runRegex,
+} from '../regex-worker.js';
 import { JDouble, MatchItem, MatchResult, MarkupOutput } from '../values.js';
 import { argInt, argString, biError, checkArgs, def, optString, targetTypeError } from './registry.js';
 import iconv from 'iconv-lite';
@@ -216,6 +223,42 @@ function flagsOf(
   }
 }
 
+/** A job for the regex workers: at most as many matches as the budget has room for. */
+function job(re: RegExp, input: string, op: RegexJob['op']): RegexJob {
+  return { source: re.source, flags: re.flags, input, op, maxMatches: MAX_MATCHES };
+}
+const MAX_MATCHES = 4_000_000;
+
+/**
+ * Runs `jobs` in the regex workers (patterns with back-references or look-arounds, see
+ * regex-worker.ts): the expression suspends like on an asynchronous method and resumes with
+ * `build` of the results. Past the evaluation's remaining time the render ends.
+ */
+function offThread<T>(env: Env, n: A.BuiltInExpr, jobs: RegexJob[], build: (r: RegexResult[]) => T): T {
+  const rp = replayed(env);
+  if (rp.hit) return rp.value as T;
+  const what = `?${n.name}`;
+  if (env.callLog === null)
+    throw biError(n, `${what}: a pattern with back-references or look-arounds can't be used here.`);
+  const timeout = env.budget.remainingMs();
+  const p = Promise.all(jobs.map((j) => runRegex(j, timeout))).then(
+    (results) => {
+      for (const r of results) if (r.tooMany) throw budgetLimitError(env.budget.memoryError(what));
+      try {
+        return build(results);
+      } catch (e) {
+        if (e instanceof RegexFlagError) throw biError(n, e.message);
+        throw e;
+      }
+    },
+    (e: unknown) => {
+      if (e instanceof RegexTimeoutError) throw budgetLimitError(env.budget.timeError(what));
+      throw biError(n, `${what}: the regular expression failed: ${(e as Error).message}`);
+    },
+  );
+  throw new AsyncNeeded(p, rp.index);
+}
+
 /** What one item of a sequence of substrings costs: its slot and a (sliced) string. */
 const SPLIT_ITEM_BYTES = SLOT_BYTES + 24;
 
@@ -308,6 +351,18 @@ sN('replace', 2, 3, (s, a, env, n) => {
     );
   }
   const jp = compileJ(n, what, f, f.firstOnly ? '' : 'g');
+  if (needsWorker(jp.re)) {
+    return offThread(env, n, [job(jp.re, s, f.firstOnly ? 'first' : 'all')], ([r]) => {
+      const replacer = chargedReplacer(env, s, javaReplacement(rep, jp.groups));
+      let out = '';
+      let last = 0;
+      for (const m of r.matches) {
+        out += s.slice(last, m[0]) + replacer(...(m.slice(1) as [string]), m[0], s);
+        last = m[0] + m[1]!.length;
+      }
+      return out + s.slice(last);
+    });
+  }
   try {
     return s.replace(jp.re, chargedReplacer(env, s, javaReplacement(rep, jp.groups)));
   } catch (e) {
@@ -331,6 +386,25 @@ sN('split', 1, 2, (s, a, env, n) => {
     return chargedItems(env, s.split(searcher(n, sep, f, false)), '?split');
   }
   const re = compile(n, sep, f, 'g');
+  if (needsWorker(re)) {
+    return offThread(env, n, [job(re, s, 'all')], ([r]) => {
+      env.allocate(r.matches.length * SPLIT_ITEM_BYTES, '?split');
+      const out: string[] = [];
+      let last = 0;
+      for (const [index, m0] of r.matches) {
+        if (m0!.length === 0) {
+          if (index >= s.length) break;
+          if (index === 0) continue;
+        }
+        out.push(s.slice(last, index));
+        last = index + m0!.length;
+      }
+      out.push(s.slice(last));
+      while (out.length > 1 && out[out.length - 1] === '') out.pop();
+      if (out.length === 1 && out[0] === '' && s === '') return [''];
+      return out;
+    });
+  }
   const out: string[] = [];
   let last = 0;
   let m: RegExpExecArray | null;
@@ -354,11 +428,27 @@ sN('split', 1, 2, (s, a, env, n) => {
   return out;
 });
 
-sN('matches', 1, 2, (s, a, _e, n) => {
+sN('matches', 1, 2, (s, a, env, n) => {
   const f = flagsOf(n, a, 1, false, true, true);
   const pattern = argString(n, a, 0);
   const jp = compileJ(n, pattern, f, 'g');
-  const wm = wholeMatcher(jp, f.multiline).exec(s);
+  const whole = wholeMatcher(jp, f.multiline);
+  if (needsWorker(whole)) {
+    return offThread(env, n, [job(whole, s, 'first'), job(jp.re, s, 'all')], ([w, all]) => {
+      env.allocateSlots(all.matches.length * (jp.groups.length + 2), '?matches');
+      const wm = w.matches[0];
+      const groups = jp.groups.map((g) => wm?.[g + 1] as string | undefined);
+      const items = all.matches.map(
+        (m) =>
+          new MatchItem(
+            m[1]!,
+            jp.groups.map((g) => m[g + 1] as string | undefined),
+          ),
+      );
+      return new MatchResult(wm !== undefined, () => items, groups);
+    });
+  }
+  const wm = whole.exec(s);
   const matched = wm !== null;
   const groups: (string | undefined)[] = wm ? userGroups(wm, jp.groups) : jp.groups.map(() => undefined);
   // the list of matches is only made when the result is used as a sequence
@@ -397,7 +487,7 @@ function keep(
   notFound: (s: string) => string,
   last: boolean,
 ): void {
-  sN(name, 1, 2, (s, a, _e, n) => {
+  sN(name, 1, 2, (s, a, env, n) => {
     const what = argString(n, a, 0);
     const fl = flagsOf(n, a, 1, false);
     let idx = -1;
@@ -405,6 +495,13 @@ function keep(
     if (!fl.regex && !fl.caseInsensitive) {
       idx = last ? s.lastIndexOf(what) : s.indexOf(what);
       len = what.length;
+    } else if (fl.regex && needsWorker(searcher(n, what, fl, false))) {
+      const re = searcher(n, what, fl, false);
+      const found = offThread(env, n, [job(re, s, last ? 'last' : 'first')], ([r]) => r.matches[0] ?? null);
+      if (found) {
+        idx = found[0];
+        len = found[1]!.length;
+      }
     } else if (!last) {
       const m = searcher(n, what, fl, false).exec(s);
       if (m) {
@@ -453,7 +550,7 @@ keep(
   true,
 );
 
-sN('ensure_starts_with', 1, 3, (s, a, _e, n) => {
+sN('ensure_starts_with', 1, 3, (s, a, env, n) => {
   if (a.length === 1) {
     const p = argString(n, a, 0);
     return s.startsWith(p) ? s : p + s;
@@ -466,7 +563,10 @@ sN('ensure_starts_with', 1, 3, (s, a, _e, n) => {
     return ok ? s : prefix + s;
   }
   const re = compile(n, check, fl);
-  const m = new RegExp(`^(?:${re.source})`, re.flags).exec(s);
+  const anchored = new RegExp(`^(?:${re.source})`, re.flags);
+  if (needsWorker(anchored))
+    return offThread(env, n, [job(anchored, s, 'first')], ([r]) => (r.matches.length ? s : prefix + s));
+  const m = anchored.exec(s);
   return m ? s : prefix + s;
 });
 sN('ensure_ends_with', 1, 1, (s, a, _e, n) => {
