@@ -24,15 +24,21 @@ export function javaNumberText(n: number): string {
 }
 
 /**
- * Charges each CSV record to the budget as it is read (its cells' text, and what a cell and a row
- * cost V8 beside their text), and looks at the clock every thousand records.
+ * Charges what parsing `text` will build before the parser starts (every separator and line break
+ * taken for a cell boundary: its text, and what a cell and a row cost V8 beside it), and returns
+ * the parser's record hook, which looks at the clock every thousand records.
  */
-function chargingRecords(budget: Budget, fn: string): (record: string[]) => void {
+function chargingRecords(budget: Budget, fn: string, text: string, separator: string): () => void {
+  let cells = 1;
+  let rows = 1;
+  for (let i = text.indexOf(separator); i >= 0; i = text.indexOf(separator, i + separator.length)) cells++;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10 || c === 13) rows++;
+  }
+  budget.allocate((cells + rows) * CELL_BYTES + rows * ROW_BYTES + text.length * STRING_CHAR_BYTES, fn);
   let n = 0;
-  return (record) => {
-    let bytes = ROW_BYTES;
-    for (const cell of record) bytes += CELL_BYTES + cell.length * STRING_CHAR_BYTES;
-    budget.allocate(bytes, fn);
+  return () => {
     if (++n % 1000 === 0) budget.checkTime(fn);
   };
 }
@@ -80,13 +86,14 @@ const csvToJson = defineFunction({
       impl(ctx, args) {
         const [input, raw] = args as [string, Record<string, unknown> | undefined];
         const o = readOptions('csv_to_json', 2, 'options', raw, csvToJsonOptions);
-        const onRecord = chargingRecords(budgetOf(ctx), 'csv_to_json');
+        const separator = (o.separator as string) ?? ',';
+        const onRecord = chargingRecords(budgetOf(ctx), 'csv_to_json', input, separator);
         const rows = converting('csv_to_json', 1, 'input', () =>
           readCsv(input, {
             header: (o.header as boolean) ?? false,
             trim: (o.trim as boolean) ?? false,
             quote: (o.delimiter as string) ?? '"',
-            separator: (o.separator as string) ?? ',',
+            separator,
             empty: (o.empty as string) ?? '',
             parseNumbers: o.parse_numbers as unknown[],
             parseLongs: o.parse_longs as unknown[],
@@ -329,7 +336,7 @@ const load = defineFunction({
                 quote: (o.delimiter as string) ?? '"',
                 empty: (o.empty as string) ?? '',
                 parseNumbers: o.parse_numbers as unknown[],
-                onRecord: chargingRecords(budgetOf(ctx), 'load'),
+                onRecord: chargingRecords(budgetOf(ctx), 'load', input, (o.separator as string) ?? ';'),
               });
               return { list };
             }

@@ -18,7 +18,7 @@ export interface CsvReadOptions {
   empty: string;
   trim: boolean;
   /** Called with each record as it is read (charges the evaluation's budget; may throw to stop). */
-  onRecord?: (record: string[]) => void;
+  onRecord?: () => void;
   /** Columns (names, or zero-based indices as numbers or digit strings) to convert. */
   parseNumbers?: unknown[];
   parseLongs?: unknown[];
@@ -126,7 +126,7 @@ export function readCsv(text: string, opts: CsvReadOptions): CsvRow[] {
       skip_empty_lines: true,
       bom: true,
       trim: opts.trim,
-      ...(opts.onRecord ? { on_record: (r: string[]) => (opts.onRecord!(r), r) } : {}),
+      ...(opts.onRecord ? { on_record: (r: string[]) => (opts.onRecord!(), r) } : {}),
     }) as string[][];
   } catch (e) {
     if (e instanceof BudgetExceededError) throw e;

@@ -31,9 +31,40 @@ function str(env: Env, t: unknown, node: A.BuiltInExpr): string {
   return stringTarget(env, t, node.target, node.name);
 }
 
+/**
+ * Charges a long string a built-in made (?upper_case, ?html, ?cap_first …: at most a few times the
+ * length of its target, so charging once it exists still bounds what a render keeps). The
+ * built-ins whose result can be much longer than their target charge before building it.
+ */
+function charged(env: Env, node: A.BuiltInExpr, s: string, r: unknown): unknown {
+  if (typeof r === 'string' && r.length > 4096 && r !== s && !CHARGE_THEMSELVES.has(node.name))
+    env.allocateString(r.length, `?${node.name}`);
+  return r;
+}
+const CHARGE_THEMSELVES = new Set([
+  'replace',
+  'left_pad',
+  'right_pad',
+  'substring',
+  'keep_after',
+  'keep_before',
+  'keep_after_last',
+  'keep_before_last',
+  'remove_beginning',
+  'remove_ending',
+  'trim',
+  'chop_linebreak',
+  'string',
+]);
+
 /** A string built-in without arguments. */
 function s0(names: string | string[], f: (s: string, env: Env, node: A.BuiltInExpr) => unknown): void {
-  def(names, { value: (env, t, node) => f(str(env, t, node), env, node) });
+  def(names, {
+    value: (env, t, node) => {
+      const s = str(env, t, node);
+      return charged(env, node, s, f(s, env, node));
+    },
+  });
 }
 
 /** A string built-in with arguments. */
@@ -47,7 +78,7 @@ function sN(
     call: (env, t, args, node) => {
       const s = str(env, t, node);
       checkArgs(node, args, min, max);
-      return f(s, args, env, node);
+      return charged(env, node, s, f(s, args, env, node));
     },
   });
 }
@@ -336,10 +367,11 @@ sN('replace', 2, 3, (s, a, env, n) => {
       env.allocateString(s.length + count * (rep.length - what.length), '?replace');
       let out = '';
       let from = 0;
-      while (i >= 0) {
+      for (let k = 1; i >= 0; k++) {
         out += s.slice(from, i) + rep;
         from = i + what.length;
         i = s.indexOf(what, from);
+        if ((k & 65535) === 0) env.checkTime();
       }
       const r = out + s.slice(from);
       if (r.length > 1_000_000) env.checkStringSize(r.length);
