@@ -25,7 +25,7 @@ import {
   toPlain,
   typeError,
 } from './runtime.js';
-import { BoundCallable, DIRECTIVE, FmMethod, isThenable } from './values.js';
+import { BoundCallable, DIRECTIVE, FmMethod, FmRange, isThenable } from './values.js';
 
 /** Calls a method value with evaluated engine arguments (the `f(a, b)` expression). */
 export function callMethod(
@@ -71,7 +71,12 @@ export function callExternal(
   const rp = replayed(env);
   if (rp.hit) return rp.value;
   const plain = new Array(args.length);
-  for (let i = 0; i < args.length; i++) plain[i] = toPlain(args[i]);
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    // a range reaches JavaScript as an array of its numbers
+    if (a instanceof FmRange) env.allocateSlots(Math.min(a.size, 10_000_000), calledName(at));
+    plain[i] = toPlain(a);
+  }
   let r: unknown;
   try {
     r = fn.apply(env.callEnv(), plain);
