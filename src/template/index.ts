@@ -26,7 +26,7 @@ import {
 } from './runtime.js';
 import { DIRECTIVE, RangeTooLargeError } from './values.js';
 import { javaTimeZone } from '../jdk/index.js';
-import { Budget, BudgetExceededError } from '../limits/budget.js';
+import { type Budget, BudgetExceededError } from '../limits/budget.js';
 
 export { TemplateError, ParseError } from './errors.js';
 export { FmDate, DIRECTIVE } from './values.js';
@@ -236,14 +236,15 @@ class CompiledTemplate implements Template {
   }
 
   private newEnv(data: Scope | Record<string, unknown>, options: RenderOptions): Env {
-    const own = stripUndefined(options.limits ?? {});
-    const budget = options.budget ?? new Budget(own);
-    const limits = {
-      ...DEFAULT_LIMITS,
-      maxSteps: budget.limits.maxSteps,
-      maxOutputChars: budget.limits.maxOutputChars,
-      ...own,
-    };
+    const budget = options.budget ?? null;
+    const limits = budget
+      ? {
+          ...DEFAULT_LIMITS,
+          maxSteps: budget.limits.maxSteps,
+          maxOutputChars: budget.limits.maxOutputChars,
+          ...stripUndefined(options.limits ?? {}),
+        }
+      : { ...DEFAULT_LIMITS, ...stripUndefined(options.limits ?? {}) };
     const uo = this.uo;
     const loader = options.loader;
     const env = new Env(this.unit, dataModel(data), {

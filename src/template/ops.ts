@@ -434,13 +434,13 @@ export function concatSequences(env: Env, l: unknown, r: unknown): unknown[] {
   const ra = Array.isArray(r) ? r : (r as FmRange).toArray(env.maxSteps);
   env.ticks((la.length + ra.length) >> 4);
   const out = la.concat(ra);
-  env.accumulators.add(out);
+  env.addAccumulator(out);
   return out;
 }
 
 /** Charges the `+` of `l` (n items) and m more items: only the m when `l` is an accumulator (see Env.accumulators). */
 function chargeCopy(env: Env, l: unknown, n: number, m: number, what: string): void {
-  if (typeof l === 'object' && l !== null && env.accumulators.delete(l)) env.allocateSlots(m, what);
+  if (typeof l === 'object' && l !== null && env.takeAccumulator(l)) env.allocateSlots(m, what);
   else env.allocateSlots(n + m, what);
 }
 
@@ -455,7 +455,7 @@ export function concatHashes(env: Env, l: unknown, r: unknown): Map<string, unkn
   if (r instanceof Map) (r as Map<string, unknown>).forEach(put);
   else for (const k of hashKeys(r)) out.set(k, hashGet(r, k));
   env.ticks(out.size >> 4);
-  env.accumulators.add(out);
+  env.addAccumulator(out);
   return out;
 }
 

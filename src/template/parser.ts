@@ -3193,14 +3193,23 @@ const REGEX_FLAGS_ARG: Readonly<Record<string, number>> = dict({
 
 /**
  * Whether a call of built-in `name` may run its pattern in a regex worker (regex-worker.ts) and so
- * suspend like an asynchronous method: ?matches always, the others unless their flags are a literal
- * without "r".
+ * suspend like an asynchronous method: unless its flags are a literal without "r" (?matches is
+ * always a regex), or its pattern is a literal without anything that becomes a back-reference or a
+ * look-around.
  */
 function mayRunRegexOffThread(name: string, args: A.Expr[]): boolean {
   const i = REGEX_FLAGS_ARG[name];
   if (i === undefined) return false;
-  if (i < 0) return true;
-  const flags = args[i];
-  if (flags === undefined) return false;
-  return !(flags.k === 'str' && !flags.parts && !flags.value.includes('r'));
+  // ?matches, and ?ensure_starts_with with two arguments, always take a regular expression
+  const always = i < 0 || (name === 'ensure_starts_with' && args.length === 2);
+  const flags = i < 0 ? args[1] : args[i];
+  const literalFlags = flags === undefined ? '' : flags.k === 'str' && !flags.parts ? flags.value : null;
+  if (!always && literalFlags !== null && !literalFlags.includes('r')) return false;
+  const pattern = args[0];
+  if (pattern === undefined || pattern.k !== 'str' || pattern.parts) return true;
+  if (name === 'matches' && (literalFlags === null || literalFlags.includes('m'))) return true;
+  return MAY_NEED_WORKER.test(pattern.value);
 }
+// back-references, look-arounds, and \A \z \Z, atomic groups and possessive quantifiers, which
+// the Java translation turns into look-arounds (regex.ts)
+const MAY_NEED_WORKER = /\\[1-9AzZk]|\(\?<?[=!>]|[*+?}]\+/;

@@ -5,7 +5,7 @@
  * results of the calls it already made, so no call runs twice).
  */
 import type * as A from './ast.js';
-import { type Budget, BudgetExceededError, SLOT_BYTES, STRING_CHAR_BYTES } from '../limits/budget.js';
+import { Budget, BudgetExceededError, SLOT_BYTES, STRING_CHAR_BYTES } from '../limits/budget.js';
 import { BigDec } from './bigdecimal.js';
 import { canonical } from './canonical.js';
 import { TIP_MISSING, TemplateError, jQuote, locationText, withTips } from './errors.js';
@@ -180,8 +180,18 @@ export class Env {
   readonly maxSteps: number;
   readonly maxDepth: number;
   readonly maxOut: number;
-  /** The evaluation's budget: wall time and bytes allocated (shared with the functions the template calls). */
-  readonly budget: Budget;
+  /**
+   * The evaluation's budget: wall time and bytes allocated (shared with the functions the template
+   * calls). Without one from the caller, a default one is made on first use (its clock starts
+   * then, within the first few thousand steps), so short renders do not pay for it.
+   */
+  get budget(): Budget {
+    return (this.ownBudget ??= new Budget({
+      maxSteps: this.maxSteps,
+      maxOutputChars: this.maxOut,
+    }));
+  }
+  private ownBudget: Budget | null;
   /** The step count at which `tick` next looks at the clock and the step limit. */
   private gate: number;
 
@@ -215,7 +225,7 @@ export class Env {
       locale: string;
       timeZone: string;
       limits: Limits;
-      budget: Budget;
+      budget: Budget | null;
       settings: EnvSettings;
       strict: boolean;
       loader?: (name: string) => string | undefined | Promise<string | undefined>;
@@ -232,7 +242,7 @@ export class Env {
     this.maxSteps = opts.limits.maxSteps;
     this.maxDepth = opts.limits.maxDepth;
     this.maxOut = opts.limits.maxOutputChars;
-    this.budget = opts.budget;
+    this.ownBudget = opts.budget;
     this.gate = Math.min(this.maxSteps, TIME_CHECK_STEPS);
     this.strict = opts.strict;
     this.loader = opts.loader;
@@ -282,12 +292,22 @@ export class Env {
     }
   }
 
-  /** Charges `bytes` to the budget before `what` (a built-in, an operator) builds a value. */
+  /**
+   * Charges `bytes` to the budget before `what` (a built-in, an operator) builds a value. Small
+   * charges are gathered and passed on 64 KB at a time (ordinary renders never touch the budget).
+   */
   allocate(bytes: number, what: string): void {
+    const total = this.unbilled + bytes;
+    if (total < 65536) {
+      this.unbilled = total;
+      return;
+    }
+    this.unbilled = 0;
     const b = this.budget;
-    if (b.allocated + bytes > b.limits.maxAllocBytes) throw budgetLimitError(b.memoryError(what));
-    b.allocate(bytes, what);
+    if (b.allocated + total > b.limits.maxAllocBytes) throw budgetLimitError(b.memoryError(what));
+    b.allocate(total, what);
   }
+  private unbilled = 0;
 
   /** `allocate` for a string of `length` characters. */
   allocateString(length: number, what: string): void {
@@ -305,12 +325,32 @@ export class Env {
   }
 
   /**
-   * Sequences and hashes made by `+`, not yet used as the left operand of another `+`. Using one
-   * there (`list = list + [x]`, the usual way of building a list) charges only the right operand's
-   * items, so building a list item by item is charged its final size; any other `+` copies, and
-   * is charged, the whole result.
+   * The last sequences and hashes made by `+`, not yet used as the left operand of another `+`.
+   * Using one there (`list = list + [x]`, the usual way of building a list) charges only the right
+   * operand's items, so building a list item by item is charged its final size; any other `+`
+   * copies, and is charged, the whole result. A few recent ones are enough for loops that build
+   * several lists at once.
    */
-  readonly accumulators = new WeakSet<object>();
+  private accumulators: (object | null)[] | null = null;
+  private accumulatorNext = 0;
+
+  addAccumulator(v: object): void {
+    (this.accumulators ??= [null, null, null, null])[this.accumulatorNext] = v;
+    this.accumulatorNext = (this.accumulatorNext + 1) & 3;
+  }
+
+  /** Whether `v` was a recent `+` result not yet used as a left operand (and now is). */
+  takeAccumulator(v: object): boolean {
+    const a = this.accumulators;
+    if (a === null) return false;
+    for (let i = 0; i < 4; i++) {
+      if (a[i] === v) {
+        a[i] = null;
+        return true;
+      }
+    }
+    return false;
+  }
 
   /** `allocate` for `count` sequence items or hash entries. */
   allocateSlots(count: number, what: string): void {

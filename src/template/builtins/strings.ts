@@ -412,6 +412,8 @@ sN('split', 1, 2, (s, a, env, n) => {
       return Array.from(s);
     }
     if (!f.caseInsensitive) {
+      // a short string is split first (its items are few), a long one counted first
+      if (s.length <= 65536) return chargedItems(env, s.split(sep), '?split');
       env.allocate((occurrences(s, sep, s.indexOf(sep)) + 1) * SPLIT_ITEM_BYTES, '?split');
       return s.split(sep);
     }
