@@ -94,6 +94,12 @@ describe('template budget: flowmark render', () => {
     expect(fits.out).toBe('400000');
   });
 
+  it('charges a document load parses before parsing it', async () => {
+    const r = await renderCli(`${BIG}\${load(s, "XML")?size}`, { FLOWMARK_EVAL_MEMORY: '64MiB' });
+    expect(firstLine(r.err)).toBe(memory('load', '64 MB'));
+    expect(r.ms).toBeLessThan(5000);
+  });
+
   it('keeps a bad-quote error short: the quoted field is cut to 64 characters', async () => {
     const r = await renderCli(`${BIG}\${csv_to_json("a,b\\n" + s + "\\"z")}`);
     expect(firstLine(r.err)).toBe(

@@ -42,6 +42,8 @@ function chargingRecords(budget: Budget, fn: string, text: string, separator: st
     if (++n % 1000 === 0) budget.checkTime(fn);
   };
 }
+/** Bytes a parsed JSON/XML/EDI/ESKV/URL document is charged per character of its text. */
+const PARSED_BYTES_PER_CHAR = 8;
 // What a parsed cell and row cost beside their characters (string header, array slot, parser state).
 const CELL_BYTES = 48;
 const ROW_BYTES = 64;
@@ -306,6 +308,8 @@ const load = defineFunction({
         const badCharset = knownCharset(charset);
         if (badCharset) throw argumentError('load', 3, 'charset', badCharset);
         const csv = format === 'CSV_HEAD' || format === 'CSV_NOHEAD';
+        // what a parsed document costs beside its text (objects, arrays, their slots); CSV is charged by its cells
+        if (!csv && format !== 'TEXT') budgetOf(ctx).allocate(input.length * PARSED_BYTES_PER_CHAR, 'load');
         if (!csv && raw && Object.keys(raw).length)
           throw argumentError('load', 4, 'options', 'apply only to the formats CSV_HEAD and CSV_NOHEAD');
         return converting('load', 1, 'input', () => {
