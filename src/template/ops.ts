@@ -402,8 +402,7 @@ export function addValues(
   if (l instanceof MarkupOutput || r instanceof MarkupOutput) return concatMarkup(env, l, r, leftAt, rightAt);
   const ls = coerceToString(env, l, leftAt);
   const rs = coerceToString(env, r, rightAt);
-  if (ls.length + rs.length >= 64) env.chargeConcat(ls.length, rs.length);
-  return ls + rs;
+  return ls.length + rs.length >= 64 ? env.concat(ls, rs) : ls + rs;
 }
 
 function concatMarkup(env: Env, l: unknown, r: unknown, leftAt: A.Expr, rightAt: A.Expr): MarkupOutput {

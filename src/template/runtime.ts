@@ -170,6 +170,9 @@ export interface EnvSettings {
   classicCompatible: boolean;
 }
 
+/** Characters from which a concatenation result counts as a long rope (see Env.chargeConcat). */
+const LONG_ROPE = 1 << 20;
+
 /** Steps between two looks at the wall clock. */
 const TIME_CHECK_STEPS = 4096;
 
@@ -315,14 +318,27 @@ export class Env {
   }
 
   /**
-   * Charges a string concatenation `l + r` of lengths `a`, `b`. V8 makes a rope (cons string) that
-   * shares both operands, so only the shorter side is counted as new: `s = s + x` in a loop is
-   * charged its final length, not the sum of every intermediate one, and `s = s + s` its doubling.
+   * `l + r`, charged. V8 makes a rope (cons string) that shares both
+   * operands, so only the shorter side is counted as new: `s = s + x` in a loop is charged its final
+   * length, not the sum of every intermediate one, and `s = s + s` its doubling. A rope is copied
+   * flat when a built-in reads it, though, so a long one that does not extend the previous long
+   * result (`big + i` kept 300 times) is charged whole.
    */
-  chargeConcat(a: number, b: number): void {
+  concat(l: string, r: string): string {
+    const a = l.length;
+    const b = r.length;
     if (a + b > this.maxOut) this.checkStringSize(a + b);
-    if (a + b >= 64) this.allocate((a < b ? a : b) * STRING_CHAR_BYTES + 32, 'string concatenation');
+    if (a + b < LONG_ROPE) {
+      this.allocate((a < b ? a : b) * STRING_CHAR_BYTES + 32, 'string concatenation');
+      return l + r;
+    }
+    if (l === this.lastRope) this.allocate((a < b ? a : b) * STRING_CHAR_BYTES + 32, 'string concatenation');
+    else this.allocate((a + b) * STRING_CHAR_BYTES, 'string concatenation');
+    return (this.lastRope = l + r);
   }
+
+  /** The last long concatenation result (see chargeConcat). */
+  lastRope: string | null = null;
 
   /**
    * The last sequences and hashes made by `+`, not yet used as the left operand of another `+`.

@@ -31,14 +31,19 @@ const REFUSED: [string, string][] = [
   [`${SEQ_DAG}\${to_xml("r", {"h": h})?length}`, memory('to_xml')],
   [`${SEQ_DAG}\${json_to_csv([h])?length}`, memory('json_to_csv')],
   [
-    `${BIG}<#assign keep = []><#list 1..300 as i><#assign keep = keep + [(s + i)?replace("1", "y")]></#list>\${keep?size}`,
+    `${BIG}<#assign keep = []><#list 1..300 as i><#assign keep = keep + [s?replace("x", "y" + i, "f")]></#list>\${keep?size}`,
     memory('?replace'),
   ],
   [
-    `${BIG}<#assign keep = []><#list 1..300 as i><#assign keep = keep + [(s + i)?upper_case]></#list>\${keep?size}`,
+    `${BIG}<#assign keep = []><#list 1..300 as i><#assign keep = keep + [s?upper_case]></#list>\${keep?size}`,
     memory('?upper_case'),
   ],
   [`${BIG}\${s?split("")?size}`, memory('?split')],
+  // a long rope that is not an accumulator is charged whole: a built-in reading it copies it flat
+  [
+    `${BIG}<#assign keep = []><#list 1..300 as i><#assign keep = keep + [s + i]></#list>\${keep?size}`,
+    memory('string concatenation'),
+  ],
   [
     '<#assign keep = []><#list 1..100 as i><#assign keep = keep + [(1..4000000)?reverse]></#list>${keep?size}',
     memory('?reverse'),

@@ -358,7 +358,9 @@ sN('replace', 2, 3, (s, a, env, n) => {
     if (!f.caseInsensitive) {
       if (f.firstOnly) {
         const i = s.indexOf(what);
-        return i < 0 ? s : s.slice(0, i) + rep + s.slice(i + what.length);
+        if (i < 0) return s;
+        env.allocateString(s.length + rep.length, '?replace');
+        return s.slice(0, i) + rep + s.slice(i + what.length);
       }
       // left to right, non-overlapping, like split/join but without the intermediate array
       let i = s.indexOf(what);
