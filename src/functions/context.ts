@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Platform } from '../platform/index.js';
-import { Budget } from '../limits/index.js';
+import { Budget, type EvaluationLimits } from '../limits/index.js';
 
 export type Mode = 'LIVE' | 'ACCEPTANCE' | 'TEST';
 export type Surface = 'process-task' | 'manual-task-input' | 'web-interface' | 'composite-api' | 'eval';
@@ -30,6 +30,8 @@ export interface CompositeResponse {
 export interface ExecutionLimits {
   /** Maximum size of a request's data document, in bytes (inject_objects, script steps). */
   dataDocumentBytes: number;
+  /** The deployment's limits of one evaluation (FLOWMARK_EVAL_*): each evaluation's budget starts from them. */
+  evaluation?: Partial<EvaluationLimits>;
 }
 
 /** Everything one evaluation of a script carries: who, where, in which mode, and with which services. */
@@ -77,7 +79,12 @@ export interface ExecutionContext {
 
 /** The context's budget, a default one made on first use when the host gave none. */
 export function budgetOf(ctx: ExecutionContext): Budget {
-  return (ctx.budget ??= new Budget());
+  return (ctx.budget ??= new Budget(ctx.limits?.evaluation));
+}
+
+/** A fresh budget for an evaluation that starts now (a host's render), put on the context. */
+export function startEvaluation(ctx: ExecutionContext): Budget {
+  return (ctx.budget = new Budget(ctx.limits?.evaluation));
 }
 
 export const DEFAULT_LIMITS: ExecutionLimits = { dataDocumentBytes: 5 * 1024 * 1024 };

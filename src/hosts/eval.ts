@@ -5,11 +5,12 @@
  * library's functions and the `<@script env="js">` directive of src/script (as in FreeMarker,
  * the data model shadows shared variables).
  */
-import type { ExecutionContext } from '../functions/context.js';
+import { startEvaluation, type ExecutionContext } from '../functions/context.js';
+import { boundedSize } from '../limits/index.js';
 import { INTERNAL_PARAMETERS, internalParameters } from '../functions/request/index.js';
 import { bind } from '../functions/registry.js';
 import { scriptDirective } from '../script/index.js';
-import { compile, type RenderOptions, type Scope } from '../template/index.js';
+import { compile, TemplateError, type RenderOptions, type Scope } from '../template/index.js';
 import { dataVariables } from './variables.js';
 
 const RESERVED: ReadonlySet<string> = new Set(INTERNAL_PARAMETERS);
@@ -65,8 +66,11 @@ export async function evaluate(
   data: Record<string, unknown> | Map<string, unknown> = {},
   options: EvalOptions = {},
 ): Promise<EvalResult> {
-  const template = compile(source, options.name === undefined ? {} : { name: options.name });
+  const name = options.name ?? 'template';
+  const template = compile(source, { name });
+  const budget = startEvaluation(ctx);
   const result = await template.renderDetailed(evaluationScope(ctx, data, await internalParameters(ctx)), {
+    budget,
     locale: ctx.locale,
     timeZone: ctx.timeZone,
     now: ctx.clock,
@@ -74,5 +78,19 @@ export async function evaluate(
     ...(options.limits ? { limits: options.limits } : {}),
     settings: options.settings ? { ...PLATFORM_SETTINGS, ...options.settings } : PLATFORM_SETTINGS,
   });
-  return { output: result.output, globals: dataVariables(result.globals) };
+  const globals = dataVariables(result.globals);
+  // the variables are returned beside the output (as JSON, by the eval route): the same limit,
+  // measured before anything writes them (shared structure would print exponentially large)
+  const room = budget.limits.maxOutputChars - result.output.length;
+  boundedSize(globals, room, () => {
+    const e = budget.outputError('the variables the template set');
+    return new TemplateError(`Template execution stopped: ${e.message}.`, {
+      templateName: name,
+      line: 0,
+      column: 0,
+      kind: 'LimitExceeded',
+      cause: e,
+    });
+  });
+  return { output: result.output, globals };
 }

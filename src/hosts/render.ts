@@ -4,7 +4,7 @@
  * parameters (P_result, P_task …; P_header …), whose names are reserved the same way — an own
  * property set to undefined hides a data variable of that name.
  */
-import type { ExecutionContext } from '../functions/context.js';
+import { startEvaluation, type ExecutionContext } from '../functions/context.js';
 import { internalParameters } from '../functions/request/index.js';
 import { compile, type Scope, type Template } from '../template/index.js';
 import { evaluationScope, PLATFORM_SETTINGS } from './eval.js';
@@ -34,8 +34,10 @@ export async function renderTemplate(
   data: Record<string, unknown>,
   parameters: Record<string, unknown>,
 ): Promise<string> {
+  const budget = startEvaluation(ctx);
   const scope = withParameters(evaluationScope(ctx, data, await internalParameters(ctx)), parameters);
   return template.render(scope, {
+    budget,
     locale: ctx.locale,
     timeZone: ctx.timeZone,
     now: ctx.clock,

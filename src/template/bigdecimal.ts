@@ -24,6 +24,15 @@ function pow10(n: number): bigint {
 
 const DECIMAL_RE = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
 
+/**
+ * The largest exponent (in either direction) and the most digits one number may have
+ * (docs/template.md "Number limits"). Java's BigDecimal allows exponents to ±2^31, but printing
+ * or expanding such a number takes time and memory that grow with the exponent; past this limit a
+ * number is refused instead.
+ */
+export const NUMBER_LIMIT = 100_000;
+const MAGNITUDE_LIMIT = TEN ** BigInt(NUMBER_LIMIT);
+
 export class BigDec {
   constructor(
     readonly unscaled: bigint,
@@ -38,8 +47,10 @@ export class BigDec {
     }
     const intPart = m[2];
     const frac = m[3] ?? '';
+    if (intPart.length + frac.length > NUMBER_LIMIT) throw new NumberLimitError(text, 'digits');
     let scale = frac.length;
     if (m[4] !== undefined) scale -= Number(m[4]);
+    if (!(Math.abs(scale) <= NUMBER_LIMIT)) throw new NumberLimitError(text, 'exponent');
     let unscaled = BigInt((intPart || '0') + frac);
     if (m[1] === '-') unscaled = -unscaled;
     return new BigDec(unscaled, scale);
@@ -84,7 +95,11 @@ export class BigDec {
   }
 
   multiply(o: BigDec): BigDec {
-    return new BigDec(this.unscaled * o.unscaled, this.scale + o.scale);
+    const scale = this.scale + o.scale;
+    if (Math.abs(scale) > NUMBER_LIMIT) throw new ResultLimitError();
+    const u = this.unscaled * o.unscaled;
+    if (u >= MAGNITUDE_LIMIT || -u >= MAGNITUDE_LIMIT) throw new ResultLimitError();
+    return new BigDec(u, scale);
   }
 
   compareTo(o: BigDec): number {
@@ -98,6 +113,7 @@ export class BigDec {
       throw new ArithmeticError(this.unscaled === 0n ? 'Division undefined' : 'Division by zero');
     // result = this.unscaled * 10^(scale - this.scale + o.scale) / o.unscaled
     const shift = scale - this.scale + o.scale;
+    if (Math.abs(scale) > NUMBER_LIMIT || Math.abs(shift) > 2 * NUMBER_LIMIT) throw new ResultLimitError();
     let num = this.unscaled;
     let den = o.unscaled;
     if (shift >= 0) num *= pow10(shift);
@@ -113,13 +129,13 @@ export class BigDec {
 
   stripTrailingZeros(): BigDec {
     if (this.unscaled === 0n) return new BigDec(0n, 0);
-    let u = this.unscaled;
-    let s = this.scale;
-    while (u % TEN === 0n) {
-      u /= TEN;
-      s--;
-    }
-    return new BigDec(u, s);
+    if (this.unscaled % TEN !== 0n) return this;
+    // one division by the counted power of ten, not one division per zero (quadratic on long numbers)
+    const digits = this.unscaled.toString();
+    let end = digits.length;
+    while (digits.charCodeAt(end - 1) === 48) end--;
+    const zeros = digits.length - end;
+    return new BigDec(this.unscaled / pow10(zeros), this.scale - zeros);
   }
 
   /** Integral part (truncated toward zero) as an unbounded integer. */
@@ -171,6 +187,30 @@ export class NumberFormatError extends Error {
 }
 
 export class ArithmeticError extends Error {}
+
+/** A number text beyond NUMBER_LIMIT; the caller names the built-in. */
+export class NumberLimitError extends ArithmeticError {
+  constructor(
+    readonly text: string,
+    readonly what: 'exponent' | 'digits',
+  ) {
+    const shown = text.length > 64 ? text.slice(0, 64) + '…' : text;
+    super(
+      what === 'exponent'
+        ? `the exponent of ${JSON.stringify(shown)} is beyond ±${NUMBER_LIMIT} (the limit for one number)`
+        : `${JSON.stringify(shown)} has more than ${NUMBER_LIMIT} digits (the limit for one number)`,
+    );
+  }
+}
+
+/** An arithmetic result beyond NUMBER_LIMIT. */
+export class ResultLimitError extends ArithmeticError {
+  constructor() {
+    super(
+      `the result would have an exponent or a digit count beyond ${NUMBER_LIMIT} (the limit for one number)`,
+    );
+  }
+}
 
 function divideRounded(num: bigint, den: bigint, mode: Rounding): bigint {
   if (den < 0n) {

@@ -25,7 +25,7 @@ import {
   toPlain,
   typeError,
 } from './runtime.js';
-import { BoundCallable, DIRECTIVE, FmMethod, isThenable } from './values.js';
+import { BoundCallable, DIRECTIVE, FmMethod, FmRange, isThenable } from './values.js';
 
 /** Calls a method value with evaluated engine arguments (the `f(a, b)` expression). */
 export function callMethod(
@@ -71,7 +71,12 @@ export function callExternal(
   const rp = replayed(env);
   if (rp.hit) return rp.value;
   const plain = new Array(args.length);
-  for (let i = 0; i < args.length; i++) plain[i] = toPlain(args[i]);
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    // a range reaches JavaScript as an array of its numbers
+    if (a instanceof FmRange) env.allocateSlots(Math.min(a.size, 10_000_000), calledName(at));
+    plain[i] = toPlain(a);
+  }
   let r: unknown;
   try {
     r = fn.apply(env.callEnv(), plain);
@@ -79,14 +84,36 @@ export function callExternal(
     throw methodError(e, at, at);
   }
   if (isThenable(r)) {
-    const p = Promise.resolve(r).then(fromPlain, (e) => {
-      throw methodError(e, at, at);
-    });
+    const p = Promise.resolve(r).then(
+      (x) => {
+        const v = fromPlain(x);
+        chargeResult(env, v, at);
+        return v;
+      },
+      (e) => {
+        throw methodError(e, at, at);
+      },
+    );
     throw new AsyncNeeded(p, rp.index);
   }
   const v = fromPlain(r);
+  chargeResult(env, v, at);
   recordCall(env, rp.index, v);
   return v;
+}
+
+/**
+ * Charges a large string or array a JavaScript function returned (a function that built it
+ * charged the shared budget already when it could; this catches the others).
+ */
+function chargeResult(env: Env, v: unknown, at: A.Expr): void {
+  if (typeof v === 'string') {
+    if (v.length > 4096) env.allocateString(v.length, calledName(at));
+  } else if (Array.isArray(v) && v.length > 512) env.allocateSlots(v.length, calledName(at));
+}
+
+function calledName(at: A.Expr): string {
+  return at.k === 'call' && at.target.k === 'id' ? at.target.name : 'a function call';
 }
 
 function enterCall(env: Env): void {

@@ -188,7 +188,8 @@ export function interpConverter(el: A.InterpEl, strict: boolean): InterpConverte
     if (typeof v === 'boolean') return formatBoolean(env, v, el as unknown as A.Expr);
     if (v instanceof MatchItem) return v.text;
     if (v instanceof MatchResult) return formatBoolean(env, v.matched, el as unknown as A.Expr);
-    if (!strict && (isSequence(v) || isHash(v) || v instanceof FmCollection)) return toCompactJson(env, v);
+    if (!strict && (isSequence(v) || isHash(v) || v instanceof FmCollection))
+      return toCompactJson(env, v, env.maxOut - env.buf.s.length);
     throw interpolationError(v, at);
   };
   if (escape) {

@@ -160,8 +160,7 @@ export function compileExpr(e: A.Expr, cx: Cx): Ev {
           if (Number.isSafeInteger(s) && Number.isSafeInteger(a) && Number.isSafeInteger(b))
             return s === 0 ? 0 : s;
         } else if (typeof a === 'string' && typeof b === 'string') {
-          if (a.length + b.length > env.maxOut) env.checkStringSize(a.length + b.length);
-          return a + b;
+          return a.length + b.length >= 64 ? env.concat(a, b) : a + b;
         }
         return arithOp(() => addValues(env, a, b, e, ln, rn), e);
       };

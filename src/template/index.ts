@@ -19,12 +19,14 @@ import {
   type EnvSettings,
   LimitError,
   MacroValue,
+  budgetLimitError,
   type TemplateUnit,
   fromPlain,
   toPlain,
 } from './runtime.js';
 import { DIRECTIVE, RangeTooLargeError } from './values.js';
 import { javaTimeZone } from '../jdk/index.js';
+import { type Budget, BudgetExceededError } from '../limits/budget.js';
 
 export { TemplateError, ParseError } from './errors.js';
 export { FmDate, DIRECTIVE, StringBoolean } from './values.js';
@@ -56,6 +58,12 @@ export interface RenderOptions {
   timeZone?: string;
   loader?: TemplateLoader;
   limits?: { maxSteps?: number; maxDepth?: number; maxOutputChars?: number };
+  /**
+   * The evaluation's budget (wall time, bytes allocated, and the step and output limits unless
+   * `limits` sets them): the host's, shared with the functions the template calls; a fresh one
+   * from `limits` when absent.
+   */
+  budget?: Budget;
   /** number_format, date_format, time_format, datetime_format, boolean_format, url_escaping_charset, output_encoding, auto_import … */
   settings?: Record<string, string>;
   /** Clock for .now (epoch ms); Date.now by default. */
@@ -229,13 +237,22 @@ class CompiledTemplate implements Template {
   }
 
   private newEnv(data: Scope | Record<string, unknown>, options: RenderOptions): Env {
-    const limits = { ...DEFAULT_LIMITS, ...stripUndefined(options.limits ?? {}) };
+    const budget = options.budget ?? null;
+    const limits = budget
+      ? {
+          ...DEFAULT_LIMITS,
+          maxSteps: budget.limits.maxSteps,
+          maxOutputChars: budget.limits.maxOutputChars,
+          ...stripUndefined(options.limits ?? {}),
+        }
+      : { ...DEFAULT_LIMITS, ...stripUndefined(options.limits ?? {}) };
     const uo = this.uo;
     const loader = options.loader;
     const env = new Env(this.unit, dataModel(data), {
       locale: (options.locale ?? 'en_US').replace('-', '_'),
       timeZone: javaTimeZone(options.timeZone ?? 'UTC'),
       limits,
+      budget,
       settings: { ...DEFAULT_SETTINGS },
       strict: uo.strict,
       loader: loader ? (name) => loader.load(name) : undefined,
@@ -295,6 +312,7 @@ function runMain(env: Env, options: RenderOptions): void | Promise<void> {
 }
 
 function finalError(e: unknown, templateName: string): unknown {
+  if (e instanceof BudgetExceededError) e = budgetLimitError(e);
   if (e instanceof TemplateError) {
     if (!e.templateName) e.templateName = templateName;
     return e;

@@ -11,8 +11,10 @@ import { escaperOf } from './output-formats.js';
 import { isRequestInput, markAsRequestInput } from './provenance.js';
 import {
   type Env,
+  type LimitError,
   MacroValue,
   blamedError,
+  limitError,
   describeType,
   elError,
   missingError,
@@ -30,6 +32,7 @@ import {
   Namespace,
   hashGet,
   hashKeys,
+  hashSize,
   isDirectiveObject,
   isHash,
   isNumber,
@@ -154,44 +157,75 @@ export function stringTarget(env: Env, v: unknown, at: A.Expr, biName: string): 
 
 // ------------------------------------------------------------------ compact JSON (platform deviation)
 
-export function toCompactJson(env: Env, v: unknown, depth = 0): string {
-  if (depth > 200) return 'null';
-  if (v === undefined || v === null) return 'null';
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (typeof v === 'boolean') return v ? 'true' : 'false';
-  if (isNumber(v)) {
-    const s = computerFormat(v);
-    return s === 'INF' || s === '-INF' || s === 'NaN' ? 'null' : s;
-  }
-  if (v instanceof FmDate) {
-    const kind = v.kind === 'unknown' ? 'datetime' : v.kind;
-    return JSON.stringify(isoString(v.epochMs, kind, 'UTC', 'ms', kind === 'datetime'));
-  }
-  if (v instanceof MarkupOutput) return JSON.stringify(v.markup);
-  if (Array.isArray(v)) {
-    let s = '[';
-    for (let i = 0; i < v.length; i++) s += (i ? ',' : '') + toCompactJson(env, v[i], depth + 1);
-    return s + ']';
-  }
-  if (v instanceof FmRange) {
-    const n = Math.min(v.size, 1_000_000);
-    let s = '[';
-    for (let i = 0; i < n; i++) s += (i ? ',' : '') + v.get(i);
-    return s + ']';
-  }
-  if (v instanceof FmCollection) return toCompactJson(env, v.items, depth);
-  if (isHash(v)) {
-    let s = '{';
-    let first = true;
-    for (const k of hashKeys(v)) {
-      const val = hashGet(v, k);
-      if (val instanceof MacroValue || typeof val === 'function') continue;
-      s += (first ? '' : ',') + JSON.stringify(k) + ':' + toCompactJson(env, val, depth + 1);
-      first = false;
+/**
+ * The compact JSON of a value, refused (LimitExceeded) as soon as it passes `maxChars`, before
+ * the whole text exists. A sequence or hash met again (shared structure) is printed once and its
+ * text reused; one inside itself prints null where it recurs, as does nesting past 200 levels.
+ */
+export function toCompactJson(env: Env, v: unknown, maxChars: number = env.maxOut): string {
+  const done = new Map<object, string>();
+  const open = new Set<object>();
+  const tooLarge = (): LimitError =>
+    limitError(
+      `printing a hash or sequence as JSON: the output would exceed the limit of ${maxChars} characters for one evaluation`,
+    );
+  const print = (v: unknown, depth: number): string => {
+    if (v === undefined || v === null) return 'null';
+    if (typeof v === 'string') {
+      if (v.length > maxChars) throw tooLarge();
+      return JSON.stringify(v);
     }
-    return s + '}';
-  }
-  return 'null';
+    if (typeof v === 'boolean') return v ? 'true' : 'false';
+    if (isNumber(v)) {
+      const s = computerFormat(v);
+      return s === 'INF' || s === '-INF' || s === 'NaN' ? 'null' : s;
+    }
+    if (v instanceof FmDate) {
+      const kind = v.kind === 'unknown' ? 'datetime' : v.kind;
+      return JSON.stringify(isoString(v.epochMs, kind, 'UTC', 'ms', kind === 'datetime'));
+    }
+    if (v instanceof MarkupOutput) return print(v.markup, depth);
+    if (depth > 200 || typeof v !== 'object') return 'null';
+    const known = done.get(v);
+    if (known !== undefined) return known;
+    if (open.has(v)) return 'null';
+    open.add(v);
+    let s: string;
+    if (Array.isArray(v) || v instanceof FmCollection) {
+      const items = Array.isArray(v) ? v : v.items;
+      s = '[';
+      for (let i = 0; i < items.length; i++) {
+        s += (i ? ',' : '') + print(items[i], depth + 1);
+        if (s.length > maxChars) throw tooLarge();
+      }
+      s += ']';
+    } else if (v instanceof FmRange) {
+      const n = Math.min(v.size, 1_000_000);
+      s = '[';
+      for (let i = 0; i < n; i++) {
+        s += (i ? ',' : '') + v.get(i);
+        if (s.length > maxChars) throw tooLarge();
+      }
+      s += ']';
+    } else if (isHash(v)) {
+      s = '{';
+      let first = true;
+      for (const k of hashKeys(v)) {
+        const val = hashGet(v, k);
+        if (val instanceof MacroValue || typeof val === 'function') continue;
+        s += (first ? '' : ',') + JSON.stringify(k) + ':' + print(val, depth + 1);
+        first = false;
+        if (s.length > maxChars) throw tooLarge();
+      }
+      s += '}';
+    } else s = 'null';
+    open.delete(v);
+    done.set(v, s);
+    return s;
+  };
+  const out = print(v, 0);
+  env.allocateString(out.length, 'printing a hash or sequence as JSON');
+  return out;
 }
 
 // ------------------------------------------------------------------ comparison
@@ -377,8 +411,7 @@ export function addValues(
   if (l instanceof MarkupOutput || r instanceof MarkupOutput) return concatMarkup(env, l, r, leftAt, rightAt);
   const ls = coerceToString(env, l, leftAt);
   const rs = coerceToString(env, r, rightAt);
-  if (ls.length + rs.length > env.maxOut) env.checkStringSize(ls.length + rs.length);
-  return ls + rs;
+  return ls.length + rs.length >= 64 ? env.concat(ls, rs) : ls + rs;
 }
 
 function concatMarkup(env: Env, l: unknown, r: unknown, leftAt: A.Expr, rightAt: A.Expr): MarkupOutput {
@@ -401,13 +434,27 @@ function concatMarkup(env: Env, l: unknown, r: unknown, leftAt: A.Expr, rightAt:
 }
 
 export function concatSequences(env: Env, l: unknown, r: unknown): unknown[] {
+  // a range too long to list fails in toArray, with its own message
+  const ln = Array.isArray(l) ? l.length : Math.min((l as FmRange).size, env.maxSteps);
+  const rn = Array.isArray(r) ? r.length : Math.min((r as FmRange).size, env.maxSteps);
+  chargeCopy(env, l, ln, rn, 'sequence concatenation');
   const la = Array.isArray(l) ? l : (l as FmRange).toArray(env.maxSteps);
   const ra = Array.isArray(r) ? r : (r as FmRange).toArray(env.maxSteps);
   env.ticks((la.length + ra.length) >> 4);
-  return la.concat(ra);
+  const out = la.concat(ra);
+  env.addAccumulator(out);
+  return out;
+}
+
+/** Charges the `+` of `l` (n items) and m more items: only the m when `l` is an accumulator (see Env.accumulators). */
+function chargeCopy(env: Env, l: unknown, n: number, m: number, what: string): void {
+  if (typeof l === 'object' && l !== null && env.takeAccumulator(l)) env.allocateSlots(m, what);
+  else env.allocateSlots(n + m, what);
 }
 
 export function concatHashes(env: Env, l: unknown, r: unknown): Map<string, unknown> {
+  // a Map entry holds a key, a value and a hash link
+  chargeCopy(env, l, 3 * hashSize(l), 3 * hashSize(r), 'hash concatenation');
   const out = new Map<string, unknown>();
   // forEach copies a Map faster than new Map(map) or for…of with destructuring
   const put = (v: unknown, k: string): void => void out.set(k, v);
@@ -418,6 +465,7 @@ export function concatHashes(env: Env, l: unknown, r: unknown): Map<string, unkn
   env.ticks(out.size >> 4);
   // keys from a request's input stay the request's: the result is marked as its input
   if (isRequestInput(l) || isRequestInput(r)) markAsRequestInput(out);
+  env.addAccumulator(out);
   return out;
 }
 

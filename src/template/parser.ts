@@ -2789,6 +2789,7 @@ export class Parser {
       // a built-in called directly: keep it one node (evaluated without creating a method value)
       const e = this.mk<A.BuiltInExpr>({ ...target, args }, target, this.tokPos(end));
       if (args.some((a) => a.calls) || target.name === 'eval' || target.name === 'interpret') e.calls = true;
+      if (mayRunRegexOffThread(target.name, args)) e.calls = true;
       return e;
     }
     const e = this.mk<A.Call>(
@@ -3177,3 +3178,38 @@ export function parseExpression(src: string, opts: ParseOptions): A.Expr {
   }
   return e;
 }
+
+/** The built-ins taking a regular expression, and the index of their flags argument. */
+const REGEX_FLAGS_ARG: Readonly<Record<string, number>> = dict({
+  matches: -1,
+  replace: 2,
+  split: 1,
+  keep_after: 1,
+  keep_after_last: 1,
+  keep_before: 1,
+  keep_before_last: 1,
+  ensure_starts_with: 2,
+});
+
+/**
+ * Whether a call of built-in `name` may run its pattern in a regex worker (regex-worker.ts) and so
+ * suspend like an asynchronous method: unless its flags are a literal without "r" (?matches is
+ * always a regex), or its pattern is a literal without anything that becomes a back-reference or a
+ * look-around.
+ */
+function mayRunRegexOffThread(name: string, args: A.Expr[]): boolean {
+  const i = REGEX_FLAGS_ARG[name];
+  if (i === undefined) return false;
+  // ?matches, and ?ensure_starts_with with two arguments, always take a regular expression
+  const always = i < 0 || (name === 'ensure_starts_with' && args.length === 2);
+  const flags = i < 0 ? args[1] : args[i];
+  const literalFlags = flags === undefined ? '' : flags.k === 'str' && !flags.parts ? flags.value : null;
+  if (!always && literalFlags !== null && !literalFlags.includes('r')) return false;
+  const pattern = args[0];
+  if (pattern === undefined || pattern.k !== 'str' || pattern.parts) return true;
+  if (name === 'matches' && (literalFlags === null || literalFlags.includes('m'))) return true;
+  return MAY_NEED_WORKER.test(pattern.value);
+}
+// back-references, look-arounds, and \A \z \Z, atomic groups and possessive quantifiers, which
+// the Java translation turns into look-arounds (regex.ts)
+const MAY_NEED_WORKER = /\\[1-9AzZk]|\(\?<?[=!>]|[*+?}]\+/;

@@ -5,6 +5,7 @@
  * results of the calls it already made, so no call runs twice).
  */
 import type * as A from './ast.js';
+import { Budget, BudgetExceededError, SLOT_BYTES, STRING_CHAR_BYTES } from '../limits/budget.js';
 import { BigDec } from './bigdecimal.js';
 import { canonical } from './canonical.js';
 import { TIP_MISSING, TemplateError, jQuote, locationText, withTips } from './errors.js';
@@ -171,6 +172,12 @@ export interface EnvSettings {
   classicCompatible: boolean;
 }
 
+/** Characters from which a concatenation result counts as a long rope (see Env.chargeConcat). */
+const LONG_ROPE = 1 << 20;
+
+/** Steps between two looks at the wall clock. */
+const TIME_CHECK_STEPS = 4096;
+
 export class Env {
   buf = new Buf();
   steps = 0;
@@ -178,6 +185,20 @@ export class Env {
   readonly maxSteps: number;
   readonly maxDepth: number;
   readonly maxOut: number;
+  /**
+   * The evaluation's budget: wall time and bytes allocated (shared with the functions the template
+   * calls). Without one from the caller, a default one is made on first use (its clock starts
+   * then, within the first few thousand steps), so short renders do not pay for it.
+   */
+  get budget(): Budget {
+    return (this.ownBudget ??= new Budget({
+      maxSteps: this.maxSteps,
+      maxOutputChars: this.maxOut,
+    }));
+  }
+  private ownBudget: Budget | null;
+  /** The step count at which `tick` next looks at the clock and the step limit. */
+  private gate: number;
 
   locale: string;
   timeZone: string;
@@ -209,6 +230,7 @@ export class Env {
       locale: string;
       timeZone: string;
       limits: Limits;
+      budget: Budget | null;
       settings: EnvSettings;
       strict: boolean;
       loader?: (name: string) => string | undefined | Promise<string | undefined>;
@@ -225,6 +247,8 @@ export class Env {
     this.maxSteps = opts.limits.maxSteps;
     this.maxDepth = opts.limits.maxDepth;
     this.maxOut = opts.limits.maxOutputChars;
+    this.ownBudget = opts.budget;
+    this.gate = Math.min(this.maxSteps, TIME_CHECK_STEPS);
     this.strict = opts.strict;
     this.loader = opts.loader;
     this.compileTemplate = opts.compile;
@@ -250,12 +274,105 @@ export class Env {
   }
 
   tick(): void {
-    if (++this.steps > this.maxSteps) throw limitError(`the render exceeded ${this.maxSteps} steps`);
+    if (++this.steps > this.gate) this.passGate();
   }
 
   ticks(n: number): void {
     this.steps += n;
+    if (this.steps > this.gate) this.passGate();
+  }
+
+  private passGate(): void {
     if (this.steps > this.maxSteps) throw limitError(`the render exceeded ${this.maxSteps} steps`);
+    this.checkTime();
+    this.gate = Math.min(this.maxSteps, this.steps + TIME_CHECK_STEPS);
+  }
+
+  /** Ends the render when the evaluation is past its wall time. */
+  checkTime(): void {
+    try {
+      this.budget.checkTime('the template');
+    } catch (e) {
+      throw budgetLimitError(e as BudgetExceededError);
+    }
+  }
+
+  /**
+   * Charges `bytes` to the budget before `what` (a built-in, an operator) builds a value. Small
+   * charges are gathered and passed on 64 KB at a time (ordinary renders never touch the budget).
+   */
+  allocate(bytes: number, what: string): void {
+    const total = this.unbilled + bytes;
+    if (total < 65536) {
+      this.unbilled = total;
+      return;
+    }
+    this.unbilled = 0;
+    const b = this.budget;
+    if (b.allocated + total > b.limits.maxAllocBytes) throw budgetLimitError(b.memoryError(what));
+    b.allocate(total, what);
+  }
+  private unbilled = 0;
+
+  /** `allocate` for a string of `length` characters. */
+  allocateString(length: number, what: string): void {
+    this.allocate(length * STRING_CHAR_BYTES, what);
+  }
+
+  /**
+   * `l + r`, charged. V8 makes a rope (cons string) that shares both
+   * operands, so only the shorter side is counted as new: `s = s + x` in a loop is charged its final
+   * length, not the sum of every intermediate one, and `s = s + s` its doubling. A rope is copied
+   * flat when a built-in reads it, though, so a long one that does not extend the previous long
+   * result (`big + i` kept 300 times) is charged whole.
+   */
+  concat(l: string, r: string): string {
+    const a = l.length;
+    const b = r.length;
+    if (a + b > this.maxOut) this.checkStringSize(a + b);
+    if (a + b < LONG_ROPE) {
+      this.allocate((a < b ? a : b) * STRING_CHAR_BYTES + 32, 'string concatenation');
+      return l + r;
+    }
+    if (l === this.lastRope) this.allocate((a < b ? a : b) * STRING_CHAR_BYTES + 32, 'string concatenation');
+    else this.allocate((a + b) * STRING_CHAR_BYTES, 'string concatenation');
+    return (this.lastRope = l + r);
+  }
+
+  /** The last long concatenation result (see chargeConcat). */
+  lastRope: string | null = null;
+
+  /**
+   * The last sequences and hashes made by `+`, not yet used as the left operand of another `+`.
+   * Using one there (`list = list + [x]`, the usual way of building a list) charges only the right
+   * operand's items, so building a list item by item is charged its final size; any other `+`
+   * copies, and is charged, the whole result. A few recent ones are enough for loops that build
+   * several lists at once.
+   */
+  private accumulators: (object | null)[] | null = null;
+  private accumulatorNext = 0;
+
+  addAccumulator(v: object): void {
+    (this.accumulators ??= [null, null, null, null])[this.accumulatorNext] = v;
+    this.accumulatorNext = (this.accumulatorNext + 1) & 3;
+  }
+
+  /** Whether `v` was a recent `+` result not yet used as a left operand (and now is). */
+  takeAccumulator(v: object): boolean {
+    const a = this.accumulators;
+    if (a === null) return false;
+    for (let i = 0; i < 4; i++) {
+      if (a[i] === v) {
+        a[i] = null;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** `allocate` for `count` sequence items or hash entries. */
+  allocateSlots(count: number, what: string): void {
+    this.allocate(count * SLOT_BYTES, what);
   }
 
   checkStringSize(n: number): void {
@@ -424,6 +541,17 @@ export function recordCall(env: Env, index: number, value: unknown): void {
 
 export class LimitError extends TemplateError {}
 
+/** The render error for a breach of the evaluation's budget: its message, as a LimitExceeded error. */
+export function budgetLimitError(e: BudgetExceededError): LimitError {
+  return new LimitError(`Template execution stopped: ${e.message}.`, {
+    templateName: '',
+    line: 0,
+    column: 0,
+    kind: 'LimitExceeded',
+    cause: e,
+  });
+}
+
 export function limitError(what: string): LimitError {
   return new LimitError(`Template execution stopped: ${what}.`, {
     templateName: '',
@@ -573,6 +701,7 @@ export function describeType(v: unknown): string {
  */
 export function methodError(err: unknown, at: A.Pos, expr?: A.Expr): TemplateError {
   if (err instanceof TemplateError) return err;
+  if (err instanceof BudgetExceededError) return budgetLimitError(err);
   const msg = err instanceof Error ? err.message : String(err);
   const expression = expr ? canonical(expr) : undefined;
   const where = expression !== undefined ? `\n==> ${expression}  ${loc(at)}` : `\n${loc(at)}`;
@@ -589,8 +718,12 @@ export function methodError(err: unknown, at: A.Pos, expr?: A.Expr): TemplateErr
 
 // ------------------------------------------------------------------ the JS boundary (contract §1.1)
 
-/** Engine value → plain JS value (numbers as JS numbers, hash literals as plain objects …). */
-export function toPlain(v: unknown, depth = 0): unknown {
+/**
+ * Engine value → plain JS value (numbers as JS numbers, hash literals as plain objects …). A
+ * sequence or hash met again (shared structure) is converted once; one inside itself, or nested
+ * past 100 levels, converts to undefined.
+ */
+export function toPlain(v: unknown): unknown {
   if (v === null || v === undefined) return undefined;
   switch (typeof v) {
     case 'string':
@@ -599,6 +732,26 @@ export function toPlain(v: unknown, depth = 0): unknown {
     case 'function':
       return v;
   }
+  return plainOf(v, 0, new Map());
+}
+
+/** Conversions of the containers met so far; IN_PROGRESS while one is being converted. */
+type PlainMemo = Map<object, unknown>;
+const IN_PROGRESS = Symbol('in progress');
+
+function plainOf(v: unknown, depth: number, memo: PlainMemo): unknown {
+  if (v === null || v === undefined) return undefined;
+  if (typeof v !== 'object') return v;
+  const known = memo.get(v);
+  if (known !== undefined) return known === IN_PROGRESS ? undefined : known;
+  memo.set(v, IN_PROGRESS);
+  const p = convert(v, depth, memo);
+  memo.set(v, p);
+  return p;
+}
+
+function convert(v: object, depth: number, memo: PlainMemo): unknown {
+  const toPlain = (x: unknown, d: number): unknown => plainOf(x, d, memo);
   if (depth > 100) return undefined;
   if (v instanceof StringBoolean) return v.value;
   if (v instanceof BigDec) return v.toNumber();

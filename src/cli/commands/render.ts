@@ -13,6 +13,7 @@ import {
 } from '../../template/index.js';
 import { createExecutionContext, type ExecutionContext } from '../../functions/context.js';
 import { internalParameters } from '../../functions/request/index.js';
+import { Budget, evaluationLimitsFromEnv } from '../../limits/index.js';
 import { evaluationScope, PLATFORM_SETTINGS } from '../../hosts/eval.js';
 import {
   checkContextArgs,
@@ -100,6 +101,8 @@ export async function renderRequest(req: RenderRequest): Promise<string> {
   };
   const data = parseData(req.dataJson, timeZone);
   const ctx = req.context ?? createExecutionContext({ locale: options.locale, timeZone });
+  // one budget from the deployment's FLOWMARK_EVAL_* for the template and the functions it calls
+  ctx.budget = options.budget = new Budget(evaluationLimitsFromEnv());
   const scope = buildScope(data, ctx, await internalParameters(ctx));
   return compile(req.template, compileOptions).render(scope, options);
 }

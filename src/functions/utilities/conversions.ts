@@ -2,7 +2,8 @@
 import iconv from 'iconv-lite';
 import { doubleToString, SimpleDateFormat, urlDecode } from '../../jdk/index.js';
 import { describeValue, isHash, parseJsonText } from '../coercion.js';
-import type { ExecutionContext } from '../context.js';
+import { type Budget, boundedSize, STRING_CHAR_BYTES } from '../../limits/index.js';
+import { budgetOf, type ExecutionContext } from '../context.js';
 import { argumentError } from '../errors.js';
 import { defineFunction, type FunctionSpec } from '../registry.js';
 import { choice, DataError, oneCharacter, readOptions, type OptionSpec } from './args.js';
@@ -21,6 +22,31 @@ export function javaNumberText(n: number): string {
   if (Number.isInteger(n) && Math.abs(n) < 2 ** 63) return BigInt(n).toString();
   return doubleToString(n);
 }
+
+/**
+ * Charges what parsing `text` will build before the parser starts (every separator and line break
+ * taken for a cell boundary: its text, and what a cell and a row cost V8 beside it), and returns
+ * the parser's record hook, which looks at the clock every thousand records.
+ */
+function chargingRecords(budget: Budget, fn: string, text: string, separator: string): () => void {
+  let cells = 1;
+  let rows = 1;
+  for (let i = text.indexOf(separator); i >= 0; i = text.indexOf(separator, i + separator.length)) cells++;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10 || c === 13) rows++;
+  }
+  budget.allocate((cells + rows) * CELL_BYTES + rows * ROW_BYTES + text.length * STRING_CHAR_BYTES, fn);
+  let n = 0;
+  return () => {
+    if (++n % 1000 === 0) budget.checkTime(fn);
+  };
+}
+/** Bytes a parsed JSON/XML/EDI/ESKV/URL document is charged per character of its text. */
+const PARSED_BYTES_PER_CHAR = 8;
+// What a parsed cell and row cost beside their characters (string header, array slot, parser state).
+const CELL_BYTES = 48;
+const ROW_BYTES = 64;
 
 /** Runs a conversion, turning its data errors into `fn: argument i (name) …`. */
 function converting<T>(fn: string, index: number, name: string, run: () => T): T {
@@ -60,19 +86,22 @@ const csvToJson = defineFunction({
         { name: 'input', type: 'string', doc: 'CSV text' },
         { name: 'options', type: 'object', optional: true },
       ],
-      impl(_ctx, args) {
+      impl(ctx, args) {
         const [input, raw] = args as [string, Record<string, unknown> | undefined];
         const o = readOptions('csv_to_json', 2, 'options', raw, csvToJsonOptions);
+        const separator = (o.separator as string) ?? ',';
+        const onRecord = chargingRecords(budgetOf(ctx), 'csv_to_json', input, separator);
         const rows = converting('csv_to_json', 1, 'input', () =>
           readCsv(input, {
             header: (o.header as boolean) ?? false,
             trim: (o.trim as boolean) ?? false,
             quote: (o.delimiter as string) ?? '"',
-            separator: (o.separator as string) ?? ',',
+            separator,
             empty: (o.empty as string) ?? '',
             parseNumbers: o.parse_numbers as unknown[],
             parseLongs: o.parse_longs as unknown[],
             parseBooleans: o.parse_booleans as unknown[],
+            onRecord,
           }),
         );
         return jsonWithLongs(rows);
@@ -111,6 +140,9 @@ function dateMillis(value: unknown): number | undefined {
 function jsonToCsv(ctx: ExecutionContext, input: unknown, raw: Record<string, unknown> | undefined): string {
   const fn = 'json_to_csv';
   const o = readOptions(fn, 2, 'options', raw, jsonToCsvOptions);
+  const budget = budgetOf(ctx);
+  const room = Math.floor((budget.limits.maxAllocBytes - budget.allocated) / STRING_CHAR_BYTES);
+  boundedSize(input, room, () => budget.memoryError(fn));
   const trim = (o.trim as boolean) ?? false;
   const empty = (o.empty as string) ?? '';
   const decimal = (o.decimal_separator as string) ?? ',';
@@ -268,7 +300,7 @@ const load = defineFunction({
         { name: 'charset', type: 'string', optional: true, default: 'UTF-8' },
         { name: 'options', type: 'object', optional: true },
       ],
-      impl(_ctx, args) {
+      impl(ctx, args) {
         const [input, formatText, charset, raw] = args as [
           string,
           string,
@@ -279,6 +311,8 @@ const load = defineFunction({
         const badCharset = knownCharset(charset);
         if (badCharset) throw argumentError('load', 3, 'charset', badCharset);
         const csv = format === 'CSV_HEAD' || format === 'CSV_NOHEAD';
+        // what a parsed document costs beside its text (objects, arrays, their slots); CSV is charged by its cells
+        if (!csv && format !== 'TEXT') budgetOf(ctx).allocate(input.length * PARSED_BYTES_PER_CHAR, 'load');
         if (!csv && raw && Object.keys(raw).length)
           throw argumentError('load', 4, 'options', 'apply only to the formats CSV_HEAD and CSV_NOHEAD');
         return converting('load', 1, 'input', () => {
@@ -309,6 +343,7 @@ const load = defineFunction({
                 quote: (o.delimiter as string) ?? '"',
                 empty: (o.empty as string) ?? '',
                 parseNumbers: o.parse_numbers as unknown[],
+                onRecord: chargingRecords(budgetOf(ctx), 'load', input, (o.separator as string) ?? ';'),
               });
               return { list };
             }
@@ -334,8 +369,11 @@ const toXml = defineFunction({
         { name: 'root', type: 'string' },
         { name: 'input', type: 'object' },
       ],
-      impl(_ctx, args) {
+      impl(ctx, args) {
         const [root, input] = args as [string, Record<string, unknown>];
+        const budget = budgetOf(ctx);
+        const room = Math.floor((budget.limits.maxAllocBytes - budget.allocated) / STRING_CHAR_BYTES);
+        boundedSize(input, room, () => budget.memoryError('to_xml'));
         if (root !== '' && !/^[A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?$/.test(root))
           throw argumentError('to_xml', 1, 'root', `${JSON.stringify(root)} is not a valid XML element name`);
         return converting('to_xml', 2, 'input', () => jsonToXml(root, input, javaNumberText));

@@ -1,4 +1,5 @@
 /** CSV reading and writing shared by csv_to_json, json_to_csv and load (CSV_HEAD / CSV_NOHEAD). */
+import { BudgetExceededError } from '../../limits/index.js';
 import { DataError } from './args.js';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
@@ -16,6 +17,8 @@ export interface CsvReadOptions {
   /** Value of an empty or missing entry. */
   empty: string;
   trim: boolean;
+  /** Called with each record as it is read (charges the evaluation's budget; may throw to stop). */
+  onRecord?: () => void;
   /** Columns (names, or zero-based indices as numbers or digit strings) to convert. */
   parseNumbers?: unknown[];
   parseLongs?: unknown[];
@@ -123,9 +126,11 @@ export function readCsv(text: string, opts: CsvReadOptions): CsvRow[] {
       skip_empty_lines: true,
       bom: true,
       trim: opts.trim,
+      ...(opts.onRecord ? { on_record: (r: string[]) => (opts.onRecord!(), r) } : {}),
     }) as string[][];
   } catch (e) {
-    throw new CsvError(`invalid CSV: ${(e as Error).message}`);
+    if (e instanceof BudgetExceededError) throw e;
+    throw new CsvError(`invalid CSV: ${shortenQuoted((e as Error).message)}`);
   }
   const cell = (v: string | undefined) => (v === undefined || v === '' ? undefined : v);
   if (opts.header) {
@@ -155,6 +160,13 @@ export function readCsv(text: string, opts: CsvReadOptions): CsvRow[] {
     }
     return out;
   });
+}
+
+/** The CSV value an error message quotes, cut to 64 characters (a field may be megabytes). */
+function shortenQuoted(message: string): string {
+  return message.replace(/value is "([\s\S]*)"$/, (_m, v: string) =>
+    v.length > 64 ? `value is "${v.slice(0, 64)}…"` : `value is "${v}"`,
+  );
 }
 
 /** Writes rows of text cells: quoting when a cell holds the separator, a quote or a line break; CRLF after every row. */

@@ -2,7 +2,9 @@
  * The P_json_* family and P_to_array. Every function returns a new value (the argument is never
  * changed), and refuses a key or path segment __proto__, constructor or prototype.
  */
+import { boundedJson, STRING_CHAR_BYTES } from '../../limits/index.js';
 import { isHash, parseJsonText } from '../coercion.js';
+import { budgetOf } from '../context.js';
 import { argumentError } from '../errors.js';
 import { defineFunction, type FunctionSpec, type ParamSpec } from '../registry.js';
 
@@ -287,16 +289,22 @@ const jsonFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'object', type: 'any' }],
-        impl(_ctx, args) {
+        impl(ctx, args) {
           const value = args[0];
+          const budget = budgetOf(ctx);
+          const room = Math.floor((budget.limits.maxAllocBytes - budget.allocated) / STRING_CHAR_BYTES);
+          const stringify = (v: unknown): string | undefined =>
+            boundedJson(v, room, () => budget.memoryError('P_json_stringify'));
           if (typeof value === 'string') {
+            let parsed: unknown;
             try {
-              return JSON.stringify(parseJsonText(value));
+              parsed = parseJsonText(value);
             } catch {
-              return JSON.stringify(value);
+              return stringify(value);
             }
+            return stringify(parsed);
           }
-          return JSON.stringify(value instanceof Map ? Object.fromEntries(value) : value);
+          return stringify(value instanceof Map ? Object.fromEntries(value) : value);
         },
       },
     ],

@@ -94,7 +94,12 @@ export function parseJson(text: string): unknown {
       const n = Number(m[0]);
       return Number.isSafeInteger(n) ? n : new BigDec(BigInt(m[0]), 0);
     }
-    const b = BigDec.parse(m[0]);
+    let b: BigDec;
+    try {
+      b = BigDec.parse(m[0]);
+    } catch (e) {
+      return fail((e as Error).message);
+    }
     return b.scale <= 0 && b.isInteger() && Number.isSafeInteger(Number(b.toBigInt()))
       ? Number(b.toBigInt())
       : b;

@@ -40,6 +40,7 @@ export function isEnumerable(v: unknown): boolean {
 
 export function items(env: Env, t: unknown, node: A.BuiltInExpr): unknown[] {
   if (isSequence(t) || t instanceof FmCollection) {
+    if (t instanceof FmRange) env.allocateSlots(t.size, `?${node.name}`);
     const arr = seqItems(t, env.maxSteps);
     if (!Array.isArray(t)) env.ticks(arr.length >> 4);
     return arr;
@@ -144,6 +145,7 @@ def('join', {
     const emptyValue = args.length > 1 ? argString(node, args, 1) : '';
     const suffix = args.length > 2 ? argString(node, args, 2) : '';
     let out = '';
+    let charged = 0;
     let first = true;
     const arr = Array.isArray(list) ? list : null;
     const it = arr === null ? (list as FmIterator) : null;
@@ -152,8 +154,13 @@ def('join', {
       if (s === null) continue;
       out += first ? s : sep + s;
       first = false;
-      if (out.length > 1_000_000) env.checkStringSize(out.length);
+      if (out.length - charged > 65536) {
+        env.checkStringSize(out.length);
+        env.allocateString(out.length - charged, '?join');
+        charged = out.length;
+      }
     }
+    env.allocateString(out.length + suffix.length - charged, '?join');
     return first ? emptyValue : out + suffix;
   },
 });
@@ -222,6 +229,8 @@ def('chunk', {
     const size = argInt(node, args, 0);
     if (size < 1) throw biError(node, `The 1st argument to ?${node.name}(...) must be at least 1.`);
     const fill = args.length > 1;
+    const chunks = Math.ceil(list.length / size);
+    env.allocateSlots(chunks * (size + 4), '?chunk');
     const out: unknown[][] = [];
     for (let i = 0; i < list.length; i += size) {
       const c = list.slice(i, i + size);
@@ -370,14 +379,16 @@ def('max', { value: minMax(true) });
 // ------------------------------------------------------------------ hashes
 
 def('keys', {
-  value: (_env, t, node) => {
+  value: (env, t, node) => {
     if (!isHash(t)) throw targetTypeError(node, 'extended_hash', t);
+    env.allocateSlots(hashSize(t), '?keys');
     return hashKeys(t);
   },
 });
 def('values', {
-  value: (_env, t, node) => {
+  value: (env, t, node) => {
     if (!isHash(t)) throw targetTypeError(node, 'extended_hash', t);
+    env.allocateSlots(hashSize(t), '?values');
     if (t instanceof LegacyHashLiteral) return t.pairs.map((p) => p[1]);
     return hashKeys(t).map((k) => hashGet(t, k));
   },

@@ -1,6 +1,6 @@
 /** String built-ins (FreeMarker 2.3.31 semantics). */
 import type * as A from '../ast.js';
-import { BigDec, NumberFormatError } from '../bigdecimal.js';
+import { BigDec, NumberFormatError, NumberLimitError } from '../bigdecimal.js';
 import { jQuote } from '../errors.js';
 import { formatBoolean, stringTarget } from '../ops.js';
 import { escapeRtf, escapeXhtml, escapeXml, escaperOf } from '../output-formats.js';
@@ -14,18 +14,57 @@ import {
   parseFlags,
   type RegexFlags,
 } from '../regex.js';
-import { type Env, blamedError, missingError } from '../runtime.js';
+import { AsyncNeeded, type Env, blamedError, budgetLimitError, missingError, replayed } from '../runtime.js';
+import {
+  type RegexJob,
+  type RegexResult,
+  RegexTimeoutError,
+  needsWorker,
+  runRegex,
+} from '../regex-worker.js';
 import { JDouble, MatchItem, MatchResult, MarkupOutput } from '../values.js';
 import { argInt, argString, biError, checkArgs, def, optString, targetTypeError } from './registry.js';
 import iconv from 'iconv-lite';
+import { SLOT_BYTES } from '../../limits/budget.js';
 
 function str(env: Env, t: unknown, node: A.BuiltInExpr): string {
   return stringTarget(env, t, node.target, node.name);
 }
 
+/**
+ * Charges a long string a built-in made (?upper_case, ?html, ?cap_first …: at most a few times the
+ * length of its target, so charging once it exists still bounds what a render keeps). The
+ * built-ins whose result can be much longer than their target charge before building it.
+ */
+function charged(env: Env, node: A.BuiltInExpr, s: string, r: unknown): unknown {
+  if (typeof r === 'string' && r.length > 4096 && r !== s && !CHARGE_THEMSELVES.has(node.name))
+    env.allocateString(r.length, `?${node.name}`);
+  return r;
+}
+const CHARGE_THEMSELVES = new Set([
+  'replace',
+  'left_pad',
+  'right_pad',
+  'substring',
+  'keep_after',
+  'keep_before',
+  'keep_after_last',
+  'keep_before_last',
+  'remove_beginning',
+  'remove_ending',
+  'trim',
+  'chop_linebreak',
+  'string',
+]);
+
 /** A string built-in without arguments. */
 function s0(names: string | string[], f: (s: string, env: Env, node: A.BuiltInExpr) => unknown): void {
-  def(names, { value: (env, t, node) => f(str(env, t, node), env, node) });
+  def(names, {
+    value: (env, t, node) => {
+      const s = str(env, t, node);
+      return charged(env, node, s, f(s, env, node));
+    },
+  });
 }
 
 /** A string built-in with arguments. */
@@ -39,7 +78,7 @@ function sN(
     call: (env, t, args, node) => {
       const s = str(env, t, node);
       checkArgs(node, args, min, max);
-      return f(s, args, env, node);
+      return charged(env, node, s, f(s, args, env, node));
     },
   });
 }
@@ -97,13 +136,16 @@ s0('capitalize', (s, env) => {
 s0('chop_linebreak', (s) =>
   s.endsWith('\r\n') ? s.slice(0, -2) : s.endsWith('\n') || s.endsWith('\r') ? s.slice(0, -1) : s,
 );
-s0('word_list', (s) => {
+s0('word_list', (s, env) => {
   const out: string[] = [];
   // words are slices between white-space runs (no per-character concatenation)
   let start = 0;
   for (let i = 0; i < s.length; i++) {
     if (isJavaWhitespace(s.charCodeAt(i))) {
-      if (i > start) out.push(s.slice(start, i));
+      if (i > start) {
+        if ((out.length & 4095) === 4095) env.allocate(4096 * SPLIT_ITEM_BYTES, '?word_list');
+        out.push(s.slice(start, i));
+      }
       start = i + 1;
     }
   }
@@ -172,6 +214,7 @@ function pad(s: string, a: unknown[], env: Env, n: A.BuiltInExpr, left: boolean)
   if (filler.length === 0) throw biError(n, `?${n.name}(...) argument #2 can't be a 0-length string.`);
   if (width <= s.length) return s;
   env.checkStringSize(width);
+  env.allocateString(width, `?${n.name}`);
   let out = '';
   if (left) {
     const padLen = width - s.length;
@@ -211,6 +254,76 @@ function flagsOf(
   }
 }
 
+/** A job for the regex workers: at most as many matches as the budget has room for. */
+function job(re: RegExp, input: string, op: RegexJob['op']): RegexJob {
+  return { source: re.source, flags: re.flags, input, op, maxMatches: MAX_MATCHES };
+}
+const MAX_MATCHES = 4_000_000;
+
+/**
+ * Runs `jobs` in the regex workers (patterns with back-references or look-arounds, see
+ * regex-worker.ts): the expression suspends like on an asynchronous method and resumes with
+ * `build` of the results. Past the evaluation's remaining time the render ends.
+ */
+function offThread<T>(env: Env, n: A.BuiltInExpr, jobs: RegexJob[], build: (r: RegexResult[]) => T): T {
+  const rp = replayed(env);
+  if (rp.hit) return rp.value as T;
+  const what = `?${n.name}`;
+  if (env.callLog === null)
+    throw biError(n, `${what}: a pattern with back-references or look-arounds can't be used here.`);
+  const timeout = env.budget.remainingMs();
+  const p = Promise.all(jobs.map((j) => runRegex(j, timeout))).then(
+    (results) => {
+      for (const r of results) if (r.tooMany) throw budgetLimitError(env.budget.memoryError(what));
+      try {
+        return build(results);
+      } catch (e) {
+        if (e instanceof RegexFlagError) throw biError(n, e.message);
+        throw e;
+      }
+    },
+    (e: unknown) => {
+      if (e instanceof RegexTimeoutError) throw budgetLimitError(env.budget.timeError(what));
+      throw biError(n, `${what}: the regular expression failed: ${(e as Error).message}`);
+    },
+  );
+  throw new AsyncNeeded(p, rp.index);
+}
+
+/** What one item of a sequence of substrings costs: its slot and a (sliced) string. */
+const SPLIT_ITEM_BYTES = SLOT_BYTES + 24;
+
+/** Non-overlapping occurrences of `what` (non-empty) in `s`, the first at `first` (-1: none). */
+function occurrences(s: string, what: string, first: number): number {
+  let count = 0;
+  for (let i = first; i >= 0; i = s.indexOf(what, i + what.length)) count++;
+  return count;
+}
+
+/** A sequence of substrings already built (case-insensitive literal split), charged. */
+function chargedItems(env: Env, out: string[], what: string): string[] {
+  env.allocate(out.length * SPLIT_ITEM_BYTES, what);
+  return out;
+}
+
+/** A String.replace replacer that charges each replacement, and the copy of `s` once, as it goes. */
+function chargedReplacer(
+  env: Env,
+  s: string,
+  f: (match: string, ...groups: unknown[]) => string,
+): (match: string, ...groups: unknown[]) => string {
+  let first = true;
+  return (...args) => {
+    if (first) {
+      env.allocateString(s.length, '?replace');
+      first = false;
+    }
+    const r = f(...(args as [string, ...unknown[]]));
+    env.allocateString(r.length, '?replace');
+    return r;
+  };
+}
+
 function compileJ(n: A.BuiltInExpr, pattern: string, f: RegexFlags, global = ''): JavaRegExp {
   try {
     return javaPattern(pattern, f, global);
@@ -237,6 +350,7 @@ sN('replace', 2, 3, (s, a, env, n) => {
     if (what === '') {
       // Java's replace("", x) inserts x between every character and at both ends
       if (f.firstOnly) return rep + s;
+      env.allocateString(s.length + (s.length + 1) * rep.length, '?replace');
       let out = rep;
       for (const ch of s) out += ch + rep;
       return out;
@@ -244,47 +358,95 @@ sN('replace', 2, 3, (s, a, env, n) => {
     if (!f.caseInsensitive) {
       if (f.firstOnly) {
         const i = s.indexOf(what);
-        return i < 0 ? s : s.slice(0, i) + rep + s.slice(i + what.length);
+        if (i < 0) return s;
+        env.allocateString(s.length + rep.length, '?replace');
+        return s.slice(0, i) + rep + s.slice(i + what.length);
       }
       // left to right, non-overlapping, like split/join but without the intermediate array
       let i = s.indexOf(what);
       if (i < 0) return s;
+      const count = occurrences(s, what, i);
+      env.allocateString(s.length + count * (rep.length - what.length), '?replace');
       let out = '';
       let from = 0;
-      while (i >= 0) {
+      for (let k = 1; i >= 0; k++) {
         out += s.slice(from, i) + rep;
         from = i + what.length;
         i = s.indexOf(what, from);
+        if ((k & 65535) === 0) env.checkTime();
       }
       const r = out + s.slice(from);
       if (r.length > 1_000_000) env.checkStringSize(r.length);
       return r;
     }
-    return s.replace(searcher(n, what, f, !f.firstOnly), () => rep);
+    return s.replace(
+      searcher(n, what, f, !f.firstOnly),
+      chargedReplacer(env, s, () => rep),
+    );
   }
   const jp = compileJ(n, what, f, f.firstOnly ? '' : 'g');
+  if (needsWorker(jp.re)) {
+    return offThread(env, n, [job(jp.re, s, f.firstOnly ? 'first' : 'all')], ([r]) => {
+      const replacer = chargedReplacer(env, s, javaReplacement(rep, jp.groups));
+      let out = '';
+      let last = 0;
+      for (const m of r.matches) {
+        out += s.slice(last, m[0]) + replacer(...(m.slice(1) as [string]), m[0], s);
+        last = m[0] + m[1]!.length;
+      }
+      return out + s.slice(last);
+    });
+  }
   try {
-    return s.replace(jp.re, javaReplacement(rep, jp.groups));
+    return s.replace(jp.re, chargedReplacer(env, s, javaReplacement(rep, jp.groups)));
   } catch (e) {
     if (e instanceof RegexFlagError) throw biError(n, e.message);
     throw e;
   }
 });
 
-sN('split', 1, 2, (s, a, _e, n) => {
+sN('split', 1, 2, (s, a, env, n) => {
   const sep = argString(n, a, 0);
   const f = flagsOf(n, a, 1, false, false, true);
   if (!f.regex) {
-    if (sep === '') return Array.from(s);
-    if (!f.caseInsensitive) return s.split(sep);
-    return s.split(searcher(n, sep, f, false));
+    if (sep === '') {
+      env.allocate(s.length * SPLIT_ITEM_BYTES, '?split');
+      return Array.from(s);
+    }
+    if (!f.caseInsensitive) {
+      // a short string is split first (its items are few), a long one counted first
+      if (s.length <= 65536) return chargedItems(env, s.split(sep), '?split');
+      env.allocate((occurrences(s, sep, s.indexOf(sep)) + 1) * SPLIT_ITEM_BYTES, '?split');
+      return s.split(sep);
+    }
+    return chargedItems(env, s.split(searcher(n, sep, f, false)), '?split');
   }
   const re = compile(n, sep, f, 'g');
+  if (needsWorker(re)) {
+    return offThread(env, n, [job(re, s, 'all')], ([r]) => {
+      env.allocate(r.matches.length * SPLIT_ITEM_BYTES, '?split');
+      const out: string[] = [];
+      let last = 0;
+      for (const [index, m0] of r.matches) {
+        if (m0!.length === 0) {
+          if (index >= s.length) break;
+          if (index === 0) continue;
+        }
+        out.push(s.slice(last, index));
+        last = index + m0!.length;
+      }
+      out.push(s.slice(last));
+      while (out.length > 1 && out[out.length - 1] === '') out.pop();
+      if (out.length === 1 && out[0] === '' && s === '') return [''];
+      return out;
+    });
+  }
   const out: string[] = [];
   let last = 0;
   let m: RegExpExecArray | null;
   re.lastIndex = 0;
   while ((m = re.exec(s)) !== null) {
+    if ((out.length & 4095) === 4095) env.allocate(4096 * SPLIT_ITEM_BYTES, '?split');
     if (m[0].length === 0) {
       if (m.index >= s.length) break;
       if (m.index === 0) {
@@ -302,11 +464,27 @@ sN('split', 1, 2, (s, a, _e, n) => {
   return out;
 });
 
-sN('matches', 1, 2, (s, a, _e, n) => {
+sN('matches', 1, 2, (s, a, env, n) => {
   const f = flagsOf(n, a, 1, false, true, true);
   const pattern = argString(n, a, 0);
   const jp = compileJ(n, pattern, f, 'g');
-  const wm = wholeMatcher(jp, f.multiline).exec(s);
+  const whole = wholeMatcher(jp, f.multiline);
+  if (needsWorker(whole)) {
+    return offThread(env, n, [job(whole, s, 'first'), job(jp.re, s, 'all')], ([w, all]) => {
+      env.allocateSlots(all.matches.length * (jp.groups.length + 2), '?matches');
+      const wm = w.matches[0];
+      const groups = jp.groups.map((g) => wm?.[g + 1] as string | undefined);
+      const items = all.matches.map(
+        (m) =>
+          new MatchItem(
+            m[1]!,
+            jp.groups.map((g) => m[g + 1] as string | undefined),
+          ),
+      );
+      return new MatchResult(wm !== undefined, () => items, groups);
+    });
+  }
+  const wm = whole.exec(s);
   const matched = wm !== null;
   const groups: (string | undefined)[] = wm ? userGroups(wm, jp.groups) : jp.groups.map(() => undefined);
   // the list of matches is only made when the result is used as a sequence
@@ -345,7 +523,7 @@ function keep(
   notFound: (s: string) => string,
   last: boolean,
 ): void {
-  sN(name, 1, 2, (s, a, _e, n) => {
+  sN(name, 1, 2, (s, a, env, n) => {
     const what = argString(n, a, 0);
     const fl = flagsOf(n, a, 1, false);
     let idx = -1;
@@ -353,6 +531,13 @@ function keep(
     if (!fl.regex && !fl.caseInsensitive) {
       idx = last ? s.lastIndexOf(what) : s.indexOf(what);
       len = what.length;
+    } else if (fl.regex && needsWorker(searcher(n, what, fl, false))) {
+      const re = searcher(n, what, fl, false);
+      const found = offThread(env, n, [job(re, s, last ? 'last' : 'first')], ([r]) => r.matches[0] ?? null);
+      if (found) {
+        idx = found[0];
+        len = found[1]!.length;
+      }
     } else if (!last) {
       const m = searcher(n, what, fl, false).exec(s);
       if (m) {
@@ -401,7 +586,7 @@ keep(
   true,
 );
 
-sN('ensure_starts_with', 1, 3, (s, a, _e, n) => {
+sN('ensure_starts_with', 1, 3, (s, a, env, n) => {
   if (a.length === 1) {
     const p = argString(n, a, 0);
     return s.startsWith(p) ? s : p + s;
@@ -414,7 +599,10 @@ sN('ensure_starts_with', 1, 3, (s, a, _e, n) => {
     return ok ? s : prefix + s;
   }
   const re = compile(n, check, fl);
-  const m = new RegExp(`^(?:${re.source})`, re.flags).exec(s);
+  const anchored = new RegExp(`^(?:${re.source})`, re.flags);
+  if (needsWorker(anchored))
+    return offThread(env, n, [job(anchored, s, 'first')], ([r]) => (r.matches.length ? s : prefix + s));
+  const m = anchored.exec(s);
   return m ? s : prefix + s;
 });
 sN('ensure_ends_with', 1, 1, (s, a, _e, n) => {
@@ -425,7 +613,14 @@ sN('ensure_ends_with', 1, 1, (s, a, _e, n) => {
 s0('string', (s) => s);
 
 s0('number', (s, _env, node) => {
-  const n = parseFtlNumber(s);
+  let n: ReturnType<typeof parseFtlNumber>;
+  try {
+    n = parseFtlNumber(s);
+  } catch (e) {
+    if (e instanceof NumberLimitError)
+      throw blamedError('_MiscTemplateException', `?number: ${e.message}`, node);
+    throw e;
+  }
   if (n === null) {
     throw blamedError('NonNumericalException', `Can't convert this string to number: ${jQuote(s)}`, node);
   }

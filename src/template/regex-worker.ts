@@ -1,0 +1,133 @@
+/**
+ * Regular expressions that may backtrack without bound, run off the main thread. V8 switches a
+ * pattern that backtracks too much to its linear-time engine, but not one with back-references or
+ * look-arounds (`"aaaaaaaaaaaaaaaaaaaaaaaaaaaaac"?matches("(a+)+\\1b")` takes 30 s). Those run
+ * here, in a small pool of worker threads, under a time bound: past it the worker is terminated
+ * (which interrupts the match) and the caller's render ends with a time-limit error, while the
+ * event loop kept serving everything else.
+ */
+import { Worker } from 'node:worker_threads';
+
+/** Whether a (translated) JavaScript pattern has back-references or look-arounds. */
+export function needsWorker(re: RegExp): boolean {
+  return UNSAFE.test(re.source);
+}
+const UNSAFE = /\\[1-9]|\\k<|\(\?<?[=!]/;
+
+/**
+ * all: every match left to right (an empty match moves one character on), at most maxMatches;
+ * first: the first match; last: the match starting at the highest index.
+ */
+export interface RegexJob {
+  source: string;
+  flags: string;
+  input: string;
+  op: 'all' | 'first' | 'last';
+  maxMatches: number;
+}
+
+/** A match: its index, then the groups of the JavaScript pattern (group 0 first). */
+export type RegexMatch = [number, ...(string | undefined)[]];
+
+export interface RegexResult {
+  matches: RegexMatch[];
+  /** More than maxMatches matches: the list stops there. */
+  tooMany: boolean;
+}
+
+export class RegexTimeoutError extends Error {}
+
+const WORKER_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+parentPort.on('message', ({ source, flags, input, op, maxMatches }) => {
+  try {
+    const matches = [];
+    let tooMany = false;
+    const bare = flags.replace(/[gy]/g, '');
+    if (op === 'last') {
+      const re = new RegExp(source, bare + 'y');
+      for (let i = input.length; i >= 0; i--) {
+        re.lastIndex = i;
+        const m = re.exec(input);
+        if (m) { matches.push([m.index, ...m]); break; }
+      }
+    } else if (op === 'first') {
+      const m = new RegExp(source, bare).exec(input);
+      if (m) matches.push([m.index, ...m]);
+    } else {
+      const re = new RegExp(source, bare + 'g');
+      let m;
+      while ((m = re.exec(input)) !== null) {
+        if (matches.length >= maxMatches) { tooMany = true; break; }
+        matches.push([m.index, ...m]);
+        if (m[0].length === 0) re.lastIndex++;
+      }
+    }
+    parentPort.postMessage({ matches, tooMany });
+  } catch (e) {
+    parentPort.postMessage({ error: String((e && e.message) || e) });
+  }
+});
+`;
+
+/** Workers kept for the next jobs; at most MAX_WORKERS run at once, the others wait. */
+const MAX_WORKERS = 2;
+const idle: Worker[] = [];
+let running = 0;
+const waiting: (() => void)[] = [];
+
+function spawn(): Worker {
+  return new Worker(WORKER_SOURCE, {
+    eval: true,
+    resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32 },
+  });
+}
+
+/** Runs `job` in a worker; rejects with RegexTimeoutError when it is not done within `timeoutMs`. */
+export async function runRegex(job: RegexJob, timeoutMs: number): Promise<RegexResult> {
+  const deadline = performance.now() + timeoutMs;
+  if (running >= MAX_WORKERS) {
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  }
+  running++;
+  try {
+    const left = deadline - performance.now();
+    if (left <= 0) throw new RegexTimeoutError();
+    return await dispatch(job, left);
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
+
+function dispatch(job: RegexJob, timeoutMs: number): Promise<RegexResult> {
+  const worker = idle.pop() ?? spawn();
+  worker.ref();
+  return new Promise<RegexResult>((resolve, reject) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+    };
+    const onMessage = (m: RegexResult & { error?: string }): void => {
+      done();
+      worker.unref();
+      idle.push(worker);
+      if (m.error !== undefined) reject(new Error(m.error));
+      else resolve(m);
+    };
+    const onError = (e: Error): void => {
+      done();
+      void worker.terminate();
+      reject(e);
+    };
+    const timer = setTimeout(() => {
+      done();
+      void worker.terminate();
+      reject(new RegexTimeoutError());
+    }, timeoutMs);
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.postMessage(job);
+  });
+}

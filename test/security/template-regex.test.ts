@@ -1,0 +1,82 @@
+/**
+ * Issue 13, regex backtracking in the template built-ins: patterns with back-references or
+ * look-arounds (which V8's linear-time fallback cannot run) match in a worker thread; past the
+ * evaluation's time limit the render ends with a clear error while the server keeps answering.
+ * Here the limit is 1500 ms (FLOWMARK_EVAL_TIME_MS, and the eval host's evaluation limits).
+ */
+import { describe, expect, it } from 'vitest';
+import { evalHost } from '../../src/server/eval-host.js';
+import { describeEachEngine } from '../support/engines.js';
+import { useServer } from '../server/support.js';
+import { evalOnServer, firstLine, renderCli } from './support.js';
+
+const A30 = 'a'.repeat(29) + 'c';
+const TIME = { FLOWMARK_EVAL_TIME_MS: '1500' };
+const stopped = (builtin: string) =>
+  `Template execution stopped: ?${builtin}: the evaluation exceeded its time limit of 1500 ms.`;
+
+/** [template, first line of the error] */
+const CATASTROPHIC: [string, string][] = [
+  [`\${"${A30}"?matches("(a+)+\\\\1b")?c}`, stopped('matches')],
+  [`<#if "${A30}"?matches("(?=(a+)+b)")>y</#if>`, stopped('matches')],
+  [`\${"x${A30}"?replace("(?<=b(a+)+)c", "x", "r")}`, stopped('replace')],
+  [`\${"${A30}"?split("(a+)+\\\\1b", "r")?size}`, stopped('split')],
+  [`\${"${A30}"?keep_after("(?<!x(a+)+)c", "r")}`, stopped('keep_after')],
+  [`\${"${A30}"?keep_before_last("(a+)+(?=b)", "r")}`, stopped('keep_before_last')],
+  [`\${"${A30}"?ensure_starts_with("(a+)+\\\\1b", "x", "r")}`, stopped('ensure_starts_with')],
+];
+
+/** [template, output]: the same built-ins on ordinary input give Java's results. */
+const RESULTS: [string, string][] = [
+  [
+    '${"abcabc"?matches("(abc)\\\\1")?c} ${"xabcabcy"?replace("(abc)\\\\1", "<$1>", "r")} <#list "a1b22c"?split("(?<=\\\\d)", "r") as p>[${p}]</#list>',
+    'true x<abc>y [a1][b2][2][c]',
+  ],
+  [
+    '<#list "ab12cd34"?matches("(?<=[a-z])(\\\\d)") as m>${m}:${m?groups[1]} </#list>${"a-b-c"?keep_after_last("(?<=-)", "r")}|${"foo"?ensure_starts_with("(?=f)", "x", "r")}',
+    '1:1 3:3 c|foo',
+  ],
+  [
+    '<#assign m = "aabb"?matches("(.)\\\\1(.)\\\\2")>${m?c} ${m?groups[2]} <#list ["aa", "ab"] as w>${w?matches("(.)\\\\1")?c} </#list>',
+    'true b true false ',
+  ],
+  // without back-references or look-arounds V8's linear engine takes over: no worker, no wait
+  [`\${"${A30}"?matches("(a+)+b")?c}`, 'false'],
+];
+
+describe('regex built-ins: flowmark render', () => {
+  it.each(CATASTROPHIC)('stops %s at the time limit', async (template, message) => {
+    const r = await renderCli(template, TIME);
+    expect(firstLine(r.err)).toBe(message);
+    expect(r.code).toBe(1);
+    expect(r.ms).toBeLessThan(5000);
+  });
+
+  it.each(RESULTS)('renders %s', async (template, output) => {
+    const r = await renderCli(template, TIME);
+    expect(r.err).toBe('');
+    expect(r.out).toBe(output);
+  });
+});
+
+describeEachEngine('regex built-ins: POST /api/v1/eval', (engine) => {
+  const server = useServer(engine, (platform) => ({
+    hosts: evalHost(platform, { limits: { evaluation: { wallTimeMs: 1500 } } }),
+  }));
+
+  it.each(CATASTROPHIC.slice(0, 3))('stops %s, /health answering meanwhile', async (template, message) => {
+    const r = await evalOnServer(server, template);
+    expect(firstLine(r.error!.message)).toBe(message);
+    expect(r.error!.kind).toBe('LimitExceeded');
+    expect(r.ms).toBeGreaterThan(1400);
+    expect(r.ms).toBeLessThan(5000);
+  });
+
+  it('gives the same results off the main thread', async () => {
+    for (const [template, output] of RESULTS) {
+      const r = await evalOnServer(server, template);
+      expect(r.error).toBeUndefined();
+      expect(r.output).toBe(output);
+    }
+  });
+});
