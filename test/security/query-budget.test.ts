@@ -34,14 +34,16 @@ async function failing(ctx: ExecutionContext, source: string): Promise<{ message
 describeEachEngine('query budget: functions and scripts', (engine) => {
   let w: World;
   let ann: ExecutionContext;
-  /** A context with a budget of its own, as a host gives each evaluation. */
-  const evaluation = (limits: ConstructorParameters<typeof Budget>[0] = {}) => ({
+  /** A context whose evaluations get these limits (the host starts one budget per evaluation). */
+  const evaluation = (limits: ConstructorParameters<typeof Budget>[0] = {}): ExecutionContext => ({
     ...ann,
-    budget: new Budget(limits),
+    limits: { ...ann.limits, evaluation: limits },
   });
   const expectRefused = async (source: string, message: string, ctx = evaluation()) => {
     const r = await failing(ctx, source);
-    expect(r.message).toBe(message);
+    // A budget breach ends the render (LimitExceeded, which #attempt does not catch).
+    const budgetBreach = / for one evaluation$|exceeded its time limit of /.test(message);
+    expect(r.message).toBe(budgetBreach ? `Template execution stopped: ${message}.` : message);
     expect(r.ms).toBeLessThan(5000);
   };
 
@@ -156,11 +158,13 @@ describeEachEngine('query budget: functions and scripts', (engine) => {
     const q =
       '${aggregate_collection("c", {"$match": {"n": 1}}, {"$project": {"r": {"$size": {"$range": [0, 4000000]}}}})[0].r?c}';
     expect((await evaluate(q, ctx)).output).toBe('4000000');
+    expect(ctx.budget!.allocated).toBeGreaterThan(32_000_000);
+    // Each evaluation starts a budget of its own: the same query fits again …
     expect((await evaluate(q, ctx)).output).toBe('4000000');
-    expect(ctx.budget.allocated).toBeGreaterThan(64_000_000);
-    const r = await failing(ctx, q + q + q);
+    // … but four of them in one evaluation do not.
+    const r = await failing(ctx, q + q + q + q);
     expect(r.message).toBe(
-      'aggregate_collection: $range: the value would exceed the 100 MB limit for one evaluation',
+      'Template execution stopped: aggregate_collection: $range: the value would exceed the 100 MB limit for one evaluation.',
     );
   });
 
@@ -197,7 +201,7 @@ describeEachEngine('query budget: functions and scripts', (engine) => {
     );
     // The scan looks at the clock before each document, the operators every few hundred calls.
     expect(r.message).toMatch(
-      /^count_objects: (query on collection 'slow'|\$range|\$size|\$gt): the evaluation exceeded its time limit of 200 ms$/,
+      /^Template execution stopped: count_objects: (query on collection 'slow'|\$range|\$size|\$gt): the evaluation exceeded its time limit of 200 ms\.$/,
     );
     expect(r.ms).toBeLessThan(5000);
   });
