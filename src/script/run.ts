@@ -10,6 +10,7 @@ import { callBridge } from './bridge.js';
 import { ScriptError } from './errors.js';
 import { bytesText, DEFAULT_SCRIPT_LIMITS, resolveLimits, type ScriptLimits } from './limits.js';
 import { SandboxPool, SandboxUnavailableError, type RunTiming, type WorkerFailure } from './pool.js';
+import { closePythonScripts } from './python/run.js';
 
 export interface ScriptRunOptions {
   ctx: ExecutionContext;
@@ -55,9 +56,14 @@ export function warmScripts(): void {
   pool.warm(settings.limits.memoryBytes);
 }
 
-/** Stops every sandbox worker (the next script starts new ones). */
-export function closeScripts(): Promise<void> {
-  return pool.close();
+/** Stops every sandbox worker, JavaScript and Python (the next script starts new ones). */
+export async function closeScripts(): Promise<void> {
+  await Promise.all([pool.close(), closePythonScripts()]);
+}
+
+/** The process-wide limits with an evaluation's on top (for the Python backend, python/run.ts). */
+export function scriptLimits(overrides?: Partial<ScriptLimits>): ScriptLimits {
+  return resolveLimits(settings.limits, overrides);
 }
 
 /** Number of sandbox workers alive (for tests and monitoring). */
@@ -92,7 +98,7 @@ export async function runScript(source: string, options: ScriptRunOptions): Prom
   return { output: outputText(outcome.output ?? 'n'), timing: outcome.timing };
 }
 
-function outputText(tagged: string): string {
+export function outputText(tagged: string): string {
   return tagged.charAt(0) === 'n' ? '' : tagged.slice(1);
 }
 
@@ -101,7 +107,7 @@ function where(f: WorkerFailure): string {
   return f.column === undefined ? ` (script line ${f.line})` : ` (script line ${f.line}, column ${f.column})`;
 }
 
-function scriptError(f: WorkerFailure, limits: ScriptLimits): ScriptError {
+export function scriptError(f: WorkerFailure, limits: ScriptLimits): ScriptError {
   const at = where(f);
   switch (f.kind) {
     case 'cpu-time':
