@@ -13,7 +13,8 @@
 /** Defines `_flowmark_setup()`, called directly (not through runPython, whose code it takes apart). */
 export const PY_SETUP = String.raw`
 def _flowmark_setup():
-    import sys, os, gc, json, random, builtins, textwrap, datetime as _dt
+    import sys, os, gc, json, random, builtins, textwrap, _imp, datetime as _dt
+    from types import SimpleNamespace
 
     # --- the JavaScript bridge: gone ---------------------------------------------------------
     BRIDGE = ('js', 'pyodide', 'pyodide_js', '_pyodide', '_pyodide_core')
@@ -21,7 +22,12 @@ def _flowmark_setup():
         proxies = getattr(finder, 'jsproxies', None)
         if proxies is not None:
             proxies.clear()
+        if str.partition(getattr(finder, '__module__', '') or '', '.')[0] in BRIDGE:
             sys.meta_path.remove(finder)
+    for path_hook in list(sys.path_hooks):
+        if str.partition(getattr(path_hook, '__module__', '') or '', '.')[0] in BRIDGE:
+            sys.path_hooks.remove(path_hook)
+    sys.path_importer_cache.clear()
 
     BLOCKED = frozenset(BRIDGE + (
         'micropip', 'ctypes', '_ctypes', 'socket', '_socket', 'ssl', '_ssl', 'select', 'selectors',
@@ -34,8 +40,8 @@ def _flowmark_setup():
     ))
 
     def blocked(name):
-        top = name.partition('.')[0]
-        return top in BLOCKED or top.startswith('_test') or name in BLOCKED
+        top = str.partition(name, '.')[0]
+        return top in BLOCKED or str.startswith(top, '_test') or name in BLOCKED
 
     for name in list(sys.modules):
         if blocked(name):
@@ -54,22 +60,51 @@ def _flowmark_setup():
                        'cpython.', 'sys.remote_exec', '_posixsubprocess.', 'fcntl.', 'resource.',
                        'signal.', 'syslog.', 'pdb.')
     DENIED = frozenset({'code.__new__', 'sys.addaudithook', 'sys._current_frames',
-                        'sys._current_exceptions', 'imp.create_builtin',
+                        'sys._current_exceptions',
                         'import.load_dynamic', 'sys.set_asyncgen_hooks_firstiter',
                         'ftplib.connect', 'smtplib.connect', 'http.client.connect',
                         'nntplib.connect', 'poplib.connect', 'imaplib.open', 'telnetlib.Telnet.open'})
 
+    # A builtin module can be made without importing it (_imp.create_builtin, which importlib's
+    # BuiltinImporter calls): that function is replaced by one that asks the audit hook, which
+    # alone holds the real one and refuses the blocked names. No script code runs inside the
+    # hook (it only reads exact str values), so its variables stay out of reach.
+    real_create_builtin = _imp.create_builtin
+    made = []
+
     def hook(event, args):
         if event == 'import':
-            if blocked(args[0]):
-                raise ImportError('import of ' + args[0] + ' is not allowed in a flowmark script')
+            name = args[0]
+            if type(name) is not str or blocked(name):
+                raise ImportError('import of ' + (name if type(name) is str else '?') + ' is not allowed in a flowmark script')
+        elif event == 'flowmark.create_builtin':
+            name = args[0]
+            if type(name) is not str or blocked(name):
+                raise ImportError('import of ' + (name if type(name) is str else '?') + ' is not allowed in a flowmark script')
+            made.append(real_create_builtin(SimpleNamespace(name=name, origin='built-in', loader=None,
+                                                            submodule_search_locations=None, parent='')))
         elif event == 'open':
-            mode = args[1]
-            flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
-            if (isinstance(mode, str) and any(c in mode for c in 'wax+')) or flags & WRITE:
-                raise PermissionError('a flowmark script cannot write files (' + str(args[0]) + ')')
+            path = args[0] if type(args[0]) is str else '?'
+            mode = args[1] if type(args[1]) is str else ''
+            flags = args[2] if len(args) > 2 and type(args[2]) is int else 0
+            if any(c in mode for c in 'wax+') or flags & WRITE:
+                raise PermissionError('a flowmark script cannot write files (' + path + ')')
         elif event in DENIED or (event.startswith(DENIED_PREFIXES) and event not in READ_ONLY_EVENTS):
             raise PermissionError(event + ' is not allowed in a flowmark script')
+
+    def create_builtin(spec):
+        name = spec.name
+        if type(name) is not str:
+            raise TypeError('create_builtin: the spec name must be a str')
+        made.clear()
+        sys.audit('flowmark.create_builtin', name)
+        return made.pop()
+
+    def create_dynamic(spec, file=None):
+        raise ImportError('extension modules cannot be loaded in a flowmark script')
+
+    _imp.create_builtin = create_builtin
+    _imp.create_dynamic = create_dynamic
 
     # --- the platform bridge: a device of bytes ----------------------------------------------
     fd = os.open('/dev/rmp', os.O_RDWR)
@@ -203,11 +238,17 @@ def _flowmark_setup():
         def failure(kind, e, line=None, column=None):
             out = {'kind': kind}
             if e is not None:
-                out['name'] = '' if type(e) is RMPError else type(e).__name__
                 try:
-                    out['message'] = str(e)
+                    message = str(e)
                 except BaseException:
-                    out['message'] = '(the message could not be read)'
+                    message = '(the message could not be read)'
+                # RMPError: the function's message alone; an exception without one: its name alone.
+                if type(e) is RMPError or not message:
+                    out['name'] = ''
+                    out['message'] = message or type(e).__name__
+                else:
+                    out['name'] = type(e).__name__
+                    out['message'] = message
             if line is not None:
                 out['line'] = line
             if column is not None:
