@@ -1,5 +1,5 @@
 /**
- * The JavaScript backend: `<@script env="js">` scripts in a QuickJS sandbox, with the function
+ * The script backends: `<@script env="js">` scripts in a QuickJS sandbox (`env="python"`: Pyodide), with the function
  * library as the RMP* objects (see docs/script.md).
  *
  *   const scope = { get: (n) => (n === 'script' ? scriptDirective(ctx) : functions.get(n)) };
@@ -29,3 +29,10 @@ export {
   type ScriptRunOptions,
   type ScriptSettings,
 } from './run.js';
+export {
+  closePythonScripts,
+  configurePythonScripts,
+  pythonScriptWorkers,
+  runPythonScript,
+  warmPythonScripts,
+} from './python/run.js';

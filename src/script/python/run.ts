@@ -145,7 +145,7 @@ export async function runPythonScript(source: string, options: ScriptRunOptions)
   }
   const failure = outcome.failure;
   if (failure) {
-    if (failure.kind === 'cpu-time' && reason === undefined && failure.name === 'KeyboardInterrupt')
+    if (failure.kind === 'cpu-time' && reason === undefined)
       failure.kind = 'exception'; // raised by the script itself
     else if (failure.kind === 'cpu-time' && reason !== undefined) failure.kind = reason;
     throw scriptError(failure, limits);
