@@ -29,19 +29,25 @@ def _flowmark_setup():
             sys.path_hooks.remove(path_hook)
     sys.path_importer_cache.clear()
 
+    # Top-level names and dotted submodules (a name is blocked when it or a parent is listed).
     BLOCKED = frozenset(BRIDGE + (
         'micropip', 'ctypes', '_ctypes', 'socket', '_socket', 'ssl', '_ssl', 'select', 'selectors',
         'subprocess', '_posixsubprocess', 'multiprocessing', '_multiprocessing', 'threading',
-        '_thread', 'concurrent', 'asyncio', '_asyncio', 'urllib', 'http', 'ftplib', 'smtplib',
-        'poplib', 'imaplib', 'socketserver', 'xmlrpc', 'webbrowser', 'mmap', 'sqlite3', '_sqlite3',
-        'signal', '_signal', 'faulthandler', 'termios', 'fcntl', 'pty', 'tty', 'resource',
-        '_imp', 'marshal', 'tracemalloc', '_tracemalloc', '_remote_debugging', '_xxtestfuzz',
-        '_posixshmem', 'pdb', 'bdb',
+        '_thread', 'concurrent', 'asyncio', '_asyncio', 'urllib.request', 'urllib.robotparser',
+        'http.client', 'http.server', 'http.cookiejar', 'ftplib', 'smtplib', 'poplib', 'imaplib',
+        'socketserver', 'xmlrpc', 'webbrowser', 'mmap', 'sqlite3', '_sqlite3', 'signal', '_signal',
+        'faulthandler', 'termios', 'fcntl', 'pty', 'tty', 'resource', '_imp', 'marshal',
+        'tracemalloc', '_tracemalloc', '_remote_debugging', '_xxtestfuzz', '_posixshmem', 'pdb', 'bdb',
     ))
 
     def blocked(name):
-        top = str.partition(name, '.')[0]
-        return top in BLOCKED or str.startswith(top, '_test') or name in BLOCKED
+        parts = str.split(name, '.')
+        if str.startswith(parts[0], '_test'):
+            return True
+        for i in range(1, len(parts) + 1):
+            if str.join('.', parts[:i]) in BLOCKED:
+                return True
+        return False
 
     for name in list(sys.modules):
         if blocked(name):
@@ -91,6 +97,18 @@ def _flowmark_setup():
                 raise PermissionError('a flowmark script cannot write files (' + path + ')')
         elif event in DENIED or (event.startswith(DENIED_PREFIXES) and event not in READ_ONLY_EVENTS):
             raise PermissionError(event + ' is not allowed in a flowmark script')
+
+    class RefusingFinder:
+        """Refuses the blocked modules to importlib.import_module too (the audit event is the import statement's)."""
+        __module__ = 'flowmark'
+
+        @staticmethod
+        def find_spec(name, path=None, target=None):
+            if type(name) is not str or blocked(name):
+                raise ImportError('import of ' + (name if type(name) is str else '?') + ' is not allowed in a flowmark script')
+            return None
+
+    sys.meta_path.insert(0, RefusingFinder)
 
     def create_builtin(spec):
         name = spec.name
