@@ -124,11 +124,13 @@ class SandboxWorker {
       transferList: [port2],
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, stackSizeMb: WORKER_STACK_MB },
     });
-    this.worker.unref();
-    this.replies.unref();
     this.worker.on('message', (m: WorkerMessage) => this.onMessage(m));
     this.worker.on('error', (e) => this.die(new SandboxUnavailableError(`the sandbox failed: ${e.message}`)));
     this.worker.on('exit', () => this.die(new SandboxUnavailableError('the sandbox stopped')));
+    // After the listeners: adding a 'message' listener refs the worker's port again, and a
+    // process (flowmark render) would never exit.
+    this.worker.unref();
+    this.replies.unref();
   }
 
   run(job: SandboxJob, onCall: CallHandler): Promise<WorkerOutcome> {
@@ -154,6 +156,8 @@ class SandboxWorker {
       const timer = setTimeout(() => stop('wall-time'), job.limits.wallTimeMs + GRACE_MS);
       timer.unref();
       this.current = { run, onCall, resolve, reject, timer };
+      // A running script keeps the process alive (its result is awaited); an idle worker does not.
+      this.worker.ref();
       job.abort?.addEventListener('abort', () => stop(abortKind(job.abort!.reason)), { once: true });
       this.worker.postMessage({
         ...job.extra,
@@ -185,6 +189,7 @@ class SandboxWorker {
     }
     clearTimeout(current.timer);
     this.current = undefined;
+    this.worker.unref();
     if (m.broken) this.retire();
     current.resolve({ output: m.output, failure: m.failure, timing: m.timing });
   }
