@@ -221,3 +221,16 @@ describe('no state leaks between scripts', () => {
     ).toBe('["[1]",true,4,"clean","1.5","RMPData"]');
   });
 });
+
+describe('the platform bridge survives a script that breaks its own', () => {
+  it('after closing or replacing every file descriptor, the next script still calls the platform', async () => {
+    expect(
+      await out(
+        'import os\nfor fd in range(3, 16):\n    try:\n        os.close(fd)\n    except OSError:\n        pass\nRMPData.setOutput("damaged")',
+      ),
+    ).toBe('damaged');
+    expect(await out('RMPData.setOutput(RMPUtilities.jsonPut({}, "ok", True))')).toBe('{"ok":true}');
+    expect(await out('import os\nos.dup2(1, 3)\nRMPData.setOutput("damaged")')).toBe('damaged');
+    expect(await out('RMPData.setOutput(RMPUtilities.jsonPut({}, "ok", 2))')).toBe('{"ok":2}');
+  }, 60_000);
+});

@@ -144,10 +144,13 @@ const ready = (async () => {
   py.globals.delete('_flowmark_setup');
   closeJavaScript();
   const module = py._module;
+  // The open files live on the JavaScript side, outside the snapshot: a script that closed or
+  // replaced one (os.close, os.dup2 on the device) leaves its worker to be replaced.
+  const streams = py.FS.streams.map((stream) => stream && stream.node);
   const snapshot = module.HEAPU8.slice();
   capBytes = snapshot.length + Math.ceil(workerData.memoryBytes / PAGE) * PAGE;
   parentPort.postMessage({ type: 'ready', ms: perf.now() - started });
-  return { py, runner, module, snapshot, restoreMs: 0, loadMs: perf.now() - started };
+  return { py, runner, module, snapshot, streams, restoreMs: 0, loadMs: perf.now() - started };
 })();
 
 parentPort.on('message', (job) => {
@@ -172,6 +175,15 @@ function restore(state) {
   heap.set(state.snapshot);
   heap.fill(0, state.snapshot.length);
   state.restoreMs = perf.now() - t;
+}
+
+function sameStreams(state) {
+  const now = state.py.FS.streams;
+  const length = Math.max(now.length, state.streams.length);
+  for (let fd = 0; fd < length; fd++) {
+    if (((now[fd] && now[fd].node) || undefined) !== (state.streams[fd] || undefined)) return false;
+  }
+  return true;
 }
 
 function seed() {
@@ -207,6 +219,7 @@ function runJob(state, job) {
   current = null;
   // prepareMs: writing the snapshot back after the previous script (done then, off this script's path).
   result.timing = { setupMs: 0, prepareMs: state.restoreMs, totalMs: perf.now() - begin, waitedMs: run.waited, calls: run.calls };
+  if (!sameStreams(state)) broken = true;
   // The memory never shrinks: a worker left with less than half its budget to grow is replaced.
   if (capBytes - state.module.HEAPU8.length < workerData.memoryBytes / 2) broken = true;
   finish(job, result, broken);
