@@ -7,10 +7,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CompositeHost } from '../../src/hosts/index.js';
+import { CompositeHost, WebInterfaceHost, type Exchange } from '../../src/hosts/index.js';
 import { closeScripts } from '../../src/script/index.js';
 import { describeEachEngine } from '../support/engines.js';
-import { contextIn, NOW } from '../platform/world.js';
+import { buildWorld, contextIn, NOW, type World } from '../platform/world.js';
 import { anonymousExchange, hostWorld, type HostWorld } from '../hosts/support.js';
 import { errorOf } from './support.js';
 
@@ -100,6 +100,45 @@ describeEachEngine('Python scripts in the hosts', (engine) => {
     expect(output).toBe('[["p1"],2]');
     expect(await errorOf(ctx, py('RMPApplication.attachFile("x")'))).toBe(
       'RMPApplication.attachFile: function attach_file is only available in the input variables of a manual task (script line 1)',
+    );
+  }, 60_000);
+});
+
+describeEachEngine('Python scripts in a web interface', (engine) => {
+  let w: World;
+  let host: WebInterfaceHost;
+  beforeAll(async () => {
+    w = await buildWorld(engine.store);
+    host = new WebInterfaceHost(w.platform, { clock: () => NOW, random: () => 0.25 });
+  }, 60_000);
+  const render = async (template: string) => {
+    await w.platform.webInterfaceTemplates.set(w.account, w.ids.reports, template);
+    const exchange: Exchange & { webInterfaceId: number } = {
+      accountId: w.account,
+      caller: { accountId: w.account, user: { id: w.ids.admin, login: 'admin', isAdmin: true } },
+      method: 'GET',
+      path: `webinterface/${w.ids.reports}`,
+      headers: {},
+      query: {},
+      body: undefined,
+      webInterfaceId: w.ids.reports,
+    };
+    return host.render(exchange);
+  };
+
+  it('runs within the web interface’s restricted set of functions', async () => {
+    const ok = await render(
+      '<p>${get_date(0, "yyyy")} ${i18n("greeting", "Hi")}|' +
+        py(
+          'RMPData.setOutput(RMPUtilities.getDate(0, "yyyy") + " " + RMPApplication.i18n("greeting", "Hi"))',
+        ) +
+        '</p>',
+    );
+    expect([ok.status, ok.body]).toEqual([200, '<p>1970 Hello from Orders|1970 Hello from Orders</p>']);
+    const refused = await render(py('RMPCollection.find({"a": 1}, "orders")'));
+    expect(refused.status).toBe(500);
+    expect(JSON.stringify(refused.body)).toContain(
+      'RMPCollection.find: function list_objects is not available in a web interface (script line 1)',
     );
   }, 60_000);
 });
