@@ -333,6 +333,25 @@ describe('limits', () => {
     ).toBe('200');
   });
 
+  it('time.sleep waits, and its time counts as computing', async () => {
+    expect(
+      await out(
+        'import time\nt = time.monotonic()\ntime.sleep(0.2)\nRMPData.setOutput(time.monotonic() - t >= 0.2)',
+      ),
+    ).toBe('true');
+    const sleeper = await failure('import time\ntime.sleep(5)', { cpuTimeMs: 300 });
+    expect(sleeper.kind).toBe('cpu-time');
+  }, 30_000);
+
+  it('a structure nested too deep for the interpreter’s native stack fails the sandbox, which is replaced', async () => {
+    const deep = await failure('x = []\nfor i in range(100000):\n    x = [x]\nrepr(x)');
+    expect(deep.kind).toBe('internal');
+    expect(deep.message).toBe(
+      'script: the sandbox failed: Pyodide already fatally failed and can no longer be used.',
+    );
+    expect((await runPythonScript('RMPData.setOutput("next")', { ctx })).output).toBe('next');
+  }, 60_000);
+
   it('print and input reach nothing: print writes nowhere, input reads end of file', async () => {
     expect(await out('print("hello")\nRMPData.setOutput("ok")')).toBe('ok');
     expect(await errorOf(ctx, py('input()'))).toBe('EOFError: EOF when reading a line (script line 1)');

@@ -139,8 +139,6 @@ describe('no network, processes, threads, native memory or interpreter internals
       'ftplib',
       'subprocess',
       'multiprocessing',
-      'threading',
-      '_thread',
       'ctypes',
       'mmap',
       'signal',
@@ -155,6 +153,15 @@ describe('no network, processes, threads, native memory or interpreter internals
     expect(await error('import urllib.request')).toBe(refused('urllib.request'));
     expect(await error('import http.client')).toBe(refused('http.client'));
     expect(await error('import importlib\nimportlib.import_module("socket")')).toBe(refused('socket', 2));
+  });
+
+  it('threading may be imported (the standard library uses it) but no thread starts', async () => {
+    expect(await error('import threading\nthreading.Thread(target=print).start()')).toBe(
+      "RuntimeError: can't start new thread (script line 2)",
+    );
+    expect(await error('import _thread\n_thread.start_new_thread(print, ())')).toBe(
+      "RuntimeError: can't start new thread (script line 2)",
+    );
   });
 
   it('refuses the operations, even through modules already loaded', async () => {

@@ -32,8 +32,8 @@ def _flowmark_setup():
     # Top-level names and dotted submodules (a name is blocked when it or a parent is listed).
     BLOCKED = frozenset(BRIDGE + (
         'micropip', 'ctypes', '_ctypes', 'socket', '_socket', 'ssl', '_ssl', 'select', 'selectors',
-        'subprocess', '_posixsubprocess', 'multiprocessing', '_multiprocessing', 'threading',
-        '_thread', 'concurrent', 'asyncio', '_asyncio', 'urllib.request', 'urllib.robotparser',
+        'subprocess', '_posixsubprocess', 'multiprocessing', '_multiprocessing',
+        'concurrent', 'asyncio', '_asyncio', 'urllib.request', 'urllib.robotparser',
         'http.client', 'http.server', 'http.cookiejar', 'ftplib', 'smtplib', 'poplib', 'imaplib',
         'socketserver', 'xmlrpc', 'webbrowser', 'mmap', 'sqlite3', '_sqlite3', 'signal', '_signal',
         'faulthandler', 'termios', 'fcntl', 'pty', 'tty', 'resource', '_imp', 'marshal',
@@ -48,6 +48,10 @@ def _flowmark_setup():
             if str.join('.', parts[:i]) in BLOCKED:
                 return True
         return False
+
+    # Pyodide's time.sleep goes through its event loop (gone below): the C one again.
+    import time
+    time.sleep = getattr(time.sleep, '__wrapped__', time.sleep)
 
     for name in list(sys.modules):
         if blocked(name):

@@ -208,6 +208,8 @@ function runJob(state, job) {
     const recursion = Math.max(50, Math.min(1000, Math.floor(limits.stackBytes / 256)));
     const text = state.runner(job.source, job.table, seed(), recursion);
     result = JSON.parse(text);
+    // The interpreter itself failed (Pyodide's fatal error, seen by Python as an exception): never reused.
+    if (result.failure && result.failure.kind === 'internal') broken = true;
     if (run.stop !== null && (!result.failure || result.failure.kind === 'cpu-time')) result = { failure: { kind: run.stop } };
   } catch (e) {
     const full = state.module.HEAPU8.length + 2 * PAGE > capBytes;
