@@ -57,6 +57,8 @@ export interface SandboxProgram {
   source: string;
   /** The worker's workerData besides the bridge's signal and reply port. */
   data(memoryBytes: number): Record<string, unknown>;
+  /** The worker's native stack, when the default (WORKER_STACK_MB) does not suit its interpreter. */
+  stackSizeMb?: number;
 }
 
 let quickjsProgram: SandboxProgram | undefined;
@@ -122,7 +124,10 @@ class SandboxWorker {
       execArgv: [],
       workerData: { ...program.data(memoryBytes), signal: shared, replies: port2 },
       transferList: [port2],
-      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, stackSizeMb: WORKER_STACK_MB },
+      resourceLimits: {
+        maxOldGenerationSizeMb: WORKER_HEAP_MB,
+        stackSizeMb: program.stackSizeMb ?? WORKER_STACK_MB,
+      },
     });
     this.worker.on('message', (m: WorkerMessage) => this.onMessage(m));
     this.worker.on('error', (e) => this.die(new SandboxUnavailableError(`the sandbox failed: ${e.message}`)));

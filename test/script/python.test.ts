@@ -344,7 +344,13 @@ describe('limits', () => {
   }, 30_000);
 
   it('a structure nested too deep for the interpreter’s native stack fails the sandbox, which is replaced', async () => {
-    const deep = await failure('x = []\nfor i in range(100000):\n    x = [x]\nrepr(x)');
+    expect(await out('x = []\nfor i in range(20000):\n    x = [x]\nRMPData.setOutput(len(repr(x)))')).toBe(
+      '40002',
+    );
+    const deep = await failure('x = []\nfor i in range(1000000):\n    x = [x]\nrepr(x)', {
+      memoryBytes: 256 * 1024 * 1024,
+      cpuTimeMs: 20_000,
+    });
     expect(deep.kind).toBe('internal');
     expect(deep.message).toBe(
       'script: the sandbox failed: Pyodide already fatally failed and can no longer be used.',

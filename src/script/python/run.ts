@@ -25,6 +25,7 @@ let pyodideDir: string | undefined;
 
 const program: SandboxProgram = {
   source: PY_WORKER_SOURCE,
+  stackSizeMb: 64,
   data: (memoryBytes) => {
     pyodideDir ??= dirname(createRequire(import.meta.url).resolve('pyodide/package.json'));
     return { pyodide: pyodideDir, setup: PY_SETUP, memoryBytes };
