@@ -1,6 +1,6 @@
 /**
  * `<@script env="js"> … </@script>`: runs the body (its raw text, not rendered by the template)
- * as JavaScript in the sandbox; the directive's output is what RMPData.setOutput received.
+ * as JavaScript in the sandbox (`env="python"`: as Python, python/run.ts); the directive's output is what RMPData.setOutput received.
  * A body wrapped in `<#noparse>…</#noparse>` is taken without those tags (for scripts whose
  * `${…}` template literals are not valid template syntax). Errors end the render as a
  * TemplateError (cause: ScriptError) that `<#attempt>` can recover.
@@ -10,6 +10,7 @@ import type { FunctionRegistry } from '../functions/registry.js';
 import { DIRECTIVE, type TemplateDirective } from '../template/index.js';
 import { ScriptError } from './errors.js';
 import type { ScriptLimits } from './limits.js';
+import { runPythonScript } from './python/run.js';
 import { runScript } from './run.js';
 
 export interface ScriptDirectiveOptions {
@@ -29,28 +30,27 @@ export function scriptDirective(
   return {
     [DIRECTIVE]: true,
     async invoke(params, body, env) {
-      checkParameters(params);
+      const python = checkParameters(params);
       if (body === null) return '';
-      const result = await runScript(scriptSource(body.source), { ctx, env, ...options });
+      const run = python ? runPythonScript : runScript;
+      const result = await run(scriptSource(body.source), { ctx, env, ...options });
       return result.output;
     },
   };
 }
 
-function checkParameters(params: Record<string, unknown>): void {
+/** True for Python, false for JavaScript. */
+function checkParameters(params: Record<string, unknown>): boolean {
   for (const name of Object.keys(params)) {
     if (name !== 'env')
       throw new ScriptError(`<@script>: unknown parameter ${name} (the only parameter is env)`, 'usage');
   }
   const env = params.env ?? 'js';
   if (typeof env !== 'string') throw new ScriptError('<@script>: env must be a string such as "js"', 'usage');
-  if (env.toLowerCase() === 'python')
-    throw new ScriptError(
-      '<@script>: env="python" is not supported: flowmark runs JavaScript only (env="js"); see docs/script.md',
-      'usage',
-    );
+  if (env.toLowerCase() === 'python') return true;
   if (!LANGUAGES.includes(env.toLowerCase()))
-    throw new ScriptError(`<@script>: unknown env "${env}" (supported: js)`, 'usage');
+    throw new ScriptError(`<@script>: unknown env "${env}" (supported: js, python)`, 'usage');
+  return false;
 }
 
 /** The body without a wrapping <#noparse> (or [#noparse]); lines keep their numbers. */

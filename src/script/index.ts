@@ -1,5 +1,5 @@
 /**
- * The JavaScript backend: `<@script env="js">` scripts in a QuickJS sandbox, with the function
+ * The script backends: `<@script env="js">` scripts in a QuickJS sandbox (`env="python"`: Pyodide), with the function
  * library as the RMP* objects (see docs/script.md).
  *
  *   const scope = { get: (n) => (n === 'script' ? scriptDirective(ctx) : functions.get(n)) };
@@ -31,3 +31,10 @@ export {
   type ScriptSettings,
 } from './run.js';
 export { scriptSettingsFromEnv } from './settings.js';
+export {
+  closePythonScripts,
+  configurePythonScripts,
+  pythonScriptWorkers,
+  runPythonScript,
+  warmPythonScripts,
+} from './python/run.js';

@@ -42,6 +42,37 @@ export interface SandboxJob {
   source: string;
   table: string;
   limits: ScriptLimits;
+  /** More fields for the worker's job message (structured-cloneable; a SharedArrayBuffer stays shared). */
+  extra?: Record<string, unknown>;
+  /** Ends the run from outside: the worker is terminated and the run reports this failure kind. */
+  abort?: AbortSignal;
+}
+
+/**
+ * The program a pool's workers run: the QuickJS program of worker-source.ts by default; the
+ * Python backend (python/) hands its own, speaking the same messages.
+ */
+export interface SandboxProgram {
+  /** CommonJS source, evaluated with `eval: true`. */
+  source: string;
+  /** The worker's workerData besides the bridge's signal and reply port. */
+  data(memoryBytes: number): Record<string, unknown>;
+  /** The worker's native stack, when the default (WORKER_STACK_MB) does not suit its interpreter. */
+  stackSizeMb?: number;
+}
+
+let quickjsProgram: SandboxProgram | undefined;
+
+function defaultProgram(): SandboxProgram {
+  quickjsProgram ??= {
+    source: WORKER_SOURCE,
+    data: (memoryBytes) => ({
+      quickjs: createRequire(import.meta.url).resolve('quickjs-emscripten'),
+      prelude: PRELUDE,
+      memoryBytes,
+    }),
+  };
+  return quickjsProgram;
 }
 
 /** Answers one platform call of the script: the reply text the prelude decodes. */
@@ -68,8 +99,6 @@ interface CurrentRun {
   timer: NodeJS.Timeout;
 }
 
-let quickjsPath: string | undefined;
-
 class SandboxWorker {
   private readonly worker: Worker;
   private readonly signal: Int32Array;
@@ -82,20 +111,23 @@ class SandboxWorker {
     /** The memory its scripts may grow into (the module's memory is capped when it starts). */
     readonly memoryBytes: number,
     private readonly onDeath: (w: SandboxWorker) => void,
+    program: SandboxProgram = defaultProgram(),
   ) {
     const shared = new SharedArrayBuffer(4);
     this.signal = new Int32Array(shared);
     const { port1, port2 } = new MessageChannel();
     this.replies = port1;
-    quickjsPath ??= createRequire(import.meta.url).resolve('quickjs-emscripten');
-    this.worker = new Worker(WORKER_SOURCE, {
+    this.worker = new Worker(program.source, {
       eval: true,
       // Not the parent's flags: under `node --input-type=module -e …` (or a loader such as tsx)
       // the CommonJS source would be read as an ES module and fail on `require`.
       execArgv: [],
-      workerData: { quickjs: quickjsPath, signal: shared, replies: port2, prelude: PRELUDE, memoryBytes },
+      workerData: { ...program.data(memoryBytes), signal: shared, replies: port2 },
       transferList: [port2],
-      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, stackSizeMb: WORKER_STACK_MB },
+      resourceLimits: {
+        maxOldGenerationSizeMb: WORKER_HEAP_MB,
+        stackSizeMb: program.stackSizeMb ?? WORKER_STACK_MB,
+      },
     });
     this.worker.on('message', (m: WorkerMessage) => this.onMessage(m));
     this.worker.on('error', (e) => this.die(new SandboxUnavailableError(`the sandbox failed: ${e.message}`)));
@@ -110,11 +142,13 @@ class SandboxWorker {
     if (this.current) throw new Error('sandbox worker: one run at a time');
     const run = this.nextRun++;
     return new Promise<WorkerOutcome>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const stop = (kind: WorkerFailure['kind']): void => {
+        if (this.current?.run !== run) return;
+        clearTimeout(this.current.timer);
         this.current = undefined;
         this.kill();
         resolve({
-          failure: { kind: 'wall-time' },
+          failure: { kind },
           timing: {
             setupMs: 0,
             prepareMs: 0,
@@ -123,11 +157,20 @@ class SandboxWorker {
             calls: 0,
           },
         });
-      }, job.limits.wallTimeMs + GRACE_MS);
+      };
+      const timer = setTimeout(() => stop('wall-time'), job.limits.wallTimeMs + GRACE_MS);
       timer.unref();
       this.current = { run, onCall, resolve, reject, timer };
+      // A running script keeps the process alive (its result is awaited); an idle worker does not.
       this.worker.ref();
-      this.worker.postMessage({ run, source: job.source, table: job.table, limits: job.limits });
+      job.abort?.addEventListener('abort', () => stop(abortKind(job.abort!.reason)), { once: true });
+      this.worker.postMessage({
+        ...job.extra,
+        run,
+        source: job.source,
+        table: job.table,
+        limits: job.limits,
+      });
     });
   }
 
@@ -210,6 +253,10 @@ type WorkerMessage =
       broken?: boolean;
     };
 
+function abortKind(reason: unknown): WorkerFailure['kind'] {
+  return reason === 'cpu-time' || reason === 'memory' || reason === 'wall-time' ? reason : 'internal';
+}
+
 function failureReply(e: unknown): string {
   return 'e' + JSON.stringify({ message: e instanceof Error ? e.message : String(e) });
 }
@@ -258,7 +305,10 @@ export class SandboxPool {
   private fairness: Fairness = { accountQueue: DEFAULT_ACCOUNT_QUEUE };
   private closing = false;
 
-  constructor(private maxWorkers: number) {}
+  constructor(
+    private maxWorkers: number,
+    private readonly program?: SandboxProgram,
+  ) {}
 
   setMaxWorkers(n: number): void {
     if (!Number.isInteger(n) || n < 1 || n > 256)
@@ -414,7 +464,7 @@ export class SandboxPool {
   }
 
   private spawn(memoryBytes: number): SandboxWorker {
-    const worker = new SandboxWorker(memoryBytes, (w) => this.forget(w));
+    const worker = new SandboxWorker(memoryBytes, (w) => this.forget(w), this.program);
     this.all.add(worker);
     return worker;
   }

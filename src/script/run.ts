@@ -17,6 +17,7 @@ import {
   type RunTiming,
   type WorkerFailure,
 } from './pool.js';
+import { closePythonScripts } from './python/run.js';
 
 export interface ScriptRunOptions {
   ctx: ExecutionContext;
@@ -85,9 +86,14 @@ export function warmScripts(): void {
   pool.warm(settings.limits.memoryBytes);
 }
 
-/** Stops every sandbox worker (the next script starts new ones). */
-export function closeScripts(): Promise<void> {
-  return pool.close();
+/** Stops every sandbox worker, JavaScript and Python (the next script starts new ones). */
+export async function closeScripts(): Promise<void> {
+  await Promise.all([pool.close(), closePythonScripts()]);
+}
+
+/** The process-wide limits with an evaluation's on top (for the Python backend, python/run.ts). */
+export function scriptLimits(overrides?: Partial<ScriptLimits>): ScriptLimits {
+  return resolveLimits(settings.limits, overrides);
 }
 
 /** Number of sandbox workers alive (for tests and monitoring). */
@@ -129,7 +135,7 @@ export async function runScript(source: string, options: ScriptRunOptions): Prom
   return { output: outputText(outcome.output ?? 'n'), timing: outcome.timing };
 }
 
-function outputText(tagged: string): string {
+export function outputText(tagged: string): string {
   return tagged.charAt(0) === 'n' ? '' : tagged.slice(1);
 }
 
@@ -138,7 +144,7 @@ function where(f: WorkerFailure): string {
   return f.column === undefined ? ` (script line ${f.line})` : ` (script line ${f.line}, column ${f.column})`;
 }
 
-function scriptError(f: WorkerFailure, limits: ScriptLimits): ScriptError {
+export function scriptError(f: WorkerFailure, limits: ScriptLimits): ScriptError {
   const at = where(f);
   switch (f.kind) {
     case 'cpu-time':

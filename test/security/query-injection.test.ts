@@ -92,6 +92,15 @@ describeEachEngine('security: request input in collection queries', (engine) => 
     );
     await api(
       'POST',
+      'py',
+      '<@script env="python">\n' +
+        'body = RMPData.getVariable("P_body")\n' +
+        'm = RMPCollection.findOne({"login": body["login"], "pin": body["pin"]}, "members")\n' +
+        'RMPData.setOutput("welcome " + m["name"] if m.get("name") else "refused")\n' +
+        '</@script>',
+    );
+    await api(
+      'POST',
       'text',
       '<#assign m = load_object(\'{"login": "\' + P_body.login?json_string + \'", "pin": "\' + P_body.pin?json_string + \'"}\', "members")>' +
         '<#if m.name??>welcome ${m.name}<#else>refused</#if>',
@@ -105,6 +114,7 @@ describeEachEngine('security: request input in collection queries', (engine) => 
     expect((await post('text', { login: 'ann', pin: '4711' })).body).toBe('welcome Ann');
     expect((await post('aggregate', { pin: '4711' })).body).toBe('Ann');
     expect((await post('js', { login: 'ann', pin: '4711' })).body).toBe('welcome Ann');
+    expect((await post('py', { login: 'ann', pin: '4711' })).body).toBe('welcome Ann');
   });
 
   it.each([
@@ -120,6 +130,7 @@ describeEachEngine('security: request input in collection queries', (engine) => 
     expect((await post('login', { login: 'ann', pin })).body).toBe('refused');
     expect((await post('aggregate', { pin })).body).toBe('');
     expect((await post('js', { login: 'ann', pin })).body).toBe('refused');
+    expect((await post('py', { login: 'ann', pin })).body).toBe('refused');
   });
 
   // updated, removed, then the members still named Ann and Bob

@@ -1,0 +1,74 @@
+/**
+ * The Python backend, measured in one run (one interpreter, scripts back to back):
+ *  1. a worker's start: thread + Pyodide (CPython in WebAssembly, standard library) + lockdown +
+ *     memory snapshot, seen as the first script's time;
+ *  2. a trivial Python script end to end beside a trivial JavaScript one and a template render;
+ *  3. writing the snapshot back after a script (the isolation between scripts), as the worker
+ *     reports it, and after a script that grew the memory;
+ *  4. platform calls per second (RMPUtilities.jsonPut in a loop) beside the JavaScript backend.
+ *
+ *   npm run bench -- python
+ */
+import { performance } from 'node:perf_hooks';
+import { createExecutionContext } from '../src/functions/context.js';
+import { evaluate } from '../src/hosts/eval.js';
+import { closeScripts, configurePythonScripts, runPythonScript, runScript } from '../src/script/index.js';
+
+const ctx = createExecutionContext();
+
+function median(samples: number[]): number {
+  const s = [...samples].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+async function timed(fn: () => Promise<unknown>, rounds: number): Promise<number> {
+  const samples: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const t = performance.now();
+    await fn();
+    samples.push(performance.now() - t);
+  }
+  return median(samples);
+}
+
+const ms = (n: number) => `${n.toFixed(2)} ms`;
+
+async function main(): Promise<void> {
+  configurePythonScripts({ workers: 1 });
+  let t = performance.now();
+  await runPythonScript('pass', { ctx });
+  console.log(
+    `first Python script after a cold start (worker + Pyodide + snapshot): ${ms(performance.now() - t)}`,
+  );
+  t = performance.now();
+  await runScript('1', { ctx });
+  console.log(`first JavaScript script after a cold start: ${ms(performance.now() - t)}`);
+
+  const py = await timed(() => runPythonScript('RMPData.setOutput(1)', { ctx }), 50);
+  const js = await timed(() => runScript('RMPData.setOutput(1)', { ctx }), 50);
+  const tpl = await timed(() => evaluate('${1}', ctx), 50);
+  console.log(`trivial script, median of 50: Python ${ms(py)}, JavaScript ${ms(js)}, template ${ms(tpl)}`);
+
+  const restores: number[] = [];
+  for (let i = 0; i < 20; i++)
+    restores.push((await runPythonScript('x = [str(i) for i in range(1000)]', { ctx })).timing.prepareMs);
+  console.log(`snapshot written back after a small script (median of 20): ${ms(median(restores.slice(1)))}`);
+  await runPythonScript('x = bytearray(16 * 1024 * 1024)', { ctx });
+  const grown = (await runPythonScript('pass', { ctx })).timing.prepareMs;
+  console.log(`snapshot written back after a script that grew the memory by 16 MiB: ${ms(grown)}`);
+
+  const CALLS = 2_000;
+  const pyCalls = await timed(
+    () => runPythonScript(`for i in range(${CALLS}):\n    RMPUtilities.jsonPut({}, "a", i)`, { ctx }),
+    3,
+  );
+  const jsCalls = await timed(
+    () => runScript(`for (let i = 0; i < ${CALLS}; i++) RMPUtilities.jsonPut({}, "a", i);`, { ctx }),
+    3,
+  );
+  const rate = (n: number) => `${Math.round((CALLS / n) * 1000).toLocaleString('en-US')}/s`;
+  console.log(`RMPUtilities.jsonPut calls: Python ${rate(pyCalls)}, JavaScript ${rate(jsCalls)}`);
+  await closeScripts();
+}
+
+await main();
