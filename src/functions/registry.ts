@@ -35,6 +35,7 @@ import { compileFunction, type BoundFunction, type CompiledFunction } from './in
 import type { FunctionSpec } from './spec.js';
 import type { CallEnv, Scope } from './template-types.js';
 import { libraryGroups } from './library.js';
+import { registerCallableNames } from '../template/suggest.js';
 
 export type { BoundFunction } from './invoke.js';
 
@@ -160,7 +161,12 @@ let library: FunctionRegistry | undefined;
 
 /** The registry of the whole library (src/functions/library.ts), built on first use. */
 export function defaultRegistry(): FunctionRegistry {
-  return (library ??= new FunctionRegistry(libraryGroups().flat()));
+  if (!library) {
+    const made = (library = new FunctionRegistry(libraryGroups().flat()));
+    // a call of a misspelled library function gets "did you mean …?" (src/template/suggest.ts)
+    registerCallableNames(() => made.names());
+  }
+  return library;
 }
 
 /** The callables of the library for one evaluation (CONTRACTS.md §3). */
