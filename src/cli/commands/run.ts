@@ -84,6 +84,8 @@ export const run: Command = {
       const accountId = values.account ?? (await ensureFirstAccount(platform));
       if (accountId === undefined)
         return failure(io, 'the store has several accounts and none is "default": choose one with --account');
+      if (values.user !== undefined && !(await platform.directory.users.find(accountId, values.user)))
+        return failure(io, await noSuchUser(platform, accountId, values.user));
       const host = new ProcessHost(platform, { observer: values.quiet ? undefined : printer(io), limits });
       let view = await host.start(accountId, {
         definition,
@@ -121,6 +123,17 @@ export const run: Command = {
     }
   },
 };
+
+/** "no user X in account A", and which other accounts have one (`--user ann` without `--account demo`). */
+async function noSuchUser(platform: Platform, accountId: string, login: string): Promise<string> {
+  const elsewhere: string[] = [];
+  for (const account of await platform.accounts.list())
+    if (account.id !== accountId && (await platform.directory.users.find(account.id, login)))
+      elsewhere.push(account.id);
+  const message = `no user ${login} in account ${accountId}`;
+  if (elsewhere.length === 0) return message;
+  return `${message}; account ${elsewhere.join(', account ')} has one: choose it with --account ${elsewhere[0]!}`;
+}
 
 /** The open tasks of a request and of its sub-processes, oldest first. */
 async function openTasks(platform: Platform, accountId: string, requestId: string): Promise<ManualTask[]> {

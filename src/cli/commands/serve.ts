@@ -75,9 +75,10 @@ export async function runServe(args: string[], io: CliIo, signals: SignalSource 
   const config = loadConfig();
   const store = await openStore(config);
   let app;
+  let first: FirstStart | undefined;
   try {
     const platform = createPlatform(store);
-    const first = await bootstrapFirstAccount(platform);
+    first = await bootstrapFirstAccount(platform);
     app = await createServer({
       store,
       platform,
@@ -94,7 +95,14 @@ export async function runServe(args: string[], io: CliIo, signals: SignalSource 
   } catch (e) {
     await app?.close();
     await store.close();
-    throw e;
+    if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw e;
+    io.stderr.write(
+      `flowmark serve: ${values.host!}:${port} is already in use (another flowmark serve?): stop it, ` +
+        'or choose another port with --port N (0 picks a free one)\n',
+    );
+    // the administrator was created all the same: its password is shown now or never
+    if (first) io.stdout.write(firstStartMessage(`http://${values.host!}:<port>`, first));
+    return 1;
   }
 
   const server = app;
@@ -124,7 +132,7 @@ function firstStartMessage(url: string, first: FirstStart): string {
     `  account:  ${first.accountId}\n  login:    ${first.login}\n  password: ${first.password}\n\n` +
     `Log in and keep the session cookie:\n` +
     `  curl -c cookies.txt -H 'content-type: application/json' -d '${body}' ${url}/api/v1/auth/login\n` +
-    `or create an API token: flowmark token create --user ${first.login}\n\n`
+    `or create an API token: npx flowmark token create --user ${first.login}\n\n`
   );
 }
 
