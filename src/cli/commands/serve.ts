@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from '../../config/index.js';
 import { createHosts } from '../../hosts/index.js';
 import { createPlatform } from '../../platform/index.js';
 import { bootstrapFirstAccount, defaultAccount, type FirstStart } from '../../server/bootstrap.js';
+import { corsOriginsFromEnv, parseCorsOrigins } from '../../server/cors.js';
 import { evalHost } from '../../server/eval-host.js';
 import { createServer } from '../../server/index.js';
 import { openStore } from '../../store/index.js';
@@ -11,7 +12,7 @@ import { evaluationLimits } from './limits.js';
 
 const USAGE =
   'flowmark serve [--port N] [--host ADDRESS] [--log-level LEVEL] [--secure-cookies] [--trust-proxy]\n' +
-  '               [--data-document-limit SIZE]\n\n' +
+  '               [--data-document-limit SIZE] [--cors-origin ORIGIN]…\n\n' +
   'Starts the HTTP service: the JSON API under /api/v1, composite APIs and web interfaces under\n' +
   '/live/<account>/, the OpenAPI page at /docs. Data: SQLite under FLOWMARK_DATA (default ./data),\n' +
   'or PostgreSQL when DATABASE_URL is set. On first start it creates the account "default" with an\n' +
@@ -23,7 +24,10 @@ const USAGE =
   '  --secure-cookies   mark the session cookie Secure (serve behind HTTPS)\n' +
   '  --trust-proxy      trust X-Forwarded-* headers from a reverse proxy\n' +
   "  --data-document-limit SIZE  maximum size of a request's data document (inject_objects, process\n" +
-  '                     steps): bytes, or with KiB or MiB; default FLOWMARK_DATA_DOCUMENT_LIMIT, else 5MiB';
+  '                     steps): bytes, or with KiB or MiB; default FLOWMARK_DATA_DOCUMENT_LIMIT, else 5MiB\n' +
+  '  --cors-origin ORIGIN  let pages of ORIGIN (https://app.example.com; * for any) use the client\n' +
+  '                     library, /config/ and /api/v1/ with an API token (repeatable; default\n' +
+  '                     FLOWMARK_CORS_ORIGINS, comma-separated; none: same origin only)';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -45,6 +49,7 @@ export async function runServe(args: string[], io: CliIo, signals: SignalSource 
         'secure-cookies': { type: 'boolean', default: false },
         'trust-proxy': { type: 'boolean', default: false },
         'data-document-limit': { type: 'string' },
+        'cors-origin': { type: 'string', multiple: true },
       },
       strict: true,
       allowPositionals: false,
@@ -64,8 +69,12 @@ export async function runServe(args: string[], io: CliIo, signals: SignalSource 
   }
 
   let limits;
+  let corsOrigins: string[];
   try {
     limits = evaluationLimits(values['data-document-limit']);
+    corsOrigins = values['cors-origin']
+      ? parseCorsOrigins(values['cors-origin'], '--cors-origin')
+      : corsOriginsFromEnv();
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     io.stderr.write(`flowmark serve: ${e.message}\n`);
@@ -87,6 +96,7 @@ export async function runServe(args: string[], io: CliIo, signals: SignalSource 
       defaultAccountId: await defaultAccount(platform),
       secureCookies: values['secure-cookies'],
       trustProxy: values['trust-proxy'],
+      corsOrigins,
     });
     const address = await app.listen({ port, host: values.host! });
     const url = address.replace('://0.0.0.0:', '://localhost:').replace('://[::]:', '://localhost:');
