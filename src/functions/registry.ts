@@ -6,7 +6,7 @@
  *   export const myGroup = [defineFunction({ name: 'f', group: 'Utilities', doc, returns, forms: [...] })];
  *   // then one line in src/functions/library.ts
  *
- * A bound callable is called as `fn.call(env, ...args)` (CONTRACTS.md §1.1); it checks the
+ * A bound callable is called as `fn.call(env, ...args)` (src/template/calls.ts); it checks the
  * arity, coerces the arguments to the declared types, fills defaults, resolves overloads, enforces
  * the availability flags of the context's surface, and calls `impl(ctx, args, env)`.
  */
@@ -169,7 +169,7 @@ export function defaultRegistry(): FunctionRegistry {
   return library;
 }
 
-/** The callables of the library for one evaluation (CONTRACTS.md §3). */
+/** The callables of the library for one evaluation (a Scope for the template engine). */
 export function bind(ctx: ExecutionContext, registry: FunctionRegistry = defaultRegistry()): Scope {
   return registry.bind(ctx);
 }
