@@ -91,7 +91,7 @@ by hand. \`flowmark functions\` prints the same list (\`--json\` for tools).
 - Arguments are positional; \`name?\` marks an optional one, \`= value\` its default.
 - Arguments are converted to the declared type the way scripts pass them:
   - **object** / **array**: a hash or sequence, or JSON text of one
-    (\`<#assign q>{"a":"\${x}"}</#assign>\${list_objects(q, "c")}\`); a \`__proto__\` key is refused;
+    (\`<#assign q>{"a": "\${x?json_string}"}</#assign>\${list_objects(q, "c")}\`); a \`__proto__\` key is refused;
   - **boolean**: \`true\`/\`false\` or the text \`"true"\`/\`"false"\` (any case);
   - **integer**: an integral number or integer text (\`"12"\`); **number**: a number or numeric text;
   - **string**: text; numbers and booleans as their text, hashes and sequences as compact JSON.
