@@ -84,7 +84,7 @@ const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const INTRO = `# Function reference
 
 Generated from the function registry (\`src/functions/\`) by \`npm run docs:functions\`; do not edit
-by hand. \`flowmark functions\` prints the same list (\`--json\` for tools).
+by hand. \`npx flowmark functions\` prints the same list (\`--json\` for tools).
 
 ## Calling conventions
 

@@ -114,6 +114,7 @@ describe('the shell examples of the README and the docs', () => {
     const run = (file: string) => examples.filter((e) => e.file === file && e.kind !== 'skip').length;
     expect(run('README.md')).toBe(3);
     expect(run('docs/hosts.md')).toBe(1);
+    expect(run('docs/platform.md')).toBe(1);
   });
 
   /** Runs one example in a fresh directory; `data` is its FLOWMARK_DATA. */
