@@ -99,12 +99,12 @@ by hand. \`npx flowmark functions\` prints the same list (\`--json\` for tools).
   \`list_objects: argument 2 (name) is missing: expected a string\`.
 - A function of several forms (overloads) takes the first form whose arity fits and whose
   arguments convert.
-- Flags: **web-interface** — usable in a web interface: the functions spec 2.1 lists, plus
+- Flags: **web-interface** — usable in a web interface: the functions the platform lists for them, plus
   P_quoted and i18n, which are beyond that list and flagged because the platform's web-interface
   code uses both (docs/hosts.md, Web interfaces); every other function exists there but fails with
   \`function X is not available in a web interface\`; **manual-task-input-only** — only
   while computing the input variables of a manual task; **admin-only** — only for an administrator
-  of the account; **deprecated** — kept for old scripts (spec part 9).
+  of the account; **deprecated** — kept for old scripts.
 - Rights (docs/platform.md, "Rights"): a script runs as the user its host says (task user,
   connected user, or nobody for an anonymous composite API call) and each function checks that
   user as the matching REST route does. Functions without a **Rights** line may be called by
