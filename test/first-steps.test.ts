@@ -126,4 +126,39 @@ describe('first steps with the built CLI', () => {
       });
     });
   });
+
+  it('serve prints the console address, and GET / leads to the console, which has an icon', async () => {
+    const server = spawn(process.execPath, [bin, 'serve', '--port', '0', '--log-level', 'warn'], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: '', ...data('console') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let out = '';
+      server.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      for (let i = 0; i < 600 && !out.includes('password:'); i++) await new Promise((r) => setTimeout(r, 50));
+      const url = /^flowmark: serving on (http:\/\/127\.0\.0\.1:\d+) /.exec(out)?.[1];
+      expect(url, out).toBeDefined();
+      expect(out.split('\n')[0]).toBe(
+        `flowmark: serving on ${url!} (data: ${join(dir, 'console', 'flowmark.db')}); console at ${url!}/console/, API docs at ${url!}/docs`,
+      );
+      expect(out).toContain(
+        `Log in to the console at ${url!}/console/, or with curl, keeping the session cookie:\n`,
+      );
+      expect(out).toContain('or create an API token: npx flowmark token create --user admin\n');
+      const root_ = await fetch(`${url!}/`, { redirect: 'manual' });
+      expect([root_.status, root_.headers.get('location')]).toEqual([302, '/console/']);
+      const page = await (await fetch(`${url!}/console/`)).text();
+      expect(page).toContain('<link rel="icon" href="/favicon.svg" type="image/svg+xml">');
+      const icon = await fetch(`${url!}/favicon.svg`);
+      expect([icon.status, icon.headers.get('content-type')]).toEqual([200, 'image/svg+xml']);
+      expect(await icon.text()).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+      const ico = await fetch(`${url!}/favicon.ico`, { redirect: 'manual' });
+      expect([ico.status, ico.headers.get('location')]).toEqual([301, '/favicon.svg']);
+    } finally {
+      const closed = new Promise((r) => server.once('close', r));
+      server.kill('SIGTERM');
+      await closed;
+    }
+  });
 });

@@ -100,7 +100,9 @@ export async function runServe(args: string[], io: CliIo, signals: SignalSource 
     });
     const address = await app.listen({ port, host: values.host! });
     const url = address.replace('://0.0.0.0:', '://localhost:').replace('://[::]:', '://localhost:');
-    io.stdout.write(`flowmark: serving on ${url} (data: ${store.location}); API docs at ${url}/docs\n`);
+    io.stdout.write(
+      `flowmark: serving on ${url} (data: ${store.location}); console at ${url}/console/, API docs at ${url}/docs\n`,
+    );
     if (first) io.stdout.write(firstStartMessage(url, first));
   } catch (e) {
     await app?.close();
@@ -140,7 +142,7 @@ function firstStartMessage(url: string, first: FirstStart): string {
   return (
     `\nFirst start: created ${created}. This password is shown only once:\n\n` +
     `  account:  ${first.accountId}\n  login:    ${first.login}\n  password: ${first.password}\n\n` +
-    `Log in and keep the session cookie:\n` +
+    `Log in to the console at ${url}/console/, or with curl, keeping the session cookie:\n` +
     `  curl -c cookies.txt -H 'content-type: application/json' -d '${body}' ${url}/api/v1/auth/login\n` +
     `or create an API token: npx flowmark token create --user ${first.login}\n\n`
   );
