@@ -121,7 +121,7 @@ describe('flowmark render in a platform context', () => {
     expect(await render('x', '--account', 'demo', '--user', 'zed')).toEqual({
       code: 1,
       out: '',
-      err: 'flowmark render: user zed not found in account demo\n',
+      err: 'flowmark render: no user zed in account demo\n',
     });
     expect(await render('x', '--account', 'demo', '--project', '999999')).toEqual({
       code: 1,
@@ -198,6 +198,7 @@ describe('flowmark render without a store, or with several accounts', () => {
       const platform = createPlatform(store);
       await platform.accounts.create({ id: 'one', name: 'One' });
       await platform.accounts.create({ id: 'two', name: 'Two' });
+      await platform.directory.users.create('two', { login: 'ann', password: 'a password 1' });
     } finally {
       await store.close();
     }
@@ -213,6 +214,11 @@ describe('flowmark render without a store, or with several accounts', () => {
       err: `flowmark render-batch: ${several}`,
     });
     expect((await run('render', '${P_customer}', '--account', 'two')).out).toBe('two');
+    expect(await run('render', 'x', '--account', 'one', '--user', 'ann')).toEqual({
+      code: 1,
+      out: '',
+      err: 'flowmark render: no user ann in account one; account two has one: choose it with --account two\n',
+    });
     expect(
       (await run('render-batch', '{"id": 1, "template": "${P_customer}"}\n', '--account', 'one')).out,
     ).toBe('{"id":1,"ok":true,"output":"one"}\n');

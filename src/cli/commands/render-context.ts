@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../config/index.js';
 import { createExecutionContext, MODES, type ExecutionContext, type Mode } from '../../functions/context.js';
 import { contextFor } from '../../functions/request/index.js';
-import { createPlatform } from '../../platform/index.js';
+import { createPlatform, type Platform } from '../../platform/index.js';
 import { defaultAccount } from '../../server/bootstrap.js';
 import { openStore, type Store } from '../../store/index.js';
 import { evaluationLimits } from './limits.js';
@@ -96,6 +96,8 @@ export async function openRenderContext(
         );
       }
     }
+    if (args.user !== undefined && !(await platform.directory.users.find(account, args.user)))
+      throw new Error(await noSuchUser(platform, account, args.user));
     const ctx = await contextFor({
       platform,
       account,
@@ -110,4 +112,15 @@ export async function openRenderContext(
     await store.close();
     throw e;
   }
+}
+
+/** "no user X in account A", and which other accounts have one (`--user ann` without `--account demo`). */
+export async function noSuchUser(platform: Platform, accountId: string, login: string): Promise<string> {
+  const elsewhere: string[] = [];
+  for (const account of await platform.accounts.list())
+    if (account.id !== accountId && (await platform.directory.users.find(account.id, login)))
+      elsewhere.push(account.id);
+  const message = `no user ${login} in account ${accountId}`;
+  if (elsewhere.length === 0) return message;
+  return `${message}; account ${elsewhere.join(', account ')} has one: choose it with --account ${elsewhere[0]!}`;
 }

@@ -14,6 +14,7 @@ import { ensureFirstAccount } from '../../server/bootstrap.js';
 import { openStore } from '../../store/index.js';
 import type { CliIo, Command } from '../main.js';
 import { evaluationLimits } from './limits.js';
+import { noSuchUser } from './render-context.js';
 
 const USAGE =
   'flowmark run PROCESS.json [--data JSON|@FILE] [--user LOGIN] [--mode LIVE|ACCEPTANCE|TEST] [--account ID]\n' +
@@ -123,17 +124,6 @@ export const run: Command = {
     }
   },
 };
-
-/** "no user X in account A", and which other accounts have one (`--user ann` without `--account demo`). */
-async function noSuchUser(platform: Platform, accountId: string, login: string): Promise<string> {
-  const elsewhere: string[] = [];
-  for (const account of await platform.accounts.list())
-    if (account.id !== accountId && (await platform.directory.users.find(account.id, login)))
-      elsewhere.push(account.id);
-  const message = `no user ${login} in account ${accountId}`;
-  if (elsewhere.length === 0) return message;
-  return `${message}; account ${elsewhere.join(', account ')} has one: choose it with --account ${elsewhere[0]!}`;
-}
 
 /** The open tasks of a request and of its sub-processes, oldest first. */
 async function openTasks(platform: Platform, accountId: string, requestId: string): Promise<ManualTask[]> {
