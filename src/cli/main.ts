@@ -20,7 +20,7 @@ const defaultIo: CliIo = { stdin: process.stdin, stdout: process.stdout, stderr:
 export function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   const lines = commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
-  return `usage: flowmark <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nflowmark <command> --help shows the options of one command.\n`;
+  return `usage: flowmark <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nflowmark <command> --help shows the options of one command; flowmark --version the version.\n`;
 }
 
 export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
@@ -29,7 +29,7 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     io.stdout.write(usage());
     return name ? 0 : 2;
   }
-  const command = commands.find((c) => c.name === name);
+  const command = commands.find((c) => c.name === (name === '--version' || name === '-V' ? 'version' : name));
   if (!command) {
     io.stderr.write(`flowmark: unknown command '${name}'\n\n${usage()}`);
     return 2;

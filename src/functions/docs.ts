@@ -84,14 +84,14 @@ const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const INTRO = `# Function reference
 
 Generated from the function registry (\`src/functions/\`) by \`npm run docs:functions\`; do not edit
-by hand. \`flowmark functions\` prints the same list (\`--json\` for tools).
+by hand. \`npx flowmark functions\` prints the same list (\`--json\` for tools).
 
 ## Calling conventions
 
 - Arguments are positional; \`name?\` marks an optional one, \`= value\` its default.
 - Arguments are converted to the declared type the way scripts pass them:
   - **object** / **array**: a hash or sequence, or JSON text of one
-    (\`<#assign q>{"a":"\${x}"}</#assign>\${list_objects(q, "c")}\`); a \`__proto__\` key is refused;
+    (\`<#assign q>{"a": "\${x?json_string}"}</#assign>\${list_objects(q, "c")}\`); a \`__proto__\` key is refused;
   - **boolean**: \`true\`/\`false\` or the text \`"true"\`/\`"false"\` (any case);
   - **integer**: an integral number or integer text (\`"12"\`); **number**: a number or numeric text;
   - **string**: text; numbers and booleans as their text, hashes and sequences as compact JSON.
@@ -99,12 +99,12 @@ by hand. \`flowmark functions\` prints the same list (\`--json\` for tools).
   \`list_objects: argument 2 (name) is missing: expected a string\`.
 - A function of several forms (overloads) takes the first form whose arity fits and whose
   arguments convert.
-- Flags: **web-interface** — usable in a web interface: the functions spec 2.1 lists, plus
+- Flags: **web-interface** — usable in a web interface: the functions the platform lists for them, plus
   P_quoted and i18n, which are beyond that list and flagged because the platform's web-interface
   code uses both (docs/hosts.md, Web interfaces); every other function exists there but fails with
   \`function X is not available in a web interface\`; **manual-task-input-only** — only
   while computing the input variables of a manual task; **admin-only** — only for an administrator
-  of the account; **deprecated** — kept for old scripts (spec part 9).
+  of the account; **deprecated** — kept for old scripts.
 - Rights (docs/platform.md, "Rights"): a script runs as the user its host says (task user,
   connected user, or nobody for an anonymous composite API call) and each function checks that
   user as the matching REST route does. Functions without a **Rights** line may be called by

@@ -6,7 +6,7 @@
  *   export const myGroup = [defineFunction({ name: 'f', group: 'Utilities', doc, returns, forms: [...] })];
  *   // then one line in src/functions/library.ts
  *
- * A bound callable is called as `fn.call(env, ...args)` (CONTRACTS.md §1.1); it checks the
+ * A bound callable is called as `fn.call(env, ...args)` (src/template/calls.ts); it checks the
  * arity, coerces the arguments to the declared types, fills defaults, resolves overloads, enforces
  * the availability flags of the context's surface, and calls `impl(ctx, args, env)`.
  */
@@ -35,6 +35,7 @@ import { compileFunction, type BoundFunction, type CompiledFunction } from './in
 import type { FunctionSpec } from './spec.js';
 import type { CallEnv, Scope } from './template-types.js';
 import { libraryGroups } from './library.js';
+import { registerCallableNames } from '../template/suggest.js';
 
 export type { BoundFunction } from './invoke.js';
 
@@ -160,10 +161,15 @@ let library: FunctionRegistry | undefined;
 
 /** The registry of the whole library (src/functions/library.ts), built on first use. */
 export function defaultRegistry(): FunctionRegistry {
-  return (library ??= new FunctionRegistry(libraryGroups().flat()));
+  if (!library) {
+    const made = (library = new FunctionRegistry(libraryGroups().flat()));
+    // a call of a misspelled library function gets "did you mean …?" (src/template/suggest.ts)
+    registerCallableNames(() => made.names());
+  }
+  return library;
 }
 
-/** The callables of the library for one evaluation (CONTRACTS.md §3). */
+/** The callables of the library for one evaluation (a Scope for the template engine). */
 export function bind(ctx: ExecutionContext, registry: FunctionRegistry = defaultRegistry()): Scope {
   return registry.bind(ctx);
 }

@@ -1,5 +1,5 @@
 /**
- * The part of the template engine's contract (CONTRACTS.md §1) the function library codes
+ * The part of the template engine's API (src/template/index.ts) the function library codes
  * against: how a method is called (`fn.call(env, ...args)`) and what a scope is.
  */
 export type { CallEnv, Scope } from '../template/index.js';

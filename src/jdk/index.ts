@@ -1,6 +1,5 @@
 /**
- * Java 17 standard-library semantics the platform inherits from the JVM (contract §2 of
- * /work/team/CONTRACTS.md): SimpleDateFormat, DecimalFormat, locale date/number styles,
+ * Java 17 standard-library semantics the platform inherits from the JVM: SimpleDateFormat, DecimalFormat, locale date/number styles,
  * Double.toString, TimeZone resolution, URLEncoder/URLDecoder, Math.round.
  * See docs/jdk.md for what is ported, the bundled locales and the known differences.
  */

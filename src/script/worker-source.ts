@@ -177,6 +177,7 @@ function runJob(module, job) {
   spare = null;
   let setupMs = 0;
   let prepareMs = 0;
+  let inJobs = false;
   try {
     if (sb && sb.table !== job.table) {
       if (!release(sb)) broken = true;
@@ -206,6 +207,7 @@ function runJob(module, job) {
     } else {
       evaluated.value.dispose();
       // Promise callbacks (async functions, then) run now, under the same limits.
+      inJobs = true;
       while (!failure && rt.hasPendingJob()) {
         const jobs = rt.executePendingJobs(-1);
         if (jobs.error) failure = jobs.error;
@@ -237,7 +239,12 @@ function runJob(module, job) {
   }
   if (sb) {
     sb.run = null;
-    if (!release(sb)) broken = true;
+    // A promise job interrupted at a limit can leave QuickJS's reference counts unbalanced (objects
+    // of the job's reaction are never freed), and JS_FreeRuntime then aborts on its assertion
+    // list_empty(&rt->gc_obj_list). Such a runtime is not freed: the worker, its module and all its
+    // memory are replaced instead.
+    if (run.stop !== null && inJobs) broken = true;
+    else if (!release(sb)) broken = true;
   }
   result.timing = { setupMs, prepareMs, totalMs: performance.now() - begin, waitedMs: run.waited, calls: run.calls };
   // The heap never shrinks: a worker left with less than half its budget to grow is replaced.

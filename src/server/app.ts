@@ -45,6 +45,7 @@ import { projectRoutes } from './routes/projects.js';
 import { runtimeRoutes } from './routes/runtime.js';
 import { scriptedRoutes } from './routes/scripted.js';
 import { userRoutes } from './routes/users.js';
+import { corsHook } from './cors.js';
 import { ErrorBody } from './schemas.js';
 
 export interface ServerOptions {
@@ -75,6 +76,11 @@ export interface ServerOptions {
   migrations?: readonly Migration[];
   /** Trust X-Forwarded-* from a reverse proxy (Fastify's trustProxy). */
   trustProxy?: boolean | string;
+  /**
+   * Origins whose pages may use the client library, the Atom resources and the API from another
+   * origin (src/server/cors.ts); `*` for every origin. Default: none (same origin only).
+   */
+  corsOrigins?: readonly string[];
   /** Failed-login limits per account and login, and per client address. */
   throttle?: { login?: Partial<ThrottleOptions>; address?: Partial<ThrottleOptions> };
   /** Shares the throttles' changes with the service's other server processes (the supervisor's workers). */
@@ -188,6 +194,7 @@ export async function createServer(options: ServerOptions): Promise<Api> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
+  if (options.corsOrigins?.length) app.addHook('onRequest', corsHook(options.corsOrigins));
   app.addHook('onRequest', accessHook(deps));
 
   app.get(

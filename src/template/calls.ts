@@ -19,7 +19,7 @@ import {
   fromPlain,
   limitError,
   methodError,
-  missingError,
+  missingCallError,
   recordCall,
   replayed,
   toPlain,
@@ -57,7 +57,7 @@ export function callMethod(
     }
     return callFunction(env, fn, args, at);
   }
-  if (fn === undefined) throw missingError(targetAt);
+  if (fn === undefined) throw missingCallError(targetAt);
   throw typeError(targetAt, '', 'method', fn);
 }
 

@@ -19,6 +19,7 @@ import {
   blamedError,
   elError,
   exprError,
+  missingCallError,
   missingError,
   typeError,
 } from './runtime.js';
@@ -118,7 +119,7 @@ export function compileExpr(e: A.Expr, cx: Cx): Ev {
       const tn = e.target;
       return (env) => {
         const fn = target(env);
-        if (fn === undefined) throw missingError(tn);
+        if (fn === undefined) throw missingCallError(tn);
         const av = new Array(args.length);
         for (let i = 0; i < args.length; i++) av[i] = args[i](env);
         return callMethod(env, fn, av, e, tn);

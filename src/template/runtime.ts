@@ -11,6 +11,7 @@ import { canonical } from './canonical.js';
 import { TIP_MISSING, TemplateError, jQuote, locationText, withTips } from './errors.js';
 import { LazySeq } from './lazy.js';
 import { carryMark } from './provenance.js';
+import { suggestCallable } from './suggest.js';
 import {
   FmCollection,
   FmDate,
@@ -621,6 +622,18 @@ export function missingError(at: A.Expr): TemplateError {
     tips.push("It's the step after the last dot that caused this error, not those before it.");
   else if (at.k === 'key') tips.push("It's the final [] step that caused this error, not those before it.");
   tips.push(TIP_MISSING);
+  return exprError('InvalidReferenceException', 'The following has evaluated to null or missing:', at, tips);
+}
+
+/**
+ * missingError for the target of a call (`f(…)`): when the target is a name close to a registered
+ * callable (src/template/suggest.ts), a first tip asks "Did you mean …?".
+ */
+export function missingCallError(at: A.Expr): TemplateError {
+  const name = at.k === 'id' ? (at as A.Ident).name : undefined;
+  const suggestion = name === undefined ? undefined : suggestCallable(name);
+  if (suggestion === undefined) return missingError(at);
+  const tips = [`There is no function ${name}: did you mean ${suggestion}?`, TIP_MISSING];
   return exprError('InvalidReferenceException', 'The following has evaluated to null or missing:', at, tips);
 }
 

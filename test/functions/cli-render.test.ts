@@ -145,4 +145,44 @@ describe('flowmark render (the built CLI) calls the Utilities functions', () => 
     expect(r.out).toBe('');
     expect(r.err).toContain('get_time: argument 1 (date) Unparseable date: "31/02/2024"');
   });
+
+  it('asks "did you mean …?" for a call of a misspelled library function, and only then', () => {
+    const tip =
+      "Tip: If the failing expression is known to legally refer to something that's sometimes null or missing, " +
+      'either specify a default value like myOptionalVar!myDefault, or use <#if myOptionalVar??>when-present' +
+      '<#else>when-missing</#if>. (These only cover the last step of the expression; to cover the whole ' +
+      'expression, use parenthesis: (myOptionalVar.foo)!myDefault, (myOptionalVar.foo)??';
+    const misspelled = flowmark(['render', '-'], '${list_object({"a":1}, "c")}');
+    expect(misspelled.code).toBe(1);
+    expect(misspelled.out).toBe('');
+    expect(misspelled.err).toBe(
+      [
+        'The following has evaluated to null or missing:',
+        '==> list_object  [in template "template" at line 1, column 3]',
+        '',
+        '----',
+        'Tip: There is no function list_object: did you mean list_objects?',
+        '----',
+        tip,
+        '----',
+        '',
+        '----',
+        'FTL stack trace ("~" means nesting-related):',
+        '\t- Failed at: ${list_object({"a": 1}, "c")}  [in template "template" at line 1, column 1]',
+        '----',
+        '',
+      ].join('\n'),
+    );
+    expect(flowmark(['render', '-'], '${get_lane_user(1)}').err).toContain(
+      'Tip: There is no function get_lane_user: did you mean get_lane_users?\n',
+    );
+    expect(flowmark(['render', '-'], '${UUID()}').err).toContain('did you mean uuid?');
+    // far from every library name, or not a call: FreeMarker's message alone
+    for (const template of ['${frobnicate(1)}', '${list_object}', '${x.list_object(1)}']) {
+      const r = flowmark(['render', '-'], template);
+      expect(r.code).toBe(1);
+      expect(r.err).not.toContain('did you mean');
+      expect(r.err).toContain(`----\n${tip}\n----`);
+    }
+  });
 });

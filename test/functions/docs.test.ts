@@ -46,7 +46,7 @@ describe('docs/functions.md', () => {
     expect(spec21.filter((n) => !flagged.includes(n))).toEqual([]);
     const md = functionsMarkdown(defaultRegistry());
     expect(md.replace(/\s+/g, ' ')).toContain(
-      'Flags: **web-interface** — usable in a web interface: the functions spec 2.1 lists, plus P_quoted and i18n, which are beyond that list',
+      'Flags: **web-interface** — usable in a web interface: the functions the platform lists for them, plus P_quoted and i18n, which are beyond that list',
     );
     expect(defaultRegistry().get('password_digest')!.doc).toMatch(
       /^The lower-case hexadecimal SHA-256 of the password's UTF-8 bytes/,

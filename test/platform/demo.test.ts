@@ -102,7 +102,7 @@ describe('flowmark seed', () => {
         /users \(password [A-Za-z0-9_-]{12}\): admin=\d+, ann=\d+, bob=\d+, carl=\d+, dora=\d+/,
       );
       expect(first.out).toMatch(
-        /\| flowmark render - --account trial --user ann --mode LIVE --project \d+\n$/,
+        /\| npx flowmark render - --account trial --user ann --mode LIVE --project \d+\n$/,
       );
       const again = await run(['--demo', '--account', 'trial'], env);
       expect(again).toMatchObject({

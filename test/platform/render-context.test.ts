@@ -1,5 +1,5 @@
 /** flowmark render --account/--user/--mode/--project/--request: a render in a platform context. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -83,16 +83,19 @@ describe('flowmark render in a platform context', () => {
     expect(result).toEqual({ code: 0, out: 'yes carl ACME LIVE from the CLI [from the CLI]', err: '' });
   });
 
-  it('keeps the store-less default without --account, and --mode sets its mode', async () => {
-    expect((await render('${P_customer} ${P_mode} ${P_user???c}')).out).toBe('default TEST false');
+  it("defaults to the store's only account without --account, like run, and --mode sets its mode", async () => {
+    expect(await render('${P_customer} ${P_mode} ${P_user???c} ${list_objects({"a": 1}, "c")?size}')).toEqual(
+      {
+        code: 0,
+        out: 'demo TEST false 0',
+        err: '',
+      },
+    );
     expect((await render('${P_mode}', '--mode', 'ACCEPTANCE')).out).toBe('ACCEPTANCE');
+    expect((await render('${P_user.login}', '--user', 'ann')).out).toBe('ann');
   });
 
   it('reports bad options and unknown accounts, users, projects, requests', async () => {
-    expect(await render('x', '--user', 'ann')).toMatchObject({
-      code: 2,
-      err: expect.stringMatching(/^flowmark render: --user needs --account\n/),
-    });
     expect(await render('x', '--account', 'demo', '--mode', 'PROD')).toMatchObject({
       code: 2,
       err: expect.stringMatching(/^flowmark render: --mode must be LIVE, ACCEPTANCE or TEST, got "PROD"\n/),
@@ -118,7 +121,7 @@ describe('flowmark render in a platform context', () => {
     expect(await render('x', '--account', 'demo', '--user', 'zed')).toEqual({
       code: 1,
       out: '',
-      err: 'flowmark render: user zed not found in account demo\n',
+      err: 'flowmark render: no user zed in account demo\n',
     });
     expect(await render('x', '--account', 'demo', '--project', '999999')).toEqual({
       code: 1,
@@ -130,5 +133,101 @@ describe('flowmark render in a platform context', () => {
       out: '',
       err: 'flowmark render: Request not found.\n',
     });
+  });
+});
+
+describe('flowmark render without a store, or with several accounts', () => {
+  let dir: string;
+  const saved = { FLOWMARK_DATA: process.env.FLOWMARK_DATA, DATABASE_URL: process.env.DATABASE_URL };
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'flowmark-render-'));
+    process.env.FLOWMARK_DATA = dir;
+    delete process.env.DATABASE_URL;
+  });
+  afterAll(() => {
+    for (const [k, v] of Object.entries(saved))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function run(command: string, input: string, ...args: string[]) {
+    const stdin = new PassThrough();
+    stdin.end(input);
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let out = '';
+    let err = '';
+    stdout.on('data', (c) => (out += c));
+    stderr.on('data', (c) => (err += c));
+    const code = await main([command, ...(command === 'render' ? ['-'] : []), ...args], {
+      stdin,
+      stdout,
+      stderr,
+    });
+    return { code, out, err };
+  }
+
+  const hint = (): string =>
+    `(flowmark render found no store in ${dir}: \`npx flowmark serve\` or \`npx flowmark seed --demo\` ` +
+    'creates one; FLOWMARK_DATA or DATABASE_URL chooses another, --account ID an account)';
+
+  it('renders store-less when FLOWMARK_DATA holds no store, without creating one, and says how to get one', async () => {
+    expect(await run('render', '${P_customer} ${P_mode}')).toEqual({ code: 0, out: 'default TEST', err: '' });
+    const r = await run('render', '${list_objects({"a":1}, "c")}');
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^list_objects: the collection service is not available in this context\n/);
+    expect(r.err.endsWith(`\n${hint()}\n`)).toBe(true);
+    const batch = await run(
+      'render-batch',
+      '{"id": 1, "template": "${list_objects({\\"a\\":1}, \\"c\\")}"}\n',
+    );
+    expect(batch.code).toBe(0);
+    expect((JSON.parse(batch.out) as { error: string }).error.endsWith(`\n${hint()}`)).toBe(true);
+    expect(await run('render', 'x', '--user', 'ann')).toEqual({
+      code: 1,
+      out: '',
+      err: `flowmark render: --user needs a store: ${hint()}\n`,
+    });
+    expect(existsSync(join(dir, 'flowmark.db'))).toBe(false);
+  });
+
+  it('renders in "default" among several accounts, and asks for --account when none is "default"', async () => {
+    const store = await openStore();
+    try {
+      const platform = createPlatform(store);
+      await platform.accounts.create({ id: 'one', name: 'One' });
+      await platform.accounts.create({ id: 'two', name: 'Two' });
+      await platform.directory.users.create('two', { login: 'ann', password: 'a password 1' });
+    } finally {
+      await store.close();
+    }
+    const several = 'the store has several accounts and none is "default": choose one with --account\n';
+    expect(await run('render', '${P_customer}')).toEqual({
+      code: 1,
+      out: '',
+      err: `flowmark render: ${several}`,
+    });
+    expect(await run('render-batch', '{"id": 1, "template": "${P_customer}"}\n')).toEqual({
+      code: 1,
+      out: '',
+      err: `flowmark render-batch: ${several}`,
+    });
+    expect((await run('render', '${P_customer}', '--account', 'two')).out).toBe('two');
+    expect(await run('render', 'x', '--account', 'one', '--user', 'ann')).toEqual({
+      code: 1,
+      out: '',
+      err: 'flowmark render: no user ann in account one; account two has one: choose it with --account two\n',
+    });
+    expect(
+      (await run('render-batch', '{"id": 1, "template": "${P_customer}"}\n', '--account', 'one')).out,
+    ).toBe('{"id":1,"ok":true,"output":"one"}\n');
+    const again = await openStore();
+    try {
+      await createPlatform(again).accounts.create({ id: 'default', name: 'Default' });
+    } finally {
+      await again.close();
+    }
+    expect((await run('render', '${P_customer}')).out).toBe('default');
   });
 });

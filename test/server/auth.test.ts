@@ -262,6 +262,15 @@ describeEachEngine('server: authentication', (engine) => {
       code: 'invalid-credentials',
       message: 'currentPassword: wrong password.',
     });
+    const missing = await call(server.url, 'PATCH', `/api/v1/users/${cy.id}`, {
+      cookie: laptop,
+      body: { password: 'new password 1' },
+    });
+    expect(missing.body).toEqual({
+      status: 400,
+      code: 'invalid',
+      message: 'currentPassword: required to change your own password.',
+    });
     const changed = await call(server.url, 'PATCH', `/api/v1/users/${cy.id}`, {
       cookie: laptop,
       body: { password: 'new password 1', currentPassword: PASSWORD },

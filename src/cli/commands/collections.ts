@@ -11,7 +11,7 @@ const USAGE =
   '       flowmark collections import FILE NAME [--options JSON] [--drop] [--account ID]\n' +
   '       flowmark collections indexes NAME|ID [--account ID]\n\n' +
   '`list` shows each collection with its integer id (the id R_create_index takes), flags and size.\n' +
-  '`import` loads a local CSV or JSON file into a collection like import_objects (options of spec 2.3,\n' +
+  '`import` loads a local CSV or JSON file into a collection like import_objects (its options,\n' +
   'e.g. --options \'{"separator": ";", "parse_numbers": ["price"]}\'), all or nothing, with progress.\n' +
   'The account defaults to "default", or the only account of the store. Runs as an administrator.\n' +
   'Uses the same store as `flowmark serve` (FLOWMARK_DATA / DATABASE_URL).';

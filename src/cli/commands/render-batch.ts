@@ -1,15 +1,26 @@
 import { createInterface } from 'node:readline';
+import type { ExecutionContext } from '../../functions/context.js';
+import { shareEvaluationState } from '../../functions/request/index.js';
 import { TemplateError } from '../../template/index.js';
 import type { CliIo, Command } from '../main.js';
-import { addSetting, renderRequest, type RenderRequest } from './render.js';
+import { addSetting, renderRequest, storeHintFor, type RenderRequest } from './render.js';
+import {
+  checkContextArgs,
+  CONTEXT_OPTIONS,
+  CONTEXT_USAGE,
+  openRenderContext,
+  type ContextArgs,
+} from './render-context.js';
 
 const USAGE =
-  'flowmark render-batch [--locale L] [--time-zone Z] [--strict] [--setting NAME=VALUE]…\n\n' +
+  'flowmark render-batch [--locale L] [--time-zone Z] [--strict] [--setting NAME=VALUE]…\n' +
+  '                      [--account ID [--user LOGIN] [--project ID] [--request ID]] [--mode MODE]\n\n' +
   'Reads JSON lines {"id", "template", "data"} on stdin and writes one line per request, in order:\n' +
   '{"id", "ok": true, "output"} or {"id", "ok": false, "error", "errorType", "line", "column"}.\n' +
   'Optional per line: "name" (template name), "templates" ({name: source} for #include/#import),\n' +
   '"settings" ({name: value}, on top of --setting), "locale", "timeZone", "strict". Data follows the\n' +
-  'render command\'s convention (null = missing, {"$date"|"$time"|"$datetime": ISO}).';
+  'render command\'s convention (null = missing, {"$date"|"$time"|"$datetime": ISO}).\n' +
+  CONTEXT_USAGE;
 
 interface BatchLine {
   id?: unknown;
@@ -66,11 +77,18 @@ export async function handleLine(
   } catch (e) {
     return { id, ok: false, errorType: 'BadRequest', error: `bad request: ${(e as Error).message}` };
   }
+  if (defaults.context) {
+    // each line its own evaluation state (P_locks, P_message) over the shared context
+    const ctx = Object.create(defaults.context) as ExecutionContext;
+    await shareEvaluationState(defaults.context, ctx);
+    req.context = ctx;
+  }
   try {
     return { id, ok: true, output: await renderRequest(req) };
   } catch (e) {
     if (e instanceof TemplateError) {
-      return { id, ok: false, error: e.message, errorType: e.kind, line: e.line, column: e.column };
+      const error = e.message + storeHintFor(e.message, defaults.context);
+      return { id, ok: false, error, errorType: e.kind, line: e.line, column: e.column };
     }
     return { id, ok: false, errorType: 'BadRequest', error: `bad request: ${(e as Error).message}` };
   }
@@ -158,9 +176,11 @@ export const renderBatch: Command = {
   usage: USAGE,
   async run(args, io) {
     const defaults: Omit<RenderRequest, 'template'> = { settings: {} };
+    const contextArgs: ContextArgs = {};
     for (let i = 0; i < args.length; i++) {
       const a = args[i]!;
-      if (a === '--locale') defaults.locale = args[++i];
+      if (Object.hasOwn(CONTEXT_OPTIONS, a)) contextArgs[CONTEXT_OPTIONS[a]!] = args[++i];
+      else if (a === '--locale') defaults.locale = args[++i];
       else if (a === '--time-zone') defaults.timeZone = args[++i];
       else if (a === '--strict') defaults.strict = true;
       else if (a === '--setting') {
@@ -168,11 +188,25 @@ export const renderBatch: Command = {
         if (err) return fail(io, err);
       } else return fail(io, `unknown argument ${a}`);
     }
-    const lines = createInterface({ input: io.stdin, crlfDelay: Infinity });
-    for await (const line of lines) {
-      if (line.trim() === '') continue;
-      io.stdout.write(`${JSON.stringify(await handleLine(line, defaults))}\n`);
+    const contextError = checkContextArgs(contextArgs);
+    if (contextError) return fail(io, contextError);
+    let context: Awaited<ReturnType<typeof openRenderContext>>;
+    try {
+      context = await openRenderContext(contextArgs);
+    } catch (e) {
+      io.stderr.write(`flowmark render-batch: ${(e as Error).message}\n`);
+      return 1;
     }
-    return 0;
+    defaults.context = context?.ctx;
+    try {
+      const lines = createInterface({ input: io.stdin, crlfDelay: Infinity });
+      for await (const line of lines) {
+        if (line.trim() === '') continue;
+        io.stdout.write(`${JSON.stringify(await handleLine(line, defaults))}\n`);
+      }
+      return 0;
+    } finally {
+      await context?.close();
+    }
   },
 };

@@ -19,6 +19,7 @@ import {
   checkContextArgs,
   CONTEXT_OPTIONS,
   CONTEXT_USAGE,
+  noStoreHint,
   openRenderContext,
   type ContextArgs,
 } from './render-context.js';
@@ -137,6 +138,15 @@ export function addSetting(settings: Record<string, string>, arg: string | undef
   return undefined;
 }
 
+/**
+ * What to add to an error of a render without a store when a function needed one (the Collections,
+ * Files, User and Request functions): how to get one. Empty otherwise.
+ */
+export function storeHintFor(message: string, context: ExecutionContext | undefined): string {
+  if (context?.platform || !/ is not available in this context/.test(message)) return '';
+  return `\n${noStoreHint()}`;
+}
+
 function fail(io: CliIo, message: string): number {
   io.stderr.write(`flowmark render: ${message}\nusage: ${USAGE}\n`);
   return 2;
@@ -203,7 +213,7 @@ export const render: Command = {
       return 0;
     } catch (e) {
       io.stderr.write(
-        `${e instanceof TemplateError ? e.message : `flowmark render: ${(e as Error).message}`}\n`,
+        `${e instanceof TemplateError ? e.message + storeHintFor(e.message, context?.ctx) : `flowmark render: ${(e as Error).message}`}\n`,
       );
       return 1;
     } finally {

@@ -14,6 +14,7 @@ import { ensureFirstAccount } from '../../server/bootstrap.js';
 import { openStore } from '../../store/index.js';
 import type { CliIo, Command } from '../main.js';
 import { evaluationLimits } from './limits.js';
+import { noSuchUser } from './render-context.js';
 
 const USAGE =
   'flowmark run PROCESS.json [--data JSON|@FILE] [--user LOGIN] [--mode LIVE|ACCEPTANCE|TEST] [--account ID]\n' +
@@ -84,6 +85,8 @@ export const run: Command = {
       const accountId = values.account ?? (await ensureFirstAccount(platform));
       if (accountId === undefined)
         return failure(io, 'the store has several accounts and none is "default": choose one with --account');
+      if (values.user !== undefined && !(await platform.directory.users.find(accountId, values.user)))
+        return failure(io, await noSuchUser(platform, accountId, values.user));
       const host = new ProcessHost(platform, { observer: values.quiet ? undefined : printer(io), limits });
       let view = await host.start(accountId, {
         definition,

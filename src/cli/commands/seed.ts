@@ -8,7 +8,7 @@ const USAGE =
   'Creates a demo account (default id "demo") in the configured store (FLOWMARK_DATA or DATABASE_URL):\n' +
   'an administrator and users, pools and lanes (LIVE and ACCEPTANCE members, a rule lane, an\n' +
   'organisation chart), a project with versions, web interfaces, a custom list, vaults, i18n entries\n' +
-  'and a request, so that every User and Request function can be tried with flowmark render.\n' +
+  'and a request, so that every User and Request function can be tried with npx flowmark render.\n' +
   'Every demo user gets PASSWORD (default: a random one, printed).';
 
 export const seed: Command = {
@@ -51,7 +51,7 @@ export const seed: Command = {
           `  web interfaces: ${list(s.webInterfaces)}\n` +
           `  custom lists: ${s.customLists.join(', ')}; request: ${s.requestId}\n` +
           `Try: echo 'Hello ${'${'}P_user.name}: ${'${'}get_lanes()?size} lanes, ${'${'}get_i18n("greeting")}' | ` +
-          `flowmark render - --account ${s.accountId} --user ann --mode LIVE --project ${s.projectId}\n`,
+          `npx flowmark render - --account ${s.accountId} --user ann --mode LIVE --project ${s.projectId}\n`,
       );
       return 0;
     } catch (e) {

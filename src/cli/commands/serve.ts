@@ -1,5 +1,5 @@
 import cluster, { type Address } from 'node:cluster';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Command, CliIo } from '../main.js';
@@ -8,6 +8,7 @@ import type { ExecutionLimits } from '../../functions/context.js';
 import { createHosts } from '../../hosts/index.js';
 import { createPlatform } from '../../platform/index.js';
 import { bootstrapFirstAccount, defaultAccount, type FirstStart } from '../../server/bootstrap.js';
+import { corsOriginsFromEnv, parseCorsOrigins } from '../../server/cors.js';
 import { evalHost } from '../../server/eval-host.js';
 import { createServer, type Api } from '../../server/index.js';
 import { onSupervisorStop, Supervisor, workerThrottleShare } from '../../server/supervisor.js';
@@ -25,7 +26,7 @@ const BIN = fileURLToPath(new URL('../../../bin/flowmark.js', import.meta.url));
 
 const USAGE =
   'flowmark serve [--port N] [--host ADDRESS] [--log-level LEVEL] [--secure-cookies] [--trust-proxy]\n' +
-  '               [--data-document-limit SIZE] [--workers N] [--worker-heap MB]\n\n' +
+  '               [--data-document-limit SIZE] [--workers N] [--worker-heap MB] [--cors-origin ORIGIN]…\n\n' +
   'Starts the HTTP service: the JSON API under /api/v1, composite APIs and web interfaces under\n' +
   '/live/<account>/, the OpenAPI page at /docs. Data: SQLite under FLOWMARK_DATA (default ./data),\n' +
   'or PostgreSQL when DATABASE_URL is set. On first start it creates the account "default" with an\n' +
@@ -41,7 +42,10 @@ const USAGE =
   '                     steps): bytes, or with KiB or MiB; default FLOWMARK_DATA_DOCUMENT_LIMIT, else 5MiB\n' +
   '  --workers N        server worker processes (default FLOWMARK_WORKERS, else 2); 0 serves in this\n' +
   '                     process, without crash isolation\n' +
-  "  --worker-heap MB   each worker's JavaScript heap in MiB (default FLOWMARK_WORKER_HEAP_MB, else 1024)";
+  "  --worker-heap MB   each worker's JavaScript heap in MiB (default FLOWMARK_WORKER_HEAP_MB, else 1024)\n" +
+  '  --cors-origin ORIGIN  let pages of ORIGIN (https://app.example.com; * for any) use the client\n' +
+  '                     library, /config/ and /api/v1/ with an API token (repeatable; default\n' +
+  '                     FLOWMARK_CORS_ORIGINS, comma-separated; none: same origin only)';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -62,6 +66,8 @@ interface ServeOptions {
   /** Server worker processes under the supervisor; 0: serve in this process. */
   workers: number;
   workerHeapMb: number;
+  /** Origins whose pages may call the API with a token (CORS). */
+  corsOrigins: string[];
 }
 
 const DEFAULT_WORKERS = 2;
@@ -82,6 +88,7 @@ function parseServe(args: string[], io: CliIo, env: NodeJS.ProcessEnv = process.
         'data-document-limit': { type: 'string' },
         workers: { type: 'string' },
         'worker-heap': { type: 'string' },
+        'cors-origin': { type: 'string', multiple: true },
       },
       strict: true,
       allowPositionals: false,
@@ -120,6 +127,9 @@ function parseServe(args: string[], io: CliIo, env: NodeJS.ProcessEnv = process.
           64,
           65_536,
         ) ?? DEFAULT_WORKER_HEAP_MB,
+      corsOrigins: values['cors-origin']
+        ? parseCorsOrigins(values['cors-origin'], '--cors-origin')
+        : corsOriginsFromEnv(env),
     };
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
@@ -166,7 +176,14 @@ export async function runServe(args: string[], io: CliIo, signals: SignalSource 
 }
 
 async function serveInProcess(options: ServeOptions, io: CliIo, signals: SignalSource): Promise<number> {
-  const { app, store, first } = await listen(options, io, { bootstrap: true });
+  let listening;
+  try {
+    listening = await listen(options, io, { bootstrap: true });
+  } catch (e) {
+    if (!(e instanceof PortInUse)) throw e;
+    return portInUse(options, io, e.first);
+  }
+  const { app, store, first } = listening;
   const url = publicUrl(app.server.address());
   io.stdout.write(banner(url, store.location));
   if (first) io.stdout.write(firstStartMessage(url, first));
@@ -210,6 +227,9 @@ async function supervise(
   } finally {
     await store.close();
   }
+  // Told here, before any worker starts, a busy port gets its hint (a worker would only say EADDRINUSE).
+  if (options.port !== 0 && !(await portFree(options.host, options.port)))
+    return portInUse(options, io, first);
   const supervisor = new Supervisor({
     workers: options.workers,
     exec: BIN,
@@ -241,10 +261,11 @@ async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstr
   const config = loadConfig();
   const store = await openStore(config);
   let app;
+  let first: FirstStart | undefined;
   try {
     configureScripts(options.scripts);
     const platform = createPlatform(store);
-    const first = bootstrap ? await bootstrapFirstAccount(platform) : undefined;
+    first = bootstrap ? await bootstrapFirstAccount(platform) : undefined;
     const limits = options.limits;
     app = await createServer({
       store,
@@ -254,6 +275,7 @@ async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstr
       defaultAccountId: await defaultAccount(platform),
       secureCookies: options.secureCookies,
       trustProxy: options.trustProxy,
+      corsOrigins: options.corsOrigins,
       ...(cluster.isWorker ? { shareThrottle: workerThrottleShare() } : {}),
     });
     await app.listen({ port: options.port, host: options.host });
@@ -261,8 +283,34 @@ async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstr
   } catch (e) {
     await app?.close();
     await store.close();
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new PortInUse(first);
     throw e;
   }
+}
+
+/** The port was taken; the administrator of a first start was created all the same. */
+class PortInUse extends Error {
+  constructor(readonly first: FirstStart | undefined) {
+    super('port in use');
+  }
+}
+
+function portFree(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createNetServer();
+    probe.once('error', () => resolve(false));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(true)));
+  });
+}
+
+function portInUse(options: ServeOptions, io: CliIo, first: FirstStart | undefined): number {
+  io.stderr.write(
+    `flowmark serve: ${options.host}:${options.port} is already in use (another flowmark serve?): stop it, ` +
+      'or choose another port with --port N (0 picks a free one)\n',
+  );
+  // the administrator was created all the same: its password is shown now or never
+  if (first) io.stdout.write(firstStartMessage(`http://${options.host}:<port>`, first));
+  return 1;
 }
 
 /** Finishes the requests in flight, then releases the script workers and the store. */
@@ -300,7 +348,7 @@ function publicUrl(address: string | AddressInfo | Address | null): string {
 }
 
 function banner(url: string, location: string): string {
-  return `flowmark: serving on ${url} (data: ${location}); API docs at ${url}/docs\n`;
+  return `flowmark: serving on ${url} (data: ${location}); console at ${url}/console/, API docs at ${url}/docs\n`;
 }
 
 function firstStartMessage(url: string, first: FirstStart): string {
@@ -311,9 +359,9 @@ function firstStartMessage(url: string, first: FirstStart): string {
   return (
     `\nFirst start: created ${created}. This password is shown only once:\n\n` +
     `  account:  ${first.accountId}\n  login:    ${first.login}\n  password: ${first.password}\n\n` +
-    `Log in and keep the session cookie:\n` +
+    `Log in to the console at ${url}/console/, or with curl, keeping the session cookie:\n` +
     `  curl -c cookies.txt -H 'content-type: application/json' -d '${body}' ${url}/api/v1/auth/login\n` +
-    `or create an API token: flowmark token create --user ${first.login}\n\n`
+    `or create an API token: npx flowmark token create --user ${first.login}\n\n`
   );
 }
 

@@ -55,11 +55,17 @@ export const token: Command = {
     try {
       const platform = createPlatform(store);
       const accountId = values.account ?? (await defaultAccount(platform));
-      if (accountId === undefined || !(await platform.accounts.get(accountId)))
+      if (accountId === undefined) {
+        const count = (await platform.accounts.list()).length;
         return failure(
           io,
-          values.account ? `no account ${values.account}` : 'several accounts: name one with --account',
+          count === 0
+            ? 'the store has no account yet: `npx flowmark serve` creates "default" and its administrator ' +
+                '(FLOWMARK_DATA or DATABASE_URL chooses the store)'
+            : 'the store has several accounts and none is "default": choose one with --account',
         );
+      }
+      if (!(await platform.accounts.get(accountId))) return failure(io, `no account ${accountId}`);
       const tokens = new ApiTokens(store, Date.now);
       if (action === 'revoke') {
         if (!(await tokens.revoke(accountId, rest[0]!)))

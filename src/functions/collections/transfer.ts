@@ -61,7 +61,7 @@ export const transferFunctions: FunctionSpec[] = [
     doc:
       'Imports the objects of an uploaded CSV file (first row: field names) or JSON file (array of objects, or ' +
       'one object per line) into a collection, all or nothing: one bad row leaves the collection as it was. ' +
-      'Options (spec 2.3): format, separator, delimiter, empty, charset, parse_numbers, parse_longs, trim. ' +
+      'Options (docs/collections.md, Import): format, separator, delimiter, empty, charset, parse_numbers, parse_longs, trim. ' +
       'Returns the number of objects imported.',
     returns: 'integer',
     forms: [
@@ -69,7 +69,13 @@ export const transferFunctions: FunctionSpec[] = [
         params: [
           FILE,
           NAME,
-          { name: 'options', type: 'object', optional: true, default: {}, doc: 'import options (spec 2.3)' },
+          {
+            name: 'options',
+            type: 'object',
+            optional: true,
+            default: {},
+            doc: 'import options (docs/collections.md)',
+          },
           DROP,
         ],
         impl: (ctx, [file, name, options, drop]) =>

@@ -38,8 +38,8 @@ export const identityFunctions: FunctionSpec[] = [
     group: 'User',
     rights: 'admin',
     doc:
-      'Makes a blocked user of the account active again (an active one stays active); returns the login (the spec ' +
-      'declares a boolean). Error `Unable to retrieve user.`',
+      'Makes a blocked user of the account active again (an active one stays active); returns the login (the platform ' +
+      'documents a boolean). Error `Unable to retrieve user.`',
     returns: 'string',
     forms: [
       {

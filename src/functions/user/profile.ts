@@ -120,7 +120,7 @@ export const profileFunctions: FunctionSpec[] = [
     name: 'save_preferences',
     group: 'User',
     rights: 'user',
-    doc: "Replaces the connected user's preferences; returns the user's login (the spec declares a boolean).",
+    doc: "Replaces the connected user's preferences; returns the user's login (the platform documents a boolean).",
     returns: 'string',
     forms: [
       {
@@ -159,8 +159,8 @@ export const profileFunctions: FunctionSpec[] = [
     rights: 'admin',
     doc:
       "Administrators only (lane rules read metadata): replaces a user's public metadata (login; default the " +
-      "connected user); returns the user's login (the spec " +
-      'declares a boolean). Error `Unable to retrieve user.`',
+      "connected user); returns the user's login (the platform " +
+      'documents a boolean). Error `Unable to retrieve user.`',
     returns: 'string',
     forms: [
       {

@@ -76,7 +76,7 @@ const csvToJson = defineFunction({
   rights: 'none',
   doc:
     'Parses CSV text into JSON text. Without the header option: an array of arrays of strings; with header true: an array of objects keyed by the first row. ' +
-    'Options (spec 2.3): header, trim, charset (the text arrives decoded; the name is checked), delimiter (quoting character, default "), separator (default ,), ' +
+    'Options: header, trim, charset (the text arrives decoded; the name is checked), delimiter (quoting character, default "), separator (default ,), ' +
     'empty (value of an empty or missing entry), parse_numbers / parse_longs / parse_booleans (column names or zero-based indices). ' +
     'Line ends may be CRLF, LF or CR; blank lines are skipped.',
   returns: 'string (JSON)',
@@ -229,7 +229,7 @@ const jsonToCsvFn = defineFunction({
   group: 'Utilities',
   rights: 'none',
   doc:
-    'Writes an array of flat objects (or of flat arrays) as CSV, each line ended by CRLF. Options (spec 2.3): header (attribute names as first row, objects only), ' +
+    'Writes an array of flat objects (or of flat arrays) as CSV, each line ended by CRLF. Options: header (attribute names as first row, objects only), ' +
     'trim, separator (default ,), empty (for null or missing attributes), decimal_separator (default ,) for fractional numbers, ' +
     'parse_dates (attribute → SimpleDateFormat pattern: epoch-millisecond values are written as dates in the account time zone). Nested values are refused.',
   returns: 'string',

@@ -5,6 +5,7 @@ export const CONSOLE_PAGE = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>flowmark console</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="console.css">
 <script type="module" src="main.js"></script>
 </head>

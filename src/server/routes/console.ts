@@ -1,7 +1,9 @@
 /**
  * The web console and the browser library, as static pages of this origin:
  *
+ *   GET /                    a redirect to the console
  *   GET /console/            the console's page (log in, playground, collections, projects, files, requests)
+ *   GET /favicon.svg         the icon (/favicon.ico redirects to it)
  *   GET /console/*.js, .css  its modules and stylesheet
  *   GET /client/*.js         the client library (ES modules; `.d.ts` beside them when built)
  *   GET /api/v1/functions    the function library's reference (autocompletion, the playground's reference)
@@ -52,6 +54,13 @@ const FunctionDescription = Type.Object({
 });
 
 const page = { access: 'public' as const };
+
+/** The icon: a rounded square with a flow of three steps. */
+export const FAVICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">' +
+  '<rect width="32" height="32" rx="7" fill="#2b5fab"/>' +
+  '<path d="M7 10h7l4 6-4 6H7" fill="none" stroke="#fff" stroke-width="3" stroke-linejoin="round"/>' +
+  '<circle cx="24" cy="16" r="3.5" fill="#fff"/></svg>';
 const hidden = { hide: true };
 
 export function consoleRoutes(app: Api, _deps: ServerDeps): void {
@@ -70,8 +79,17 @@ export function consoleRoutes(app: Api, _deps: ServerDeps): void {
     async () => ({ items: (reference ??= describeLibrary(defaultRegistry())) }),
   );
 
+  app.get('/', { config: page, schema: hidden }, async (_request, reply) => reply.redirect('/console/'));
+
   app.get('/console', { config: page, schema: hidden }, async (_request, reply) =>
     reply.redirect('/console/'),
+  );
+
+  app.get('/favicon.svg', { config: page, schema: hidden }, async (_request, reply) =>
+    secured(reply).type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(FAVICON),
+  );
+  app.get('/favicon.ico', { config: page, schema: hidden }, async (_request, reply) =>
+    reply.redirect('/favicon.svg', 301),
   );
 
   app.get('/console/', { config: page, schema: hidden }, async (_request, reply) =>

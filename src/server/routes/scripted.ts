@@ -184,7 +184,7 @@ export function scriptedRoutes(app: Api, deps: ServerDeps): void {
       schema: {
         tags: ['scripts'],
         summary:
-          "Set a web interface's HTML/JS template (rendered with the web-interface functions of spec 2.1)",
+          "Set a web interface's HTML/JS template (rendered with the web-interface functions, docs/hosts.md)",
         params: IdParams,
         body: Template,
         response: { 200: Template },

@@ -119,9 +119,9 @@ export function userRoutes(app: Api, deps: ServerDeps): void {
           'Administrators cannot remove their own administrator right or block themselves.',
         );
       if (self && changes.password !== undefined && !caller.user.isAdmin) {
-        const ok =
-          currentPassword !== undefined &&
-          (await users.verifyPassword(caller.accountId, caller.user.login, currentPassword));
+        if (currentPassword === undefined)
+          throw new ApiError(400, 'invalid', 'currentPassword: required to change your own password.');
+        const ok = await users.verifyPassword(caller.accountId, caller.user.login, currentPassword);
         if (!ok) throw new ApiError(403, 'invalid-credentials', 'currentPassword: wrong password.');
       }
       const user = await users.update(caller.accountId, request.params.id, changes);
