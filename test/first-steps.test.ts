@@ -137,9 +137,10 @@ describe('first steps with the built CLI', () => {
       let out = '';
       server.stdout.on('data', (c: Buffer) => (out += c.toString()));
       for (let i = 0; i < 600 && !out.includes('password:'); i++) await new Promise((r) => setTimeout(r, 50));
-      const url = /^flowmark: serving on (http:\/\/127\.0\.0\.1:\d+) /.exec(out)?.[1];
+      const url = /^flowmark: serving on (http:\/\/127\.0\.0\.1:\d+) /m.exec(out)?.[1];
       expect(url, out).toBeDefined();
-      expect(out.split('\n')[0]).toBe(
+      // the supervisor's workers say when they listen; the banner follows the first of them
+      expect(out.split('\n').find((line) => line.startsWith('flowmark: serving on'))).toBe(
         `flowmark: serving on ${url!} (data: ${join(dir, 'console', 'flowmark.db')}); console at ${url!}/console/, API docs at ${url!}/docs`,
       );
       expect(out).toContain(
