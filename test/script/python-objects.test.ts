@@ -240,6 +240,49 @@ describeEachEngine('RMP objects from Python against the template and JavaScript'
     ]);
   }, 120_000);
 
+  it('RMPCollection writes: the same counts and the same documents after them, in three twin collections', async () => {
+    for (const name of ['w_t', 'w_j', 'w_p']) await call(ctxs.ann, 'save_object', ORDERS, name);
+    const all = (name: string) => call(ctxs.ann, 'list_objects', { _id: { $exists: true } }, name);
+    const steps: Array<[string, string, string]> = [
+      [
+        'update_objects({"customer": "acme"}, {"$inc": {"total": 1}}, "w_t", true)',
+        'RMPCollection.update({customer: "acme"}, {$inc: {total: 1}}, "w_j", true)',
+        'RMPCollection.update({"customer": "acme"}, {"$inc": {"total": 1}}, "w_p", True)',
+      ],
+      [
+        'update_field({"_id": "o3"}, {"status": "done"}, "w_t")',
+        'RMPCollection.updateField({_id: "o3"}, {status: "done"}, "w_j")',
+        'RMPCollection.updateField({"_id": "o3"}, {"status": "done"}, "w_p")',
+      ],
+      [
+        'remove_field({"status": "open"}, "tags", "w_t", true)',
+        'RMPCollection.removeField({status: "open"}, "tags", "w_j", true)',
+        'RMPCollection.removeField({"status": "open"}, "tags", "w_p", True)',
+      ],
+      [
+        'save_object({"_id": "o9", "customer": "new", "total": 5}, "w_t")',
+        'RMPCollection.save({_id: "o9", customer: "new", total: 5}, "w_j")',
+        'RMPCollection.save({"_id": "o9", "customer": "new", "total": 5}, "w_p")',
+      ],
+      [
+        'remove_objects({"total": {"$lt": 100}}, "w_t")',
+        'RMPCollection.remove({total: {$lt: 100}}, "w_j")',
+        'RMPCollection.remove({"total": {"$lt": 100}}, "w_p")',
+      ],
+    ];
+    const results: unknown[] = [];
+    for (const [template, js, python] of steps) {
+      const t = await viaTemplate(ctxs.ann, template);
+      expect(withoutNullFields(await viaScript(ctxs.ann, js)), js).toEqual(t);
+      expect(withoutNullFields(await viaPython(ctxs.ann, python)), python).toEqual(t);
+      results.push(t);
+    }
+    expect(results[4]).toBe(3);
+    expect(await all('w_j')).toEqual(await all('w_t'));
+    expect(await all('w_p')).toEqual(await all('w_t'));
+    expect(((await all('w_p')) as Array<{ _id: string }>).map((d) => d._id).sort()).toEqual(['o1', 'o3']);
+  }, 60_000);
+
   const errors = (): Array<[string, Omit<Row, 'who'>]> => [
     [
       'RMPRequest.getRequestInfo',
