@@ -9,6 +9,7 @@ import { CompositeHost, type Exchange } from '../../src/hosts/index.js';
 import { closeScripts, configurePythonScripts } from '../../src/script/index.js';
 import { describeEachEngine } from '../support/engines.js';
 import { NOW } from '../platform/world.js';
+import { taskToken } from '../../src/platform/processes/index.js';
 import { anonymousExchange, hostWorld, ref, stepsOf, taskUrlOf, type HostWorld } from '../hosts/support.js';
 
 afterAll(() => closeScripts());
@@ -27,7 +28,7 @@ describeEachEngine('RMPRequest inside the hosts, from Python', (engine) => {
     w.host.start(w.account, { definition: { name: 'flow', steps }, data, user, mode: 'LIVE' });
 
   describe('process requests', () => {
-    it('getNextUrl gives the URLs get_next_url gives', async () => {
+    it('getNextUrl and getTaskUrl give the URLs get_next_url and get_task_url give', async () => {
       const view = await start([
         {
           id: 1,
@@ -38,15 +39,51 @@ describeEachEngine('RMPRequest inside the hosts, from Python', (engine) => {
             s_mobile: out('RMPRequest.getNextUrl(2, False, "mobile")'),
           },
         },
-        { id: 2, type: 'manual', input: {} },
+        {
+          id: 2,
+          type: 'manual',
+          input: {
+            t_own: '${get_task_url(false)}',
+            s_own: out('RMPRequest.getTaskUrl(False)'),
+            t_shared: '${get_task_url(true)}',
+            s_shared: out('RMPRequest.getTaskUrl(True)'),
+          },
+        },
       ]);
       const id = view.request.id;
-      expect(view.request.data).toEqual({
-        t_next: taskUrlOf(w, ref(id, 2)),
-        s_next: taskUrlOf(w, ref(id, 2)),
-        t_mobile: taskUrlOf(w, ref(id, 2), '?P_context=mobile'),
-        s_mobile: taskUrlOf(w, ref(id, 2), '?P_context=mobile'),
+      const token = taskToken((await w.platform.processes.runs.require(w.account, id)).secret, ref(id, 2));
+      const expected = {
+        next: taskUrlOf(w, ref(id, 2)),
+        mobile: taskUrlOf(w, ref(id, 2), '?P_context=mobile'),
+        own: taskUrlOf(w, ref(id, 2)),
+        shared: taskUrlOf(w, ref(id, 2), `?token=${token}`),
+      };
+      expect(view.request.data).toEqual(
+        Object.fromEntries(
+          Object.entries(expected).flatMap(([k, v]) => [
+            [`t_${k}`, v],
+            [`s_${k}`, v],
+          ]),
+        ),
+      );
+    }, 60_000);
+
+    it('RMPCollection.injectObjects keeps a template variable’s objects in the data document as inject_objects does', async () => {
+      const objects = '<#assign orders = [{"ref": "A", "qty": 2, "note": "x"}, {"ref": "B", "qty": 5}]>';
+      const t = await start([
+        { id: 1, input: { n: objects + '${inject_objects("orders", "ref,qty")?size}' } },
+      ]);
+      const s = await start([
+        { id: 1, input: { n: objects + out('len(RMPCollection.injectObjects("orders", "ref,qty"))') } },
+      ]);
+      expect(t.request.data).toEqual({
+        orders: [
+          { ref: 'A', qty: 2 },
+          { ref: 'B', qty: 5 },
+        ],
+        n: 2,
       });
+      expect(s.request.data).toEqual(t.request.data);
     }, 60_000);
 
     it('injectParams injects the last executed step’s result as inject_params does', async () => {
