@@ -1,6 +1,7 @@
 /**
  * Python twins of hosts.test.ts: the RMPRequest methods that mean something only inside a running
- * host — getNextUrl, injectParams, setRequestStatus, getParentParams in process requests,
+ * host — getNextUrl, getTaskUrl, injectParams, setRequestStatus, getParentParams and
+ * RMPCollection.injectObjects in process requests,
  * setStatus and customHeader in composite APIs — run from `env="python"` beside the template
  * functions, in requests (routes) built alike: same data, statuses, responses, refusals.
  */
