@@ -5,14 +5,23 @@
  *  2. a trivial Python script end to end beside a trivial JavaScript one and a template render;
  *  3. writing the snapshot back after a script (the isolation between scripts), as the worker
  *     reports it, and after a script that grew the memory;
- *  4. platform calls per second (RMPUtilities.jsonPut in a loop) beside the JavaScript backend.
+ *  4. platform calls per second: the same function (P_json_put / RMPUtilities.jsonPut) called in a
+ *     loop from Python, from JavaScript and from a template's <#list>;
+ *  5. memory per warm interpreter: the process's resident memory grown by starting a first and a
+ *     second Python worker (approximate: it includes what the heap keeps around).
  *
  *   npm run bench -- python
  */
 import { performance } from 'node:perf_hooks';
 import { createExecutionContext } from '../src/functions/context.js';
 import { evaluate } from '../src/hosts/eval.js';
-import { closeScripts, configurePythonScripts, runPythonScript, runScript } from '../src/script/index.js';
+import {
+  closeScripts,
+  configurePythonScripts,
+  pythonScriptWorkers,
+  runPythonScript,
+  runScript,
+} from '../src/script/index.js';
 
 const ctx = createExecutionContext();
 
@@ -35,11 +44,14 @@ const ms = (n: number) => `${n.toFixed(2)} ms`;
 
 async function main(): Promise<void> {
   configurePythonScripts({ workers: 1 });
+  const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+  const rss0 = process.memoryUsage().rss;
   let t = performance.now();
   await runPythonScript('pass', { ctx });
   console.log(
     `first Python script after a cold start (worker + Pyodide + snapshot): ${ms(performance.now() - t)}`,
   );
+  const rss1 = process.memoryUsage().rss;
   t = performance.now();
   await runScript('1', { ctx });
   console.log(`first JavaScript script after a cold start: ${ms(performance.now() - t)}`);
@@ -66,8 +78,25 @@ async function main(): Promise<void> {
     () => runScript(`for (let i = 0; i < ${CALLS}; i++) RMPUtilities.jsonPut({}, "a", i);`, { ctx }),
     3,
   );
+  const tplCalls = await timed(
+    () => evaluate(`<#list 1..${CALLS} as i><#assign x = P_json_put({}, "a", i)></#list>`, ctx),
+    3,
+  );
   const rate = (n: number) => `${Math.round((CALLS / n) * 1000).toLocaleString('en-US')}/s`;
-  console.log(`RMPUtilities.jsonPut calls: Python ${rate(pyCalls)}, JavaScript ${rate(jsCalls)}`);
+  console.log(
+    `P_json_put calls (${CALLS} in a loop, median of 3): Python ${rate(pyCalls)}, JavaScript ${rate(jsCalls)}, template ${rate(tplCalls)}`,
+  );
+
+  // A second interpreter: two scripts at once, of two accounts (an account gets half the workers).
+  configurePythonScripts({ workers: 2 });
+  const other = { ...ctx, accountId: 'other' };
+  const rssBefore2 = process.memoryUsage().rss;
+  const hold = 'import time\ntime.sleep(0.3)';
+  await Promise.all([runPythonScript(hold, { ctx }), runPythonScript(hold, { ctx: other })]);
+  const rss2 = process.memoryUsage().rss;
+  console.log(
+    `resident memory: ${mib(rss0)} before Python; +${mib(rss1 - rss0)} for the first warm interpreter; +${mib(rss2 - rssBefore2)} for a second one (workers alive: ${pythonScriptWorkers()})`,
+  );
   await closeScripts();
 }
 

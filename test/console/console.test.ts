@@ -119,7 +119,18 @@ describeWithBrowser('web console', (browser) => {
         'list_objects',
         'now',
       ]);
-    });
+
+      // A Python script's body is highlighted as Python, and runs.
+      await setTemplate('<@script env="python">\nif True:\n    RMPData.setOutput("py")  # done\n</@script>');
+      const tokens = (kind: string) => page.locator(`.editor-highlight .tok-${kind}`).allTextContents();
+      expect(await tokens('keyword')).toEqual(['if', 'True']);
+      expect(await tokens('comment')).toEqual(['# done']);
+      expect(await tokens('function')).toEqual(['RMPData']);
+      expect(await tokens('string')).toEqual(['"python"', '"py"']);
+      await page.getByText('Rendered: 2 characters.').waitFor({ timeout: 60_000 });
+      expect(await page.getByLabel('Output', { exact: true }).textContent()).toBe('py');
+      await shoot('playground-python');
+    }, 90_000);
 
     it('collections: create one, insert documents, query in MongoDB syntax, add an index', async () => {
       await page.getByRole('link', { name: 'Collections' }).click();

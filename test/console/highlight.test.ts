@@ -68,6 +68,95 @@ describe('highlighting', () => {
     expect(pairs('<#-- never closed')).toEqual([['comment', '<#-- never closed']]);
   });
 
+  it('highlights a Python body inside <@script env="python"> as Python, up to </@script>', () => {
+    const body = [
+      '',
+      '# total ${x}',
+      "if n > 1.5 and s != r'a\\'b':",
+      '    RMPData.setOutput(f"{n}" + """x',
+      'y""")',
+      'else: pass',
+      '',
+    ].join('\n');
+    expect(pairs(`<@script env="python"><#noparse>${body}</#noparse></@script>\${n}`)).toEqual([
+      ['tag', '<@script'],
+      ['name', 'env'],
+      ['operator', '='],
+      ['string', '"python"'],
+      ['tag', '>'],
+      ['tag', '<#noparse'],
+      ['tag', '>'],
+      ['comment', '# total ${x}'],
+      ['keyword', 'if'],
+      ['name', 'n'],
+      ['operator', '>'],
+      ['number', '1.5'],
+      ['keyword', 'and'],
+      ['name', 's'],
+      ['operator', '!'],
+      ['operator', '='],
+      ['string', "r'a\\'b'"],
+      ['operator', ':'],
+      ['function', 'RMPData'],
+      ['operator', '.'],
+      ['name', 'setOutput'],
+      ['operator', '('],
+      ['string', 'f"{n}"'],
+      ['operator', '+'],
+      ['string', '"""x\ny"""'],
+      ['operator', ')'],
+      ['keyword', 'else'],
+      ['operator', ':'],
+      ['keyword', 'pass'],
+      ['tag', '</#noparse'],
+      ['tag', '>'],
+      ['tag', '</@script'],
+      ['tag', '>'],
+      ['interpolation', '${'],
+      ['name', 'n'],
+      ['interpolation', '}'],
+    ]);
+  });
+
+  it('highlights a JavaScript body (env="js" or no env) as JavaScript; other bodies stay template text', () => {
+    const js = [
+      ['keyword', 'const'],
+      ['name', 'o'],
+      ['operator', '='],
+      ['function', 'RMPData'],
+      ['operator', '.'],
+      ['name', 'getVariable'],
+      ['operator', '('],
+      ['string', '`a${b}`'],
+      ['operator', ')'],
+      ['operator', ';'],
+      ['comment', '// # not python'],
+      ['tag', '</@script'],
+      ['tag', '>'],
+    ];
+    const body = 'const o = RMPData.getVariable(`a${b}`); // # not python</@script>';
+    expect(pairs('<@script env="js">' + body).slice(5)).toEqual(js);
+    expect(pairs("<@script env='JS'>" + body).slice(5)).toEqual(js);
+    expect(pairs('<@script>' + body).slice(2)).toEqual(js);
+    // an unknown language, and a self-closed tag: the template's own highlighting goes on
+    expect(pairs('<@script env="ruby"># ${x}</@script>').slice(5, 8)).toEqual([
+      ['text', '# '],
+      ['interpolation', '${'],
+      ['name', 'x'],
+    ]);
+    expect(pairs('<@script env="python"/># ${x}').slice(5, 8)).toEqual([
+      ['text', '# '],
+      ['interpolation', '${'],
+      ['name', 'x'],
+    ]);
+    // a body never closed is script to the end
+    expect(pairs('<@script env="python">x = "open').slice(5)).toEqual([
+      ['name', 'x'],
+      ['operator', '='],
+      ['string', '"open'],
+    ]);
+  });
+
   it('gives the text back, whatever the text', () => {
     fc.assert(
       fc.property(
@@ -91,6 +180,13 @@ describe('highlighting', () => {
             '\n',
             '?',
             '1',
+            '<@script env="python">',
+            '<@script>',
+            '</@script>',
+            '<#noparse>',
+            '</#noparse>',
+            '"""',
+            '`',
           ),
         }),
         (s) => {

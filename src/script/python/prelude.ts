@@ -150,8 +150,17 @@ def _flowmark_setup():
             return list(o)
         raise TypeError('Object of type ' + type(o).__name__ + ' is not JSON serializable')
 
+    # A lone surrogate (a str may hold one) travels as a JSON escape: as UTF-8 it would reach
+    # JavaScript as three U+FFFD; escaped, JavaScript gets the same string a JS script would pass.
+    import re as _re
+    lone_surrogates = _re.compile('[\ud800-\udfff]').sub
+
+    def escape_surrogate(match):
+        return '\\u%04x' % ord(match.group())
+
     def to_json(value):
-        return dumps(value, default=default, ensure_ascii=False, allow_nan=False, separators=(',', ':'))
+        text = dumps(value, default=default, ensure_ascii=False, allow_nan=False, separators=(',', ':'))
+        return lone_surrogates(escape_surrogate, text)
 
     class Run:
         pass
