@@ -11,7 +11,7 @@ import {
   type SortSpec,
 } from '../../platform/collections/index.js';
 import { BudgetExceededError } from '../../limits/index.js';
-import { isHash, parseJsonText } from '../coercion.js';
+import { isHash } from '../coercion.js';
 import { parseJsonObjectText } from '../json-object-text.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';
