@@ -7,7 +7,8 @@
 // 201 COMPLETED (checked in the database too). Prints requests/s for 1 and 2 servers and the ratio.
 //
 //   FLOWMARK_BENCH_PG=postgres://flowmark@127.0.0.1:54329/bench npm run bench -- scale
-//   (BENCH_REQUESTS=600, BENCH_CONCURRENCY=16, BENCH_MAX_SECONDS=120 per phase by default)
+//   (BENCH_REQUESTS=600, BENCH_CONCURRENCY=16, BENCH_MAX_SECONDS=120 per phase, BENCH_ROUNDS=1 by
+//   default; with several rounds the phases alternate and the medians are compared)
 //
 // Without FLOWMARK_BENCH_PG it prints why it skips and exits 0.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -23,6 +24,7 @@ const PG = process.env.FLOWMARK_BENCH_PG;
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 600);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const MAX_SECONDS = Number(process.env.BENCH_MAX_SECONDS ?? 120);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const WARM_UP = 40;
 
 const PROCESS = {
@@ -56,6 +58,7 @@ for (const [name, value] of [
   ['BENCH_REQUESTS', REQUESTS],
   ['BENCH_CONCURRENCY', CONCURRENCY],
   ['BENCH_MAX_SECONDS', MAX_SECONDS],
+  ['BENCH_ROUNDS', ROUNDS],
 ] as const)
   if (!(Number.isInteger(value) && value > 0)) {
     console.error(`bench scale: ${name} must be a positive integer`);
@@ -63,8 +66,16 @@ for (const [name, value] of [
   }
 
 const loadBefore = loadavg();
-const one = await phase(1);
-const two = await phase(2);
+// Rounds alternate the two phases, so drift and neighbours hit both alike; medians are reported.
+const ones: number[] = [];
+const twos: number[] = [];
+for (let round = 0; round < ROUNDS; round++) {
+  ones.push(await phase(1, round));
+  twos.push(await phase(2, round));
+}
+const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+const one = median(ones);
+const two = median(twos);
 const loadAfter = loadavg();
 console.log(
   `machine: ${cpus().length} cores (the servers, PostgreSQL and this client share them); ` +
@@ -75,12 +86,15 @@ console.log(
 console.log(
   `${REQUESTS} requests of 3 script steps per phase, ${CONCURRENCY} in flight, round-robin over the servers (--workers 1 each)`,
 );
-console.log(`1 server   ${one.toFixed(0).padStart(6)} requests/s`);
-console.log(`2 servers  ${two.toFixed(0).padStart(6)} requests/s   ratio ${(two / one).toFixed(2)}`);
+const rounds = (xs: number[]) => (ROUNDS > 1 ? `   rounds ${xs.map((x) => x.toFixed(0)).join(', ')}` : '');
+console.log(`1 server   ${one.toFixed(0).padStart(6)} requests/s${rounds(ones)}`);
+console.log(
+  `2 servers  ${two.toFixed(0).padStart(6)} requests/s${rounds(twos)}   ratio ${(two / one).toFixed(2)}`,
+);
 
 /** One phase: `count` servers on a fresh schema; answers the requests per second measured. */
-async function phase(count: number): Promise<number> {
-  const schema = `bench_scale_${process.pid}_${count}`;
+async function phase(count: number, round: number): Promise<number> {
+  const schema = `bench_scale_${process.pid}_${round}_${count}`;
   const admin = new pg.Client({ connectionString: PG });
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
