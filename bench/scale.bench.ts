@@ -30,7 +30,7 @@ const WARM_UP = 40;
 const PROCESS = {
   name: 'Scale',
   steps: [
-    { id: 1, name: 'One', script: '${a + 1}', output: { b: '${P_result?c}' } },
+    { id: 1, name: 'One', script: '${(a + 1)?c}', output: { b: '${P_result?c}' } },
     { id: 2, name: 'Two', script: '{"c": ${(b * 2)?c}}' },
     { id: 3, name: 'Three', script: '[1, 2, ${a?c}, ${P_result.c?c}]' },
   ],
