@@ -8,7 +8,8 @@
 //
 //   FLOWMARK_BENCH_PG=postgres://flowmark@127.0.0.1:54329/bench npm run bench -- scale
 //   (BENCH_REQUESTS=600, BENCH_CONCURRENCY=16, BENCH_MAX_SECONDS=120 per phase, BENCH_ROUNDS=1 by
-//   default; with several rounds the phases alternate and the medians are compared)
+//   default; with several rounds the phases alternate and the medians are compared.
+//   BENCH_STEP_LOOP=N makes each step's script loop N times first: work for the servers' CPU only)
 //
 // Without FLOWMARK_BENCH_PG it prints why it skips and exits 0.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -26,13 +27,16 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const MAX_SECONDS = Number(process.env.BENCH_MAX_SECONDS ?? 120);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const WARM_UP = 40;
+/** BENCH_STEP_LOOP: iterations of a loop each step's script runs first (CPU in the server only), default 0. */
+const LOOP = Number(process.env.BENCH_STEP_LOOP ?? 0);
+const work = LOOP > 0 ? `<#assign s = 0><#list 1..${LOOP} as i><#assign s = s + i></#list>` : '';
 
 const PROCESS = {
   name: 'Scale',
   steps: [
-    { id: 1, name: 'One', script: '${(a + 1)?c}', output: { b: '${P_result?c}' } },
-    { id: 2, name: 'Two', script: '{"c": ${(b * 2)?c}}' },
-    { id: 3, name: 'Three', script: '[1, 2, ${a?c}, ${P_result.c?c}]' },
+    { id: 1, name: 'One', script: `${work}\${(a + 1)?c}`, output: { b: '${P_result?c}' } },
+    { id: 2, name: 'Two', script: `${work}{"c": \${(b * 2)?c}}` },
+    { id: 3, name: 'Three', script: `${work}[1, 2, \${a?c}, \${P_result.c?c}]` },
   ],
 };
 
@@ -59,6 +63,7 @@ for (const [name, value] of [
   ['BENCH_CONCURRENCY', CONCURRENCY],
   ['BENCH_MAX_SECONDS', MAX_SECONDS],
   ['BENCH_ROUNDS', ROUNDS],
+  ['BENCH_STEP_LOOP', LOOP + 1],
 ] as const)
   if (!(Number.isInteger(value) && value > 0)) {
     console.error(`bench scale: ${name} must be a positive integer`);
@@ -84,7 +89,8 @@ console.log(
       .join(' ')}`,
 );
 console.log(
-  `${REQUESTS} requests of 3 script steps per phase, ${CONCURRENCY} in flight, round-robin over the servers (--workers 1 each)`,
+  `${REQUESTS} requests of 3 script steps${LOOP ? ` (each looping ${LOOP} times first)` : ''} per phase, ` +
+    `${CONCURRENCY} in flight, round-robin over the servers (--workers 1 each)`,
 );
 const rounds = (xs: number[]) => (ROUNDS > 1 ? `   rounds ${xs.map((x) => x.toFixed(0)).join(', ')}` : '');
 console.log(`1 server   ${one.toFixed(0).padStart(6)} requests/s${rounds(ones)}`);
