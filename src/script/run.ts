@@ -126,13 +126,18 @@ export async function runScript(source: string, options: ScriptRunOptions): Prom
       options.ctx.accountId,
     );
   } catch (e) {
-    if (e instanceof SandboxUnavailableError) throw new ScriptError(`script: ${e.message}`, 'internal');
-    if (e instanceof SandboxQueueFullError)
-      throw new ScriptBusyError(`<@script>: ${e.message}`, Math.max(1, Math.ceil(limits.cpuTimeMs / 1000)));
-    throw e;
+    throw sandboxRefusal(e, limits);
   }
   if (outcome.failure) throw scriptError(outcome.failure, limits);
   return { output: outputText(outcome.output ?? 'n'), timing: outcome.timing };
+}
+
+/** A pool's refusal to run a script as the error a template sees; other errors unchanged. */
+export function sandboxRefusal(e: unknown, limits: ScriptLimits): unknown {
+  if (e instanceof SandboxUnavailableError) return new ScriptError(`script: ${e.message}`, 'internal');
+  if (e instanceof SandboxQueueFullError)
+    return new ScriptBusyError(`<@script>: ${e.message}`, Math.max(1, Math.ceil(limits.cpuTimeMs / 1000)));
+  return e;
 }
 
 export function outputText(tagged: string): string {

@@ -17,6 +17,8 @@
  * Messages in:  {run, source, table, limits}
  * Messages out: {type:'call', run, call, method, args} · {type:'done', run, output?, failure?, timing}
  */
+import { HOST_CALL_SOURCE } from './host-call-source.js';
+
 export const WORKER_SOURCE = String.raw`
 'use strict';
 const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads');
@@ -24,6 +26,7 @@ const { newQuickJSWASMModule, newVariant, RELEASE_SYNC } = require(workerData.qu
 const signal = new Int32Array(workerData.signal);
 const replies = workerData.replies;
 const PRELUDE = workerData.prelude;
+const perf = performance;
 const started = performance.now();
 // The module's linear memory, capped: QuickJS's own byte accounting is not reliable in this build
 // (no malloc_usable_size), so the hard bound on a script's memory is how far this memory may grow.
@@ -137,35 +140,7 @@ function release(sb) {
   }
 }
 
-function stopped() {
-  return 'e' + JSON.stringify({ message: 'the script was stopped' });
-}
-
-/** One platform call: posted to the main thread, waited for on the shared counter. */
-function callHost(run, method, args) {
-  if (run === null || run.stop !== null) return stopped();
-  const id = ++run.seq;
-  run.calls++;
-  const t = performance.now();
-  let seen = Atomics.load(signal, 0);
-  parentPort.postMessage({ type: 'call', run: run.job.run, call: id, method, args });
-  try {
-    for (;;) {
-      let received;
-      while ((received = receiveMessageOnPort(replies)) !== undefined) {
-        if (received.message.call === id) return received.message.reply;
-      }
-      const remaining = run.job.limits.wallTimeMs - (performance.now() - run.begin);
-      if (remaining <= 0 || Atomics.wait(signal, 0, seen, remaining) === 'timed-out') {
-        run.stop = 'wall-time';
-        return stopped();
-      }
-      seen = Atomics.load(signal, 0);
-    }
-  } finally {
-    run.waited += performance.now() - t;
-  }
-}
+${HOST_CALL_SOURCE}
 
 function runJob(module, job) {
   const limits = job.limits;

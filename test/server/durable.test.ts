@@ -13,11 +13,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPlatform, type Platform } from '../../src/platform/index.js';
 import { openStore, sql, type Store } from '../../src/store/index.js';
-import { availableEngines } from '../support/engines.js';
+import { availableEngines, createTestSchema, dropTestSchema } from '../support/engines.js';
 import { call, sessionCookie } from './support.js';
 
 const COUNT = Number(process.env.FLOWMARK_FAULT_REQUESTS ?? 40);
@@ -89,12 +88,7 @@ for (const engine of availableEngines()) {
       await Promise.all(servers.map((s) => s.exited));
       await store?.close();
       if (dir) rmSync(dir, { recursive: true, force: true });
-      if (schema) {
-        const client = new pg.Client({ connectionString: process.env.FLOWMARK_TEST_PG });
-        await client.connect();
-        await client.query(`DROP SCHEMA ${schema} CASCADE`);
-        await client.end();
-      }
+      if (schema) await dropTestSchema(schema);
     });
 
     it(`${COUNT} requests of 3 steps complete exactly once on the surviving server`, async () => {
@@ -103,14 +97,9 @@ for (const engine of availableEngines()) {
       dir = mkdtempSync(join(tmpdir(), 'flowmark-fault-'));
       env.FLOWMARK_DATA = dir;
       if (engine === 'postgres') {
-        schema = `fault_${process.pid}_${Date.now().toString(36)}`;
-        const client = new pg.Client({ connectionString: process.env.FLOWMARK_TEST_PG });
-        await client.connect();
-        await client.query(`CREATE SCHEMA ${schema}`);
-        await client.end();
-        const url = new URL(process.env.FLOWMARK_TEST_PG!);
-        url.searchParams.set('options', `-c search_path=${schema}`);
-        env.DATABASE_URL = url.toString();
+        const created = await createTestSchema('fault');
+        schema = created.schema;
+        env.DATABASE_URL = created.databaseUrl;
         store = await openStore({ databaseUrl: env.DATABASE_URL, poolSize: 2 });
       } else store = await openStore({ databaseUrl: undefined, dataDir: dir });
       const db = store;

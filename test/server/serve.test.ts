@@ -8,11 +8,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runServe, type SignalSource } from '../../src/cli/commands/serve.js';
 import { main } from '../../src/cli/main.js';
-import { availableEngines } from '../support/engines.js';
+import { availableEngines, createTestSchema, dropTestSchema } from '../support/engines.js';
 import { call } from './support.js';
 
 function capture() {
@@ -62,14 +61,9 @@ function useEmptyStore(engineName: string) {
     process.env.FLOWMARK_DATA = dir;
     delete process.env.DATABASE_URL;
     if (engineName === 'postgres') {
-      schema = `serve_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-      const client = new pg.Client({ connectionString: process.env.FLOWMARK_TEST_PG });
-      await client.connect();
-      await client.query(`CREATE SCHEMA ${schema}`);
-      await client.end();
-      const url = new URL(process.env.FLOWMARK_TEST_PG!);
-      url.searchParams.set('options', `-c search_path=${schema}`);
-      process.env.DATABASE_URL = url.toString();
+      const created = await createTestSchema('serve');
+      schema = created.schema;
+      process.env.DATABASE_URL = created.databaseUrl;
     }
   });
 
@@ -81,12 +75,7 @@ function useEmptyStore(engineName: string) {
       if (value === undefined) delete process.env[key];
       else process.env[key] = value;
     rmSync(dir, { recursive: true, force: true });
-    if (schema) {
-      const client = new pg.Client({ connectionString: process.env.FLOWMARK_TEST_PG });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await client.end();
-    }
+    if (schema) await dropTestSchema(schema);
   });
 
   return { dir: () => dir };

@@ -12,9 +12,9 @@ import { request as httpRequest } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, collect, finished, ROOT, spawnFlowmark, until } from '../support/cli.js';
+import { createTestSchema, dropTestSchema } from '../support/engines.js';
 import { call, sessionCookie } from './support.js';
 
 let dir = '';
@@ -274,26 +274,14 @@ describe('flowmark serve under its supervisor', () => {
 });
 
 describe.runIf(process.env.FLOWMARK_TEST_PG)('flowmark serve under its supervisor on PostgreSQL', () => {
-  const schema = `supervisor_${process.pid}_${Date.now().toString(36)}`;
-  const admin = () => new pg.Client({ connectionString: process.env.FLOWMARK_TEST_PG });
-  beforeAll(async () => {
-    const client = admin();
-    await client.connect();
-    await client.query(`CREATE SCHEMA ${schema}`);
-    await client.end();
-  });
-  afterAll(async () => {
-    const client = admin();
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await client.end();
-  });
+  let schema = '';
+  let databaseUrl = '';
+  beforeAll(async () => ({ schema, databaseUrl } = await createTestSchema('supervisor')));
+  afterAll(() => dropTestSchema(schema));
 
   it('migrates and creates the administrator once, serves scripts from both workers, stops', async () => {
-    const url = new URL(process.env.FLOWMARK_TEST_PG!);
-    url.searchParams.set('options', `-c search_path=${schema}`);
     const child = spawnFlowmark(['serve', '--port', '0', '--log-level', 'warn'], {
-      env: { DATABASE_URL: url.toString(), FLOWMARK_DATA: join(dir, 'pg') },
+      env: { DATABASE_URL: databaseUrl, FLOWMARK_DATA: join(dir, 'pg') },
       detached: true,
     });
     running.push(child);

@@ -42,6 +42,29 @@ export function describeEachEngine(title: string, body: (engine: EngineUnderTest
 
 let counter = 0;
 
+/** A schema of its own on FLOWMARK_TEST_PG, for flowmark processes the test starts: its name and the DATABASE_URL that selects it. */
+export async function createTestSchema(prefix: string): Promise<{ schema: string; databaseUrl: string }> {
+  const schema = `${prefix}_${process.pid}_${Date.now().toString(36)}_${counter++}`;
+  await onTestServer((client) => client.query(`CREATE SCHEMA ${quoteIdent(schema)}`));
+  const url = new URL(process.env.FLOWMARK_TEST_PG!);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return { schema, databaseUrl: url.toString() };
+}
+
+export async function dropTestSchema(schema: string): Promise<void> {
+  await onTestServer((client) => client.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`));
+}
+
+async function onTestServer(work: (client: pg.Client) => Promise<unknown>): Promise<void> {
+  const client = new pg.Client({ connectionString: process.env.FLOWMARK_TEST_PG });
+  await client.connect();
+  try {
+    await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
 class SuiteEngine implements EngineUnderTest {
   private main: Store | undefined;
   private readonly extra: Store[] = [];
@@ -79,14 +102,6 @@ class SuiteEngine implements EngineUnderTest {
     for (const s of this.extra) await s.close();
     await this.main?.close();
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
-    if (this.schema) {
-      const client = new pg.Client({ connectionString: process.env.FLOWMARK_TEST_PG });
-      await client.connect();
-      try {
-        await client.query(`DROP SCHEMA IF EXISTS ${quoteIdent(this.schema)} CASCADE`);
-      } finally {
-        await client.end();
-      }
-    }
+    if (this.schema) await dropTestSchema(this.schema);
   }
 }

@@ -9,15 +9,15 @@ import { dirname } from 'node:path';
 import { defaultRegistry } from '../../functions/registry.js';
 import { scriptApi } from '../api.js';
 import { callBridge } from '../bridge.js';
-import { ScriptBusyError, ScriptError } from '../errors.js';
+import { SandboxPool, type CallHandler, type SandboxProgram } from '../pool.js';
 import {
-  SandboxPool,
-  SandboxQueueFullError,
-  SandboxUnavailableError,
-  type CallHandler,
-  type SandboxProgram,
-} from '../pool.js';
-import { outputText, scriptError, scriptLimits, type ScriptResult, type ScriptRunOptions } from '../run.js';
+  outputText,
+  sandboxRefusal,
+  scriptError,
+  scriptLimits,
+  type ScriptResult,
+  type ScriptRunOptions,
+} from '../run.js';
 import { PY_SETUP } from './prelude.js';
 import { PY_WORKER_SOURCE } from './worker-source.js';
 
@@ -146,10 +146,7 @@ export async function runPythonScript(source: string, options: ScriptRunOptions)
       options.ctx.accountId,
     );
   } catch (e) {
-    if (e instanceof SandboxUnavailableError) throw new ScriptError(`script: ${e.message}`, 'internal');
-    if (e instanceof SandboxQueueFullError)
-      throw new ScriptBusyError(`<@script>: ${e.message}`, Math.max(1, Math.ceil(limits.cpuTimeMs / 1000)));
-    throw e;
+    throw sandboxRefusal(e, limits);
   } finally {
     clearInterval(watchdog);
   }

@@ -20,6 +20,8 @@
  * Messages in:  {run, source, table, limits, interrupt: SharedArrayBuffer}
  * Messages out: {type:'ready'} · {type:'call', run, call, method, args} · {type:'done', run, …}
  */
+import { HOST_CALL_SOURCE } from '../host-call-source.js';
+
 export const PY_WORKER_SOURCE = String.raw`
 'use strict';
 const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads');
@@ -44,35 +46,7 @@ MemoryProto.grow = function (delta) {
 
 let current = null;
 
-function stopped() {
-  return 'e' + JSON.stringify({ message: 'the script was stopped' });
-}
-
-/** One platform call: posted to the main thread, waited for on the shared counter. */
-function callHost(run, method, args) {
-  if (run === null || run.stop !== null) return stopped();
-  const id = ++run.seq;
-  run.calls++;
-  const t = perf.now();
-  let seen = Atomics.load(signal, 0);
-  parentPort.postMessage({ type: 'call', run: run.job.run, call: id, method, args });
-  try {
-    for (;;) {
-      let received;
-      while ((received = receiveMessageOnPort(replies)) !== undefined) {
-        if (received.message.call === id) return received.message.reply;
-      }
-      const remaining = run.job.limits.wallTimeMs - (perf.now() - run.begin);
-      if (remaining <= 0 || Atomics.wait(signal, 0, seen, remaining) === 'timed-out') {
-        run.stop = 'wall-time';
-        return stopped();
-      }
-      seen = Atomics.load(signal, 0);
-    }
-  } finally {
-    run.waited += perf.now() - t;
-  }
-}
+${HOST_CALL_SOURCE}
 
 function installDevice(py) {
   const FS = py.FS;
