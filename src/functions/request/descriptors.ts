@@ -35,19 +35,11 @@ export function userDescriptor(user: User): Record<string, unknown> {
 }
 
 /**
- * get_user_data: the spec's simplified descriptor {id, name, profile} with what real scripts read
- * of it on the platform: login, email, status and i18n (the user's language).
+ * get_user_data: the simplified descriptor {id, name, profile} with what real scripts read of it on
+ * the platform: get_lane_users' descriptor and i18n (the user's language).
  */
 export function simplifiedUser(user: User): Record<string, unknown> {
-  return {
-    id: user.id,
-    login: user.login,
-    name: user.name,
-    email: user.email ?? '',
-    profile: user.profile,
-    status: user.status,
-    i18n: user.language,
-  };
+  return { ...userDescriptor(user), i18n: user.language };
 }
 
 /**
