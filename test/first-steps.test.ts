@@ -10,29 +10,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flowmark as runCli } from './support/cli.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const bin = join(root, 'bin/flowmark.js');
 
-function flowmark(
+/** `flowmark …args` through the built CLI, on the embedded store whatever the caller's environment. */
+async function flowmark(
   args: string[],
   env: Record<string, string>,
 ): Promise<{ code: number | null; out: string; err: string }> {
   if (!existsSync(join(root, 'dist/cli/main.js')))
     throw new Error('dist/ is missing: run `npm run build` (npm test does)');
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
+  const r = await runCli(args, { env: { DATABASE_URL: '', ...env }, timeoutMs: 60_000 });
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 describe('first steps with the built CLI', () => {

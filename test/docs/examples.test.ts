@@ -26,6 +26,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { finished } from '../support/cli.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -70,20 +71,15 @@ function promised(script: string): string[] {
   return [...script.matchAll(/# → (.+)$/gm)].map((m) => m[1]!.trim());
 }
 
-function exec(
+async function exec(
   command: string,
   args: string[],
   options: { cwd: string; env: NodeJS.ProcessEnv },
 ): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
+  const child = spawn(command, args, options);
+  child.stdin.end();
+  const r = await finished(child, 300_000);
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 describe('the shell examples of the README and the docs', () => {
