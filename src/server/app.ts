@@ -47,6 +47,7 @@ import { scriptedRoutes } from './routes/scripted.js';
 import { userRoutes } from './routes/users.js';
 import { corsHook } from './cors.js';
 import { ErrorBody } from './schemas.js';
+import { evaluationLimitsFromEnv, type EvaluationLimits } from '../limits/index.js';
 
 export interface ServerOptions {
   store: Store;
@@ -85,6 +86,8 @@ export interface ServerOptions {
   throttle?: { login?: Partial<ThrottleOptions>; address?: Partial<ThrottleOptions> };
   /** Shares the throttles' changes with the service's other server processes (the supervisor's workers). */
   shareThrottle?: ThrottleShare;
+  /** The limits of one evaluation, also those of a collection REST request (default: FLOWMARK_EVAL_*). */
+  evaluationLimits?: Partial<EvaluationLimits>;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -111,6 +114,7 @@ export async function createServer(options: ServerOptions): Promise<Api> {
       secureCookies: options.secureCookies ?? false,
       uploadBytes: options.uploadLimit ?? 25 * 1024 * 1024,
       defaultAccountId: options.defaultAccountId,
+      evaluationLimits: options.evaluationLimits ?? evaluationLimitsFromEnv(),
     },
   };
   const share = options.shareThrottle;

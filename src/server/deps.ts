@@ -5,6 +5,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { EvaluationLimits } from '../limits/index.js';
 import type { CollectionService } from '../platform/collections/index.js';
 import type { Platform } from '../platform/index.js';
 import type { Store } from '../store/index.js';
@@ -31,6 +32,8 @@ export interface ServerSettings {
   uploadBytes: number;
   /** The account a login without `account` goes to (the one `flowmark serve` created first). */
   defaultAccountId: string | undefined;
+  /** The limits of one evaluation, which a REST request that queries is too (FLOWMARK_EVAL_*). */
+  evaluationLimits: Partial<EvaluationLimits>;
 }
 
 export interface ServerDeps {

@@ -276,6 +276,7 @@ async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstr
       secureCookies: options.secureCookies,
       trustProxy: options.trustProxy,
       corsOrigins: options.corsOrigins,
+      ...(limits.evaluation ? { evaluationLimits: limits.evaluation } : {}),
       ...(cluster.isWorker ? { shareThrottle: workerThrottleShare() } : {}),
     });
     await app.listen({ port: options.port, host: options.host });

@@ -4,7 +4,7 @@
  * by administrators; server-side JavaScript operators are refused).
  */
 import { Type, type Static } from '@fastify/type-provider-typebox';
-import { Budget, evaluationLimitsFromEnv } from '../../limits/index.js';
+import { Budget } from '../../limits/index.js';
 import type { Actor, CollectionService, SortSpec } from '../../platform/collections/index.js';
 import { callerOf } from '../auth/access.js';
 import type { Api, ServerDeps } from '../deps.js';
@@ -42,9 +42,8 @@ const Empty = { 204: Type.Null() };
 export function collectionRoutes(app: Api, deps: ServerDeps): void {
   const collections = deps.collections;
   // Each request is one evaluation: what its query builds, reads and answers is charged to a
-  // budget of the deployment's limits (FLOWMARK_EVAL_*).
-  const limits = evaluationLimitsFromEnv();
-  const budget = () => new Budget(limits);
+  // budget of the deployment's limits.
+  const budget = () => new Budget(deps.settings.evaluationLimits);
   const actorOf = (request: Parameters<typeof callerOf>[0]): Actor => {
     const caller = callerOf(request);
     return { accountId: caller.accountId, user: caller.user };
