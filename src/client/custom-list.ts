@@ -2,7 +2,7 @@
  * A custom list: named items identified by a string id (`/config/<customer>/customlist/<id>`).
  * create makes one (administrators); update replaces its items (the name stays).
  */
-import type { AtomEntry, AtomLink } from './atom-format.js';
+import type { AtomEntry, AtomLink } from '../atom/format.js';
 import { dateOf, idInHref } from './fields.js';
 import { configUrl, Resource, type Site } from './resource.js';
 

@@ -1,5 +1,5 @@
 /** Small readers of entry members, for the resource classes. */
-import type { AtomEntry } from './atom-format.js';
+import type { AtomEntry } from '../atom/format.js';
 
 export function asObject(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -2,7 +2,7 @@
  * The library's HTTP: fetch with the session cookie (or the configured API token), Atom XML or
  * JSON bodies, and every failure as a ClientError carrying the server's {status, code, message}.
  */
-import { ATOM_MEDIA_TYPE, atomFromJson, AtomFormatError, type AtomDocument } from './atom-format.js';
+import { ATOM_MEDIA_TYPE, atomFromJson, AtomFormatError, type AtomDocument } from '../atom/format.js';
 import { ClientError } from './errors.js';
 import { settings } from './context.js';
 import { readAtomXml } from './xml.js';

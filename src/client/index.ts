@@ -9,7 +9,7 @@
  *
  * See docs/client.md.
  */
-export * from './atom-format.js';
+export * from '../atom/format.js';
 export { configure, settings, type ClientSettings } from './context.js';
 export { ClientError } from './errors.js';
 export type { Format } from './http.js';

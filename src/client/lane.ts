@@ -1,5 +1,5 @@
 /** A lane of a pool (read-only through the Atom resources: `/config/<customer>/lane/<id>`). */
-import { categoryTerm, type AtomEntry } from './atom-format.js';
+import { categoryTerm, type AtomEntry } from '../atom/format.js';
 import { asNumberOrNull, asObject, asString, dateOf, recordOf } from './fields.js';
 import { Resource, type Site } from './resource.js';
 

@@ -1,5 +1,5 @@
 /** A pool of lanes (read-only through the Atom resources: `/config/<customer>/pool/<id>`). */
-import { type AtomEntry } from './atom-format.js';
+import { type AtomEntry } from '../atom/format.js';
 import { asString, dateOf, recordOf } from './fields.js';
 import { Lane } from './lane.js';
 import type { ListOptions } from './query.js';

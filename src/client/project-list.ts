@@ -1,5 +1,5 @@
 /** The account's projects, a page at a time (`/config/<customer>/project`, pagination and filters). */
-import type { AtomEntry } from './atom-format.js';
+import type { AtomEntry } from '../atom/format.js';
 import { invalidArgument } from './errors.js';
 import { Project } from './project.js';
 import { listQuery, type ListOptions } from './query.js';

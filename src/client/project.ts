@@ -12,7 +12,7 @@ import {
   type AtomEntry,
   type AtomFeed,
   type AtomLink,
-} from './atom-format.js';
+} from '../atom/format.js';
 import { CustomList } from './custom-list.js';
 import { ClientError, invalidArgument } from './errors.js';
 import { asObject, dateOf, idInHref, recordOf } from './fields.js';

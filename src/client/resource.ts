@@ -16,7 +16,7 @@ import {
   type AtomDocument,
   type AtomEntry,
   type AtomFeed,
-} from './atom-format.js';
+} from '../atom/format.js';
 import { resolveBaseUrl, resolveCustomer } from './context.js';
 import { ClientError, invalidArgument } from './errors.js';
 import { requestAtom, requestJson, type Format } from './http.js';

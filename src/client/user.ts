@@ -1,5 +1,5 @@
 /** A user of the account (read-only through the Atom resources: `/config/<customer>/user/<id|login>`). */
-import { categoryTerm, type AtomEntry, type AtomPerson } from './atom-format.js';
+import { categoryTerm, type AtomEntry, type AtomPerson } from '../atom/format.js';
 import { asNumberOrNull, asObject, asString, dateOf, idInHref, recordOf } from './fields.js';
 import { configUrl, Resource, type ResourceInit, type Site } from './resource.js';
 

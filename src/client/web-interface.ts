@@ -2,7 +2,7 @@
  * A web interface of a project (`/config/<customer>/webinterface/<id>`). create adds one to the
  * project `projectId` (administrators); update is not offered.
  */
-import { type AtomEntry, type AtomLink } from './atom-format.js';
+import { type AtomEntry, type AtomLink } from '../atom/format.js';
 import { asNumberOrNull, asNumbers, asString, asStrings, dateOf, idInHref, recordOf } from './fields.js';
 import { configUrl, Resource, type Site } from './resource.js';
 import { invalidArgument } from './errors.js';

@@ -1,8 +1,8 @@
 /**
  * Atom XML in the browser: the DOM's own parser (DOMParser) reduced to the element tree the shared
- * format reader takes (atom-format.ts).
+ * format reader takes (src/atom/format.ts).
  */
-import { atomFromXml, AtomFormatError, type AtomDocument, type XmlNode } from './atom-format.js';
+import { atomFromXml, AtomFormatError, type AtomDocument, type XmlNode } from '../atom/format.js';
 import { ClientError } from './errors.js';
 
 /** The Atom document of an XML text or Document; ClientError invalid-xml (with `status`) otherwise. */

@@ -12,7 +12,7 @@ import {
   parseResourceUrn,
   resourceUrn,
   type AtomDocument,
-} from '../../src/client/atom-format.js';
+} from '../../src/atom/format.js';
 import { readAtomXml } from '../../src/server/atom/xml.js';
 import { atomEntry } from './support/arbitraries.js';
 

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
-import { atomToXml } from '../../src/client/atom-format.js';
+import { atomToXml } from '../../src/atom/format.js';
 import type * as Client from '../../src/client/index.js';
 import { readAtomXml } from '../../src/server/atom/xml.js';
 import { PASSWORD, useServer } from '../server/support.js';

@@ -13,7 +13,7 @@ import {
   type AtomEntry,
   type AtomFeed,
   type AtomLink,
-} from '../../client/atom-format.js';
+} from '../../atom/format.js';
 import { badRequest } from '../errors.js';
 import { toUserBody } from '../routes/users.js';
 

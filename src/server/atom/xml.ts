@@ -1,11 +1,11 @@
 /**
  * Reads the XML body of an Atom request into the element tree the shared format reader takes
- * (src/client/atom-format.ts). fast-xml-parser checks well-formedness first, so a bad document is
+ * (src/atom/format.ts). fast-xml-parser checks well-formedness first, so a bad document is
  * refused with its line and column. Document type declarations are refused outright: Atom needs
  * none, and refusing them closes entity-expansion attacks.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { atomFromXml, AtomFormatError, type AtomDocument, type XmlNode } from '../../client/atom-format.js';
+import { atomFromXml, AtomFormatError, type AtomDocument, type XmlNode } from '../../atom/format.js';
 import { ApiError } from '../errors.js';
 
 const parser = new XMLParser({

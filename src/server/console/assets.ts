@@ -17,7 +17,7 @@ export interface Asset {
 }
 
 /** The folders next to src/server (or dist/server) holding the browser code. */
-const FOLDERS = ['client', 'console'] as const;
+const FOLDERS = ['atom', 'client', 'console'] as const;
 export type AssetFolder = (typeof FOLDERS)[number];
 
 let loading: Promise<Map<string, Asset>> | undefined;

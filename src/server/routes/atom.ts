@@ -26,7 +26,7 @@ import {
   ATOM_MEDIA_TYPE,
   type AtomDocument,
   type AtomEntry,
-} from '../../client/atom-format.js';
+} from '../../atom/format.js';
 import type { User } from '../../platform/index.js';
 import { asSentence, canSeePrivate, laneModeFor, RIGHTS_MESSAGES } from '../../platform/index.js';
 import type { Project } from '../../platform/projects/index.js';

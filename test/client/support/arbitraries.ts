@@ -1,6 +1,6 @@
 /** Random Atom entries for the property tests of the format (node and browser readers alike). */
 import fc from 'fast-check';
-import type { AtomEntry } from '../../../src/client/atom-format.js';
+import type { AtomEntry } from '../../../src/atom/format.js';
 
 // Characters XML 1.0 can carry (a carriage return is read back as a line feed, so none here).
 const xmlChar = (c: number) =>
