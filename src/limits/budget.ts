@@ -84,11 +84,6 @@ export class Budget {
     this.allocate(count * SLOT_BYTES, what);
   }
 
-  /** Whether `bytes` more would still fit (no charge). */
-  fits(bytes: number): boolean {
-    return this.allocated + bytes <= this.limits.maxAllocBytes;
-  }
-
   /** Throws when the evaluation is past its wall time. Cheap enough to call every few hundred steps. */
   checkTime(what: string): void {
     if (this.now() > this.deadline) throw this.timeError(what);
@@ -125,7 +120,7 @@ export class Budget {
 }
 
 /** `256 MB` for whole mebibytes (the wording users see), else KiB or bytes. */
-export function sizeText(bytes: number): string {
+function sizeText(bytes: number): string {
   const mib = 1024 * 1024;
   if (bytes % mib === 0) return `${bytes / mib} MB`;
   if (bytes % 1024 === 0) return `${bytes / 1024} KB`;
@@ -133,7 +128,7 @@ export function sizeText(bytes: number): string {
 }
 
 /** `60 s`, `1500 ms`. */
-export function durationText(ms: number): string {
+function durationText(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
