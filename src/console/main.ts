@@ -8,10 +8,13 @@ import { fill, h } from './dom.js';
 import { renderCollections } from './collections.js';
 import { renderFiles } from './files.js';
 import { renderLogin } from './login.js';
+import { renderOrganisation } from './organisation.js';
 import { renderPlayground } from './playground.js';
 import { renderProjects } from './projects.js';
 import { renderRequests } from './requests.js';
 import { identity, logOut, resume } from './session.js';
+import { renderTokens } from './tokens.js';
+import { renderUsers } from './users.js';
 
 interface View {
   path: string;
@@ -25,6 +28,9 @@ const VIEWS: View[] = [
   { path: 'projects', title: 'Projects', render: renderProjects },
   { path: 'files', title: 'Files', render: renderFiles },
   { path: 'requests', title: 'Requests and logs', render: renderRequests },
+  { path: 'users', title: 'Users', render: renderUsers },
+  { path: 'organisation', title: 'Lanes and pools', render: renderOrganisation },
+  { path: 'tokens', title: 'API tokens', render: renderTokens },
 ];
 
 const root = document.getElementById('app')!;

@@ -117,4 +117,32 @@ ul.logs { font-family: var(--mono); font-size: .85rem; padding-left: 1.2rem; }
 .completion li[aria-selected="true"] { background: var(--accent); color: #fff; }
 .completion-name { font-family: var(--mono); }
 .completion-group { color: inherit; opacity: .7; font-size: .8rem; }
+/* Users, lanes and pools, API tokens */
+.tag { display: inline-block; padding: 0 .4rem; border-radius: 3px; font-size: .8rem; background: #eef1f6; border: 1px solid var(--line); }
+.tag.status-active { color: var(--ok); border-color: #9fd1b0; background: #eaf6ee; }
+.tag.status-blocked { color: #fff; background: #3a3f47; border-color: #3a3f47; }
+.tag.kind-runtime { color: #0b5cad; border-color: #a9c6ec; background: #edf4fd; }
+.tag.kind-organisation { color: #8250df; border-color: #cfbdf2; background: #f5f0fe; }
+button.danger { border-color: var(--error); color: var(--error); }
+button.danger:hover { background: var(--error-bg); }
+.pager { align-items: center; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: .5rem 0 1rem; }
+dl.facts dt { font-weight: 600; }
+dl.facts dd { margin: 0; }
+dl.facts code { white-space: pre-wrap; font-family: var(--mono); font-size: .85rem; }
+.note { background: #fff8e1; border: 1px solid #f0d58a; border-radius: 4px; padding: .5rem .75rem; }
+.note:empty { display: none; }
+.organisation { display: grid; grid-template-columns: minmax(16rem, 24rem) minmax(0, 1fr); gap: 1rem; align-items: start; }
+.organisation .detail { margin-top: 0; }
+.tree-panel { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: .25rem 1rem 1rem; }
+ul.tree, ul.tree ul { list-style: none; margin: 0; padding-left: 1.1rem; }
+ul.tree { padding-left: 0; }
+ul.tree ul { border-left: 1px dotted #aab1bd; margin-left: .3rem; }
+ul.tree li { margin: .25rem 0; }
+ul.tree .pool-name { font-weight: 700; }
+ul.tree button[aria-current] { font-weight: 700; text-decoration: none; background: var(--mark); }
+.secret-panel:not(:empty) { background: var(--panel); border: 2px solid var(--accent); border-radius: 6px; padding: .25rem 1rem .75rem; margin: 0 0 1rem; }
+.secret-panel .field { flex: 1; }
+input.token-value { font-family: var(--mono); width: 100%; min-width: 32rem; }
+@media (max-width: 900px) { .organisation { grid-template-columns: 1fr; } input.token-value { min-width: 0; } }
 `;

@@ -152,7 +152,8 @@ export function directoryRoutes(app: Api, deps: ServerDeps): void {
     {
       schema: {
         tags: ['lanes'],
-        summary: "A lane's users in a lane mode (default LIVE), by id",
+        summary:
+          "A lane's users in a lane mode (default LIVE), by id; canChangeUsers: whether the caller may add and remove them",
         params: IdParams,
         querystring: Type.Object({
           ...MembershipQuery.properties,
@@ -160,7 +161,12 @@ export function directoryRoutes(app: Api, deps: ServerDeps): void {
           nb: ListQuery.properties.nb,
         }),
         response: {
-          200: Type.Object({ items: Type.Array(User), first: Type.Integer(), nb: Type.Integer() }),
+          200: Type.Object({
+            items: Type.Array(User),
+            first: Type.Integer(),
+            nb: Type.Integer(),
+            canChangeUsers: Type.Boolean(),
+          }),
         },
       },
     },
@@ -168,12 +174,17 @@ export function directoryRoutes(app: Api, deps: ServerDeps): void {
       const caller = callerOf(request);
       const first = request.query.first ?? 0;
       const nb = request.query.nb ?? 100;
-      await lanes.require(caller.accountId, request.params.id);
+      const lane = await lanes.require(caller.accountId, request.params.id);
       const members = await lanes.members(caller.accountId, request.params.id, request.query.mode ?? 'LIVE', {
         first,
         limit: nb,
       });
-      return { items: members.map((u) => toUserBody(u, caller.user.isAdmin)), first, nb };
+      const canChangeUsers = await deps.platform.rights.canWriteLaneMembership(
+        caller.accountId,
+        caller.user,
+        lane,
+      );
+      return { items: members.map((u) => toUserBody(u, caller.user.isAdmin)), first, nb, canChangeUsers };
     },
   );
 

@@ -29,6 +29,23 @@ const LIST_BATCH = 1000;
 /** Most users a list route reads to filter and order (larger accounts page with first/nb only). */
 const MAX_LISTED_USERS = 50_000;
 
+const UsersQuery = Type.Object({
+  ...ListQuery.properties,
+  search: Type.Optional(
+    Type.String({
+      maxLength: 255,
+      description: 'users whose login, name or email contains this text (case-insensitive)',
+    }),
+  ),
+});
+
+/** Login, name or email contains the text, case-insensitively (a plain text, never a pattern). */
+function matchesSearch(search: string): (user: User) => boolean {
+  const text = search.trim().toLowerCase();
+  return (user) =>
+    [user.login, user.name, user.email ?? ''].some((value) => value.toLowerCase().includes(text));
+}
+
 /** A user as the API shows it: preferences only to the user and administrators. */
 export function toUserBody(user: User, withPrivate: boolean) {
   const { accountId: _account, preferences, ...rest } = user;
@@ -43,8 +60,11 @@ export function userRoutes(app: Api, deps: ServerDeps): void {
     {
       schema: {
         tags: ['users'],
-        summary: "The account's users (filter/order by " + USER_FIELDS.join(', ') + ')',
-        querystring: ListQuery,
+        summary:
+          "The account's users (search: in login, name or email; filter/order by " +
+          USER_FIELDS.join(', ') +
+          ')',
+        querystring: UsersQuery,
         response: { 200: Page(UserSchema) },
       },
     },
@@ -56,7 +76,8 @@ export function userRoutes(app: Api, deps: ServerDeps): void {
         all.push(...batch);
         if (batch.length < LIST_BATCH) break;
       }
-      const page = listPage(all, request.query, USER_FIELDS);
+      const { search, ...listQuery } = request.query;
+      const page = listPage(search ? all.filter(matchesSearch(search)) : all, listQuery, USER_FIELDS);
       return {
         ...page,
         items: page.items.map((u) => toUserBody(u, canSeePrivate(caller.user, u.id))),

@@ -1,0 +1,292 @@
+/**
+ * Lanes and pools: the account's pools with their lanes as a tree (an organisation pool's lanes
+ * under their parent lane, with their manager); a lane's users in a lane mode. The users of a
+ * runtime lane are added and removed here by those the REST routes let (administrators, designers
+ * of a project using the lane's pool: the server says so in `canChangeUsers`); other lanes are
+ * shown read-only with the reason.
+ */
+import { api, errorText, query } from './api.js';
+import { field, fill, h, messageArea, pretty, table } from './dom.js';
+import {
+  fact,
+  laneKind,
+  statusTag,
+  type LaneInfo,
+  type ListAnswer,
+  type PoolInfo,
+  type UserInfo,
+} from './users.js';
+
+const LIST_SIZE = 1000;
+const MEMBERS_PAGE = 50;
+
+interface Members {
+  items: UserInfo[];
+  first: number;
+  nb: number;
+  canChangeUsers: boolean;
+}
+
+export async function renderOrganisation(main: HTMLElement): Promise<void> {
+  const message = messageArea();
+  const tree = h('nav', { class: 'tree-panel', 'aria-label': 'Organisation tree' });
+  const detail = h('section', { class: 'detail', 'aria-live': 'polite' });
+  main.append(message, h('div', { class: 'organisation' }, tree, detail));
+
+  let pools: PoolInfo[];
+  let lanes: LaneInfo[];
+  let truncated: boolean;
+  const users = new Map<number, UserInfo>();
+  try {
+    const [poolPage, lanePage, userPage] = await Promise.all([
+      api<ListAnswer<PoolInfo>>('GET', `/pools?nb=${LIST_SIZE}`),
+      api<ListAnswer<LaneInfo>>('GET', `/lanes?nb=${LIST_SIZE}`),
+      api<ListAnswer<UserInfo>>('GET', `/users?nb=${LIST_SIZE}`),
+    ]);
+    pools = poolPage.items;
+    lanes = lanePage.items;
+    truncated = poolPage.total > pools.length || lanePage.total > lanes.length;
+    for (const u of userPage.items) users.set(u.id, u);
+  } catch (e) {
+    message.show(errorText(e), 'error');
+    return;
+  }
+  const userName = (id: number) => users.get(id)?.login ?? `user ${id}`;
+  const poolOf = (lane: LaneInfo) => pools.find((p) => p.id === lane.poolId);
+  let selected: HTMLButtonElement | undefined;
+
+  function laneItem(
+    lane: LaneInfo,
+    children: Map<number | null, LaneInfo[]>,
+    seen: Set<number>,
+  ): HTMLElement {
+    seen.add(lane.id);
+    const button = h(
+      'button',
+      {
+        type: 'button',
+        class: 'link',
+        onclick: () => {
+          selected?.removeAttribute('aria-current');
+          button.setAttribute('aria-current', 'true');
+          selected = button;
+          void open(lane);
+        },
+      },
+      lane.name,
+    );
+    const below = (children.get(lane.id) ?? []).filter((c) => !seen.has(c.id));
+    return h(
+      'li',
+      null,
+      button,
+      ' ',
+      h('span', { class: `tag kind-${laneKind(lane)}` }, laneKind(lane)),
+      lane.managerId !== null
+        ? h('span', { class: 'meta' }, ` managed by ${userName(lane.managerId)}`)
+        : null,
+      below.length > 0
+        ? h(
+            'ul',
+            null,
+            below.map((c) => laneItem(c, children, seen)),
+          )
+        : null,
+    );
+  }
+
+  function poolItem(pool: PoolInfo): HTMLElement {
+    const own = lanes.filter((l) => l.poolId === pool.id);
+    const ids = new Set(own.map((l) => l.id));
+    // Lanes under their parent; a lane whose parent is elsewhere (or none) is a root.
+    const children = new Map<number | null, LaneInfo[]>();
+    for (const lane of own) {
+      const parent = lane.parentId !== null && ids.has(lane.parentId) ? lane.parentId : null;
+      children.set(parent, [...(children.get(parent) ?? []), lane]);
+    }
+    const seen = new Set<number>();
+    const roots = (children.get(null) ?? []).map((l) => laneItem(l, children, seen));
+    return h(
+      'li',
+      { class: 'pool' },
+      h('span', { class: 'pool-name' }, pool.name),
+      ' ',
+      pool.isOrganization ? h('span', { class: 'tag kind-organisation' }, 'organisation') : null,
+      h('span', { class: 'meta' }, ` ${own.length} ${own.length === 1 ? 'lane' : 'lanes'}`),
+      roots.length > 0 ? h('ul', null, roots) : null,
+    );
+  }
+
+  fill(
+    tree,
+    h('h2', null, 'Pools and lanes'),
+    pools.length === 0
+      ? h('p', { class: 'meta' }, 'No pool yet.')
+      : h('ul', { class: 'tree' }, pools.map(poolItem)),
+    truncated ? h('p', { class: 'meta' }, `Only the first ${LIST_SIZE} pools and lanes are shown.`) : null,
+  );
+
+  async function open(lane: LaneInfo): Promise<void> {
+    const pool = poolOf(lane);
+    const poolName = pool?.name ?? `pool ${lane.poolId}`;
+    let first = 0;
+    const mode = h(
+      'select',
+      {
+        onchange: () => {
+          first = 0;
+          void showMembers();
+        },
+      },
+      h('option', { value: 'LIVE' }, 'LIVE'),
+      h('option', { value: 'ACCEPTANCE' }, 'ACCEPTANCE'),
+    );
+    const members = h('div');
+    const changes = h('div');
+    const laneMessage = messageArea();
+
+    async function change(method: 'PUT' | 'DELETE', user: { id: number; login: string }): Promise<void> {
+      try {
+        await api(method, `/lanes/${lane.id}/users/${user.id}${query({ mode: mode.value })}`);
+        laneMessage.show(
+          method === 'PUT'
+            ? `${user.login} added to ${lane.name} (${mode.value}).`
+            : `${user.login} removed from ${lane.name} (${mode.value}).`,
+        );
+        await showMembers();
+      } catch (e) {
+        laneMessage.show(errorText(e), 'error');
+      }
+    }
+
+    async function showMembers(): Promise<void> {
+      let answer: Members;
+      try {
+        answer = await api<Members>(
+          'GET',
+          `/lanes/${lane.id}/users${query({ mode: mode.value, first, nb: MEMBERS_PAGE })}`,
+        );
+      } catch (e) {
+        fill(members, h('p', { class: 'message error', role: 'alert' }, errorText(e)));
+        return;
+      }
+      const editable = lane.runtime && answer.canChangeUsers;
+      fill(
+        members,
+        table(
+          `Users of ${lane.name} (${mode.value})`,
+          editable ? ['Id', 'Login', 'Name', 'Status', ''] : ['Id', 'Login', 'Name', 'Status'],
+          answer.items.map((u) => [
+            String(u.id),
+            u.login,
+            u.name,
+            statusTag(u.status),
+            editable
+              ? h(
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'link danger',
+                    'aria-label': `Remove ${u.login}`,
+                    onclick: () => void change('DELETE', u),
+                  },
+                  'Remove',
+                )
+              : null,
+          ]),
+        ),
+        h(
+          'div',
+          { class: 'row pager' },
+          h(
+            'button',
+            {
+              type: 'button',
+              disabled: first === 0,
+              onclick: () => {
+                first = Math.max(0, first - MEMBERS_PAGE);
+                void showMembers();
+              },
+            },
+            'Previous',
+          ),
+          h(
+            'span',
+            { class: 'page-info' },
+            answer.items.length === 0 ? 'No user.' : `Users ${first + 1}–${first + answer.items.length}`,
+          ),
+          h(
+            'button',
+            {
+              type: 'button',
+              disabled: answer.items.length < MEMBERS_PAGE,
+              onclick: () => {
+                first += MEMBERS_PAGE;
+                void showMembers();
+              },
+            },
+            'Next',
+          ),
+        ),
+      );
+      fill(changes, editable ? addForm() : readOnly(answer.canChangeUsers));
+    }
+
+    function readOnly(allowed: boolean): HTMLElement {
+      return h(
+        'p',
+        { class: 'note' },
+        !lane.runtime
+          ? `Read only: ${lane.name} is not a runtime lane. Its users come from ${
+              lane.rule ? 'its rule (lane jobs)' : 'its administrators'
+            }; the console changes the users of runtime lanes only.`
+          : allowed
+            ? ''
+            : `Read only: only an administrator of the account or a designer of a project using the pool ${poolName} may change the users of ${lane.name}.`,
+      );
+    }
+
+    function addForm(): HTMLElement {
+      const who = h('input', { name: 'user', required: true, maxlength: 255, autocomplete: 'off' });
+      return h(
+        'form',
+        {
+          class: 'inline',
+          'aria-label': `Add a user to ${lane.name}`,
+          onsubmit: async (e: Event) => {
+            e.preventDefault();
+            try {
+              const user = await api<UserInfo>('GET', `/users/${encodeURIComponent(who.value.trim())}`);
+              await change('PUT', user);
+            } catch (err) {
+              laneMessage.show(errorText(err), 'error');
+            }
+          },
+        },
+        field('User (login, email or id)', who),
+        h('button', { type: 'submit', class: 'primary' }, 'Add user'),
+      );
+    }
+
+    const parent = lane.parentId === null ? undefined : lanes.find((l) => l.id === lane.parentId);
+    fill(
+      detail,
+      h('h2', null, `Lane ${lane.name} (id ${lane.id})`),
+      h(
+        'dl',
+        { class: 'facts' },
+        fact('Pool', `${poolName}${pool?.isOrganization ? ' (organisation)' : ''}`),
+        fact('Kind', lane.runtime ? 'runtime: scripts and designers add its users' : laneKind(lane)),
+        parent ? fact('Parent lane', parent.name) : null,
+        lane.managerId !== null ? fact('Manager', userName(lane.managerId)) : null,
+        lane.rule ? fact('Rule', h('code', null, pretty(lane.rule))) : null,
+      ),
+      h('h3', null, 'Users'),
+      h('div', { class: 'row' }, field('Lane mode', mode)),
+      laneMessage,
+      changes,
+      members,
+    );
+    await showMembers();
+  }
+}
