@@ -240,7 +240,22 @@ describeWithBrowser('web console: users, lanes and pools, API tokens', (browser)
       );
       await logOut();
 
+      // Markup in a user's fields is shown as text, never run.
+      await server.platform.directory.users.create('demo', {
+        login: 'mallory',
+        name: '<img src=x onerror="window.pwned=1">',
+      });
       await logInAs('ann');
+      await page.getByLabel('Search users').fill('mallory');
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      await page.getByText('Users 1–1 of 1').waitFor();
+      expect(await rows('Users').locator('td:nth-child(2)').textContent()).toBe(
+        '<img src=x onerror="window.pwned=1">',
+      );
+      expect(await page.locator('main img').count()).toBe(0);
+      expect(await page.evaluate(() => 'pwned' in window)).toBe(false);
+      await page.getByLabel('Search users').fill('');
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
       await page.getByRole('button', { name: 'bob', exact: true }).click();
       await page.getByText('Only an administrator of the account may block or unblock users.').waitFor();
       expect(await page.getByRole('button', { name: /^(Block|Unblock) user$/ }).count()).toBe(0);

@@ -42,20 +42,8 @@ describeEachEngine('server: what the directory pages use', (engine) => {
     const blocked = await rest('admin', 'GET', '/users?search=b&filter=status&operator=EE&value=blocked');
     expect(logins(blocked)).toEqual(['bob']);
     expect(blocked.body.total).toBe(1);
-    // A plain text, never a pattern: nothing matches these.
-    for (const text of ['.*', '%', '_', '(?i)ann', '[a-z]'])
-      expect((await rest('ann', 'GET', `/users?search=${encodeURIComponent(text)}`)).body.total).toBe(0);
     // Blank: every user.
     expect((await rest('ann', 'GET', '/users?search=%20')).body.total).toBe(5);
-  });
-
-  it('bounds the search text', async () => {
-    const r = await rest('ann', 'GET', `/users?search=${'a'.repeat(256)}`);
-    expect(r.body).toEqual({
-      status: 400,
-      code: 'invalid',
-      message: 'querystring/search must NOT have more than 255 characters',
-    });
   });
 
   it("tells who may change a lane's users: administrators any lane, designers their pools' runtime lanes", async () => {
