@@ -107,6 +107,28 @@ export async function renderTokens(main: HTMLElement): Promise<void> {
     }
   }
 
+  /** Revoking cannot be undone: the first click asks, the second revokes. */
+  function revokeButton(token: TokenInfo): HTMLButtonElement {
+    let armed = false;
+    const button = h(
+      'button',
+      {
+        type: 'button',
+        class: 'link danger',
+        'aria-label': `Revoke ${token.name}`,
+        onclick: () => {
+          if (armed) return void revoke(token);
+          armed = true;
+          button.textContent = 'Confirm revoke';
+          button.setAttribute('aria-label', `Confirm: revoke ${token.name}`);
+          message.show(`Revoke ${token.name}? Programs using it will be refused. Click Confirm revoke.`);
+        },
+      },
+      'Revoke',
+    );
+    return button;
+  }
+
   async function refresh(): Promise<void> {
     try {
       const all = everyone.checked;
@@ -138,16 +160,7 @@ export async function renderTokens(main: HTMLElement): Promise<void> {
               t.expiresAt === null ? 'never' : when(t.expiresAt),
               t.lastUsedAt === null ? 'never' : when(t.lastUsedAt),
               all ? (logins.get(t.userId) ?? `user ${t.userId}`) : null,
-              h(
-                'button',
-                {
-                  type: 'button',
-                  class: 'link danger',
-                  'aria-label': `Revoke ${t.name}`,
-                  onclick: () => void revoke(t),
-                },
-                'Revoke',
-              ),
+              revokeButton(t),
             ].filter((cell) => cell !== null),
           ),
         ),

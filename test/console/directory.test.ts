@@ -8,7 +8,7 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
 import { seedDemo, type DemoSummary } from '../../src/platform/demo.js';
-import { PASSWORD, useServer } from '../server/support.js';
+import { call, login, PASSWORD, useServer } from '../server/support.js';
 import { describeEachEngine } from '../support/engines.js';
 import { describeWithBrowser, screenshotPath } from '../client/support/browser.js';
 
@@ -212,7 +212,21 @@ describeWithBrowser('web console: users, lanes and pools, API tokens', (browser)
         /^ci[0-9a-f]{16}(\d{4}-.+?Z){3}Revoke$/,
       );
 
+      // Every user's tokens, with their owner (administrators).
+      const doraCookie = await login(server.url, 'demo', 'dora');
+      await call(server.url, 'POST', '/api/v1/tokens', { cookie: doraCookie, body: { name: 'dora tool' } });
+      await page.getByLabel("Every user's tokens").check();
+      await list.nth(1).waitFor();
+      expect(await list.locator('td:first-child').allTextContents()).toEqual(['dora tool', 'ci']);
+      expect(await list.locator('td:nth-child(6)').allTextContents()).toEqual(['dora', 'admin']);
+      await page.getByLabel("Every user's tokens").uncheck();
+      await list.nth(1).waitFor({ state: 'detached' });
+
+      // Revoking asks first.
       await page.getByRole('button', { name: 'Revoke ci' }).click();
+      await page.getByText('Revoke ci? Programs using it will be refused. Click Confirm revoke.').waitFor();
+      expect((await me(token)).status).toBe(200);
+      await page.getByRole('button', { name: 'Confirm: revoke ci' }).click();
       await page.getByText('Token ci revoked: it no longer works.').waitFor();
       expect(await list.allTextContents()).toEqual(['Nothing yet.']);
       expect(await me(token)).toEqual({
