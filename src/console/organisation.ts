@@ -6,7 +6,7 @@
  * shown read-only with the reason.
  */
 import { api, errorText, query } from './api.js';
-import { field, fill, h, messageArea, pretty, table } from './dom.js';
+import { field, fill, h, messageArea, pretty, table, uid } from './dom.js';
 import {
   fact,
   laneKind,
@@ -247,7 +247,18 @@ export async function renderOrganisation(main: HTMLElement): Promise<void> {
     }
 
     function addForm(): HTMLElement {
-      const who = h('input', { name: 'user', required: true, maxlength: 255, autocomplete: 'off' });
+      const suggestions = h(
+        'datalist',
+        { id: uid('users') },
+        [...users.values()].map((u) => h('option', { value: u.login }, u.name)),
+      );
+      const who = h('input', {
+        name: 'user',
+        required: true,
+        maxlength: 255,
+        autocomplete: 'off',
+        list: suggestions.id,
+      });
       return h(
         'form',
         {
@@ -264,6 +275,7 @@ export async function renderOrganisation(main: HTMLElement): Promise<void> {
           },
         },
         field('User (login, email or id)', who),
+        suggestions,
         h('button', { type: 'submit', class: 'primary' }, 'Add user'),
       );
     }

@@ -129,6 +129,11 @@ describeWithBrowser('web console: users, lanes and pools, API tokens', (browser)
       await page.getByRole('button', { name: 'On call', exact: true }).click();
       await page.getByRole('heading', { name: `Lane On call (id ${demo.lanes['On call']})` }).waitFor();
       await page.getByText('No user.').waitFor();
+      // The account's logins are suggested.
+      const suggested = await page
+        .locator('datalist option')
+        .evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value));
+      expect(suggested).toEqual(['admin', 'ann', 'bob', 'carl', 'dora']);
       await page.getByLabel('User (login, email or id)').fill('carl@demo.example');
       await page.getByRole('button', { name: 'Add user' }).click();
       await page.getByText('carl added to On call (LIVE).').waitFor();
