@@ -148,12 +148,12 @@ export async function renderOrganisation(main: HTMLElement): Promise<void> {
     async function change(method: 'PUT' | 'DELETE', user: { id: number; login: string }): Promise<void> {
       try {
         await api(method, `/lanes/${lane.id}/users/${user.id}${query({ mode: mode.value })}`);
+        await showMembers();
         laneMessage.show(
           method === 'PUT'
             ? `${user.login} added to ${lane.name} (${mode.value}).`
             : `${user.login} removed from ${lane.name} (${mode.value}).`,
         );
-        await showMembers();
       } catch (e) {
         laneMessage.show(errorText(e), 'error');
       }

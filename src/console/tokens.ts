@@ -37,10 +37,10 @@ export async function renderTokens(main: HTMLElement): Promise<void> {
           const body: { name: string; expiresInDays?: number } = { name: name.value };
           if (days.value !== '') body.expiresInDays = Number(days.value);
           const created = await api<{ token: string; info: TokenInfo }>('POST', '/tokens', body);
-          showSecret(created.token, created.info);
           name.value = '';
           days.value = '';
           await refresh();
+          showSecret(created.token, created.info);
         } catch (err) {
           message.show(errorText(err), 'error');
         }
@@ -100,8 +100,8 @@ export async function renderTokens(main: HTMLElement): Promise<void> {
   async function revoke(token: TokenInfo): Promise<void> {
     try {
       await api('DELETE', `/tokens/${encodeURIComponent(token.id)}`);
-      message.show(`Token ${token.name} revoked: it no longer works.`);
       await refresh();
+      message.show(`Token ${token.name} revoked: it no longer works.`);
     } catch (e) {
       message.show(errorText(e), 'error');
     }
