@@ -146,7 +146,7 @@ function paramName(method: ScriptMethod, index: number): string {
 }
 
 /** Is there an own `__proto__` key anywhere in a JSON value? (Iterative: depth is the sandbox's to bound.) */
-function hasForbiddenKey(value: unknown): boolean {
+export function hasForbiddenKey(value: unknown): boolean {
   const stack: unknown[] = [value];
   while (stack.length) {
     const v = stack.pop();

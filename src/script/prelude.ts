@@ -9,7 +9,9 @@
  * the host function is only reachable through these closures.
  *
  * RMPData.setOutput runs here: it keeps the output as `s<text>`, `j<json>` or `n` (nothing);
- * the function this code evaluates to returns a getter of it.
+ * the function this code evaluates to returns a getter of it. With the table `{"legacy": cap}`
+ * it builds the legacy engine's `print` and `setVariable` instead (no RMP* objects); the getter
+ * then gives `l<json printed text>` and one `\n<json name>\t<json value>` per variable.
  */
 export const PRELUDE = String.raw`(function (host, table) {
   'use strict';
@@ -88,6 +90,7 @@ export const PRELUDE = String.raw`(function (host, table) {
   }
 
   var objects = parse(table);
+  if (!isArray(objects)) return legacy(objects.legacy, objects.variables);
   for (var i = 0; i < objects.length; i++) {
     var objectName = objects[i][0];
     var target = {};
@@ -104,4 +107,53 @@ export const PRELUDE = String.raw`(function (host, table) {
     defineProperty(globalThis, objectName, { value: freeze(target), enumerable: false });
   }
   return function () { return output; };
+
+  // <@script env="javascript">, the platform's legacy (Rhino) engine: no RMP* objects and no
+  // platform calls; print() writes to the directive's output, setVariable() sets a template
+  // variable. Both are bounded together by 'cap' characters (an eighth of the script's memory),
+  // and the variables by their number.
+  // A variable's value is taken as JSON when setVariable is called; the host sets the variables
+  // after the script, in the order first set.
+  function legacy(cap, maxVariables) {
+    var printed = [];
+    var used = 0;
+    var names = [];
+    var values = Object.create(null);
+    var StringCtor = String;
+    var TypeErrorCtor = TypeError;
+    function charge(n, what) {
+      if (used + n > cap)
+        throw new ErrorCtor(what + ': the printed text and variables of this script would exceed ' + cap +
+          ' characters (an eighth of its memoryBytes)');
+      used += n;
+    }
+    function print() {
+      var parts = [];
+      for (var i = 0; i < arguments.length; i++) parts.push(StringCtor(arguments[i]));
+      var text = parts.join(' ');
+      charge(text.length, 'print');
+      printed.push(text);
+    }
+    function setVariable(name, value) {
+      if (typeof name !== 'string' || name.length === 0 || name.length > 256)
+        throw new TypeErrorCtor('setVariable: argument 1 (name) must be a non-empty string of at most 256 characters');
+      if (name === '__proto__')
+        throw new TypeErrorCtor('setVariable: argument 1 (name) "__proto__" is not allowed');
+      var json = stringify(value === undefined ? null : value);
+      if (json === undefined) json = 'null';
+      var known = name in values;
+      if (!known && names.length >= maxVariables)
+        throw new ErrorCtor('setVariable: a script may set at most ' + maxVariables + ' variables');
+      charge(name.length + json.length, 'setVariable');
+      if (!known) names.push(name);
+      values[name] = json;
+    }
+    defineProperty(globalThis, 'print', { value: print, enumerable: false });
+    defineProperty(globalThis, 'setVariable', { value: setVariable, enumerable: false });
+    return function () {
+      var lines = [stringify(printed.join(''))];
+      for (var i = 0; i < names.length; i++) lines.push(stringify(names[i]) + '\t' + values[names[i]]);
+      return 'l' + lines.join('\n');
+    };
+  }
 })`;
