@@ -26,6 +26,7 @@ const { newQuickJSWASMModule, newVariant, RELEASE_SYNC } = require(workerData.qu
 const signal = new Int32Array(workerData.signal);
 const replies = workerData.replies;
 const PRELUDE = workerData.prelude;
+const LEGACY_PRELUDE = workerData.legacyPrelude;
 const perf = performance;
 const started = performance.now();
 // The module's linear memory, capped: QuickJS's own byte accounting is not reliable in this build
@@ -115,7 +116,8 @@ function prepare(module, table) {
       const reply = callHost(sb.run, ctx.getNumber(method), ctx.getString(args));
       return roomFor(reply) ? ctx.newString(reply) : sb.full.dup();
     });
-    const prelude = ctx.unwrapResult(ctx.evalCode(PRELUDE, 'rmp.js'));
+    // A table that is an object ({legacy, variables}) asks for the legacy engine's globals.
+    const prelude = ctx.unwrapResult(ctx.evalCode(table.charAt(0) === '{' ? LEGACY_PRELUDE : PRELUDE, 'rmp.js'));
     const tableHandle = ctx.newString(table);
     sb.getter = ctx.unwrapResult(ctx.callFunction(prelude, ctx.undefined, host, tableHandle));
     prelude.dispose();
