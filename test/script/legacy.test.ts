@@ -58,6 +58,19 @@ describe('<@script env="javascript"> (legacy)', () => {
     ).toBe('a/after');
   });
 
+  it('a script that fails prints nothing and sets nothing; <#attempt> recovers it', async () => {
+    expect(
+      await render(
+        '<#attempt>' +
+          legacy('setVariable("a", 1); print("half"); throw new Error("stop")') +
+          '<#recover>recovered</#attempt>|${a!"unset"}',
+      ),
+    ).toBe('recovered|unset');
+    expect(await errorOf(ctx, legacy('print("half");\nthrow new Error("stop")'))).toBe(
+      'stop (script line 2, column 16)',
+    );
+  });
+
   it('has no RMP* objects and no platform access; ES2023 syntax still runs', async () => {
     expect(
       await render(
