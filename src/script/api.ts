@@ -47,7 +47,22 @@ export type ResultAdapter =
   /** R_lock: true when the lock was obtained, false on `Timeout exception`. */
   | 'lock-obtained'
   /** Lane membership changes: true once done (the function's array of user ids is dropped). */
-  | 'done';
+  | 'done'
+  /** RMPUser.getLanes: the platform documents lane ids as strings ([{"id": "{String}", "name": …}]). */
+  | 'string-ids';
+
+/** How a platform name's arguments differ from its function's (one function behind several documented names). */
+export type ArgumentAdapter =
+  /** The argument at `index` is fixed (updateOne/updateMany: update_field's `multi`); the script passes the ones before it. */
+  | { kind: 'fixed'; index: number; value: unknown }
+  /** The options object at `index` gets `key` set (importCSV/importJSON: import_objects' `format`). */
+  | { kind: 'option'; index: number; key: string; value: string };
+
+/** A documented name whose arguments are adapted before the function is called. */
+export interface PlatformVariant {
+  name: string;
+  args: ArgumentAdapter;
+}
 
 export interface PlatformName {
   /** Another object than the group's. */
@@ -57,19 +72,34 @@ export interface PlatformName {
   /** The camelCase name is not offered (it is not a usable or documented JS name). */
   replaceCamelCase?: boolean;
   result?: ResultAdapter;
+  /** Documented names that call the function with an argument fixed or an option set. */
+  variants?: PlatformVariant[];
 }
 
 /** The explicit renames: the platform's JS names that camelCase does not give. */
 const PLATFORM_NAMES: ReadonlyMap<string, PlatformName> = new Map(
   Object.entries({
     list_objects: { names: ['find', 'list'] },
-    count_objects: { names: ['count'] },
+    count_objects: { names: ['count', 'countDocuments'] },
     load_object: { names: ['findOne'] },
-    save_object: { names: ['save'] },
+    save_object: { names: ['save', 'saveObjects'] },
     update_objects: { names: ['update'] },
     remove_objects: { names: ['remove'] },
     aggregate_collection: { names: ['aggregate'] },
-    import_objects: { names: ['import'] },
+    import_objects: {
+      names: ['import'],
+      variants: [
+        { name: 'importCSV', args: { kind: 'option', index: 2, key: 'format', value: 'CSV' } },
+        { name: 'importJSON', args: { kind: 'option', index: 2, key: 'format', value: 'JSON' } },
+      ],
+    },
+    update_field: {
+      variants: [
+        { name: 'updateOne', args: { kind: 'fixed', index: 3, value: false } },
+        { name: 'updateMany', args: { kind: 'fixed', index: 3, value: true } },
+      ],
+    },
+    get_lanes: { result: 'string-ids' },
     throw: { names: ['raiseError'], replaceCamelCase: true },
     R_lock: { result: 'lock-obtained' },
     P_add_user_to_lane: { result: 'done' },
@@ -149,6 +179,8 @@ export interface ScriptMethod {
   readonly function?: string;
   readonly accessor?: DataAccessor;
   readonly result?: ResultAdapter;
+  /** Set for a platform variant (updateOne, importCSV …): how its arguments become the function's. */
+  readonly args?: ArgumentAdapter;
   /** One parameter list per form of the function (overloads). */
   readonly forms: ScriptParam[][];
   readonly returns: string;
@@ -226,18 +258,21 @@ function buildApi(specs: readonly FunctionSpec[]): ScriptApi {
         ...(p.variadic ? { variadic: true } : {}),
       })),
     );
-    const returns = rule.result ? 'boolean' : spec.returns;
-    for (const name of names) {
-      add({
-        object,
-        name,
-        function: spec.name,
-        ...(rule.result ? { result: rule.result } : {}),
-        forms,
-        returns,
-        doc: spec.doc,
-        deprecated: spec.flags?.deprecated ?? false,
-      });
+    const returns = rule.result === 'lock-obtained' || rule.result === 'done' ? 'boolean' : spec.returns;
+    const common = {
+      object,
+      function: spec.name,
+      ...(rule.result ? { result: rule.result } : {}),
+      returns,
+      doc: spec.doc,
+      deprecated: spec.flags?.deprecated ?? false,
+    };
+    for (const name of names) add({ ...common, name, forms });
+    for (const variant of rule.variants ?? []) {
+      const a = variant.args;
+      // A fixed argument is not the script's to pass: the forms stop before it.
+      const variantForms = a.kind === 'fixed' ? forms.map((f) => f.slice(0, a.index)) : forms;
+      add({ ...common, name: variant.name, forms: variantForms, args: a });
     }
   }
 

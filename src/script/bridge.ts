@@ -60,7 +60,7 @@ export function callBridge(
     const label = `${method.object}.${method.name}`;
     let result: unknown;
     try {
-      const args = decodeArguments(label, method, text);
+      const args = adaptArguments(label, method, decodeArguments(label, method, text));
       result = method.function
         ? callableOf(method.function).apply(env, args)
         : accessor(method.accessor!, label, args, options);
@@ -146,7 +146,7 @@ function paramName(method: ScriptMethod, index: number): string {
 }
 
 /** Is there an own `__proto__` key anywhere in a JSON value? (Iterative: depth is the sandbox's to bound.) */
-function hasForbiddenKey(value: unknown): boolean {
+export function hasForbiddenKey(value: unknown): boolean {
   const stack: unknown[] = [value];
   while (stack.length) {
     const v = stack.pop();
@@ -164,11 +164,58 @@ function hasForbiddenKey(value: unknown): boolean {
   return false;
 }
 
+/** A platform variant's arguments as its function takes them (api.ts, ArgumentAdapter). */
+function adaptArguments(label: string, method: ScriptMethod, args: unknown[]): unknown[] {
+  const a = method.args;
+  if (!a) return args;
+  if (a.kind === 'fixed') {
+    if (args.length > a.index)
+      throw new Error(
+        `${label}: takes at most ${a.index} argument${a.index === 1 ? '' : 's'}, got ${args.length}`,
+      );
+    const out = args.slice();
+    while (out.length < a.index) out.push(undefined);
+    out.push(a.value);
+    return out;
+  }
+  const out = args.slice();
+  let options = out[a.index];
+  if (typeof options === 'string' && options.trim().startsWith('{')) {
+    try {
+      options = JSON.parse(options) as unknown;
+    } catch {
+      // left as it is: the function reports its own error about it
+    }
+  }
+  if (options === undefined) options = {};
+  if (hasForbiddenKey(options))
+    throw new Error(
+      `${label}: argument ${a.index + 1}${paramName(method, a.index)} contains the key "__proto__", which is not allowed`,
+    );
+  if (options !== null && typeof options === 'object' && !Array.isArray(options)) {
+    const given = (options as Record<string, unknown>)[a.key];
+    if (given !== undefined && String(given).toUpperCase() !== a.value)
+      throw new Error(
+        `${label}: argument ${a.index + 1}${paramName(method, a.index)} sets ${a.key} to "${String(given)}", but ${method.name} imports ${a.value}`,
+      );
+    out[a.index] = { ...(options as Record<string, unknown>), [a.key]: a.value };
+  }
+  return out;
+}
+
 function adapt(method: ScriptMethod, value: unknown): unknown {
   switch (method.result) {
     case 'lock-obtained':
     case 'done':
       return true;
+    case 'string-ids':
+      return Array.isArray(value)
+        ? value.map((item: unknown) =>
+            item !== null && typeof item === 'object' && 'id' in item
+              ? { ...(item as Record<string, unknown>), id: String((item as { id: unknown }).id) }
+              : item,
+          )
+        : value;
     default:
       return value;
   }

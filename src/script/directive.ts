@@ -1,6 +1,8 @@
 /**
  * `<@script env="js"> … </@script>`: runs the body (its raw text, not rendered by the template)
  * as JavaScript in the sandbox (`env="python"`: as Python, python/run.ts); the directive's output is what RMPData.setOutput received.
+ * `env="javascript"` is the platform's legacy engine: the same sandbox without the RMP* objects,
+ * `print` writing the output and `setVariable` setting template variables.
  * A body wrapped in `<#noparse>…</#noparse>` is taken without those tags (for scripts whose
  * `${…}` template literals are not valid template syntax). Errors end the render as a
  * TemplateError (cause: ScriptError) that `<#attempt>` can recover.
@@ -20,8 +22,6 @@ export interface ScriptDirectiveOptions {
   variableNames?: () => Iterable<string>;
 }
 
-const LANGUAGES = ['js', 'javascript'];
-
 /** The `script` directive of an evaluation in `ctx`. */
 export function scriptDirective(
   ctx: ExecutionContext,
@@ -30,27 +30,32 @@ export function scriptDirective(
   return {
     [DIRECTIVE]: true,
     async invoke(params, body, env) {
-      const python = checkParameters(params);
+      const engine = checkParameters(params);
       if (body === null) return '';
-      const run = python ? runPythonScript : runScript;
-      const result = await run(scriptSource(body.source), { ctx, env, ...options });
+      const source = scriptSource(body.source);
+      const result =
+        engine === 'python'
+          ? await runPythonScript(source, { ctx, env, ...options })
+          : await runScript(source, { ctx, env, ...options, legacy: engine === 'legacy' });
       return result.output;
     },
   };
 }
 
-/** True for Python, false for JavaScript. */
-function checkParameters(params: Record<string, unknown>): boolean {
+/** The engine `env` names: `js` (the default) ES2023, `javascript` the legacy engine, `python`. */
+function checkParameters(params: Record<string, unknown>): 'js' | 'legacy' | 'python' {
   for (const name of Object.keys(params)) {
     if (name !== 'env')
       throw new ScriptError(`<@script>: unknown parameter ${name} (the only parameter is env)`, 'usage');
   }
   const env = params.env ?? 'js';
   if (typeof env !== 'string') throw new ScriptError('<@script>: env must be a string such as "js"', 'usage');
-  if (env.toLowerCase() === 'python') return true;
-  if (!LANGUAGES.includes(env.toLowerCase()))
-    throw new ScriptError(`<@script>: unknown env "${env}" (supported: js, python)`, 'usage');
-  return false;
+  const name = env.toLowerCase();
+  if (name === 'python') return 'python';
+  if (name === 'javascript') return 'legacy';
+  if (name !== 'js')
+    throw new ScriptError(`<@script>: unknown env "${env}" (supported: js, javascript, python)`, 'usage');
+  return 'js';
 }
 
 /** The body without a wrapping <#noparse> (or [#noparse]); lines keep their numbers. */

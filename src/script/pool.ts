@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { ScriptLimits } from './limits.js';
-import { PRELUDE } from './prelude.js';
+import { LEGACY_PRELUDE, PRELUDE } from './prelude.js';
 import { WORKER_SOURCE } from './worker-source.js';
 
 /** What a worker reports about one run. */
@@ -69,6 +69,7 @@ function defaultProgram(): SandboxProgram {
     data: (memoryBytes) => ({
       quickjs: createRequire(import.meta.url).resolve('quickjs-emscripten'),
       prelude: PRELUDE,
+      legacyPrelude: LEGACY_PRELUDE,
       memoryBytes,
     }),
   };

@@ -9,9 +9,49 @@
  * the host function is only reachable through these closures.
  *
  * RMPData.setOutput runs here: it keeps the output as `s<text>`, `j<json>` or `n` (nothing);
- * the function this code evaluates to returns a getter of it.
+ * the function this code evaluates to returns a getter of it. The legacy engine has its own
+ * prelude (LEGACY_PRELUDE).
  */
-export const PRELUDE = String.raw`(function (host, table) {
+/** Whole-line comments and indentation out: the sandbox parses this for every script. */
+const compact = (source: string) => source.replace(/^\s*\/\/.*$/gm, '').replace(/^\s+/gm, '');
+
+/**
+ * The request-input marking of the prelude (markPaths, markedPaths), compiled inside the sandbox
+ * with the Function constructor the prelude captured, the first time a value carries marks.
+ */
+const MARKING = compact(String.raw`'use strict';
+function isObject(v) { return v !== null && typeof v === 'object'; }
+
+function markPaths(value, paths) {
+  for (var i = 0; i < paths.length; i++) {
+    var v = value;
+    var path = paths[i];
+    for (var j = 0; j < path.length && isObject(v); j++) v = v[path[j]];
+    if (isObject(v)) { marked.add(v); onMark(); }
+  }
+}
+
+function markedPaths(value) {
+  var paths = [];
+  var seen = new WeakSetCtor();
+  var stack = [[value, []]];
+  while (stack.length > 0) {
+    var top = stack.pop();
+    var v = top[0];
+    if (!isObject(v) || seen.has(v)) continue;
+    seen.add(v);
+    if (marked.has(v)) paths.push(top[1]);
+    if (isArray(v)) for (var i = 0; i < v.length; i++) stack.push([v[i], top[1].concat([i])]);
+    else {
+      var ks = keys(v);
+      for (var k = 0; k < ks.length; k++) stack.push([v[ks[k]], top[1].concat([ks[k]])]);
+    }
+  }
+  return paths;
+}
+return { markPaths: markPaths, markedPaths: markedPaths };`);
+
+export const PRELUDE = compact(String.raw`(function (host, table) {
   'use strict';
   var stringify = JSON.stringify;
   var parse = JSON.parse;
@@ -28,48 +68,27 @@ export const PRELUDE = String.raw`(function (host, table) {
   var isArray = Array.isArray;
   var keys = Object.keys;
 
-  function isObject(v) { return v !== null && typeof v === 'object'; }
-
-  function markPaths(value, paths) {
-    for (var i = 0; i < paths.length; i++) {
-      var v = value;
-      var path = paths[i];
-      for (var j = 0; j < path.length && isObject(v); j++) v = v[path[j]];
-      if (isObject(v)) { marked.add(v); anyMarked = true; }
-    }
-  }
-
-  function markedPaths(value) {
-    var paths = [];
-    var seen = new WeakSetCtor();
-    var stack = [[value, []]];
-    while (stack.length > 0) {
-      var top = stack.pop();
-      var v = top[0];
-      if (!isObject(v) || seen.has(v)) continue;
-      seen.add(v);
-      if (marked.has(v)) paths.push(top[1]);
-      if (isArray(v)) for (var i = 0; i < v.length; i++) stack.push([v[i], top[1].concat([i])]);
-      else {
-        var ks = keys(v);
-        for (var k = 0; k < ks.length; k++) stack.push([v[ks[k]], top[1].concat([ks[k]])]);
-      }
-    }
-    return paths;
+  // The marking code is compiled the first time it is needed (most scripts never meet request
+  // input): parsed up front it cost every sandbox's setup about a quarter of its time.
+  var FunctionCtor = Function;
+  var marking = null;
+  function mark() {
+    return marking || (marking = FunctionCtor('isArray', 'keys', 'WeakSetCtor', 'marked', 'onMark', ${JSON.stringify(MARKING)})(
+      isArray, keys, WeakSetCtor, marked, function () { anyMarked = true; }));
   }
 
   function call(id, args) {
     var n = args.length;
     while (n > 0 && args[n - 1] === undefined) n--;
     args.length = n;
-    var paths = anyMarked ? markedPaths(args) : [];
+    var paths = anyMarked ? mark().markedPaths(args) : [];
     var reply = host(id, paths.length > 0 ? 'm' + stringify([args, paths]) : stringify(args));
     var tag = reply.charAt(0);
     if (tag === 'u') return undefined;
     if (tag === 'v') return parse(reply.slice(1));
     if (tag === 'm') {
       var both = parse(reply.slice(1));
-      markPaths(both[0], both[1]);
+      mark().markPaths(both[0], both[1]);
       return both[0];
     }
     throw new ErrorCtor(parse(reply.slice(1)).message);
@@ -87,11 +106,8 @@ export const PRELUDE = String.raw`(function (host, table) {
     return { [name](...args) { return call(id, args); } }[name];
   }
 
-  var objects = parse(table);
-  for (var i = 0; i < objects.length; i++) {
-    var objectName = objects[i][0];
+  function build(objectName, entries) {
     var target = {};
-    var entries = objects[i][1];
     for (var j = 0; j < entries.length; j++) {
       defineProperty(target, entries[j][0], { value: method(entries[j][0], entries[j][1]), enumerable: true });
     }
@@ -101,7 +117,85 @@ export const PRELUDE = String.raw`(function (host, table) {
         enumerable: true,
       });
     }
-    defineProperty(globalThis, objectName, { value: freeze(target), enumerable: false });
+    return freeze(target);
   }
+
+  // Each object is built the first time the script names it (a script uses few of them; building
+  // all ~250 methods up front was a third of a sandbox's setup). The global stays read-only.
+  function lazy(objectName, entries) {
+    var built = null;
+    defineProperty(globalThis, objectName, {
+      get: { [objectName]() { return built || (built = build(objectName, entries)); } }[objectName],
+      enumerable: false,
+    });
+  }
+
+  var objects = parse(table);
+  for (var i = 0; i < objects.length; i++) lazy(objects[i][0], objects[i][1]);
   return function () { return output; };
-})`;
+})`);
+
+/**
+ * The prelude of `<@script env="javascript">`, the platform's legacy (Rhino) engine, evaluated
+ * instead of PRELUDE when the table is `{"legacy": cap, "variables": max}`: no RMP* objects and
+ * no platform calls; print() writes to the directive's output, setVariable() sets a template
+ * variable. Both are bounded together by `cap` characters (an eighth of the script's memory), and
+ * the variables by their number. A variable's value is taken as JSON when setVariable is called;
+ * the host sets the variables after the script, in the order first set. The getter gives
+ * `l<json printed text>` and one `\n<json name>\t<json value>` per variable.
+ */
+export const LEGACY_PRELUDE = compact(String.raw`(function (host, table) {
+  'use strict';
+  var stringify = JSON.stringify;
+  var ErrorCtor = Error;
+  var defineProperty = Object.defineProperty;
+  var limits = JSON.parse(table);
+  var cap = limits.legacy;
+  var maxVariables = limits.variables;
+  var printed = [];
+  var used = 0;
+  var names = [];
+  var values = Object.create(null);
+  var StringCtor = String;
+  var TypeErrorCtor = TypeError;
+  // No method of a prototype is called here (push, join …): the script may have replaced them,
+  // and the getter runs after the script, outside its limits. Arrays grow by defineProperty.
+  function append(list, value) {
+    defineProperty(list, list.length, { __proto__: null, value: value, writable: true, enumerable: true, configurable: true });
+  }
+  function charge(n, what) {
+    if (used + n > cap)
+      throw new ErrorCtor(what + ': the printed text and variables of this script would exceed ' + cap +
+        ' characters (an eighth of its memoryBytes)');
+    used += n;
+  }
+  function print() {
+    var text = '';
+    for (var i = 0; i < arguments.length; i++) text += (i > 0 ? ' ' : '') + StringCtor(arguments[i]);
+    charge(text.length, 'print');
+    append(printed, text);
+  }
+  function setVariable(name, value) {
+    if (typeof name !== 'string' || name.length === 0 || name.length > 256)
+      throw new TypeErrorCtor('setVariable: argument 1 (name) must be a non-empty string of at most 256 characters');
+    if (name === '__proto__')
+      throw new TypeErrorCtor('setVariable: argument 1 (name) "__proto__" is not allowed');
+    var json = stringify(value === undefined ? null : value);
+    if (typeof json !== 'string') json = 'null';
+    var known = name in values;
+    if (!known && names.length >= maxVariables)
+      throw new ErrorCtor('setVariable: a script may set at most ' + maxVariables + ' variables');
+    charge(name.length + json.length, 'setVariable');
+    if (!known) append(names, name);
+    values[name] = json;
+  }
+  defineProperty(globalThis, 'print', { value: print, enumerable: false });
+  defineProperty(globalThis, 'setVariable', { value: setVariable, enumerable: false });
+  return function () {
+    var text = '';
+    for (var i = 0; i < printed.length; i++) text += printed[i];
+    var out = 'l' + stringify(text);
+    for (var j = 0; j < names.length; j++) out += '\n' + stringify(names[j]) + '\t' + values[names[j]];
+    return out;
+  };
+})`);

@@ -3,10 +3,10 @@
  * platform calls answered by the bridge on this thread, and the outcome turned into the output
  * text or a ScriptError.
  */
-import type { ExecutionContext } from '../functions/context.js';
+import { budgetOf, type ExecutionContext } from '../functions/context.js';
 import { defaultRegistry, type CallEnv, type FunctionRegistry } from '../functions/registry.js';
 import { scriptApi } from './api.js';
-import { callBridge } from './bridge.js';
+import { callBridge, hasForbiddenKey } from './bridge.js';
 import { ScriptBusyError, ScriptError } from './errors.js';
 import { bytesText, DEFAULT_SCRIPT_LIMITS, resolveLimits, type ScriptLimits } from './limits.js';
 import {
@@ -29,11 +29,18 @@ export interface ScriptRunOptions {
   limits?: Partial<ScriptLimits>;
   /** Names of the evaluation's data variables (RMPData.getAllVariables). */
   variableNames?: () => Iterable<string>;
+  /**
+   * The platform's legacy engine (`<@script env="javascript">`): no RMP* objects; `print` writes
+   * the output and `setVariable` sets template variables (through `env.setVariable`).
+   */
+  legacy?: boolean;
 }
 
 export interface ScriptResult {
-  /** What RMPData.setOutput received: text as it is, other values as compact JSON, '' when never called. */
+  /** What RMPData.setOutput received: text as it is, other values as compact JSON, '' when never called. Legacy: what print wrote. */
   output: string;
+  /** Legacy: the names setVariable set, in the order first set. */
+  variables?: string[];
   timing: RunTiming;
 }
 
@@ -106,6 +113,7 @@ function detachedEnv(ctx: ExecutionContext): CallEnv {
 }
 
 export async function runScript(source: string, options: ScriptRunOptions): Promise<ScriptResult> {
+  if (options.legacy) return runLegacyScript(source, options);
   const limits = resolveLimits(settings.limits, options.limits);
   const registry = options.registry ?? defaultRegistry();
   const api = scriptApi(registry);
@@ -130,6 +138,64 @@ export async function runScript(source: string, options: ScriptRunOptions): Prom
   }
   if (outcome.failure) throw scriptError(outcome.failure, limits);
   return { output: outputText(outcome.output ?? 'n'), timing: outcome.timing };
+}
+
+/** What `<@script env="javascript">` reports when its sandbox is asked for a platform call (none is reachable). */
+const NO_CALLS = 'e' + JSON.stringify({ message: 'a legacy script makes no platform calls' });
+
+/** The legacy engine: the same workers, limits and queues; only the prelude's objects differ. */
+async function runLegacyScript(source: string, options: ScriptRunOptions): Promise<ScriptResult> {
+  const limits = resolveLimits(settings.limits, options.limits);
+  const table = JSON.stringify({ legacy: legacyCap(limits), variables: LEGACY_MAX_VARIABLES });
+  let outcome;
+  try {
+    outcome = await pool.run(
+      { source, table, limits },
+      () => NO_CALLS,
+      limits.wallTimeMs,
+      options.ctx.accountId,
+    );
+  } catch (e) {
+    throw sandboxRefusal(e, limits);
+  }
+  if (outcome.failure) throw scriptError(outcome.failure, limits);
+  const { printed, variables } = legacyResult(outcome.output ?? 'l""');
+  const budget = budgetOf(options.ctx);
+  const set = options.env?.setVariable?.bind(options.env);
+  const names: string[] = [];
+  for (const [name, json] of variables) {
+    budget.allocateSlots(1, `setVariable("${name}")`);
+    budget.allocateString(json.length, `setVariable("${name}")`);
+    const value = JSON.parse(json) as unknown;
+    if (hasForbiddenKey(value))
+      throw new ScriptError(
+        `setVariable: argument 2 (value) of "${name}" contains the key "__proto__", which is not allowed`,
+        'exception',
+      );
+    names.push(name);
+    // A template has no null: setVariable(name, null or undefined) sets nothing.
+    if (value !== null) set?.(name, value);
+  }
+  return { output: printed, variables: names, timing: outcome.timing };
+}
+
+/** Variables one legacy script may set (each becomes a template global). */
+export const LEGACY_MAX_VARIABLES = 1000;
+
+/** Characters print and setVariable may produce together: an eighth of the script's memory (the getter copies them once more). */
+export function legacyCap(limits: ScriptLimits): number {
+  return Math.floor(limits.memoryBytes / 8);
+}
+
+/** `l<json text>` then `\n<json name>\t<json value>` lines (prelude.ts). */
+function legacyResult(tagged: string): { printed: string; variables: Array<[string, string]> } {
+  const lines = tagged.slice(1).split('\n');
+  const printed = JSON.parse(lines[0]!) as string;
+  const variables = lines.slice(1).map((line): [string, string] => {
+    const tab = line.indexOf('\t');
+    return [JSON.parse(line.slice(0, tab)) as string, line.slice(tab + 1)];
+  });
+  return { printed, variables };
 }
 
 /** A pool's refusal to run a script as the error a template sees; other errors unchanged. */

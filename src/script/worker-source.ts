@@ -26,6 +26,7 @@ const { newQuickJSWASMModule, newVariant, RELEASE_SYNC } = require(workerData.qu
 const signal = new Int32Array(workerData.signal);
 const replies = workerData.replies;
 const PRELUDE = workerData.prelude;
+const LEGACY_PRELUDE = workerData.legacyPrelude;
 const perf = performance;
 const started = performance.now();
 // The module's linear memory, capped: QuickJS's own byte accounting is not reliable in this build
@@ -38,7 +39,8 @@ const memory = new WebAssembly.Memory({
   maximum: BASE_PAGES + Math.ceil(workerData.memoryBytes / PAGE),
 });
 const CAP_BYTES = (BASE_PAGES + Math.ceil(workerData.memoryBytes / PAGE)) * PAGE;
-const heapFull = () => memory.buffer.byteLength + 2 * PAGE > CAP_BYTES;
+// Within a quarter of the script's memory of the cap: a large allocation (an array doubling) failed.
+const nearlyFull = () => memory.buffer.byteLength + Math.max(2 * PAGE, workerData.memoryBytes / 4) > CAP_BYTES;
 // Handing a string to QuickJS mallocs without checking the result, so a reply is only handed
 // over when the memory can still grow by twice its size; otherwise the script gets an error made
 // while there was room (FULL_REPLY). Workers whose heap grew past half the budget are replaced.
@@ -82,8 +84,9 @@ function describe(dumped, stop) {
       if (failure.name === 'InternalError' && failure.message === 'out of memory') failure.kind = 'memory';
       if (failure.name === 'InternalError' && failure.message === 'stack overflow') failure.kind = 'stack';
     }
-  } else if ((dumped === null || dumped === undefined) && !stop && heapFull()) {
-    // No room was left even for the error object.
+  } else if ((dumped === null || dumped === undefined || dumped === '') && !stop && nearlyFull()) {
+    // No room was left even for the error object: QuickJS then throws null, or an empty string,
+    // once the heap is at (or within a failed allocation of) its cap.
     failure.kind = 'memory';
   } else {
     failure.name = '';
@@ -113,7 +116,8 @@ function prepare(module, table) {
       const reply = callHost(sb.run, ctx.getNumber(method), ctx.getString(args));
       return roomFor(reply) ? ctx.newString(reply) : sb.full.dup();
     });
-    const prelude = ctx.unwrapResult(ctx.evalCode(PRELUDE, 'rmp.js'));
+    // A table that is an object ({legacy, variables}) asks for the legacy engine's globals.
+    const prelude = ctx.unwrapResult(ctx.evalCode(table.charAt(0) === '{' ? LEGACY_PRELUDE : PRELUDE, 'rmp.js'));
     const tableHandle = ctx.newString(table);
     sb.getter = ctx.unwrapResult(ctx.callFunction(prelude, ctx.undefined, host, tableHandle));
     prelude.dispose();

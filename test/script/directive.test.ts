@@ -20,7 +20,7 @@ describe('<@script>', () => {
     expect(await render('a<@script env="js">RMPData.setOutput(RMPUtilities.now("yyyy"))</@script>b')).toBe(
       'a2024b',
     );
-    expect(await render('<@script env="javascript">RMPData.setOutput(1 + 1)</@script>')).toBe('2');
+    expect(await render('<@script env="JS">RMPData.setOutput(1 + 1)</@script>')).toBe('2');
     expect(await render('<@script>RMPData.setOutput("no env: js")</@script>')).toBe('no env: js');
     expect(await render('[<@script env="js"/>]')).toBe('[]');
     expect(
@@ -47,7 +47,7 @@ describe('<@script>', () => {
 
   it('refuses another language and unknown parameters', async () => {
     expect(await errorOf(ctx, '<@script env="ruby">1</@script>')).toBe(
-      '<@script>: unknown env "ruby" (supported: js, python)',
+      '<@script>: unknown env "ruby" (supported: js, javascript, python)',
     );
     expect(await errorOf(ctx, '<@script env="js" timeout=5>1</@script>')).toBe(
       '<@script>: unknown parameter timeout (the only parameter is env)',

@@ -88,7 +88,15 @@ describeEachEngine('RMP objects from Python against the template and JavaScript'
         python: 'RMPProject.getProjectMetadata()',
       },
     ],
-    ['RMPUser.getLanes', { template: 'get_lanes()', js: 'RMPUser.getLanes()', python: 'RMPUser.getLanes()' }],
+    [
+      'RMPUser.getLanes',
+      {
+        // The platform documents lane ids as strings: the template's numbers, as text.
+        template: 'get_lanes()?map(l -> l + {"id": l.id?c})',
+        js: 'RMPUser.getLanes()',
+        python: 'RMPUser.getLanes()',
+      },
+    ],
     [
       'RMPUser.hasRight',
       {

@@ -104,6 +104,18 @@ describe('nothing of the host is reachable', () => {
     ]);
   });
 
+  it('the objects are built the first time the script names them, from what the prelude captured', async () => {
+    const out = await run(`"use strict";
+      Object.defineProperty = () => { throw new Error("patched"); };
+      Object.freeze = (o) => o;
+      Function = function () { throw new Error("patched"); };
+      const d = Object.getOwnPropertyDescriptor(globalThis, "RMPUtilities");
+      const assign = () => { try { RMPUtilities = 1; return "allowed"; } catch (e) { return e.name; } };
+      RMPData.setOutput([Object.isFrozen(RMPUtilities), RMPUtilities === d.get(), RMPUtilities.jsonPut({}, "a", 1).a,
+        d.configurable, d.enumerable, d.set === undefined, assign(), Object.keys(RMPData).length]);`);
+    expect(JSON.parse(out)).toEqual([true, true, 1, false, false, true, 'TypeError', 8]);
+  });
+
   it('prototype pollution stays in the sandbox and does not outlive the script', async () => {
     await run(`Object.prototype.polluted = "yes"; Array.prototype.push = null; JSON.parse = () => ({});
       RMPData.setOutput(RMPUtilities.jsonPut({}, "a", 1));`);
