@@ -1,16 +1,18 @@
 /**
  * The web console: a one-page app over the JSON API and the client library. The hash picks the
- * view (#/playground, #/collections, #/projects, #/files, #/requests); without a session, the
- * login view.
+ * view (#/playground, #/collections, #/projects, #/files, #/requests, #/composite-apis,
+ * #/web-interfaces); without a session, the login view.
  */
 import { errorText } from './api.js';
 import { fill, h } from './dom.js';
 import { renderCollections } from './collections.js';
+import { renderCompositeApis } from './composite-apis.js';
 import { renderFiles } from './files.js';
 import { renderLogin } from './login.js';
 import { renderPlayground } from './playground.js';
 import { renderProjects } from './projects.js';
 import { renderRequests } from './requests.js';
+import { renderWebInterfaces } from './web-interfaces.js';
 import { identity, logOut, resume } from './session.js';
 
 interface View {
@@ -25,6 +27,8 @@ const VIEWS: View[] = [
   { path: 'projects', title: 'Projects', render: renderProjects },
   { path: 'files', title: 'Files', render: renderFiles },
   { path: 'requests', title: 'Requests and logs', render: renderRequests },
+  { path: 'composite-apis', title: 'Composite APIs', render: renderCompositeApis },
+  { path: 'web-interfaces', title: 'Web interfaces', render: renderWebInterfaces },
 ];
 
 const root = document.getElementById('app')!;
