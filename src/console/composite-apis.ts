@@ -107,6 +107,7 @@ export async function renderCompositeApis(main: HTMLElement): Promise<void> {
 
   /** The form for a new route (no argument) or an existing one, with its "try it" panel. */
   async function open(existing?: CompositeApi): Promise<void> {
+    message.clear();
     const status = messageArea();
     const method = h(
       'select',

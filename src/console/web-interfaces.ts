@@ -24,8 +24,8 @@ const PAGE = 20;
 const CONTEXTS = ['web', 'mobile', 'tablet'];
 const SAMPLE = `<#-- Rendered on the server with the web-interface functions (spec 2.1); P_query holds the query. -->
 <!doctype html>
-<title>\${P_webinterface.title}</title>
-<h1>\${P_webinterface.title}</h1>
+<title>\${P_webinterface.title?html}</title>
+<h1>\${P_webinterface.title?html}</h1>
 <p>Mode \${P_mode}, context \${P_context}.</p>
 `;
 
@@ -100,6 +100,7 @@ export async function renderWebInterfaces(main: HTMLElement): Promise<void> {
   }
 
   async function open(w: WebInterface): Promise<void> {
+    message.clear();
     const status = messageArea();
     let template: string;
     try {
