@@ -8,6 +8,7 @@
 import { api, errorText, query } from './api.js';
 import { field, fill, h, messageArea, pretty, table, when } from './dom.js';
 import { identity } from './session.js';
+import type { Editor } from './editor.js';
 import { createTemplateEditor } from './template-editor.js';
 
 interface CompositeApi {
@@ -152,7 +153,10 @@ export async function renderCompositeApis(main: HTMLElement): Promise<void> {
       heading.textContent = saved ? `Composite API ${saved.method} ${saved.path}` : 'New composite API';
       detail.dataset.apiId = saved ? String(saved.id) : '';
       fill(remove, saved ? deleteButton(saved) : null);
-      fill(tryIt, saved ? tryPanel(account, saved) : h('p', { class: 'meta' }, 'Save the API to try it.'));
+      fill(
+        tryIt,
+        saved ? tryPanel(account, saved, editor) : h('p', { class: 'meta' }, 'Save the API to try it.'),
+      );
     };
 
     const form = h(
@@ -241,8 +245,12 @@ function liveBase(account: string): string {
   return `${location.origin}/live/${encodeURIComponent(account)}/composite/`;
 }
 
-/** The "try it" panel of a saved route: builds the call, sends it, shows the answer. */
-function tryPanel(account: string, saved: CompositeApi): HTMLElement {
+/**
+ * The "try it" panel of a saved route: builds the call, sends it, shows the answer. A script
+ * error (500 script-error with its line and column, as administrators see it) is marked in the
+ * editor, with a button that puts the caret there, as in the playground.
+ */
+function tryPanel(account: string, saved: CompositeApi, editor: Editor): HTMLElement {
   const method = h(
     'select',
     null,
@@ -311,16 +319,36 @@ function tryPanel(account: string, saved: CompositeApi): HTMLElement {
   function showAnswer(response: Response, text: string): void {
     const type = response.headers.get('content-type') ?? '';
     let shown = text;
+    let parsed: unknown;
     if (/json/i.test(type))
       try {
-        shown = pretty(JSON.parse(text));
+        parsed = JSON.parse(text);
+        shown = pretty(parsed);
       } catch {
         // not JSON after all: shown as sent
       }
+    const failure = scriptError(response.status, parsed);
+    editor.markError(failure ? failure.line : null);
     const cut = shown.length > SHOWN_BODY_CHARS;
     fill(
       answer,
       h('p', { class: 'call-status' }, h('strong', null, `${response.status} ${response.statusText}`.trim())),
+      failure
+        ? h(
+            'div',
+            { class: 'eval-error', role: 'alert' },
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'error-position',
+                onclick: () => editor.moveTo(failure.line, failure.column),
+              },
+              `Line ${failure.line}, column ${failure.column}`,
+            ),
+            h('span', { class: 'error-message' }, ` of the saved template: ${failure.message}`),
+          )
+        : null,
       table('Response headers', ['Header', 'Value'], headerRows(response.headers)),
       h(
         'pre',
@@ -382,6 +410,21 @@ export function parseHeaders(text: string): Headers {
     }
   });
   return headers;
+}
+
+/** The script error a composite API answered (500 script-error with a line), if it is one. */
+function scriptError(
+  status: number,
+  body: unknown,
+): { line: number; column: number; message: string } | undefined {
+  if (status !== 500 || typeof body !== 'object' || body === null) return undefined;
+  const { code, line, column, message } = body as Record<string, unknown>;
+  if (code !== 'script-error' || !Number.isSafeInteger(line) || (line as number) < 1) return undefined;
+  return {
+    line: line as number,
+    column: Number.isSafeInteger(column) && (column as number) >= 1 ? (column as number) : 1,
+    message: String(message ?? ''),
+  };
 }
 
 /** A response's headers as table rows, by name (the order Headers iterates in). */

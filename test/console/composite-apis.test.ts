@@ -157,6 +157,25 @@ describeWithBrowser('web console: composite APIs and web interfaces', (browser) 
       );
       await tryIt.getByLabel('Headers', { exact: true }).fill('');
 
+      // A script error is shown at its line and column, marked in the editor as in the playground.
+      await setTemplate('Hello\n<#assign x = 1>\n${missing_value}\n');
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.getByText(/^Saved at /).waitFor();
+      const failing = page.getByRole('form', { name: 'Try it' });
+      await failing.getByLabel('Path parameter id').fill('1');
+      await failing.getByRole('button', { name: 'Send' }).click();
+      await failing.getByText(/^Answered 500 in \d+ ms\.$/).waitFor();
+      const position = failing.locator('.eval-error .error-position');
+      expect(await position.textContent()).toBe('Line 3, column 3');
+      expect(await failing.locator('.eval-error .error-message').textContent()).toMatch(
+        /^ of the saved template: The following has evaluated to null or missing:\n==> missing_value/,
+      );
+      expect(await page.locator('.editor-gutter .gutter-error').textContent()).toBe('3\n');
+      await position.click();
+      expect(
+        await editor().evaluate((t: HTMLTextAreaElement) => [t.selectionStart, document.activeElement === t]),
+      ).toEqual(['Hello\n<#assign x = 1>\n${'.length, true]);
+
       // Edit: no longer public, another answer. Anonymous is refused, the session is accepted.
       await page.getByLabel('Public (no credentials needed)').uncheck();
       await setTemplate('order ${P_params.id} for ${P_user.login}');
@@ -171,6 +190,7 @@ describeWithBrowser('web console: composite APIs and web interfaces', (browser) 
       await tryAgain.getByRole('button', { name: 'Send' }).click();
       await tryAgain.getByText(/^Answered 200 in \d+ ms\.$/).waitFor();
       expect(await tryAgain.getByLabel('Response body').textContent()).toBe('order 7 for admin');
+      expect(await page.locator('.editor-gutter .gutter-error').count()).toBe(0);
       const stored = await call(server.url, 'GET', '/api/v1/composite-apis', {
         token: server.acme.admin.token,
       });
