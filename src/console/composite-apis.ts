@@ -43,16 +43,33 @@ export async function renderCompositeApis(main: HTMLElement): Promise<void> {
   const previous = h('button', { type: 'button' }, 'Previous');
   const next = h('button', { type: 'button' }, 'Next');
   const pageInfo = h('span', { class: 'page-info', role: 'status' });
+  const search = h('input', {
+    type: 'search',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    placeholder: 'orders',
+  });
   let first = 0;
+  let sequence = 0;
 
   async function refresh(): Promise<void> {
+    const mine = ++sequence;
     let page: { items: CompositeApi[]; total: number };
     try {
-      page = await api('GET', `/composite-apis${query({ first, nb: PAGE })}`);
+      const words = search.value.trim();
+      page = await api(
+        'GET',
+        `/composite-apis${query({
+          first,
+          nb: PAGE,
+          ...(words && !/\s/.test(words) ? { filter: 'path', operator: 'CONTAINS', value: words } : {}),
+        })}`,
+      );
     } catch (e) {
-      message.show(errorText(e), 'error');
+      if (mine === sequence) message.show(errorText(e), 'error');
       return;
     }
+    if (mine !== sequence) return; // a later refresh is under way
     fill(
       list,
       table(
@@ -149,14 +166,20 @@ export async function renderCompositeApis(main: HTMLElement): Promise<void> {
     const tryIt = h('div');
     const remove = h('div');
     const heading = h('h2');
+    let tried = '';
     const title = () => {
       heading.textContent = saved ? `Composite API ${saved.method} ${saved.path}` : 'New composite API';
       detail.dataset.apiId = saved ? String(saved.id) : '';
       fill(remove, saved ? deleteButton(saved) : null);
-      fill(
-        tryIt,
-        saved ? tryPanel(account, saved, editor) : h('p', { class: 'meta' }, 'Save the API to try it.'),
-      );
+      // The panel keeps what was typed in it while the route's method and path stay the same.
+      const route = saved ? `${saved.method} ${saved.path}` : '';
+      if (route !== tried || !saved) {
+        tried = route;
+        fill(
+          tryIt,
+          saved ? tryPanel(account, saved, editor) : h('p', { class: 'meta' }, 'Save the API to try it.'),
+        );
+      }
     };
 
     const form = h(
@@ -224,6 +247,7 @@ export async function renderCompositeApis(main: HTMLElement): Promise<void> {
 
   previous.addEventListener('click', () => ((first = Math.max(0, first - PAGE)), void refresh()));
   next.addEventListener('click', () => ((first += PAGE), void refresh()));
+  search.addEventListener('input', () => ((first = 0), void refresh()));
 
   main.append(
     message,
@@ -231,6 +255,7 @@ export async function renderCompositeApis(main: HTMLElement): Promise<void> {
       'div',
       { class: 'row' },
       h('button', { type: 'button', class: 'primary', onclick: () => void open() }, 'New composite API'),
+      field('Filter by path', search),
       previous,
       next,
       pageInfo,
@@ -307,8 +332,14 @@ function tryPanel(account: string, saved: CompositeApi, editor: Editor): HTMLEle
         credentials: asMe.checked ? 'same-origin' : 'omit',
         redirect: 'manual',
       });
-      const text = await response.text();
       const ms = Math.round(performance.now() - started);
+      if (response.type === 'opaqueredirect') {
+        // The browser hides a redirect's status and Location from scripts; it is not followed.
+        status.show(`Answered a redirect in ${ms} ms (not followed; the browser hides its target).`);
+        fill(answer);
+        return;
+      }
+      const text = await response.text();
       status.show(`Answered ${response.status} in ${ms} ms.`);
       showAnswer(response, text);
     } catch (e) {

@@ -204,6 +204,28 @@ describeWithBrowser('web console: composite APIs and web interfaces', (browser) 
       ]);
       expect(await rows('Composite APIs')).toEqual([expect.stringMatching(/^POST\torders\/:id\tno\t/)]);
 
+      // A redirect is reported, not followed.
+      await setTemplate('${set_status(302)}${P_custom_header("Location", "/console/")}');
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.getByText(/^Saved at /).waitFor();
+      // The panel keeps what was typed while the method and path stay the same.
+      expect(
+        await page.getByRole('form', { name: 'Try it' }).getByLabel('Path parameter id').inputValue(),
+      ).toBe('7');
+      await page.getByRole('form', { name: 'Try it' }).getByRole('button', { name: 'Send' }).click();
+      await page
+        .getByText(/^Answered a redirect in \d+ ms \(not followed; the browser hides its target\)\.$/)
+        .waitFor();
+      expect(new URL(page.url()).hash).toBe('#/composite-apis');
+
+      // The filter by path.
+      await page.getByLabel('Filter by path').fill('zzz');
+      await page.locator('.page-info', { hasText: 'No composite APIs' }).waitFor();
+      expect(await rows('Composite APIs')).toEqual(['Nothing yet.']);
+      await page.getByLabel('Filter by path').fill('ord');
+      await page.locator('.page-info', { hasText: '1–1 of 1' }).waitFor();
+      await page.getByLabel('Filter by path').fill('');
+
       // Delete: a dismissed confirmation keeps it, an accepted one deletes it.
       const asked = nextDialog(false);
       await page.getByRole('button', { name: 'Delete POST orders/:id' }).first().click();
