@@ -249,6 +249,12 @@ export async function renderCompositeApis(main: HTMLElement): Promise<void> {
   next.addEventListener('click', () => ((first += PAGE), void refresh()));
   search.addEventListener('input', () => ((first = 0), void refresh()));
 
+  if (!identity()!.user.isAdmin) {
+    // The routes are the administrators' (the API says so): no controls, only its answer.
+    main.append(message);
+    await refresh();
+    return;
+  }
   main.append(
     message,
     h(

@@ -370,6 +370,8 @@ describeWithBrowser('web console: composite APIs and web interfaces', (browser) 
       await expect(page.getByRole('alert').textContent()).resolves.toBe(
         'Only an administrator of the account may call GET /api/v1/composite-apis. (403 forbidden)',
       );
+      expect(await page.getByRole('button', { name: 'New composite API' }).count()).toBe(0);
+      expect(await page.locator('main table').count()).toBe(0);
       expect(pageErrors).toEqual([]);
     }, 60_000);
   });
