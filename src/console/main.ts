@@ -1,17 +1,19 @@
 /**
  * The web console: a one-page app over the JSON API and the client library. The hash picks the
- * view (#/playground, #/collections, #/projects, #/files, #/requests); without a session, the
- * login view.
+ * view (#/playground, #/collections, #/projects, #/files, #/requests, #/composite-apis,
+ * #/web-interfaces); without a session, the login view.
  */
 import { errorText } from './api.js';
 import { fill, h } from './dom.js';
 import { renderCollections } from './collections.js';
+import { renderCompositeApis } from './composite-apis.js';
 import { renderFiles } from './files.js';
 import { renderLogin } from './login.js';
 import { renderOrganisation } from './organisation.js';
 import { renderPlayground } from './playground.js';
 import { renderProjects } from './projects.js';
 import { renderRequests } from './requests.js';
+import { renderWebInterfaces } from './web-interfaces.js';
 import { identity, logOut, resume } from './session.js';
 import { renderTokens } from './tokens.js';
 import { renderUsers } from './users.js';
@@ -31,6 +33,8 @@ const VIEWS: View[] = [
   { path: 'users', title: 'Users', render: renderUsers },
   { path: 'organisation', title: 'Lanes and pools', render: renderOrganisation },
   { path: 'tokens', title: 'API tokens', render: renderTokens },
+  { path: 'composite-apis', title: 'Composite APIs', render: renderCompositeApis },
+  { path: 'web-interfaces', title: 'Web interfaces', render: renderWebInterfaces },
 ];
 
 const root = document.getElementById('app')!;

@@ -113,6 +113,119 @@ describeEachEngine('server: composite APIs, web-interface templates, process def
     expect(other.body).toEqual({ status: 404, code: 'not-found', message: 'Web interface not found.' });
   });
 
+  it('pages composite APIs with their total, filtered and sorted like every list', async () => {
+    const made: number[] = [];
+    for (const [method, path] of [
+      ['GET', 'pages/b'],
+      ['POST', 'pages/a'],
+      ['GET', 'pages/a'],
+    ]) {
+      const created = await call(server.url, 'POST', '/api/v1/composite-apis', {
+        token: as('admin'),
+        body: { method, path, template: 'x', isPublic: method === 'POST' },
+      });
+      made.push(created.body.id);
+    }
+    const list = async (query: string, token = as('admin')) =>
+      call(server.url, 'GET', `/api/v1/composite-apis${query}`, { token });
+    const routes = (body: { items: Array<{ method: string; path: string }> }) =>
+      body.items.map((a) => `${a.method} ${a.path}`);
+    const all = await list('');
+    expect(routes(all.body)).toEqual(['GET pages/a', 'POST pages/a', 'GET pages/b']);
+    expect(all.body).toMatchObject({ total: 3, first: 0, nb: 100 });
+    const second = await list('?first=1&nb=1');
+    expect(routes(second.body)).toEqual(['POST pages/a']);
+    expect(second.body).toMatchObject({ total: 3, first: 1, nb: 1 });
+    const publicOnes = await list('?filter=isPublic&operator=EE&value=true');
+    expect(routes(publicOnes.body)).toEqual(['POST pages/a']);
+    expect(publicOnes.body.total).toBe(1);
+    expect(routes((await list('?orderby=id&order=DESC')).body)).toEqual([
+      'GET pages/a',
+      'POST pages/a',
+      'GET pages/b',
+    ]);
+    expect((await list('?orderby=template')).body).toEqual({
+      status: 400,
+      code: 'invalid',
+      message:
+        'orderby: unknown field "template" (one of id, projectId, method, path, mode, isPublic, updatedAt)',
+    });
+    expect((await list('', as('user'))).body).toEqual({
+      status: 403,
+      code: 'forbidden',
+      message: 'Only an administrator of the account may call GET /api/v1/composite-apis.',
+    });
+    expect((await call(server.url, 'GET', '/api/v1/composite-apis')).status).toBe(401);
+    expect((await list('', as('admin', 'globex'))).body).toMatchObject({ items: [], total: 0 });
+    for (const id of made)
+      expect(
+        (await call(server.url, 'DELETE', `/api/v1/composite-apis/${id}`, { token: as('admin') })).status,
+      ).toBe(204);
+  });
+
+  it("lists the account's web interfaces and deletes one with its template", async () => {
+    const project = (
+      await call(server.url, 'POST', '/api/v1/projects', { token: as('admin'), body: { title: 'Listed' } })
+    ).body;
+    const make = async (title: string) =>
+      (
+        await call(server.url, 'POST', `/api/v1/projects/${project.id}/web-interfaces`, {
+          token: as('admin'),
+          body: { title },
+        })
+      ).body;
+    const first = await make('Alpha');
+    const second = await make('Beta');
+    await call(server.url, 'PUT', `/api/v1/web-interfaces/${first.id}/template`, {
+      token: as('admin'),
+      body: { template: '<p>alpha</p>' },
+    });
+    const titled = (body: { items: Array<{ id: number; title: string }> }) =>
+      body.items.filter((w) => w.id === first.id || w.id === second.id).map((w) => w.title);
+    // Any user of the account reads the list, like a project's web interfaces.
+    const byUser = await call(server.url, 'GET', '/api/v1/web-interfaces', { token: as('user') });
+    expect(titled(byUser.body)).toEqual(['Alpha', 'Beta']);
+    expect(byUser.body.items.find((w: { id: number }) => w.id === first.id)).toEqual(first);
+    expect(byUser.body.total).toBe(byUser.body.items.length);
+    const filtered = await call(
+      server.url,
+      'GET',
+      '/api/v1/web-interfaces?filter=title&operator=EE&value=Beta',
+      {
+        token: as('user'),
+      },
+    );
+    expect(filtered.body).toMatchObject({ items: [second], total: 1 });
+    expect(
+      (await call(server.url, 'GET', '/api/v1/web-interfaces', { token: as('admin', 'globex') })).body.items,
+    ).toEqual([]);
+    expect((await call(server.url, 'GET', '/api/v1/web-interfaces')).status).toBe(401);
+
+    // Only an administrator of the account deletes; another account's is not found.
+    const path = `/api/v1/web-interfaces/${first.id}`;
+    expect((await call(server.url, 'DELETE', path, { token: as('user') })).body).toEqual({
+      status: 403,
+      code: 'forbidden',
+      message: 'Only an administrator of the account may call DELETE /api/v1/web-interfaces/:id.',
+    });
+    expect((await call(server.url, 'DELETE', path)).status).toBe(401);
+    expect((await call(server.url, 'DELETE', path, { token: as('admin', 'globex') })).body).toEqual({
+      status: 404,
+      code: 'not-found',
+      message: 'Web interface not found.',
+    });
+    expect((await call(server.url, 'DELETE', path, { token: as('admin') })).status).toBe(204);
+    expect((await call(server.url, 'GET', path, { token: as('admin') })).status).toBe(404);
+    expect((await call(server.url, 'GET', `${path}/template`, { token: as('admin') })).status).toBe(404);
+    expect((await call(server.url, 'DELETE', path, { token: as('admin') })).body).toEqual({
+      status: 404,
+      code: 'not-found',
+      message: 'Web interface not found.',
+    });
+    const left = await call(server.url, 'GET', '/api/v1/web-interfaces', { token: as('admin') });
+    expect(titled(left.body)).toEqual(['Beta']);
+  });
+
   it('stores, replaces and deletes process definitions', async () => {
     const definition = {
       name: 'approval',

@@ -98,6 +98,27 @@ export class WebInterfaces {
     return row && toWebInterface(row);
   }
 
+  /** Every web interface of the account, by id. */
+  async listAll(accountId: string): Promise<WebInterface[]> {
+    const rows = await this.store.all<WebInterfaceRow>(
+      sql`SELECT * FROM web_interfaces WHERE account_id = ${accountId} ORDER BY id`,
+    );
+    return rows.map(toWebInterface);
+  }
+
+  /** Deletes a web interface and its template; false when the account has no such interface. */
+  async delete(accountId: string, id: number): Promise<boolean> {
+    return this.store.transaction(async (tx) => {
+      await tx.run(
+        sql`DELETE FROM web_interface_templates WHERE account_id = ${accountId} AND web_interface_id = ${id}`,
+      );
+      const { changes } = await tx.run(
+        sql`DELETE FROM web_interfaces WHERE account_id = ${accountId} AND id = ${id}`,
+      );
+      return changes > 0;
+    });
+  }
+
   async list(accountId: string, projectId: number): Promise<WebInterface[]> {
     const rows = await this.store.all<WebInterfaceRow>(
       sql`SELECT * FROM web_interfaces WHERE account_id = ${accountId} AND project_id = ${projectId} ORDER BY id`,

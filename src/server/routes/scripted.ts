@@ -5,12 +5,14 @@
  */
 import { Type } from '@fastify/type-provider-typebox';
 import type { StoredDefinition } from '../../platform/processes/index.js';
+import type { WebInterface as WebInterfaceRecord } from '../../platform/projects/index.js';
 import type { CompositeApi as CompositeApiRecord } from '../../platform/scripted/index.js';
 import { TEMPLATE_MAX_CHARS } from '../../platform/scripted/index.js';
 import { callerOf } from '../auth/access.js';
 import type { Api, ServerDeps } from '../deps.js';
 import { notFound } from '../errors.js';
-import { IdParams, JsonObject, Mode, Nullable } from '../schemas.js';
+import { ListQuery, listPage } from '../listing.js';
+import { IdParams, JsonObject, Mode, Nullable, Page, WebInterface } from '../schemas.js';
 
 const Method = Type.Union([
   Type.Literal('GET'),
@@ -60,6 +62,10 @@ const ProcessDefinition = Type.Object({
 });
 
 const toApiBody = ({ accountId: _a, ...api }: CompositeApiRecord) => api;
+const toInterfaceBody = ({ accountId: _a, ...wi }: WebInterfaceRecord) => wi;
+/** The fields GET composite-apis filters and sorts on (it lists by path then method by default). */
+const API_FIELDS = ['id', 'projectId', 'method', 'path', 'mode', 'isPublic', 'updatedAt'];
+const INTERFACE_FIELDS = ['id', 'projectId', 'title', 'tags', 'contexts', 'createdAt'];
 const toDefinitionBody = ({ accountId: _a, definition, ...d }: StoredDefinition) => ({
   ...d,
   definition: { ...definition },
@@ -76,11 +82,15 @@ export function scriptedRoutes(app: Api, deps: ServerDeps): void {
       config: admin,
       schema: {
         tags: ['scripts'],
-        summary: "The account's composite APIs, by path then method",
-        response: { 200: Type.Object({ items: Type.Array(CompositeApi) }) },
+        summary: `The account's composite APIs, by path then method (fields: ${API_FIELDS.join(', ')})`,
+        querystring: ListQuery,
+        response: { 200: Page(CompositeApi) },
       },
     },
-    async (request) => ({ items: (await compositeApis.list(callerOf(request).accountId)).map(toApiBody) }),
+    async (request) => {
+      const page = listPage(await compositeApis.list(callerOf(request).accountId), request.query, API_FIELDS);
+      return { ...page, items: page.items.map(toApiBody) };
+    },
   );
 
   app.post(
@@ -149,6 +159,44 @@ export function scriptedRoutes(app: Api, deps: ServerDeps): void {
     async (request, reply) => {
       if (!(await compositeApis.delete(callerOf(request).accountId, request.params.id)))
         throw notFound('Composite API not found.');
+      reply.code(204);
+    },
+  );
+
+  app.get(
+    '/web-interfaces',
+    {
+      schema: {
+        tags: ['projects'],
+        summary: `The account's web interfaces, of every project, by id (fields: ${INTERFACE_FIELDS.join(', ')})`,
+        querystring: ListQuery,
+        response: { 200: Page(WebInterface) },
+      },
+    },
+    async (request) => {
+      const page = listPage(
+        await webInterfaces.listAll(callerOf(request).accountId),
+        request.query,
+        INTERFACE_FIELDS,
+      );
+      return { ...page, items: page.items.map(toInterfaceBody) };
+    },
+  );
+
+  app.delete(
+    '/web-interfaces/:id',
+    {
+      config: admin,
+      schema: {
+        tags: ['projects'],
+        summary: 'Delete a web interface and its template (its reports stay)',
+        params: IdParams,
+        response: { 204: Type.Null() },
+      },
+    },
+    async (request, reply) => {
+      if (!(await webInterfaces.delete(callerOf(request).accountId, request.params.id)))
+        throw notFound('Web interface not found.');
       reply.code(204);
     },
   );
