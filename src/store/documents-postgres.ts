@@ -94,6 +94,7 @@ function createIndex(
   collectionId: number,
   def: DocumentIndexDefinition,
   keys: KeyColumns,
+  fill: readonly string[],
 ): Sql[] {
   const direction = def.ascending ? '' : ' DESC';
   const render = (s: Sql) => s.render('postgres').text;
@@ -103,6 +104,14 @@ function createIndex(
   const create = sql.raw(
     `CREATE ${def.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(sqlName)} ON documents (${['account_id', ...columns].join(', ')}) WHERE collection_id = ${Math.trunc(collectionId)}`,
   );
+  // Key columns are filled once their index exists: filling first would leave HOT chains the
+  // new index breaks, and PostgreSQL would then ignore the index while any older snapshot lives.
+  const fills = fill.map((path) => {
+    const column = keys[path];
+    if (column === undefined || !(KEY_COLUMNS as readonly string[]).includes(column))
+      throw new Error(`no key column for ${path}`);
+    return sql`UPDATE documents SET ${sql.raw(column)} = ${expressionField(path)} WHERE collection_id = ${sql.literal(Math.trunc(collectionId))}`;
+  });
   const fields = def.keys.filter((k) => k !== '_id');
   if (!fields.length) return [create];
   // PostgreSQL ignores the statistics of partial indexes when estimating a condition: without
@@ -118,7 +127,7 @@ function createIndex(
         ),
       ]
     : [];
-  return [create, ...statistics, sql.raw('ANALYZE documents')];
+  return [create, ...fills, ...statistics, sql.raw('ANALYZE documents')];
 }
 
 /** `doc[path]` as PostgreSQL's `->` reads it: through objects only; undefined when missing. */
@@ -135,7 +144,7 @@ function valueAt(doc: Record<string, unknown>, path: string): unknown {
 export function postgresDocuments(binaryTextOrder: boolean): DocumentDialect {
   return {
     name: 'postgres',
-    keyColumnNames: [] as readonly string[], // TEMP-PART-A
+    keyColumnNames: KEY_COLUMNS,
     condition: (atom, bits, keys) => condition(atom, bits, keys, binaryTextOrder),
     orderBy(path, direction, bits, keys) {
       const v = valueOf(path, keys);
@@ -148,14 +157,14 @@ export function postgresDocuments(binaryTextOrder: boolean): DocumentDialect {
       return sql`${v} ${dir} ${nulls}`;
     },
     createIndex,
-    dropIndex: (sqlName) => [
+    dropIndex: (sqlName, collectionId, release = []) => [
+      ...release.map((column) => {
+        if (!(KEY_COLUMNS as readonly string[]).includes(column)) throw new Error(`no key column ${column}`);
+        return sql`UPDATE documents SET ${sql.raw(column)} = NULL WHERE collection_id = ${sql.literal(Math.trunc(collectionId))} AND ${sql.raw(column)} IS NOT NULL`;
+      }),
       sql.raw(`DROP INDEX IF EXISTS ${quoteIdent(sqlName)}`),
       sql.raw(`DROP STATISTICS IF EXISTS ${quoteIdent(`${sqlName}_st`)}`),
     ],
-    fillKeyColumn(collectionId, column, path) {
-      if (!(KEY_COLUMNS as readonly string[]).includes(column)) throw new Error(`no key column ${column}`);
-      return sql`UPDATE documents SET ${sql.raw(column)} = ${expressionField(path)} WHERE collection_id = ${sql.literal(Math.trunc(collectionId))}`;
-    },
     keyValue(doc, path) {
       const value = valueAt(doc, path);
       return sql`${value === undefined || value === null ? null : JSON.stringify(value)}::jsonb`;

@@ -141,9 +141,6 @@ export const sqliteDocuments: DocumentDialect = {
     sql.raw(`DROP INDEX IF EXISTS ${quoteIdent(sqlName)}`),
     sql.raw(`DROP INDEX IF EXISTS ${quoteIdent(`${sqlName}_u`)}`),
   ],
-  fillKeyColumn() {
-    throw new Error('SQLite documents have no key columns');
-  },
   keyValue() {
     throw new Error('SQLite documents have no key columns');
   },

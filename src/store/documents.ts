@@ -69,12 +69,24 @@ export interface DocumentDialect {
   condition(atom: Atom, types: number, keys: KeyColumns): Sql | undefined;
   /** ORDER BY terms giving mingo's order of one scalar field, or undefined when SQL cannot. */
   orderBy(path: string, direction: 1 | -1, types: number, keys: KeyColumns): Sql | undefined;
-  /** The statements creating a collection index (see the engine's notes). */
-  createIndex(sqlName: string, collectionId: number, def: DocumentIndexDefinition, keys: KeyColumns): Sql[];
-  dropIndex(sqlName: string): Sql[];
-  /** Fills a key column of every document of a collection from the JSON (before its index is made). */
-  fillKeyColumn(collectionId: number, column: string, path: string): Sql;
-  /** The value a key column holds for a document's field `path` (what fillKeyColumn would store). */
+  /**
+   * The statements creating a collection index (see the engine's notes); `fill`: the fields of
+   * `keys` whose key columns were just given to them, filled from the documents by these
+   * statements (after the index exists, so the index is usable at once).
+   */
+  createIndex(
+    sqlName: string,
+    collectionId: number,
+    def: DocumentIndexDefinition,
+    keys: KeyColumns,
+    fill: readonly string[],
+  ): Sql[];
+  /**
+   * The statements dropping a collection index; `release`: key columns no index of the collection
+   * uses any more, emptied first (while still indexed, so a later owner starts clean).
+   */
+  dropIndex(sqlName: string, collectionId: number, release?: readonly string[]): Sql[];
+  /** The value a key column holds for a document's field `path` (what createIndex fills it with). */
   keyValue(doc: Record<string, unknown>, path: string): Sql;
   /** The statement asking the engine's plan of a query, and the plan's lines from its rows. */
   explain(query: Sql): Sql;

@@ -76,7 +76,7 @@ export async function removeCollection(core: CollectionCore, actor: Actor, name:
       sql`SELECT sql_name FROM collection_indexes WHERE account_id = ${w.accountId} AND collection_id = ${w.row.id}`,
     );
     for (const index of indexes)
-      for (const ddl of core.store.dialect.documents.dropIndex(index.sql_name)) await w.tx.run(ddl);
+      for (const ddl of core.store.dialect.documents.dropIndex(index.sql_name, w.row.id)) await w.tx.run(ddl);
     await w.tx.run(sql`DELETE FROM collections WHERE account_id = ${w.accountId} AND id = ${w.row.id}`);
     return true;
   });

@@ -86,9 +86,9 @@ export async function createIndex(
           `collection '${w.row.name}' already has ${core.limits.maxIndexes} indexes, the most allowed`,
         );
       const sqlName = `fmx_${w.row.id}_${randomBytes(6).toString('hex')}`;
-      await allocateKeyColumns(core, w, def.keys);
+      const fill = allocateKeyColumns(core, w, def.keys);
       try {
-        for (const ddl of documents.createIndex(sqlName, w.row.id, def, w.keys)) await w.tx.run(ddl);
+        for (const ddl of documents.createIndex(sqlName, w.row.id, def, w.keys, fill)) await w.tx.run(ddl);
       } catch (e) {
         if (core.store.dialect.uniqueViolation(e)) throw duplicates();
         throw e;
@@ -127,42 +127,54 @@ export async function deleteIndex(
       sql`SELECT sql_name FROM collection_indexes WHERE account_id = ${w.accountId} AND collection_id = ${w.row.id} AND name = ${name}`,
     );
     if (!index) return false;
-    for (const ddl of core.store.dialect.documents.dropIndex(index.sql_name)) await w.tx.run(ddl);
     await w.tx.run(
       sql`DELETE FROM collection_indexes WHERE account_id = ${w.accountId} AND collection_id = ${w.row.id} AND name = ${name}`,
     );
-    await releaseKeyColumns(w);
+    const released = await releaseKeyColumns(w);
+    for (const ddl of core.store.dialect.documents.dropIndex(index.sql_name, w.row.id, released))
+      await w.tx.run(ddl);
     return true;
   });
   return done === true;
 }
 
-/** Gives each field of `paths` without one a free key column, filled from the documents. */
-async function allocateKeyColumns(core: CollectionCore, w: Writer, paths: string[]): Promise<void> {
+/**
+ * Gives each field of `paths` without one a free key column; returns those fields (the index DDL
+ * fills their columns from the documents).
+ */
+function allocateKeyColumns(core: CollectionCore, w: Writer, paths: string[]): string[] {
   const documents = core.store.dialect.documents;
   const keys = Object.assign(Object.create(null) as Record<string, string>, w.keys);
   const used = new Set(Object.values(keys));
-  let changed = false;
+  const given: string[] = [];
   for (const path of paths) {
     if (path === '_id' || keys[path] !== undefined) continue;
     const free = documents.keyColumnNames.find((c) => !used.has(c));
     if (free === undefined) break;
-    await w.tx.run(documents.fillKeyColumn(w.row.id, free, path));
     keys[path] = free;
     used.add(free);
-    changed = true;
+    given.push(path);
   }
-  if (changed) w.setKeys(keys);
+  if (given.length) w.setKeys(keys);
+  return given;
 }
 
-/** Gives back the key columns of fields no remaining index names (a new owner refills them). */
-async function releaseKeyColumns(w: Writer): Promise<void> {
-  if (Object.keys(w.keys).length === 0) return;
+/**
+ * Gives back the key columns of fields no remaining index names; returns those columns (emptied
+ * by the drop, so a new owner starts from NULLs).
+ */
+async function releaseKeyColumns(w: Writer): Promise<string[]> {
+  if (Object.keys(w.keys).length === 0) return [];
   const rows = await w.tx.all<{ keys: string }>(
     sql`SELECT keys FROM collection_indexes WHERE account_id = ${w.accountId} AND collection_id = ${w.row.id}`,
   );
   const named = new Set(rows.flatMap((r) => JSON.parse(r.keys) as string[]));
   const kept = Object.create(null) as Record<string, string>;
-  for (const [path, column] of Object.entries(w.keys)) if (named.has(path)) kept[path] = column;
-  if (Object.keys(kept).length !== Object.keys(w.keys).length) w.setKeys(kept as KeyColumns);
+  const released: string[] = [];
+  for (const [path, column] of Object.entries(w.keys)) {
+    if (named.has(path)) kept[path] = column;
+    else released.push(column);
+  }
+  if (released.length) w.setKeys(kept as KeyColumns);
+  return released;
 }

@@ -140,15 +140,16 @@ export async function aggregate(
 }
 
 /**
- * How a find would run: the SQL condition pushed down (if any), whether it is exact (no mingo
- * re-check), whether the sort is done by SQL, and the engine's plan of the query.
+ * How a find (or with `count`, a count) would run: the SQL condition pushed down (if any),
+ * whether it is exact (no mingo re-check), whether the sort is done by SQL, and the engine's plan
+ * of the statement.
  */
 export async function explain(
   core: CollectionCore,
   actor: Actor,
   name: string,
   filter: Record<string, unknown>,
-  options: { sort?: SortSpec } = {},
+  options: { sort?: SortSpec; count?: boolean } = {},
 ): Promise<{ pushed: boolean; exact: boolean; sortPushed: boolean; plan: string[] }> {
   compileFilter(filter);
   const sort = checkSort(options.sort);
@@ -156,7 +157,9 @@ export async function explain(
   const result = await core.read(actor, name, undefined, async (row, plan) => {
     const predicate = compilePredicate(splitFilter(filter), plan.shape, dialect, plan.keys);
     const order = sort?.length ? compileSort(sort, plan.shape, dialect, plan.keys) : sql`seq`;
-    const query = sql`SELECT doc FROM documents WHERE ${scope(row)}${and(predicate.where)} ORDER BY ${order ?? sql`seq`}`;
+    const query = options.count
+      ? sql`SELECT count(*) AS n FROM documents WHERE ${scope(row)}${and(predicate.where)}`
+      : sql`SELECT doc FROM documents WHERE ${scope(row)}${and(predicate.where)} ORDER BY ${order ?? sql`seq`}`;
     const rows = await core.store.all(dialect.documents.explain(query));
     return {
       pushed: predicate.where !== undefined,
