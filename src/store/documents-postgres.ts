@@ -110,7 +110,10 @@ function createIndex(
     const column = keys[path];
     if (column === undefined || !(KEY_COLUMNS as readonly string[]).includes(column))
       throw new Error(`no key column for ${path}`);
-    return sql`UPDATE documents SET ${sql.raw(column)} = ${expressionField(path)} WHERE collection_id = ${sql.literal(Math.trunc(collectionId))}`;
+    // A column is NULL for every document until it is given (and emptied when given back), so
+    // documents without the field need no new row version.
+    const value = expressionField(path);
+    return sql`UPDATE documents SET ${sql.raw(column)} = ${value} WHERE collection_id = ${sql.literal(Math.trunc(collectionId))} AND ${value} IS NOT NULL`;
   });
   const fields = def.keys.filter((k) => k !== '_id');
   if (!fields.length) return [create];
