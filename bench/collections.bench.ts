@@ -9,10 +9,12 @@
  *   npm run bench -- collections                       # SQLite, 1,000,000 documents
  *   FLOWMARK_BENCH_N=100000 npm run bench -- collections
  *   FLOWMARK_BENCH_PG=postgres://… npm run bench -- collections   # PostgreSQL (a fresh schema)
- *   FLOWMARK_BENCH_RUNS=21 …                          # fewer timed rounds (default 101)
+ *   BENCH_ROUNDS=21 …                                 # fewer timed rounds (default 101;
+ *                                                     # FLOWMARK_BENCH_RUNS is the older name)
  *
  * Goals, for the library functions: list/count ≤ 1.5× the hand-written SQL (which also parses
- * the JSON it returns, so both produce the same objects) and ≥ 100× faster than the mingo scan.
+ * the JSON it returns, so both produce the same objects) and ≥ 100× faster than the mingo scan
+ * (≥ 150× for the range count on PostgreSQL, an index-only plan over the field's key column).
  * A missed goal is reported on its line and in a closing GOALS NOT MET list (the exit code stays 0).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -159,11 +161,18 @@ async function main() {
       `mingo scan input: ${all.length.toLocaleString('en')} documents read and parsed in ${((performance.now() - t) / 1000).toFixed(1)} s (not timed below)`,
     );
 
-    // ── hand-written SQL on the same engine, with the same expression indexes
+    // ── hand-written SQL on the same engine, with the same indexes: on PostgreSQL an indexed
+    // field is read from the key column the collection gave it (store/documents-postgres.ts)
+    const keyColumns = JSON.parse(
+      (await store.get<{ key_columns: string }>(sql`SELECT key_columns FROM collections WHERE id = ${id}`))!
+        .key_columns,
+    ) as Record<string, string>;
     const field = (name: string): Sql =>
       engine === 'sqlite'
         ? sql.raw(`json_extract(doc, '$."${name}"')`)
-        : sql.raw(`NULLIF(((doc)::jsonb -> '${name}'), 'null'::jsonb)`);
+        : keyColumns[name] && /^k[1-4]$/.test(keyColumns[name])
+          ? sql.raw(keyColumns[name])
+          : sql.raw(`NULLIF(((doc)::jsonb -> '${name}'), 'null'::jsonb)`);
     const value = (v: number): Sql => (engine === 'sqlite' ? sql`${v}` : sql`${JSON.stringify(v)}::jsonb`);
     const scope = sql`account_id = ${actor.accountId} AND collection_id = ${sql.literal(id)}`;
     const rawList = (where: Sql) =>
@@ -215,10 +224,12 @@ async function main() {
         raw: () =>
           rawCount(sql`${field('r')} >= ${value(lo)} AND ${field('r')} < ${value(lo + COUNT_RANGE)}`),
         mingo: () => mingoFind(all, countRange).all().length,
+        // Issue 20: an index-only count on PostgreSQL.
+        scanGoal: engine === 'postgres' ? 150 : 100,
       },
     ];
 
-    const runs = Number(process.env.FLOWMARK_BENCH_RUNS ?? 101);
+    const runs = Number(process.env.BENCH_ROUNDS ?? process.env.FLOWMARK_BENCH_RUNS ?? 101);
     console.log(
       `\nmedian of ${runs} runs (ms); functions = list_objects/count_objects bound through the registry, ` +
         'service = CollectionService.find/count, raw SQL = the hand-written query + JSON.parse of its rows',
@@ -254,10 +265,13 @@ async function main() {
       const [tMingo] = await timeAll([c.mingo], Math.max(3, Math.floor(runs / 10)));
       const vsRaw = tFunctions / tRaw;
       const vsMingo = tMingo / tFunctions;
+      const scanGoal = ('scanGoal' in c ? c.scanGoal : undefined) ?? 100;
       if (vsRaw > 1.5) missed.push(`${c.name}: ${vsRaw.toFixed(2)}× raw SQL (goal ≤ 1.5×)`);
-      if (judgeScan && vsMingo < 100)
-        missed.push(`${c.name}: only ${vsMingo.toFixed(1)}× faster than the mingo scan (goal ≥ 100×)`);
-      const pass = vsRaw <= 1.5 && (!judgeScan || vsMingo >= 100);
+      if (judgeScan && vsMingo < scanGoal)
+        missed.push(
+          `${c.name}: only ${vsMingo.toFixed(1)}× faster than the mingo scan (goal ≥ ${scanGoal}×)`,
+        );
+      const pass = vsRaw <= 1.5 && (!judgeScan || vsMingo >= scanGoal);
       console.log(
         `${`${c.name} (${size})`.padEnd(38)}${tFunctions.toFixed(3).padStart(10)}${tService.toFixed(3).padStart(11)}` +
           `${tRaw.toFixed(3).padStart(11)}${tRows.toFixed(3).padStart(13)}${tMingo.toFixed(1).padStart(12)}` +
@@ -271,7 +285,7 @@ async function main() {
       );
     if (missed.length === 0)
       console.log(
-        `\ngoals met: the library functions are ≤ 1.5× raw SQL${judgeScan ? ' and ≥ 100× faster than the mingo scan' : ''}`,
+        `\ngoals met: the library functions are ≤ 1.5× raw SQL${judgeScan ? ' and ≥ 100× (range count on PostgreSQL: ≥ 150×) faster than the mingo scan' : ''}`,
       );
     else {
       console.log(`\nGOALS NOT MET (${missed.length}):`);

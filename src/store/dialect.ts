@@ -1,4 +1,6 @@
 import { quoteString, sql } from './sql.js';
+import { postgresDocuments } from './documents-postgres.js';
+import { sqliteDocuments } from './documents-sqlite.js';
 import type { Dialect } from './types.js';
 
 /** A JSON path of SQLite's syntax with every key quoted: `$."a"."b"`. */
@@ -38,6 +40,7 @@ export const sqliteDialect: Dialect = {
   },
   forUpdate: sql.raw(''),
   binaryTextOrder: true,
+  documents: sqliteDocuments,
   cast: (value) => sql`${value}`,
   jsonText: (column, path) => sql`json_extract(${column}, ${sql.raw(quoteString(sqliteJsonPath(path)))})`,
   uniqueViolation(error) {
@@ -69,6 +72,7 @@ export function postgresDialect(binaryTextOrder: boolean): Dialect {
     },
     forUpdate: sql.raw(' FOR UPDATE'),
     binaryTextOrder,
+    documents: postgresDocuments(binaryTextOrder),
     cast: (value, type) => sql`${value}::${sql.raw(type === 'real' ? 'double precision' : type)}`,
     jsonText: (column, path) =>
       sql`((${column})::jsonb #>> ${sql.raw(quoteString(`{${path.map(pgArrayElement).join(',')}}`))})`,

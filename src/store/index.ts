@@ -16,7 +16,8 @@
  * - `store.dialect` holds the rest: column types for CREATE TABLE (`types.id`, `bigint`, `json`,
  *   `blob`, `boolean`, `binaryText` …), `forUpdate` (row lock on PostgreSQL, empty on SQLite),
  *   `cast(v, type)` (for VALUES lists), `jsonText(column, path)` (JSON extraction),
- *   `uniqueViolation(err)`, `isRetryable(err)`, `binaryTextOrder`.
+ *   `uniqueViolation(err)`, `isRetryable(err)`, `binaryTextOrder`, and `documents`: the document
+ *   dialect of collections (documents.ts — field expressions, pushed conditions, index DDL).
  * - Lock waits: a statement waits for a lock another process holds up to `lockWaitMs` (SQLite's
  *   write lock, default 10 s; PostgreSQL's `lock_timeout`, default none), then fails with an
  *   error `isRetryable` accepts.
@@ -54,6 +55,22 @@ export { sql, Sql, quoteIdent, quoteString, type EngineName } from './sql.js';
 export { defineMigration, migrate, pendingMigrations, type Migration } from './migrate.js';
 export { allMigrations as migrations };
 export { CONTENTION_MESSAGE, CONTENTION_RETRY_AFTER_SECONDS, isContention } from './contention.js';
+export {
+  isAddressablePath,
+  JSON_ARRAY,
+  JSON_BOOLEAN,
+  JSON_HIGH_STRING,
+  JSON_NULL,
+  JSON_NUMBER,
+  JSON_OBJECT,
+  JSON_STRING,
+  type Atom,
+  type Bound,
+  type DocumentDialect,
+  type DocumentIndexDefinition,
+  type KeyColumns,
+  type Scalar,
+} from './documents.js';
 export type { Dialect, Isolation, Queryable, Row, RunResult, Store, TransactionOptions } from './types.js';
 
 export interface OpenStoreOptions extends Partial<Config> {

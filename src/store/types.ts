@@ -1,3 +1,4 @@
+import type { DocumentDialect } from './documents.js';
 import type { EngineName, Sql } from './sql.js';
 
 /** One result row: column name → value (see the value rules in index.ts). */
@@ -79,6 +80,8 @@ export interface Dialect {
    * PostgreSQL when the database collation is C / POSIX / C.UTF-8.
    */
   readonly binaryTextOrder: boolean;
+  /** JSON documents in SQL (collections): field expressions, pushed conditions, index DDL (documents.ts). */
+  readonly documents: DocumentDialect;
   /** A parameter cast to a type, for places where PostgreSQL cannot infer it (VALUES lists, CASE). */
   cast(value: unknown, type: 'bigint' | 'integer' | 'text' | 'json' | 'boolean' | 'real'): Sql;
   /** The text of a scalar inside a JSON column at a path of keys (null when absent). */

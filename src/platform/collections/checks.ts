@@ -1,6 +1,6 @@
 /** Checks of names, index keys and sort specifications; the errors they raise. */
 import { CollectionError } from './errors.js';
-import { isAddressablePath } from './fields.js';
+import { isAddressablePath } from '../../store/index.js';
 import { assertSafePath, isPlainObject } from './safety.js';
 import type { SortSpec } from './types.js';
 

@@ -1,11 +1,14 @@
 /**
- * Query pushdown: the part of a MongoDB filter SQL can answer from the JSON column (and the
- * expression indexes on it), and whether SQL's answer is exactly mingo's.
+ * Query pushdown. Contract: the conditions SQL can decide exactly for the collection's shape
+ * (scalar equality, `$in`, ranges and `$exists` on array-free paths, at the top level or under
+ * `$and`, and sorts on scalar paths) are pushed to SQL as a WHERE clause and ORDER BY that select
+ * a superset of mingo's matches — exactly mingo's matches and order only when `exact` /
+ * `sortPushed` says so; otherwise every candidate is re-checked by mingo and sorted in memory,
+ * so pushdown never changes an answer, only how many documents are read.
  *
- * Pushed: field conditions of the top level and of `$and` — equality with a scalar, `$eq`,
- * `$in` of scalars, `$gt`/`$gte`/`$lt`/`$lte` with a number or string, `$exists` — on paths the
- * collection's shape (shape.ts) shows never hold an array. Everything else stays for mingo,
- * which re-checks the SQL candidates unless the whole filter was pushed exactly.
+ * This module decides *what* is pushed (engine-neutral); `store.dialect.documents` decides *how*
+ * each engine says it (src/store/documents*.ts) and may decline an atom, which is then left to
+ * mingo.
  *
  * Exactness follows mingo's rules: comparisons only between values of the same type (numbers,
  * strings, booleans apart), `{a: null}` matching null and missing, missing and null sorting together
@@ -14,24 +17,21 @@
  * string operands are pushed as ranges, and a sort on strings is pushed only when the shape
  * saw no such character at that path.
  */
-import { sql, type Dialect, type Sql } from '../../store/index.js';
-import { fieldSql, isAddressablePath } from './fields.js';
-import { BOOLEAN, HIGH_STRING, NULL, NUMBER, OBJECT, pathInfo, STRING, type Shape, ARRAY } from './shape.js';
+import {
+  isAddressablePath,
+  sql,
+  type Atom,
+  type Bound,
+  type Dialect,
+  type KeyColumns,
+  type Scalar,
+  type Sql,
+} from '../../store/index.js';
+import { ARRAY, HIGH_STRING, OBJECT, pathInfo, STRING, type Shape } from './shape.js';
 import type { SortSpec } from './types.js';
 
-export type Scalar = null | number | string | boolean;
+export type { Atom, Scalar };
 type RangeOp = '$gt' | '$gte' | '$lt' | '$lte';
-/** One side of a range; both sides of one range hold the same type. */
-interface Bound {
-  value: number | string;
-  inclusive: boolean;
-}
-
-export type Atom =
-  | { kind: 'eq'; path: string; value: Scalar }
-  | { kind: 'in'; path: string; values: Scalar[] }
-  | { kind: 'range'; path: string; lower?: Bound; upper?: Bound }
-  | { kind: 'exists'; path: string; value: boolean };
 
 export interface SplitFilter {
   atoms: Atom[];
@@ -160,22 +160,29 @@ export interface Predicate {
   exact: boolean;
 }
 
-export function compilePredicate(split: SplitFilter, shape: Shape, dialect: Dialect): Predicate {
+export function compilePredicate(
+  split: SplitFilter,
+  shape: Shape,
+  dialect: Dialect,
+  keys: KeyColumns = NO_KEYS,
+): Predicate {
   const parts: Sql[] = [];
   let exact = split.complete;
   for (const atom of mergeRanges(split.atoms)) {
-    const part = compileAtom(atom, shape, dialect);
+    const part = compileAtom(atom, shape, dialect, keys);
     if (part) parts.push(part);
     else exact = false;
   }
   return { where: parts.length ? sql.join(parts, ' AND ') : undefined, exact };
 }
 
-function compileAtom(atom: Atom, shape: Shape, dialect: Dialect): Sql | undefined {
+const NO_KEYS: KeyColumns = Object.freeze({});
+
+function compileAtom(atom: Atom, shape: Shape, dialect: Dialect, keys: KeyColumns): Sql | undefined {
   const info = pathInfo(shape, atom.path);
   if (!info.scalar) return undefined;
   if (atom.path === '_id') return idAtom(atom);
-  return dialect.name === 'sqlite' ? sqliteAtom(atom, info.bits) : postgresAtom(atom, info.bits, dialect);
+  return dialect.documents.condition(atom, info.bits, keys);
 }
 
 const FALSE = sql.raw('1 = 0');
@@ -202,100 +209,17 @@ function idAtom(atom: Atom): Sql | undefined {
   }
 }
 
-function sqliteAtom(atom: Atom, bits: number): Sql {
-  const { value: x, type: t } = fieldSqlCached('sqlite', atom.path);
-
-  switch (atom.kind) {
-    case 'eq':
-      return sqliteEq(x, t, bits, atom.value);
-    case 'in': {
-      if (atom.values.length === 0) return FALSE;
-      const plain = atom.values.every(
-        (v) =>
-          (typeof v === 'string' && !(bits & OBJECT)) ||
-          (typeof v === 'number' && !(bits & BOOLEAN && (v === 0 || v === 1))),
-      );
-      if (plain) return sql`${x} IN (${sql.join(atom.values)})`;
-      return sql`(${sql.join(
-        atom.values.map((v) => sqliteEq(x, t, bits, v)),
-        ' OR ',
-      )})`;
-    }
-    case 'range': {
-      const { lower, upper } = atom;
-      const parts: Sql[] = [];
-      if (lower) parts.push(sql`${x} ${sql.raw(lower.inclusive ? '>=' : '>')} ${lower.value}`);
-      if (upper) parts.push(sql`${x} ${sql.raw(upper.inclusive ? '<=' : '<')} ${upper.value}`);
-      if (typeof (lower ?? upper)!.value === 'number') {
-        // Numbers sort below text: '' bounds them from above. Booleans are 1/0 here: type guard.
-        if (!upper) parts.push(sql`${x} < ''`);
-        if (bits & BOOLEAN) parts.push(sql`${t} IN ('integer', 'real')`);
-      } else {
-        // Text sorts above numbers: '' bounds it from below. Objects are JSON text here: type guard.
-        if (!lower) parts.push(sql`${x} >= ''`);
-        if (bits & OBJECT) parts.push(sql`${t} = 'text'`);
-      }
-      return sql`(${sql.join(parts, ' AND ')})`;
-    }
-    case 'exists': {
-      // Without JSON null at the path, the indexed value is NULL exactly when the field is missing.
-      const target = bits & NULL ? t : x;
-      return atom.value ? sql`${target} IS NOT NULL` : sql`${target} IS NULL`;
-    }
-  }
-}
-
-/** SQLite: the field equals a scalar (booleans are 1/0 and objects JSON text there: type guards). */
-function sqliteEq(x: Sql, t: Sql, bits: number, v: Scalar): Sql {
-  if (v === null) return sql`${x} IS NULL`;
-  if (typeof v === 'boolean')
-    return sql`(${x} = ${v ? 1 : 0} AND ${t} = ${sql.raw(v ? "'true'" : "'false'")})`;
-  if (typeof v === 'number')
-    return bits & BOOLEAN && (v === 0 || v === 1)
-      ? sql`(${x} = ${v} AND ${t} IN ('integer', 'real'))`
-      : sql`${x} = ${v}`;
-  return bits & OBJECT ? sql`(${x} = ${v} AND ${t} = 'text')` : sql`${x} = ${v}`;
-}
-
-function postgresAtom(atom: Atom, bits: number, dialect: Dialect): Sql | undefined {
-  const { value: v, type: raw } = fieldSqlCached('postgres', atom.path);
-  const json = (s: Scalar) => sql`${JSON.stringify(s)}::jsonb`;
-  switch (atom.kind) {
-    case 'eq':
-      return atom.value === null ? sql`${v} IS NULL` : sql`${v} = ${json(atom.value)}`;
-    case 'in': {
-      if (atom.values.length === 0) return FALSE;
-      const values = atom.values.filter((x) => x !== null);
-      const hasNull = values.length < atom.values.length;
-      const list = values.length ? sql`${v} IN (${sql.join(values.map(json))})` : undefined;
-      if (!hasNull) return list;
-      return list ? sql`(${list} OR ${v} IS NULL)` : sql`${v} IS NULL`;
-    }
-    case 'range': {
-      // jsonb order: strings < numbers < booleans < arrays < objects (JSON null is removed by NULLIF).
-      const { lower, upper } = atom;
-      const numeric = typeof (lower ?? upper)!.value === 'number';
-      if (!numeric && !dialect.binaryTextOrder) return undefined;
-      const parts: Sql[] = [];
-      if (lower) parts.push(sql`${v} ${sql.raw(lower.inclusive ? '>=' : '>')} ${json(lower.value)}`);
-      else if (numeric) parts.push(sql`${v} > '-1e400'::jsonb`);
-      if (upper) parts.push(sql`${v} ${sql.raw(upper.inclusive ? '<=' : '<')} ${json(upper.value)}`);
-      else parts.push(numeric ? sql`${v} < 'false'::jsonb` : sql`${v} < '-1e400'::jsonb`);
-      return sql`(${sql.join(parts, ' AND ')})`;
-    }
-    case 'exists': {
-      const target = bits & NULL ? raw : v;
-      return atom.value ? sql`${target} IS NOT NULL` : sql`${target} IS NULL`;
-    }
-  }
-}
-
 /**
  * ORDER BY terms giving mingo's order (missing = null < numbers < strings < booleans, ties in
  * the order of the previous keys, then insertion order), or undefined when SQL cannot give it
  * exactly.
  */
-export function compileSort(sort: SortSpec, shape: Shape, dialect: Dialect): Sql | undefined {
+export function compileSort(
+  sort: SortSpec,
+  shape: Shape,
+  dialect: Dialect,
+  keys: KeyColumns = NO_KEYS,
+): Sql | undefined {
   const terms: Sql[] = [];
   for (const [path, direction] of sort) {
     if (!isAddressablePath(path)) return undefined;
@@ -304,38 +228,13 @@ export function compileSort(sort: SortSpec, shape: Shape, dialect: Dialect): Sql
     const bits = info.bits;
     if (bits & (OBJECT | ARRAY)) return undefined;
     if (bits & STRING && (bits & HIGH_STRING || !dialect.binaryTextOrder)) return undefined;
-    const dir = sql.raw(direction === 1 ? 'ASC' : 'DESC');
     if (path === '_id') {
-      terms.push(sql`id ${dir}`);
+      terms.push(sql`id ${sql.raw(direction === 1 ? 'ASC' : 'DESC')}`);
       continue;
     }
-    const nulls = sql.raw(direction === 1 ? 'NULLS FIRST' : 'NULLS LAST');
-    // mingo groups missing with null (both tie, keeping their order); both are SQL NULL here.
-    if (dialect.name === 'sqlite') {
-      const { value: x, type: t } = fieldSqlCached('sqlite', path);
-      // Numbers sort below text natively; booleans (1/0 here) must come after both.
-      if (bits & BOOLEAN) terms.push(sql`CASE WHEN ${t} IN ('true', 'false') THEN 1 ELSE 0 END ${dir}`);
-      terms.push(sql`${x} ${dir}`);
-    } else {
-      const { value: v } = fieldSqlCached('postgres', path);
-      const types = bits & (NUMBER | STRING | BOOLEAN);
-      if (types !== 0 && types !== NUMBER && types !== STRING && types !== BOOLEAN)
-        terms.push(
-          sql`CASE WHEN ${v} IS NULL THEN 0 WHEN jsonb_typeof(${v}) = 'number' THEN 1 WHEN jsonb_typeof(${v}) = 'string' THEN 2 ELSE 3 END ${dir}`,
-        );
-      terms.push(sql`${v} ${dir} ${nulls}`);
-    }
+    const term = dialect.documents.orderBy(path, direction, bits, keys);
+    if (!term) return undefined;
+    terms.push(term);
   }
   return sql.join(terms);
-}
-
-const cache = new Map<string, ReturnType<typeof fieldSql>>();
-function fieldSqlCached(engine: 'sqlite' | 'postgres', path: string) {
-  const key = `${engine}\0${path}`;
-  let f = cache.get(key);
-  if (!f) {
-    if (cache.size > 10_000) cache.clear();
-    cache.set(key, (f = fieldSql(engine, path)));
-  }
-  return f;
 }

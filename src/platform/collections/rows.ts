@@ -2,7 +2,7 @@
  * A collection's row as the service caches it, and the SQL fragments made from it once (scope,
  * state, count prefix) for the statements on its documents.
  */
-import { sql, type EngineName, type Row, type Sql } from '../../store/index.js';
+import { sql, type Row, type Sql } from '../../store/index.js';
 import type { Actor, CollectionInfo, IndexDescriptor } from './types.js';
 
 export interface CollectionRow extends CollectionInfo {
@@ -66,8 +66,6 @@ export function and(where: Sql | undefined): Sql {
   return where ? sql` AND ${where}` : sql``;
 }
 
-export const DATA_VERSION = sql`PRAGMA data_version`;
-
 /**
  * `SELECT count(*) AS n, <state> AS v FROM documents WHERE <scope>`, made once per row: one row,
  * so the state subquery runs once on both engines.
@@ -102,9 +100,4 @@ export function stateOf(row: CollectionRow): Sql {
 
 export function stateValue(row: CollectionRow): number {
   return row.shapeVersion;
-}
-
-export function limitOffset(engine: EngineName, limit: number | undefined, skip: number): Sql {
-  const l = limit === undefined ? sql.raw(engine === 'sqlite' ? ' LIMIT -1' : '') : sql` LIMIT ${limit}`;
-  return skip > 0 ? sql`${l} OFFSET ${skip}` : l;
 }

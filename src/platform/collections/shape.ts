@@ -8,14 +8,25 @@
  * Arrays are not descended into. Past `maxPaths` paths the shape stops recording new ones and
  * marks itself `overflow`: unrecorded paths are then treated as unknown (not pushed down).
  */
-export const NULL = 1;
-export const NUMBER = 2;
-export const STRING = 4;
-export const BOOLEAN = 8;
-export const OBJECT = 16;
-export const ARRAY = 32;
+import {
+  JSON_ARRAY,
+  JSON_BOOLEAN,
+  JSON_HIGH_STRING,
+  JSON_NULL,
+  JSON_NUMBER,
+  JSON_OBJECT,
+  JSON_STRING,
+} from '../../store/index.js';
+
+/** The type bits are the document dialect's (src/store/documents.ts), which reads them. */
+export const NULL = JSON_NULL;
+export const NUMBER = JSON_NUMBER;
+export const STRING = JSON_STRING;
+export const BOOLEAN = JSON_BOOLEAN;
+export const OBJECT = JSON_OBJECT;
+export const ARRAY = JSON_ARRAY;
 /** A string with a UTF-16 surrogate or a character ≥ U+E000, where code-point and UTF-16 order differ. */
-export const HIGH_STRING = 64;
+export const HIGH_STRING = JSON_HIGH_STRING;
 
 export interface Shape {
   paths: Record<string, number>;

@@ -1,57 +1,89 @@
-import { sql, type Queryable } from '../../store/index.js';
+import { sql, type KeyColumns, type Queryable, type Sql } from '../../store/index.js';
 import { scope, type CollectionRow } from './rows.js';
 import { addToShape, serializeShape, type Shape } from './shape.js';
 import type { Document } from './types.js';
 
-/** Rows per INSERT statement (4 parameters each, well under both engines' limits). */
+/** Rows per INSERT statement (at most 8 parameters each, well under both engines' limits). */
 export const INSERT_BATCH = 500;
 
-/** The writes of one transaction on one collection, keeping its shape up to date. */
+/**
+ * The writes of one transaction on one collection, keeping its shape up to date and the key
+ * columns of its indexed fields (store/documents.ts) in step with the documents.
+ */
 export class Writer {
   private shapeChanged = false;
+  private keysChanged = false;
   readonly accountId: string;
+  private keyList: Array<[path: string, column: string]>;
 
   constructor(
     readonly tx: Queryable,
     readonly row: CollectionRow,
     readonly shape: Shape,
+    private keyColumns: KeyColumns,
     private readonly maxShapePaths: number,
   ) {
     this.accountId = row.accountId;
+    this.keyList = Object.entries(keyColumns);
+  }
+
+  /** Field path → key column, as this transaction sees it. */
+  get keys(): KeyColumns {
+    return this.keyColumns;
+  }
+
+  /** Replaces the key columns (saved with the shape, under a new version). */
+  setKeys(keys: KeyColumns): void {
+    this.keyColumns = keys;
+    this.keyList = Object.entries(keys);
+    this.keysChanged = true;
   }
 
   /** Inserts documents (replacing those whose _id exists when `upsert`). */
   async insert(docs: Document[], upsert: boolean): Promise<void> {
     // PostgreSQL cannot upsert the same row twice in one statement: repeated ids go one by one.
     const step = upsert && new Set(docs.map((d) => d._id)).size < docs.length ? 1 : INSERT_BATCH;
+    const keyNames = this.keyList.map(([, column]) => sql.raw(`, ${column}`));
     for (let i = 0; i < docs.length; i += step) {
       const slice = docs.slice(i, i + step);
       const values = slice.map((doc) => {
         this.track(doc);
-        return sql`(${this.accountId}, ${this.row.id}, ${doc._id}, ${JSON.stringify(doc)})`;
+        return sql`(${this.accountId}, ${this.row.id}, ${doc._id}, ${JSON.stringify(doc)}${this.keyValues(doc)})`;
       });
       const conflict = upsert
-        ? sql` ON CONFLICT (account_id, collection_id, id) DO UPDATE SET doc = excluded.doc`
+        ? sql` ON CONFLICT (account_id, collection_id, id) DO UPDATE SET doc = excluded.doc${sql.join(
+            this.keyList.map(([, column]) => sql.raw(`, ${column} = excluded.${column}`)),
+            '',
+          )}`
         : sql``;
       await this.tx.run(
-        sql`INSERT INTO documents (account_id, collection_id, id, doc) VALUES ${sql.join(values)}${conflict}`,
+        sql`INSERT INTO documents (account_id, collection_id, id, doc${sql.join(keyNames, '')}) VALUES ${sql.join(values)}${conflict}`,
       );
     }
   }
 
   async replace(seq: number, doc: Document): Promise<void> {
     this.track(doc);
+    const keys = this.keyList.map(
+      ([path, column]) => sql`, ${sql.raw(column)} = ${this.tx.dialect.documents.keyValue(doc, path)}`,
+    );
     await this.tx.run(
-      sql`UPDATE documents SET doc = ${JSON.stringify(doc)} WHERE ${scope(this.row)} AND seq = ${seq}`,
+      sql`UPDATE documents SET doc = ${JSON.stringify(doc)}${sql.join(keys, '')} WHERE ${scope(this.row)} AND seq = ${seq}`,
     );
   }
 
   async saveShape(): Promise<void> {
-    if (!this.shapeChanged) return;
+    if (!this.shapeChanged && !this.keysChanged) return;
     await this.tx.run(
-      sql`UPDATE collections SET shape = ${serializeShape(this.shape)}, shape_version = shape_version + 1
-          WHERE account_id = ${this.accountId} AND id = ${this.row.id}`,
+      sql`UPDATE collections SET shape = ${serializeShape(this.shape)}, key_columns = ${JSON.stringify(this.keyColumns)},
+          shape_version = shape_version + 1 WHERE account_id = ${this.accountId} AND id = ${this.row.id}`,
     );
+  }
+
+  private keyValues(doc: Document): Sql {
+    if (!this.keyList.length) return sql``;
+    const documents = this.tx.dialect.documents;
+    return sql`, ${sql.join(this.keyList.map(([path]) => documents.keyValue(doc, path)))}`;
   }
 
   private track(doc: Document): void {

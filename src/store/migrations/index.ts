@@ -8,6 +8,7 @@ import type { Migration } from '../migrate.js';
 const modules: Array<{ default: Migration }> = await Promise.all([
   import('./0001_collections.js'),
   import('./0002_uploads.js'),
+  import('./0003_document_keys.js'),
   import('./0100_directory.js'),
   import('./0101_projects.js'),
   import('./0102_runtime.js'),

@@ -1,0 +1,186 @@
+/**
+ * PostgreSQL's document dialect (documents.ts).
+ *
+ *   raw   = ((doc)::jsonb -> 'a' -> 'b')     SQL NULL when missing
+ *   value = NULLIF(raw, 'null'::jsonb)       SQL NULL for JSON null and missing
+ *
+ * Conditions compare jsonb values, whose order is strings < numbers < booleans < arrays <
+ * objects: a range of numbers is bounded by `-1e400` below and `false` above, a range of strings
+ * by `-1e400` above (text ranges only where the database orders text by code point).
+ *
+ * Key columns: a collection gives the first fields its indexes name a column of their own among
+ * `k1`…`k4` (`jsonb`, holding exactly `value`, kept by every write). Conditions and sorts on such
+ * a field read the column, and its index is on the column, so PostgreSQL can answer a count from
+ * the index alone (it never does for an expression index: the planner wants `doc` in the index).
+ */
+import {
+  JSON_BOOLEAN,
+  JSON_NULL,
+  JSON_NUMBER,
+  JSON_STRING,
+  perPath,
+  type Atom,
+  type DocumentDialect,
+  type DocumentIndexDefinition,
+  type KeyColumns,
+  type Scalar,
+} from './documents.js';
+import { quoteIdent, quoteString, sql, type Sql } from './sql.js';
+
+const KEY_COLUMNS = ['k1', 'k2', 'k3', 'k4'] as const;
+
+const rawField = perPath((path) =>
+  sql.raw(
+    `((doc)::jsonb${path
+      .split('.')
+      .map((s) => ` -> ${quoteString(s)}`)
+      .join('')})`,
+  ),
+);
+const expressionField = perPath((path) => sql`NULLIF(${rawField(path)}, 'null'::jsonb)`);
+
+/** The value of a field: its key column when it has one, else the expression over `doc`. */
+function valueOf(path: string, keys: KeyColumns): Sql {
+  const column = keys[path];
+  return column !== undefined && (KEY_COLUMNS as readonly string[]).includes(column)
+    ? sql.raw(column)
+    : expressionField(path);
+}
+
+const FALSE = sql.raw('1 = 0');
+const json = (s: Scalar) => sql`${JSON.stringify(s)}::jsonb`;
+
+function condition(atom: Atom, bits: number, keys: KeyColumns, binaryTextOrder: boolean): Sql | undefined {
+  const v = valueOf(atom.path, keys);
+  switch (atom.kind) {
+    case 'eq':
+      return atom.value === null ? sql`${v} IS NULL` : sql`${v} = ${json(atom.value)}`;
+    case 'in': {
+      if (atom.values.length === 0) return FALSE;
+      const values = atom.values.filter((x) => x !== null);
+      const hasNull = values.length < atom.values.length;
+      const list = values.length ? sql`${v} IN (${sql.join(values.map(json))})` : undefined;
+      if (!hasNull) return list;
+      return list ? sql`(${list} OR ${v} IS NULL)` : sql`${v} IS NULL`;
+    }
+    case 'range': {
+      // jsonb order: strings < numbers < booleans < arrays < objects (JSON null is removed by NULLIF).
+      const { lower, upper } = atom;
+      const numeric = typeof (lower ?? upper)!.value === 'number';
+      if (!numeric && !binaryTextOrder) return undefined;
+      const parts: Sql[] = [];
+      if (lower) parts.push(sql`${v} ${sql.raw(lower.inclusive ? '>=' : '>')} ${json(lower.value)}`);
+      else if (numeric) parts.push(sql`${v} > '-1e400'::jsonb`);
+      if (upper) parts.push(sql`${v} ${sql.raw(upper.inclusive ? '<=' : '<')} ${json(upper.value)}`);
+      else parts.push(numeric ? sql`${v} < 'false'::jsonb` : sql`${v} < '-1e400'::jsonb`);
+      return sql`(${sql.join(parts, ' AND ')})`;
+    }
+    case 'exists': {
+      // JSON null at the path: only the raw value (before NULLIF) tells it from missing.
+      const target = bits & JSON_NULL ? rawField(atom.path) : v;
+      return atom.value ? sql`${target} IS NOT NULL` : sql`${target} IS NULL`;
+    }
+  }
+}
+
+/**
+ * The leading scope column is account_id alone: PostgreSQL drops `collection_id = N` from the
+ * index conditions (the partial predicate implies it), and as a column it would leave a gap
+ * before the keys, so every search would walk the whole collection. Unique indexes do not check
+ * documents where a key is missing or null (SQL NULLs never collide).
+ */
+function createIndex(
+  sqlName: string,
+  collectionId: number,
+  def: DocumentIndexDefinition,
+  keys: KeyColumns,
+  fill: readonly string[],
+): Sql[] {
+  const direction = def.ascending ? '' : ' DESC';
+  const render = (s: Sql) => s.render('postgres').text;
+  const columns = def.keys.map((key) =>
+    key === '_id' ? `id${direction}` : `(${render(valueOf(key, keys))})${direction}`,
+  );
+  const create = sql.raw(
+    `CREATE ${def.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(sqlName)} ON documents (${['account_id', ...columns].join(', ')}) WHERE collection_id = ${Math.trunc(collectionId)}`,
+  );
+  // Key columns are filled once their index exists: filling first would leave HOT chains the
+  // new index breaks, and PostgreSQL would then ignore the index while any older snapshot lives.
+  const fills = fill.map((path) => {
+    const column = keys[path];
+    if (column === undefined || !(KEY_COLUMNS as readonly string[]).includes(column))
+      throw new Error(`no key column for ${path}`);
+    // A column is NULL for every document until it is given (and emptied when given back), so
+    // documents without the field need no new row version.
+    const value = expressionField(path);
+    return sql`UPDATE documents SET ${sql.raw(column)} = ${value} WHERE collection_id = ${sql.literal(Math.trunc(collectionId))} AND ${value} IS NOT NULL`;
+  });
+  const fields = def.keys.filter((k) => k !== '_id');
+  if (!fields.length) return [create];
+  // PostgreSQL ignores the statistics of partial indexes when estimating a condition: without
+  // statistics on the expressions themselves it guesses 0.5 % of the table and scans it all
+  // (key columns have their own, once analyzed).
+  const expressions = fields
+    .filter((k) => keys[k] === undefined)
+    .map((k) => `(${render(expressionField(k))})`);
+  const statistics = expressions.length
+    ? [
+        sql.raw(
+          `CREATE STATISTICS ${quoteIdent(`${sqlName}_st`)} ON ${expressions.join(', ')} FROM documents`,
+        ),
+      ]
+    : [];
+  return [create, ...fills, ...statistics, sql.raw('ANALYZE documents')];
+}
+
+/** `doc[path]` as PostgreSQL's `->` reads it: through objects only; undefined when missing. */
+function valueAt(doc: Record<string, unknown>, path: string): unknown {
+  let current: unknown = doc;
+  for (const key of path.split('.')) {
+    if (current === null || typeof current !== 'object' || Array.isArray(current)) return undefined;
+    if (!Object.prototype.hasOwnProperty.call(current, key)) return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+export function postgresDocuments(binaryTextOrder: boolean): DocumentDialect {
+  return {
+    name: 'postgres',
+    keyColumnNames: KEY_COLUMNS,
+    condition: (atom, bits, keys) => condition(atom, bits, keys, binaryTextOrder),
+    orderBy(path, direction, bits, keys) {
+      const v = valueOf(path, keys);
+      const dir = sql.raw(direction === 1 ? 'ASC' : 'DESC');
+      // mingo groups missing with null (both tie, keeping their order); both are SQL NULL here.
+      const nulls = sql.raw(direction === 1 ? 'NULLS FIRST' : 'NULLS LAST');
+      const types = bits & (JSON_NUMBER | JSON_STRING | JSON_BOOLEAN);
+      if (types !== 0 && types !== JSON_NUMBER && types !== JSON_STRING && types !== JSON_BOOLEAN)
+        return sql`CASE WHEN ${v} IS NULL THEN 0 WHEN jsonb_typeof(${v}) = 'number' THEN 1 WHEN jsonb_typeof(${v}) = 'string' THEN 2 ELSE 3 END ${dir}, ${v} ${dir} ${nulls}`;
+      return sql`${v} ${dir} ${nulls}`;
+    },
+    createIndex,
+    dropIndex: (sqlName, collectionId, release = []) => [
+      ...release.map((column) => {
+        if (!(KEY_COLUMNS as readonly string[]).includes(column)) throw new Error(`no key column ${column}`);
+        return sql`UPDATE documents SET ${sql.raw(column)} = NULL WHERE collection_id = ${sql.literal(Math.trunc(collectionId))} AND ${sql.raw(column)} IS NOT NULL`;
+      }),
+      sql.raw(`DROP INDEX IF EXISTS ${quoteIdent(sqlName)}`),
+      sql.raw(`DROP STATISTICS IF EXISTS ${quoteIdent(`${sqlName}_st`)}`),
+    ],
+    keyValue(doc, path) {
+      const value = valueAt(doc, path);
+      return sql`${value === undefined || value === null ? null : JSON.stringify(value)}::jsonb`;
+    },
+    explain: (query) => sql`EXPLAIN (COSTS OFF) ${query}`,
+    planLines: (rows) => rows.map((r) => String(r['QUERY PLAN'])),
+    documentColumn: (inlineBytes) =>
+      sql`CASE WHEN octet_length(doc::text) <= ${inlineBytes} THEN doc::text ELSE octet_length(doc::text) || ':' || seq END AS doc`,
+    stateInSelect: true,
+    dataVersion: undefined,
+    limitOffset(limit, skip) {
+      const l = limit === undefined ? sql.raw('') : sql` LIMIT ${limit}`;
+      return skip > 0 ? sql`${l} OFFSET ${skip}` : l;
+    },
+  };
+}

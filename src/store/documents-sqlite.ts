@@ -1,0 +1,157 @@
+/**
+ * SQLite's document dialect (documents.ts).
+ *
+ *   value = json_extract(doc, '$."a"."b"')   NULL for JSON null and missing; true/false read 1/0
+ *   type  = json_type(doc, '$."a"."b"')      NULL when missing; 'null', 'integer', 'real', 'text',
+ *                                            'true', 'false', 'object', 'array'
+ *
+ * Indexes are partial expression indexes on exactly these expressions (the planner matches
+ * them); SQLite orders numbers below text natively, so ranges are bounded by `''`, and type
+ * guards keep booleans (1/0) and objects (JSON text) apart where the shape has seen them.
+ */
+import {
+  JSON_BOOLEAN,
+  JSON_NULL,
+  JSON_OBJECT,
+  perPath,
+  type Atom,
+  type DocumentDialect,
+  type DocumentIndexDefinition,
+  type Scalar,
+} from './documents.js';
+import { quoteIdent, quoteString, sql, type Sql } from './sql.js';
+
+interface FieldSql {
+  value: Sql;
+  type: Sql;
+}
+
+const field = perPath((path): FieldSql => {
+  const jsonPath = quoteString(
+    '$' +
+      path
+        .split('.')
+        .map((s) => `."${s}"`)
+        .join(''),
+  );
+  return { value: sql.raw(`json_extract(doc, ${jsonPath})`), type: sql.raw(`json_type(doc, ${jsonPath})`) };
+});
+
+const FALSE = sql.raw('1 = 0');
+
+function condition(atom: Atom, bits: number): Sql {
+  const { value: x, type: t } = field(atom.path);
+  switch (atom.kind) {
+    case 'eq':
+      return equals(x, t, bits, atom.value);
+    case 'in': {
+      if (atom.values.length === 0) return FALSE;
+      const plain = atom.values.every(
+        (v) =>
+          (typeof v === 'string' && !(bits & JSON_OBJECT)) ||
+          (typeof v === 'number' && !(bits & JSON_BOOLEAN && (v === 0 || v === 1))),
+      );
+      if (plain) return sql`${x} IN (${sql.join(atom.values)})`;
+      return sql`(${sql.join(
+        atom.values.map((v) => equals(x, t, bits, v)),
+        ' OR ',
+      )})`;
+    }
+    case 'range': {
+      const { lower, upper } = atom;
+      const parts: Sql[] = [];
+      if (lower) parts.push(sql`${x} ${sql.raw(lower.inclusive ? '>=' : '>')} ${lower.value}`);
+      if (upper) parts.push(sql`${x} ${sql.raw(upper.inclusive ? '<=' : '<')} ${upper.value}`);
+      if (typeof (lower ?? upper)!.value === 'number') {
+        // Numbers sort below text: '' bounds them from above. Booleans are 1/0 here: type guard.
+        if (!upper) parts.push(sql`${x} < ''`);
+        if (bits & JSON_BOOLEAN) parts.push(sql`${t} IN ('integer', 'real')`);
+      } else {
+        // Text sorts above numbers: '' bounds it from below. Objects are JSON text here: type guard.
+        if (!lower) parts.push(sql`${x} >= ''`);
+        if (bits & JSON_OBJECT) parts.push(sql`${t} = 'text'`);
+      }
+      return sql`(${sql.join(parts, ' AND ')})`;
+    }
+    case 'exists': {
+      // Without JSON null at the path, the indexed value is NULL exactly when the field is missing.
+      const target = bits & JSON_NULL ? t : x;
+      return atom.value ? sql`${target} IS NOT NULL` : sql`${target} IS NULL`;
+    }
+  }
+}
+
+/** The field equals a scalar (booleans are 1/0 and objects JSON text here: type guards). */
+function equals(x: Sql, t: Sql, bits: number, v: Scalar): Sql {
+  if (v === null) return sql`${x} IS NULL`;
+  if (typeof v === 'boolean')
+    return sql`(${x} = ${v ? 1 : 0} AND ${t} = ${sql.raw(v ? "'true'" : "'false'")})`;
+  if (typeof v === 'number')
+    return bits & JSON_BOOLEAN && (v === 0 || v === 1)
+      ? sql`(${x} = ${v} AND ${t} IN ('integer', 'real'))`
+      : sql`${x} = ${v}`;
+  return bits & JSON_OBJECT ? sql`(${x} = ${v} AND ${t} = 'text')` : sql`${x} = ${v}`;
+}
+
+/**
+ * Leading scope columns (account_id, collection_id) match every query's scope, and the rowid
+ * (seq) ends every index, so an equality hands rows over in natural order. SQLite reads
+ * true/false as 1/0, so a unique index is enforced by a second index adding each key's json_type
+ * (true stays apart from 1). Documents where a key is missing or null are not checked.
+ */
+function createIndex(sqlName: string, collectionId: number, def: DocumentIndexDefinition): Sql[] {
+  const direction = def.ascending ? '' : ' DESC';
+  const render = (s: Sql) => s.render('sqlite').text;
+  const values: string[] = [];
+  const types: string[] = [];
+  for (const key of def.keys) {
+    if (key === '_id') {
+      values.push(`id${direction}`);
+      continue;
+    }
+    const f = field(key);
+    values.push(`${render(f.value)}${direction}`);
+    types.push(render(f.type));
+  }
+  const where = `WHERE collection_id = ${Math.trunc(collectionId)}`;
+  const create = (name: string, unique: boolean, columns: string[]) =>
+    sql.raw(
+      `CREATE ${unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(name)} ON documents (${['account_id', 'collection_id', ...columns].join(', ')}) ${where}`,
+    );
+  if (def.unique && types.length)
+    return [create(sqlName, false, values), create(`${sqlName}_u`, true, [...values, ...types])];
+  return [create(sqlName, def.unique, values)];
+}
+
+export const sqliteDocuments: DocumentDialect = {
+  name: 'sqlite',
+  keyColumnNames: [],
+  condition: (atom, bits) => condition(atom, bits),
+  orderBy(path, direction, bits) {
+    const { value: x, type: t } = field(path);
+    const dir = sql.raw(direction === 1 ? 'ASC' : 'DESC');
+    // Numbers sort below text natively; booleans (1/0 here) must come after both. Missing and
+    // null are both SQL NULL, first in ascending order (mingo ties them).
+    if (bits & JSON_BOOLEAN)
+      return sql`CASE WHEN ${t} IN ('true', 'false') THEN 1 ELSE 0 END ${dir}, ${x} ${dir}`;
+    return sql`${x} ${dir}`;
+  },
+  createIndex: (sqlName, collectionId, def) => createIndex(sqlName, collectionId, def),
+  dropIndex: (sqlName) => [
+    sql.raw(`DROP INDEX IF EXISTS ${quoteIdent(sqlName)}`),
+    sql.raw(`DROP INDEX IF EXISTS ${quoteIdent(`${sqlName}_u`)}`),
+  ],
+  keyValue() {
+    throw new Error('SQLite documents have no key columns');
+  },
+  explain: (query) => sql`EXPLAIN QUERY PLAN ${query}`,
+  planLines: (rows) => rows.map((r) => String(r.detail)),
+  documentColumn: (inlineBytes) =>
+    sql`CASE WHEN octet_length(doc) <= ${inlineBytes} THEN doc ELSE octet_length(doc) || ':' || seq END AS doc`,
+  stateInSelect: false,
+  dataVersion: sql`PRAGMA data_version`,
+  limitOffset(limit, skip) {
+    const l = limit === undefined ? sql.raw(' LIMIT -1') : sql` LIMIT ${limit}`;
+    return skip > 0 ? sql`${l} OFFSET ${skip}` : l;
+  },
+};

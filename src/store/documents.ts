@@ -1,0 +1,134 @@
+/**
+ * # The document dialect: JSON documents in SQL, per engine
+ *
+ * Collections (src/platform/collections) keep MongoDB-like documents as JSON in the `documents`
+ * table and push the conditions SQL can answer exactly down to it. Everything of that which
+ * depends on the engine is here, behind `DocumentDialect` (`store.dialect.documents`):
+ *
+ * - field expressions: how a field path is read from the JSON column (fieldSql);
+ * - atoms: one pushed condition on one field (equality, `$in`, a range, `$exists`) and the ORDER
+ *   BY terms of one sort key, written so that SQL selects and orders exactly as mingo does for
+ *   the JSON types the collection's shape has seen at that path — or undefined when this engine
+ *   cannot (the caller then leaves the condition to mingo);
+ * - index DDL: create/drop the expression indexes (or key-column indexes) of a collection index;
+ * - key columns (PostgreSQL): plain `jsonb` columns k1…k4 of `documents` holding the value of an
+ *   indexed field, kept by every write, so an index on one can answer a count from the index
+ *   alone (PostgreSQL never plans an index-only scan over an expression index: the expression's
+ *   column, `doc`, is not in the index);
+ * - explain, the document column of reads, and the few other statement parts that differ.
+ *
+ * The caller decides *what* may be pushed (pushdown.ts, from the shape); the dialect decides
+ * *how* an engine says it, and never widens or narrows an answer.
+ */
+import type { EngineName, Sql } from './sql.js';
+import type { Row } from './types.js';
+
+/** The JSON types seen at a path (the bits of a collection's shape). */
+export const JSON_NULL = 1;
+export const JSON_NUMBER = 2;
+export const JSON_STRING = 4;
+export const JSON_BOOLEAN = 8;
+export const JSON_OBJECT = 16;
+export const JSON_ARRAY = 32;
+/** A string with a UTF-16 surrogate or a character ≥ U+E000, where code-point and UTF-16 order differ. */
+export const JSON_HIGH_STRING = 64;
+
+export type Scalar = null | number | string | boolean;
+
+/** One side of a range; both sides of one range hold the same type. */
+export interface Bound {
+  value: number | string;
+  inclusive: boolean;
+}
+
+/** One condition on one field path (never `_id`, never a path holding an array). */
+export type Atom =
+  | { kind: 'eq'; path: string; value: Scalar }
+  | { kind: 'in'; path: string; values: Scalar[] }
+  | { kind: 'range'; path: string; lower?: Bound; upper?: Bound }
+  | { kind: 'exists'; path: string; value: boolean };
+
+export interface DocumentIndexDefinition {
+  keys: string[];
+  unique: boolean;
+  ascending: boolean;
+}
+
+/** Field path → key column of a collection (`{"r": "k1"}`); empty where the engine has none. */
+export type KeyColumns = Readonly<Record<string, string>>;
+
+export interface DocumentDialect {
+  readonly name: EngineName;
+  /** The key columns `documents` has for indexed fields (none on SQLite). */
+  readonly keyColumnNames: readonly string[];
+  /**
+   * The SQL condition selecting exactly the documents whose field `atom.path` satisfies the atom
+   * under mingo's rules, given the JSON types `types` (shape bits) seen at that path; undefined
+   * when this engine cannot say it exactly (left to mingo).
+   */
+  condition(atom: Atom, types: number, keys: KeyColumns): Sql | undefined;
+  /** ORDER BY terms giving mingo's order of one scalar field, or undefined when SQL cannot. */
+  orderBy(path: string, direction: 1 | -1, types: number, keys: KeyColumns): Sql | undefined;
+  /**
+   * The statements creating a collection index (see the engine's notes); `fill`: the fields of
+   * `keys` whose key columns were just given to them, filled from the documents by these
+   * statements (after the index exists, so the index is usable at once).
+   */
+  createIndex(
+    sqlName: string,
+    collectionId: number,
+    def: DocumentIndexDefinition,
+    keys: KeyColumns,
+    fill: readonly string[],
+  ): Sql[];
+  /**
+   * The statements dropping a collection index; `release`: key columns no index of the collection
+   * uses any more, emptied first (while still indexed, so a later owner starts clean).
+   */
+  dropIndex(sqlName: string, collectionId: number, release?: readonly string[]): Sql[];
+  /** The value a key column holds for a document's field `path` (what createIndex fills it with). */
+  keyValue(doc: Record<string, unknown>, path: string): Sql;
+  /** The statement asking the engine's plan of a query, and the plan's lines from its rows. */
+  explain(query: Sql): Sql;
+  planLines(rows: Row[]): string[];
+  /**
+   * The document column of a read: the JSON text of a document up to `inlineBytes`, else
+   * `<size in bytes>:<seq>` (JSON text always starts with `{`).
+   */
+  documentColumn(inlineBytes: number): Sql;
+  /**
+   * True when a scalar subquery in the select list runs once per statement, in its snapshot
+   * (PostgreSQL's InitPlan); SQLite would run it per row.
+   */
+  readonly stateInSelect: boolean;
+  /** A statement whose one value changes with every commit of another connection (SQLite), if any. */
+  readonly dataVersion: Sql | undefined;
+  /** ` LIMIT … OFFSET …` (no limit: SQLite needs `LIMIT -1` before an OFFSET). */
+  limitOffset(limit: number | undefined, skip: number): Sql;
+}
+
+/** A field path SQL can address: dot-separated plain keys, none empty or starting with `$`. */
+export function isAddressablePath(path: string): boolean {
+  if (path === '' || path.length > 1000) return false;
+  for (const segment of path.split('.')) {
+    if (segment === '' || segment.startsWith('$')) return false;
+    for (let i = 0; i < segment.length; i++) {
+      const c = segment.charCodeAt(i);
+      if (c < 0x20 || c === 0x22 || c === 0x5c) return false;
+    }
+  }
+  return true;
+}
+
+/** Memoizes a per-path computation (bounded). */
+export function perPath<T>(make: (path: string) => T): (path: string) => T {
+  const cache = new Map<string, T>();
+  return (path) => {
+    let v = cache.get(path);
+    if (v === undefined) {
+      if (cache.size > 10_000) cache.clear();
+      cache.set(path, (v = make(path)));
+    }
+    return v;
+  };
+}

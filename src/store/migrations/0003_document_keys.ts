@@ -1,0 +1,18 @@
+import { defineMigration } from '../migrate.js';
+
+/**
+ * Key columns (src/store/documents-postgres.ts): on PostgreSQL, `documents` gets four nullable
+ * `jsonb` columns k1…k4 that hold the value of an indexed field, so an index on one answers a
+ * count from the index alone; `collections.key_columns` maps a collection's field paths to them
+ * (JSON, `{}` when none; always `{}` on SQLite, whose documents have no key columns).
+ */
+export default defineMigration({
+  id: '0003_document_keys',
+  async up(db) {
+    await db.exec(
+      `ALTER TABLE collections ADD COLUMN key_columns ${db.dialect.types.text} NOT NULL DEFAULT '{}'`,
+    );
+    for (const column of db.dialect.documents.keyColumnNames)
+      await db.exec(`ALTER TABLE documents ADD COLUMN ${column} JSONB`);
+  },
+});
