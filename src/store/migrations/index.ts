@@ -8,7 +8,6 @@ import type { Migration } from '../migrate.js';
 const modules: Array<{ default: Migration }> = await Promise.all([
   import('./0001_collections.js'),
   import('./0002_uploads.js'),
-  import('./0003_document_keys.js'),
   import('./0100_directory.js'),
   import('./0101_projects.js'),
   import('./0102_runtime.js'),
@@ -18,6 +17,7 @@ const modules: Array<{ default: Migration }> = await Promise.all([
   import('./0400_processes.js'),
   import('./0410_durable_requests.js'),
   import('./0500_rights.js'),
+  import('./0510_document_keys.js'),
 ]);
 
 export const migrations: readonly Migration[] = modules.map((m) => m.default);

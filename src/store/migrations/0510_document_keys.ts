@@ -7,7 +7,7 @@ import { defineMigration } from '../migrate.js';
  * (JSON, `{}` when none; always `{}` on SQLite, whose documents have no key columns).
  */
 export default defineMigration({
-  id: '0003_document_keys',
+  id: '0510_document_keys',
   async up(db) {
     await db.exec(
       `ALTER TABLE collections ADD COLUMN key_columns ${db.dialect.types.text} NOT NULL DEFAULT '{}'`,
