@@ -173,12 +173,15 @@ export const laneFunctions: FunctionSpec[] = [
     name: 'is_user_in_lane',
     group: 'User',
     rights: 'none',
-    doc: `True when the connected user belongs to at least one of the lanes (false when nobody is connected). ${MODE_RULE}`,
+    doc:
+      `True when the connected user belongs to at least one of the lanes (false when nobody is connected). ${MODE_RULE} ` +
+      'Like has_right, the result is a string and a boolean at once (`<#if is_user_in_lane([id])>` and ' +
+      "`is_user_in_lane([id]) == 'true'`); it prints true/false.",
     returns: 'boolean',
     forms: [
       {
         params: [{ name: 'lanes', type: 'array' }],
-        impl(ctx, [lanes]) {
+        async impl(ctx, [lanes]) {
           const ids = (lanes as unknown[]).map((v, i) => {
             const n = typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v;
             if (typeof n !== 'number' || !Number.isSafeInteger(n))
@@ -190,7 +193,7 @@ export const laneFunctions: FunctionSpec[] = [
               );
             return n;
           });
-          return inLanes('is_user_in_lane', ctx, undefined, ids);
+          return new StringBoolean(await inLanes('is_user_in_lane', ctx, undefined, ids));
         },
       },
     ],
