@@ -223,9 +223,9 @@ export function functionsText(descriptions: FunctionDescription[]): string {
     ]),
   );
   const header = ['name', 'group', 'signature', 'flags'];
-  const widths = [0, 1].map((c) => Math.max(header[c]!.length, ...rows.map((r) => r[c]!.length)));
+  const widths = [0, 1].map((c) => Math.max(header[c].length, ...rows.map((r) => r[c].length)));
   const line = (r: string[], flags: string) =>
-    `${r[0]!.padEnd(widths[0]!)}  ${r[1]!.padEnd(widths[1]!)}  ${r[2]}${flags}`;
+    `${r[0].padEnd(widths[0])}  ${r[1].padEnd(widths[1])}  ${r[2]}${flags}`;
   return (
     [line(header, '  (flags)'), ...rows.map((r) => line(r, r[3] ? `  [${r[3]}]` : ''))].join('\n') + '\n'
   );

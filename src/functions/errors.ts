@@ -78,3 +78,8 @@ const WORDINGS = new Set(SPEC_WORDINGS);
 export function isSpecWording(message: string): boolean {
   return WORDINGS.has(message) || SPEC_PATTERNS.some((p) => p.test(message));
 }
+
+/** The message of something thrown: an Error's, else its text. */
+export function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

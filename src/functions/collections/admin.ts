@@ -1,14 +1,14 @@
 /** Collections (spec 4.2): collections themselves and their indexes. */
 import { argumentError } from '../errors.js';
-import { defineFunction, type FunctionSpec, type ParamSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec, type ParamSpec } from '../spec.js';
 import { collectionCall, collectionsOf } from './args.js';
 
-const NAME: ParamSpec = { name: 'name', type: 'string', doc: 'name of the collection' };
-const ID: ParamSpec = {
+const NAME = { name: 'name', type: 'string', doc: 'name of the collection' } satisfies ParamSpec;
+const ID = {
   name: 'id',
   type: ['integer', 'string'],
   doc: 'integer id of the collection (shown by the collections listing) or its name',
-};
+} satisfies ParamSpec;
 
 export const adminFunctions: FunctionSpec[] = [
   defineFunction({
@@ -32,9 +32,9 @@ export const adminFunctions: FunctionSpec[] = [
         ],
         impl: (ctx, [name, isPublic, isReadonly]) =>
           collectionCall('create_collection', () =>
-            collectionsOf('create_collection', ctx).createCollection(ctx, name as string, {
-              isPublic: isPublic as boolean,
-              isReadonly: isReadonly as boolean,
+            collectionsOf('create_collection', ctx).createCollection(ctx, name, {
+              isPublic: isPublic,
+              isReadonly: isReadonly,
             }),
           ),
       },
@@ -51,7 +51,7 @@ export const adminFunctions: FunctionSpec[] = [
         params: [NAME],
         impl: (ctx, [name]) =>
           collectionCall('drop_collection', () =>
-            collectionsOf('drop_collection', ctx).dropCollection(ctx, name as string),
+            collectionsOf('drop_collection', ctx).dropCollection(ctx, name),
           ),
       },
     ],
@@ -67,7 +67,7 @@ export const adminFunctions: FunctionSpec[] = [
         params: [NAME],
         impl: (ctx, [name]) =>
           collectionCall('remove_collection', () =>
-            collectionsOf('remove_collection', ctx).removeCollection(ctx, name as string),
+            collectionsOf('remove_collection', ctx).removeCollection(ctx, name),
           ),
       },
     ],
@@ -86,11 +86,7 @@ export const adminFunctions: FunctionSpec[] = [
         ],
         impl: (ctx, [oldName, newName]) =>
           collectionCall('rename_collection', () =>
-            collectionsOf('rename_collection', ctx).renameCollection(
-              ctx,
-              oldName as string,
-              newName as string,
-            ),
+            collectionsOf('rename_collection', ctx).renameCollection(ctx, oldName, newName),
           ),
       },
     ],
@@ -118,15 +114,14 @@ export const adminFunctions: FunctionSpec[] = [
           },
           { name: 'ascending', type: 'boolean', optional: true, default: true, doc: 'index order' },
         ],
-        impl(ctx, [id, name, keys, unique, ascending]) {
-          const fn = 'R_create_index';
-          if (!(keys as unknown[]).every((k) => typeof k === 'string'))
+        impl(ctx, [id, name, keys, unique, ascending], _call, fn) {
+          if (!keys.every((k) => typeof k === 'string'))
             throw argumentError(fn, 3, 'keys', 'must be an array of field names');
           return collectionCall(fn, () =>
-            collectionsOf(fn, ctx).createIndex(ctx, id as number | string, name as string, {
-              keys: keys as string[],
-              unique: unique as boolean,
-              ascending: ascending as boolean,
+            collectionsOf(fn, ctx).createIndex(ctx, id, name, {
+              keys: keys,
+              unique: unique,
+              ascending: ascending,
             }),
           );
         },
@@ -144,7 +139,7 @@ export const adminFunctions: FunctionSpec[] = [
         params: [ID, { name: 'name', type: 'string', doc: 'name of the index' }],
         impl: (ctx, [id, name]) =>
           collectionCall('R_delete_index', () =>
-            collectionsOf('R_delete_index', ctx).deleteIndex(ctx, id as number | string, name as string),
+            collectionsOf('R_delete_index', ctx).deleteIndex(ctx, id, name),
           ),
       },
     ],
@@ -159,9 +154,7 @@ export const adminFunctions: FunctionSpec[] = [
       {
         params: [ID],
         impl: (ctx, [id]) =>
-          collectionCall('R_list_indexes', () =>
-            collectionsOf('R_list_indexes', ctx).listIndexes(ctx, id as number | string),
-          ),
+          collectionCall('R_list_indexes', () => collectionsOf('R_list_indexes', ctx).listIndexes(ctx, id)),
       },
     ],
   }),

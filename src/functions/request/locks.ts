@@ -5,7 +5,7 @@
 import { DEFAULT_LOCK_LEASE_MS, MAX_LOCK_WAIT_MS, type Platform } from '../../platform/index.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError } from '../errors.js';
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 import { platformCall, platformOf } from './calls.js';
 import { evaluationState, type EvaluationState } from './evaluation.js';
 
@@ -46,17 +46,15 @@ export const lockFunctions: FunctionSpec[] = [
         ],
         async impl(ctx, [lockname, waitTimeout, execTimeout]) {
           const platform = platformOf('R_lock', ctx);
-          const name = lockname as string;
+          const name = lockname;
           checkName('R_lock', name);
-          if ((waitTimeout as number) < 0)
-            throw argumentError('R_lock', 2, 'wait_timeout', 'must not be negative');
-          if ((execTimeout as number) <= 0)
-            throw argumentError('R_lock', 3, 'exec_timeout', 'must be positive');
+          if (waitTimeout < 0) throw argumentError('R_lock', 2, 'wait_timeout', 'must not be negative');
+          if (execTimeout <= 0) throw argumentError('R_lock', 3, 'exec_timeout', 'must be positive');
           const state = await evaluationState(ctx);
           const lease = await platformCall('R_lock', () =>
             platform.locks.acquire(ctx.accountId, name, state.lockOwner, {
-              waitMs: waitTimeout as number,
-              leaseMs: (execTimeout as number) * 1000,
+              waitMs: waitTimeout,
+              leaseMs: execTimeout * 1000,
               clock: ctx.clock,
             }),
           );
@@ -81,7 +79,7 @@ export const lockFunctions: FunctionSpec[] = [
         params: [{ name: 'lockname', type: 'string' }],
         async impl(ctx, [lockname]) {
           const platform = platformOf('R_unlock', ctx);
-          const name = lockname as string;
+          const name = lockname;
           checkName('R_unlock', name);
           const state = await evaluationState(ctx);
           await platform.locks.release(ctx.accountId, name, state.lockOwner);

@@ -4,7 +4,7 @@
 import { laneModeFor, MESSAGES, RIGHTS_MESSAGES } from '../../platform/index.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 import { requireRight, requireUser } from '../rights.js';
 import { platformCall, platformOf } from './calls.js';
 
@@ -38,19 +38,19 @@ function laneMembership(name: 'P_add_user_to_lane' | 'P_remove_user_from_lane', 
           const actor = requireUser(name, ctx);
           return platformCall(name, async () => {
             const lanes = platform.directory.lanes;
-            const lane = await lanes.require(ctx.accountId, laneId as number);
+            const lane = await lanes.require(ctx.accountId, laneId);
             if (!lane.runtime) throw new FunctionError(name, RIGHTS_MESSAGES.laneNotRuntime(lane.id));
             await requireRight(
               name,
               platform.rights.canWriteLaneMembership(ctx.accountId, actor, lane),
               RIGHTS_MESSAGES.laneMembership(lane.id),
             );
-            const user = await platform.directory.users.require(ctx.accountId, userId as number | string);
+            const user = await platform.directory.users.require(ctx.accountId, userId);
             const mode = laneModeFor(ctx.mode);
             if (ctx.mode === 'TEST') return lanes.memberIds(ctx.accountId, lane.id, mode);
             return add
-              ? lanes.addMember(ctx.accountId, laneId as number, mode, user.id)
-              : lanes.removeMember(ctx.accountId, laneId as number, mode, user.id);
+              ? lanes.addMember(ctx.accountId, laneId, mode, user.id)
+              : lanes.removeMember(ctx.accountId, laneId, mode, user.id);
           });
         },
       },
@@ -74,9 +74,9 @@ export const stateFunctions: FunctionSpec[] = [
         params: [{ name: 'name', type: 'string' }],
         async impl(ctx, [name]) {
           const platform = platformOf('next_value', ctx);
-          if (name === '' || (name as string).length > 255)
+          if (name === '' || name.length > 255)
             throw argumentError('next_value', 1, 'name', 'must be 1 to 255 characters');
-          return platformCall('next_value', () => platform.counters.next(ctx.accountId, name as string));
+          return platformCall('next_value', () => platform.counters.next(ctx.accountId, name));
         },
       },
     ],
@@ -113,7 +113,7 @@ export const stateFunctions: FunctionSpec[] = [
           const platform = platformOf('P_save_project_vault', ctx);
           const projectId = currentProject('P_save_project_vault', ctx);
           return platformCall('P_save_project_vault', () =>
-            platform.vaults.save(ctx.accountId, projectId, ctx.mode, vault as Record<string, unknown>),
+            platform.vaults.save(ctx.accountId, projectId, ctx.mode, vault),
           );
         },
       },
@@ -149,7 +149,7 @@ export const stateFunctions: FunctionSpec[] = [
         params: [{ name: 'service', type: 'string' }],
         async impl(ctx, [service]) {
           const platform = platformOf('P_get_oauth2_token', ctx);
-          return (await platform.oauth2.get(ctx.accountId, service as string, ctx.mode)) ?? {};
+          return (await platform.oauth2.get(ctx.accountId, service, ctx.mode)) ?? {};
         },
       },
     ],
@@ -170,9 +170,9 @@ export const stateFunctions: FunctionSpec[] = [
         ],
         async impl(ctx, [service, token]) {
           const platform = platformOf('P_save_oauth2_token', ctx);
-          if ((service as string).trim() === '' || (service as string).length > 255)
+          if (service.trim() === '' || service.length > 255)
             throw argumentError('P_save_oauth2_token', 1, 'service', 'must be 1 to 255 characters');
-          const accessToken = (token as Record<string, unknown>).access_token;
+          const accessToken = token.access_token;
           if (typeof accessToken !== 'string' || accessToken === '')
             throw argumentError(
               'P_save_oauth2_token',
@@ -181,12 +181,7 @@ export const stateFunctions: FunctionSpec[] = [
               'must contain access_token (a non-empty string)',
             );
           return platformCall('P_save_oauth2_token', () =>
-            platform.oauth2.save(
-              ctx.accountId,
-              service as string,
-              ctx.mode,
-              token as Record<string, unknown>,
-            ),
+            platform.oauth2.save(ctx.accountId, service, ctx.mode, token),
           );
         },
       },

@@ -1,7 +1,7 @@
 /** impersonate and unblock_user. */
 import { MESSAGES } from '../../platform/index.js';
 import { FunctionError } from '../errors.js';
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 import { platformCall, platformOf } from '../request/calls.js';
 import { refreshUser } from '../request/evaluation.js';
 import { targetUser } from './resolve.js';
@@ -23,7 +23,7 @@ export const identityFunctions: FunctionSpec[] = [
         params: [{ name: 'login', type: 'string' }],
         async impl(ctx, [login]) {
           const platform = platformOf('impersonate', ctx);
-          const user = await targetUser('impersonate', ctx, platform, login as string);
+          const user = await targetUser('impersonate', ctx, platform, login);
           if (user.status === 'blocked')
             throw new FunctionError('impersonate', MESSAGES.impersonationRefused);
           ctx.user = { id: user.id, login: user.login, isAdmin: user.isAdmin };
@@ -47,7 +47,7 @@ export const identityFunctions: FunctionSpec[] = [
         async impl(ctx, [login]) {
           const platform = platformOf('unblock_user', ctx);
           return platformCall('unblock_user', async () => {
-            return (await platform.directory.users.unblock(ctx.accountId, login as string)).login;
+            return (await platform.directory.users.unblock(ctx.accountId, login)).login;
           });
         },
       },

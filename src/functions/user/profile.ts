@@ -5,7 +5,7 @@
 import { canSeePrivate, editInput, RIGHTS_MESSAGES, type Platform, type User } from '../../platform/index.js';
 import type { ExecutionContext } from '../context.js';
 
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 import { platformCall, platformOf } from '../request/calls.js';
 import { requireRight } from '../rights.js';
 import { simplifiedUser } from '../request/descriptors.js';
@@ -70,7 +70,7 @@ function changeFunction(
           { name: 'input', type: 'any', optional: true },
         ],
         impl(ctx, [id, path, input]) {
-          return changeDocument(name, ctx, platformOf(name, ctx), id as string, which, path as string, input);
+          return changeDocument(name, ctx, platformOf(name, ctx), id, which, path, input);
         },
       },
     ],
@@ -91,7 +91,7 @@ export const profileFunctions: FunctionSpec[] = [
         params: [{ name: 'login', type: 'string' }],
         async impl(ctx, [login]) {
           const platform = platformOf('get_user_data', ctx);
-          return simplifiedUser(await targetUser('get_user_data', ctx, platform, login as string));
+          return simplifiedUser(await targetUser('get_user_data', ctx, platform, login));
         },
       },
     ],
@@ -109,7 +109,7 @@ export const profileFunctions: FunctionSpec[] = [
         params: [{ name: 'login', type: 'string', optional: true }],
         async impl(ctx, [login]) {
           const platform = platformOf('get_preferences', ctx);
-          const user = await targetUser('get_preferences', ctx, platform, login as string | undefined);
+          const user = await targetUser('get_preferences', ctx, platform, login);
           await ownPreferences('get_preferences', ctx, user);
           return user.preferences;
         },
@@ -126,13 +126,7 @@ export const profileFunctions: FunctionSpec[] = [
       {
         params: [{ name: 'prefs', type: 'object' }],
         impl(ctx, [prefs]) {
-          return saveDocument(
-            'save_preferences',
-            ctx,
-            undefined,
-            'preferences',
-            prefs as Record<string, unknown>,
-          );
+          return saveDocument('save_preferences', ctx, undefined, 'preferences', prefs);
         },
       },
     ],
@@ -148,7 +142,7 @@ export const profileFunctions: FunctionSpec[] = [
         params: [{ name: 'login', type: 'string', optional: true }],
         async impl(ctx, [login]) {
           const platform = platformOf('get_user_metadata', ctx);
-          return (await targetUser('get_user_metadata', ctx, platform, login as string | undefined)).metadata;
+          return (await targetUser('get_user_metadata', ctx, platform, login)).metadata;
         },
       },
     ],
@@ -166,13 +160,7 @@ export const profileFunctions: FunctionSpec[] = [
       {
         params: [{ name: 'metadata', type: 'object' }],
         impl(ctx, [metadata]) {
-          return saveDocument(
-            'save_user_metadata',
-            ctx,
-            undefined,
-            'metadata',
-            metadata as Record<string, unknown>,
-          );
+          return saveDocument('save_user_metadata', ctx, undefined, 'metadata', metadata);
         },
       },
       {
@@ -181,13 +169,7 @@ export const profileFunctions: FunctionSpec[] = [
           { name: 'metadata', type: 'object' },
         ],
         impl(ctx, [login, metadata]) {
-          return saveDocument(
-            'save_user_metadata',
-            ctx,
-            login as string,
-            'metadata',
-            metadata as Record<string, unknown>,
-          );
+          return saveDocument('save_user_metadata', ctx, login, 'metadata', metadata);
         },
       },
     ],

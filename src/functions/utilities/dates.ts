@@ -6,8 +6,8 @@
  */
 import { addDays, JavaParseException, SimpleDateFormat } from '../../jdk/index.js';
 import type { ExecutionContext } from '../context.js';
-import { argumentError } from '../errors.js';
-import { defineFunction, type FunctionSpec, type ParamSpec } from '../registry.js';
+import { argumentError, messageOf } from '../errors.js';
+import { defineFunction, type FunctionSpec, type ParamSpec } from '../spec.js';
 import { choice } from './args.js';
 
 export const DEFAULT_DATE_FORMAT = 'yyyy-MM-dd';
@@ -27,7 +27,7 @@ function dateFormat(
       now: ctx.clock,
     });
   } catch (e) {
-    throw argumentError(fn, index, name, (e as Error).message);
+    throw argumentError(fn, index, name, messageOf(e));
   }
 }
 
@@ -49,12 +49,13 @@ function parseDate(
   }
 }
 
-const formatParam = (name: string): ParamSpec => ({
-  name,
-  type: 'string',
-  optional: true,
-  default: DEFAULT_DATE_FORMAT,
-});
+const formatParam = (name: string) =>
+  ({
+    name,
+    type: 'string',
+    optional: true,
+    default: DEFAULT_DATE_FORMAT,
+  }) satisfies ParamSpec;
 
 export const dateFunctions: FunctionSpec[] = [
   defineFunction({
@@ -72,7 +73,7 @@ export const dateFunctions: FunctionSpec[] = [
           { name: 'target_format', type: 'string' },
         ],
         impl(ctx, args) {
-          const [date, from, to] = args as [string, string, string];
+          const [date, from, to] = args;
           const target = dateFormat(ctx, 'date_format', 3, 'target_format', to);
           return target.format(parseDate(ctx, 'date_format', date, 1, from, 2, 'initial_format'));
         },
@@ -94,7 +95,7 @@ export const dateFunctions: FunctionSpec[] = [
           formatParam('format'),
         ],
         impl(ctx, args) {
-          const [date, offset, format] = args as [string, number, string];
+          const [date, offset, format] = args;
           const sdf = dateFormat(ctx, 'date_offset', 3, 'format', format);
           const ms = parseDate(ctx, 'date_offset', date, 1, format, 3, 'format');
           return sdf.format(addDays(ms, offset, ctx.timeZone));
@@ -113,7 +114,7 @@ export const dateFunctions: FunctionSpec[] = [
       {
         params: [{ name: 'seconds', type: 'integer' }, formatParam('format')],
         impl(ctx, args) {
-          const [seconds, format] = args as [number, string];
+          const [seconds, format] = args;
           return dateFormat(ctx, 'get_date', 2, 'format', format).format(seconds * 1000);
         },
       },
@@ -130,7 +131,7 @@ export const dateFunctions: FunctionSpec[] = [
       {
         params: [{ name: 'date', type: 'string' }, formatParam('format')],
         impl(ctx, args) {
-          const [date, format] = args as [string, string];
+          const [date, format] = args;
           // Java's long division truncates toward zero (and has no -0).
           return Math.trunc(parseDate(ctx, 'get_time', date, 1, format, 2, 'format') / 1000) + 0;
         },
@@ -147,7 +148,7 @@ export const dateFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [formatParam('format')],
-        impl: (ctx, args) => dateFormat(ctx, 'now', 1, 'format', args[0] as string).format(ctx.clock()),
+        impl: (ctx, args) => dateFormat(ctx, 'now', 1, 'format', args[0]).format(ctx.clock()),
       },
     ],
   }),
@@ -162,7 +163,7 @@ export const dateFunctions: FunctionSpec[] = [
       {
         params: [{ name: 'unit', type: 'string', optional: true, default: 'MILLISEC' }],
         impl(ctx, args) {
-          const unit = choice('timestamp', 1, 'unit', args[0] as string, ['SECOND', 'MILLISEC'] as const, {
+          const unit = choice('timestamp', 1, 'unit', args[0], ['SECOND', 'MILLISEC'] as const, {
             SECONDS: 'SECOND',
             MILLISECOND: 'MILLISEC',
             MILLISECONDS: 'MILLISEC',

@@ -5,8 +5,8 @@
 import { boundedJson, STRING_CHAR_BYTES } from '../../limits/index.js';
 import { isHash, parseJsonText } from '../coercion.js';
 import { budgetOf } from '../context.js';
-import { argumentError } from '../errors.js';
-import { defineFunction, type FunctionSpec, type ParamSpec } from '../registry.js';
+import { argumentError, messageOf } from '../errors.js';
+import { defineFunction, type FunctionSpec, type ParamSpec } from '../spec.js';
 
 type Json = Record<string, unknown>;
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
@@ -62,7 +62,7 @@ function accumulate(target: Json, key: string, value: unknown): void {
 function descendForWrite(fn: string, root: Json, segments: string[]): Json | unknown[] {
   let node: Json | unknown[] = root;
   for (let i = 0; i < segments.length - 1; i++) {
-    const seg = segments[i]!;
+    const seg = segments[i];
     const next: unknown = getChild(node, seg);
     let copy: Json | unknown[];
     if (Array.isArray(next)) copy = [...next];
@@ -107,10 +107,15 @@ function setChild(fn: string, node: Json | unknown[], seg: string, value: unknow
   } else node[seg] = value;
 }
 
-const objectParam: ParamSpec = { name: 'object', type: 'object' };
-const fieldParam: ParamSpec = { name: 'field', type: 'string' };
-const valueParam: ParamSpec = { name: 'value', type: 'any' };
-const forceStringParam: ParamSpec = { name: 'forceString', type: 'boolean', optional: true, default: false };
+const objectParam = { name: 'object', type: 'object' } satisfies ParamSpec;
+const fieldParam = { name: 'field', type: 'string' } satisfies ParamSpec;
+const valueParam = { name: 'value', type: 'any' } satisfies ParamSpec;
+const forceStringParam = {
+  name: 'forceString',
+  type: 'boolean',
+  optional: true,
+  default: false,
+} satisfies ParamSpec;
 
 const jsonFunctions: FunctionSpec[] = [
   defineFunction({
@@ -164,9 +169,9 @@ const jsonFunctions: FunctionSpec[] = [
         params: [{ name: 'value', type: 'string' }],
         impl(_ctx, args) {
           try {
-            return parseJsonText(args[0] as string);
+            return parseJsonText(args[0]);
           } catch (e) {
-            throw argumentError('P_json_parse', 1, 'value', `is not valid JSON: ${(e as Error).message}`);
+            throw argumentError('P_json_parse', 1, 'value', `is not valid JSON: ${messageOf(e)}`);
           }
         },
       },
@@ -205,7 +210,7 @@ const jsonFunctions: FunctionSpec[] = [
           const segments = pathOf('P_json_put_ext', field);
           const out = { ...object };
           const parent = descendForWrite('P_json_put_ext', out, segments);
-          setChild('P_json_put_ext', parent, segments[segments.length - 1]!, storedValue(value, force));
+          setChild('P_json_put_ext', parent, segments[segments.length - 1], storedValue(value, force));
           return out;
         },
       },
@@ -269,7 +274,7 @@ const jsonFunctions: FunctionSpec[] = [
             node = isHash(node) || Array.isArray(node) ? getChild(node, seg) : undefined;
             if (node === undefined) return object;
           }
-          const last = segments[segments.length - 1]!;
+          const last = segments[segments.length - 1];
           if (!(isHash(node) || Array.isArray(node)) || getChild(node, last) === undefined) return object;
           const out = { ...object };
           const parent = descendForWrite('P_json_remove_ext', out, segments);
