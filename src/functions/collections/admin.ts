@@ -30,9 +30,9 @@ export const adminFunctions: FunctionSpec[] = [
             doc: 'true: only modifiable by an administrator of the account',
           },
         ],
-        impl: (ctx, [name, isPublic, isReadonly]) =>
-          collectionCall('create_collection', () =>
-            collectionsOf('create_collection', ctx).createCollection(ctx, name, {
+        impl: (ctx, [name, isPublic, isReadonly], _call, fn) =>
+          collectionCall(fn, () =>
+            collectionsOf(fn, ctx).createCollection(ctx, name, {
               isPublic: isPublic,
               isReadonly: isReadonly,
             }),
@@ -49,10 +49,8 @@ export const adminFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [NAME],
-        impl: (ctx, [name]) =>
-          collectionCall('drop_collection', () =>
-            collectionsOf('drop_collection', ctx).dropCollection(ctx, name),
-          ),
+        impl: (ctx, [name], _call, fn) =>
+          collectionCall(fn, () => collectionsOf(fn, ctx).dropCollection(ctx, name)),
       },
     ],
   }),
@@ -65,10 +63,8 @@ export const adminFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [NAME],
-        impl: (ctx, [name]) =>
-          collectionCall('remove_collection', () =>
-            collectionsOf('remove_collection', ctx).removeCollection(ctx, name),
-          ),
+        impl: (ctx, [name], _call, fn) =>
+          collectionCall(fn, () => collectionsOf(fn, ctx).removeCollection(ctx, name)),
       },
     ],
   }),
@@ -84,10 +80,8 @@ export const adminFunctions: FunctionSpec[] = [
           { name: 'old_name', type: 'string', doc: 'current name' },
           { name: 'new_name', type: 'string', doc: 'new name' },
         ],
-        impl: (ctx, [oldName, newName]) =>
-          collectionCall('rename_collection', () =>
-            collectionsOf('rename_collection', ctx).renameCollection(ctx, oldName, newName),
-          ),
+        impl: (ctx, [oldName, newName], _call, fn) =>
+          collectionCall(fn, () => collectionsOf(fn, ctx).renameCollection(ctx, oldName, newName)),
       },
     ],
   }),
@@ -137,10 +131,8 @@ export const adminFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [ID, { name: 'name', type: 'string', doc: 'name of the index' }],
-        impl: (ctx, [id, name]) =>
-          collectionCall('R_delete_index', () =>
-            collectionsOf('R_delete_index', ctx).deleteIndex(ctx, id, name),
-          ),
+        impl: (ctx, [id, name], _call, fn) =>
+          collectionCall(fn, () => collectionsOf(fn, ctx).deleteIndex(ctx, id, name)),
       },
     ],
   }),
@@ -153,8 +145,7 @@ export const adminFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [ID],
-        impl: (ctx, [id]) =>
-          collectionCall('R_list_indexes', () => collectionsOf('R_list_indexes', ctx).listIndexes(ctx, id)),
+        impl: (ctx, [id], _call, fn) => collectionCall(fn, () => collectionsOf(fn, ctx).listIndexes(ctx, id)),
       },
     ],
   }),

@@ -157,8 +157,8 @@ export const writeFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'name', type: 'string' }, CONTENT, OPTIONS],
-        impl(ctx, [name, content, options]) {
-          return createFile('create_file', ctx, name, content, fileOptions('create_file', 3, options));
+        impl(ctx, [name, content, options], _call, fn) {
+          return createFile(fn, ctx, name, content, fileOptions(fn, 3, options));
         },
       },
       {

@@ -48,9 +48,9 @@ export const listFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'id', type: 'string' }],
-        async impl(ctx, [id]) {
-          const platform = platformOf('get_custom_list', ctx);
-          return platformCall('get_custom_list', async () => {
+        async impl(ctx, [id], _call, fn) {
+          const platform = platformOf(fn, ctx);
+          return platformCall(fn, async () => {
             return (await platform.customLists.require(ctx.accountId, id)).content;
           });
         },
@@ -103,8 +103,8 @@ export const listFunctions: FunctionSpec[] = [
           { name: 'defaultValue', type: 'string', optional: true },
           { name: 'language', type: 'string', optional: true },
         ],
-        impl(ctx, [key, defaultValue, language]) {
-          return translate('get_i18n', ctx, key, defaultValue ?? key, language);
+        impl(ctx, [key, defaultValue, language], _call, fn) {
+          return translate(fn, ctx, key, defaultValue ?? key, language);
         },
       },
     ],
@@ -124,8 +124,8 @@ export const listFunctions: FunctionSpec[] = [
           { name: 'key', type: 'string' },
           { name: 'defaultValue', type: 'string' },
         ],
-        impl(ctx, [key, defaultValue]) {
-          return translate('i18n', ctx, key, defaultValue, undefined);
+        impl(ctx, [key, defaultValue], _call, fn) {
+          return translate(fn, ctx, key, defaultValue, undefined);
         },
       },
     ],

@@ -54,8 +54,8 @@ export const logFunctions: FunctionSpec[] = [
           { name: 'level', type: 'string' },
           { name: 'message', type: 'string' },
         ],
-        impl(ctx, [level, message]) {
-          return log(ctx, choice('P_log', 1, 'level', level, LOG_LEVELS), message);
+        impl(ctx, [level, message], _call, fn) {
+          return log(ctx, choice(fn, 1, 'level', level, LOG_LEVELS), message);
         },
       },
     ],

@@ -70,9 +70,9 @@ export const laneFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'login', type: 'string', optional: true }],
-        async impl(ctx, [login]) {
-          const platform = platformOf('get_lanes', ctx);
-          const user = await targetUser('get_lanes', ctx, platform, login);
+        async impl(ctx, [login], _call, fn) {
+          const platform = platformOf(fn, ctx);
+          const user = await targetUser(fn, ctx, platform, login);
           const lanes = await platform.directory.lanes.lanesOf(ctx.accountId, user.id, laneModeFor(ctx.mode));
           return lanes.map((l) => ({ id: l.id, name: l.name, pool: l.poolId }));
         },
@@ -130,9 +130,9 @@ export const laneFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'laneId', type: 'integer' }],
-        async impl(ctx, [laneId]) {
-          const platform = platformOf('get_lane_job_number', ctx);
-          return platformCall('get_lane_job_number', async () => {
+        async impl(ctx, [laneId], _call, fn) {
+          const platform = platformOf(fn, ctx);
+          return platformCall(fn, async () => {
             await platform.directory.lanes.require(ctx.accountId, laneId);
             return platform.directory.jobs.pending(ctx.accountId, laneId);
           });
@@ -179,19 +179,14 @@ export const laneFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'lanes', type: 'array' }],
-        async impl(ctx, [lanes]) {
+        async impl(ctx, [lanes], _call, fn) {
           const ids = lanes.map((v, i) => {
             const n = typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v;
             if (typeof n !== 'number' || !Number.isSafeInteger(n))
-              throw argumentError(
-                'is_user_in_lane',
-                1,
-                'lanes',
-                `element ${i} is not a lane id: ${JSON.stringify(v)}`,
-              );
+              throw argumentError(fn, 1, 'lanes', `element ${i} is not a lane id: ${JSON.stringify(v)}`);
             return n;
           });
-          return new StringBoolean(await inLanes('is_user_in_lane', ctx, undefined, ids));
+          return new StringBoolean(await inLanes(fn, ctx, undefined, ids));
         },
       },
     ],

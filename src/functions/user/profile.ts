@@ -89,9 +89,9 @@ export const profileFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'login', type: 'string' }],
-        async impl(ctx, [login]) {
-          const platform = platformOf('get_user_data', ctx);
-          return simplifiedUser(await targetUser('get_user_data', ctx, platform, login));
+        async impl(ctx, [login], _call, fn) {
+          const platform = platformOf(fn, ctx);
+          return simplifiedUser(await targetUser(fn, ctx, platform, login));
         },
       },
     ],
@@ -107,10 +107,10 @@ export const profileFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'login', type: 'string', optional: true }],
-        async impl(ctx, [login]) {
-          const platform = platformOf('get_preferences', ctx);
-          const user = await targetUser('get_preferences', ctx, platform, login);
-          await ownPreferences('get_preferences', ctx, user);
+        async impl(ctx, [login], _call, fn) {
+          const platform = platformOf(fn, ctx);
+          const user = await targetUser(fn, ctx, platform, login);
+          await ownPreferences(fn, ctx, user);
           return user.preferences;
         },
       },
@@ -125,8 +125,8 @@ export const profileFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'prefs', type: 'object' }],
-        impl(ctx, [prefs]) {
-          return saveDocument('save_preferences', ctx, undefined, 'preferences', prefs);
+        impl(ctx, [prefs], _call, fn) {
+          return saveDocument(fn, ctx, undefined, 'preferences', prefs);
         },
       },
     ],
@@ -140,9 +140,9 @@ export const profileFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'login', type: 'string', optional: true }],
-        async impl(ctx, [login]) {
-          const platform = platformOf('get_user_metadata', ctx);
-          return (await targetUser('get_user_metadata', ctx, platform, login)).metadata;
+        async impl(ctx, [login], _call, fn) {
+          const platform = platformOf(fn, ctx);
+          return (await targetUser(fn, ctx, platform, login)).metadata;
         },
       },
     ],
@@ -159,8 +159,8 @@ export const profileFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'metadata', type: 'object' }],
-        impl(ctx, [metadata]) {
-          return saveDocument('save_user_metadata', ctx, undefined, 'metadata', metadata);
+        impl(ctx, [metadata], _call, fn) {
+          return saveDocument(fn, ctx, undefined, 'metadata', metadata);
         },
       },
       {
@@ -168,8 +168,8 @@ export const profileFunctions: FunctionSpec[] = [
           { name: 'login', type: 'string' },
           { name: 'metadata', type: 'object' },
         ],
-        impl(ctx, [login, metadata]) {
-          return saveDocument('save_user_metadata', ctx, login, 'metadata', metadata);
+        impl(ctx, [login, metadata], _call, fn) {
+          return saveDocument(fn, ctx, login, 'metadata', metadata);
         },
       },
     ],

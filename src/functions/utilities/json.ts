@@ -127,9 +127,9 @@ const jsonFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [objectParam, fieldParam, valueParam, forceStringParam],
-        impl(_ctx, args) {
+        impl(_ctx, args, _call, fn) {
           const [object, field, value, force] = args as [Json, string, unknown, boolean];
-          checkKey('P_json_accumulate', 2, 'field', field);
+          checkKey(fn, 2, 'field', field);
           const out = { ...object };
           accumulate(out, field, storedValue(value, force));
           return out;
@@ -146,11 +146,11 @@ const jsonFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [objectParam, { name: 'object2', type: 'object' }],
-        impl(_ctx, args) {
+        impl(_ctx, args, _call, fn) {
           const [object, object2] = args as [Json, Json];
           const out = { ...object };
           for (const [k, v] of Object.entries(object2)) {
-            checkKey('P_json_accumulateAll', 2, 'object2', k);
+            checkKey(fn, 2, 'object2', k);
             accumulate(out, k, v);
           }
           return out;
@@ -188,9 +188,9 @@ const jsonFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [objectParam, fieldParam, valueParam, forceStringParam],
-        impl(_ctx, args) {
+        impl(_ctx, args, _call, fn) {
           const [object, field, value, force] = args as [Json, string, unknown, boolean];
-          checkKey('P_json_put', 2, 'field', field);
+          checkKey(fn, 2, 'field', field);
           return { ...object, [field]: storedValue(value, force) };
         },
       },
@@ -205,12 +205,12 @@ const jsonFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [objectParam, fieldParam, valueParam, forceStringParam],
-        impl(_ctx, args) {
+        impl(_ctx, args, _call, fn) {
           const [object, field, value, force] = args as [Json, string, unknown, boolean];
-          const segments = pathOf('P_json_put_ext', field);
+          const segments = pathOf(fn, field);
           const out = { ...object };
-          const parent = descendForWrite('P_json_put_ext', out, segments);
-          setChild('P_json_put_ext', parent, segments[segments.length - 1], storedValue(value, force));
+          const parent = descendForWrite(fn, out, segments);
+          setChild(fn, parent, segments[segments.length - 1], storedValue(value, force));
           return out;
         },
       },
@@ -225,11 +225,11 @@ const jsonFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [objectParam, { name: 'object2', type: 'object' }],
-        impl(_ctx, args) {
+        impl(_ctx, args, _call, fn) {
           const [object, object2] = args as [Json, Json];
           const out = { ...object };
           for (const [k, v] of Object.entries(object2)) {
-            checkKey('P_json_putAll', 2, 'object2', k);
+            checkKey(fn, 2, 'object2', k);
             out[k] = v;
           }
           return out;
@@ -246,9 +246,9 @@ const jsonFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [objectParam, fieldParam],
-        impl(_ctx, args) {
+        impl(_ctx, args, _call, fn) {
           const [object, field] = args as [Json, string];
-          checkKey('P_json_remove', 2, 'field', field);
+          checkKey(fn, 2, 'field', field);
           const out = { ...object };
           delete out[field];
           return out;
@@ -265,9 +265,9 @@ const jsonFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [objectParam, fieldParam],
-        impl(_ctx, args) {
+        impl(_ctx, args, _call, fn) {
           const [object, field] = args as [Json, string];
-          const segments = pathOf('P_json_remove_ext', field);
+          const segments = pathOf(fn, field);
           // Check the path exists before copying anything.
           let node: unknown = object;
           for (const seg of segments.slice(0, -1)) {
@@ -277,7 +277,7 @@ const jsonFunctions: FunctionSpec[] = [
           const last = segments[segments.length - 1];
           if (!(isHash(node) || Array.isArray(node)) || getChild(node, last) === undefined) return object;
           const out = { ...object };
-          const parent = descendForWrite('P_json_remove_ext', out, segments);
+          const parent = descendForWrite(fn, out, segments);
           if (Array.isArray(parent)) parent.splice(arrayIndex(last)!, 1);
           else delete parent[last];
           return out;
@@ -294,12 +294,12 @@ const jsonFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'object', type: 'any' }],
-        impl(ctx, args) {
+        impl(ctx, args, _call, fn) {
           const value = args[0];
           const budget = budgetOf(ctx);
           const room = Math.floor((budget.limits.maxAllocBytes - budget.allocated) / STRING_CHAR_BYTES);
           const stringify = (v: unknown): string | undefined =>
-            boundedJson(v, room, () => budget.memoryError('P_json_stringify'));
+            boundedJson(v, room, () => budget.memoryError(fn));
           if (typeof value === 'string') {
             let parsed: unknown;
             try {

@@ -44,15 +44,10 @@ export const quotingFunctions: FunctionSpec[] = [
           { name: 'input', type: 'string' },
           { name: 'quote', type: 'string', optional: true, default: "'" },
         ],
-        impl(_ctx, args) {
+        impl(_ctx, args, _call, fn) {
           const [input, quote] = args;
           if (!QUOTES.includes(quote))
-            throw argumentError(
-              'P_quoted',
-              2,
-              'quote',
-              `expected ' or " or \`, got ${JSON.stringify(quote)}`,
-            );
+            throw argumentError(fn, 2, 'quote', `expected ' or " or \`, got ${JSON.stringify(quote)}`);
           return quote + escapeJsString(input, quote) + quote;
         },
       },

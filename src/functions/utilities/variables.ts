@@ -70,9 +70,9 @@ export const variableFunctions: FunctionSpec[] = [
           { name: 'defaultValue', type: 'string' },
           { name: 'encoding', type: 'string', optional: true, default: 'NONE' },
         ],
-        impl(_ctx, args, env) {
+        impl(_ctx, args, env, fn) {
           const [key, defaultValue, encodingText] = args;
-          const encoding = choice('safe_get', 3, 'encoding', encodingText, ENCODINGS);
+          const encoding = choice(fn, 3, 'encoding', encodingText, ENCODINGS);
           const value = lookup(env, key);
           return encode(value === undefined || value === null ? defaultValue : asText(value), encoding);
         },
