@@ -121,7 +121,7 @@ export class FunctionRegistry {
   invoke(ctx: ExecutionContext, name: string, args: readonly unknown[], env?: CallEnv): unknown {
     const fn = this.callable(ctx, name);
     if (!fn) throw new Error(`unknown function ${name}`);
-    return fn.apply(env, args as unknown[]);
+    return Reflect.apply(fn, env, args);
   }
 }
 

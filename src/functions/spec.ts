@@ -145,7 +145,7 @@ export interface FunctionSpec {
   doc: string;
   returns: string;
   /** One form, or the overloads, tried in order: the first whose arity fits and whose arguments coerce. */
-  forms: FunctionForm[];
+  forms: readonly FunctionForm[];
   flags?: FunctionFlags;
   /** Who may call it (see FunctionRights). */
   rights: FunctionRights;
@@ -174,7 +174,7 @@ export type FunctionDeclaration<Fs extends readonly (readonly ParamSpec[])[]> = 
 export function defineFunction<const Fs extends readonly (readonly ParamSpec[])[]>(
   declaration: FunctionDeclaration<Fs>,
 ): FunctionSpec {
-  const spec = declaration as unknown as FunctionSpec;
+  const spec: FunctionSpec = declaration;
   const where = `defineFunction(${spec.name})`;
   if (!NAME.test(spec.name)) throw new Error(`${where}: invalid function name`);
   for (const alias of spec.aliases ?? [])
