@@ -7,7 +7,7 @@
  */
 import { beforeAll, expect, it } from 'vitest';
 import { isSpecWording, SPEC_WORDINGS } from '../../src/functions/errors.js';
-import { CompositeHost, type Exchange } from '../../src/hosts/index.js';
+import { CompositeHost, WebInterfaceHost, type Exchange } from '../../src/hosts/index.js';
 import { evaluate } from '../../src/hosts/eval.js';
 import { MESSAGES } from '../../src/platform/index.js';
 import { describeEachEngine } from '../support/engines.js';
@@ -165,6 +165,29 @@ describeEachEngine('the spec part 7 errors as scripts and callers read them', (e
     expect(logged.map((e) => e.message)).toContain(
       'composite API GET /fails/1, line 2, column 3: count_objects: Cannot count objects with an empty condition.',
     );
+  });
+
+  it('in the 500 body of a web interface', async () => {
+    const host = new WebInterfaceHost(w.platform, { clock: () => NOW });
+    await w.platform.webInterfaceTemplates.set(w.account, w.ids.reports, '<p>\n${get_lanes("nobody")}</p>');
+    const answer = await host.render({
+      accountId: w.account,
+      caller: caller('admin'),
+      method: 'GET',
+      path: `webinterface/${w.ids.reports}`,
+      headers: {},
+      query: {},
+      body: undefined,
+      webInterfaceId: w.ids.reports,
+    });
+    expect({ status: answer.status, body: answer.body }).toMatchObject({
+      status: 500,
+      body: {
+        code: 'script-error',
+        message: 'Unable to retrieve user.',
+        line: 2,
+      },
+    });
   });
 
   it('in the P_message of a failed request', async () => {
