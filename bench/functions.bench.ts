@@ -27,13 +27,19 @@ const cases: Array<[string, unknown[], unknown[]]> = [
   ['R_hmac_hash', ['data', 'key'], ['data', 'key', 'SHA256', 'BASE64']],
 ];
 
-type Impl = (c: typeof ctx, args: unknown[], e: CallEnv) => unknown;
+type Impl = (c: typeof ctx, args: unknown[], e: CallEnv, name: string) => unknown;
 
 /**
  * The two calls as a caller holding the values would write them: `fn.call(env, a, b)` (how the
- * template engine calls a method) and `impl(ctx, [a, b], env)`.
+ * template engine calls a method) and `impl(ctx, [a, b], env, name)`.
  */
-function callers(fn: BoundFunction, t: unknown[], impl: Impl, d: unknown[]): [() => unknown, () => unknown] {
+function callers(
+  fn: BoundFunction,
+  t: unknown[],
+  impl: Impl,
+  d: unknown[],
+  name: string,
+): [() => unknown, () => unknown] {
   const bound = [
     () => fn.call(env),
     () => fn.call(env, t[0]),
@@ -42,11 +48,11 @@ function callers(fn: BoundFunction, t: unknown[], impl: Impl, d: unknown[]): [()
     () => fn.call(env, t[0], t[1], t[2], t[3]),
   ][t.length]!;
   const direct = [
-    () => impl(ctx, [], env),
-    () => impl(ctx, [d[0]], env),
-    () => impl(ctx, [d[0], d[1]], env),
-    () => impl(ctx, [d[0], d[1], d[2]], env),
-    () => impl(ctx, [d[0], d[1], d[2], d[3]], env),
+    () => impl(ctx, [], env, name),
+    () => impl(ctx, [d[0]], env, name),
+    () => impl(ctx, [d[0], d[1]], env, name),
+    () => impl(ctx, [d[0], d[1], d[2]], env, name),
+    () => impl(ctx, [d[0], d[1], d[2], d[3]], env, name),
   ][d.length]!;
   return [bound, direct];
 }
@@ -78,7 +84,7 @@ let logSum = 0;
 const pairs = cases.map(([name, templateArgs, implArgs]) => {
   const fn = scope.get(name) as BoundFunction;
   const impl = registry.get(name)!.forms.find((f) => f.params.length >= implArgs.length)!.impl;
-  return { name, callers: callers(fn, templateArgs, impl, implArgs) };
+  return { name, callers: callers(fn, templateArgs, impl, implArgs, name) };
 });
 // Warm every call site with every function first, as a process running many scripts would.
 for (let i = 0; i < 20_000; i++) {

@@ -1,5 +1,6 @@
-import { parseJsonObjectText } from './json-object-text.js';
+import { firstJsonObject } from './json-object-text.js';
 import type { ParamType } from './spec.js';
+import { messageOf } from './errors.js';
 
 /**
  * Argument coercion the way real scripts pass values: objects and arrays as hashes/sequences or
@@ -112,7 +113,7 @@ function isNatively(type: ParamType, v: unknown): boolean {
 /** The coercer for a declared type or union of types. */
 export function coercerFor(type: ParamType | ParamType[]): Coercer {
   if (!Array.isArray(type)) return coercers[type];
-  if (type.length === 1) return coercers[type[0]!];
+  if (type.length === 1) return coercers[type[0]];
   const each = type.map((t) => coercers[t]);
   return (v) => {
     for (const t of type) if (isNatively(t, v)) return coercers[t](v);
@@ -152,7 +153,7 @@ export function explainMismatch(type: ParamType | ParamType[], v: unknown): stri
       const parsed = types.includes('object') ? parseJsonObjectText(v) : parseJsonText(v);
       detail += ` (the JSON text of ${jsonKind(parsed)})`;
     } catch (e) {
-      detail += ` (not valid JSON: ${(e as Error).message})`;
+      detail += ` (not valid JSON: ${messageOf(e)})`;
     }
   }
   return detail;
@@ -189,6 +190,15 @@ export function describeValue(v: unknown): string {
   }
 }
 
+/**
+ * The value of the first JSON object of `text` (what follows it ignored; json-object-text.ts); text
+ * that does not start with `{`, or whose first object never closes, is parsed as a whole. Throws
+ * JsonTextError as parseJsonText does.
+ */
+export function parseJsonObjectText(text: string): unknown {
+  return parseJsonText(firstJsonObject(text));
+}
+
 export class JsonTextError extends Error {
   override name = 'JsonTextError';
 }
@@ -208,7 +218,7 @@ export function parseJsonText(text: string): unknown {
     });
   } catch (e) {
     if (e instanceof JsonTextError) throw e;
-    throw new JsonTextError((e as Error).message);
+    throw new JsonTextError(messageOf(e));
   }
 }
 

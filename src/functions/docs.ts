@@ -96,7 +96,16 @@ by hand. \`npx flowmark functions\` prints the same list (\`--json\` for tools).
   - **integer**: an integral number or integer text (\`"12"\`); **number**: a number or numeric text;
   - **string**: text; numbers and booleans as their text, hashes and sequences as compact JSON.
 - Errors name the function and the argument: \`get_time: argument 1 (date) Unparseable date: "x"\`,
-  \`list_objects: argument 2 (name) is missing: expected a string\`.
+  \`list_objects: argument 2 (name) is missing: expected a string\`, \`list_objects: operator $where is
+  not allowed\`. One exception: an error the spec words (its part 7: \`Cannot count objects with an
+  empty condition.\`, \`Project not found.\`, \`Timeout exception\`, \`Unable to retrieve user.\` …) reads
+  exactly that wording, as on the platform, wherever a script or its caller sees the message:
+  \`\${.error}\` in \`#recover\` (its first line), a composite API's or web interface's 500 body, a failed
+  request's P_message, the eval API's error. The function is named by where the error happened:
+  the error report under the message (\`==> count_objects({}, "orders")  [in template …]\`, \`Failed
+  at: …\`) and the account's log line (\`…, line 2, column 3: count_objects: Cannot count objects
+  with an empty condition.\`). \`throw\`'s message is the script's own. The JavaScript and Python
+  backends keep \`RMPCollection.countObjects: …\` (the method before every message).
 - A function of several forms (overloads) takes the first form whose arity fits and whose
   arguments convert.
 - Flags: **web-interface** — usable in a web interface: the functions the platform lists for them, plus
@@ -214,9 +223,9 @@ export function functionsText(descriptions: FunctionDescription[]): string {
     ]),
   );
   const header = ['name', 'group', 'signature', 'flags'];
-  const widths = [0, 1].map((c) => Math.max(header[c]!.length, ...rows.map((r) => r[c]!.length)));
+  const widths = [0, 1].map((c) => Math.max(header[c].length, ...rows.map((r) => r[c].length)));
   const line = (r: string[], flags: string) =>
-    `${r[0]!.padEnd(widths[0]!)}  ${r[1]!.padEnd(widths[1]!)}  ${r[2]}${flags}`;
+    `${r[0].padEnd(widths[0])}  ${r[1].padEnd(widths[1])}  ${r[2]}${flags}`;
   return (
     [line(header, '  (flags)'), ...rows.map((r) => line(r, r[3] ? `  [${r[3]}]` : ''))].join('\n') + '\n'
   );

@@ -64,7 +64,7 @@ function compileForm(fn: string, form: FunctionForm): CompiledForm {
   const defaults = params.map((p) => p.default);
   const optional = params.map((p) => p.optional === true);
   const kinds = params.map((p) =>
-    Array.isArray(p.type) ? (p.type.length === 1 ? KIND[p.type[0]!] : UNION) : KIND[p.type],
+    Array.isArray(p.type) ? (p.type.length === 1 ? KIND[p.type[0]] : UNION) : KIND[p.type],
   );
   const fail = (i: number, p: ParamSpec, v: unknown) =>
     argumentError(fn, i + 1, p.name, explainMismatch(p.type, v));
@@ -78,18 +78,18 @@ function compileForm(fn: string, form: FunctionForm): CompiledForm {
       for (let i = 0; i < fixed; i++) {
         const v = args[i];
         if (v === undefined || v === null) {
-          if (!optional[i]) throw missing(fn, i, params[i]!);
+          if (!optional[i]) throw missing(fn, i, params[i]);
           args[i] = defaults[i];
           continue;
         }
-        if (alreadyOfType(kinds[i]!, v)) continue;
-        const c = coercers[i]!(v);
-        if (c === NO_VALUE) throw fail(i, params[i]!, v);
+        if (alreadyOfType(kinds[i], v)) continue;
+        const c = coercers[i](v);
+        if (c === NO_VALUE) throw fail(i, params[i], v);
         args[i] = c;
       }
       if (variadic) {
         if (len <= fixed && !variadic.optional) throw missing(fn, fixed, variadic);
-        const coerce = coercers[fixed]!;
+        const coerce = coercers[fixed];
         for (let j = fixed; j < len; j++) {
           const v = args[j];
           const c = v === undefined || v === null ? NO_VALUE : coerce(v);
@@ -116,9 +116,9 @@ function arityText(forms: CompiledForm[]): string {
   const plural = (n: number) => (n === 1 ? 'argument' : 'arguments');
   if (unbounded !== Infinity) return `at least ${unbounded} ${plural(unbounded)}`;
   const sorted = [...counts].sort((a, b) => a - b);
-  if (sorted.length === 1) return sorted[0] === 0 ? 'no arguments' : `${sorted[0]} ${plural(sorted[0]!)}`;
-  const lo = sorted[0]!;
-  const hi = sorted[sorted.length - 1]!;
+  if (sorted.length === 1) return sorted[0] === 0 ? 'no arguments' : `${sorted[0]} ${plural(sorted[0])}`;
+  const lo = sorted[0];
+  const hi = sorted[sorted.length - 1];
   if (hi - lo + 1 === sorted.length) return `${lo} to ${hi} arguments`;
   return `${sorted.slice(0, -1).join(', ')} or ${hi} arguments`;
 }
@@ -152,20 +152,22 @@ export function detachedEnv(ctx: ExecutionContext): CallEnv {
 
 /** Compiles a function under the name it is called by (a name or an alias). */
 export function compileFunction(spec: FunctionSpec, calledName: string): CompiledFunction {
+  // impl's own errors name the function as declared (an alias's argument errors name the alias)
+  const declared = spec.name;
   const forms = spec.forms.map((f) => compileForm(calledName, f));
-  const invoke = compileInvoker(calledName, forms);
+  const invoke = compileInvoker(calledName, declared, forms);
   if (forms.length === 1) {
     // One form: the callable does the whole call itself (this is the hot path of every script).
-    const { prepare, max } = forms[0]!;
-    const impl = forms[0]!.form.impl;
-    const fixedArity = fixedArityCallable(calledName, forms, prepare, impl, max);
+    const { prepare, max } = forms[0];
+    const impl = forms[0].form.impl;
+    const fixedArity = fixedArityCallable(calledName, declared, forms, prepare, impl, max);
     if (fixedArity) return { invoke, bindTo: fixedArity };
     return {
       invoke,
       bindTo: (ctx) =>
         function (this: CallEnv | undefined, ...args: unknown[]) {
           if (args.length > max) throw tooMany(calledName, forms, args.length);
-          return impl(ctx, prepare(args), this ?? detachedEnv(ctx));
+          return impl(ctx, prepare(args), this ?? detachedEnv(ctx), declared);
         },
     };
   }
@@ -185,6 +187,7 @@ export function compileFunction(spec: FunctionSpec, calledName: string): Compile
  */
 function fixedArityCallable(
   calledName: string,
+  declared: string,
   forms: CompiledForm[],
   prepare: (args: unknown[]) => unknown[],
   impl: FunctionForm['impl'],
@@ -196,45 +199,45 @@ function fixedArityCallable(
       return (ctx) =>
         function (this: CallEnv | undefined) {
           if (arguments.length > 0) throw tooManyFor(arguments.length);
-          return impl(ctx, [], this ?? detachedEnv(ctx));
+          return impl(ctx, [], this ?? detachedEnv(ctx), declared);
         };
     case 1:
       return (ctx) =>
         function (this: CallEnv | undefined, a: unknown) {
           if (arguments.length > 1) throw tooManyFor(arguments.length);
-          return impl(ctx, prepare([a]), this ?? detachedEnv(ctx));
+          return impl(ctx, prepare([a]), this ?? detachedEnv(ctx), declared);
         };
     case 2:
       return (ctx) =>
         function (this: CallEnv | undefined, a: unknown, b: unknown) {
           if (arguments.length > 2) throw tooManyFor(arguments.length);
-          return impl(ctx, prepare([a, b]), this ?? detachedEnv(ctx));
+          return impl(ctx, prepare([a, b]), this ?? detachedEnv(ctx), declared);
         };
     case 3:
       return (ctx) =>
         function (this: CallEnv | undefined, a: unknown, b: unknown, c: unknown) {
           if (arguments.length > 3) throw tooManyFor(arguments.length);
-          return impl(ctx, prepare([a, b, c]), this ?? detachedEnv(ctx));
+          return impl(ctx, prepare([a, b, c]), this ?? detachedEnv(ctx), declared);
         };
     case 4:
       return (ctx) =>
         function (this: CallEnv | undefined, a: unknown, b: unknown, c: unknown, d: unknown) {
           if (arguments.length > 4) throw tooManyFor(arguments.length);
-          return impl(ctx, prepare([a, b, c, d]), this ?? detachedEnv(ctx));
+          return impl(ctx, prepare([a, b, c, d]), this ?? detachedEnv(ctx), declared);
         };
     default:
       return undefined;
   }
 }
 
-function compileInvoker(calledName: string, forms: CompiledForm[]): Invoker {
+function compileInvoker(calledName: string, declared: string, forms: CompiledForm[]): Invoker {
   if (forms.length === 1) {
-    const only = forms[0]!;
+    const only = forms[0];
     const impl = only.form.impl;
     const max = only.max;
     return (ctx, env, args) => {
       if (args.length > max) throw tooMany(calledName, forms, args.length);
-      return impl(ctx, only.prepare(args), env);
+      return impl(ctx, only.prepare(args), env, declared);
     };
   }
   // Per argument count, the forms that accept it: when only one does, no trial is needed.
@@ -247,7 +250,7 @@ function compileInvoker(calledName: string, forms: CompiledForm[]): Invoker {
   return (ctx, env, args) => {
     const len = args.length;
     const only = single[len];
-    if (only) return only.form.impl(ctx, only.prepare(args), env);
+    if (only) return only.form.impl(ctx, only.prepare(args), env, declared);
     let firstError: unknown;
     for (const f of forms) {
       if (len < f.min || len > f.max) continue;
@@ -258,12 +261,12 @@ function compileInvoker(calledName: string, forms: CompiledForm[]): Invoker {
         firstError ??= e;
         continue;
       }
-      return f.form.impl(ctx, prepared, env);
+      return f.form.impl(ctx, prepared, env, declared);
     }
     if (firstError) throw firstError;
     const smallest = forms.reduce((a, b) => (b.min < a.min ? b : a));
     // Too few for every form: the first missing argument of the smallest form.
-    if (len < smallest.min) throw missing(calledName, len, smallest.form.params[len]!);
+    if (len < smallest.min) throw missing(calledName, len, smallest.form.params[len]);
     if (forms.every((f) => len > f.max)) throw tooMany(calledName, forms, len);
     throw new FunctionError(calledName, `${calledName} takes ${arityText(forms)}, got ${len}`);
   };

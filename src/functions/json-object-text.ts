@@ -5,22 +5,20 @@
  * returns without looking at what follows. So `{"a": "x"}\n{"b": "y"}` (a query written as two
  * objects back to back, as real scripts do) is the object `{"a": "x"}`; the rest is ignored.
  */
-import { parseJsonText } from './coercion.js';
-
 /**
- * The value of the first JSON object of `text` (what follows it ignored); text that does not
- * start with `{` (after white space), or whose first object never closes, is parsed as a whole.
- * Throws JsonTextError as parseJsonText does.
+ * The text of the first JSON object of `text` (what follows it cut off); text that does not start
+ * with `{` (after white space), or whose first object never closes, is kept whole.
+ * (parseJsonObjectText in coercion.ts parses it: this module imports nothing.)
  */
-export function parseJsonObjectText(text: string): unknown {
+export function firstJsonObject(text: string): string {
   const end = firstObjectEnd(text);
-  return parseJsonText(end === undefined ? text : text.slice(0, end));
+  return end === undefined ? text : text.slice(0, end);
 }
 
 /** The index just after the `}` closing the object `text` starts with, or undefined. */
 function firstObjectEnd(text: string): number | undefined {
   let i = 0;
-  while (i < text.length && /\s/.test(text[i]!)) i++;
+  while (i < text.length && /\s/.test(text[i])) i++;
   if (text[i] !== '{') return undefined;
   let depth = 0;
   for (; i < text.length; i++) {

@@ -2,18 +2,20 @@
  * The function registry: every function of the library declared once (spec.ts), bound to an
  * execution context as the callables a template sees.
  *
- *   import { defineFunction } from '../registry.js';
+ *   import { defineFunction } from '../spec.js';
  *   export const myGroup = [defineFunction({ name: 'f', group: 'Utilities', doc, returns, forms: [...] })];
  *   // then one line in src/functions/library.ts
  *
+ * Group modules import spec.ts and errors.ts, never this module: the registry alone imports the
+ * groups (through library.ts), so src/functions has no import cycle (test/functions/import-cycles.test.ts).
+ *
  * A bound callable is called as `fn.call(env, ...args)` (src/template/calls.ts); it checks the
  * arity, coerces the arguments to the declared types, fills defaults, resolves overloads, enforces
- * the availability flags of the context's surface, and calls `impl(ctx, args, env)`.
+ * the availability flags of the context's surface, and calls `impl(ctx, args, env, fn)`.
  */
-// The declarations come first: group modules import defineFunction from here while the library
-// (imported last) is still loading them, so these bindings must exist before library.ts runs.
 export { arityOf, defineFunction, formSignature, FUNCTION_GROUPS, FUNCTION_RIGHTS } from './spec.js';
 export type {
+  ArgsOf,
   FunctionFlags,
   FunctionForm,
   FunctionGroup,
@@ -119,7 +121,7 @@ export class FunctionRegistry {
   invoke(ctx: ExecutionContext, name: string, args: readonly unknown[], env?: CallEnv): unknown {
     const fn = this.callable(ctx, name);
     if (!fn) throw new Error(`unknown function ${name}`);
-    return fn.apply(env, args as unknown[]);
+    return Reflect.apply(fn, env, args);
   }
 }
 

@@ -40,13 +40,57 @@ export interface ParamSpec {
   doc?: string;
 }
 
-export interface FunctionForm {
-  params: ParamSpec[];
+/** The value a declared type coerces to. */
+export type ValueOf<T extends ParamType> = T extends 'string'
+  ? string
+  : T extends 'integer' | 'number'
+    ? number
+    : T extends 'boolean'
+      ? boolean
+      : T extends 'object'
+        ? Record<string, unknown>
+        : T extends 'array'
+          ? unknown[]
+          : unknown;
+
+/** The value a parameter reaches impl as: its type's (a union's: any of them), or undefined when it may be omitted without a default. */
+export type ArgOf<P extends ParamSpec> = (
+  P['type'] extends readonly (infer U extends ParamType)[]
+    ? ValueOf<U>
+    : P['type'] extends ParamType
+      ? ValueOf<P['type']>
+      : unknown
+) extends infer V
+  ? P extends { optional: true }
+    ? P extends { default: NonNullable<unknown> }
+      ? V
+      : V | undefined
+    : V
+  : never;
+
+/** The arguments impl receives for declared parameters: a tuple, the variadic one flattened at its end. */
+export type ArgsOf<Ps extends readonly ParamSpec[]> = Ps extends readonly [
+  infer H extends ParamSpec,
+  ...infer R extends readonly ParamSpec[],
+]
+  ? H extends { variadic: true }
+    ? ArgOf<H>[]
+    : [ArgOf<H>, ...ArgsOf<R>]
+  : Ps extends readonly []
+    ? []
+    : unknown[];
+
+/**
+ * One form. `impl` receives its arguments coerced to the declared types (typed by ArgsOf when the
+ * declaration is written in place), the call's environment, and the function's name for its errors.
+ */
+export interface FunctionForm<Ps extends readonly ParamSpec[] = readonly ParamSpec[]> {
+  params: Ps;
   /** This form (overload) is deprecated (spec part 9), e.g. import_objects with a separator. */
   deprecated?: boolean;
   /** Optional note shown in the docs for this form. */
   doc?: string;
-  impl(ctx: ExecutionContext, args: unknown[], call: CallEnv): unknown | Promise<unknown>;
+  impl(ctx: ExecutionContext, args: ArgsOf<Ps>, call: CallEnv, fn: string): unknown;
 }
 
 export type FunctionGroup =
@@ -101,7 +145,7 @@ export interface FunctionSpec {
   doc: string;
   returns: string;
   /** One form, or the overloads, tried in order: the first whose arity fits and whose arguments coerce. */
-  forms: FunctionForm[];
+  forms: readonly FunctionForm[];
   flags?: FunctionFlags;
   /** Who may call it (see FunctionRights). */
   rights: FunctionRights;
@@ -114,8 +158,23 @@ export interface FunctionSpec {
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** Declares one function of the library; checks the declaration's shape and returns it unchanged. */
-export function defineFunction(spec: FunctionSpec): FunctionSpec {
+/** A declaration as written: each form's impl typed by its own parameters. */
+export type FunctionDeclaration<Fs extends readonly (readonly ParamSpec[])[]> = Omit<
+  FunctionSpec,
+  'forms'
+> & {
+  forms: { [K in keyof Fs]: FunctionForm<Fs[K]> };
+};
+
+/**
+ * Declares one function of the library; checks the declaration's shape and returns it unchanged.
+ * Each form's `impl` gets its arguments typed by the form's `params` (ArgsOf) and the function's
+ * name (`fn`) for the errors it raises.
+ */
+export function defineFunction<const Fs extends readonly (readonly ParamSpec[])[]>(
+  declaration: FunctionDeclaration<Fs>,
+): FunctionSpec {
+  const spec: FunctionSpec = declaration;
   const where = `defineFunction(${spec.name})`;
   if (!NAME.test(spec.name)) throw new Error(`${where}: invalid function name`);
   for (const alias of spec.aliases ?? [])
@@ -127,7 +186,7 @@ export function defineFunction(spec: FunctionSpec): FunctionSpec {
   return spec;
 }
 
-function checkParams(where: string, params: ParamSpec[]): void {
+function checkParams(where: string, params: readonly ParamSpec[]): void {
   let optionalSeen = false;
   const names = new Set<string>();
   params.forEach((p, i) => {

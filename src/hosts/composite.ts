@@ -19,7 +19,7 @@ import type { Platform } from '../platform/index.js';
 import type { CompositeApi } from '../platform/scripted/index.js';
 import { compile, markRequestInput, TemplateError, type Template } from '../template/index.js';
 import { busyAnswer, errorAnswer, type Answer, type Exchange } from './http.js';
-import { stepError } from './processes/failure.js';
+import { loggedMessage, stepError } from './processes/failure.js';
 import { renderTemplate } from './render.js';
 import { typedValue } from './typing.js';
 
@@ -252,7 +252,7 @@ export class CompositeHost {
       userId: exchange.caller?.user.id ?? null,
       mode: api.mode,
       level: 'SEVERE',
-      message: `composite API ${api.method} /${api.path}, line ${error.line}, column ${error.column}: ${error.message}`,
+      message: `composite API ${api.method} /${api.path}, line ${error.line}, column ${error.column}: ${loggedMessage(e, error)}`,
     });
     if (api.mode !== 'LIVE' || exchange.caller?.user.isAdmin)
       return errorAnswer(500, 'script-error', error.message, { line: error.line, column: error.column });

@@ -13,7 +13,7 @@ import { contextFor } from '../functions/request/index.js';
 import { isInterfaceContext, laneModeFor, type Platform } from '../platform/index.js';
 import { markRequestInput, TemplateError } from '../template/index.js';
 import { busyAnswer, errorAnswer, queryValue, type Answer, type Exchange } from './http.js';
-import { stepError } from './processes/failure.js';
+import { loggedMessage, stepError } from './processes/failure.js';
 import { renderIn } from './render.js';
 
 export interface WebInterfaceHostOptions {
@@ -98,7 +98,7 @@ export class WebInterfaceHost {
         userId: caller.user.id,
         mode,
         level: 'SEVERE',
-        message: `web interface ${wi.id}, line ${error.line}, column ${error.column}: ${error.message}`,
+        message: `web interface ${wi.id}, line ${error.line}, column ${error.column}: ${loggedMessage(e, error)}`,
       });
       if (mode !== 'LIVE' || caller.user.isAdmin)
         return errorAnswer(500, 'script-error', error.message, { line: error.line, column: error.column });

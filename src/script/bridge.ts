@@ -236,7 +236,7 @@ function failure(label: string, method: ScriptMethod, e: unknown): string {
 function errorMessage(label: string, method: ScriptMethod, e: unknown): string {
   if (e instanceof ScriptThrownError) return e.message;
   if (e instanceof FunctionError && e.functionName === method.function)
-    return `${label}: ${e.message.slice(e.functionName.length + 2)}`;
+    return `${label}: ${e.qualified.slice(e.functionName.length + 2)}`;
   if (e instanceof FunctionUnavailableError) return `${label}: ${e.message}`;
   // Errors that keep their own class but carry the function's name (BudgetExceededError).
   const fn = method.function;

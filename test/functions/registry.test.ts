@@ -457,7 +457,7 @@ describe('availability by surface and user', () => {
   it('admin-only functions check the current user at call time', () => {
     const c = createExecutionContext({ user: { id: 1, login: 'u', isAdmin: false } });
     const f = fn('impersonate_thing', c);
-    expect(() => f.call(env)).toThrow('impersonate_thing: Impersonification is not allowed for user.');
+    expect(() => f.call(env)).toThrow('Impersonification is not allowed for user.');
     c.user = { id: 2, login: 'admin', isAdmin: true };
     expect(f.call(env)).toBe('done');
     expect(() => fn('impersonate_thing', createExecutionContext()).call(env)).toThrow(

@@ -166,7 +166,7 @@ describeEachEngine('composite API host', (engine) => {
     });
     expect((await host.handle(exchange('GET', 'broken-test'))).body).toMatchObject({
       code: 'script-error',
-      message: 'list_objects: Cannot list objects with an empty condition.',
+      message: 'Cannot list objects with an empty condition.',
     });
     const [entry] = await w.platform.logs.list(w.account, { limit: 1 });
     expect(entry).toMatchObject({

@@ -53,7 +53,7 @@ describeEachEngine('RMP objects against the template functions', (engine) => {
       const holder = await contextIn(w, {});
       expect(await viaTemplate(holder, 'R_lock("stock")')).toBe('stock');
       const other = await contextIn(w, {});
-      expect(await errorOf(other, '${R_lock("stock", 0)}')).toBe('R_lock: Timeout exception');
+      expect(await errorOf(other, '${R_lock("stock", 0)}')).toBe('Timeout exception');
       expect(await viaScript(other, 'RMPRequest.lock("stock", 0)')).toBe(false);
       expect(await viaScript(other, 'RMPRequest.lock("free", 0)')).toBe(true);
       expect((await internalParameterValues(other)).P_locks).toEqual([

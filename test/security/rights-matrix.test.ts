@@ -9,6 +9,7 @@
  */
 import { beforeAll, expect, it } from 'vitest';
 import { createHosts } from '../../src/hosts/index.js';
+import { isSpecWording } from '../../src/functions/errors.js';
 import { defaultRegistry, type FunctionRights } from '../../src/functions/registry.js';
 import { RIGHTS_MESSAGES } from '../../src/platform/index.js';
 import { evalHost } from '../../src/server/eval-host.js';
@@ -127,7 +128,7 @@ const ROWS: Record<string, Row> = {
   get_manager: {
     rule: 'user',
     probe: () => 'get_manager("carl")',
-    outcome: () => 'get_manager: No manager found.',
+    outcome: () => 'No manager found.',
   },
   get_user_data: { rule: 'user', probe: () => 'get_user_data("carl")' },
   get_preferences: {
@@ -207,7 +208,8 @@ function expected(name: string, row: Row, role: Role, surface: Surface, ids: Ids
       ? row.refusal(ids)
       : (row.refusal ??
         (row.rule === 'design' ? RIGHTS_MESSAGES.design(designedProject) : RIGHTS_MESSAGES.admin));
-  return `${name}: ${refusal}`;
+  // A refusal in the spec's part-7 wording reads without the function's name (docs/functions.md, "Errors").
+  return isSpecWording(refusal) ? refusal : `${name}: ${refusal}`;
 }
 
 let designedProject = 0;

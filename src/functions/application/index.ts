@@ -15,7 +15,7 @@ import {
   principalOf,
   type FileDescriptor,
 } from '../file/args.js';
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 
 /** A filedescriptor with the attachment's instance, widget, time and author. */
 export interface AttachedFileDescriptor extends FileDescriptor {
@@ -93,8 +93,7 @@ export const application: FunctionSpec[] = [
           { name: 'file_variable', type: ['array', 'string'] },
           { name: 'file_widget_id', type: 'string', optional: true },
         ],
-        async impl(ctx, [files, widget]) {
-          const fn = 'attach_file';
+        async impl(ctx, [files, widget], _call, fn) {
           const platform = platformOf(fn, ctx);
           const ids = fileIds(fn, 1, 'file_variable', files);
           const instance = ctx.applicationInstanceId;
@@ -107,7 +106,7 @@ export const application: FunctionSpec[] = [
               actorOf(ctx),
               instance,
               ids,
-              (widget as string | undefined) || undefined,
+              widget || undefined,
             ),
           );
           return attached.map(attachedFileDescriptor);
@@ -129,8 +128,7 @@ export const application: FunctionSpec[] = [
           { name: 'file_variable', type: ['array', 'string'] },
           { name: 'instance_id', type: 'string' },
         ],
-        async impl(ctx, [files, instance]) {
-          const fn = 'detach_file';
+        async impl(ctx, [files, instance], _call, fn) {
           const platform = platformOf(fn, ctx);
           const ids = fileIds(fn, 1, 'file_variable', files);
           const detached = await platformCall(fn, () =>
@@ -156,8 +154,7 @@ export const application: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'instance_id', type: 'string' }],
-        async impl(ctx, [instance]) {
-          const fn = 'list_attached_file';
+        async impl(ctx, [instance], _call, fn) {
           const platform = platformOf(fn, ctx);
           const id = instanceId(fn, 1, instance);
           const list = await platformCall(fn, () =>
@@ -179,8 +176,7 @@ export const application: FunctionSpec[] = [
     forms: [
       {
         params: [],
-        async impl(ctx) {
-          const fn = 'get_history';
+        async impl(ctx, _args, _call, fn) {
           const platform = platformOf(fn, ctx);
           const of = ctx.requestId
             ? { requestId: ctx.requestId }
@@ -203,8 +199,7 @@ export const application: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'instance_id', type: 'string' }],
-        async impl(ctx, [instance]) {
-          const fn = 'get_instance_info';
+        async impl(ctx, [instance], _call, fn) {
           const platform = platformOf(fn, ctx);
           const found = await platformCall(fn, () =>
             platform.applications.require(ctx.accountId, String(instance).trim()),

@@ -1,14 +1,14 @@
 /** Collections (spec 4.2): collections themselves and their indexes. */
 import { argumentError } from '../errors.js';
-import { defineFunction, type FunctionSpec, type ParamSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec, type ParamSpec } from '../spec.js';
 import { collectionCall, collectionsOf } from './args.js';
 
-const NAME: ParamSpec = { name: 'name', type: 'string', doc: 'name of the collection' };
-const ID: ParamSpec = {
+const NAME = { name: 'name', type: 'string', doc: 'name of the collection' } satisfies ParamSpec;
+const ID = {
   name: 'id',
   type: ['integer', 'string'],
   doc: 'integer id of the collection (shown by the collections listing) or its name',
-};
+} satisfies ParamSpec;
 
 export const adminFunctions: FunctionSpec[] = [
   defineFunction({
@@ -30,11 +30,11 @@ export const adminFunctions: FunctionSpec[] = [
             doc: 'true: only modifiable by an administrator of the account',
           },
         ],
-        impl: (ctx, [name, isPublic, isReadonly]) =>
-          collectionCall('create_collection', () =>
-            collectionsOf('create_collection', ctx).createCollection(ctx, name as string, {
-              isPublic: isPublic as boolean,
-              isReadonly: isReadonly as boolean,
+        impl: (ctx, [name, isPublic, isReadonly], _call, fn) =>
+          collectionCall(fn, () =>
+            collectionsOf(fn, ctx).createCollection(ctx, name, {
+              isPublic: isPublic,
+              isReadonly: isReadonly,
             }),
           ),
       },
@@ -49,10 +49,8 @@ export const adminFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [NAME],
-        impl: (ctx, [name]) =>
-          collectionCall('drop_collection', () =>
-            collectionsOf('drop_collection', ctx).dropCollection(ctx, name as string),
-          ),
+        impl: (ctx, [name], _call, fn) =>
+          collectionCall(fn, () => collectionsOf(fn, ctx).dropCollection(ctx, name)),
       },
     ],
   }),
@@ -65,10 +63,8 @@ export const adminFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [NAME],
-        impl: (ctx, [name]) =>
-          collectionCall('remove_collection', () =>
-            collectionsOf('remove_collection', ctx).removeCollection(ctx, name as string),
-          ),
+        impl: (ctx, [name], _call, fn) =>
+          collectionCall(fn, () => collectionsOf(fn, ctx).removeCollection(ctx, name)),
       },
     ],
   }),
@@ -84,14 +80,8 @@ export const adminFunctions: FunctionSpec[] = [
           { name: 'old_name', type: 'string', doc: 'current name' },
           { name: 'new_name', type: 'string', doc: 'new name' },
         ],
-        impl: (ctx, [oldName, newName]) =>
-          collectionCall('rename_collection', () =>
-            collectionsOf('rename_collection', ctx).renameCollection(
-              ctx,
-              oldName as string,
-              newName as string,
-            ),
-          ),
+        impl: (ctx, [oldName, newName], _call, fn) =>
+          collectionCall(fn, () => collectionsOf(fn, ctx).renameCollection(ctx, oldName, newName)),
       },
     ],
   }),
@@ -118,15 +108,14 @@ export const adminFunctions: FunctionSpec[] = [
           },
           { name: 'ascending', type: 'boolean', optional: true, default: true, doc: 'index order' },
         ],
-        impl(ctx, [id, name, keys, unique, ascending]) {
-          const fn = 'R_create_index';
-          if (!(keys as unknown[]).every((k) => typeof k === 'string'))
+        impl(ctx, [id, name, keys, unique, ascending], _call, fn) {
+          if (!keys.every((k) => typeof k === 'string'))
             throw argumentError(fn, 3, 'keys', 'must be an array of field names');
           return collectionCall(fn, () =>
-            collectionsOf(fn, ctx).createIndex(ctx, id as number | string, name as string, {
-              keys: keys as string[],
-              unique: unique as boolean,
-              ascending: ascending as boolean,
+            collectionsOf(fn, ctx).createIndex(ctx, id, name, {
+              keys: keys,
+              unique: unique,
+              ascending: ascending,
             }),
           );
         },
@@ -142,10 +131,8 @@ export const adminFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [ID, { name: 'name', type: 'string', doc: 'name of the index' }],
-        impl: (ctx, [id, name]) =>
-          collectionCall('R_delete_index', () =>
-            collectionsOf('R_delete_index', ctx).deleteIndex(ctx, id as number | string, name as string),
-          ),
+        impl: (ctx, [id, name], _call, fn) =>
+          collectionCall(fn, () => collectionsOf(fn, ctx).deleteIndex(ctx, id, name)),
       },
     ],
   }),
@@ -158,10 +145,7 @@ export const adminFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [ID],
-        impl: (ctx, [id]) =>
-          collectionCall('R_list_indexes', () =>
-            collectionsOf('R_list_indexes', ctx).listIndexes(ctx, id as number | string),
-          ),
+        impl: (ctx, [id], _call, fn) => collectionCall(fn, () => collectionsOf(fn, ctx).listIndexes(ctx, id)),
       },
     ],
   }),

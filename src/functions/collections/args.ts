@@ -11,10 +11,9 @@ import {
   type SortSpec,
 } from '../../platform/collections/index.js';
 import { BudgetExceededError } from '../../limits/index.js';
-import { isHash } from '../coercion.js';
-import { parseJsonObjectText } from '../json-object-text.js';
+import { isHash, parseJsonObjectText } from '../coercion.js';
 import type { ExecutionContext } from '../context.js';
-import { argumentError, FunctionError } from '../errors.js';
+import { argumentError, FunctionError, messageOf } from '../errors.js';
 import { neutraliseQuery } from './request-input.js';
 
 export function collectionsOf(fn: string, ctx: ExecutionContext): CollectionService {
@@ -108,7 +107,7 @@ export function objectArgument(
     try {
       parsed = parseJsonObjectText(value);
     } catch (e) {
-      throw argumentError(fn, index, name, `is not valid JSON: ${(e as Error).message}`);
+      throw argumentError(fn, index, name, `is not valid JSON: ${messageOf(e)}`);
     }
     if (!isHash(parsed)) throw argumentError(fn, index, name, 'must be a JSON object');
     return parsed;
@@ -131,7 +130,7 @@ export function splitQuery(
   const extra = Object.keys(query).filter((k) => k !== '$query' && k !== '$orderby');
   if (extra.length)
     throw argumentError(fn, index, name, `cannot mix $query/$orderby with ${extra.join(', ')}`);
-  return { filter: rawFilter as Record<string, unknown>, sort };
+  return { filter: rawFilter, sort };
 }
 
 function orderBy(fn: string, index: number, name: string, value: unknown): SortSpec {

@@ -3,7 +3,7 @@ import { assertSafeSpec, CollectionError } from '../../platform/collections/inde
 import { isHash } from '../coercion.js';
 import { budgetOf } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 import {
   collectionCall,
   collectionsOf,
@@ -41,15 +41,14 @@ export const documentFunctions: FunctionSpec[] = [
             doc: 'most documents returned (default and maximum 1000)',
           },
         ],
-        async impl(ctx, [query, name, first, limit]) {
-          const fn = 'list_objects';
+        async impl(ctx, [query, name, first, limit], _call, fn) {
           const page = paging(fn, first, limit);
           const q = condition(fn, 1, 'query', query);
           const { filter, sort } = q ? splitQuery(fn, 1, 'query', q) : { filter: {}, sort: undefined };
           if (Object.keys(filter).length === 0)
             throw new FunctionError(fn, 'Cannot list objects with an empty condition.');
           return collectionCall(fn, () =>
-            collectionsOf(fn, ctx).find(ctx, name as string, filter, {
+            collectionsOf(fn, ctx).find(ctx, name, filter, {
               sort,
               skip: page.skip,
               limit: page.limit,
@@ -69,12 +68,11 @@ export const documentFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'where', type: 'any', doc: 'condition: hash or JSON text' }, NAME],
-        async impl(ctx, [where, name]) {
-          const fn = 'count_objects';
+        async impl(ctx, [where, name], _call, fn) {
           const filter = condition(fn, 1, 'where', where);
           if (!filter) throw new FunctionError(fn, 'Cannot count objects with an empty condition.');
           return collectionCall(fn, () =>
-            collectionsOf(fn, ctx).count(ctx, name as string, filter, { budget: budgetOf(ctx) }),
+            collectionsOf(fn, ctx).count(ctx, name, filter, { budget: budgetOf(ctx) }),
           );
         },
       },
@@ -92,14 +90,13 @@ export const documentFunctions: FunctionSpec[] = [
           { name: 'where', type: 'any', doc: 'condition: hash or JSON text, may carry $query and $orderby' },
           NAME,
         ],
-        async impl(ctx, [where, name]) {
-          const fn = 'load_object';
+        async impl(ctx, [where, name], _call, fn) {
           const q = condition(fn, 1, 'where', where);
           const { filter, sort } = q ? splitQuery(fn, 1, 'where', q) : { filter: {}, sort: undefined };
           if (Object.keys(filter).length === 0)
             throw new FunctionError(fn, 'Cannot load an object with an empty condition.');
           const doc = await collectionCall(fn, () =>
-            collectionsOf(fn, ctx).findOne(ctx, name as string, filter, { sort, budget: budgetOf(ctx) }),
+            collectionsOf(fn, ctx).findOne(ctx, name, filter, { sort, budget: budgetOf(ctx) }),
           );
           return doc ?? {};
         },
@@ -124,17 +121,14 @@ export const documentFunctions: FunctionSpec[] = [
           },
           NAME,
         ],
-        async impl(ctx, [object, name]) {
-          const fn = 'save_object';
+        async impl(ctx, [object, name], _call, fn) {
           const many = Array.isArray(object);
-          const values = (many ? (object as unknown[]) : [object]).map((v, i) => {
+          const values = (many ? object : [object]).map((v, i) => {
             const plain = toPlain(v);
             if (!isHash(plain)) throw argumentError(fn, 1, 'object', `element ${i} is not an object`);
             return plain;
           });
-          const stored = await collectionCall(fn, () =>
-            collectionsOf(fn, ctx).save(ctx, name as string, values),
-          );
+          const stored = await collectionCall(fn, () => collectionsOf(fn, ctx).save(ctx, name, values));
           return many ? stored : stored[0];
         },
       },
@@ -149,12 +143,11 @@ export const documentFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'where', type: 'any', doc: 'condition: hash or JSON text' }, NAME],
-        async impl(ctx, [where, name]) {
-          const fn = 'remove_objects';
+        async impl(ctx, [where, name], _call, fn) {
           const filter = condition(fn, 1, 'where', where);
           if (!filter) throw new FunctionError(fn, 'Cannot remove objects with an empty condition.');
           return collectionCall(fn, () =>
-            collectionsOf(fn, ctx).remove(ctx, name as string, filter, { budget: budgetOf(ctx) }),
+            collectionsOf(fn, ctx).remove(ctx, name, filter, { budget: budgetOf(ctx) }),
           );
         },
       },
@@ -187,8 +180,7 @@ export const documentFunctions: FunctionSpec[] = [
             doc: 'true: every matching document',
           },
         ],
-        async impl(ctx, [where, variable, name, multi], env) {
-          const fn = 'update_objects';
+        async impl(ctx, [where, variable, name, multi], env, fn) {
           const filter = condition(fn, 1, 'where', where);
           if (!filter) throw new FunctionError(fn, 'Cannot update objects with an empty condition.');
           let value: unknown = variable;
@@ -198,8 +190,8 @@ export const documentFunctions: FunctionSpec[] = [
           const change = objectArgument(fn, 2, 'variable', scriptUpdate(fn, 2, 'variable', value));
           if (!change) throw new FunctionError(fn, 'Cannot update objects with a null object.');
           return collectionCall(fn, () =>
-            collectionsOf(fn, ctx).update(ctx, name as string, filter, change, {
-              multi: multi as boolean,
+            collectionsOf(fn, ctx).update(ctx, name, filter, change, {
+              multi: multi,
               budget: budgetOf(ctx),
             }),
           );
@@ -230,8 +222,7 @@ export const documentFunctions: FunctionSpec[] = [
             doc: 'true: every matching document',
           },
         ],
-        async impl(ctx, [where, fieldname, name, multi]) {
-          const fn = 'update_field';
+        async impl(ctx, [where, fieldname, name, multi], _call, fn) {
           const filter = condition(fn, 1, 'where', where);
           if (!filter) throw new FunctionError(fn, 'Cannot update objects fields with an empty condition.');
           const spec = objectArgument(fn, 2, 'fieldname', scriptUpdate(fn, 2, 'fieldname', fieldname));
@@ -240,8 +231,8 @@ export const documentFunctions: FunctionSpec[] = [
           // Plain fields are set; operators ($inc …) pass through (a mix is refused by the service).
           const change = Object.keys(spec).some((k) => k.startsWith('$')) ? spec : { $set: spec };
           return collectionCall(fn, () =>
-            collectionsOf(fn, ctx).update(ctx, name as string, filter, change, {
-              multi: multi as boolean,
+            collectionsOf(fn, ctx).update(ctx, name, filter, change, {
+              multi: multi,
               budget: budgetOf(ctx),
             }),
           );
@@ -269,19 +260,18 @@ export const documentFunctions: FunctionSpec[] = [
             doc: 'true: every matching document (default false)',
           },
         ],
-        async impl(ctx, [where, fieldname, name, multi]) {
-          const fn = 'remove_field';
+        async impl(ctx, [where, fieldname, name, multi], _call, fn) {
           const filter = condition(fn, 1, 'where', where) ?? {};
-          const field = (fieldname as string).trim();
+          const field = fieldname.trim();
           if (field === '' || field === '_id')
             throw argumentError(fn, 2, 'fieldname', `cannot be '${field}'`);
           return collectionCall(fn, () =>
             collectionsOf(fn, ctx).update(
               ctx,
-              name as string,
+              name,
               filter,
               { $unset: { [field]: '' } },
-              { multi: multi as boolean, budget: budgetOf(ctx) },
+              { multi: multi, budget: budgetOf(ctx) },
             ),
           );
         },
@@ -309,12 +299,11 @@ export const documentFunctions: FunctionSpec[] = [
             doc: 'stage object or array of stages (or their JSON text)',
           },
         ],
-        async impl(ctx, [name, ...pipelines]) {
-          const fn = 'aggregate_collection';
+        async impl(ctx, [name, ...pipelines], _call, fn) {
           const stages: Record<string, unknown>[] = [];
           pipelines.forEach((p, i) => stages.push(...pipelineStages(fn, p, i + 1)));
           const result = await collectionCall(fn, () =>
-            collectionsOf(fn, ctx).aggregate(ctx, name as string, stages, { budget: budgetOf(ctx) }),
+            collectionsOf(fn, ctx).aggregate(ctx, name, stages, { budget: budgetOf(ctx) }),
           );
           return result.length > MAX_LIST ? result.slice(0, MAX_LIST) : result;
         },
@@ -346,7 +335,7 @@ function pipelineStages(fn: string, value: unknown, position: number): Record<st
   for (const stage of stages) {
     if (!isHash(stage)) throw invalid();
     const keys = Object.keys(stage);
-    if (keys.length !== 1 || !STAGE_NAMES.has(keys[0]!)) throw invalid();
+    if (keys.length !== 1 || !STAGE_NAMES.has(keys[0])) throw invalid();
   }
   return stages as Record<string, unknown>[];
 }

@@ -1,4 +1,4 @@
-import type { FunctionSpec } from '../registry.js';
+import type { FunctionSpec } from '../spec.js';
 import { adminFunctions } from './admin.js';
 import { documentFunctions } from './documents.js';
 import { transferFunctions } from './transfer.js';

@@ -3,7 +3,7 @@ import { importOptions, readImport } from '../../platform/collections/index.js';
 import { isHash, parseJsonText } from '../coercion.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 import { PlatformError } from '../../platform/index.js';
 import { collectionCall, collectionsOf, filesOf, toPlain } from './args.js';
 
@@ -26,13 +26,13 @@ const DROP = {
 } as const;
 
 async function importFile(
+  fn: string,
   ctx: ExecutionContext,
   file: string,
   name: string,
   rawOptions: Record<string, unknown>,
   drop: boolean,
 ): Promise<number> {
-  const fn = 'import_objects';
   let content: Buffer;
   try {
     const principal = {
@@ -78,21 +78,15 @@ export const transferFunctions: FunctionSpec[] = [
           },
           DROP,
         ],
-        impl: (ctx, [file, name, options, drop]) =>
-          importFile(
-            ctx,
-            file as string,
-            name as string,
-            toPlain(options) as Record<string, unknown>,
-            drop as boolean,
-          ),
+        impl: (ctx, [file, name, options, drop], _call, fn) =>
+          importFile(fn, ctx, file, name, toPlain(options) as Record<string, unknown>, drop),
       },
       {
         deprecated: true,
         doc: 'The separator between values given alone.',
         params: [FILE, NAME, { name: 'separator', type: 'string', doc: 'separator between values' }, DROP],
-        impl: (ctx, [file, name, separator, drop]) =>
-          importFile(ctx, file as string, name as string, { separator }, drop as boolean),
+        impl: (ctx, [file, name, separator, drop], _call, fn) =>
+          importFile(fn, ctx, file, name, { separator }, drop),
       },
     ],
   }),
@@ -116,9 +110,8 @@ export const transferFunctions: FunctionSpec[] = [
             doc: 'comma-separated field names to keep (default all)',
           },
         ],
-        async impl(ctx, [variable, filter], env) {
-          const fn = 'inject_objects';
-          const name = (variable as string).trim();
+        async impl(ctx, [variable, filter], env, fn) {
+          const name = variable.trim();
           let value = toPlain(env.getVariable(name));
           if (value === undefined || value === null)
             throw argumentError(fn, 1, 'variable', `names no variable ('${name}')`);
@@ -165,7 +158,7 @@ function pick(obj: Record<string, unknown>, fields: string[]): Record<string, un
       if (!isHash(target[s])) target[s] = {};
       target = target[s] as Record<string, unknown>;
     });
-    target[segments[segments.length - 1]!] = value;
+    target[segments[segments.length - 1]] = value;
   }
   return out;
 }

@@ -4,7 +4,7 @@
  */
 import type { CompositeResponse, ExecutionContext } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 
 /** RFC 9110 token characters: what a header name is made of. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -43,25 +43,19 @@ export const composite: FunctionSpec[] = [
           { name: 'name', type: 'string', optional: true },
           { name: 'description', type: 'string', optional: true },
         ],
-        impl(ctx, [code, name, description]) {
-          const fn = 'set_status';
+        impl(ctx, [code, name, description], _call, fn) {
           const response = responseOf(fn, ctx);
-          if ((code as number) < 100 || (code as number) > 599)
-            throw argumentError(
-              fn,
-              1,
-              'code',
-              `must be an HTTP status code (100 to 599), not ${code as number}`,
-            );
-          if (name !== undefined && (!FIELD_TEXT.test(name as string) || (name as string).length > 255))
+          if (code < 100 || code > 599)
+            throw argumentError(fn, 1, 'code', `must be an HTTP status code (100 to 599), not ${code}`);
+          if (name !== undefined && (!FIELD_TEXT.test(name) || name.length > 255))
             throw argumentError(fn, 2, 'name', 'must be at most 255 characters without line breaks');
-          if (description !== undefined && (description as string).length > 4096)
+          if (description !== undefined && description.length > 4096)
             throw argumentError(fn, 3, 'description', 'must be at most 4096 characters');
-          response.status = code as number;
+          response.status = code;
           if (name === undefined) delete response.statusName;
-          else response.statusName = name as string;
+          else response.statusName = name;
           if (description === undefined) delete response.description;
-          else response.description = description as string;
+          else response.description = description;
           return '';
         },
       },
@@ -82,19 +76,18 @@ export const composite: FunctionSpec[] = [
           { name: 'name', type: 'string' },
           { name: 'value', type: 'string' },
         ],
-        impl(ctx, [name, value]) {
-          const fn = 'P_custom_header';
+        impl(ctx, [name, value], _call, fn) {
           const response = responseOf(fn, ctx);
-          const header = name as string;
+          const header = name;
           if (!TOKEN.test(header) || header.length > 255)
             throw argumentError(fn, 1, 'name', `${JSON.stringify(header)} is not a header name`);
           if (SERVER_HEADERS.has(header.toLowerCase()))
             throw argumentError(fn, 1, 'name', `${header} is set by the server, not by a script`);
-          if (!FIELD_TEXT.test(value as string) || (value as string).length > 8192)
+          if (!FIELD_TEXT.test(value) || value.length > 8192)
             throw argumentError(fn, 2, 'value', 'must be at most 8192 characters without line breaks');
           for (const existing of Object.keys(response.headers))
             if (existing.toLowerCase() === header.toLowerCase()) delete response.headers[existing];
-          response.headers[header] = value as string;
+          response.headers[header] = value;
           return '';
         },
       },

@@ -2,7 +2,7 @@
 import { readExcelCells, type WorksheetRequest } from '../../platform/files/index.js';
 import { isForbiddenKey } from '../../platform/model.js';
 import { argumentError, FunctionError } from '../errors.js';
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 import { fileDescriptor, fileId, fileIds, platformCall, platformOf, principalOf } from './args.js';
 
 /** Spec 2.2 worksheet descriptor, checked: array of {worksheet, cells: [{col, row}]}. */
@@ -30,7 +30,7 @@ function worksheetRequest(fn: string, value: unknown[]): WorksheetRequest[] {
         const ok = (v: unknown) => typeof v === 'string' || typeof v === 'number';
         if (!ok(col) || !ok(row))
           throw fail(`element ${i}: cell ${j} needs col and row (letters or numbers)`);
-        return { col: col as string | number, row: row as string | number };
+        return { col: col, row: row };
       }),
     };
   });
@@ -51,12 +51,11 @@ export const archiveFunctions: FunctionSpec[] = [
           { name: 'fileId', type: ['array', 'string'], doc: 'one id, or an array of ids' },
           { name: 'name', type: 'string' },
         ],
-        async impl(ctx, [ids, name]) {
-          const fn = 'zip_file';
+        async impl(ctx, [ids, name], _call, fn) {
           const platform = platformOf(fn, ctx);
           const list = fileIds(fn, 1, 'fileId', ids);
           const file = await platformCall(fn, () =>
-            platform.files.zip(ctx.accountId, principalOf(ctx), list, name as string),
+            platform.files.zip(ctx.accountId, principalOf(ctx), list, name),
           );
           return file.id;
         },
@@ -75,14 +74,13 @@ export const archiveFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'fileId', type: 'string' }],
-        async impl(ctx, [id]) {
-          const fn = 'unzip_file';
+        async impl(ctx, [id], _call, fn) {
           const platform = platformOf(fn, ctx);
           const files = await platformCall(fn, () =>
             platform.files.unzip(ctx.accountId, principalOf(ctx), fileId(fn, 1, id)),
           );
           if (files.length === 0) throw new FunctionError(fn, 'the archive holds no file');
-          return files.length === 1 ? fileDescriptor(files[0]!) : files.map(fileDescriptor);
+          return files.length === 1 ? fileDescriptor(files[0]) : files.map(fileDescriptor);
         },
       },
     ],
@@ -103,10 +101,9 @@ export const archiveFunctions: FunctionSpec[] = [
           { name: 'fileId', type: 'string' },
           { name: 'cells', type: 'array', doc: 'worksheet descriptor' },
         ],
-        async impl(ctx, [id, cells]) {
-          const fn = 'R_read_excel_cells';
+        async impl(ctx, [id, cells], _call, fn) {
           const platform = platformOf(fn, ctx);
-          const request = worksheetRequest(fn, cells as unknown[]);
+          const request = worksheetRequest(fn, cells);
           const { content } = await platformCall(fn, () =>
             platform.files.read(ctx.accountId, principalOf(ctx), fileId(fn, 1, id)),
           );

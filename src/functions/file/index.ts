@@ -2,7 +2,7 @@
  * The File group of spec 4.4 (deprecated forms as overloads) and the file-rights functions of
  * the Request group (spec 4.5, R_read_file_* / R_update_file_*). See docs/files.md.
  */
-import type { FunctionSpec } from '../registry.js';
+import type { FunctionSpec } from '../spec.js';
 import { archiveFunctions } from './archive.js';
 import { readFunctions } from './read.js';
 import { rightsFunctions } from './rights.js';

@@ -6,7 +6,7 @@
  */
 import { bytesToText, DEFAULT_CHARSET, type Algorithm, type StoredFile } from '../../platform/files/index.js';
 import type { ExecutionContext } from '../context.js';
-import { defineFunction, type FunctionSpec, type ParamSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec, type ParamSpec } from '../spec.js';
 import {
   algorithmArg,
   charsetArg,
@@ -33,19 +33,19 @@ export async function readText(
   return { file, text: bytesToText(content, algorithm, name) };
 }
 
-const FILE_ID: ParamSpec = { name: 'fileId', type: 'string' };
-const ALGORITHM: ParamSpec = {
+const FILE_ID = { name: 'fileId', type: 'string' } satisfies ParamSpec;
+const ALGORITHM = {
   name: 'algorithm',
   type: 'string',
   optional: true,
   doc: 'NONE (default), BASE64, BASE64URL or HEXA',
-};
-const CHARSET: ParamSpec = {
+} satisfies ParamSpec;
+const CHARSET = {
   name: 'charset',
   type: 'string',
   optional: true,
   doc: "default: the file's charset, else UTF-8",
-};
+} satisfies ParamSpec;
 
 export const readFunctions: FunctionSpec[] = [
   defineFunction({
@@ -60,8 +60,7 @@ export const readFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [FILE_ID, { ...ALGORITHM, optional: false, doc: 'NONE, BASE64, BASE64URL or HEXA' }, CHARSET],
-        async impl(ctx, [id, algorithm, charset]) {
-          const fn = 'R_file_content';
+        async impl(ctx, [id, algorithm, charset], _call, fn) {
           const view = await readText(fn, ctx, fileId(fn, 1, id), algorithmArg(fn, 2, algorithm), {
             index: 3,
             value: charset,
@@ -80,8 +79,7 @@ export const readFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [FILE_ID],
-        async impl(ctx, [id]) {
-          const fn = 'R_file_desc';
+        async impl(ctx, [id], _call, fn) {
           const platform = platformOf(fn, ctx);
           const file = await platformCall(fn, () =>
             platform.files.describe(ctx.accountId, principalOf(ctx), fileId(fn, 1, id)),
@@ -101,8 +99,7 @@ export const readFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [FILE_ID],
-        async impl(ctx, [id]) {
-          const fn = 'R_file_size';
+        async impl(ctx, [id], _call, fn) {
           const platform = platformOf(fn, ctx);
           const file = await platformCall(fn, () =>
             platform.files.describe(ctx.accountId, principalOf(ctx), fileId(fn, 1, id)),
@@ -129,13 +126,12 @@ export const readFunctions: FunctionSpec[] = [
           ALGORITHM,
           CHARSET,
         ],
-        async impl(ctx, [id, substring, from, algorithm, charset]) {
-          const fn = 'R_file_index_of';
+        async impl(ctx, [id, substring, from, algorithm, charset], _call, fn) {
           const { text } = await readText(fn, ctx, fileId(fn, 1, id), algorithmArg(fn, 4, algorithm), {
             index: 5,
             value: charset,
           });
-          return text.indexOf(substring as string, Math.max(0, from as number));
+          return text.indexOf(substring, Math.max(0, from));
         },
       },
     ],
@@ -157,15 +153,14 @@ export const readFunctions: FunctionSpec[] = [
           ALGORITHM,
           CHARSET,
         ],
-        async impl(ctx, [id, substring, from, algorithm, charset]) {
-          const fn = 'R_file_last_index_of';
+        async impl(ctx, [id, substring, from, algorithm, charset], _call, fn) {
           const { text } = await readText(fn, ctx, fileId(fn, 1, id), algorithmArg(fn, 4, algorithm), {
             index: 5,
             value: charset,
           });
-          if (from === undefined) return text.lastIndexOf(substring as string);
-          if ((from as number) < 0) return -1;
-          return text.lastIndexOf(substring as string, from as number);
+          if (from === undefined) return text.lastIndexOf(substring);
+          if (from < 0) return -1;
+          return text.lastIndexOf(substring, from);
         },
       },
     ],
@@ -188,16 +183,15 @@ export const readFunctions: FunctionSpec[] = [
           ALGORITHM,
           CHARSET,
         ],
-        async impl(ctx, [id, substring, from, to, algorithm, charset]) {
-          const fn = 'R_file_substring';
+        async impl(ctx, [id, substring, from, to, algorithm, charset], _call, fn) {
           const { text } = await readText(fn, ctx, fileId(fn, 1, id), algorithmArg(fn, 5, algorithm), {
             index: 6,
             value: charset,
           });
-          const start = Math.max(0, from as number);
-          const end = to === undefined ? text.length : Math.min(text.length, to as number);
+          const start = Math.max(0, from);
+          const end = to === undefined ? text.length : Math.min(text.length, to);
           if (end < start) return -1;
-          return text.slice(0, end).indexOf(substring as string, start);
+          return text.slice(0, end).indexOf(substring, start);
         },
       },
     ],

@@ -9,7 +9,7 @@ import type { Access, RightKind } from '../../platform/files/index.js';
 import { parseJsonText } from '../coercion.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError } from '../errors.js';
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 import { fileIds, platformCall, platformOf, principalOf } from './args.js';
 
 /** Users or lanes given as one id (or login), the JSON text of an array, or a sequence. */

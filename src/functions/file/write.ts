@@ -12,8 +12,8 @@ import {
 } from '../../platform/files/index.js';
 import { isForbiddenKey } from '../../platform/model.js';
 import type { ExecutionContext } from '../context.js';
-import { argumentError } from '../errors.js';
-import { defineFunction, type FunctionSpec, type ParamSpec } from '../registry.js';
+import { argumentError, messageOf } from '../errors.js';
+import { defineFunction, type FunctionSpec, type ParamSpec } from '../spec.js';
 import {
   algorithmArg,
   charsetArg,
@@ -31,13 +31,13 @@ import { readText } from './read.js';
 /** The name append_file gives the file it creates when fileId is empty. */
 export const APPENDED_FILE_NAME = 'untitled.txt';
 
-const FILE_ID: ParamSpec = { name: 'fileId', type: 'string' };
-const CONTENT: ParamSpec = { name: 'content', type: 'string' };
-const OPTIONS: ParamSpec = {
+const FILE_ID = { name: 'fileId', type: 'string' } satisfies ParamSpec;
+const CONTENT = { name: 'content', type: 'string' } satisfies ParamSpec;
+const OPTIONS = {
   name: 'options',
   type: 'object',
   doc: 'fileoptions: charset, content_type, algorithm, visibility, metadata (docs/files.md)',
-};
+} satisfies ParamSpec;
 
 /** Text → bytes; a text that is not of the algorithm is an error of the argument that gave it. */
 function toBytes(
@@ -50,7 +50,7 @@ function toBytes(
   try {
     return textToBytes(content, algorithm, charset);
   } catch (e) {
-    throw argumentError(fn, argument.index, argument.name, (e as Error).message.replace(/^the content /, ''));
+    throw argumentError(fn, argument.index, argument.name, messageOf(e).replace(/^the content /, ''));
   }
 }
 
@@ -140,7 +140,7 @@ function descriptorChanges(fn: string, given: Record<string, unknown>, current: 
     if (key === 'name') changes.name = value as string;
     else if (key === 'content_type') changes.contentType = value as string;
     else if (key === 'visibility') changes.visibility = value as FileChanges['visibility'];
-    else changes.charset = value as string | null;
+    else changes.charset = value;
   }
   return changes;
 }
@@ -157,14 +157,8 @@ export const writeFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'name', type: 'string' }, CONTENT, OPTIONS],
-        impl(ctx, [name, content, options]) {
-          return createFile(
-            'create_file',
-            ctx,
-            name as string,
-            content as string,
-            fileOptions('create_file', 3, options as Record<string, unknown>),
-          );
+        impl(ctx, [name, content, options], _call, fn) {
+          return createFile(fn, ctx, name, content, fileOptions(fn, 3, options));
         },
       },
       {
@@ -176,12 +170,11 @@ export const writeFunctions: FunctionSpec[] = [
           { name: 'charset', type: 'string', optional: true, default: DEFAULT_CHARSET },
           { name: 'contentType', type: 'string', optional: true, doc: 'default: detected' },
         ],
-        impl(ctx, [name, content, charset, contentType]) {
-          const fn = 'create_file';
-          return createFile(fn, ctx, name as string, content as string, {
+        impl(ctx, [name, content, charset, contentType], _call, fn) {
+          return createFile(fn, ctx, name, content, {
             algorithm: 'NONE',
             charset: charsetArg(fn, 3, charset, DEFAULT_CHARSET),
-            contentType: (contentType as string | undefined) || undefined,
+            contentType: contentType || undefined,
           });
         },
       },
@@ -198,26 +191,18 @@ export const writeFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [FILE_ID, CONTENT, OPTIONS],
-        impl(ctx, [id, content, options]) {
-          const fn = 'save_file';
-          return saveFile(
-            fn,
-            ctx,
-            fileId(fn, 1, id),
-            content as string,
-            fileOptions(fn, 3, options as Record<string, unknown>),
-          );
+        impl(ctx, [id, content, options], _call, fn) {
+          return saveFile(fn, ctx, fileId(fn, 1, id), content, fileOptions(fn, 3, options));
         },
       },
       {
         deprecated: true,
         doc: 'Replaced by the form with fileoptions.',
         params: [FILE_ID, CONTENT, { name: 'charset', type: 'string', optional: true }],
-        impl(ctx, [id, content, charset]) {
-          const fn = 'save_file';
+        impl(ctx, [id, content, charset], _call, fn) {
           const options: FileOptions = { algorithm: 'NONE' };
           if (charset !== undefined) options.charset = charsetArg(fn, 3, charset, DEFAULT_CHARSET);
-          return saveFile(fn, ctx, fileId(fn, 1, id), content as string, options);
+          return saveFile(fn, ctx, fileId(fn, 1, id), content, options);
         },
       },
     ],
@@ -233,12 +218,11 @@ export const writeFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [FILE_ID, CONTENT, { name: 'charset', type: 'string', optional: true }],
-        async impl(ctx, [id, content, charset]) {
-          const fn = 'append_file';
+        async impl(ctx, [id, content, charset], _call, fn) {
           const platform = platformOf(fn, ctx);
           const principal = principalOf(ctx);
-          if ((id as string).trim() === '')
-            return createFile(fn, ctx, APPENDED_FILE_NAME, content as string, {
+          if (id.trim() === '')
+            return createFile(fn, ctx, APPENDED_FILE_NAME, content, {
               algorithm: 'NONE',
               charset: charsetArg(fn, 3, charset, DEFAULT_CHARSET),
               contentType: 'text/plain',
@@ -250,7 +234,7 @@ export const writeFunctions: FunctionSpec[] = [
           const bytes = toBytes(
             fn,
             CONTENT_ARG,
-            content as string,
+            content,
             'NONE',
             charsetArg(fn, 3, charset, current.charset ?? DEFAULT_CHARSET),
           );
@@ -269,8 +253,7 @@ export const writeFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [FILE_ID],
-        impl(ctx, [id]) {
-          const fn = 'delete_file';
+        impl(ctx, [id], _call, fn) {
           const platform = platformOf(fn, ctx);
           return platformCall(fn, () =>
             platform.files.delete(ctx.accountId, principalOf(ctx), fileId(fn, 1, id)),
@@ -290,15 +273,14 @@ export const writeFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [FILE_ID, { name: 'metadata', type: 'object', doc: 'filedescriptor fields to change' }],
-        async impl(ctx, [id, metadata]) {
-          const fn = 'save_file_desc';
+        async impl(ctx, [id, metadata], _call, fn) {
           const platform = platformOf(fn, ctx);
           const principal = principalOf(ctx);
           const target = fileId(fn, 1, id);
           const current = await platformCall(fn, () =>
             platform.files.check(ctx.accountId, principal, target, 'WRITE'),
           );
-          const changes = descriptorChanges(fn, metadata as Record<string, unknown>, current);
+          const changes = descriptorChanges(fn, metadata, current);
           const file = await platformCall(fn, () =>
             platform.files.update(ctx.accountId, principal, target, changes),
           );
@@ -317,14 +299,13 @@ export const writeFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [FILE_ID, { name: 'name', type: 'string' }, { name: 'contentType', type: 'string' }],
-        async impl(ctx, [id, name, contentType]) {
-          const fn = 'update_file';
+        async impl(ctx, [id, name, contentType], _call, fn) {
           const platform = platformOf(fn, ctx);
           const target = fileId(fn, 1, id);
           await platformCall(fn, () =>
             platform.files.update(ctx.accountId, principalOf(ctx), target, {
-              name: name as string,
-              contentType: contentType as string,
+              name: name,
+              contentType: contentType,
             }),
           );
           return target;
@@ -356,8 +337,7 @@ export const writeFunctions: FunctionSpec[] = [
           },
           { name: 'charset', type: 'string', optional: true, doc: "default: the file's charset, else UTF-8" },
         ],
-        async impl(ctx, [id, search, replacedBy, flag, algorithmValue, charsetValue]) {
-          const fn = 'file_replace';
+        async impl(ctx, [id, search, replacedBy, flag, algorithmValue, charsetValue], _call, fn) {
           const platform = platformOf(fn, ctx);
           const principal = principalOf(ctx);
           const target = fileId(fn, 1, id);
@@ -374,7 +354,7 @@ export const writeFunctions: FunctionSpec[] = [
             () =>
               replaceText(
                 text,
-                { search: search as string, replacement: replacedBy as string, ...flags },
+                { search: search, replacement: replacedBy, ...flags },
                 platform.files.limits,
                 ctx.accountId,
               ),

@@ -2,7 +2,7 @@
 import { accessUrl } from '../../platform/index.js';
 import { canReadRequest, MESSAGES, RIGHTS_MESSAGES } from '../../platform/index.js';
 import { FunctionError } from '../errors.js';
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 import { requireRight } from '../rights.js';
 import { platformCall, platformOf } from './calls.js';
 import { requestDescriptor } from './descriptors.js';
@@ -22,7 +22,7 @@ export const contextInfoFunctions: FunctionSpec[] = [
         params: [{ name: 'includeProtocol', type: 'boolean' }],
         async impl(ctx, [includeProtocol]) {
           const state = await evaluationState(ctx);
-          return `${accessUrl({ baseUrl: state.urls.host }, includeProtocol as boolean)}/`;
+          return `${accessUrl({ baseUrl: state.urls.host }, includeProtocol)}/`;
         },
       },
     ],
@@ -38,11 +38,11 @@ export const contextInfoFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'projectId', type: 'integer', optional: true }],
-        async impl(ctx, [projectId]) {
-          const platform = platformOf('get_project_metadata', ctx);
-          const id = (projectId as number | undefined) ?? ctx.projectId;
-          if (id === undefined) throw new FunctionError('get_project_metadata', MESSAGES.projectNotFound);
-          return platformCall('get_project_metadata', async () => {
+        async impl(ctx, [projectId], _call, fn) {
+          const platform = platformOf(fn, ctx);
+          const id = projectId ?? ctx.projectId;
+          if (id === undefined) throw new FunctionError(fn, MESSAGES.projectNotFound);
+          return platformCall(fn, async () => {
             const project = await platform.projects.require(ctx.accountId, id);
             return project.metadata;
           });
@@ -62,18 +62,14 @@ export const contextInfoFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'id', type: 'string', optional: true }],
-        async impl(ctx, [id]) {
-          const platform = platformOf('get_request_info', ctx);
-          const requestId = (id as string | undefined) ?? ctx.requestId;
-          if (requestId === undefined) throw new FunctionError('get_request_info', MESSAGES.requestNotFound);
-          return platformCall('get_request_info', async () => {
+        async impl(ctx, [id], _call, fn) {
+          const platform = platformOf(fn, ctx);
+          const requestId = id ?? ctx.requestId;
+          if (requestId === undefined) throw new FunctionError(fn, MESSAGES.requestNotFound);
+          return platformCall(fn, async () => {
             const request = await platform.requests.require(ctx.accountId, requestId);
             if (requestId !== ctx.requestId)
-              await requireRight(
-                'get_request_info',
-                canReadRequest(ctx.user, request),
-                RIGHTS_MESSAGES.otherRequest,
-              );
+              await requireRight(fn, canReadRequest(ctx.user, request), RIGHTS_MESSAGES.otherRequest);
             return requestDescriptor(platform, request, true);
           });
         },

@@ -133,7 +133,7 @@ export async function contextFor(options: ContextOptions): Promise<ExecutionCont
     ...(options.randomBytes ? { randomBytes: options.randomBytes } : {}),
     ...(options.response ? { response: options.response } : {}),
     limits: options.limits as ExecutionLimits | undefined,
-  } as Partial<ExecutionContext>);
+  });
   states.set(
     ctx,
     buildState(ctx, platform, { request, version: options.version, logLevel: options.logLevel }),
@@ -303,5 +303,5 @@ export async function refreshUser(ctx: ExecutionContext, platform: Platform): Pr
 
 /** The language of a locale (`fr_FR` → `fr`). */
 function languageOf(locale: string): string {
-  return locale.split(/[_-]/)[0]!.toLowerCase();
+  return locale.split(/[_-]/)[0].toLowerCase();
 }

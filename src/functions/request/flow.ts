@@ -16,7 +16,7 @@ import {
 } from '../../platform/processes/index.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 import { isHash } from '../coercion.js';
 import { platformCall, platformOf } from './calls.js';
 import { injectVariables } from './data-document.js';
@@ -80,19 +80,13 @@ export const flowFunctions: FunctionSpec[] = [
           { name: 'is_public', type: 'boolean' },
           { name: 'context', type: 'string', optional: true, default: 'web' },
         ],
-        async impl(ctx, [stepId, isPublic, context]) {
-          const fn = 'get_next_url';
+        async impl(ctx, [stepId, isPublic, context], _call, fn) {
           const platform = platformOf(fn, ctx);
-          const target = contextArgument(fn, 3, context as string);
+          const target = contextArgument(fn, 3, context);
           const run = await runOf(fn, platform, ctx);
-          const step = stepById(run.definition, stepId as number);
+          const step = stepById(run.definition, stepId);
           if (step?.type !== 'manual')
-            throw argumentError(
-              fn,
-              1,
-              'stepId',
-              `step ${stepId as number} is not a manual task of this process`,
-            );
+            throw argumentError(fn, 1, 'stepId', `step ${stepId} is not a manual task of this process`);
           const ref = {
             requestId: run.requestId,
             stepId: step.id,
@@ -119,8 +113,7 @@ export const flowFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'is_public', type: 'boolean' }],
-        async impl(ctx, [isPublic]) {
-          const fn = 'get_task_url';
+        async impl(ctx, [isPublic], _call, fn) {
           const platform = platformOf(fn, ctx);
           const task = frames.get(ctx)?.task;
           if (!task) throw new FunctionError(fn, 'there is no manual task being prepared');
@@ -146,8 +139,7 @@ export const flowFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [],
-        async impl(ctx, _args, call) {
-          const fn = 'inject_params';
+        async impl(ctx, _args, call, fn) {
           const platform = platformOf(fn, ctx);
           const requestId = currentRequest(fn, ctx);
           const frame = frames.get(ctx);
@@ -155,7 +147,7 @@ export const flowFunctions: FunctionSpec[] = [
             ? frame.lastResult()
             : (await platform.processes.steps.lastDone(ctx.accountId, requestId))?.result;
           if (!isHash(result)) return {};
-          const values = { ...(result as Record<string, unknown>) };
+          const values = { ...result };
           await injectVariables(fn, ctx, call, values);
           return values;
         },
@@ -177,11 +169,10 @@ export const flowFunctions: FunctionSpec[] = [
         params: [
           { name: 'name', type: 'string', optional: true, doc: 'variable to store the parameters under' },
         ],
-        async impl(ctx, [name], call) {
-          const fn = 'get_parent_params';
+        async impl(ctx, [name], call, fn) {
           const platform = platformOf(fn, ctx);
           const requestId = currentRequest(fn, ctx);
-          if (name !== undefined && !isVariableName(name as string))
+          if (name !== undefined && !isVariableName(name))
             throw argumentError(fn, 1, 'name', `${JSON.stringify(name)} is not a variable name`);
           const params = await platformCall(fn, async () => {
             const request = await platform.requests.require(ctx.accountId, requestId);
@@ -189,7 +180,7 @@ export const flowFunctions: FunctionSpec[] = [
               throw new FunctionError(fn, 'the current request has no parent request');
             return (await platform.requests.require(ctx.accountId, request.parentId)).data;
           });
-          await injectVariables(fn, ctx, call, name === undefined ? params : { [name as string]: params });
+          await injectVariables(fn, ctx, call, name === undefined ? params : { [name]: params });
           return params;
         },
       },
@@ -210,10 +201,9 @@ export const flowFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'statusCode', type: 'integer' }],
-        async impl(ctx, [statusCode]) {
-          const fn = 'P_set_request_status';
+        async impl(ctx, [statusCode], _call, fn) {
           const platform = platformOf(fn, ctx);
-          const code = statusCode as number;
+          const code = statusCode;
           if (!(SETTABLE_STATUSES as readonly number[]).includes(code))
             throw argumentError(fn, 1, 'statusCode', `must be 102, 201, 301, 302, 400 or 401, not ${code}`);
           const requestId = currentRequest(fn, ctx);

@@ -4,7 +4,7 @@
  * R_read_file_* / R_update_file_* rights, which come with the files), plus i18n of the
  * Application group.
  */
-import type { FunctionSpec } from '../registry.js';
+import type { FunctionSpec } from '../spec.js';
 import { contextInfoFunctions } from './context-info.js';
 import { flowFunctions } from './flow.js';
 import { listFunctions } from './lists.js';

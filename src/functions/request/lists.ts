@@ -2,7 +2,7 @@
 import { normaliseLanguage, RIGHTS_MESSAGES, type Platform } from '../../platform/index.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError } from '../errors.js';
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 import { requireRight, requireUser } from '../rights.js';
 import { platformCall, platformOf } from './calls.js';
 
@@ -48,10 +48,10 @@ export const listFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'id', type: 'string' }],
-        async impl(ctx, [id]) {
-          const platform = platformOf('get_custom_list', ctx);
-          return platformCall('get_custom_list', async () => {
-            return (await platform.customLists.require(ctx.accountId, id as string)).content;
+        async impl(ctx, [id], _call, fn) {
+          const platform = platformOf(fn, ctx);
+          return platformCall(fn, async () => {
+            return (await platform.customLists.require(ctx.accountId, id)).content;
           });
         },
       },
@@ -71,18 +71,17 @@ export const listFunctions: FunctionSpec[] = [
           { name: 'listId', type: 'string' },
           { name: 'data', type: 'array' },
         ],
-        async impl(ctx, [listId, data]) {
-          const fn = 'save_custom_list';
+        async impl(ctx, [listId, data], _call, fn) {
           const platform = platformOf(fn, ctx);
           const user = requireUser(fn, ctx);
           return platformCall(fn, async () => {
-            const list = await platform.customLists.require(ctx.accountId, listId as string);
+            const list = await platform.customLists.require(ctx.accountId, listId);
             await requireRight(
               fn,
               platform.rights.canWriteCustomList(ctx.accountId, user, list),
               RIGHTS_MESSAGES.customList(list.id),
             );
-            return platform.customLists.save(ctx.accountId, list.id, data as unknown[]);
+            return platform.customLists.save(ctx.accountId, list.id, data);
           });
         },
       },
@@ -104,14 +103,8 @@ export const listFunctions: FunctionSpec[] = [
           { name: 'defaultValue', type: 'string', optional: true },
           { name: 'language', type: 'string', optional: true },
         ],
-        impl(ctx, [key, defaultValue, language]) {
-          return translate(
-            'get_i18n',
-            ctx,
-            key as string,
-            (defaultValue as string | undefined) ?? (key as string),
-            language as string | undefined,
-          );
+        impl(ctx, [key, defaultValue, language], _call, fn) {
+          return translate(fn, ctx, key, defaultValue ?? key, language);
         },
       },
     ],
@@ -131,8 +124,8 @@ export const listFunctions: FunctionSpec[] = [
           { name: 'key', type: 'string' },
           { name: 'defaultValue', type: 'string' },
         ],
-        impl(ctx, [key, defaultValue]) {
-          return translate('i18n', ctx, key as string, defaultValue as string, undefined);
+        impl(ctx, [key, defaultValue], _call, fn) {
+          return translate(fn, ctx, key, defaultValue, undefined);
         },
       },
     ],

@@ -5,7 +5,7 @@
 import { DEFAULT_LOCK_LEASE_MS, MAX_LOCK_WAIT_MS, type Platform } from '../../platform/index.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError } from '../errors.js';
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 import { platformCall, platformOf } from './calls.js';
 import { evaluationState, type EvaluationState } from './evaluation.js';
 
@@ -44,25 +44,23 @@ export const lockFunctions: FunctionSpec[] = [
           { name: 'wait_timeout', type: 'integer', optional: true, default: MAX_LOCK_WAIT_MS },
           { name: 'exec_timeout', type: 'integer', optional: true, default: DEFAULT_LOCK_LEASE_MS / 1000 },
         ],
-        async impl(ctx, [lockname, waitTimeout, execTimeout]) {
-          const platform = platformOf('R_lock', ctx);
-          const name = lockname as string;
-          checkName('R_lock', name);
-          if ((waitTimeout as number) < 0)
-            throw argumentError('R_lock', 2, 'wait_timeout', 'must not be negative');
-          if ((execTimeout as number) <= 0)
-            throw argumentError('R_lock', 3, 'exec_timeout', 'must be positive');
+        async impl(ctx, [lockname, waitTimeout, execTimeout], _call, fn) {
+          const platform = platformOf(fn, ctx);
+          const name = lockname;
+          checkName(fn, name);
+          if (waitTimeout < 0) throw argumentError(fn, 2, 'wait_timeout', 'must not be negative');
+          if (execTimeout <= 0) throw argumentError(fn, 3, 'exec_timeout', 'must be positive');
           const state = await evaluationState(ctx);
-          const lease = await platformCall('R_lock', () =>
+          const lease = await platformCall(fn, () =>
             platform.locks.acquire(ctx.accountId, name, state.lockOwner, {
-              waitMs: waitTimeout as number,
-              leaseMs: (execTimeout as number) * 1000,
+              waitMs: waitTimeout,
+              leaseMs: execTimeout * 1000,
               clock: ctx.clock,
             }),
           );
           if (!state.locks.some((l) => l.name === name && l.end === undefined))
             state.locks.push({ name, start: lease.acquiredAt });
-          await persistLocks('R_lock', platform, ctx, state);
+          await persistLocks(fn, platform, ctx, state);
           return name;
         },
       },
@@ -79,16 +77,16 @@ export const lockFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'lockname', type: 'string' }],
-        async impl(ctx, [lockname]) {
-          const platform = platformOf('R_unlock', ctx);
-          const name = lockname as string;
-          checkName('R_unlock', name);
+        async impl(ctx, [lockname], _call, fn) {
+          const platform = platformOf(fn, ctx);
+          const name = lockname;
+          checkName(fn, name);
           const state = await evaluationState(ctx);
           await platform.locks.release(ctx.accountId, name, state.lockOwner);
           const entry = state.locks.findLast((l) => l.name === name && l.end === undefined);
           if (entry) {
             entry.end = ctx.clock();
-            await persistLocks('R_unlock', platform, ctx, state);
+            await persistLocks(fn, platform, ctx, state);
           }
           return name;
         },

@@ -5,7 +5,7 @@
  */
 import { isLogged, LOG_LEVELS, truncateLogMessage, type LogLevel } from '../../platform/index.js';
 import type { ExecutionContext } from '../context.js';
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 import { choice } from '../utilities/args.js';
 import { platformCall, platformOf } from './calls.js';
 import { evaluationState } from './evaluation.js';
@@ -46,7 +46,7 @@ export const logFunctions: FunctionSpec[] = [
       {
         params: [{ name: 'message', type: 'string' }],
         impl(ctx, [message]) {
-          return log(ctx, 'FINEST', message as string);
+          return log(ctx, 'FINEST', message);
         },
       },
       {
@@ -54,8 +54,8 @@ export const logFunctions: FunctionSpec[] = [
           { name: 'level', type: 'string' },
           { name: 'message', type: 'string' },
         ],
-        impl(ctx, [level, message]) {
-          return log(ctx, choice('P_log', 1, 'level', level as string, LOG_LEVELS), message as string);
+        impl(ctx, [level, message], _call, fn) {
+          return log(ctx, choice(fn, 1, 'level', level, LOG_LEVELS), message);
         },
       },
     ],

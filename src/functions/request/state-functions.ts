@@ -4,7 +4,7 @@
 import { laneModeFor, MESSAGES, RIGHTS_MESSAGES } from '../../platform/index.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 import { requireRight, requireUser } from '../rights.js';
 import { platformCall, platformOf } from './calls.js';
 
@@ -38,19 +38,19 @@ function laneMembership(name: 'P_add_user_to_lane' | 'P_remove_user_from_lane', 
           const actor = requireUser(name, ctx);
           return platformCall(name, async () => {
             const lanes = platform.directory.lanes;
-            const lane = await lanes.require(ctx.accountId, laneId as number);
+            const lane = await lanes.require(ctx.accountId, laneId);
             if (!lane.runtime) throw new FunctionError(name, RIGHTS_MESSAGES.laneNotRuntime(lane.id));
             await requireRight(
               name,
               platform.rights.canWriteLaneMembership(ctx.accountId, actor, lane),
               RIGHTS_MESSAGES.laneMembership(lane.id),
             );
-            const user = await platform.directory.users.require(ctx.accountId, userId as number | string);
+            const user = await platform.directory.users.require(ctx.accountId, userId);
             const mode = laneModeFor(ctx.mode);
             if (ctx.mode === 'TEST') return lanes.memberIds(ctx.accountId, lane.id, mode);
             return add
-              ? lanes.addMember(ctx.accountId, laneId as number, mode, user.id)
-              : lanes.removeMember(ctx.accountId, laneId as number, mode, user.id);
+              ? lanes.addMember(ctx.accountId, laneId, mode, user.id)
+              : lanes.removeMember(ctx.accountId, laneId, mode, user.id);
           });
         },
       },
@@ -72,11 +72,11 @@ export const stateFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'name', type: 'string' }],
-        async impl(ctx, [name]) {
-          const platform = platformOf('next_value', ctx);
-          if (name === '' || (name as string).length > 255)
-            throw argumentError('next_value', 1, 'name', 'must be 1 to 255 characters');
-          return platformCall('next_value', () => platform.counters.next(ctx.accountId, name as string));
+        async impl(ctx, [name], _call, fn) {
+          const platform = platformOf(fn, ctx);
+          if (name === '' || name.length > 255)
+            throw argumentError(fn, 1, 'name', 'must be 1 to 255 characters');
+          return platformCall(fn, () => platform.counters.next(ctx.accountId, name));
         },
       },
     ],
@@ -92,9 +92,9 @@ export const stateFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [],
-        async impl(ctx) {
-          const platform = platformOf('P_load_project_vault', ctx);
-          const projectId = currentProject('P_load_project_vault', ctx);
+        async impl(ctx, _args, _call, fn) {
+          const platform = platformOf(fn, ctx);
+          const projectId = currentProject(fn, ctx);
           return (await platform.vaults.load(ctx.accountId, projectId, ctx.mode)) ?? {};
         },
       },
@@ -109,12 +109,10 @@ export const stateFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'vault', type: 'object' }],
-        async impl(ctx, [vault]) {
-          const platform = platformOf('P_save_project_vault', ctx);
-          const projectId = currentProject('P_save_project_vault', ctx);
-          return platformCall('P_save_project_vault', () =>
-            platform.vaults.save(ctx.accountId, projectId, ctx.mode, vault as Record<string, unknown>),
-          );
+        async impl(ctx, [vault], _call, fn) {
+          const platform = platformOf(fn, ctx);
+          const projectId = currentProject(fn, ctx);
+          return platformCall(fn, () => platform.vaults.save(ctx.accountId, projectId, ctx.mode, vault));
         },
       },
     ],
@@ -128,9 +126,9 @@ export const stateFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [],
-        async impl(ctx) {
-          const platform = platformOf('P_delete_project_vault', ctx);
-          const projectId = currentProject('P_delete_project_vault', ctx);
+        async impl(ctx, _args, _call, fn) {
+          const platform = platformOf(fn, ctx);
+          const projectId = currentProject(fn, ctx);
           return platform.vaults.delete(ctx.accountId, projectId, ctx.mode);
         },
       },
@@ -147,9 +145,9 @@ export const stateFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'service', type: 'string' }],
-        async impl(ctx, [service]) {
-          const platform = platformOf('P_get_oauth2_token', ctx);
-          return (await platform.oauth2.get(ctx.accountId, service as string, ctx.mode)) ?? {};
+        async impl(ctx, [service], _call, fn) {
+          const platform = platformOf(fn, ctx);
+          return (await platform.oauth2.get(ctx.accountId, service, ctx.mode)) ?? {};
         },
       },
     ],
@@ -168,26 +166,14 @@ export const stateFunctions: FunctionSpec[] = [
           { name: 'service', type: 'string' },
           { name: 'token', type: 'object' },
         ],
-        async impl(ctx, [service, token]) {
-          const platform = platformOf('P_save_oauth2_token', ctx);
-          if ((service as string).trim() === '' || (service as string).length > 255)
-            throw argumentError('P_save_oauth2_token', 1, 'service', 'must be 1 to 255 characters');
-          const accessToken = (token as Record<string, unknown>).access_token;
+        async impl(ctx, [service, token], _call, fn) {
+          const platform = platformOf(fn, ctx);
+          if (service.trim() === '' || service.length > 255)
+            throw argumentError(fn, 1, 'service', 'must be 1 to 255 characters');
+          const accessToken = token.access_token;
           if (typeof accessToken !== 'string' || accessToken === '')
-            throw argumentError(
-              'P_save_oauth2_token',
-              2,
-              'token',
-              'must contain access_token (a non-empty string)',
-            );
-          return platformCall('P_save_oauth2_token', () =>
-            platform.oauth2.save(
-              ctx.accountId,
-              service as string,
-              ctx.mode,
-              token as Record<string, unknown>,
-            ),
-          );
+            throw argumentError(fn, 2, 'token', 'must contain access_token (a non-empty string)');
+          return platformCall(fn, () => platform.oauth2.save(ctx.accountId, service, ctx.mode, token));
         },
       },
     ],

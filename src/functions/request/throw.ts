@@ -1,5 +1,5 @@
 /** throw: ends the script with an error carrying the script's own message. */
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 
 /** The error `throw` raises: its message is exactly the script's (no function-name prefix). */
 export class ScriptThrownError extends Error {
@@ -19,7 +19,7 @@ export const throwFunctions: FunctionSpec[] = [
       {
         params: [{ name: 'message', type: 'string', optional: true }],
         impl(_ctx, [message]) {
-          throw new ScriptThrownError((message as string | undefined) ?? DEFAULT_THROW_MESSAGE);
+          throw new ScriptThrownError(message ?? DEFAULT_THROW_MESSAGE);
         },
       },
     ],

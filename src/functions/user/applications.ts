@@ -1,7 +1,7 @@
 /** get_applications: the web interfaces a user may launch. */
 import { INTERFACE_CONTEXTS, laneModeFor, NO_TAG, webInterfaceUrl, type Mode } from '../../platform/index.js';
 import { MODES } from '../context.js';
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 import { platformOf } from '../request/calls.js';
 import { evaluationState } from '../request/evaluation.js';
 import { choice } from '../utilities/args.js';
@@ -29,8 +29,7 @@ export const applicationFunctions: FunctionSpec[] = [
           { name: 'mode', type: ['boolean', 'string'], optional: true },
           { name: 'tagged', type: 'boolean', optional: true, default: false },
         ],
-        async impl(ctx, [login, context, third, fourth]) {
-          const fn = 'get_applications';
+        async impl(ctx, [login, context, third, fourth], _call, fn) {
           // The platform's own parameter list is (login, context, isTagged): a boolean third argument
           // (or "true"/"false") is isTagged, in the current mode.
           const flag = typeof third === 'string' ? /^\s*(true|false)\s*$/i.exec(third)?.[1] : undefined;
@@ -43,10 +42,10 @@ export const applicationFunctions: FunctionSpec[] = [
           const modeText = isTagged === undefined ? third : undefined;
           const tagged = isTagged ?? fourth;
           const platform = platformOf(fn, ctx);
-          const contextName = choice(fn, 2, 'context', context as string, INTERFACE_CONTEXTS);
+          const contextName = choice(fn, 2, 'context', context, INTERFACE_CONTEXTS);
           const mode: Mode =
             modeText === undefined ? ctx.mode : choice(fn, 3, 'mode', modeText as string, MODES);
-          const user = await targetUser(fn, ctx, platform, login as string | undefined);
+          const user = await targetUser(fn, ctx, platform, login);
           const lanes = await platform.directory.lanes.lanesOf(ctx.accountId, user.id, laneModeFor(mode));
           const applications = await platform.webInterfaces.applications(ctx.accountId, {
             mode,

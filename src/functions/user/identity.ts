@@ -1,7 +1,7 @@
 /** impersonate and unblock_user. */
 import { MESSAGES } from '../../platform/index.js';
 import { FunctionError } from '../errors.js';
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 import { platformCall, platformOf } from '../request/calls.js';
 import { refreshUser } from '../request/evaluation.js';
 import { targetUser } from './resolve.js';
@@ -21,11 +21,10 @@ export const identityFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'login', type: 'string' }],
-        async impl(ctx, [login]) {
-          const platform = platformOf('impersonate', ctx);
-          const user = await targetUser('impersonate', ctx, platform, login as string);
-          if (user.status === 'blocked')
-            throw new FunctionError('impersonate', MESSAGES.impersonationRefused);
+        async impl(ctx, [login], _call, fn) {
+          const platform = platformOf(fn, ctx);
+          const user = await targetUser(fn, ctx, platform, login);
+          if (user.status === 'blocked') throw new FunctionError(fn, MESSAGES.impersonationRefused);
           ctx.user = { id: user.id, login: user.login, isAdmin: user.isAdmin };
           await refreshUser(ctx, platform);
           return user.login;
@@ -44,10 +43,10 @@ export const identityFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'login', type: 'string' }],
-        async impl(ctx, [login]) {
-          const platform = platformOf('unblock_user', ctx);
-          return platformCall('unblock_user', async () => {
-            return (await platform.directory.users.unblock(ctx.accountId, login as string)).login;
+        async impl(ctx, [login], _call, fn) {
+          const platform = platformOf(fn, ctx);
+          return platformCall(fn, async () => {
+            return (await platform.directory.users.unblock(ctx.accountId, login)).login;
           });
         },
       },

@@ -3,7 +3,7 @@ import { laneModeFor, MAX_PAGE_SIZE, MESSAGES } from '../../platform/index.js';
 import { StringBoolean } from '../template-types.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 import { platformCall, platformOf } from '../request/calls.js';
 import { userDescriptor } from '../request/descriptors.js';
 import { targetUser } from './resolve.js';
@@ -70,9 +70,9 @@ export const laneFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'login', type: 'string', optional: true }],
-        async impl(ctx, [login]) {
-          const platform = platformOf('get_lanes', ctx);
-          const user = await targetUser('get_lanes', ctx, platform, login as string | undefined);
+        async impl(ctx, [login], _call, fn) {
+          const platform = platformOf(fn, ctx);
+          const user = await targetUser(fn, ctx, platform, login);
           const lanes = await platform.directory.lanes.lanesOf(ctx.accountId, user.id, laneModeFor(ctx.mode));
           return lanes.map((l) => ({ id: l.id, name: l.name, pool: l.poolId }));
         },
@@ -96,23 +96,21 @@ export const laneFunctions: FunctionSpec[] = [
           { name: 'pageSize', type: 'integer', optional: true, default: 500 },
           { name: 'first', type: 'integer', optional: true, default: 0 },
         ],
-        async impl(ctx, [poolId, laneId, pageSize, first]) {
-          const fn = 'get_lane_users';
+        async impl(ctx, [poolId, laneId, pageSize, first], _call, fn) {
           const platform = platformOf(fn, ctx);
-          if ((pageSize as number) < 1 || (pageSize as number) > MAX_PAGE_SIZE)
+          if (pageSize < 1 || pageSize > MAX_PAGE_SIZE)
             throw argumentError(fn, 3, 'pageSize', `must be from 1 to ${MAX_PAGE_SIZE}, got ${pageSize}`);
-          if ((first as number) < 0)
-            throw argumentError(fn, 4, 'first', `must not be negative, got ${first}`);
+          if (first < 0) throw argumentError(fn, 4, 'first', `must not be negative, got ${first}`);
           return platformCall(fn, async () => {
-            const lane = await platform.directory.lanes.require(ctx.accountId, laneId as number);
+            const lane = await platform.directory.lanes.require(ctx.accountId, laneId);
             if (lane.poolId !== poolId) throw new FunctionError(fn, MESSAGES.laneNotFound);
             const users = await platform.directory.lanes.members(
               ctx.accountId,
               lane.id,
               laneModeFor(ctx.mode),
               {
-                first: first as number,
-                limit: pageSize as number,
+                first: first,
+                limit: pageSize,
               },
             );
             return users.map(userDescriptor);
@@ -132,11 +130,11 @@ export const laneFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'laneId', type: 'integer' }],
-        async impl(ctx, [laneId]) {
-          const platform = platformOf('get_lane_job_number', ctx);
-          return platformCall('get_lane_job_number', async () => {
-            await platform.directory.lanes.require(ctx.accountId, laneId as number);
-            return platform.directory.jobs.pending(ctx.accountId, laneId as number);
+        async impl(ctx, [laneId], _call, fn) {
+          const platform = platformOf(fn, ctx);
+          return platformCall(fn, async () => {
+            await platform.directory.lanes.require(ctx.accountId, laneId);
+            return platform.directory.jobs.pending(ctx.accountId, laneId);
           });
         },
       },
@@ -155,7 +153,7 @@ export const laneFunctions: FunctionSpec[] = [
       {
         params: [{ name: 'laneId', type: ['integer', 'string'] }],
         impl(ctx, [laneId]) {
-          return hasRight(ctx, undefined, laneId as number | string, 1);
+          return hasRight(ctx, undefined, laneId, 1);
         },
       },
       {
@@ -164,7 +162,7 @@ export const laneFunctions: FunctionSpec[] = [
           { name: 'laneId', type: ['integer', 'string'] },
         ],
         impl(ctx, [login, laneId]) {
-          return hasRight(ctx, login as string, laneId as number | string, 2);
+          return hasRight(ctx, login, laneId, 2);
         },
       },
     ],
@@ -173,24 +171,22 @@ export const laneFunctions: FunctionSpec[] = [
     name: 'is_user_in_lane',
     group: 'User',
     rights: 'none',
-    doc: `True when the connected user belongs to at least one of the lanes (false when nobody is connected). ${MODE_RULE}`,
+    doc:
+      `True when the connected user belongs to at least one of the lanes (false when nobody is connected). ${MODE_RULE} ` +
+      'Like has_right, the result is a string and a boolean at once (`<#if is_user_in_lane([id])>` and ' +
+      "`is_user_in_lane([id]) == 'true'`); it prints true/false.",
     returns: 'boolean',
     forms: [
       {
         params: [{ name: 'lanes', type: 'array' }],
-        impl(ctx, [lanes]) {
-          const ids = (lanes as unknown[]).map((v, i) => {
+        async impl(ctx, [lanes], _call, fn) {
+          const ids = lanes.map((v, i) => {
             const n = typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v;
             if (typeof n !== 'number' || !Number.isSafeInteger(n))
-              throw argumentError(
-                'is_user_in_lane',
-                1,
-                'lanes',
-                `element ${i} is not a lane id: ${JSON.stringify(v)}`,
-              );
+              throw argumentError(fn, 1, 'lanes', `element ${i} is not a lane id: ${JSON.stringify(v)}`);
             return n;
           });
-          return inLanes('is_user_in_lane', ctx, undefined, ids);
+          return new StringBoolean(await inLanes(fn, ctx, undefined, ids));
         },
       },
     ],
@@ -210,17 +206,12 @@ export const laneFunctions: FunctionSpec[] = [
           { name: 'login', type: 'string' },
           { name: 'level', type: 'integer', optional: true, default: 1 },
         ],
-        async impl(ctx, [login, level]) {
-          const fn = 'get_manager';
+        async impl(ctx, [login, level], _call, fn) {
           const platform = platformOf(fn, ctx);
-          if ((level as number) < 1) throw argumentError(fn, 2, 'level', `must be 1 or more, got ${level}`);
-          const user = await targetUser(fn, ctx, platform, login as string);
+          if (level < 1) throw argumentError(fn, 2, 'level', `must be 1 or more, got ${level}`);
+          const user = await targetUser(fn, ctx, platform, login);
           return platformCall(fn, async () => {
-            const managerId = await platform.directory.organisation.managerOf(
-              ctx.accountId,
-              user.id,
-              level as number,
-            );
+            const managerId = await platform.directory.organisation.managerOf(ctx.accountId, user.id, level);
             return (await platform.directory.users.require(ctx.accountId, managerId)).login;
           });
         },

@@ -5,7 +5,7 @@
 import { canSeePrivate, editInput, RIGHTS_MESSAGES, type Platform, type User } from '../../platform/index.js';
 import type { ExecutionContext } from '../context.js';
 
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 import { platformCall, platformOf } from '../request/calls.js';
 import { requireRight } from '../rights.js';
 import { simplifiedUser } from '../request/descriptors.js';
@@ -70,7 +70,7 @@ function changeFunction(
           { name: 'input', type: 'any', optional: true },
         ],
         impl(ctx, [id, path, input]) {
-          return changeDocument(name, ctx, platformOf(name, ctx), id as string, which, path as string, input);
+          return changeDocument(name, ctx, platformOf(name, ctx), id, which, path, input);
         },
       },
     ],
@@ -89,9 +89,9 @@ export const profileFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'login', type: 'string' }],
-        async impl(ctx, [login]) {
-          const platform = platformOf('get_user_data', ctx);
-          return simplifiedUser(await targetUser('get_user_data', ctx, platform, login as string));
+        async impl(ctx, [login], _call, fn) {
+          const platform = platformOf(fn, ctx);
+          return simplifiedUser(await targetUser(fn, ctx, platform, login));
         },
       },
     ],
@@ -107,10 +107,10 @@ export const profileFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'login', type: 'string', optional: true }],
-        async impl(ctx, [login]) {
-          const platform = platformOf('get_preferences', ctx);
-          const user = await targetUser('get_preferences', ctx, platform, login as string | undefined);
-          await ownPreferences('get_preferences', ctx, user);
+        async impl(ctx, [login], _call, fn) {
+          const platform = platformOf(fn, ctx);
+          const user = await targetUser(fn, ctx, platform, login);
+          await ownPreferences(fn, ctx, user);
           return user.preferences;
         },
       },
@@ -125,14 +125,8 @@ export const profileFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'prefs', type: 'object' }],
-        impl(ctx, [prefs]) {
-          return saveDocument(
-            'save_preferences',
-            ctx,
-            undefined,
-            'preferences',
-            prefs as Record<string, unknown>,
-          );
+        impl(ctx, [prefs], _call, fn) {
+          return saveDocument(fn, ctx, undefined, 'preferences', prefs);
         },
       },
     ],
@@ -146,9 +140,9 @@ export const profileFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'login', type: 'string', optional: true }],
-        async impl(ctx, [login]) {
-          const platform = platformOf('get_user_metadata', ctx);
-          return (await targetUser('get_user_metadata', ctx, platform, login as string | undefined)).metadata;
+        async impl(ctx, [login], _call, fn) {
+          const platform = platformOf(fn, ctx);
+          return (await targetUser(fn, ctx, platform, login)).metadata;
         },
       },
     ],
@@ -165,14 +159,8 @@ export const profileFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'metadata', type: 'object' }],
-        impl(ctx, [metadata]) {
-          return saveDocument(
-            'save_user_metadata',
-            ctx,
-            undefined,
-            'metadata',
-            metadata as Record<string, unknown>,
-          );
+        impl(ctx, [metadata], _call, fn) {
+          return saveDocument(fn, ctx, undefined, 'metadata', metadata);
         },
       },
       {
@@ -180,14 +168,8 @@ export const profileFunctions: FunctionSpec[] = [
           { name: 'login', type: 'string' },
           { name: 'metadata', type: 'object' },
         ],
-        impl(ctx, [login, metadata]) {
-          return saveDocument(
-            'save_user_metadata',
-            ctx,
-            login as string,
-            'metadata',
-            metadata as Record<string, unknown>,
-          );
+        impl(ctx, [login, metadata], _call, fn) {
+          return saveDocument(fn, ctx, login, 'metadata', metadata);
         },
       },
     ],

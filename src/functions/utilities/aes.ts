@@ -62,7 +62,7 @@ function pad(data: Uint8Array): Buffer {
 }
 
 function unpad(data: Buffer): Buffer {
-  const n = data.length ? data[data.length - 1]! : 0;
+  const n = data.length ? data[data.length - 1] : 0;
   const bad = () =>
     new AesError(
       'Given final block not properly padded. Such issues can arise if a bad key is used during decryption.',

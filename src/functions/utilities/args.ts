@@ -1,7 +1,7 @@
 /** Helpers the Utilities functions share to check the values of their arguments and options. */
 import { coercerFor, describeValue, explainMismatch, NO_MATCH } from '../coercion.js';
 import { argumentError } from '../errors.js';
-import type { ParamType } from '../spec.js';
+import type { ParamType, ValueOf } from '../spec.js';
 
 /** A problem in the data a function was given (CSV, XML, EDI …); the caller names function and argument. */
 export class DataError extends Error {
@@ -11,7 +11,7 @@ export class DataError extends Error {
 /** Joins choices as `A, B or C`. */
 export function listChoices(choices: readonly string[]): string {
   return choices.length === 1
-    ? choices[0]!
+    ? choices[0]
     : `${choices.slice(0, -1).join(', ')} or ${choices[choices.length - 1]}`;
 }
 
@@ -44,16 +44,15 @@ export interface OptionSpec {
  * Reads an options object (spec 2.3): every key must be known, each value is coerced like an
  * argument of its declared type. Errors: `fn: argument i (options) option "trim" expected …`.
  */
-export function readOptions<K extends string>(
+export function readOptions<S extends Readonly<Record<string, OptionSpec>>>(
   fn: string,
   index: number,
   name: string,
   options: Record<string, unknown> | undefined,
-  schema: Readonly<Record<K, OptionSpec>>,
-): Partial<Record<K, unknown>> {
-  const out: Partial<Record<K, unknown>> = {};
-  if (!options) return out;
-  for (const [key, raw] of Object.entries(options)) {
+  schema: S,
+): OptionsOf<S> {
+  const out: Record<string, unknown> = {};
+  for (const [key, raw] of Object.entries(options ?? {})) {
     if (!Object.prototype.hasOwnProperty.call(schema, key))
       throw argumentError(
         fn,
@@ -62,7 +61,7 @@ export function readOptions<K extends string>(
         `has an unknown option ${JSON.stringify(key)} (known: ${Object.keys(schema).join(', ')})`,
       );
     if (raw === null || raw === undefined) continue;
-    const spec = schema[key as K];
+    const spec = schema[key];
     const value = coercerFor(spec.type)(raw);
     if (value === NO_MATCH)
       throw argumentError(
@@ -73,10 +72,15 @@ export function readOptions<K extends string>(
       );
     const problem = spec.check?.(value);
     if (problem) throw argumentError(fn, index, name, `option ${JSON.stringify(key)} ${problem}`);
-    out[key as K] = value;
+    out[key] = value;
   }
-  return out;
+  return out as OptionsOf<S>;
 }
+
+/** The options read from a schema: each one of its declared type, or undefined when not given. */
+export type OptionsOf<S extends Readonly<Record<string, OptionSpec>>> = {
+  [K in keyof S]?: ValueOf<S[K]['type']>;
+};
 
 /** Option check: a string of exactly one character. */
 export function oneCharacter(value: unknown): string | undefined {

@@ -4,8 +4,8 @@ import { doubleToString, SimpleDateFormat, urlDecode } from '../../jdk/index.js'
 import { describeValue, isHash, parseJsonText } from '../coercion.js';
 import { type Budget, boundedSize, STRING_CHAR_BYTES } from '../../limits/index.js';
 import { budgetOf, type ExecutionContext } from '../context.js';
-import { argumentError } from '../errors.js';
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { argumentError, messageOf } from '../errors.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 import { choice, DataError, oneCharacter, readOptions, type OptionSpec } from './args.js';
 import { jsonWithLongs, readCsv, writeCsv } from './csv.js';
 import { edifactToJson } from './edifact.js';
@@ -58,7 +58,7 @@ function converting<T>(fn: string, index: number, name: string, run: () => T): T
   }
 }
 
-const csvToJsonOptions: Record<string, OptionSpec> = {
+const csvToJsonOptions = {
   header: { type: 'boolean' },
   trim: { type: 'boolean' },
   charset: { type: 'string', check: knownCharset },
@@ -68,7 +68,7 @@ const csvToJsonOptions: Record<string, OptionSpec> = {
   parse_numbers: { type: 'array' },
   parse_longs: { type: 'array' },
   parse_booleans: { type: 'array' },
-};
+} satisfies Record<string, OptionSpec>;
 
 const csvToJson = defineFunction({
   name: 'csv_to_json',
@@ -86,21 +86,20 @@ const csvToJson = defineFunction({
         { name: 'input', type: 'string', doc: 'CSV text' },
         { name: 'options', type: 'object', optional: true },
       ],
-      impl(ctx, args) {
-        const [input, raw] = args as [string, Record<string, unknown> | undefined];
-        const o = readOptions('csv_to_json', 2, 'options', raw, csvToJsonOptions);
-        const separator = (o.separator as string) ?? ',';
-        const onRecord = chargingRecords(budgetOf(ctx), 'csv_to_json', input, separator);
-        const rows = converting('csv_to_json', 1, 'input', () =>
+      impl(ctx, [input, raw], _call, fn) {
+        const o = readOptions(fn, 2, 'options', raw, csvToJsonOptions);
+        const separator = o.separator ?? ',';
+        const onRecord = chargingRecords(budgetOf(ctx), fn, input, separator);
+        const rows = converting(fn, 1, 'input', () =>
           readCsv(input, {
-            header: (o.header as boolean) ?? false,
-            trim: (o.trim as boolean) ?? false,
-            quote: (o.delimiter as string) ?? '"',
+            header: o.header ?? false,
+            trim: o.trim ?? false,
+            quote: o.delimiter ?? '"',
             separator,
-            empty: (o.empty as string) ?? '',
-            parseNumbers: o.parse_numbers as unknown[],
-            parseLongs: o.parse_longs as unknown[],
-            parseBooleans: o.parse_booleans as unknown[],
+            empty: o.empty ?? '',
+            parseNumbers: o.parse_numbers,
+            parseLongs: o.parse_longs,
+            parseBooleans: o.parse_booleans,
             onRecord,
           }),
         );
@@ -110,25 +109,21 @@ const csvToJson = defineFunction({
   ],
 });
 
-const jsonToCsvOptions: Record<string, OptionSpec> = {
+const jsonToCsvOptions = {
   header: { type: 'boolean' },
   trim: { type: 'boolean' },
   separator: { type: 'string', check: nonEmpty },
   empty: { type: 'string' },
   decimal_separator: { type: 'string' },
   parse_dates: { type: 'object' },
-};
+} satisfies Record<string, OptionSpec>;
 
 /** Epoch milliseconds of a date value: a number, numeric text, a template date or {"$date": ms | ISO text}. */
 function dateMillis(value: unknown): number | undefined {
   if (typeof value === 'number') return value;
   if (typeof value === 'string' && /^-?\d+$/.test(value.trim())) return Number(value);
-  if (
-    value !== null &&
-    typeof value === 'object' &&
-    typeof (value as { epochMs?: unknown }).epochMs === 'number'
-  )
-    return (value as { epochMs: number }).epochMs;
+  if (value !== null && typeof value === 'object' && 'epochMs' in value && typeof value.epochMs === 'number')
+    return value.epochMs;
   if (isHash(value) && '$date' in value) {
     const d = value.$date;
     if (typeof d === 'number') return d;
@@ -137,20 +132,29 @@ function dateMillis(value: unknown): number | undefined {
   return undefined;
 }
 
-function jsonToCsv(ctx: ExecutionContext, input: unknown, raw: Record<string, unknown> | undefined): string {
-  const fn = 'json_to_csv';
+function jsonToCsv(
+  fn: string,
+  ctx: ExecutionContext,
+  input: unknown,
+  raw: Record<string, unknown> | undefined,
+): string {
   const o = readOptions(fn, 2, 'options', raw, jsonToCsvOptions);
   const budget = budgetOf(ctx);
   const room = Math.floor((budget.limits.maxAllocBytes - budget.allocated) / STRING_CHAR_BYTES);
   boundedSize(input, room, () => budget.memoryError(fn));
-  const trim = (o.trim as boolean) ?? false;
-  const empty = (o.empty as string) ?? '';
-  const decimal = (o.decimal_separator as string) ?? ',';
+  const trim = o.trim ?? false;
+  const empty = o.empty ?? '';
+  const decimal = o.decimal_separator ?? ',';
   const rows = Array.isArray(input) ? input : [input];
   if (rows.length === 0) return '';
   const objects = isHash(rows[0]);
+  // the rows, checked: every one a hash like the first, or every one a sequence
+  const hashes: Record<string, unknown>[] = [];
+  const sequences: unknown[][] = [];
   rows.forEach((row, i) => {
-    if (objects ? !isHash(row) : !Array.isArray(row))
+    if (objects && isHash(row)) hashes.push(row);
+    else if (!objects && Array.isArray(row)) sequences.push(row);
+    else
       throw argumentError(
         fn,
         1,
@@ -159,7 +163,7 @@ function jsonToCsv(ctx: ExecutionContext, input: unknown, raw: Record<string, un
       );
   });
   const formats = new Map<string, SimpleDateFormat>();
-  for (const [column, pattern] of Object.entries((o.parse_dates as Record<string, unknown>) ?? {})) {
+  for (const [column, pattern] of Object.entries(o.parse_dates ?? {})) {
     if (typeof pattern !== 'string')
       throw argumentError(
         fn,
@@ -174,7 +178,7 @@ function jsonToCsv(ctx: ExecutionContext, input: unknown, raw: Record<string, un
         fn,
         2,
         'options',
-        `option "parse_dates": the pattern of ${JSON.stringify(column)}: ${(e as Error).message}`,
+        `option "parse_dates": the pattern of ${JSON.stringify(column)}: ${messageOf(e)}`,
       );
     }
   }
@@ -210,18 +214,18 @@ function jsonToCsv(ctx: ExecutionContext, input: unknown, raw: Record<string, un
   if (objects) {
     const columns: string[] = [];
     const seen = new Set<string>();
-    for (const row of rows as Record<string, unknown>[])
+    for (const row of hashes)
       for (const key of Object.keys(row))
         if (!seen.has(key)) {
           seen.add(key);
           columns.push(key);
         }
-    table = (rows as Record<string, unknown>[]).map((row, r) =>
+    table = hashes.map((row, r) =>
       columns.map((c) => cell(Object.prototype.hasOwnProperty.call(row, c) ? row[c] : undefined, r, c)),
     );
     if (o.header) table.unshift(columns);
-  } else table = (rows as unknown[][]).map((row, r) => row.map((v, c) => cell(v, r, c)));
-  return writeCsv(table, (o.separator as string) ?? ',');
+  } else table = sequences.map((row, r) => row.map((v, c) => cell(v, r, c)));
+  return writeCsv(table, o.separator ?? ',');
 }
 
 const jsonToCsvFn = defineFunction({
@@ -239,18 +243,18 @@ const jsonToCsvFn = defineFunction({
         { name: 'input', type: ['array', 'object'] },
         { name: 'options', type: 'object', optional: true },
       ],
-      impl: (ctx, args) => jsonToCsv(ctx, args[0], args[1] as Record<string, unknown> | undefined),
+      impl: (ctx, [input, options], _call, fn) => jsonToCsv(fn, ctx, input, options),
     },
   ],
 });
 
 const LOAD_FORMATS = ['TEXT', 'JSON', 'XML', 'EDI', 'CSV_HEAD', 'CSV_NOHEAD', 'ESKV', 'URL'] as const;
-const loadCsvOptions: Record<string, OptionSpec> = {
+const loadCsvOptions = {
   separator: { type: 'string', check: nonEmpty },
   delimiter: { type: 'string', check: oneCharacter },
   empty: { type: 'string' },
   parse_numbers: { type: 'array' },
-};
+} satisfies Record<string, OptionSpec>;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** a=1&b=2&b=3 (or a URL with such a query) → {"a":"1","b":["2","3"]}, decoded as java.net.URLDecoder. */
@@ -270,7 +274,7 @@ function queryToJson(text: string, charset: string): Record<string, unknown> {
       key = urlDecode(eq < 0 ? pair : pair.slice(0, eq), charset);
       value = eq < 0 ? '' : urlDecode(pair.slice(eq + 1), charset);
     } catch (e) {
-      throw new DataError(`cannot decode ${JSON.stringify(pair)}: ${(e as Error).message}`);
+      throw new DataError(`cannot decode ${JSON.stringify(pair)}: ${messageOf(e)}`);
     }
     if (FORBIDDEN_KEYS.has(key)) throw new DataError(`the key ${JSON.stringify(key)} is not allowed`);
     if (!Object.prototype.hasOwnProperty.call(out, key)) out[key] = value;
@@ -301,12 +305,7 @@ const load = defineFunction({
         { name: 'options', type: 'object', optional: true },
       ],
       impl(ctx, args) {
-        const [input, formatText, charset, raw] = args as [
-          string,
-          string,
-          string,
-          Record<string, unknown> | undefined,
-        ];
+        const [input, formatText, charset, raw] = args;
         const format = choice('load', 2, 'format', formatText, LOAD_FORMATS);
         const badCharset = knownCharset(charset);
         if (badCharset) throw argumentError('load', 3, 'charset', badCharset);
@@ -323,7 +322,7 @@ const load = defineFunction({
               try {
                 return parseJsonText(input);
               } catch (e) {
-                throw new DataError(`is not valid JSON: ${(e as Error).message}`);
+                throw new DataError(`is not valid JSON: ${messageOf(e)}`);
               }
             case 'XML':
               return xmlToJson(input);
@@ -339,11 +338,11 @@ const load = defineFunction({
               const list = readCsv(input, {
                 header: format === 'CSV_HEAD',
                 trim: false,
-                separator: (o.separator as string) ?? ';',
-                quote: (o.delimiter as string) ?? '"',
-                empty: (o.empty as string) ?? '',
-                parseNumbers: o.parse_numbers as unknown[],
-                onRecord: chargingRecords(budgetOf(ctx), 'load', input, (o.separator as string) ?? ';'),
+                separator: o.separator ?? ';',
+                quote: o.delimiter ?? '"',
+                empty: o.empty ?? '',
+                parseNumbers: o.parse_numbers,
+                onRecord: chargingRecords(budgetOf(ctx), 'load', input, o.separator ?? ';'),
               });
               return { list };
             }
@@ -370,7 +369,7 @@ const toXml = defineFunction({
         { name: 'input', type: 'object' },
       ],
       impl(ctx, args) {
-        const [root, input] = args as [string, Record<string, unknown>];
+        const [root, input] = args;
         const budget = budgetOf(ctx);
         const room = Math.floor((budget.limits.maxAllocBytes - budget.allocated) / STRING_CHAR_BYTES);
         boundedSize(input, room, () => budget.memoryError('to_xml'));
@@ -382,7 +381,10 @@ const toXml = defineFunction({
   ],
 });
 
-const markdownOptions: Record<string, OptionSpec> = { css: { type: 'string' }, title: { type: 'string' } };
+const markdownOptions = { css: { type: 'string' }, title: { type: 'string' } } satisfies Record<
+  string,
+  OptionSpec
+>;
 
 const markdown = defineFunction({
   name: 'P_markdown_to_html',
@@ -400,11 +402,11 @@ const markdown = defineFunction({
         { name: 'options', type: 'object', optional: true },
       ],
       impl(_ctx, args) {
-        const [content, raw] = args as [string, Record<string, unknown> | undefined];
+        const [content, raw] = args;
         const o = readOptions('P_markdown_to_html', 2, 'options', raw, markdownOptions);
         return markdownToHtml(content, {
-          css: o.css as string | undefined,
-          title: o.title as string | undefined,
+          css: o.css,
+          title: o.title,
         });
       },
     },

@@ -4,8 +4,8 @@
  */
 import { createHash, createHmac, pbkdf2Sync } from 'node:crypto';
 import { strongRandomBytes } from '../context.js';
-import { argumentError, FunctionError } from '../errors.js';
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { argumentError, FunctionError, messageOf } from '../errors.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 import { AesError, aesDecrypt, aesEncrypt, parseTransformation, type AesTransformation } from './aes.js';
 import { choice, listChoices } from './args.js';
 import { encodeBinary, hex, utf8Bytes, utf8Text, type BinaryEncoding } from './bytes.js';
@@ -21,7 +21,7 @@ function transformation(fn: string, index: number, text: string): AesTransformat
   try {
     return parseTransformation(text);
   } catch (e) {
-    throw argumentError(fn, index, 'algorithm', (e as Error).message);
+    throw argumentError(fn, index, 'algorithm', messageOf(e));
   }
 }
 
@@ -67,7 +67,7 @@ const cipher = defineFunction({
         { name: 'algorithm', type: 'string', optional: true, default: DEFAULT_TRANSFORMATION },
       ],
       impl(ctx, args) {
-        const [input, keyText, algorithm] = args as [string, string, string];
+        const [input, keyText, algorithm] = args;
         const t = transformation('cipher', 3, algorithm);
         const key = base64Argument('cipher', 2, 'key', keyText);
         const iv = t.ivLength ? strongRandomBytes(ctx, t.ivLength) : null;
@@ -93,7 +93,7 @@ const decipher = defineFunction({
         { name: 'algorithm', type: 'string', optional: true, default: DEFAULT_TRANSFORMATION },
       ],
       impl(_ctx, args) {
-        const [input, ivText, keyText, algorithm] = args as [string, string, string, string];
+        const [input, ivText, keyText, algorithm] = args;
         const t = transformation('decipher', 4, algorithm);
         const data = base64Argument('decipher', 1, 'input', input);
         const iv = t.mode === 'ECB' ? null : base64Argument('decipher', 2, 'iv', ivText);
@@ -120,8 +120,8 @@ const generateKey = defineFunction({
         { name: 'algorithm', type: 'string', optional: true, default: 'AES' },
       ],
       impl(_ctx, args) {
-        const [password, algorithm] = args as [string, string];
-        if (algorithm.trim().split('/')[0]!.trim().toUpperCase() !== 'AES')
+        const [password, algorithm] = args;
+        if (algorithm.trim().split('/')[0].trim().toUpperCase() !== 'AES')
           throw argumentError(
             'generate_key',
             2,
@@ -196,7 +196,7 @@ const encrypt = defineFunction({
   forms: [
     {
       params: [{ name: 'input', type: 'string' }],
-      impl: (_ctx, args) => runEncrypt(ENCRYPT_DEFAULT_ALGORITHM, args[0] as string, undefined, 0),
+      impl: (_ctx, args) => runEncrypt(ENCRYPT_DEFAULT_ALGORITHM, args[0], undefined, 0),
     },
     {
       params: [
@@ -204,8 +204,7 @@ const encrypt = defineFunction({
         { name: 'input', type: 'string' },
         { name: 'output_type', type: 'string', optional: true },
       ],
-      impl: (_ctx, args) =>
-        runEncrypt(args[0] as string, args[1] as string, args[2] as string | undefined, 1),
+      impl: (_ctx, args) => runEncrypt(args[0], args[1], args[2], 1),
     },
   ],
 });
@@ -219,10 +218,7 @@ const passwordDigest = defineFunction({
   forms: [
     {
       params: [{ name: 'password', type: 'string' }],
-      impl: (_ctx, args) =>
-        createHash('sha256')
-          .update(utf8Bytes(args[0] as string))
-          .digest('hex'),
+      impl: (_ctx, args) => createHash('sha256').update(utf8Bytes(args[0])).digest('hex'),
     },
   ],
 });

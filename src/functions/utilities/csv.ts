@@ -3,6 +3,7 @@ import { BudgetExceededError } from '../../limits/index.js';
 import { DataError } from './args.js';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
+import { messageOf } from '../errors.js';
 
 /** A CSV problem in the user's data; the caller prefixes the function name. */
 export class CsvError extends DataError {
@@ -130,7 +131,7 @@ export function readCsv(text: string, opts: CsvReadOptions): CsvRow[] {
     }) as string[][];
   } catch (e) {
     if (e instanceof BudgetExceededError) throw e;
-    throw new CsvError(`invalid CSV: ${shortenQuoted((e as Error).message)}`);
+    throw new CsvError(`invalid CSV: ${shortenQuoted(messageOf(e))}`);
   }
   const cell = (v: string | undefined) => (v === undefined || v === '' ? undefined : v);
   if (opts.header) {

@@ -6,8 +6,8 @@
  */
 import { addDays, JavaParseException, SimpleDateFormat } from '../../jdk/index.js';
 import type { ExecutionContext } from '../context.js';
-import { argumentError } from '../errors.js';
-import { defineFunction, type FunctionSpec, type ParamSpec } from '../registry.js';
+import { argumentError, messageOf } from '../errors.js';
+import { defineFunction, type FunctionSpec, type ParamSpec } from '../spec.js';
 import { choice } from './args.js';
 
 export const DEFAULT_DATE_FORMAT = 'yyyy-MM-dd';
@@ -27,7 +27,7 @@ function dateFormat(
       now: ctx.clock,
     });
   } catch (e) {
-    throw argumentError(fn, index, name, (e as Error).message);
+    throw argumentError(fn, index, name, messageOf(e));
   }
 }
 
@@ -49,12 +49,13 @@ function parseDate(
   }
 }
 
-const formatParam = (name: string): ParamSpec => ({
-  name,
-  type: 'string',
-  optional: true,
-  default: DEFAULT_DATE_FORMAT,
-});
+const formatParam = (name: string) =>
+  ({
+    name,
+    type: 'string',
+    optional: true,
+    default: DEFAULT_DATE_FORMAT,
+  }) satisfies ParamSpec;
 
 export const dateFunctions: FunctionSpec[] = [
   defineFunction({
@@ -71,10 +72,10 @@ export const dateFunctions: FunctionSpec[] = [
           { name: 'initial_format', type: 'string' },
           { name: 'target_format', type: 'string' },
         ],
-        impl(ctx, args) {
-          const [date, from, to] = args as [string, string, string];
-          const target = dateFormat(ctx, 'date_format', 3, 'target_format', to);
-          return target.format(parseDate(ctx, 'date_format', date, 1, from, 2, 'initial_format'));
+        impl(ctx, args, _call, fn) {
+          const [date, from, to] = args;
+          const target = dateFormat(ctx, fn, 3, 'target_format', to);
+          return target.format(parseDate(ctx, fn, date, 1, from, 2, 'initial_format'));
         },
       },
     ],
@@ -93,10 +94,10 @@ export const dateFunctions: FunctionSpec[] = [
           { name: 'offset', type: 'integer', optional: true, default: 0 },
           formatParam('format'),
         ],
-        impl(ctx, args) {
-          const [date, offset, format] = args as [string, number, string];
-          const sdf = dateFormat(ctx, 'date_offset', 3, 'format', format);
-          const ms = parseDate(ctx, 'date_offset', date, 1, format, 3, 'format');
+        impl(ctx, args, _call, fn) {
+          const [date, offset, format] = args;
+          const sdf = dateFormat(ctx, fn, 3, 'format', format);
+          const ms = parseDate(ctx, fn, date, 1, format, 3, 'format');
           return sdf.format(addDays(ms, offset, ctx.timeZone));
         },
       },
@@ -112,9 +113,9 @@ export const dateFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'seconds', type: 'integer' }, formatParam('format')],
-        impl(ctx, args) {
-          const [seconds, format] = args as [number, string];
-          return dateFormat(ctx, 'get_date', 2, 'format', format).format(seconds * 1000);
+        impl(ctx, args, _call, fn) {
+          const [seconds, format] = args;
+          return dateFormat(ctx, fn, 2, 'format', format).format(seconds * 1000);
         },
       },
     ],
@@ -129,10 +130,10 @@ export const dateFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'date', type: 'string' }, formatParam('format')],
-        impl(ctx, args) {
-          const [date, format] = args as [string, string];
+        impl(ctx, args, _call, fn) {
+          const [date, format] = args;
           // Java's long division truncates toward zero (and has no -0).
-          return Math.trunc(parseDate(ctx, 'get_time', date, 1, format, 2, 'format') / 1000) + 0;
+          return Math.trunc(parseDate(ctx, fn, date, 1, format, 2, 'format') / 1000) + 0;
         },
       },
     ],
@@ -147,7 +148,7 @@ export const dateFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [formatParam('format')],
-        impl: (ctx, args) => dateFormat(ctx, 'now', 1, 'format', args[0] as string).format(ctx.clock()),
+        impl: (ctx, args, _call, fn) => dateFormat(ctx, fn, 1, 'format', args[0]).format(ctx.clock()),
       },
     ],
   }),
@@ -161,8 +162,8 @@ export const dateFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'unit', type: 'string', optional: true, default: 'MILLISEC' }],
-        impl(ctx, args) {
-          const unit = choice('timestamp', 1, 'unit', args[0] as string, ['SECOND', 'MILLISEC'] as const, {
+        impl(ctx, args, _call, fn) {
+          const unit = choice(fn, 1, 'unit', args[0], ['SECOND', 'MILLISEC'] as const, {
             SECONDS: 'SECOND',
             MILLISECOND: 'MILLISEC',
             MILLISECONDS: 'MILLISEC',

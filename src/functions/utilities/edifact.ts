@@ -45,12 +45,12 @@ export function edifactToJson(text: string): { separators: EdifactSeparators; se
     if (body.length < 9) throw new EdifactError('the UNA service string advice needs 6 characters');
     const [component, element, decimal, release, repetition, segment] = body.slice(3, 9);
     seps = {
-      component: component!,
-      element: element!,
-      decimal: decimal!,
-      release: release!,
-      repetition: repetition!,
-      segment: segment!,
+      component: component,
+      element: element,
+      decimal: decimal,
+      release: release,
+      repetition: repetition,
+      segment: segment,
     };
     body = body.slice(9);
   }
@@ -63,7 +63,7 @@ export function edifactToJson(text: string): { separators: EdifactSeparators; se
     components.push(current);
     elements.push(components);
     const [tagParts, ...rest] = elements;
-    const tag = tagParts!.join(seps.component).trim();
+    const tag = tagParts.join(seps.component).trim();
     if (!TAG.test(tag))
       throw new EdifactError(`segment ${segments.length + 1} has an invalid tag ${JSON.stringify(tag)}`);
     segments.push({ tag, elements: rest });
@@ -73,7 +73,7 @@ export function edifactToJson(text: string): { separators: EdifactSeparators; se
     pending = false;
   };
   for (let i = 0; i < body.length; i++) {
-    const c = body[i]!;
+    const c = body[i];
     if (c === seps.release) {
       if (i + 1 >= body.length) throw new EdifactError('the text ends with a release character');
       current += body[++i];

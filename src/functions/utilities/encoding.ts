@@ -1,7 +1,7 @@
 /** Encodings: R_encode, decode, bubble_babble. */
 import { urlEncode } from '../../jdk/index.js';
 import { argumentError } from '../errors.js';
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 import { choice } from './args.js';
 import { bubbleBabble } from './bubble-babble.js';
 import { encodeBinary, hex, utf8Bytes, utf8Text } from './bytes.js';
@@ -23,7 +23,7 @@ const encode = defineFunction({
         { name: 'result', type: 'string', optional: true, default: 'CHAR' },
       ],
       impl(_ctx, args) {
-        const [encoding, input, result] = args as [string, string, string];
+        const [encoding, input, result] = args;
         const which = choice('R_encode', 1, 'encoding', encoding, ['BASE64', 'BASE64URL', 'URL'] as const);
         const as = choice('R_encode', 3, 'result', result, ['CHAR', 'HEXA'] as const);
         const text = which === 'URL' ? urlEncode(input, 'UTF-8') : encodeBinary(utf8Bytes(input), which);
@@ -49,7 +49,7 @@ const decode = defineFunction({
         { name: 'input', type: 'string' },
       ],
       impl(_ctx, args) {
-        const [algorithm, input] = args as [string, string];
+        const [algorithm, input] = args;
         choice('decode', 1, 'algorithm', algorithm, ['Base64'] as const);
         try {
           return utf8Text(decodeJavaBase64(input));
@@ -72,7 +72,7 @@ const babble = defineFunction({
   forms: [
     {
       params: [{ name: 'input', type: 'string' }],
-      impl: (_ctx, args) => bubbleBabble(utf8Bytes(args[0] as string)),
+      impl: (_ctx, args) => bubbleBabble(utf8Bytes(args[0])),
     },
   ],
 });

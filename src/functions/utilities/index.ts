@@ -1,4 +1,4 @@
-import type { FunctionSpec } from '../registry.js';
+import type { FunctionSpec } from '../spec.js';
 import { conversionFunctions } from './conversions.js';
 import { cryptoFunctions } from './crypto.js';
 import { dateFunctions } from './dates.js';

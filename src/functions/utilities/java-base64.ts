@@ -45,14 +45,14 @@ export function decodeJavaBase64(text: string, urlSafe = false): Buffer {
   let bits = 0;
   let shiftto = 18;
   while (sp < sl) {
-    const b = from[src[sp++]!]!;
+    const b = from[src[sp++]];
     if (b < 0) {
       if (b === -2) {
         if ((shiftto === 6 && (sp === sl || src[sp++] !== 0x3d)) || shiftto === 18)
           throw new Base64DecodeError('Input byte array has wrong 4-byte ending unit');
         break;
       }
-      throw new Base64DecodeError(`Illegal base64 character ${signedHex(src[sp - 1]!)}`);
+      throw new Base64DecodeError(`Illegal base64 character ${signedHex(src[sp - 1])}`);
     }
     bits |= b << shiftto;
     shiftto -= 6;

@@ -5,8 +5,8 @@
 import { boundedJson, STRING_CHAR_BYTES } from '../../limits/index.js';
 import { isHash, parseJsonText } from '../coercion.js';
 import { budgetOf } from '../context.js';
-import { argumentError } from '../errors.js';
-import { defineFunction, type FunctionSpec, type ParamSpec } from '../registry.js';
+import { argumentError, messageOf } from '../errors.js';
+import { defineFunction, type FunctionSpec, type ParamSpec } from '../spec.js';
 
 type Json = Record<string, unknown>;
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
@@ -62,7 +62,7 @@ function accumulate(target: Json, key: string, value: unknown): void {
 function descendForWrite(fn: string, root: Json, segments: string[]): Json | unknown[] {
   let node: Json | unknown[] = root;
   for (let i = 0; i < segments.length - 1; i++) {
-    const seg = segments[i]!;
+    const seg = segments[i];
     const next: unknown = getChild(node, seg);
     let copy: Json | unknown[];
     if (Array.isArray(next)) copy = [...next];
@@ -107,10 +107,15 @@ function setChild(fn: string, node: Json | unknown[], seg: string, value: unknow
   } else node[seg] = value;
 }
 
-const objectParam: ParamSpec = { name: 'object', type: 'object' };
-const fieldParam: ParamSpec = { name: 'field', type: 'string' };
-const valueParam: ParamSpec = { name: 'value', type: 'any' };
-const forceStringParam: ParamSpec = { name: 'forceString', type: 'boolean', optional: true, default: false };
+const objectParam = { name: 'object', type: 'object' } satisfies ParamSpec;
+const fieldParam = { name: 'field', type: 'string' } satisfies ParamSpec;
+const valueParam = { name: 'value', type: 'any' } satisfies ParamSpec;
+const forceStringParam = {
+  name: 'forceString',
+  type: 'boolean',
+  optional: true,
+  default: false,
+} satisfies ParamSpec;
 
 const jsonFunctions: FunctionSpec[] = [
   defineFunction({
@@ -122,9 +127,9 @@ const jsonFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [objectParam, fieldParam, valueParam, forceStringParam],
-        impl(_ctx, args) {
+        impl(_ctx, args, _call, fn) {
           const [object, field, value, force] = args as [Json, string, unknown, boolean];
-          checkKey('P_json_accumulate', 2, 'field', field);
+          checkKey(fn, 2, 'field', field);
           const out = { ...object };
           accumulate(out, field, storedValue(value, force));
           return out;
@@ -141,11 +146,11 @@ const jsonFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [objectParam, { name: 'object2', type: 'object' }],
-        impl(_ctx, args) {
+        impl(_ctx, args, _call, fn) {
           const [object, object2] = args as [Json, Json];
           const out = { ...object };
           for (const [k, v] of Object.entries(object2)) {
-            checkKey('P_json_accumulateAll', 2, 'object2', k);
+            checkKey(fn, 2, 'object2', k);
             accumulate(out, k, v);
           }
           return out;
@@ -164,9 +169,9 @@ const jsonFunctions: FunctionSpec[] = [
         params: [{ name: 'value', type: 'string' }],
         impl(_ctx, args) {
           try {
-            return parseJsonText(args[0] as string);
+            return parseJsonText(args[0]);
           } catch (e) {
-            throw argumentError('P_json_parse', 1, 'value', `is not valid JSON: ${(e as Error).message}`);
+            throw argumentError('P_json_parse', 1, 'value', `is not valid JSON: ${messageOf(e)}`);
           }
         },
       },
@@ -183,9 +188,9 @@ const jsonFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [objectParam, fieldParam, valueParam, forceStringParam],
-        impl(_ctx, args) {
+        impl(_ctx, args, _call, fn) {
           const [object, field, value, force] = args as [Json, string, unknown, boolean];
-          checkKey('P_json_put', 2, 'field', field);
+          checkKey(fn, 2, 'field', field);
           return { ...object, [field]: storedValue(value, force) };
         },
       },
@@ -200,12 +205,12 @@ const jsonFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [objectParam, fieldParam, valueParam, forceStringParam],
-        impl(_ctx, args) {
+        impl(_ctx, args, _call, fn) {
           const [object, field, value, force] = args as [Json, string, unknown, boolean];
-          const segments = pathOf('P_json_put_ext', field);
+          const segments = pathOf(fn, field);
           const out = { ...object };
-          const parent = descendForWrite('P_json_put_ext', out, segments);
-          setChild('P_json_put_ext', parent, segments[segments.length - 1]!, storedValue(value, force));
+          const parent = descendForWrite(fn, out, segments);
+          setChild(fn, parent, segments[segments.length - 1], storedValue(value, force));
           return out;
         },
       },
@@ -220,11 +225,11 @@ const jsonFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [objectParam, { name: 'object2', type: 'object' }],
-        impl(_ctx, args) {
+        impl(_ctx, args, _call, fn) {
           const [object, object2] = args as [Json, Json];
           const out = { ...object };
           for (const [k, v] of Object.entries(object2)) {
-            checkKey('P_json_putAll', 2, 'object2', k);
+            checkKey(fn, 2, 'object2', k);
             out[k] = v;
           }
           return out;
@@ -241,9 +246,9 @@ const jsonFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [objectParam, fieldParam],
-        impl(_ctx, args) {
+        impl(_ctx, args, _call, fn) {
           const [object, field] = args as [Json, string];
-          checkKey('P_json_remove', 2, 'field', field);
+          checkKey(fn, 2, 'field', field);
           const out = { ...object };
           delete out[field];
           return out;
@@ -260,19 +265,19 @@ const jsonFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [objectParam, fieldParam],
-        impl(_ctx, args) {
+        impl(_ctx, args, _call, fn) {
           const [object, field] = args as [Json, string];
-          const segments = pathOf('P_json_remove_ext', field);
+          const segments = pathOf(fn, field);
           // Check the path exists before copying anything.
           let node: unknown = object;
           for (const seg of segments.slice(0, -1)) {
             node = isHash(node) || Array.isArray(node) ? getChild(node, seg) : undefined;
             if (node === undefined) return object;
           }
-          const last = segments[segments.length - 1]!;
+          const last = segments[segments.length - 1];
           if (!(isHash(node) || Array.isArray(node)) || getChild(node, last) === undefined) return object;
           const out = { ...object };
-          const parent = descendForWrite('P_json_remove_ext', out, segments);
+          const parent = descendForWrite(fn, out, segments);
           if (Array.isArray(parent)) parent.splice(arrayIndex(last)!, 1);
           else delete parent[last];
           return out;
@@ -289,12 +294,12 @@ const jsonFunctions: FunctionSpec[] = [
     forms: [
       {
         params: [{ name: 'object', type: 'any' }],
-        impl(ctx, args) {
+        impl(ctx, args, _call, fn) {
           const value = args[0];
           const budget = budgetOf(ctx);
           const room = Math.floor((budget.limits.maxAllocBytes - budget.allocated) / STRING_CHAR_BYTES);
           const stringify = (v: unknown): string | undefined =>
-            boundedJson(v, room, () => budget.memoryError('P_json_stringify'));
+            boundedJson(v, room, () => budget.memoryError(fn));
           if (typeof value === 'string') {
             let parsed: unknown;
             try {

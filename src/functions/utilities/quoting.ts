@@ -1,6 +1,6 @@
 /** P_quoted: a JavaScript string literal that is safe inside a script element of a web interface. */
 import { argumentError } from '../errors.js';
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 
 const QUOTES = ["'", '"', '`'];
 
@@ -12,7 +12,7 @@ const QUOTES = ["'", '"', '`'];
 export function escapeJsString(text: string, quote: string): string {
   let out = '';
   for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
+    const c = text[i];
     const code = text.charCodeAt(i);
     if (c === '\\') out += '\\\\';
     else if (c === quote) out += `\\${c}`;
@@ -44,15 +44,10 @@ export const quotingFunctions: FunctionSpec[] = [
           { name: 'input', type: 'string' },
           { name: 'quote', type: 'string', optional: true, default: "'" },
         ],
-        impl(_ctx, args) {
-          const [input, quote] = args as [string, string];
+        impl(_ctx, args, _call, fn) {
+          const [input, quote] = args;
           if (!QUOTES.includes(quote))
-            throw argumentError(
-              'P_quoted',
-              2,
-              'quote',
-              `expected ' or " or \`, got ${JSON.stringify(quote)}`,
-            );
+            throw argumentError(fn, 2, 'quote', `expected ' or " or \`, got ${JSON.stringify(quote)}`);
           return quote + escapeJsString(input, quote) + quote;
         },
       },

@@ -2,7 +2,7 @@
 import { javaMathRound } from '../../jdk/index.js';
 import { strongRandomBytes, type ExecutionContext } from '../context.js';
 import { FunctionError } from '../errors.js';
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 
 /**
  * Java's `Math.round(x * 1e6) / 1e6`: halves toward +infinity, NaN to 0, and the long result
@@ -27,8 +27,8 @@ export function gaussian(ctx: ExecutionContext): number {
 /** RFC 4122 version 4 from 16 strong random bytes. */
 export function uuidV4(bytes: Uint8Array): string {
   const b = Buffer.from(bytes.subarray(0, 16));
-  b[6] = (b[6]! & 0x0f) | 0x40;
-  b[8] = (b[8]! & 0x3f) | 0x80;
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
   const h = b.toString('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
@@ -57,7 +57,7 @@ export const randomFunctions: FunctionSpec[] = [
           { name: 'stdv', type: 'number' },
         ],
         impl(ctx, args) {
-          const [average, stdv] = args as [number, number];
+          const [average, stdv] = args;
           return roundTo6Decimals(average + stdv * gaussian(ctx));
         },
       },

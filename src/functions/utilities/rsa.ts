@@ -1,6 +1,7 @@
 /** RSA private keys from PEM text (PKCS#8 or PKCS#1, unencrypted) and PKCS#1 v1.5 signatures. */
 import { constants, createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import { decodeJavaBase64 } from './java-base64.js';
+import { messageOf } from '../errors.js';
 
 export class RsaKeyError extends Error {
   override name = 'RsaKeyError';
@@ -24,12 +25,12 @@ export function readRsaPrivateKey(text: string): KeyObject {
     throw new RsaKeyError(
       `expected an RSA private key in PEM (BEGIN PRIVATE KEY or BEGIN RSA PRIVATE KEY), got BEGIN ${label}`,
     );
-  const body = (m ? m[2]! : text).replace(/\\[nr]/g, '').replace(/\s+/g, '');
+  const body = (m ? m[2] : text).replace(/\\[nr]/g, '').replace(/\s+/g, '');
   let der: Buffer;
   try {
     der = decodeJavaBase64(body);
   } catch (e) {
-    throw new RsaKeyError(`the key is not valid PEM: ${(e as Error).message}`);
+    throw new RsaKeyError(`the key is not valid PEM: ${messageOf(e)}`);
   }
   const types: Array<'pkcs8' | 'pkcs1'> =
     label === 'RSA PRIVATE KEY' ? ['pkcs1'] : label ? ['pkcs8'] : ['pkcs8', 'pkcs1'];

@@ -1,7 +1,7 @@
 /** transpose: an object of columns ↔ an array of row objects. */
 import { describeValue, isHash } from '../coercion.js';
 import { argumentError } from '../errors.js';
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 
 type Row = Record<string, unknown>;
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
@@ -25,7 +25,7 @@ export function rowsToColumns(rows: unknown[]): Record<string, unknown[]> {
     }
   });
   rows.forEach((row, i) => {
-    for (const [key, value] of Object.entries(row as Row)) columns[key]![i] = value ?? null;
+    for (const [key, value] of Object.entries(row as Row)) columns[key][i] = value ?? null;
   });
   return columns;
 }

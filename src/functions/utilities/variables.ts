@@ -1,7 +1,7 @@
 /** safe_get: a variable of the script's context, or a default, optionally encoded for output. */
 import { urlEncode } from '../../jdk/index.js';
 import { isHash } from '../coercion.js';
-import { defineFunction, type FunctionSpec } from '../registry.js';
+import { defineFunction, type FunctionSpec } from '../spec.js';
 import type { CallEnv } from '../template-types.js';
 import { choice } from './args.js';
 import { utf8Bytes } from './bytes.js';
@@ -14,7 +14,7 @@ type Encoding = (typeof ENCODINGS)[number];
 /** Reads `a.b.0.c`: the first segment through the call's environment, the rest through hashes and sequences. */
 function lookup(env: CallEnv, key: string): unknown {
   const [first, ...rest] = key.split('.');
-  let value = env.getVariable(first!);
+  let value = env.getVariable(first);
   for (const seg of rest) {
     if (Array.isArray(value) && /^\d+$/.test(seg)) value = value[Number(seg)];
     else if (isHash(value))
@@ -70,9 +70,9 @@ export const variableFunctions: FunctionSpec[] = [
           { name: 'defaultValue', type: 'string' },
           { name: 'encoding', type: 'string', optional: true, default: 'NONE' },
         ],
-        impl(_ctx, args, env) {
-          const [key, defaultValue, encodingText] = args as [string, string, string];
-          const encoding = choice('safe_get', 3, 'encoding', encodingText, ENCODINGS);
+        impl(_ctx, args, env, fn) {
+          const [key, defaultValue, encodingText] = args;
+          const encoding = choice(fn, 3, 'encoding', encodingText, ENCODINGS);
           const value = lookup(env, key);
           return encode(value === undefined || value === null ? defaultValue : asText(value), encoding);
         },

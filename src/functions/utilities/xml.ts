@@ -88,14 +88,14 @@ export function jsonToXml(
   let doc: Record<string, unknown>;
   if (root === '') {
     const keys = Object.keys(input);
-    if (keys.length !== 1 || keys[0]!.startsWith('@') || keys[0] === '#text')
+    if (keys.length !== 1 || keys[0].startsWith('@') || keys[0] === '#text')
       throw new XmlError(
         `with an empty root, the input must have exactly one element field, got ${keys.length} fields`,
       );
     doc = input;
   } else doc = { [root]: input };
   const [name] = Object.keys(doc);
-  if (Array.isArray(doc[name!]))
+  if (Array.isArray(doc[name]))
     throw new XmlError('the root element cannot be a sequence (an XML document has one root)');
-  return builder.build(prepare(doc, '', numberText) as Record<string, unknown>) as string;
+  return builder.build(prepare(doc, '', numberText));
 }

@@ -3,6 +3,7 @@
  * and where it happened (template, line, column).
  */
 import type { StepError } from '../../platform/processes/index.js';
+import { FunctionError } from '../../functions/errors.js';
 import { TemplateError } from '../../template/index.js';
 
 /** A failure the host itself raises (a limit, a refused value), with the step's wording. */
@@ -23,4 +24,14 @@ export function stepError(e: unknown): StepError {
 export function failureMessage(error: StepError): string {
   if (error.template === undefined) return error.message;
   return `${error.template}, line ${error.line}, column ${error.column}: ${error.message}`;
+}
+
+/**
+ * The message of a failure for the account's log: the function's name stays before a message in
+ * the spec's wording, which reads without it elsewhere (`count_objects: Cannot count objects with
+ * an empty condition.`; docs/functions.md, "Errors").
+ */
+export function loggedMessage(e: unknown, error: StepError): string {
+  const cause = e instanceof TemplateError ? e.cause : e;
+  return cause instanceof FunctionError && cause.message === error.message ? cause.qualified : error.message;
 }

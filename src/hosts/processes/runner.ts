@@ -65,7 +65,7 @@ import { toJsonObject, toJsonValue } from '../../platform/model.js';
 import { markRequestInput } from '../../template/index.js';
 import { renderIn } from '../render.js';
 import { typedValue } from '../typing.js';
-import { failureMessage, StepFailure, stepError } from './failure.js';
+import { failureMessage, loggedMessage, StepFailure, stepError } from './failure.js';
 
 export interface RunnerOptions {
   clock?: () => number;
@@ -516,7 +516,11 @@ export class ProcessRunner {
       });
       return { ...entry, level: 'INFO', message };
     } catch (e) {
-      return { ...entry, level: 'SEVERE', message: `${stepLabel(step)} reminder: ${stepError(e).message}` };
+      return {
+        ...entry,
+        level: 'SEVERE',
+        message: `${stepLabel(step)} reminder: ${loggedMessage(e, stepError(e))}`,
+      };
     }
   }
 

@@ -143,14 +143,14 @@ describeEachEngine('Collections functions', (engine) => {
         [{}, 10],
       ])
         expect(await errorOf(ann, 'list_objects', [{ a: 1 }, 'any', first, limit])).toBe(
-          'list_objects: Unable to parse skip index or limit value.',
+          'Unable to parse skip index or limit value.',
         );
     });
 
     it('refuses an empty condition', async () => {
       for (const query of [{}, '', '  ', '{}', { $query: {} }, { $query: {}, $orderby: { a: 1 } }])
         expect(await errorOf(ann, 'list_objects', [query, 'any'])).toBe(
-          'list_objects: Cannot list objects with an empty condition.',
+          'Cannot list objects with an empty condition.',
         );
       expect(await errorOf(ann, 'list_objects', [null, 'any'])).toBe(
         'list_objects: argument 1 (query) is missing: expected a value',
@@ -181,10 +181,10 @@ describeEachEngine('Collections functions', (engine) => {
       expect(await call(ann, 'count_objects', [{ a: 1 }, name])).toBe(2);
       expect(await call(ann, 'count_objects', ['{"a": {"$in": [1, 2]}}', name])).toBe(3);
       expect(await errorOf(ann, 'count_objects', [{}, name])).toBe(
-        'count_objects: Cannot count objects with an empty condition.',
+        'Cannot count objects with an empty condition.',
       );
       expect(await errorOf(ann, 'count_objects', ['', name])).toBe(
-        'count_objects: Cannot count objects with an empty condition.',
+        'Cannot count objects with an empty condition.',
       );
     });
 
@@ -199,7 +199,7 @@ describeEachEngine('Collections functions', (engine) => {
       ).toMatchObject({ n: 2 });
       expect(await call(ann, 'load_object', [{ k: 'none' }, name])).toEqual({});
       expect(await errorOf(ann, 'load_object', [{}, name])).toBe(
-        'load_object: Cannot load an object with an empty condition.',
+        'Cannot load an object with an empty condition.',
       );
     });
 
@@ -208,7 +208,7 @@ describeEachEngine('Collections functions', (engine) => {
       expect(await call(ann, 'remove_objects', [{ a: 1 }, name])).toBe(2);
       expect(await call(ann, 'count_objects', [{ a: { $exists: true } }, name])).toBe(1);
       expect(await errorOf(ann, 'remove_objects', ['{}', name])).toBe(
-        'remove_objects: Cannot remove objects with an empty condition.',
+        'Cannot remove objects with an empty condition.',
       );
     });
   });
@@ -231,11 +231,11 @@ describeEachEngine('Collections functions', (engine) => {
     it('update_objects refuses an empty condition and a null object', async () => {
       const env = envWith({ empty: null });
       expect(await errorOf(ann, 'update_objects', ['{}', 'change', 'any'], env)).toBe(
-        'update_objects: Cannot update objects with an empty condition.',
+        'Cannot update objects with an empty condition.',
       );
       for (const variable of ['missing', 'empty'])
         expect(await errorOf(ann, 'update_objects', ['{"a": 1}', variable, 'any'], env)).toBe(
-          'update_objects: Cannot update objects with a null object.',
+          'Cannot update objects with a null object.',
         );
     });
 
@@ -252,7 +252,7 @@ describeEachEngine('Collections functions', (engine) => {
         [3, undefined],
       ]);
       expect(await errorOf(ann, 'update_field', ['', '{"a": 1}', name])).toBe(
-        'update_field: Cannot update objects fields with an empty condition.',
+        'Cannot update objects fields with an empty condition.',
       );
       expect(await errorOf(ann, 'update_field', ['{"k": "x"}', '{}', name])).toBe(
         'update_field: argument 2 (fieldname) must name the fields to update',
@@ -310,11 +310,11 @@ describeEachEngine('Collections functions', (engine) => {
     it('reports the position of an invalid pipeline and refuses script operators', async () => {
       const name = await collectionWith([{ a: 1 }]);
       expect(await errorOf(ann, 'aggregate_collection', [name, { $match: { a: 1 } }, { $nonsense: 1 }])).toBe(
-        'aggregate_collection: Invalid pipeline at position 2.',
+        'Invalid pipeline at position 2.',
       );
       for (const bad of [42, '[', [], [{ $match: {}, $limit: 1 }], [{ $match: {} }, 'x']])
         expect(await errorOf(ann, 'aggregate_collection', [name, bad])).toBe(
-          'aggregate_collection: Invalid pipeline at position 1.',
+          'Invalid pipeline at position 1.',
         );
       expect(await errorOf(ann, 'aggregate_collection', [name])).toBe(
         'aggregate_collection: argument 2 (pipeline) is missing: expected a value',
@@ -484,7 +484,7 @@ describeEachEngine('Collections functions', (engine) => {
 
     it('reports an unknown file and bad options or rows', async () => {
       expect(await errorOf(ann, 'import_objects', ['no-such-file', fresh(), {}])).toBe(
-        "import_objects: Uploaded file no-such-file doesn't exist.",
+        "Uploaded file no-such-file doesn't exist.",
       );
       const file = await upload(ann, 'a,b\n1,2,3\n');
       const cases: Array<[unknown, string]> = [

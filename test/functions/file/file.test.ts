@@ -154,9 +154,7 @@ describeEachEngine('File functions', (engine) => {
       expect(await errorOf(ann, 'R_file_content', id, 'NONE', 'EBCDIC-X')).toBe(
         'R_file_content: argument 3 (charset) unsupported charset "EBCDIC-X"',
       );
-      expect(await errorOf(ann, 'R_file_content', 'nope', 'NONE')).toBe(
-        "R_file_content: Uploaded file nope doesn't exist.",
-      );
+      expect(await errorOf(ann, 'R_file_content', 'nope', 'NONE')).toBe("Uploaded file nope doesn't exist.");
       expect(await errorOf(ann, 'R_file_content', ' ', 'NONE')).toBe(
         'R_file_content: argument 1 (fileId) is empty: a file id is expected',
       );
@@ -236,7 +234,7 @@ describeEachEngine('File functions', (engine) => {
       expect(await call(ann, 'save_file', id, 'AAE=', { algorithm: 'BASE64' })).toBe(id);
       expect(await call(ann, 'R_file_content', id, 'HEXA')).toBe('0001');
       expect(await errorOf(ann, 'save_file', 'missing', 'x', {})).toBe(
-        "save_file: Uploaded file missing doesn't exist.",
+        "Uploaded file missing doesn't exist.",
       );
       expect(
         defaultRegistry()
@@ -260,9 +258,7 @@ describeEachEngine('File functions', (engine) => {
         owner: w.ids.ann,
         size: 10,
       });
-      expect(await errorOf(ann, 'append_file', 'missing', 'x')).toBe(
-        "append_file: Uploaded file missing doesn't exist.",
-      );
+      expect(await errorOf(ann, 'append_file', 'missing', 'x')).toBe("Uploaded file missing doesn't exist.");
     });
 
     it('delete_file deletes, false for an unknown file', async () => {
@@ -270,7 +266,7 @@ describeEachEngine('File functions', (engine) => {
       const id = await createText(ann, 'd.txt', 'x');
       expect(await call(ann, 'delete_file', id)).toBe(true);
       expect(await call(ann, 'delete_file', id)).toBe(false);
-      expect(await errorOf(ann, 'R_file_desc', id)).toBe(`R_file_desc: Uploaded file ${id} doesn't exist.`);
+      expect(await errorOf(ann, 'R_file_desc', id)).toBe(`Uploaded file ${id} doesn't exist.`);
     });
 
     it('save_file_desc changes the writable fields and accepts the read-only ones unchanged', async () => {
@@ -416,9 +412,7 @@ describeEachEngine('File functions', (engine) => {
       expect(await errorOf(ann, 'zip_file', [text, {}], 'x.zip')).toBe(
         'zip_file: argument 1 (fileId) holds {}, which is not a file id',
       );
-      expect(await errorOf(ann, 'zip_file', ['nope'], 'x.zip')).toBe(
-        "zip_file: Uploaded file nope doesn't exist.",
-      );
+      expect(await errorOf(ann, 'zip_file', ['nope'], 'x.zip')).toBe("Uploaded file nope doesn't exist.");
       expect(await errorOf(ann, 'unzip_file', text)).toBe(
         'unzip_file: the file is not a valid zip archive: End of central directory record signature not found. Either not a zip file, or file is truncated.',
       );

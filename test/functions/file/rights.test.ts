@@ -101,9 +101,7 @@ describeEachEngine('file rights functions', (engine) => {
     expect(await errorOf(ann, 'R_update_file_add_lane', id)).toBe(
       'R_update_file_add_lane: argument 2 (lane) is missing and the current step runs in no lane',
     );
-    expect(await errorOf(ann, 'R_read_file_add_user', id, 'nobody')).toBe(
-      'R_read_file_add_user: Unable to retrieve user.',
-    );
+    expect(await errorOf(ann, 'R_read_file_add_user', id, 'nobody')).toBe('Unable to retrieve user.');
     expect(await errorOf(ann, 'R_read_file_add_lane', id, 987654)).toBe(
       'R_read_file_add_lane: Lane not found.',
     );
@@ -120,12 +118,12 @@ describeEachEngine('file rights functions', (engine) => {
       'R_read_file_add_user: argument 2 (user) names no user',
     );
     expect(await errorOf(ann, 'R_read_file_add_user', 'missing', 'carl')).toBe(
-      "R_read_file_add_user: Uploaded file missing doesn't exist.",
+      "Uploaded file missing doesn't exist.",
     );
     const other = await buildWorld(engine.store);
     const stranger = await as(other, 'ann');
     expect(await errorOf(stranger, 'R_read_file_add_user', id, 'carl')).toBe(
-      `R_read_file_add_user: Uploaded file ${id} doesn't exist.`,
+      `Uploaded file ${id} doesn't exist.`,
     );
   });
 

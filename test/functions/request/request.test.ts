@@ -52,19 +52,15 @@ describeEachEngine('Request functions', (engine) => {
 
     it('reports an unknown list, also one of another account', async () => {
       const ctx = await inProject('ann');
-      expect(await errorOf(ctx, 'get_custom_list', 'nope')).toBe('get_custom_list: Custom list not found.');
-      expect(await errorOf(ctx, 'save_custom_list', 'nope', [])).toBe(
-        'save_custom_list: Custom list not found.',
-      );
+      expect(await errorOf(ctx, 'get_custom_list', 'nope')).toBe('Custom list not found.');
+      expect(await errorOf(ctx, 'save_custom_list', 'nope', [])).toBe('Custom list not found.');
       expect(await errorOf(ctx, 'save_custom_list', 'countries', '{"a": 1}')).toMatch(
         /^save_custom_list: argument 2 \(data\) expected a sequence or the JSON text of an array/,
       );
       const other = await buildWorld(engine.store);
       const elsewhere = await contextIn(other, { user: 'ann' });
       await w.platform.customLists.create(w.account, { id: 'private', name: 'Private', content: [1] });
-      expect(await errorOf(elsewhere, 'get_custom_list', 'private')).toBe(
-        'get_custom_list: Custom list not found.',
-      );
+      expect(await errorOf(elsewhere, 'get_custom_list', 'private')).toBe('Custom list not found.');
     });
   });
 
@@ -105,15 +101,13 @@ describeEachEngine('Request functions', (engine) => {
     const ctx = await inProject('ann');
     expect(await call(ctx, 'get_project_metadata')).toEqual({ owner: 'sales', sla: 3 });
     expect(await call(ctx, 'get_project_metadata', w.ids.child)).toEqual({});
-    expect(await errorOf(ctx, 'get_project_metadata', 987654321)).toBe(
-      'get_project_metadata: Project not found.',
-    );
+    expect(await errorOf(ctx, 'get_project_metadata', 987654321)).toBe('Project not found.');
     expect(await errorOf(await contextIn(w, { user: 'ann' }), 'get_project_metadata')).toBe(
-      'get_project_metadata: Project not found.',
+      'Project not found.',
     );
     const other = await buildWorld(engine.store);
     expect(await errorOf(await contextIn(other, {}), 'get_project_metadata', w.ids.project)).toBe(
-      'get_project_metadata: Project not found.',
+      'Project not found.',
     );
   });
 
@@ -130,13 +124,11 @@ describeEachEngine('Request functions', (engine) => {
     expect(await errorOf(await contextIn(w, {}), 'get_request_info', w.request)).toBe(
       "get_request_info: only an administrator of the account or the request's initiator may read another request",
     );
-    expect(await errorOf(ctx, 'get_request_info', 'nope')).toBe('get_request_info: Request not found.');
-    expect(await errorOf(await contextIn(w, {}), 'get_request_info')).toBe(
-      'get_request_info: Request not found.',
-    );
+    expect(await errorOf(ctx, 'get_request_info', 'nope')).toBe('Request not found.');
+    expect(await errorOf(await contextIn(w, {}), 'get_request_info')).toBe('Request not found.');
     const other = await buildWorld(engine.store);
     expect(await errorOf(await contextIn(other, { user: 'admin' }), 'get_request_info', w.request)).toBe(
-      'get_request_info: Request not found.',
+      'Request not found.',
     );
   });
 
@@ -187,12 +179,8 @@ describeEachEngine('Request functions', (engine) => {
     expect(await errorOf(ctx, 'P_add_user_to_lane', 987654321, 'ann')).toBe(
       'P_add_user_to_lane: Lane not found.',
     );
-    expect(await errorOf(ctx, 'P_add_user_to_lane', lane, 'nobody')).toBe(
-      'P_add_user_to_lane: Unable to retrieve user.',
-    );
-    expect(await errorOf(ctx, 'P_remove_user_from_lane', lane, 'nobody')).toBe(
-      'P_remove_user_from_lane: Unable to retrieve user.',
-    );
+    expect(await errorOf(ctx, 'P_add_user_to_lane', lane, 'nobody')).toBe('Unable to retrieve user.');
+    expect(await errorOf(ctx, 'P_remove_user_from_lane', lane, 'nobody')).toBe('Unable to retrieve user.');
     expect(await errorOf(ctx, 'P_remove_user_from_lane', 987654321, 'ann')).toBe(
       'P_remove_user_from_lane: Lane not found.',
     );
@@ -219,13 +207,9 @@ describeEachEngine('Request functions', (engine) => {
     expect(await call(live, 'P_delete_project_vault')).toBe(false);
     expect(await call(live, 'P_load_project_vault')).toEqual({});
     const noProject = await contextIn(w, { user: 'admin' });
-    expect(await errorOf(noProject, 'P_load_project_vault')).toBe('P_load_project_vault: Project not found.');
-    expect(await errorOf(noProject, 'P_save_project_vault', {})).toBe(
-      'P_save_project_vault: Project not found.',
-    );
-    expect(await errorOf(noProject, 'P_delete_project_vault')).toBe(
-      'P_delete_project_vault: Project not found.',
-    );
+    expect(await errorOf(noProject, 'P_load_project_vault')).toBe('Project not found.');
+    expect(await errorOf(noProject, 'P_save_project_vault', {})).toBe('Project not found.');
+    expect(await errorOf(noProject, 'P_delete_project_vault')).toBe('Project not found.');
   });
 
   it('OAuth2 tokens are per service and mode and need an access_token', async () => {
@@ -331,9 +315,9 @@ describeEachEngine('Request functions', (engine) => {
       expect((await internalParameterValues(a)).P_locks).toEqual([{ name: 'stock', start: NOW }]);
       expect(await call(a, 'R_lock', 'stock', 0)).toBe('stock'); // re-entrant for its holder
       expect((await internalParameterValues(a)).P_locks).toEqual([{ name: 'stock', start: NOW }]);
-      expect(await errorOf(b, 'R_lock', 'stock', 0)).toBe('R_lock: Timeout exception');
+      expect(await errorOf(b, 'R_lock', 'stock', 0)).toBe('Timeout exception');
       const started = performance.now();
-      expect(await errorOf(b, 'R_lock', 'stock', 150)).toBe('R_lock: Timeout exception');
+      expect(await errorOf(b, 'R_lock', 'stock', 150)).toBe('Timeout exception');
       expect(performance.now() - started).toBeGreaterThanOrEqual(140);
       // Another account's lock of the same name is another lock.
       const other = await buildWorld(engine.store);
@@ -346,7 +330,7 @@ describeEachEngine('Request functions', (engine) => {
       expect(await call(b, 'R_lock', 'stock', 0)).toBe('stock');
       // Unlocking what another holds changes nothing.
       expect(await call(a, 'R_unlock', 'stock')).toBe('stock');
-      expect(await errorOf(a, 'R_lock', 'stock', 0)).toBe('R_lock: Timeout exception');
+      expect(await errorOf(a, 'R_lock', 'stock', 0)).toBe('Timeout exception');
       expect(await call(b, 'R_unlock', 'stock')).toBe('stock');
     });
 
@@ -367,13 +351,13 @@ describeEachEngine('Request functions', (engine) => {
       const b = await contextIn(w, { clock: () => now });
       await call(a, 'R_lock', 'lease', 0, 2);
       now += 1999;
-      expect(await errorOf(b, 'R_lock', 'lease', 0)).toBe('R_lock: Timeout exception');
+      expect(await errorOf(b, 'R_lock', 'lease', 0)).toBe('Timeout exception');
       now += 1;
       expect(await call(b, 'R_lock', 'lease', 0)).toBe('lease');
       expect((await w.platform.locks.holder(w.account, 'lease'))?.expiresAt).toBe(now + 3_600_000);
       // The first holder's release no longer frees it.
       await call(a, 'R_unlock', 'lease');
-      expect(await errorOf(a, 'R_lock', 'lease', 0)).toBe('R_lock: Timeout exception');
+      expect(await errorOf(a, 'R_lock', 'lease', 0)).toBe('Timeout exception');
       await call(b, 'R_unlock', 'lease');
     });
 
@@ -445,7 +429,7 @@ describeEachEngine('Request functions', (engine) => {
       it('waits wait_timeout ms, at most 40 s, polling with pauses doubling from 2 to 100 ms', async () => {
         const holder = await contextIn(v, {});
         await call(holder, 'R_lock', 'cap');
-        const timeout = (waited: number) => ({ result: 'R_lock: Timeout exception', waited });
+        const timeout = (waited: number) => ({ result: 'Timeout exception', waited });
         expect(await waitFor('cap', 1234)).toEqual(timeout(1234));
         expect(await waitFor('cap', 0)).toEqual(timeout(0));
         expect(pauses).toEqual([]);
@@ -486,7 +470,7 @@ describeEachEngine('Request functions', (engine) => {
           await call(holder, 'R_lock', 'late');
           releaseAt('late', 40_100);
           expect(await waitFor('late', 100_000)).toEqual({
-            result: 'R_lock: Timeout exception',
+            result: 'Timeout exception',
             waited: expect.closeTo(40_000, 6),
           });
           await call(holder, 'R_unlock', 'late');

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { internalParameters } from '../../../src/functions/request/index.js';
+import { evaluate } from '../../../src/hosts/eval.js';
 import { StringBoolean } from '../../../src/template/index.js';
 import { describeEachEngine } from '../../support/engines.js';
 import { buildWorld, call, contextIn, errorOf, type World } from '../../platform/world.js';
@@ -78,9 +79,7 @@ describeEachEngine('User functions', (engine) => {
       expect(await errorOf(ctx, 'get_applications', 'ann', 'web', 'PROD')).toBe(
         'get_applications: argument 3 (mode) expected LIVE, ACCEPTANCE or TEST, got the string "PROD"',
       );
-      expect(await errorOf(ctx, 'get_applications', 'nobody')).toBe(
-        'get_applications: Unable to retrieve user.',
-      );
+      expect(await errorOf(ctx, 'get_applications', 'nobody')).toBe('Unable to retrieve user.');
       expect(await errorOf(await live(), 'get_applications')).toBe(
         'get_applications: this function needs a connected user; the script runs anonymously',
       );
@@ -102,7 +101,7 @@ describeEachEngine('User functions', (engine) => {
       expect(((await call(test, 'get_lanes')) as Array<{ name: string }>).map((l) => l.name)).toEqual([
         'Managers',
       ]);
-      expect(await errorOf(ctx, 'get_lanes', 'nobody')).toBe('get_lanes: Unable to retrieve user.');
+      expect(await errorOf(ctx, 'get_lanes', 'nobody')).toBe('Unable to retrieve user.');
     });
 
     it('get_lane_users pages through a lane’s users (LIVE from LIVE and TEST, ACCEPTANCE from ACCEPTANCE)', async () => {
@@ -184,14 +183,24 @@ describeEachEngine('User functions', (engine) => {
       expect(await call(acceptance, 'has_right', w.ids.clerks)).toEqual(new StringBoolean(false));
       expect(await call(acceptance, 'has_right', 'dora', w.ids.clerks)).toEqual(new StringBoolean(true));
 
-      expect(await call(ctx, 'is_user_in_lane', [w.ids.managers, w.ids.clerks])).toBe(true);
-      expect(await call(ctx, 'is_user_in_lane', `[${w.ids.managers}]`)).toBe(false);
-      expect(await call(ctx, 'is_user_in_lane', [String(w.ids.clerks)])).toBe(true);
-      expect(await call(ctx, 'is_user_in_lane', [])).toBe(false);
-      expect(await call(await live(), 'is_user_in_lane', [w.ids.clerks])).toBe(false);
+      expect(await call(ctx, 'is_user_in_lane', [w.ids.managers, w.ids.clerks])).toEqual(
+        new StringBoolean(true),
+      );
+      expect(await call(ctx, 'is_user_in_lane', `[${w.ids.managers}]`)).toEqual(new StringBoolean(false));
+      expect(await call(ctx, 'is_user_in_lane', [String(w.ids.clerks)])).toEqual(new StringBoolean(true));
+      expect(await call(ctx, 'is_user_in_lane', [])).toEqual(new StringBoolean(false));
+      expect(await call(await live(), 'is_user_in_lane', [w.ids.clerks])).toEqual(new StringBoolean(false));
       expect(await errorOf(ctx, 'is_user_in_lane', ['x'])).toBe(
         'is_user_in_lane: argument 1 (lanes) element 0 is not a lane id: "x"',
       );
+      // Scripts compare it with 'true' as they do has_right's result, and test it with <#if>.
+      const source = [
+        `<#if is_user_in_lane([${w.ids.clerks}]) == 'true'>clerk</#if>`,
+        `<#if is_user_in_lane([${w.ids.managers}]) == 'false'>not a manager</#if>`,
+        `<#if is_user_in_lane([${w.ids.clerks}])>in</#if>`,
+        `\${is_user_in_lane([${w.ids.managers}])}`,
+      ].join(' ');
+      expect((await evaluate(source, ctx)).output).toBe('clerk not a manager in false');
     });
 
     it('get_manager climbs the organisation chart', async () => {
@@ -199,9 +208,9 @@ describeEachEngine('User functions', (engine) => {
       expect(await call(ctx, 'get_manager', 'carl')).toBe('ann');
       expect(await call(ctx, 'get_manager', 'carl', 2)).toBe('dora');
       expect(await call(ctx, 'get_manager', 'ann')).toBe('dora');
-      expect(await errorOf(ctx, 'get_manager', 'carl', 3)).toBe('get_manager: No manager found.');
-      expect(await errorOf(ctx, 'get_manager', 'dora')).toBe('get_manager: No manager found.');
-      expect(await errorOf(ctx, 'get_manager', 'nobody')).toBe('get_manager: Unable to retrieve user.');
+      expect(await errorOf(ctx, 'get_manager', 'carl', 3)).toBe('No manager found.');
+      expect(await errorOf(ctx, 'get_manager', 'dora')).toBe('No manager found.');
+      expect(await errorOf(ctx, 'get_manager', 'nobody')).toBe('Unable to retrieve user.');
       expect(await errorOf(ctx, 'get_manager', 'carl', 0)).toBe(
         'get_manager: argument 2 (level) must be 1 or more, got 0',
       );
@@ -229,7 +238,7 @@ describeEachEngine('User functions', (engine) => {
         status: 'active',
         i18n: 'en',
       });
-      expect(await errorOf(ctx, 'get_user_data', 'nobody')).toBe('get_user_data: Unable to retrieve user.');
+      expect(await errorOf(ctx, 'get_user_data', 'nobody')).toBe('Unable to retrieve user.');
       expect(await call(ctx, 'get_preferences')).toEqual({ theme: 'dark' });
       expect(await errorOf(ctx, 'get_preferences', 'carl')).toBe(
         "get_preferences: only an administrator of the account may read or change another user's preferences",
@@ -240,9 +249,7 @@ describeEachEngine('User functions', (engine) => {
       expect(await errorOf(await live(), 'get_preferences')).toBe(
         'get_preferences: this function needs a connected user; the script runs anonymously',
       );
-      expect(await errorOf(ctx, 'get_user_metadata', 'nobody')).toBe(
-        'get_user_metadata: Unable to retrieve user.',
-      );
+      expect(await errorOf(ctx, 'get_user_metadata', 'nobody')).toBe('Unable to retrieve user.');
     });
 
     it('save_preferences and save_user_metadata replace the objects and return the login', async () => {
@@ -260,9 +267,7 @@ describeEachEngine('User functions', (engine) => {
       expect(await call(ctx, 'get_user_metadata')).toEqual({ level: 2 });
       expect(await call(admin, 'save_user_metadata', 'dora', '{"title": "Director"}')).toBe('dora');
       expect(await call(ctx, 'get_user_metadata', 'dora')).toEqual({ title: 'Director' });
-      expect(await errorOf(admin, 'save_user_metadata', 'nobody', {})).toBe(
-        'save_user_metadata: Unable to retrieve user.',
-      );
+      expect(await errorOf(admin, 'save_user_metadata', 'nobody', {})).toBe('Unable to retrieve user.');
       expect(await errorOf(ctx, 'save_preferences', '[1]')).toMatch(
         /^save_preferences: argument 1 \(prefs\) expected a hash/,
       );
@@ -300,31 +305,17 @@ describeEachEngine('User functions', (engine) => {
       });
       expect(await call(ctx, 'get_preferences', 'pathy')).toEqual({ theme: 'light', sizes: [12] });
 
-      expect(await errorOf(ctx, 'P_change_metadata', 'pathy', 's.x', 1)).toBe(
-        'P_change_metadata: CastClassException',
-      );
-      expect(await errorOf(ctx, 'P_change_metadata', 'pathy', 'a.list.x', 1)).toBe(
-        'P_change_metadata: CastClassException',
-      );
-      expect(await errorOf(ctx, 'P_change_metadata', 'pathy', '', 5)).toBe(
-        'P_change_metadata: CastClassException',
-      );
-      expect(await errorOf(ctx, 'P_change_metadata', 'pathy', 'a', '')).toBe(
-        'P_change_metadata: Expected value',
-      );
-      expect(await errorOf(ctx, 'P_change_metadata', 'pathy', 'a')).toBe('P_change_metadata: Expected value');
-      expect(await errorOf(ctx, 'P_change_metadata', 'pathy', 'a', '{"x": ')).toBe(
-        'P_change_metadata: Malformed Object',
-      );
-      expect(await errorOf(ctx, 'P_change_preferences', 'pathy', 'a..b', 1)).toBe(
-        'P_change_preferences: Malformed Object',
-      );
+      expect(await errorOf(ctx, 'P_change_metadata', 'pathy', 's.x', 1)).toBe('CastClassException');
+      expect(await errorOf(ctx, 'P_change_metadata', 'pathy', 'a.list.x', 1)).toBe('CastClassException');
+      expect(await errorOf(ctx, 'P_change_metadata', 'pathy', '', 5)).toBe('CastClassException');
+      expect(await errorOf(ctx, 'P_change_metadata', 'pathy', 'a', '')).toBe('Expected value');
+      expect(await errorOf(ctx, 'P_change_metadata', 'pathy', 'a')).toBe('Expected value');
+      expect(await errorOf(ctx, 'P_change_metadata', 'pathy', 'a', '{"x": ')).toBe('Malformed Object');
+      expect(await errorOf(ctx, 'P_change_preferences', 'pathy', 'a..b', 1)).toBe('Malformed Object');
       expect(await errorOf(ctx, 'P_change_preferences', 'pathy', 'constructor.x', 1)).toBe(
         'P_change_preferences: path segment constructor is not allowed',
       );
-      expect(await errorOf(ctx, 'P_change_preferences', 'nobody', 'a', 1)).toBe(
-        'P_change_preferences: Unable to retrieve user.',
-      );
+      expect(await errorOf(ctx, 'P_change_preferences', 'nobody', 'a', 1)).toBe('Unable to retrieve user.');
     });
   });
 
@@ -339,26 +330,24 @@ describeEachEngine('User functions', (engine) => {
         name: 'Ann Smith',
       });
       // ann is no admin: impersonating again is refused.
-      expect(await errorOf(ctx, 'impersonate', 'carl')).toBe(
-        'impersonate: Impersonification is not allowed for user.',
-      );
+      expect(await errorOf(ctx, 'impersonate', 'carl')).toBe('Impersonification is not allowed for user.');
     });
 
     it('refuses non-admins, blocked and unknown users', async () => {
       expect(await errorOf(await live('ann'), 'impersonate', 'carl')).toBe(
-        'impersonate: Impersonification is not allowed for user.',
+        'Impersonification is not allowed for user.',
       );
       expect(await errorOf(await live(), 'impersonate', 'carl')).toBe(
         'impersonate: this function needs a connected user; the script runs anonymously',
       );
       const admin = await live('admin');
-      expect(await errorOf(admin, 'impersonate', 'nobody')).toBe('impersonate: Unable to retrieve user.');
+      expect(await errorOf(admin, 'impersonate', 'nobody')).toBe('Unable to retrieve user.');
       const blocked = await w.platform.directory.users.create(w.account, {
         login: 'frozen',
         status: 'blocked',
       });
       expect(await errorOf(admin, 'impersonate', blocked.login)).toBe(
-        'impersonate: Impersonification is not allowed for user.',
+        'Impersonification is not allowed for user.',
       );
       expect(admin.user?.login).toBe('admin');
     });
@@ -372,7 +361,7 @@ describeEachEngine('User functions', (engine) => {
       expect(await call(ctx, 'unblock_user', 'blocked-one')).toBe('blocked-one');
       expect((await w.platform.directory.users.require(w.account, user.id)).status).toBe('active');
       expect(await call(ctx, 'unblock_user', 'blocked-one')).toBe('blocked-one');
-      expect(await errorOf(ctx, 'unblock_user', 'nobody')).toBe('unblock_user: Unable to retrieve user.');
+      expect(await errorOf(ctx, 'unblock_user', 'nobody')).toBe('Unable to retrieve user.');
     });
   });
 
@@ -396,9 +385,7 @@ describeEachEngine('User functions', (engine) => {
     expect(await errorOf(ctx, 'get_lane_users', w.ids.pool, w.ids.clerks)).toBe(
       'get_lane_users: Lane not found.',
     );
-    expect(await errorOf(ctx, 'get_user_data', String(w.ids.ann))).toBe(
-      'get_user_data: Unable to retrieve user.',
-    );
+    expect(await errorOf(ctx, 'get_user_data', String(w.ids.ann))).toBe('Unable to retrieve user.');
     expect(await errorOf(ctx, 'P_add_user_to_lane', w.ids.clerks, 'ann')).toBe(
       'P_add_user_to_lane: Lane not found.',
     );
