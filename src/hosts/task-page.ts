@@ -100,7 +100,7 @@ export function taskPage(task: TaskView, options: { submitted?: boolean } = {}):
       `<form method="post" class="task-form" aria-label="${escapeHtml(title)}">`,
       ...inputs,
       inputs.length === 0 ? '<p>This task has no field: submitting it lets the request go on.</p>' : '',
-      '<button type="submit">Submit</button></form>',
+      '<button type="submit" class="primary">Submit</button></form>',
     );
   } else if (task.status === 'SUBMITTED') {
     parts.push(

@@ -117,4 +117,20 @@ ul.logs { font-family: var(--mono); font-size: .85rem; padding-left: 1.2rem; }
 .completion li[aria-selected="true"] { background: var(--accent); color: #fff; }
 .completion-name { font-family: var(--mono); }
 .completion-group { color: inherit; opacity: .7; font-size: .8rem; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: .5rem 0 1rem; }
+dl.facts dt { font-weight: 600; color: var(--muted); }
+dl.facts dd { margin: 0; }
+.status-201 { color: var(--ok); font-weight: 700; }
+.status-301, .status-302, .status-400, .status-401, .step-failed { color: var(--error); font-weight: 700; }
+.status-102, .step-waiting { color: #8a5300; font-weight: 700; }
+form.task { background: #f3f7fd; border: 1px solid #b9cdee; border-radius: 6px; padding: .25rem 1rem .75rem; }
+button.danger { color: var(--error); border-color: var(--error); }
+.error-path { font-family: var(--mono); font-weight: 700; }
+.progress { display: flex; align-items: center; gap: .5rem; }
+.progress progress { width: 16rem; }
+body.task-page main { max-width: 40rem; }
+body.task-page form.task-form { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 1rem; }
+dl.task-data { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; }
+dl.task-data dt { font-weight: 600; }
+dl.task-data dd { margin: 0; white-space: pre-wrap; word-break: break-word; }
 `;
