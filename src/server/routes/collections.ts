@@ -5,7 +5,13 @@
  */
 import { Type, type Static } from '@fastify/type-provider-typebox';
 import { Budget } from '../../limits/index.js';
-import type { Actor, CollectionService, SortSpec } from '../../platform/collections/index.js';
+import {
+  importOptions,
+  readImport,
+  type Actor,
+  type CollectionService,
+  type SortSpec,
+} from '../../platform/collections/index.js';
 import { callerOf } from '../auth/access.js';
 import type { Api, ServerDeps } from '../deps.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
@@ -453,6 +459,51 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
           `index '${request.params.index}' does not exist on collection '${request.params.name}'`,
         );
       reply.code(204);
+    },
+  );
+
+  app.post(
+    '/collections/:name/import',
+    {
+      schema: {
+        tags: ['collections'],
+        summary: `Import a CSV or JSON file into a collection like import_objects (multipart/form-data: the part "file", an optional field "options" with import_objects' options as JSON); all or nothing; at most ${deps.settings.uploadBytes} bytes`,
+        consumes: ['multipart/form-data'],
+        params: Params,
+        response: { 201: Type.Object({ imported: Type.Integer() }) },
+      },
+    },
+    async (request, reply) => {
+      if (!request.isMultipart())
+        throw new ApiError(415, 'unsupported-media-type', 'Send the file as multipart/form-data.');
+      let content: Buffer | undefined;
+      let raw: Record<string, unknown> = {};
+      for await (const part of request.parts({ limits: { fileSize: deps.settings.uploadBytes } })) {
+        if (part.type === 'file') {
+          if (part.fieldname !== 'file' || content) {
+            part.file.resume();
+            throw badRequest('send exactly one file, in the part named "file"');
+          }
+          content = await part.toBuffer();
+        } else if (part.fieldname === 'options') {
+          try {
+            raw = JSON.parse(String(part.value)) as Record<string, unknown>;
+          } catch {
+            throw badRequest('options: a JSON object is expected');
+          }
+          if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+            throw badRequest('options: a JSON object is expected');
+        } else throw badRequest(`unknown field ${JSON.stringify(part.fieldname)} (file, options)`);
+      }
+      if (!content) throw badRequest('no file: send it in the part named "file"');
+      const options = importOptions(raw);
+      const imported = await collections.importDocuments(
+        actorOf(request),
+        request.params.name,
+        readImport([content], options),
+      );
+      reply.code(201);
+      return { imported };
     },
   );
 }
