@@ -5,7 +5,8 @@
  * rendered from its fields; the task submitted and the request completed, with links between the
  * parent and its sub-process's child; the task's own HTML page submitted without the console;
  * a request cancelled; the requests list filtered by status with its total; the definition
- * deleted. Screenshots (SQLite run) go to test-results/screenshots/ (docs/console.md).
+ * deleted; a large upload and a collection import showing their progress (on a throttled uplink).
+ * Screenshots (SQLite run) go to test-results/screenshots/ (docs/console.md).
  */
 import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
@@ -228,6 +229,75 @@ describeWithBrowser('console: processes, requests and tasks', (browser) => {
         await page.locator('table:has(caption:text("Requests")) tbody td:nth-child(4)').allTextContents(),
       ).toEqual(['400 CANCELLED']);
       await shoot('requests-list');
+    });
+
+    it('shows the progress of a large upload and of an import', async () => {
+      // A slow uplink (256 KiB/s), so the upload's progress shows between its start and its end.
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('Network.enable');
+      await cdp.send('Network.emulateNetworkConditions', {
+        offline: false,
+        latency: 0,
+        downloadThroughput: -1,
+        uploadThroughput: 256 * 1024,
+      });
+      try {
+        await page.getByRole('link', { name: 'Files' }).click();
+        await page.getByLabel('File', { exact: true }).setInputFiles({
+          name: 'big.bin',
+          mimeType: 'application/octet-stream',
+          buffer: Buffer.alloc(768 * 1024, 7),
+        });
+        await page.getByRole('button', { name: 'Upload' }).click();
+        const uploading = page.getByText(/^Uploading big\.bin: \d+ KB of 769 KB, \d+ %$/);
+        await uploading.waitFor();
+        const bar = page.getByLabel('Upload progress');
+        expect(await bar.isVisible()).toBe(true);
+        expect(Number(await bar.getAttribute('max'))).toBeGreaterThan(768 * 1024);
+        await shoot('files-progress');
+        await page.getByText(`Uploaded big.bin (${768 * 1024} bytes).`).waitFor({ timeout: 20_000 });
+        await bar.waitFor({ state: 'hidden' });
+        expect(await page.locator('.list p[role="status"]').textContent()).toBe('1 file');
+
+        await page.evaluate(() =>
+          fetch('/api/v1/collections', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ name: 'prices' }),
+          }),
+        );
+        await page.getByRole('link', { name: 'Collections' }).click();
+        await page.getByRole('button', { name: 'prices', exact: true }).click();
+        const rows = Array.from({ length: 20_000 }, (_, i) => `item ${i};${i}.5`).join('\n');
+        await page.getByLabel('CSV or JSON file').setInputFiles({
+          name: 'prices.csv',
+          mimeType: 'text/csv',
+          buffer: Buffer.from(`item;price\n${rows}\n`),
+        });
+        await page.getByLabel('Options (JSON)').fill('{"separator": ";", "parse_numbers": ["price"]}');
+        await page.getByRole('button', { name: 'Import' }).click();
+        await page.getByText(/^Uploading prices\.csv: \d+ KB of \d+ KB, \d+ %$/).waitFor();
+        expect(await page.getByLabel('Import progress').isVisible()).toBe(true);
+        await page.getByText('20000 documents imported from prices.csv.').waitFor({ timeout: 30_000 });
+        await page.getByLabel('Import progress').waitFor({ state: 'hidden' });
+      } finally {
+        await cdp.send('Network.emulateNetworkConditions', {
+          offline: false,
+          latency: 0,
+          downloadThroughput: -1,
+          uploadThroughput: -1,
+        });
+        await cdp.detach();
+      }
+      const count = await page.evaluate(async () => {
+        const r = await fetch('/api/v1/collections/prices/count', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"query": {"price": {"$gt": 19999}}}',
+        });
+        return (await r.json()) as { count: number };
+      });
+      expect(count).toEqual({ count: 1 });
     });
 
     it('deletes the definition, and nothing in the pages failed', async () => {

@@ -127,6 +127,7 @@ form.task { background: #f3f7fd; border: 1px solid #b9cdee; border-radius: 6px; 
 button.danger { color: var(--error); border-color: var(--error); }
 .error-path { font-family: var(--mono); font-weight: 700; }
 .progress { display: flex; align-items: center; gap: .5rem; }
+.progress[hidden] { display: none; }
 .progress progress { width: 16rem; }
 body.task-page main { max-width: 40rem; }
 body.task-page form.task-form { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 1rem; }
