@@ -136,7 +136,7 @@ export async function renderRequest(main: HTMLElement, id: string): Promise<void
             ]
           : null,
       ),
-      actions(r),
+      actions(r, r.status === 102 && !run.steps.some((s) => s.status === 'waiting')),
       h('h3', null, 'Steps'),
       table(
         `Steps of ${r.id}`,
@@ -209,7 +209,8 @@ export async function renderRequest(main: HTMLElement, id: string): Promise<void
     );
   }
 
-  function actions(r: RequestInfo): HTMLElement {
+  /** Paused: waiting (102) for a resume, not for a manual task or a sub-process (a step waiting). */
+  function actions(r: RequestInfo, paused: boolean): HTMLElement {
     const act = (label: string, path: string, done: string, danger = false) =>
       h(
         'button',
@@ -240,7 +241,7 @@ export async function renderRequest(main: HTMLElement, id: string): Promise<void
         { type: 'button', onclick: () => void load().then(() => message.clear(), fail) },
         'Refresh',
       ),
-      r.status === 102 ? act('Resume', 'resume', 'Resumed.') : null,
+      paused ? act('Resume', 'resume', 'Resumed.') : null,
       FINAL.has(r.status) ? null : act('Cancel', 'cancel', 'Cancelled.', true),
     );
   }

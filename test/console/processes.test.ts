@@ -196,6 +196,7 @@ describeWithBrowser('console: processes, requests and tasks', (browser) => {
       await page.getByRole('button', { name: 'Start a request' }).click();
       await page.getByRole('heading', { name: /^Request / }).waitFor();
       await fact('Status').getByText('102 WAITING').waitFor();
+      expect(await page.getByRole('button', { name: 'Resume' }).count()).toBe(0);
       await page.getByRole('button', { name: 'Cancel' }).click();
       await page.getByText('Cancelled.').waitFor();
       expect(await fact('Status').textContent()).toBe('400 CANCELLED');
@@ -203,11 +204,39 @@ describeWithBrowser('console: processes, requests and tasks', (browser) => {
       expect(await page.getByRole('button', { name: 'Cancel' }).count()).toBe(0);
     });
 
+    it('resumes a paused request', async () => {
+      const id = await page.evaluate(async () => {
+        const post = (path: string, body: unknown) =>
+          fetch(path, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          }).then((r) => r.json() as Promise<{ id: string }>);
+        await post('/api/v1/processes', {
+          name: 'Pause',
+          steps: [
+            { id: 1, script: '${P_set_request_status(102)}' },
+            { id: 2, input: { resumed: '${true?c}' } },
+          ],
+        });
+        return (await post('/api/v1/requests', { process: 'Pause', mode: 'TEST' })).id;
+      });
+      await page.goto(`${server.url}/console/#/requests/${encodeURIComponent(id)}`);
+      await fact('Status').getByText('102 WAITING').waitFor();
+      await page.getByRole('button', { name: 'Resume' }).click();
+      await page.getByText('Resumed.').waitFor();
+      expect(await fact('Status').textContent()).toBe('201 COMPLETED');
+      expect(JSON.parse((await page.locator('.detail details[open] pre').textContent())!)).toEqual({
+        resumed: true,
+      });
+      expect(await page.getByRole('button', { name: 'Resume' }).count()).toBe(0);
+    });
+
     it('filters the requests by status, with their total', async () => {
       await page.getByRole('link', { name: 'Requests and logs' }).click();
       const total = page.locator('.list p[role="status"]');
       await total.waitFor();
-      expect(await total.textContent()).toBe('5 requests');
+      expect(await total.textContent()).toBe('6 requests');
       const options = await page.getByLabel('Status').locator('option').allTextContents();
       expect(options).toEqual([
         'Any',
@@ -221,7 +250,7 @@ describeWithBrowser('console: processes, requests and tasks', (browser) => {
       ]);
       await page.getByLabel('Status').selectOption('201');
       await page.getByRole('button', { name: 'Show' }).click();
-      await total.getByText('4 requests').waitFor();
+      await total.getByText('5 requests').waitFor();
       await page.getByLabel('Status').selectOption('400');
       await page.getByRole('button', { name: 'Show' }).click();
       await total.getByText('1 request').waitFor();
@@ -304,7 +333,7 @@ describeWithBrowser('console: processes, requests and tasks', (browser) => {
       await page.getByRole('link', { name: 'Processes' }).click();
       await page.getByRole('button', { name: 'Delete Approval' }).click();
       await page.getByText('Deleted Approval.').waitFor();
-      expect(await page.locator('.list p[role="status"]').textContent()).toBe('0 process definitions');
+      expect(await page.locator('.list p[role="status"]').textContent()).toBe('1 process definition');
       expect(pageErrors).toEqual([]);
     });
   });
