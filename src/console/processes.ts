@@ -123,7 +123,9 @@ export async function renderProcesses(main: HTMLElement): Promise<void> {
       try {
         value = JSON.parse(text);
       } catch (e) {
-        showError(editor, errors, text, { text: (e as Error).message }, jsonErrorOffset(text, e as Error));
+        const offset = jsonErrorOffset(text, e as Error);
+        const at = offset === undefined ? undefined : position(text, offset);
+        showErrors(editor, errors, [{ text: (e as Error).message, at }]);
         return;
       }
       save.disabled = true;
@@ -135,11 +137,16 @@ export async function renderProcesses(main: HTMLElement): Promise<void> {
         await refresh();
         edit(saved);
       } catch (e) {
-        if (e instanceof ClientError && e.status === 400) {
-          const split = splitDefinitionError(e.message);
-          const at = split.path ? locate(text, split.path) : undefined;
-          showError(editor, errors, text, split, undefined, at);
-        } else fill(errors, errorText(e));
+        if (e instanceof ClientError && e.status === 400)
+          showErrors(
+            editor,
+            errors,
+            e.message.split('\n').map((line) => {
+              const split = splitDefinitionError(line);
+              return { ...split, at: split.path ? locate(text, split.path) : undefined };
+            }),
+          );
+        else fill(errors, errorText(e));
       } finally {
         save.disabled = false;
       }
@@ -173,33 +180,43 @@ function jsonErrorOffset(text: string, error: Error): number | undefined {
   return lines.reduce((n, l) => n + l.length + 1, 0) + Number(lc[2]) - 1;
 }
 
-function showError(
-  editor: Editor,
-  errors: HTMLElement,
-  text: string,
-  error: { pathText?: string; text: string },
-  offset?: number,
-  at?: { line: number; column: number },
-): void {
-  const where = at ?? (offset === undefined ? undefined : position(text, offset));
-  if (where) editor.markError(where.line);
+interface ShownError {
+  pathText?: string;
+  text: string;
+  at?: { line: number; column: number };
+}
+
+/** The errors under the editor, each with its place (a button moving the caret there); the first's line marked. */
+function showErrors(editor: Editor, errors: HTMLElement, list: ShownError[]): void {
+  editor.markError(list.find((e) => e.at)?.at?.line ?? null);
   fill(
     errors,
-    where
-      ? h(
-          'button',
-          {
-            type: 'button',
-            class: 'error-position',
-            onclick: () => editor.moveTo(where.line, where.column),
-          },
-          `Line ${where.line}, column ${where.column}`,
-        )
-      : null,
-    where ? ': ' : null,
-    error.pathText ? h('code', { class: 'error-path' }, error.pathText) : null,
-    error.pathText ? ': ' : null,
-    h('span', { class: 'error-message' }, error.text),
+    h(
+      'ul',
+      { class: 'errors' },
+      list.map((error) => {
+        const where = error.at;
+        return h(
+          'li',
+          null,
+          where
+            ? h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'error-position',
+                  onclick: () => editor.moveTo(where.line, where.column),
+                },
+                `Line ${where.line}, column ${where.column}`,
+              )
+            : null,
+          where ? ': ' : null,
+          error.pathText ? h('code', { class: 'error-path' }, error.pathText) : null,
+          error.pathText ? ': ' : null,
+          h('span', { class: 'error-message' }, error.text),
+        );
+      }),
+    ),
   );
 }
 

@@ -21,7 +21,9 @@ const INVALID = `{
   "steps": [
     { "id": 1, "name": "Price", "input": { "total": "\${(amount * 2)?c}" } },
     { "id": 2, "type": "manual", "name": "Approve", "lane": "managers",
-      "fields": ["decision", "comment"] }
+      "fields": ["decision", "comment"] },
+    { "id": 3, "type": "script", "deadline": "1h",
+      "script": "done" }
   ]
 }`;
 
@@ -86,12 +88,13 @@ describeWithBrowser('console: processes, requests and tasks', (browser) => {
       await setDefinition(INVALID);
       await page.getByRole('button', { name: 'Create' }).click();
       const error = page.locator('.eval-error');
-      await error.locator('.error-position').waitFor();
-      expect(await error.textContent()).toBe(
+      await error.locator('.error-position').first().waitFor();
+      expect(await error.locator('li').allTextContents()).toEqual([
         'Line 5, column 61: steps[1].lane: must be a positive integer, not "managers"',
-      );
+        'Line 7, column 5: steps[2]: unknown field "deadline" (known: id, type, name, lane, input, output, loop, script)',
+      ]);
       expect(await page.locator('.editor-gutter .gutter-error').textContent()).toBe('5\n');
-      await error.locator('.error-position').click();
+      await error.locator('.error-position').first().click();
       const caret = await page
         .getByLabel('Definition (JSON)')
         .evaluate((t: HTMLTextAreaElement) => t.value.slice(t.selectionStart, t.selectionStart + 10));

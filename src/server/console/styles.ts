@@ -126,6 +126,7 @@ dl.facts dd { margin: 0; }
 form.task { background: #f3f7fd; border: 1px solid #b9cdee; border-radius: 6px; padding: .25rem 1rem .75rem; }
 button.danger { color: var(--error); border-color: var(--error); }
 .error-path { font-family: var(--mono); font-weight: 700; }
+ul.errors { margin: 0; padding-left: 1.1rem; }
 .progress { display: flex; align-items: center; gap: .5rem; }
 .progress[hidden] { display: none; }
 .progress progress { width: 16rem; }
