@@ -5,7 +5,8 @@
  * rendered from its fields; the task submitted and the request completed, with links between the
  * parent and its sub-process's child; the task's own HTML page submitted without the console;
  * a request cancelled; the requests list filtered by status with its total; the definition
- * deleted; a large upload and a collection import showing their progress (on a throttled uplink).
+ * deleted; a user (not an administrator) starting a stored process by name and submitting its
+ * task; a large upload and a collection import showing their progress (on a throttled uplink).
  * Screenshots (SQLite run) go to test-results/screenshots/ (docs/console.md).
  */
 import type { Page } from 'playwright-core';
@@ -330,6 +331,34 @@ describeWithBrowser('console: processes, requests and tasks', (browser) => {
         return (await r.json()) as { count: number };
       });
       expect(count).toEqual({ count: 1 });
+    });
+
+    it('lets a user start a stored process by name and submit its task', async () => {
+      await page.goto(`${server.url}/console/#/processes`);
+      await page.getByRole('button', { name: 'Log out' }).click();
+      await page.getByLabel('Account').fill('acme');
+      await page.getByLabel('Login').fill('ann');
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.getByText('Process definitions are managed by administrators.', { exact: false }).waitFor();
+      await page.getByLabel('Process name').fill('Approval');
+      await page.getByLabel('Input data (JSON object)').fill('{"amount": 2}');
+      await page.getByRole('button', { name: 'Start a request' }).click();
+      await fact('Status').getByText('102 WAITING').waitFor();
+      const form = page.getByRole('form', { name: 'Task Approve' });
+      await form.getByLabel('decision').fill('yes');
+      await form.getByRole('button', { name: 'Submit' }).click();
+      await page.getByText('Submitted the task Approve.').waitFor();
+      expect(await fact('Status').textContent()).toBe('201 COMPLETED');
+      await page.getByRole('link', { name: 'Requests and logs' }).click();
+      await page.locator('.list p[role="status"]').getByText('2 requests').waitFor();
+
+      await page.getByRole('button', { name: 'Log out' }).click();
+      await page.getByLabel('Account').fill('acme');
+      await page.getByLabel('Login').fill('admin');
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Log in' }).click();
+      await page.getByRole('link', { name: 'Processes' }).waitFor();
     });
 
     it('deletes the definition, and nothing in the pages failed', async () => {
