@@ -3,7 +3,7 @@
  * find documents with a MongoDB query and sort, insert documents, and list, create and delete its
  * indexes.
  */
-import { api, bytesText, errorText, query, uploadWithProgress } from './api.js';
+import { api, bytesText, errorText, query, uploadStreamed } from './api.js';
 import { field, fill, h, messageArea, parseJsonField, pretty, table, when } from './dom.js';
 
 interface CollectionInfo {
@@ -250,7 +250,7 @@ export async function renderCollections(main: HTMLElement): Promise<void> {
 
 /**
  * Imports a CSV or JSON file like import_objects (POST …/import, all or nothing), with the
- * upload's progress; the server answers with how many documents it imported.
+ * upload's progress, then the documents imported so far as the server streams them.
  */
 function importForm(path: string, after: () => Promise<void>): HTMLElement {
   const chooser = h('input', {
@@ -285,7 +285,7 @@ function importForm(path: string, after: () => Promise<void>): HTMLElement {
         bar.value = 0;
         status.show(`Uploading ${file.name}…`);
         try {
-          const { imported } = await uploadWithProgress<{ imported: number }>(
+          const { imported } = await uploadStreamed<{ imported: number }>(
             `${path}/import`,
             data,
             (sent, total) => {
@@ -296,6 +296,10 @@ function importForm(path: string, after: () => Promise<void>): HTMLElement {
                   ? `Uploading ${file.name}: ${bytesText(sent, total)}`
                   : `Importing ${file.name}…`,
               );
+            },
+            (line) => {
+              if (typeof line.documents === 'number')
+                status.show(`Importing ${file.name}: ${line.documents} documents so far…`);
             },
           );
           chooser.value = '';

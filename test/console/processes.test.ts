@@ -308,11 +308,25 @@ describeWithBrowser('console: processes, requests and tasks', (browser) => {
           buffer: Buffer.from(`item;price\n${rows}\n`),
         });
         await page.getByLabel('Options (JSON)').fill('{"separator": ";", "parse_numbers": ["price"]}');
+        // Every text the import's status shows, kept as it changes.
+        await page.evaluate(() => {
+          const seen: string[] = [];
+          Object.assign(window, { seen });
+          new MutationObserver((records) => {
+            for (const r of records) for (const n of Array.from(r.addedNodes)) seen.push(n.textContent ?? '');
+          }).observe(document.querySelector('form[aria-label="Import a file"]')!, {
+            childList: true,
+            subtree: true,
+          });
+        });
         await page.getByRole('button', { name: 'Import' }).click();
         await page.getByText(/^Uploading prices\.csv: \d+ KB of \d+ KB, \d+ %$/).waitFor();
         expect(await page.getByLabel('Import progress').isVisible()).toBe(true);
         await page.getByText('20000 documents imported from prices.csv.').waitFor({ timeout: 30_000 });
         await page.getByLabel('Import progress').waitFor({ state: 'hidden' });
+        const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
+        expect(seen).toContain('Importing prices.csv: 500 documents so far…');
+        expect(seen).toContain('Importing prices.csv: 20000 documents so far…');
       } finally {
         await cdp.send('Network.emulateNetworkConditions', {
           offline: false,

@@ -44,6 +44,43 @@ describeEachEngine('server: collection import', (engine) => {
     ]);
   });
 
+  /** The streamed import's status, type and lines (the call helper would parse the body as one JSON). */
+  async function streamedImport(name: string, body: FormData) {
+    const response = await fetch(`${server.url}${c}/${name}/import`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${as('user')}`, accept: 'application/x-ndjson' },
+      body,
+    });
+    return {
+      status: response.status,
+      type: response.headers.get('content-type'),
+      lines: (await response.text()).split('\n'),
+    };
+  }
+
+  it('streams the counts as it imports, and an error as the last line', async () => {
+    await call(server.url, 'POST', c, { token: as('user'), body: { name: 'stream' } });
+    const rows = Array.from({ length: 1200 }, () => '1').join('\n');
+    const streamed = await streamedImport(
+      'stream',
+      form(`n\n${rows}\n`, 'n.csv', '{"parse_numbers": ["n"]}'),
+    );
+    expect(streamed).toEqual({
+      status: 200,
+      type: 'application/x-ndjson; charset=utf-8',
+      lines: ['{"documents":500}', '{"documents":1000}', '{"documents":1200}', '{"imported":1200}', ''],
+    });
+    const failed = await streamedImport('stream', form('[{"a": 1}, 7]', 'x.json', '{"format": "JSON"}'));
+    expect(failed.status).toBe(200);
+    expect(failed.lines.at(-1)).toBe('');
+    expect(JSON.parse(failed.lines.at(-2)!)).toMatchObject({ status: 400, code: 'import' });
+    expect(
+      (await call(server.url, 'POST', `${c}/stream/count`, { token: as('user'), body: { query: {} } })).body,
+    ).toMatchObject({ count: 1200 });
+    const refused = await streamedImport('stream', form('a\n1\n', 'a.csv', '{"nope": 1}'));
+    expect(refused.status).toBe(400);
+  });
+
   it('refuses bad input, imports all or nothing, and checks the rights', async () => {
     await call(server.url, 'POST', c, { token: as('admin'), body: { name: 'frozen', isReadonly: true } });
     const readOnly = await call(server.url, 'POST', `${c}/frozen/import`, {
