@@ -113,7 +113,7 @@ function failure(status: number, statusText: string, body: unknown): ClientError
   return new ClientError(status, 'http-error', `HTTP ${status} ${statusText}`.trim());
 }
 
-/** A progress bar with its text ("1.2 MB of 3.4 MB, 35 %"), for uploads and imports. */
+/** The text of a progress ("1.2 MB of 3.4 MB, 35 %"), for uploads and imports. */
 export function bytesText(sent: number, total: number): string {
   const mb = (n: number) =>
     n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(n / 1024)} KB`;

@@ -6,7 +6,7 @@
  */
 export type PathPart = string | number;
 
-export const MAX_CHARS = 4 * 1024 * 1024;
+const MAX_CHARS = 4 * 1024 * 1024;
 
 /** `steps[2].input.total` → ['steps', 2, 'input', 'total']; undefined when it is not a path. */
 export function parsePath(text: string): PathPart[] | undefined {

@@ -29,7 +29,7 @@ export function wantsHtml(headers: Record<string, string>): boolean {
   return accept.includes('text/html') && !accept.includes('application/json');
 }
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
@@ -68,7 +68,7 @@ function page(status: number, title: string, body: string): Answer {
 }
 
 /** The names the form asks for: the step's fields, or (any field allowed) the data's variables. */
-export function formFields(task: TaskView): string[] {
+function formFields(task: TaskView): string[] {
   const names = task.fields ?? Object.keys(task.data).filter((n) => !n.startsWith('P_'));
   return names.slice(0, MAX_FIELDS);
 }
