@@ -84,8 +84,8 @@ export async function renderProcesses(main: HTMLElement): Promise<void> {
     try {
       await api('DELETE', `/processes/${d.id}`);
       fill(detail);
-      message.show(`Deleted ${d.name}.`);
       await refresh();
+      message.show(`Deleted ${d.name}.`);
     } catch (e) {
       message.show(errorText(e), 'error');
     }
