@@ -3,7 +3,7 @@
  * find documents with a MongoDB query and sort, insert documents, and list, create and delete its
  * indexes.
  */
-import { api, errorText, query } from './api.js';
+import { api, bytesText, errorText, query, uploadStreamed } from './api.js';
 import { field, fill, h, messageArea, parseJsonField, pretty, table, when } from './dom.js';
 
 interface CollectionInfo {
@@ -203,6 +203,7 @@ export async function renderCollections(main: HTMLElement): Promise<void> {
         h('button', { type: 'submit' }, 'Save documents'),
         inserted,
       ),
+      importForm(path, () => Promise.all([find(), refresh()]).then(() => undefined)),
       h(
         'section',
         { 'aria-label': 'Indexes' },
@@ -245,4 +246,86 @@ export async function renderCollections(main: HTMLElement): Promise<void> {
 
   main.append(message, create, list, detail);
   await refresh();
+}
+
+/**
+ * Imports a CSV or JSON file like import_objects (POST …/import, all or nothing), with the
+ * upload's progress, then the documents imported so far as the server streams them.
+ */
+function importForm(path: string, after: () => Promise<void>): HTMLElement {
+  const chooser = h('input', {
+    type: 'file',
+    required: true,
+    accept: '.csv,.json,.txt,text/csv,application/json',
+  });
+  const options = h('input', { type: 'text', autocomplete: 'off', spellcheck: 'false' });
+  const bar = h('progress', { id: 'import-progress', max: 1, value: 0 });
+  const progress = h(
+    'div',
+    { class: 'progress', hidden: true },
+    h('label', { for: 'import-progress' }, 'Import progress'),
+    bar,
+  );
+  const status = messageArea();
+  const send = h('button', { type: 'submit' }, 'Import');
+  return h(
+    'form',
+    {
+      'aria-label': 'Import a file',
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        const file = chooser.files?.[0];
+        if (!file) return status.show('Choose a file first.', 'error');
+        const data = new FormData();
+        if (options.value.trim() !== '') data.append('options', options.value);
+        data.append('file', file, file.name);
+        send.disabled = true;
+        progress.hidden = false;
+        bar.max = file.size || 1;
+        bar.value = 0;
+        status.show(`Uploading ${file.name}…`);
+        try {
+          const { imported } = await uploadStreamed<{ imported: number }>(
+            `${path}/import`,
+            data,
+            (sent, total) => {
+              bar.max = total;
+              bar.value = sent;
+              status.show(
+                sent < total
+                  ? `Uploading ${file.name}: ${bytesText(sent, total)}`
+                  : `Importing ${file.name}…`,
+              );
+            },
+            (line) => {
+              if (typeof line.documents === 'number')
+                status.show(`Importing ${file.name}: ${line.documents} documents so far…`);
+            },
+          );
+          chooser.value = '';
+          await after();
+          status.show(`${imported} document${imported === 1 ? '' : 's'} imported from ${file.name}.`);
+        } catch (err) {
+          status.show(errorText(err), 'error');
+        } finally {
+          send.disabled = false;
+          progress.hidden = true;
+        }
+      },
+    },
+    h('h3', null, 'Import a file'),
+    h(
+      'div',
+      { class: 'row' },
+      field('CSV or JSON file', chooser),
+      field(
+        'Options (JSON)',
+        options,
+        '{"format": "JSON"} or {"separator": ";", "parse_numbers": ["price"]}',
+      ),
+      send,
+    ),
+    progress,
+    status,
+  );
 }

@@ -2,7 +2,7 @@
  * Files: upload (multipart), the files the user may read, download links, and a file's rights
  * (READ/WRITE for users and lanes) with a form to grant or withdraw them.
  */
-import { api, errorText, query, upload } from './api.js';
+import { api, bytesText, errorText, query, uploadWithProgress } from './api.js';
 import { field, fill, h, messageArea, table, when } from './dom.js';
 
 interface FileInfo {
@@ -34,6 +34,13 @@ export async function renderFiles(main: HTMLElement): Promise<void> {
     h('option', { value: 'PUBLIC' }, 'Public (the whole account reads it)'),
   );
   const send = h('button', { type: 'submit', class: 'primary' }, 'Upload');
+  const bar = h('progress', { id: 'upload-progress', max: 1, value: 0 });
+  const progress = h(
+    'div',
+    { class: 'progress', hidden: true },
+    h('label', { for: 'upload-progress' }, 'Upload progress'),
+    bar,
+  );
 
   const form = h(
     'form',
@@ -49,8 +56,15 @@ export async function renderFiles(main: HTMLElement): Promise<void> {
         data.append('file', file, file.name);
         send.disabled = true;
         message.show(`Uploading ${file.name}…`);
+        bar.max = file.size || 1;
+        bar.value = 0;
+        progress.hidden = false;
         try {
-          const stored = await upload<FileInfo>('/files', data);
+          const stored = await uploadWithProgress<FileInfo>('/files', data, (sent, total) => {
+            bar.max = total;
+            bar.value = sent;
+            message.show(`Uploading ${file.name}: ${bytesText(sent, total)}`);
+          });
           chooser.value = '';
           await refresh();
           await openRights(stored);
@@ -59,18 +73,25 @@ export async function renderFiles(main: HTMLElement): Promise<void> {
           message.show(errorText(e), 'error');
         } finally {
           send.disabled = false;
+          progress.hidden = true;
         }
       },
     },
     field('File', chooser),
     field('Visibility', visibility),
     send,
+    progress,
   );
 
   async function refresh(): Promise<void> {
     const { items } = await api<{ items: FileInfo[] }>('GET', `/files${query({ nb: PAGE })}`);
     fill(
       list,
+      h(
+        'p',
+        { class: 'meta', role: 'status' },
+        `${items.length} file${items.length === 1 ? '' : 's'}${items.length === PAGE ? ` (the first ${PAGE})` : ''}`,
+      ),
       table(
         'Files',
         ['Name', 'Type', 'Size', 'Visibility', 'Updated', ''],

@@ -1,6 +1,7 @@
 /**
  * The web console: a one-page app over the JSON API and the client library. The hash picks the
- * view (#/playground, #/collections, #/projects, #/files, #/requests, #/composite-apis,
+ * view by its first segment (#/playground, #/collections, #/projects, #/files, #/processes,
+ * #/requests, #/requests/<id>, #/users, #/organisation, #/tokens, #/composite-apis,
  * #/web-interfaces); without a session, the login view.
  */
 import { errorText } from './api.js';
@@ -11,6 +12,7 @@ import { renderFiles } from './files.js';
 import { renderLogin } from './login.js';
 import { renderOrganisation } from './organisation.js';
 import { renderPlayground } from './playground.js';
+import { renderProcesses } from './processes.js';
 import { renderProjects } from './projects.js';
 import { renderRequests } from './requests.js';
 import { renderWebInterfaces } from './web-interfaces.js';
@@ -29,6 +31,7 @@ const VIEWS: View[] = [
   { path: 'collections', title: 'Collections', render: renderCollections },
   { path: 'projects', title: 'Projects', render: renderProjects },
   { path: 'files', title: 'Files', render: renderFiles },
+  { path: 'processes', title: 'Processes', render: renderProcesses },
   { path: 'requests', title: 'Requests and logs', render: renderRequests },
   { path: 'users', title: 'Users', render: renderUsers },
   { path: 'organisation', title: 'Lanes and pools', render: renderOrganisation },
@@ -50,7 +53,7 @@ async function show(): Promise<void> {
     return;
   }
   const path = location.hash.replace(/^#\/?/, '') || 'playground';
-  const view = VIEWS.find((v) => v.path === path) ?? VIEWS[0]!;
+  const view = VIEWS.find((v) => v.path === path.split('/')[0]) ?? VIEWS[0]!;
   document.title = `${view.title} · flowmark console`;
   const main = h('main', { id: 'main', tabindex: -1 });
   fill(

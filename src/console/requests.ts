@@ -1,9 +1,11 @@
 /**
- * Requests and logs: the process requests the user may see (administrators: all), a request's
- * data document, P_locks, P_message and log; administrators also see the account's log.
+ * Requests and logs: the process requests the user may see (administrators: all), filtered by
+ * project and status (the platform's statuses), with their total; a request opens on its page
+ * (request.ts, #/requests/<id>); administrators also see the account's log.
  */
 import { api, errorText, query } from './api.js';
-import { field, fill, h, messageArea, pretty, table, when } from './dom.js';
+import { field, fill, h, messageArea, table, when } from './dom.js';
+import { renderRequest, requestLink, requestStatuses, statusLabel, type Status } from './request.js';
 import { identity } from './session.js';
 
 interface RequestInfo {
@@ -29,12 +31,22 @@ interface LogLine {
 }
 
 export async function renderRequests(main: HTMLElement): Promise<void> {
+  const id = location.hash.replace(/^#\/?requests\/?/, '');
+  if (id !== '') return renderRequest(main, decodeURIComponent(id));
   const isAdmin = identity()!.user.isAdmin;
   const message = messageArea();
   const list = h('div', { class: 'list' });
-  const detail = h('section', { class: 'detail', 'aria-live': 'polite' });
   const projectId = h('input', { type: 'number', min: 1, inputmode: 'numeric' });
-  const status = h('input', { type: 'number', inputmode: 'numeric' });
+  const status = h('select', null, h('option', { value: '' }, 'Any'));
+  let statuses: Status[] = [];
+  try {
+    statuses = await requestStatuses();
+    status.append(
+      ...statuses.map((s) => h('option', { value: s.code, title: s.meaning }, `${s.code} ${s.name}`)),
+    );
+  } catch (e) {
+    message.show(errorText(e), 'error');
+  }
   const filters = h(
     'form',
     {
@@ -52,20 +64,25 @@ export async function renderRequests(main: HTMLElement): Promise<void> {
 
   async function refresh(): Promise<void> {
     try {
-      const { items } = await api<{ items: RequestInfo[] }>(
+      const { items, total } = await api<{ items: RequestInfo[]; total: number }>(
         'GET',
         `/requests${query({ projectId: projectId.value, status: status.value, nb: 100 })}`,
       );
       fill(
         list,
+        h(
+          'p',
+          { class: 'meta', role: 'status' },
+          `${total} request${total === 1 ? '' : 's'}${total > items.length ? `, the ${items.length} newest shown` : ''}`,
+        ),
         table(
           'Requests',
           ['Request', 'Project', 'Mode', 'Status', 'Created', 'Updated'],
           items.map((r) => [
-            h('button', { type: 'button', class: 'link', onclick: () => void open(r) }, r.id),
+            requestLink(r.id),
             r.projectId === null ? '' : String(r.projectId),
             r.mode,
-            String(r.status),
+            statusLabel(statuses, r.status),
             when(r.createdAt),
             when(r.updatedAt),
           ]),
@@ -77,43 +94,7 @@ export async function renderRequests(main: HTMLElement): Promise<void> {
     }
   }
 
-  async function open(request: RequestInfo): Promise<void> {
-    const logs = h('div');
-    fill(
-      detail,
-      h('h2', null, `Request ${request.id}`),
-      h(
-        'p',
-        { class: 'meta' },
-        `${request.mode} · status ${request.status}${request.message ? ` · P_message: ${request.message}` : ''}`,
-      ),
-      h(
-        'details',
-        { open: true },
-        h('summary', null, 'Data document'),
-        h('pre', { class: 'output small' }, pretty(request.data)),
-      ),
-      h(
-        'details',
-        null,
-        h('summary', null, 'P_locks'),
-        h('pre', { class: 'output small' }, pretty(request.locks)),
-      ),
-      h('h3', null, 'Log'),
-      logs,
-    );
-    try {
-      const { items } = await api<{ items: LogLine[] }>(
-        'GET',
-        `/requests/${encodeURIComponent(request.id)}/logs`,
-      );
-      fill(logs, logTable(`Log of ${request.id}`, items));
-    } catch (e) {
-      fill(logs, h('p', { class: 'message error', role: 'alert' }, errorText(e)));
-    }
-  }
-
-  main.append(message, filters, list, detail);
+  main.append(message, filters, list);
   if (isAdmin) {
     const accountLog = h('div');
     main.append(h('section', { class: 'sub' }, h('h2', null, 'Account log'), accountLog));

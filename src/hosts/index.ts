@@ -11,8 +11,9 @@ import { canReadRequest, PlatformError, type Platform, type ProcessRequest } fro
 import type { TaskRef } from '../platform/processes/index.js';
 import { CompositeHost, type CompositeHostOptions } from './composite.js';
 import { errorAnswer, queryValue, type Answer, type Exchange, type HostCaller } from './http.js';
-import { ProcessHost, type ProcessHostOptions, type RequestView } from './processes/host.js';
+import { ProcessHost, type ProcessHostOptions, type RequestView, type TaskView } from './processes/host.js';
 import { ProcessSweeper, type SweeperOptions } from './processes/sweeper.js';
+import { taskErrorPage, taskPage, wantsHtml } from './task-page.js';
 import { WebInterfaceHost } from './web-interface.js';
 
 export { CompositeHost } from './composite.js';
@@ -103,11 +104,60 @@ function toBody(view: RequestView): RequestBody {
   return { ...view, request };
 }
 
-/** GET: the task as its form shows it; POST: a submission (JSON object or form fields). */
+/**
+ * GET: the task as its form shows it; POST: a submission (JSON object or form fields). A browser
+ * (`Accept: text/html`) gets the task as an HTML page (src/hosts/task-page.ts), errors as pages
+ * with the same status, and a form submission is answered with a redirect (303) to the task's
+ * page, which then confirms it.
+ */
 async function taskExchange(
   processes: ProcessHost,
   exchange: Exchange & { task: TaskAddress },
 ): Promise<Answer> {
+  if (!wantsHtml(exchange.headers)) return taskJson(processes, exchange);
+  try {
+    const answer = await taskJson(processes, exchange);
+    if (answer.status >= 400) {
+      const body = answer.body as { message?: unknown } | null;
+      return withHeaders(taskErrorPage(answer.status, String(body?.message ?? 'The task failed.')), answer);
+    }
+    const method = exchange.method.toUpperCase();
+    if (method === 'POST') {
+      const query = new URLSearchParams();
+      const token = queryValue(exchange.query, 'token');
+      if (token !== undefined) query.set('token', token);
+      const context = queryValue(exchange.query, 'P_context');
+      if (context !== undefined) query.set('P_context', context);
+      query.set('submitted', '1');
+      const location = `/live/${encodeURIComponent(exchange.accountId)}/${exchange.path}?${query.toString()}`;
+      return { status: 303, headers: { location }, body: null };
+    }
+    const page = taskPage(answer.body as unknown as TaskView, {
+      submitted: queryValue(exchange.query, 'submitted') === '1',
+    });
+    if (method === 'HEAD') page.body = null;
+    return page;
+  } catch (e) {
+    if (e instanceof PlatformError) return taskErrorPage(PLATFORM_STATUS[e.code], e.message);
+    throw e;
+  }
+}
+
+/** What a platform error answers (as the server's error handler maps it). */
+const PLATFORM_STATUS: Record<PlatformError['code'], number> = {
+  'not-found': 404,
+  invalid: 400,
+  'not-allowed': 403,
+  conflict: 409,
+  contention: 409,
+  timeout: 409,
+};
+
+function withHeaders(page: Answer, from: Answer): Answer {
+  return { ...page, headers: { ...from.headers, ...page.headers } };
+}
+
+async function taskJson(processes: ProcessHost, exchange: Exchange & { task: TaskAddress }): Promise<Answer> {
   const token = queryValue(exchange.query, 'token');
   const actor = exchange.caller
     ? { id: exchange.caller.user.id, isAdmin: exchange.caller.user.isAdmin }

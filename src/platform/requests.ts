@@ -33,6 +33,21 @@ export const STATUS_KILLED = 302;
 export const STATUS_CANCELLED = 400;
 export const STATUS_OUTDATED = 401;
 
+/** The filters of Requests.list and count. */
+export interface RequestFilters {
+  projectId?: number;
+  initiatorId?: number;
+  status?: number;
+}
+
+function requestFilters(accountId: string, options: RequestFilters) {
+  const where = [sql`account_id = ${accountId}`];
+  if (options.projectId !== undefined) where.push(sql`project_id = ${options.projectId}`);
+  if (options.initiatorId !== undefined) where.push(sql`initiator_id = ${options.initiatorId}`);
+  if (options.status !== undefined) where.push(sql`status = ${options.status}`);
+  return where;
+}
+
 /** A status after which a request runs no further step (201, 301, 302, 400, 401). */
 export function isFinalStatus(status: number): boolean {
   return status === 201 || status === 301 || status === 302 || status === 400 || status === 401;
@@ -155,15 +170,19 @@ export class Requests {
       limit?: number;
     } = {},
   ): Promise<ProcessRequest[]> {
-    const where = [sql`account_id = ${accountId}`];
-    if (options.projectId !== undefined) where.push(sql`project_id = ${options.projectId}`);
-    if (options.initiatorId !== undefined) where.push(sql`initiator_id = ${options.initiatorId}`);
-    if (options.status !== undefined) where.push(sql`status = ${options.status}`);
+    const where = requestFilters(accountId, options);
     const limit = Math.max(0, Math.min(options.limit ?? 100, 1000));
     const rows = await this.store.all<RequestRow>(sql`
       SELECT * FROM requests WHERE ${sql.join(where, ' AND ')}
       ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${Math.max(0, options.first ?? 0)}`);
     return rows.map(toRequest);
+  }
+
+  /** How many requests match the filters of `list` (without its paging). */
+  async count(accountId: string, options: RequestFilters = {}): Promise<number> {
+    const row = await this.store.get<{ n: number | string }>(sql`
+      SELECT COUNT(*) AS n FROM requests WHERE ${sql.join(requestFilters(accountId, options), ' AND ')}`);
+    return Number(row?.n ?? 0);
   }
 
   async update(accountId: string, id: string, changes: RequestChanges): Promise<ProcessRequest> {

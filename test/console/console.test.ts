@@ -260,20 +260,21 @@ describeWithBrowser('web console', (browser) => {
         message: 'stock is low',
       });
       await page.getByRole('link', { name: 'Requests and logs' }).click();
-      await page.getByRole('button', { name: 'req-console' }).click();
+      await page.locator('table:has(caption:text("Account log")) tbody tr').first().waitFor();
+      expect(await page.locator('table:has(caption:text("Account log")) tbody').textContent()).toContain(
+        'stock is low',
+      );
+      await page.getByRole('link', { name: 'req-console' }).click();
       await page.getByRole('heading', { name: 'Request req-console' }).waitFor();
       await page.locator('table:has(caption:text("Log of req-console")) tbody tr').first().waitFor();
       expect(
         await page
-          .locator('table:has(caption:text("Log of req-console")) tbody tr td:nth-child(4)')
+          .locator('table:has(caption:text("Log of req-console")) tbody tr td:nth-child(3)')
           .allTextContents(),
       ).toEqual(['stock is low']);
       expect(JSON.parse((await page.locator('.detail details[open] pre').textContent())!)).toEqual({
         amount: 12,
       });
-      expect(await page.locator('table:has(caption:text("Account log")) tbody').textContent()).toContain(
-        'stock is low',
-      );
       await shoot('requests');
     });
 

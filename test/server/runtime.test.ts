@@ -138,9 +138,10 @@ describeEachEngine('server: requests, logs, eval and the /live routes', (engine)
       updatedAt: expect.any(Number),
     });
     const annList = await call(server.url, 'GET', '/api/v1/requests', { token: as('user') });
-    expect(annList.body).toEqual({ items: [mine.body], first: 0, nb: 100 });
+    expect(annList.body).toEqual({ items: [mine.body], total: 1, first: 0, nb: 100 });
     const adminList = await call(server.url, 'GET', '/api/v1/requests?nb=1', { token: as('admin') });
     expect(adminList.body.items.map((r: { id: string }) => r.id)).toEqual(['r-admin']);
+    expect(adminList.body.total).toBe(2);
     const byInitiator = await call(server.url, 'GET', `/api/v1/requests?initiatorId=${server.acme.user.id}`, {
       token: as('admin'),
     });

@@ -78,6 +78,8 @@ export const DEFINITION_LIMITS = {
 };
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** The most errors one answer names (one per step). */
+const MAX_ERRORS = 20;
 const WIDGET = /^[A-Za-z0-9_.:-]{1,128}$/;
 const STEP_FIELDS: Record<StepType, readonly string[]> = {
   script: ['id', 'type', 'name', 'lane', 'input', 'output', 'loop', 'script'],
@@ -117,28 +119,54 @@ function definitionAt(value: unknown, path: string, depth: number): ProcessDefin
     throw invalid(path, `sub-processes are nested more than ${DEFINITION_LIMITS.nesting} levels deep`);
   if (!isPlainObject(value)) throw invalid(path, 'must be an object');
   onlyFields(value, ['name', 'project', 'steps'], path);
-  const name = text(value.name, `${path}.name`);
+  // Each step is checked on its own, so one answer names the first error of every step (at most
+  // MAX_ERRORS lines, one per error: `<path>: <message>`).
+  const problems: string[] = [];
+  const attempt = <T>(check: () => T): T | undefined => {
+    try {
+      return check();
+    } catch (e) {
+      if (!(e instanceof PlatformError) || e.code !== 'invalid') throw e;
+      problems.push(...e.message.split('\n'));
+      return undefined;
+    }
+  };
+  const name = attempt(() => text(value.name, `${path}.name`));
   let project: number | null = null;
   if (value.project !== undefined && value.project !== null)
-    project = positiveInteger(value.project, `${path}.project`);
+    project = attempt(() => positiveInteger(value.project, `${path}.project`)) ?? null;
   if (!Array.isArray(value.steps) || value.steps.length === 0)
-    throw invalid(`${path}.steps`, 'must be a non-empty array of steps');
-  if (value.steps.length > DEFINITION_LIMITS.steps)
-    throw invalid(`${path}.steps`, `has more than ${DEFINITION_LIMITS.steps} steps`);
+    problems.push(invalid(`${path}.steps`, 'must be a non-empty array of steps').message);
+  else if (value.steps.length > DEFINITION_LIMITS.steps)
+    problems.push(invalid(`${path}.steps`, `has more than ${DEFINITION_LIMITS.steps} steps`).message);
   const ids = new Set<number>();
-  const steps = value.steps.map((s, i) => {
-    const step = stepAt(s, `${path}.steps[${i}]`, depth);
-    if (ids.has(step.id)) throw invalid(`${path}.steps[${i}].id`, `step id ${step.id} is used twice`);
-    ids.add(step.id);
-    return step;
-  });
-  steps.forEach((step, i) => {
-    if (step.type !== 'manual' || step.onTimeout === null) return;
-    if (step.deadline === null) throw invalid(`${path}.steps[${i}].on_timeout`, 'needs a deadline');
-    if (!ids.has(step.onTimeout))
-      throw invalid(`${path}.steps[${i}].on_timeout`, `step ${step.onTimeout} is not a step of this process`);
-  });
-  return { name, project, steps };
+  const steps: StepDefinition[] = [];
+  if (Array.isArray(value.steps) && value.steps.length <= DEFINITION_LIMITS.steps)
+    value.steps.forEach((s: unknown, i) => {
+      const step = attempt(() => stepAt(s, `${path}.steps[${i}]`, depth));
+      if (!step) return;
+      if (ids.has(step.id))
+        problems.push(invalid(`${path}.steps[${i}].id`, `step id ${step.id} is used twice`).message);
+      ids.add(step.id);
+      steps.push(step);
+    });
+  if (problems.length === 0)
+    steps.forEach((step, i) => {
+      if (step.type !== 'manual' || step.onTimeout === null) return;
+      if (step.deadline === null)
+        problems.push(invalid(`${path}.steps[${i}].on_timeout`, 'needs a deadline').message);
+      else if (!ids.has(step.onTimeout))
+        problems.push(
+          invalid(`${path}.steps[${i}].on_timeout`, `step ${step.onTimeout} is not a step of this process`)
+            .message,
+        );
+    });
+  if (problems.length > 0) {
+    const shown = problems.slice(0, MAX_ERRORS);
+    if (problems.length > MAX_ERRORS) shown.push(`… and ${problems.length - MAX_ERRORS} more`);
+    throw new PlatformError('invalid', shown.join('\n'));
+  }
+  return { name: name!, project, steps };
 }
 
 function stepAt(value: unknown, path: string, depth: number): StepDefinition {

@@ -145,4 +145,22 @@ ul.tree button[aria-current] { font-weight: 700; text-decoration: none; backgrou
 .secret-panel .field { flex: 1; }
 input.token-value { font-family: var(--mono); width: 100%; min-width: 32rem; }
 @media (max-width: 900px) { .organisation { grid-template-columns: 1fr; } input.token-value { min-width: 0; } }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: .5rem 0 1rem; }
+dl.facts dt { font-weight: 600; color: var(--muted); }
+dl.facts dd { margin: 0; }
+.status-201 { color: var(--ok); font-weight: 700; }
+.status-301, .status-302, .status-400, .status-401, .step-failed { color: var(--error); font-weight: 700; }
+.status-102, .step-waiting { color: #8a5300; font-weight: 700; }
+form.task { background: #f3f7fd; border: 1px solid #b9cdee; border-radius: 6px; padding: .25rem 1rem .75rem; }
+button.danger { color: var(--error); border-color: var(--error); }
+.error-path { font-family: var(--mono); font-weight: 700; }
+ul.errors { margin: 0; padding-left: 1.1rem; }
+.progress { display: flex; align-items: center; gap: .5rem; }
+.progress[hidden] { display: none; }
+.progress progress { width: 16rem; }
+body.task-page main { max-width: 40rem; }
+body.task-page form.task-form { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 1rem; }
+dl.task-data { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; }
+dl.task-data dt { font-weight: 600; }
+dl.task-data dd { margin: 0; white-space: pre-wrap; word-break: break-word; }
 `;

@@ -3,12 +3,19 @@
  * as themself: the collection service applies its rules (a read-only collection is changed only
  * by administrators; server-side JavaScript operators are refused).
  */
+import { PassThrough } from 'node:stream';
 import { Type, type Static } from '@fastify/type-provider-typebox';
 import { Budget } from '../../limits/index.js';
-import type { Actor, CollectionService, SortSpec } from '../../platform/collections/index.js';
+import {
+  importOptions,
+  readImport,
+  type Actor,
+  type CollectionService,
+  type SortSpec,
+} from '../../platform/collections/index.js';
 import { callerOf } from '../auth/access.js';
 import type { Api, ServerDeps } from '../deps.js';
-import { ApiError, badRequest, notFound } from '../errors.js';
+import { ApiError, badRequest, notFound, toErrorBody } from '../errors.js';
 import { fitsResponse } from '../response-size.js';
 import { MAX_PAGE_SIZE } from '../listing.js';
 import { CollectionInfo, IndexDescriptor, JsonObject } from '../schemas.js';
@@ -453,6 +460,71 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
           `index '${request.params.index}' does not exist on collection '${request.params.name}'`,
         );
       reply.code(204);
+    },
+  );
+
+  app.post(
+    '/collections/:name/import',
+    {
+      schema: {
+        tags: ['collections'],
+        summary: `Import a CSV or JSON file into a collection like import_objects (multipart/form-data: the part "file", an optional field "options" with import_objects' options as JSON); all or nothing; at most ${deps.settings.uploadBytes} bytes. With Accept: application/x-ndjson, the answer streams {"documents": n} per batch, then {"imported": n} or the error body`,
+        consumes: ['multipart/form-data'],
+        params: Params,
+        response: {
+          200: Type.Unknown({ description: 'application/x-ndjson: the streamed progress' }),
+          201: Type.Object({ imported: Type.Integer() }),
+        },
+      },
+    },
+    async (request, reply) => {
+      if (!request.isMultipart())
+        throw new ApiError(415, 'unsupported-media-type', 'Send the file as multipart/form-data.');
+      let content: Buffer | undefined;
+      let raw: Record<string, unknown> = {};
+      for await (const part of request.parts({ limits: { fileSize: deps.settings.uploadBytes } })) {
+        if (part.type === 'file') {
+          if (part.fieldname !== 'file' || content) {
+            part.file.resume();
+            throw badRequest('send exactly one file, in the part named "file"');
+          }
+          content = await part.toBuffer();
+        } else if (part.fieldname === 'options') {
+          try {
+            raw = JSON.parse(String(part.value)) as Record<string, unknown>;
+          } catch {
+            throw badRequest('options: a JSON object is expected');
+          }
+          if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+            throw badRequest('options: a JSON object is expected');
+        } else throw badRequest(`unknown field ${JSON.stringify(part.fieldname)} (file, options)`);
+      }
+      if (!content) throw badRequest('no file: send it in the part named "file"');
+      const options = importOptions(raw);
+      const source = readImport([content], options);
+      if (!(request.headers.accept ?? '').includes('application/x-ndjson')) {
+        const imported = await collections.importDocuments(actorOf(request), request.params.name, source);
+        reply.code(201);
+        return { imported };
+      }
+      // Streamed: a line {"documents": n} per batch written, then {"imported": n}, or the error
+      // body (the status is sent before the import runs). The import does not wait for the client.
+      const lines = new PassThrough();
+      const line = (value: unknown) => lines.write(`${JSON.stringify(value)}\n`);
+      collections
+        .importDocuments(actorOf(request), request.params.name, source, {
+          onProgress: (p) => line({ documents: p.documents }),
+        })
+        .then(
+          (imported) => line({ imported }),
+          (e: unknown) => {
+            const reply = toErrorBody(e);
+            if (reply.internal) request.log.error(e);
+            line(reply.body);
+          },
+        )
+        .finally(() => lines.end());
+      return reply.code(200).type('application/x-ndjson; charset=utf-8').send(lines);
     },
   );
 }

@@ -2,7 +2,7 @@
  * The web console and the browser library, as static pages of this origin:
  *
  *   GET /                    a redirect to the console
- *   GET /console/            the console's page (log in, playground, collections, projects, files, requests)
+ *   GET /console/            the console's page (log in, playground, collections, projects, files, processes, requests)
  *   GET /favicon.svg         the icon (/favicon.ico redirects to it)
  *   GET /console/*.js, .css  its modules and stylesheet
  *   GET /client/*.js         the client library (ES modules; `.d.ts` beside them when built)

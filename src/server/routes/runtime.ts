@@ -5,7 +5,7 @@
 import { Type, type Static } from '@fastify/type-provider-typebox';
 import type { ProcessRequest as RequestRecord } from '../../platform/requests.js';
 import type { LogEntry as LogRecord } from '../../platform/logs.js';
-import { canReadRequest } from '../../platform/index.js';
+import { canReadRequest, REQUEST_STATUSES } from '../../platform/index.js';
 import { callerOf } from '../auth/access.js';
 import type { Caller } from '../hosts.js';
 import type { Api, ServerDeps } from '../deps.js';
@@ -47,7 +47,12 @@ export function runtimeRoutes(app: Api, deps: ServerDeps): void {
           nb: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
         }),
         response: {
-          200: Type.Object({ items: Type.Array(ProcessRequest), first: Type.Integer(), nb: Type.Integer() }),
+          200: Type.Object({
+            items: Type.Array(ProcessRequest),
+            total: Type.Integer({ description: 'how many requests match the filters' }),
+            first: Type.Integer(),
+            nb: Type.Integer(),
+          }),
         },
       },
     },
@@ -55,9 +60,34 @@ export function runtimeRoutes(app: Api, deps: ServerDeps): void {
       const caller = callerOf(request);
       const { first = 0, nb = 100, ...filters } = request.query;
       const initiatorId = caller.user.isAdmin ? filters.initiatorId : caller.user.id;
-      const list = await requests.list(caller.accountId, { ...filters, initiatorId, first, limit: nb });
-      return { items: list.map(toRequestBody), first, nb };
+      const where = { ...filters, initiatorId };
+      const [list, total] = await Promise.all([
+        requests.list(caller.accountId, { ...where, first, limit: nb }),
+        requests.count(caller.accountId, where),
+      ]);
+      return { items: list.map(toRequestBody), total, first, nb };
     },
+  );
+
+  app.get(
+    '/request-statuses',
+    {
+      schema: {
+        tags: ['requests'],
+        summary:
+          "The statuses a process request may have: code, name and meaning (the status filter's values)",
+        response: {
+          200: Type.Object({
+            items: Type.Array(
+              Type.Object({ code: Type.Integer(), name: Type.String(), meaning: Type.String() }),
+            ),
+          }),
+        },
+      },
+    },
+    async () => ({
+      items: Object.entries(REQUEST_STATUSES).map(([code, s]) => ({ code: Number(code), ...s })),
+    }),
   );
 
   app.post(
