@@ -46,8 +46,6 @@ import { join } from 'node:path';
 import { loadConfig, type Config } from '../config/index.js';
 import { migrate, type Migration } from './migrate.js';
 import { migrations as allMigrations } from './migrations/index.js';
-import { PostgresStore } from './postgres.js';
-import { SqliteStore } from './sqlite.js';
 import type { Store } from './types.js';
 
 export { sql, Sql, quoteIdent, quoteString, type EngineName } from './sql.js';
@@ -78,6 +76,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
   const config = { ...loadConfig(), ...options };
   let store: Store;
   if (config.databaseUrl) {
+    const { PostgresStore } = await import('./postgres.js'); // its driver loads only when used
     store = await PostgresStore.open(config.databaseUrl, {
       schema: options.pgSchema,
       poolSize: options.poolSize,
@@ -89,6 +88,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
       mkdirSync(config.dataDir, { recursive: true });
       file = join(config.dataDir, 'flowmark.db');
     }
+    const { SqliteStore } = await import('./sqlite.js');
     store = new SqliteStore(file, { busyWaitMs: options.lockWaitMs });
   }
   try {

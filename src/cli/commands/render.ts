@@ -154,7 +154,6 @@ function fail(io: CliIo, message: string): number {
 
 export const render: Command = {
   name: 'render',
-  summary: 'render a template (FreeMarker dialect) with JSON data',
   usage: USAGE,
   async run(args, io) {
     let templateArg: string | undefined;

@@ -368,7 +368,6 @@ function firstStartMessage(url: string, first: FirstStart): string {
 
 export const serve: Command = {
   name: 'serve',
-  summary: 'start the HTTP service (API, composite APIs, web interfaces)',
   usage: USAGE,
   run: (args, io) => startServe(args, io),
 };
