@@ -9,7 +9,7 @@ import { createHosts } from '../../hosts/index.js';
 import { createPlatform } from '../../platform/index.js';
 import { bootstrapFirstAccount, defaultAccount, type FirstStart } from '../../server/bootstrap.js';
 import { corsOriginsFromEnv, parseCorsOrigins } from '../../server/cors.js';
-import { evalHost } from '../../server/eval-host.js';
+import { evalHost } from '../../hosts/eval-host.js';
 import { createServer, type Api } from '../../server/index.js';
 import { onSupervisorStop, Supervisor, workerThrottleShare } from '../../server/supervisor.js';
 import {
