@@ -7,6 +7,7 @@ import { DataError } from './args.js';
 import { createRequire } from 'node:module';
 import type { XMLBuilder, XMLParser } from 'fast-xml-parser';
 import { describeValue, isHash } from '../coercion.js';
+import { PROTOTYPE_KEYS as FORBIDDEN } from '../../safety/index.js';
 
 export class XmlError extends DataError {
   override name = 'XmlError';
@@ -64,7 +65,6 @@ export function xmlToJson(text: string): Record<string, unknown> {
 }
 
 const NAME = /^[A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?$/;
-const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
  * Checks a value can be written as XML and converts what needs converting: numbers with

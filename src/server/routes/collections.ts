@@ -12,6 +12,7 @@ import { ApiError, badRequest, notFound } from '../errors.js';
 import { fitsResponse } from '../response-size.js';
 import { MAX_PAGE_SIZE } from '../listing.js';
 import { CollectionInfo, IndexDescriptor, JsonObject } from '../schemas.js';
+import { readJsonText } from '../../safety/index.js';
 
 /** Most documents one aggregation answers (the spec's aggregate_collection limit). */
 export const MAX_AGGREGATE_RESULTS = 1000;
@@ -497,9 +498,9 @@ function toSortSpec(sort: Static<typeof Sort> | undefined): SortSpec | undefined
 function parseJson(text: string, what: string): unknown {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = readJsonText(text, what);
   } catch (e) {
-    throw badRequest(`${what}: invalid JSON (${(e as Error).message})`);
+    throw badRequest((e as Error).message);
   }
   if (value === null || typeof value !== 'object' || (what === 'query' && Array.isArray(value)))
     throw badRequest(`${what}: a JSON ${what === 'query' ? 'object' : 'object or array'} is expected`);
