@@ -132,8 +132,8 @@ async function serveMemory(): Promise<void> {
   });
   await store.close();
 
-  const env = { ...process.env, FLOWMARK_DATA: data, DATABASE_URL: '' };
-  delete env.DATABASE_URL;
+  const { DATABASE_URL: _postgres, ...inherited } = process.env; // the store is the SQLite file above
+  const env = { ...inherited, FLOWMARK_DATA: data };
   const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--log-level', 'silent'], {
     cwd: dir,
     env,

@@ -36,7 +36,7 @@ import { useJsonBodyParser } from './json-body.js';
 import type { ServerHosts } from './hosts.js';
 import { authRoutes } from './routes/auth.js';
 import { clientRoutes } from './routes/client.js';
-import { collectionRoutes } from './routes/collections.js';
+import { COLLECTIONS_PREFIX, collectionRoutes } from './routes/collections.js';
 import { directoryRoutes } from './routes/directory.js';
 import { evalRoutes } from './routes/eval.js';
 import { fileRoutes } from './routes/files.js';
@@ -279,11 +279,11 @@ export async function createServer(options: ServerOptions): Promise<Api> {
         userRoutes,
         directoryRoutes,
         projectRoutes,
-        collectionRoutes,
         evalRoutes,
         scriptedRoutes,
       ])
         routes(api as Api, deps);
+      await api.register(collectionRoutes, { prefix: COLLECTIONS_PREFIX, deps });
       // Files take raw bodies of any type: their own content-type parser, in their own context.
       await api.register(async (files) => fileRoutes(files as Api, deps));
     },

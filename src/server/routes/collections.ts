@@ -40,7 +40,11 @@ const FindBody = Type.Object(
 const Documents = Type.Object({ items: Type.Array(JsonObject), first: Type.Integer(), nb: Type.Integer() });
 const Empty = { 204: Type.Null() };
 
-export function collectionRoutes(app: Api, deps: ServerDeps): void {
+/** The prefix the plugin is registered under (below /api/v1). */
+export const COLLECTIONS_PREFIX = '/collections';
+
+/** The collection routes: a plugin registered under COLLECTIONS_PREFIX, its paths relative to it. */
+export async function collectionRoutes(app: Api, { deps }: { deps: ServerDeps }): Promise<void> {
   const collections = deps.collections;
   // Each request is one evaluation: what its query builds, reads and answers is charged to a
   // budget of the deployment's limits.
@@ -51,7 +55,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   };
 
   app.get(
-    '/collections',
+    '',
     {
       schema: {
         tags: ['collections'],
@@ -63,7 +67,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/collections',
+    '',
     {
       schema: {
         tags: ['collections'],
@@ -90,7 +94,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/collections/:name',
+    '/:name',
     {
       schema: {
         tags: ['collections'],
@@ -103,7 +107,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.patch(
-    '/collections/:name',
+    '/:name',
     {
       schema: {
         tags: ['collections'],
@@ -125,7 +129,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.delete(
-    '/collections/:name',
+    '/:name',
     {
       schema: {
         tags: ['collections'],
@@ -142,7 +146,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/collections/:name/documents',
+    '/:name/documents',
     {
       schema: {
         tags: ['collections'],
@@ -178,7 +182,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/collections/:name/find',
+    '/:name/find',
     {
       schema: {
         tags: ['collections'],
@@ -192,7 +196,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/collections/:name/documents',
+    '/:name/documents',
     {
       schema: {
         tags: ['collections'],
@@ -212,7 +216,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/collections/:name/documents/:id',
+    '/:name/documents/:id',
     {
       schema: {
         tags: ['collections'],
@@ -236,7 +240,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.put(
-    '/collections/:name/documents/:id',
+    '/:name/documents/:id',
     {
       schema: {
         tags: ['collections'],
@@ -255,7 +259,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.delete(
-    '/collections/:name/documents/:id',
+    '/:name/documents/:id',
     {
       schema: {
         tags: ['collections'],
@@ -279,7 +283,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.delete(
-    '/collections/:name/documents',
+    '/:name/documents',
     {
       schema: {
         tags: ['collections'],
@@ -296,7 +300,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/collections/:name/count',
+    '/:name/count',
     {
       schema: {
         tags: ['collections'],
@@ -318,7 +322,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/collections/:name/update',
+    '/:name/update',
     {
       schema: {
         tags: ['collections'],
@@ -346,7 +350,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/collections/:name/remove',
+    '/:name/remove',
     {
       schema: {
         tags: ['collections'],
@@ -370,7 +374,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/collections/:name/aggregate',
+    '/:name/aggregate',
     {
       schema: {
         tags: ['collections'],
@@ -395,7 +399,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/collections/:name/indexes',
+    '/:name/indexes',
     {
       schema: {
         tags: ['collections'],
@@ -408,7 +412,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/collections/:name/indexes',
+    '/:name/indexes',
     {
       schema: {
         tags: ['collections'],
@@ -436,7 +440,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.delete(
-    '/collections/:name/indexes/:index',
+    '/:name/indexes/:index',
     {
       schema: {
         tags: ['collections'],
