@@ -1,7 +1,7 @@
 /**
  * The eval endpoint's host, built from what the lower layers offer: the caller's execution context
  * (contextFor: account settings, user, mode, project, request, internal parameters) rendered by
- * hosts/eval. It reports the output, the variables the template set, what P_log wrote during the
+ * hosts/evaluate.ts. It reports the output, the variables the template set, what P_log wrote during the
  * evaluation, the response set_status / P_custom_header shaped, or the template's error with its
  * line and column. `flowmark serve` uses it for POST /api/v1/eval (src/server/hosts.ts takes its
  * input and output types from here).
@@ -11,7 +11,7 @@ import { contextFor } from '../functions/request/index.js';
 import type { LogEntry } from '../platform/logs.js';
 import type { Platform } from '../platform/index.js';
 import { TemplateError } from '../template/index.js';
-import { evaluate } from './eval.js';
+import { evaluate } from './evaluate.js';
 import type { HostCaller } from './http.js';
 
 /** POST /api/v1/eval: a template evaluated in a context chosen by the caller. */
