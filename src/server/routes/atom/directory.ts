@@ -3,7 +3,7 @@
  * lanes, the lanes and a lane, each lane with a member category telling whether the caller is in it.
  */
 import { canSeePrivate } from '../../../platform/index.js';
-import { laneEntry, pageFeed, poolEntry, userEntry } from '../../atom/entries.js';
+import { laneEntry, poolEntry, userEntry } from '../../atom/entries.js';
 import { listPage } from '../../listing.js';
 import type { Api, ServerDeps } from '../../deps.js';
 import {
@@ -17,6 +17,7 @@ import {
   Params,
   RefParams,
   send,
+  sendFeed,
   siteOf,
 } from './shared.js';
 
@@ -45,15 +46,15 @@ export function directoryRoutes(app: Api, deps: ServerDeps): void {
     async (request, reply) => {
       const { site } = siteOf(request);
       const page = listPage(await lanes.listPools(site.account), request.query, POOL_FIELDS);
-      return send(request, reply, {
-        feed: pageFeed(
-          site,
-          { url: request.url, title: 'Pools' },
-          page,
-          page.items.map((p) => poolEntry(site, p)),
-          clock(),
-        ),
-      });
+      return sendFeed(
+        request,
+        reply,
+        site,
+        'Pools',
+        page,
+        page.items.map((p) => poolEntry(site, p)),
+        clock(),
+      );
     },
   );
 
@@ -73,9 +74,7 @@ export function directoryRoutes(app: Api, deps: ServerDeps): void {
       const page = listPage(await lanes.listLanes(site.account, pool.id), request.query, LANE_FIELDS);
       const mine = await memberLanes(platform, caller, request.query.P_mode);
       const entries = page.items.map((l) => laneEntry(site, l, mine.has(l.id)));
-      return send(request, reply, {
-        feed: pageFeed(site, { url: request.url, title: `Lanes of ${pool.name}` }, page, entries, clock()),
-      });
+      return sendFeed(request, reply, site, `Lanes of ${pool.name}`, page, entries, clock());
     },
   );
 
@@ -87,9 +86,7 @@ export function directoryRoutes(app: Api, deps: ServerDeps): void {
       const page = listPage(await lanes.listLanes(site.account), request.query, LANE_FIELDS);
       const mine = await memberLanes(platform, caller, request.query.P_mode);
       const entries = page.items.map((l) => laneEntry(site, l, mine.has(l.id)));
-      return send(request, reply, {
-        feed: pageFeed(site, { url: request.url, title: 'Lanes' }, page, entries, clock()),
-      });
+      return sendFeed(request, reply, site, 'Lanes', page, entries, clock());
     },
   );
 

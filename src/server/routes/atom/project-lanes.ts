@@ -2,7 +2,7 @@
  * A project's lanes as Atom feeds (`/config/:account/project/:id/lane`, `…/laneandpool`), each lane
  * with a member category telling whether the caller is in it.
  */
-import { laneEntry, pageFeed, poolEntry } from '../../atom/entries.js';
+import { laneEntry, poolEntry } from '../../atom/entries.js';
 import { listPage } from '../../listing.js';
 import type { Api, ServerDeps } from '../../deps.js';
 import {
@@ -12,7 +12,7 @@ import {
   feedSchema,
   memberLanes,
   projectOf,
-  send,
+  sendFeed,
   siteOf,
 } from './shared.js';
 
@@ -38,15 +38,7 @@ export function projectLanesRoutes(app: Api, deps: ServerDeps): void {
       const page = listPage(await projects.lanes(site.account, project.id), request.query, LANE_FIELDS);
       const mine = await memberLanes(platform, caller, request.query.P_mode);
       const entries = page.items.map((l) => laneEntry(site, l, mine.has(l.id)));
-      return send(request, reply, {
-        feed: pageFeed(
-          site,
-          { url: request.url, title: `Lanes of ${project.title}` },
-          page,
-          entries,
-          clock(),
-        ),
-      });
+      return sendFeed(request, reply, site, `Lanes of ${project.title}`, page, entries, clock());
     },
   );
 
@@ -87,15 +79,7 @@ export function projectLanesRoutes(app: Api, deps: ServerDeps): void {
       const entries = page.items.map((item) =>
         'lane' in item ? laneEntry(site, item.lane, mine.has(item.lane.id)) : poolEntry(site, item.pool),
       );
-      return send(request, reply, {
-        feed: pageFeed(
-          site,
-          { url: request.url, title: `Lanes and pools of ${project.title}` },
-          page,
-          entries,
-          clock(),
-        ),
-      });
+      return sendFeed(request, reply, site, `Lanes and pools of ${project.title}`, page, entries, clock());
     },
   );
 }

@@ -32,6 +32,7 @@ import {
   Params,
   projectOf,
   send,
+  sendFeed,
   siteOf,
   writeSchema,
 } from './shared.js';
@@ -63,9 +64,7 @@ export function projectsRoutes(app: Api, deps: ServerDeps): void {
     const page = listPage(list, request.query as ListQuery, PROJECT_FIELDS);
     const authors = await authorsOf(site.account, page.items);
     const entries = page.items.map((p) => projectEntry(site, p, authors.get(p.authorId ?? 0)));
-    return send(request, reply, {
-      feed: pageFeed(site, { url: request.url, title }, page, entries, clock()),
-    });
+    return sendFeed(request, reply, site, title, page, entries, clock());
   }
 
   app.get(
@@ -179,15 +178,7 @@ export function projectsRoutes(app: Api, deps: ServerDeps): void {
       const project = await projectOf(platform, site, request.params.id);
       const page = listPage(await projects.versions(site.account, project.id), request.query, VERSION_FIELDS);
       const entries = page.items.map((v) => versionEntry(site, v));
-      return send(request, reply, {
-        feed: pageFeed(
-          site,
-          { url: request.url, title: `Versions of ${project.title}` },
-          page,
-          entries,
-          clock(),
-        ),
-      });
+      return sendFeed(request, reply, site, `Versions of ${project.title}`, page, entries, clock());
     },
   );
 
@@ -203,15 +194,7 @@ export function projectsRoutes(app: Api, deps: ServerDeps): void {
         INTERFACE_FIELDS,
       );
       const entries = page.items.map((w) => webInterfaceEntry(site, w));
-      return send(request, reply, {
-        feed: pageFeed(
-          site,
-          { url: request.url, title: `Web interfaces of ${project.title}` },
-          page,
-          entries,
-          clock(),
-        ),
-      });
+      return sendFeed(request, reply, site, `Web interfaces of ${project.title}`, page, entries, clock());
     },
   );
 
@@ -238,15 +221,7 @@ export function projectsRoutes(app: Api, deps: ServerDeps): void {
       const project = await projectOf(platform, site, request.params.id);
       const page = listPage(await customLists.list(site.account, project.id), request.query, LIST_FIELDS);
       const entries = page.items.map((l) => customListEntry(site, l));
-      return send(request, reply, {
-        feed: pageFeed(
-          site,
-          { url: request.url, title: `Custom lists of ${project.title}` },
-          page,
-          entries,
-          clock(),
-        ),
-      });
+      return sendFeed(request, reply, site, `Custom lists of ${project.title}`, page, entries, clock());
     },
   );
 }

@@ -2,10 +2,10 @@
  * A project's reports as Atom feeds: workflow reports (`/config/:account/project/:id/wfreport`, its
  * process requests) and web interface reports (`…/wireport`, its application instances).
  */
-import { instanceEntry, pageFeed, requestEntry } from '../../atom/entries.js';
+import { instanceEntry, requestEntry } from '../../atom/entries.js';
 import { listPage } from '../../listing.js';
 import type { Api, ServerDeps } from '../../deps.js';
-import { FeedQuery, IdParams, feedSchema, projectOf, readBatches, send, siteOf } from './shared.js';
+import { FeedQuery, IdParams, feedSchema, projectOf, readBatches, sendFeed, siteOf } from './shared.js';
 
 const REQUEST_FIELDS = ['id', 'status', 'mode', 'initiatorId', 'versionId', 'createdAt', 'updatedAt'];
 const INSTANCE_FIELDS = [
@@ -41,15 +41,7 @@ export function reportsRoutes(app: Api, deps: ServerDeps): void {
       );
       const page = listPage(all, request.query, REQUEST_FIELDS);
       const entries = page.items.map((r) => requestEntry(site, r));
-      return send(request, reply, {
-        feed: pageFeed(
-          site,
-          { url: request.url, title: `Workflow reports of ${project.title}` },
-          page,
-          entries,
-          clock(),
-        ),
-      });
+      return sendFeed(request, reply, site, `Workflow reports of ${project.title}`, page, entries, clock());
     },
   );
 
@@ -70,15 +62,15 @@ export function reportsRoutes(app: Api, deps: ServerDeps): void {
       );
       const page = listPage(all, request.query, INSTANCE_FIELDS);
       const entries = page.items.map((i) => instanceEntry(site, i));
-      return send(request, reply, {
-        feed: pageFeed(
-          site,
-          { url: request.url, title: `Web interface reports of ${project.title}` },
-          page,
-          entries,
-          clock(),
-        ),
-      });
+      return sendFeed(
+        request,
+        reply,
+        site,
+        `Web interface reports of ${project.title}`,
+        page,
+        entries,
+        clock(),
+      );
     },
   );
 }

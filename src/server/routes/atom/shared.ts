@@ -14,7 +14,7 @@ import {
   type AtomEntry,
 } from '../../../atom/format.js';
 import { laneModeFor, type Platform } from '../../../platform/index.js';
-import type { Site } from '../../atom/entries.js';
+import { pageFeed, type Site } from '../../atom/entries.js';
 import type { Project } from '../../../platform/projects/index.js';
 import { invalidXml } from '../../atom/xml.js';
 import { callerOf } from '../../auth/access.js';
@@ -104,6 +104,19 @@ export function send(request: FastifyRequest, reply: FastifyReply, document: Ato
   reply.code(status);
   if (wantsJson(request)) return reply.type('application/json; charset=utf-8').send(document);
   return reply.type(`${ATOM_MEDIA_TYPE}; charset=utf-8`).send(atomToXml(document));
+}
+
+/** A page of entries as a feed titled `title` (its links from the request's URL), answered as send does. */
+export function sendFeed(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  site: Site,
+  title: string,
+  page: { total: number; first: number; nb: number },
+  entries: AtomEntry[],
+  now: number,
+) {
+  return send(request, reply, { feed: pageFeed(site, { url: request.url, title }, page, entries, now) });
 }
 
 export function bodyEntry(request: FastifyRequest): AtomEntry {
