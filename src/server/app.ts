@@ -41,7 +41,8 @@ import { directoryRoutes } from './routes/directory.js';
 import { evalRoutes } from './routes/eval.js';
 import { fileRoutes } from './routes/files.js';
 import { liveRoutes } from './routes/live.js';
-import { projectRoutes } from './routes/projects.js';
+import { designRoutes } from './routes/designs.js';
+import { PROJECTS_PREFIX, projectRoutes } from './routes/projects.js';
 import { runtimeRoutes } from './routes/runtime.js';
 import { scriptedRoutes } from './routes/scripted.js';
 import { userRoutes } from './routes/users.js';
@@ -278,12 +279,13 @@ export async function createServer(options: ServerOptions): Promise<Api> {
         runtimeRoutes,
         userRoutes,
         directoryRoutes,
-        projectRoutes,
+        designRoutes,
         evalRoutes,
         scriptedRoutes,
       ])
         routes(api as Api, deps);
       await api.register(collectionRoutes, { prefix: COLLECTIONS_PREFIX, deps });
+      await api.register(projectRoutes, { prefix: PROJECTS_PREFIX, deps });
       // Files take raw bodies of any type: their own content-type parser, in their own context.
       await api.register(async (files) => fileRoutes(files as Api, deps));
     },
