@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { contextFor } from '../src/functions/request/index.js';
-import { evaluate } from '../src/hosts/eval.js';
+import { evaluate } from '../src/hosts/evaluate.js';
 import { CompositeHost, ProcessHost } from '../src/hosts/index.js';
 import { createPlatform } from '../src/platform/index.js';
 import { openStore } from '../src/store/index.js';

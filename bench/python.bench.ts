@@ -14,7 +14,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { createExecutionContext } from '../src/functions/context.js';
-import { evaluate } from '../src/hosts/eval.js';
+import { evaluate } from '../src/hosts/evaluate.js';
 import {
   closeScripts,
   configurePythonScripts,

@@ -21,7 +21,7 @@ import { performance } from 'node:perf_hooks';
 import { newQuickJSAsyncWASMModule, RELEASE_ASYNC } from 'quickjs-emscripten';
 import { createExecutionContext } from '../src/functions/context.js';
 import { contextFor } from '../src/functions/request/index.js';
-import { evaluate } from '../src/hosts/eval.js';
+import { evaluate } from '../src/hosts/evaluate.js';
 import { createPlatform } from '../src/platform/index.js';
 import {
   closeScripts,

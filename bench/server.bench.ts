@@ -37,7 +37,7 @@ async function serve(): Promise<void> {
   const { createPlatform } = await code.load<typeof import('../src/platform/index.js')>('platform/index');
   const { ApiTokens, createServer } =
     await code.load<typeof import('../src/server/index.js')>('server/index');
-  const { evalHost } = await code.load<typeof import('../src/server/eval-host.js')>('server/eval-host');
+  const { evalHost } = await code.load<typeof import('../src/hosts/eval-host.js')>('hosts/eval-host');
   const { createHosts } = await code.load<typeof import('../src/hosts/index.js')>('hosts/index');
   const { openStore } = await code.load<typeof import('../src/store/index.js')>('store/index');
 

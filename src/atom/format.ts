@@ -360,11 +360,6 @@ export function categoryTerm(entry: AtomEntry, label: string): string | undefine
   return entry.category?.find((c) => c.label === label)?.term;
 }
 
-/** The href of the first link with this rel, if any. */
-export function linkHref(entry: AtomEntry | AtomFeed, rel: string): string | undefined {
-  return entry.link?.find((l) => (l.rel ?? 'alternate') === rel)?.href;
-}
-
 /** `urn:flowmark:<account>:<kind>:<id>`: the identity of a resource. */
 export function resourceUrn(account: string, kind: string, id: string | number): string {
   return `urn:flowmark:${account}:${kind}:${id}`;

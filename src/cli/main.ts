@@ -1,5 +1,4 @@
-import { closeScripts } from '../script/index.js';
-import { commands } from './commands/index.js';
+import { commands, type CommandEntry } from './commands/index.js';
 
 export interface CliIo {
   stdin: NodeJS.ReadableStream;
@@ -7,9 +6,9 @@ export interface CliIo {
   stderr: NodeJS.WritableStream;
 }
 
+/** A command's module (src/cli/commands/<name>.ts); its name and summary are in commands/index.ts. */
 export interface Command {
   name: string;
-  summary: string;
   usage: string;
   /** Runs the command; resolves to the process exit code. */
   run(args: string[], io: CliIo): Promise<number>;
@@ -23,17 +22,22 @@ export function usage(): string {
   return `usage: flowmark <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nflowmark <command> --help shows the options of one command; flowmark --version the version.\n`;
 }
 
+function find(name: string): CommandEntry | undefined {
+  return commands.find((c) => c.name === (name === '--version' || name === '-V' ? 'version' : name));
+}
+
 export async function main(argv: string[], io: CliIo = defaultIo): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(usage());
     return name ? 0 : 2;
   }
-  const command = commands.find((c) => c.name === (name === '--version' || name === '-V' ? 'version' : name));
-  if (!command) {
+  const entry = find(name);
+  if (!entry) {
     io.stderr.write(`flowmark: unknown command '${name}'\n\n${usage()}`);
     return 2;
   }
+  const command = await entry.load();
   if (rest.includes('--help') || rest.includes('-h')) {
     io.stdout.write(`usage: ${command.usage}\n`);
     return 0;
@@ -42,13 +46,15 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
 }
 
 /**
- * `bin/flowmark.js`: runs a command, then releases what the process holds for every command (the
- * script sandbox's workers), so the process ends by itself once the command is done.
+ * `bin/flowmark.js`: runs a command, then, for a command that evaluates templates or scripts,
+ * releases the script sandbox's workers, so the process ends by itself once the command is done.
+ * The script module is imported only then (it is already loaded by such a command).
  */
 export async function runCli(argv: string[]): Promise<number> {
   try {
     return await main(argv);
   } finally {
-    await closeScripts();
+    if (argv[0] !== undefined && find(argv[0])?.scripts)
+      await (await import('../script/run.js')).closeScripts();
   }
 }

@@ -1,6 +1,7 @@
 import { firstJsonObject } from './json-object-text.js';
 import type { ParamType } from './spec.js';
 import { messageOf } from './errors.js';
+import { parseJsonSafely } from '../safety/index.js';
 
 /**
  * Argument coercion the way real scripts pass values: objects and arrays as hashes/sequences or
@@ -203,21 +204,14 @@ export class JsonTextError extends Error {
   override name = 'JsonTextError';
 }
 
-const FORBIDDEN_KEY_HINT = /__proto__|\\u/;
-
 /**
  * JSON.parse that refuses a `__proto__` key anywhere (even one spelled with \u escapes), so a
  * parsed value can never be used to reach an object's prototype. Throws JsonTextError.
  */
 export function parseJsonText(text: string): unknown {
   try {
-    if (!FORBIDDEN_KEY_HINT.test(text)) return JSON.parse(text);
-    return JSON.parse(text, function (key, value) {
-      if (key === '__proto__') throw new JsonTextError('the key "__proto__" is not allowed');
-      return value;
-    });
+    return parseJsonSafely(text);
   } catch (e) {
-    if (e instanceof JsonTextError) throw e;
     throw new JsonTextError(messageOf(e));
   }
 }

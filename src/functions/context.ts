@@ -6,13 +6,6 @@ export type Mode = 'LIVE' | 'ACCEPTANCE' | 'TEST';
 export type Surface = 'process-task' | 'manual-task-input' | 'web-interface' | 'composite-api' | 'eval';
 
 export const MODES: readonly Mode[] = ['LIVE', 'ACCEPTANCE', 'TEST'];
-export const SURFACES: readonly Surface[] = [
-  'process-task',
-  'manual-task-input',
-  'web-interface',
-  'composite-api',
-  'eval',
-];
 
 export interface ExecutionUser {
   id: number;

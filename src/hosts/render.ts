@@ -7,7 +7,7 @@
 import { startEvaluation, type ExecutionContext } from '../functions/context.js';
 import { internalParameters } from '../functions/request/index.js';
 import { compile, type Scope, type Template } from '../template/index.js';
-import { evaluationScope, PLATFORM_SETTINGS } from './eval.js';
+import { evaluationScope, PLATFORM_SETTINGS } from './evaluate.js';
 
 export interface RenderInput {
   /** Template name in errors (`step 2 input total`). */

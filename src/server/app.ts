@@ -36,12 +36,13 @@ import { useJsonBodyParser } from './json-body.js';
 import type { ServerHosts } from './hosts.js';
 import { authRoutes } from './routes/auth.js';
 import { clientRoutes } from './routes/client.js';
-import { collectionRoutes } from './routes/collections.js';
+import { COLLECTIONS_PREFIX, collectionRoutes } from './routes/collections.js';
 import { directoryRoutes } from './routes/directory.js';
 import { evalRoutes } from './routes/eval.js';
 import { fileRoutes } from './routes/files.js';
 import { liveRoutes } from './routes/live.js';
-import { projectRoutes } from './routes/projects.js';
+import { designRoutes } from './routes/designs.js';
+import { PROJECTS_PREFIX, projectRoutes } from './routes/projects.js';
 import { runtimeRoutes } from './routes/runtime.js';
 import { scriptedRoutes } from './routes/scripted.js';
 import { userRoutes } from './routes/users.js';
@@ -278,12 +279,13 @@ export async function createServer(options: ServerOptions): Promise<Api> {
         runtimeRoutes,
         userRoutes,
         directoryRoutes,
-        projectRoutes,
-        collectionRoutes,
+        designRoutes,
         evalRoutes,
         scriptedRoutes,
       ])
         routes(api as Api, deps);
+      await api.register(collectionRoutes, { prefix: COLLECTIONS_PREFIX, deps });
+      await api.register(projectRoutes, { prefix: PROJECTS_PREFIX, deps });
       // Files take raw bodies of any type: their own content-type parser, in their own context.
       await api.register(async (files) => fileRoutes(files as Api, deps));
     },

@@ -50,6 +50,3 @@ export interface ServerDeps {
   clock: () => number;
   settings: ServerSettings;
 }
-
-/** A module of routes: registered under /api/v1 (or at the root for the page families). */
-export type RouteModule = (app: Api, deps: ServerDeps) => void;

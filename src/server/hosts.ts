@@ -6,6 +6,7 @@
  * matching routes with 501.
  */
 import type { Mode } from '../functions/context.js';
+import type { EvalInput, EvalOutput } from '../hosts/eval-host.js';
 
 /** Who is calling: a user of the account, authenticated by session or API token. */
 export interface Caller {
@@ -14,47 +15,8 @@ export interface Caller {
   via: 'session' | 'token';
 }
 
-/** POST /api/v1/eval: a template evaluated in a context chosen by the caller. */
-export interface EvalInput {
-  caller: Caller;
-  template: string;
-  mode: Mode;
-  /** Login (or id) of the user to evaluate as; only an administrator may name another user. */
-  asUser?: string;
-  /** Variables in scope (the data document of a request). */
-  data: Record<string, unknown>;
-  projectId?: number;
-  requestId?: string;
-  locale?: string;
-  timeZone?: string;
-}
-
-export interface EvalError {
-  message: string;
-  /** FreeMarker's exception kind (ParseException, InvalidReferenceException …) when known. */
-  kind?: string;
-  line?: number;
-  column?: number;
-  templateName?: string;
-}
-
-export interface LogLine {
-  level: string;
-  message: string;
-}
-
-export interface EvalOutput {
-  /** The rendered text ('' when the evaluation failed). */
-  output: string;
-  /** Variables created or changed by the template (assign/global), as plain JSON values. */
-  variables: Record<string, unknown>;
-  /** What P_log wrote during the evaluation. */
-  logs: LogLine[];
-  /** What set_status and P_custom_header set. */
-  response: { status?: number; statusName?: string; description?: string; headers: Record<string, string> };
-  /** The failure, when the template did not render. */
-  error?: EvalError;
-}
+// POST /api/v1/eval: the eval host's input and output (src/hosts/eval-host.ts).
+export type { EvalError, EvalInput, EvalOutput, LogLine } from '../hosts/eval-host.js';
 
 /** POST /api/v1/requests: start a process request from a stored definition. */
 export interface StartRequestInput {

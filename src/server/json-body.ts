@@ -4,9 +4,7 @@
  */
 import { errorCodes, type FastifyInstance } from 'fastify';
 import { ApiError } from './errors.js';
-
-/** Only text that could hold such a key (possibly spelled with \u escapes) pays for the reviver. */
-const SUSPECT = /__proto__|constructor|\\u/;
+import { parseJsonSafely, UnsafeJsonKeyError } from '../safety/index.js';
 
 function refuse(key: string): never {
   throw new ApiError(
@@ -19,20 +17,9 @@ function refuse(key: string): never {
 export function parseJsonBody(text: string): unknown {
   if (text.length === 0) throw new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY();
   try {
-    if (!SUSPECT.test(text)) return JSON.parse(text);
-    return JSON.parse(text, function (key, value: unknown) {
-      if (key === '__proto__') refuse('__proto__');
-      if (
-        key === 'constructor' &&
-        value !== null &&
-        typeof value === 'object' &&
-        Object.prototype.hasOwnProperty.call(value, 'prototype')
-      )
-        refuse('constructor.prototype');
-      return value;
-    });
+    return parseJsonSafely(text, { constructorPrototype: true });
   } catch (e) {
-    if (e instanceof ApiError) throw e;
+    if (e instanceof UnsafeJsonKeyError) refuse(e.key);
     throw new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY();
   }
 }

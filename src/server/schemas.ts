@@ -2,7 +2,7 @@
  * JSON schemas of the API's bodies (TypeBox: the schema and its TypeScript type in one place).
  * Response schemas also decide what leaves the server: a field not listed is not sent.
  */
-import { Type, type Static, type TSchema } from '@fastify/type-provider-typebox';
+import { Type, type TSchema } from '@fastify/type-provider-typebox';
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 /** Any JSON object (documents, data documents, metadata). */
@@ -21,7 +21,6 @@ export const ErrorBody = Type.Object(
 );
 
 export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
-export const NameParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 255 }) });
 
 export const Account = Type.Object({
   id: Type.String(),
@@ -255,5 +254,3 @@ export const ProcessRequest = Type.Object({
 /** A page of a list: the items after filters, order and paging, and how many matched in all. */
 export const Page = <T extends TSchema>(item: T) =>
   Type.Object({ items: Type.Array(item), total: Type.Integer(), first: Type.Integer(), nb: Type.Integer() });
-
-export type UserBody = Static<typeof User>;

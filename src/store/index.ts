@@ -47,8 +47,6 @@ import { join } from 'node:path';
 import { loadConfig, type Config } from '../config/index.js';
 import { migrate, type Migration } from './migrate.js';
 import { migrations as allMigrations } from './migrations/index.js';
-import { PostgresStore } from './postgres.js';
-import { SqliteStore } from './sqlite.js';
 import type { Store } from './types.js';
 
 export { sql, Sql, quoteIdent, quoteString, type EngineName } from './sql.js';
@@ -95,6 +93,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
   const config = { ...loadConfig(), ...options };
   let store: Store;
   if (config.databaseUrl) {
+    const { PostgresStore } = await import('./postgres.js'); // its driver loads only when used
     store = await PostgresStore.open(config.databaseUrl, {
       schema: options.pgSchema,
       poolSize: options.poolSize,
@@ -106,6 +105,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
       mkdirSync(config.dataDir, { recursive: true });
       file = join(config.dataDir, 'flowmark.db');
     }
+    const { SqliteStore } = await import('./sqlite.js');
     store = new SqliteStore(file, { busyWaitMs: options.lockWaitMs });
   }
   try {

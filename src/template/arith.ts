@@ -177,16 +177,6 @@ export function roundTo(n: FmNumber, mode: Rounding): FmNumber {
   return normalize(toBig(n).setScale(0, mode));
 }
 
-/** Exact decimal text without exponent (for DecimalFormat and ?c). */
-export function plainText(n: FmNumber): string {
-  if (typeof n === 'number') {
-    if (Number.isInteger(n)) return Math.abs(n) < 1e21 ? String(n) : BigInt(n).toString();
-    return BigDec.parse(String(n)).toPlainString();
-  }
-  if (n instanceof BigDec) return n.toPlainString();
-  return toBig(n).toPlainString();
-}
-
 /** Java's Number.toString() of the value FreeMarker would hold (used by a few messages). */
 export function javaToString(n: FmNumber): string {
   if (typeof n === 'number') {

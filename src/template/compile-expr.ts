@@ -15,7 +15,6 @@ import { addValues, coerceToString, compareValues, formatNumber, toBoolean, toNu
 import {
   type Env,
   type Ev,
-  LoopCtx,
   blamedError,
   elError,
   exprError,
@@ -602,39 +601,6 @@ function compileExists(e: A.Exists, cx: Cx): Ev {
     };
   }
   return (env) => t(env) !== undefined;
-}
-
-/** A lambda argument as a function of its parameter values (?filter, ?map …). */
-export function compileLambda(e: A.Lambda, cx: Cx): (env: Env, args: unknown[]) => unknown {
-  e.tn = cx.name;
-  const body = compileExpr(e.body, cx);
-  const params = e.params;
-  if (params.length === 1) {
-    const name = params[0];
-    return (env, args) => {
-      const ctx = new LoopCtx(name, null);
-      ctx.value = args[0];
-      env.loops.push(ctx);
-      try {
-        return body(env);
-      } finally {
-        const i = env.loops.lastIndexOf(ctx);
-        if (i >= 0) env.loops.splice(i, 1);
-      }
-    };
-  }
-  return (env, args) => {
-    const ctx = new LoopCtx(params[0] ?? null, params[1] ?? null);
-    ctx.value = args[0];
-    ctx.value2 = args[1];
-    env.loops.push(ctx);
-    try {
-      return body(env);
-    } finally {
-      const i = env.loops.lastIndexOf(ctx);
-      if (i >= 0) env.loops.splice(i, 1);
-    }
-  };
 }
 
 export function interpolationError(v: unknown, at: A.Expr): TemplateError {

@@ -111,4 +111,3 @@ export class ContinueSignal {}
 export class ReturnSignal {
   constructor(readonly value: unknown) {}
 }
-export class StopSignal extends Error {}

@@ -11,7 +11,6 @@ import {
   DecimalFormat,
   SimpleDateFormat,
   dateStylePattern,
-  doubleToString,
   numberFormatFor,
   type RoundingMode,
 } from '../jdk/index.js';
@@ -475,9 +474,4 @@ export function parseIso(text: string, kind: DateKind, timeZone: string, xs = fa
   } catch {
     return fail();
   }
-}
-
-/** ?string of numbers/dates never needs the double digits, but messages do. */
-export function javaDouble(d: number): string {
-  return doubleToString(d);
 }

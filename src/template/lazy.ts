@@ -95,11 +95,6 @@ export function drain(it: FmIterator): unknown[] {
   return out;
 }
 
-/** The items of a value that may be a lazy sequence, as an array. */
-export function materialize(v: LazySeq): unknown[] {
-  return drain(v.iter);
-}
-
 // ------------------------------------------------------------------ the four built-ins, lazily
 
 /** `test` checks an item (may throw); `wrap` turns what it throws into "Failed to transform element". */

@@ -245,22 +245,6 @@ export function stringsEqual(a: string, b: string): boolean {
   return a.replace(IGNORABLE, '').normalize('NFD') === b.replace(IGNORABLE, '').normalize('NFD');
 }
 
-const collators = new Map<string, Intl.Collator>();
-export function collator(locale: string): Intl.Collator {
-  let c = collators.get(locale);
-  if (!c) {
-    let tag = locale.replace('_', '-');
-    try {
-      c = new Intl.Collator(tag);
-    } catch {
-      tag = 'en-US';
-      c = new Intl.Collator(tag);
-    }
-    collators.set(locale, c);
-  }
-  return c;
-}
-
 function opText(op: CmpKind, written?: string): string {
   if (written) return written;
   return { eq: '==', ne: '!=', lt: '<', le: '<=', gt: '>', ge: '>=' }[op];
@@ -483,14 +467,6 @@ export function toNumber(v: unknown, at: A.Expr, context = ''): FmNumber {
   if (typeof v === 'number' || v instanceof BigDec || v instanceof JDouble) return v;
   if (v === undefined) throw missingError(at);
   throw typeError(at, context, 'number', v);
-}
-
-export function isMethod(v: unknown): boolean {
-  return (
-    typeof v === 'function' ||
-    (v instanceof MacroValue && v.def.isFunction) ||
-    v?.constructor?.name === 'FmMethod'
-  );
 }
 
 export { seqGet, seqSize, isDirectiveObject, isPlainObject, Namespace };

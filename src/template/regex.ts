@@ -125,11 +125,6 @@ export function javaPattern(pattern: string, f: RegexFlags, extraFlags = ''): Ja
   return jr;
 }
 
-/** Compiles a Java pattern to a RegExp (group numbers may differ; see javaPattern). */
-export function javaRegex(pattern: string, f: RegexFlags, extraFlags = ''): RegExp {
-  return javaPattern(pattern, f, extraFlags).re;
-}
-
 /** The pattern's own groups of a JavaScript match (group 0 first). */
 export function userGroups(m: RegExpExecArray, groups: number[]): (string | undefined)[] {
   return groups.map((g) => m[g]);

@@ -8,7 +8,7 @@ import type * as A from './ast.js';
 import { Budget, BudgetExceededError, SLOT_BYTES, STRING_CHAR_BYTES } from '../limits/budget.js';
 import { BigDec } from './bigdecimal.js';
 import { canonical } from './canonical.js';
-import { TIP_MISSING, TemplateError, jQuote, locationText, withTips } from './errors.js';
+import { TIP_MISSING, TemplateError, locationText, withTips } from './errors.js';
 import { LazySeq } from './lazy.js';
 import { carryMark } from './provenance.js';
 import { suggestCallable } from './suggest.js';
@@ -830,8 +830,4 @@ export function fromPlain(v: unknown): unknown {
   if (typeof v === 'bigint') return BigInt.asIntN(53, v) === v ? Number(v) : new BigDec(v, 0);
   if (v instanceof Date) return new FmDate(v.getTime(), 'datetime');
   return v;
-}
-
-export function jq(s: string): string {
-  return jQuote(s);
 }

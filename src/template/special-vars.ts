@@ -107,15 +107,4 @@ export function specialVariable(e: A.SpecialVar, _cx: Cx): Ev {
   }
 }
 
-/** The "FTL stack trace" part FreeMarker appends to an error message (used by .error). */
-export function ftlStackText(err: { ftlStack?: string[] }): string {
-  const stack = err.ftlStack;
-  if (!stack || !stack.length) return '';
-  return (
-    '\n\n----\nFTL stack trace ("~" means nesting-related):\n' +
-    stack.map((l) => '\t' + l).join('\n') +
-    '\n----'
-  );
-}
-
 export { Namespace, type Env };

@@ -195,11 +195,6 @@ export function seqItems(s: unknown, limit: number): unknown[] {
   return (s as FmRange).toArray(limit);
 }
 
-/** Creates a hash value with FreeMarker's (insertion) key order and no prototype surprises. */
-export function newHash(): Map<string, unknown> {
-  return new Map();
-}
-
 /** One match of ?matches: a string that also has ?groups. */
 export class MatchItem {
   constructor(

@@ -9,7 +9,7 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
 import { createHosts } from '../../src/hosts/index.js';
-import { evalHost } from '../../src/server/eval-host.js';
+import { evalHost } from '../../src/hosts/eval-host.js';
 import { call, PASSWORD, useServer } from '../server/support.js';
 import { describeEachEngine } from '../support/engines.js';
 import { describeWithBrowser, screenshotPath } from '../client/support/browser.js';

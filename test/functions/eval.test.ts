@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluate } from '../../src/hosts/eval.js';
+import { evaluate } from '../../src/hosts/evaluate.js';
 import { fixture, testContext, type JavaCase } from './helpers.js';
 
 const javaCase = (cases: JavaCase[], pred: (c: JavaCase) => boolean) => {

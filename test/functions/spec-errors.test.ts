@@ -8,7 +8,7 @@
 import { beforeAll, expect, it } from 'vitest';
 import { isSpecWording, SPEC_WORDINGS } from '../../src/functions/errors.js';
 import { CompositeHost, WebInterfaceHost, type Exchange } from '../../src/hosts/index.js';
-import { evaluate } from '../../src/hosts/eval.js';
+import { evaluate } from '../../src/hosts/evaluate.js';
 import { MESSAGES } from '../../src/platform/index.js';
 import { describeEachEngine } from '../support/engines.js';
 import { contextIn, NOW } from '../platform/world.js';

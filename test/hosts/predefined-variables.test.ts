@@ -9,7 +9,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { renderRequest } from '../../src/cli/commands/render.js';
 import { INTERNAL_PARAMETERS } from '../../src/functions/request/evaluation.js';
 import { CompositeHost, WebInterfaceHost, type Exchange } from '../../src/hosts/index.js';
-import { evaluate } from '../../src/hosts/eval.js';
+import { evaluate } from '../../src/hosts/evaluate.js';
 import { describeEachEngine } from '../support/engines.js';
 import { contextIn, NOW } from '../platform/world.js';
 import { hostWorld, type HostWorld } from './support.js';

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextFor } from '../../src/functions/request/index.js';
-import { evaluate } from '../../src/hosts/eval.js';
+import { evaluate } from '../../src/hosts/evaluate.js';
 import { createPlatform } from '../../src/platform/index.js';
 import { sql, type Sql, type Store } from '../../src/store/index.js';
 import { availableEngines } from '../support/engines.js';

@@ -4,7 +4,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { createExecutionContext } from '../../src/functions/context.js';
-import { evaluate } from '../../src/hosts/eval.js';
+import { evaluate } from '../../src/hosts/evaluate.js';
 import { closeScripts, runScript, ScriptError, scriptSource } from '../../src/script/index.js';
 import { TemplateError } from '../../src/template/index.js';
 import { errorOf, scriptTag } from './support.js';

@@ -4,7 +4,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { createExecutionContext } from '../../src/functions/context.js';
-import { evaluate } from '../../src/hosts/eval.js';
+import { evaluate } from '../../src/hosts/evaluate.js';
 import { closeScripts, runScript } from '../../src/script/index.js';
 import { errorOf } from './support.js';
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionContext } from '../../src/functions/context.js';
 import { internalParameterValues } from '../../src/functions/request/index.js';
-import { evaluate } from '../../src/hosts/eval.js';
+import { evaluate } from '../../src/hosts/evaluate.js';
 import { closeScripts } from '../../src/script/index.js';
 import { describeEachEngine } from '../support/engines.js';
 import { buildWorld, call, contextIn, type World } from '../platform/world.js';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionContext } from '../../src/functions/context.js';
 import { defaultRegistry } from '../../src/functions/registry.js';
-import { evaluate } from '../../src/hosts/eval.js';
+import { evaluate } from '../../src/hosts/evaluate.js';
 import { jsMethodName, scriptApi } from '../../src/script/api.js';
 import { closeScripts, configurePythonScripts } from '../../src/script/index.js';
 import { DOCUMENTED_METHODS, documentedStatus } from '../../src/script/platform-reference.js';

@@ -87,7 +87,7 @@ describeEachEngine('Python scripts in the hosts', (engine) => {
 
   it('saves and finds documents; a function refused on this surface is refused to the script', async () => {
     const ctx = await contextIn(w, { user: 'carl' });
-    const { evaluate } = await import('../../src/hosts/eval.js');
+    const { evaluate } = await import('../../src/hosts/evaluate.js');
     const { output } = await evaluate(
       py(
         'RMPCollection.save({"sku": "p1", "qty": 3}, "stock_py")\n' +

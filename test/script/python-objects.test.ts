@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ExecutionContext } from '../../src/functions/context.js';
-import { evaluate } from '../../src/hosts/eval.js';
+import { evaluate } from '../../src/hosts/evaluate.js';
 import { closeScripts, configurePythonScripts } from '../../src/script/index.js';
 import { describeEachEngine } from '../support/engines.js';
 import { buildWorld, call, contextIn, type World } from '../platform/world.js';

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExecutionContext } from '../../src/functions/context.js';
 import { defaultRegistry, defineFunction, FunctionRegistry } from '../../src/functions/registry.js';
-import { evaluate } from '../../src/hosts/eval.js';
+import { evaluate } from '../../src/hosts/evaluate.js';
 import {
   closeScripts,
   configurePythonScripts,

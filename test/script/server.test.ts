@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { closeScripts, configureScripts, type ScriptSettings } from '../../src/script/index.js';
-import { evalHost } from '../../src/server/eval-host.js';
+import { evalHost } from '../../src/hosts/eval-host.js';
 import { describeEachEngine } from '../support/engines.js';
 import { call, useServer } from '../server/support.js';
 import { scriptTag } from './support.js';

@@ -6,7 +6,7 @@
 import { expect } from 'vitest';
 import type { ExecutionContext } from '../../src/functions/context.js';
 import { isSpecWording } from '../../src/functions/errors.js';
-import { evaluate } from '../../src/hosts/eval.js';
+import { evaluate } from '../../src/hosts/evaluate.js';
 import type { TemplateError } from '../../src/template/index.js';
 
 type Data = Record<string, unknown>;

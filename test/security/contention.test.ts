@@ -6,7 +6,7 @@
  */
 import { beforeAll, expect, it } from 'vitest';
 import { createExecutionContext } from '../../src/functions/context.js';
-import { evaluate } from '../../src/hosts/eval.js';
+import { evaluate } from '../../src/hosts/evaluate.js';
 import { CollectionService } from '../../src/platform/collections/index.js';
 import type { Store } from '../../src/store/index.js';
 import { describeEachEngine, type EngineUnderTest } from '../support/engines.js';

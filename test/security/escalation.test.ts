@@ -9,7 +9,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { createHosts } from '../../src/hosts/index.js';
 import { seedDemo, type DemoSummary } from '../../src/platform/demo.js';
 import { RIGHTS_MESSAGES } from '../../src/platform/index.js';
-import { evalHost } from '../../src/server/eval-host.js';
+import { evalHost } from '../../src/hosts/eval-host.js';
 import { describeEachEngine } from '../support/engines.js';
 import { call, login, PASSWORD, useServer } from '../server/support.js';
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { createExecutionContext, DEFAULT_LIMITS } from '../../src/functions/context.js';
-import { evaluate } from '../../src/hosts/eval.js';
+import { evaluate } from '../../src/hosts/evaluate.js';
 import { closeScripts, DEFAULT_SCRIPT_LIMITS } from '../../src/script/index.js';
 import { LEGACY_MAX_VARIABLES, legacyCap } from '../../src/script/run.js';
 

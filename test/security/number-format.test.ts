@@ -4,7 +4,7 @@
  * minutes or failing with an internal BigInt error; numbers within the limit print at once.
  */
 import { describe, expect, it } from 'vitest';
-import { evalHost } from '../../src/server/eval-host.js';
+import { evalHost } from '../../src/hosts/eval-host.js';
 import { describeEachEngine } from '../support/engines.js';
 import { useServer } from '../server/support.js';
 import { evalOnServer, firstLine, renderCli } from './support.js';

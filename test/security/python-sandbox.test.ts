@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExecutionContext } from '../../src/functions/context.js';
-import { evaluate } from '../../src/hosts/eval.js';
+import { evaluate } from '../../src/hosts/evaluate.js';
 import { closeScripts, configurePythonScripts } from '../../src/script/index.js';
 import type { TemplateError } from '../../src/template/index.js';
 

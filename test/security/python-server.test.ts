@@ -13,7 +13,7 @@ import {
   pythonScriptWorkers,
   type ScriptSettings,
 } from '../../src/script/index.js';
-import { evalHost } from '../../src/server/eval-host.js';
+import { evalHost } from '../../src/hosts/eval-host.js';
 import { describeEachEngine } from '../support/engines.js';
 import { call, useServer } from '../server/support.js';
 

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ExecutionContext } from '../../src/functions/context.js';
-import { evaluate } from '../../src/hosts/eval.js';
+import { evaluate } from '../../src/hosts/evaluate.js';
 import { Budget, BudgetExceededError } from '../../src/limits/index.js';
 import { closeScripts } from '../../src/script/index.js';
 import { describeEachEngine } from '../support/engines.js';

@@ -12,7 +12,7 @@ import { createHosts } from '../../src/hosts/index.js';
 import { isSpecWording } from '../../src/functions/errors.js';
 import { defaultRegistry, type FunctionRights } from '../../src/functions/registry.js';
 import { RIGHTS_MESSAGES } from '../../src/platform/index.js';
-import { evalHost } from '../../src/server/eval-host.js';
+import { evalHost } from '../../src/hosts/eval-host.js';
 import { describeEachEngine } from '../support/engines.js';
 import { call, login, PASSWORD, useServer } from '../server/support.js';
 

@@ -6,7 +6,7 @@
  */
 import { expect, it } from 'vitest';
 import { createHosts } from '../../src/hosts/index.js';
-import { evalHost } from '../../src/server/eval-host.js';
+import { evalHost } from '../../src/hosts/eval-host.js';
 import { describeEachEngine } from '../support/engines.js';
 import { call, useServer } from '../server/support.js';
 

@@ -4,7 +4,7 @@
  * instead of exhausting the heap. Through `flowmark render` (the built CLI) and POST /api/v1/eval.
  */
 import { describe, expect, it } from 'vitest';
-import { evalHost } from '../../src/server/eval-host.js';
+import { evalHost } from '../../src/hosts/eval-host.js';
 import { describeEachEngine } from '../support/engines.js';
 import { useServer } from '../server/support.js';
 import { evalOnServer, firstLine, renderCli } from './support.js';

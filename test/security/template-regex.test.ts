@@ -5,7 +5,7 @@
  * Here the limit is 1500 ms (FLOWMARK_EVAL_TIME_MS, and the eval host's evaluation limits).
  */
 import { describe, expect, it } from 'vitest';
-import { evalHost } from '../../src/server/eval-host.js';
+import { evalHost } from '../../src/hosts/eval-host.js';
 import { describeEachEngine } from '../support/engines.js';
 import { useServer } from '../server/support.js';
 import { evalOnServer, firstLine, renderCli } from './support.js';

@@ -5,7 +5,7 @@
  * design right are in test/security/eval-rights.test.ts.
  */
 import { beforeAll, expect, it } from 'vitest';
-import { evalHost } from '../../src/server/eval-host.js';
+import { evalHost } from '../../src/hosts/eval-host.js';
 import { describeEachEngine } from '../support/engines.js';
 import { call, useServer } from './support.js';
 

@@ -3,7 +3,7 @@
  * POST /api/v1/eval on a real server (evalHost over the suite's engine).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { evalHost } from '../../src/server/eval-host.js';
+import { evalHost } from '../../src/hosts/eval-host.js';
 import { describeEachEngine } from '../support/engines.js';
 import { call, useServer } from './support.js';
 

@@ -7,7 +7,7 @@
 import { beforeAll, expect, it } from 'vitest';
 import { createHosts } from '../../src/hosts/index.js';
 import { TASK_PAGE_CSP } from '../../src/hosts/task-page.js';
-import { evalHost } from '../../src/server/eval-host.js';
+import { evalHost } from '../../src/hosts/eval-host.js';
 import { describeEachEngine } from '../support/engines.js';
 import { call, login, useServer } from './support.js';
 

@@ -4,7 +4,7 @@
  */
 import { expect, it } from 'vitest';
 import { createHosts } from '../../src/hosts/index.js';
-import { evalHost } from '../../src/server/eval-host.js';
+import { evalHost } from '../../src/hosts/eval-host.js';
 import { createServer } from '../../src/server/index.js';
 import { defineMigration, migrations } from '../../src/store/index.js';
 import { describeEachEngine } from '../support/engines.js';

@@ -18,7 +18,6 @@ const USAGE =
 
 export const collections: Command = {
   name: 'collections',
-  summary: 'list collections, import a CSV/JSON file into one, show its indexes',
   usage: USAGE,
   async run(args, io) {
     let parsed;

@@ -21,7 +21,6 @@ const USAGE =
 
 export const files: Command = {
   name: 'files',
-  summary: 'store a local file as an uploaded file, read one back, list them',
   usage: USAGE,
   async run(args, io) {
     let parsed;

@@ -11,7 +11,6 @@ const USAGE =
 
 export const functions: Command = {
   name: 'functions',
-  summary: 'list the function library (name, group, signature, flags)',
   usage: USAGE,
   async run(args, io) {
     let format: 'text' | 'json' | 'markdown' = 'text';

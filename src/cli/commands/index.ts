@@ -1,25 +1,82 @@
 import type { Command } from '../main.js';
-import { collections } from './collections.js';
-import { files } from './files.js';
-import { functions } from './functions.js';
-import { render } from './render.js';
-import { renderBatch } from './render-batch.js';
-import { run } from './run.js';
-import { seed } from './seed.js';
-import { serve } from './serve.js';
-import { token } from './token.js';
-import { version } from './version.js';
+
+/**
+ * One CLI command as `flowmark --help` lists it. The command's module is imported only when the
+ * command runs (`load`), so `flowmark version` does not load Fastify or the function library and
+ * `flowmark render` does not load the server (bench/cli.bench.ts measures it).
+ */
+export interface CommandEntry {
+  name: string;
+  summary: string;
+  /** Imports the command's module. */
+  load(): Promise<Command>;
+  /**
+   * True when the command may start script sandbox workers (it evaluates templates or scripts):
+   * the CLI stops them once the command is done, so the process ends by itself.
+   */
+  scripts: boolean;
+}
 
 /** Every CLI command, in the order `flowmark --help` lists them. One module per command. */
-export const commands: Command[] = [
-  version,
-  functions,
-  render,
-  renderBatch,
-  run,
-  serve,
-  token,
-  seed,
-  collections,
-  files,
+export const commands: readonly CommandEntry[] = [
+  {
+    name: 'version',
+    summary: 'print the flowmark version',
+    load: async () => (await import('./version.js')).version,
+    scripts: false,
+  },
+  {
+    name: 'functions',
+    summary: 'list the function library (name, group, signature, flags)',
+    load: async () => (await import('./functions.js')).functions,
+    scripts: false,
+  },
+  {
+    name: 'render',
+    summary: 'render a template (FreeMarker dialect) with JSON data',
+    load: async () => (await import('./render.js')).render,
+    scripts: true,
+  },
+  {
+    name: 'render-batch',
+    summary: 'render many templates: JSON lines {"id","template","data"} in, results out',
+    load: async () => (await import('./render-batch.js')).renderBatch,
+    scripts: true,
+  },
+  {
+    name: 'run',
+    summary: 'run a process definition (JSON) as a request, printing its progress and final status',
+    load: async () => (await import('./run.js')).run,
+    scripts: true,
+  },
+  {
+    name: 'serve',
+    summary: 'start the HTTP service (API, composite APIs, web interfaces)',
+    load: async () => (await import('./serve.js')).serve,
+    scripts: true,
+  },
+  {
+    name: 'token',
+    summary: 'create, list and revoke API tokens',
+    load: async () => (await import('./token.js')).token,
+    scripts: false,
+  },
+  {
+    name: 'seed',
+    summary: 'create the demo account (users, lanes, a project, a request …)',
+    load: async () => (await import('./seed.js')).seed,
+    scripts: false,
+  },
+  {
+    name: 'collections',
+    summary: 'list collections, import a CSV/JSON file into one, show its indexes',
+    load: async () => (await import('./collections.js')).collections,
+    scripts: false,
+  },
+  {
+    name: 'files',
+    summary: 'store a local file as an uploaded file, read one back, list them',
+    load: async () => (await import('./files.js')).files,
+    scripts: false,
+  },
 ];

@@ -172,7 +172,6 @@ function fail(io: CliIo, message: string): number {
 
 export const renderBatch: Command = {
   name: 'render-batch',
-  summary: 'render many templates: JSON lines {"id","template","data"} in, results out',
   usage: USAGE,
   async run(args, io) {
     const defaults: Omit<RenderRequest, 'template'> = { settings: {} };

@@ -14,7 +14,7 @@ import {
 import { createExecutionContext, type ExecutionContext } from '../../functions/context.js';
 import { internalParameters } from '../../functions/request/index.js';
 import { Budget, evaluationLimitsFromEnv } from '../../limits/index.js';
-import { evaluationScope, PLATFORM_SETTINGS } from '../../hosts/eval.js';
+import { evaluationScope, PLATFORM_SETTINGS } from '../../hosts/evaluate.js';
 import {
   checkContextArgs,
   CONTEXT_OPTIONS,
@@ -56,7 +56,7 @@ export interface RenderRequest {
 
 /**
  * The variables a CLI render sees: the data, then the function library bound through
- * src/hosts/eval.ts to `ctx` (by default account "default", mode TEST, surface eval, en_US, UTC).
+ * src/hosts/evaluate.ts to `ctx` (by default account "default", mode TEST, surface eval, en_US, UTC).
  */
 export function buildScope(
   data: Map<string, unknown>,
@@ -154,7 +154,6 @@ function fail(io: CliIo, message: string): number {
 
 export const render: Command = {
   name: 'render',
-  summary: 'render a template (FreeMarker dialect) with JSON data',
   usage: USAGE,
   async run(args, io) {
     let templateArg: string | undefined;

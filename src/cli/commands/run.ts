@@ -34,7 +34,6 @@ const MODES = ['LIVE', 'ACCEPTANCE', 'TEST'] as const;
 
 export const run: Command = {
   name: 'run',
-  summary: 'run a process definition (JSON) as a request, printing its progress and final status',
   usage: USAGE,
   async run(args, io) {
     let parsed;

@@ -13,7 +13,6 @@ const USAGE =
 
 export const seed: Command = {
   name: 'seed',
-  summary: 'create the demo account (users, lanes, a project, a request …)',
   usage: USAGE,
   async run(args, io) {
     let demo = false;

@@ -9,7 +9,7 @@ import { createHosts } from '../../hosts/index.js';
 import { createPlatform } from '../../platform/index.js';
 import { bootstrapFirstAccount, defaultAccount, type FirstStart } from '../../server/bootstrap.js';
 import { corsOriginsFromEnv, parseCorsOrigins } from '../../server/cors.js';
-import { evalHost } from '../../server/eval-host.js';
+import { evalHost } from '../../hosts/eval-host.js';
 import { createServer, type Api } from '../../server/index.js';
 import { onSupervisorStop, Supervisor, workerThrottleShare } from '../../server/supervisor.js';
 import {
@@ -368,7 +368,6 @@ function firstStartMessage(url: string, first: FirstStart): string {
 
 export const serve: Command = {
   name: 'serve',
-  summary: 'start the HTTP service (API, composite APIs, web interfaces)',
   usage: USAGE,
   run: (args, io) => startServe(args, io),
 };

@@ -17,7 +17,6 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 export const token: Command = {
   name: 'token',
-  summary: 'create, list and revoke API tokens',
   usage: USAGE,
   async run(args, io) {
     let parsed;

@@ -3,7 +3,6 @@ import type { Command } from '../main.js';
 
 export const version: Command = {
   name: 'version',
-  summary: 'print the flowmark version',
   usage: 'flowmark version',
   async run(_args, io) {
     const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {

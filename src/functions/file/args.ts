@@ -5,7 +5,7 @@
  */
 import { parseJsonText } from '../coercion.js';
 import type { ExecutionContext } from '../context.js';
-import { argumentError, FunctionError } from '../errors.js';
+import { argumentError } from '../errors.js';
 import {
   describeAlgorithms,
   isCharset,
@@ -222,9 +222,4 @@ export function searchFlags(fn: string, index: number, value: unknown): SearchFl
   if ((flags.multiline || flags.dotAll) && !flags.regex)
     throw argumentError(fn, index, 'flag', 'MULTILINE and DOTALL apply to a REGEX search only');
   return flags;
-}
-
-/** The error for a call that needs a connected user or a request it does not have. */
-export function missingContext(fn: string, what: string): FunctionError {
-  return new FunctionError(fn, what);
 }

@@ -12,6 +12,7 @@ import { edifactToJson } from './edifact.js';
 import { eskvToJson } from './eskv.js';
 import { markdownToHtml } from './markdown.js';
 import { jsonToXml, xmlToJson } from './xml.js';
+import { PROTOTYPE_KEYS as FORBIDDEN_KEYS } from '../../safety/index.js';
 
 const nonEmpty = (v: unknown) => (v === '' ? 'must not be empty' : undefined);
 const knownCharset = (v: unknown) =>
@@ -255,7 +256,6 @@ const loadCsvOptions = {
   empty: { type: 'string' },
   parse_numbers: { type: 'array' },
 } satisfies Record<string, OptionSpec>;
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** a=1&b=2&b=3 (or a URL with such a query) → {"a":"1","b":["2","3"]}, decoded as java.net.URLDecoder. */
 function queryToJson(text: string, charset: string): Record<string, unknown> {

@@ -4,6 +4,7 @@ import { DataError } from './args.js';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { messageOf } from '../errors.js';
+import { PROTOTYPE_KEYS as FORBIDDEN } from '../../safety/index.js';
 
 /** A CSV problem in the user's data; the caller prefixes the function name. */
 export class CsvError extends DataError {
@@ -28,8 +29,6 @@ export interface CsvReadOptions {
 
 export type CsvCell = string | number | bigint | boolean;
 export type CsvRow = CsvCell[] | Record<string, CsvCell>;
-
-const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** Java Double.parseDouble (decimal forms): surrounding blanks, NaN, Infinity and a d/f suffix allowed. */
 const JAVA_DOUBLE = /^[+-]?(?:NaN|Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[fFdD]?)$/;

@@ -8,11 +8,11 @@
  * `a=1\nb=x\=y\nb=2` → {"a":"1","b":["x=y","2"]}
  */
 import { DataError } from './args.js';
+import { PROTOTYPE_KEYS as FORBIDDEN } from '../../safety/index.js';
 export class EskvError extends DataError {
   override name = 'EskvError';
 }
 
-const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
 const SIMPLE: Record<string, string> = { n: '\n', r: '\r', t: '\t', '\\': '\\', '=': '=', '#': '#' };
 
 function unescape(text: string, line: number): string {

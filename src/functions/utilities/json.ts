@@ -7,9 +7,9 @@ import { isHash, parseJsonText } from '../coercion.js';
 import { budgetOf } from '../context.js';
 import { argumentError, messageOf } from '../errors.js';
 import { defineFunction, type FunctionSpec, type ParamSpec } from '../spec.js';
+import { PROTOTYPE_KEYS as FORBIDDEN } from '../../safety/index.js';
 
 type Json = Record<string, unknown>;
-const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
 const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 
 function checkKey(fn: string, index: number, name: string, key: string): void {

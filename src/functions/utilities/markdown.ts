@@ -3,12 +3,25 @@
  * sanitize-html then keeps only harmless markup (no script, style, event handlers or
  * javascript: URLs), so user content cannot inject script into the page.
  */
+import { createRequire } from 'node:module';
 import { Marked } from 'marked';
-import sanitizeHtml from 'sanitize-html';
+import type sanitizeHtmlType from 'sanitize-html';
 
 const marked = new Marked({ gfm: true, async: false });
 
-const SANITIZE: sanitizeHtml.IOptions = {
+// sanitize-html (and its HTML parser) loads with the first conversion, not at startup.
+const require = createRequire(import.meta.url);
+let sanitizer: { sanitize: typeof sanitizeHtmlType; options: sanitizeHtmlType.IOptions } | undefined;
+
+function sanitize(html: string): string {
+  if (!sanitizer) {
+    const sanitizeHtml = require('sanitize-html') as typeof sanitizeHtmlType;
+    sanitizer = { sanitize: sanitizeHtml, options: sanitizeOptions(sanitizeHtml) };
+  }
+  return sanitizer.sanitize(html, sanitizer.options);
+}
+
+const sanitizeOptions = (sanitizeHtml: typeof sanitizeHtmlType): sanitizeHtmlType.IOptions => ({
   allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'del', 'input'],
   allowedAttributes: {
     ...sanitizeHtml.defaults.allowedAttributes,
@@ -23,7 +36,7 @@ const SANITIZE: sanitizeHtml.IOptions = {
   allowedSchemesByTag: { img: ['http', 'https', 'data'] },
   // Task-list checkboxes only.
   exclusiveFilter: (frame) => frame.tag === 'input' && frame.attribs.type !== 'checkbox',
-};
+});
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -41,7 +54,7 @@ function stylesheet(css: string): string {
 }
 
 export function markdownToHtml(content: string, options: { css?: string; title?: string }): string {
-  const body = sanitizeHtml(marked.parse(content) as string, SANITIZE);
+  const body = sanitize(marked.parse(content) as string);
   return (
     '<!DOCTYPE html>\n<html>\n<head>\n<meta charset="UTF-8">\n' +
     `<title>${escapeHtml(options.title ?? '')}</title>\n` +

@@ -2,9 +2,9 @@
 import { describeValue, isHash } from '../coercion.js';
 import { argumentError } from '../errors.js';
 import { defineFunction, type FunctionSpec } from '../spec.js';
+import { PROTOTYPE_KEYS as FORBIDDEN } from '../../safety/index.js';
 
 type Row = Record<string, unknown>;
-const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
 
 function checkName(name: string): void {
   if (FORBIDDEN.has(name))

@@ -4,14 +4,36 @@
  * be reached); the predefined entities, character references and HTML's named entities are decoded.
  */
 import { DataError } from './args.js';
-import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
+import { createRequire } from 'node:module';
+import type { XMLBuilder, XMLParser } from 'fast-xml-parser';
 import { describeValue, isHash } from '../coercion.js';
+import { PROTOTYPE_KEYS as FORBIDDEN } from '../../safety/index.js';
 
 export class XmlError extends DataError {
   override name = 'XmlError';
 }
 
-const parser = new XMLParser({
+// fast-xml-parser (its one-file CommonJS build) loads with the first conversion, not at startup.
+const require = createRequire(import.meta.url);
+let xml:
+  | {
+      parser: XMLParser;
+      builder: XMLBuilder;
+      validate: typeof import('fast-xml-parser').XMLValidator.validate;
+    }
+  | undefined;
+
+function fxp(): NonNullable<typeof xml> {
+  if (xml) return xml;
+  const lib = require('fast-xml-parser') as typeof import('fast-xml-parser');
+  return (xml = {
+    parser: new lib.XMLParser(PARSER_OPTIONS),
+    builder: new lib.XMLBuilder(BUILDER_OPTIONS),
+    validate: (text, options) => lib.XMLValidator.validate(text, options),
+  });
+}
+
+const PARSER_OPTIONS: ConstructorParameters<typeof XMLParser>[0] = {
   ignoreAttributes: false,
   attributeNamePrefix: '@',
   textNodeName: '#text',
@@ -22,28 +44,27 @@ const parser = new XMLParser({
   ignoreDeclaration: true,
   ignorePiTags: true,
   trimValues: true,
-});
+};
 
-const builder = new XMLBuilder({
+const BUILDER_OPTIONS: ConstructorParameters<typeof XMLBuilder>[0] = {
   ignoreAttributes: false,
   attributeNamePrefix: '@',
   textNodeName: '#text',
   format: false,
   suppressEmptyNode: true,
   suppressBooleanAttributes: false,
-});
+};
 
 export function xmlToJson(text: string): Record<string, unknown> {
   if (/<!DOCTYPE|<!ENTITY/i.test(text))
     throw new XmlError('a DTD (<!DOCTYPE …> or <!ENTITY …>) is not allowed in XML input');
-  const valid = XMLValidator.validate(text);
+  const valid = fxp().validate(text);
   if (valid !== true)
     throw new XmlError(`invalid XML at line ${valid.err.line}, column ${valid.err.col}: ${valid.err.msg}`);
-  return parser.parse(text) as Record<string, unknown>;
+  return fxp().parser.parse(text) as Record<string, unknown>;
 }
 
 const NAME = /^[A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?$/;
-const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
  * Checks a value can be written as XML and converts what needs converting: numbers with
@@ -97,5 +118,5 @@ export function jsonToXml(
   const [name] = Object.keys(doc);
   if (Array.isArray(doc[name]))
     throw new XmlError('the root element cannot be a sequence (an XML document has one root)');
-  return builder.build(prepare(doc, '', numberText));
+  return fxp().builder.build(prepare(doc, '', numberText));
 }

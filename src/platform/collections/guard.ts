@@ -10,13 +10,8 @@
  * context is built whole here (Context.init with the guarded maps) and given to mingo's base
  * Query and Aggregator classes.
  */
-import { Context, evalExpr } from 'mingo/core';
-import * as accumulatorOperators from 'mingo/operators/accumulator';
-import * as expressionOperators from 'mingo/operators/expression';
-import * as pipelineOperators from 'mingo/operators/pipeline';
-import * as projectionOperators from 'mingo/operators/projection';
-import * as queryOperators from 'mingo/operators/query';
-import * as windowOperators from 'mingo/operators/window';
+import type { Context } from 'mingo/core';
+import { mingo } from './mingo-lib.js';
 import type { Options } from 'mingo/types';
 import { Budget } from '../../limits/index.js';
 import { LINEAR_REGEX, regexExpressionOperators, regexQueryOperator } from './regex.js';
@@ -90,6 +85,17 @@ export function guardedContext(budget: Budget): Context {
 }
 
 function buildContext(budget: Budget): Context {
+  const {
+    core: { Context },
+    operators: {
+      accumulator: accumulatorOperators,
+      expression: expressionOperators,
+      pipeline: pipelineOperators,
+      projection: projectionOperators,
+      query: queryOperators,
+      window: windowOperators,
+    },
+  } = mingo();
   let calls = 0;
   const tick = (what: string) => {
     if (++calls % TIME_CHECK_EVERY === 0) budget.checkTime(what);
@@ -246,7 +252,7 @@ function chargeDensify(budget: Budget, expr: unknown): void {
 }
 
 function evaluate(obj: AnyObject, expr: unknown, options: Options): unknown {
-  return evalExpr(obj, expr, options);
+  return mingo().core.evalExpr(obj, expr, options);
 }
 
 /** Evaluated arguments handed back to a built-in: `$literal` keeps them from being read again. */

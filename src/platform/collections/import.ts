@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import { parse as parseCsv, type Options as CsvOptions } from 'csv-parse';
 import iconv from 'iconv-lite';
 import { CollectionError } from './errors.js';
+import { readJsonText } from '../../safety/index.js';
 
 export interface ImportOptions {
   /** CSV (default) or JSON. */
@@ -217,9 +218,9 @@ async function* readJson(text: Readable): AsyncGenerator<Record<string, unknown>
 
 function parseJson(text: string, where: string): unknown {
   try {
-    return JSON.parse(text);
+    return readJsonText(text, where);
   } catch (e) {
-    fail(`${where}: invalid JSON (${(e as Error).message})`);
+    fail((e as Error).message);
   }
 }
 

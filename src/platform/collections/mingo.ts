@@ -1,10 +1,9 @@
-import { Aggregator } from 'mingo/aggregator';
-import { Query } from 'mingo/query';
-import { update } from 'mingo/updater';
+import type { Query } from 'mingo/query';
 import type { Options } from 'mingo/types';
 import { Budget, BudgetExceededError } from '../../limits/index.js';
 import { CollectionError } from './errors.js';
 import { guardedContext } from './guard.js';
+import { mingo } from './mingo-lib.js';
 import { splitFilter, type SplitFilter } from './pushdown.js';
 import { checkRegexes, withLinearRegexes } from './regex.js';
 import { assertSafeSpec } from './safety.js';
@@ -55,7 +54,10 @@ export class PreparedFilter {
 /** A checked, compiled filter. */
 export function compileFilter(filter: Record<string, unknown>, budget = new Budget()): Query {
   checkSpec(filter);
-  return bounded('invalid query', () => new Query(withLinearRegexes(filter), optionsFor(budget)));
+  return bounded(
+    'invalid query',
+    () => new (mingo().query.Query)(withLinearRegexes(filter), optionsFor(budget)),
+  );
 }
 
 /**
@@ -78,7 +80,7 @@ export function runPipeline(
   options?: Partial<Options>,
 ): Record<string, unknown>[] {
   return bounded('invalid pipeline', () =>
-    new Aggregator(withLinearRegexes(stages), optionsFor(budget, options)).run(docs),
+    new (mingo().aggregator.Aggregator)(withLinearRegexes(stages), optionsFor(budget, options)).run(docs),
   );
 }
 
@@ -88,7 +90,7 @@ export function runPipeline(
  */
 export function applyUpdate(doc: Document, change: Record<string, unknown>, budget: Budget): void {
   bounded('invalid update', () => {
-    update(doc, withLinearRegexes(change), undefined, undefined, {
+    mingo().updater.update(doc, withLinearRegexes(change), undefined, undefined, {
       cloneMode: 'deep',
       queryOptions: optionsFor(budget),
     });

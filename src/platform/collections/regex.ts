@@ -5,8 +5,7 @@
  * possessive quantifiers) is refused with the operator, the pattern and the reason.
  */
 import { RE2JS } from 're2js';
-import { evalExpr } from 'mingo/core';
-import { $regex as builtinRegex } from 'mingo/operators/query';
+import { mingo } from './mingo-lib.js';
 import type { Options } from 'mingo/types';
 import type { Budget } from '../../limits/index.js';
 import { CollectionError } from './errors.js';
@@ -142,7 +141,7 @@ export function regexQueryOperator(budget: Budget): QueryOperator {
         return re.matcher(input).find() ? [input] : null;
       },
     };
-    return (builtinRegex as unknown as QueryOperator)(selector, matcher, options);
+    return (mingo().operators.query.$regex as unknown as QueryOperator)(selector, matcher, options);
   };
 }
 
@@ -160,7 +159,7 @@ export function regexExpressionOperators(budget: Budget): Record<string, Express
   const search =
     (op: string, all: boolean): ExpressionOperator =>
     (obj, expr, options) => {
-      const args = evalExpr(obj, expr, options) as {
+      const args = mingo().core.evalExpr(obj, expr, options) as {
         input?: unknown;
         regex?: unknown;
         options?: unknown;

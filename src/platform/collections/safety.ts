@@ -1,9 +1,9 @@
 import { CollectionError } from './errors.js';
+import { PROTOTYPE_KEYS as FORBIDDEN_KEYS } from '../../safety/index.js';
 
 /** Operators that would run JavaScript on the server: refused everywhere. */
 const SCRIPT_OPERATORS = new Set(['$where', '$function', '$accumulator']);
 /** Keys that reach an object's prototype: refused as field names and path segments. */
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const MAX_DEPTH = 100;
 
 /**

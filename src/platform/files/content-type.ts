@@ -6,12 +6,12 @@
  * content with no NUL byte in its first 8 KB is text/plain, anything else
  * application/octet-stream.
  */
-import { fileTypeFromBuffer } from 'file-type';
-import { lookup } from 'mime-types';
 
 const CONTAINERS = new Set(['application/zip', 'application/xml', 'application/x-cfb', 'text/xml']);
 
 export async function detectContentType(name: string, content: Uint8Array): Promise<string> {
+  // Both libraries load with the first file stored, not when the process starts.
+  const [{ fileTypeFromBuffer }, { lookup }] = await Promise.all([import('file-type'), import('mime-types')]);
   const byName = lookup(name) || undefined;
   const sniffed = content.length > 0 ? (await fileTypeFromBuffer(content))?.mime : undefined;
   if (sniffed && !(CONTAINERS.has(sniffed) && byName)) return sniffed;

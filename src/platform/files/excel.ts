@@ -8,7 +8,6 @@
  * dates carry no zone: read as UTC); formulas their cached result ('' when none); rich text
  * and hyperlinks their text; errors their code (`#DIV/0!`); an empty or absent cell ''.
  */
-import ExcelJS from 'exceljs';
 import { PlatformError } from '../errors.js';
 import type { FileLimits } from './limits.js';
 import { checkZip, type ZipLimits } from './zip.js';
@@ -41,6 +40,7 @@ export async function readExcelCells(
     cells: sheet.cells.map((c) => ({ col: c.col, row: c.row, r: rowNumber(c.row), c: columnNumber(c.col) })),
   }));
   await checkZip(content, limits);
+  const { default: ExcelJS } = await import('exceljs'); // loaded when a workbook is read, not at startup
   const workbook = new ExcelJS.Workbook();
   try {
     await workbook.xlsx.load(content as unknown as ArrayBuffer);

@@ -7,8 +7,7 @@
  */
 import type { Readable } from 'node:stream';
 import { createInflateRaw } from 'node:zlib';
-import yauzl from 'yauzl';
-import yazl from 'yazl';
+import type yauzl from 'yauzl';
 import { PlatformError } from '../errors.js';
 import type { FileLimits } from './limits.js';
 
@@ -32,6 +31,7 @@ export type ZipLimits = Pick<
 
 /** A deflated archive of the inputs; equal names get a ` (2)`, ` (3)` … before their extension. */
 export async function buildZip(inputs: readonly ZipInput[]): Promise<Buffer> {
+  const { default: yazl } = await import('yazl'); // loaded with the first archive, not at startup
   const zip = new yazl.ZipFile();
   const used = new Set<string>();
   for (const input of inputs) {
@@ -67,9 +67,10 @@ async function walkZip(
   limits: ZipLimits,
   keep: ((name: string, content: Buffer) => void) | undefined,
 ): Promise<void> {
+  const { default: unzip } = await import('yauzl'); // loaded with the first archive, not at startup
   let zipfile: yauzl.ZipFile;
   try {
-    zipfile = await yauzl.fromBufferPromise(archive, {
+    zipfile = await unzip.fromBufferPromise(archive, {
       lazyEntries: true,
       decodeStrings: true,
       // Sizes are checked here, against the bytes actually inflated (inflateEntry).

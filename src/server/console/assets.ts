@@ -18,7 +18,6 @@ export interface Asset {
 
 /** The folders next to src/server (or dist/server) holding the browser code. */
 const FOLDERS = ['atom', 'client', 'console'] as const;
-export type AssetFolder = (typeof FOLDERS)[number];
 
 let loading: Promise<Map<string, Asset>> | undefined;
 

@@ -1,13 +1,14 @@
 /**
  * Everything the browser side needs from this server, registered at the root by one line of
- * app.ts: the Atom resources of the client library (routes/atom.ts, in a context of their own for
- * their XML body parser) and the console with the library's modules (routes/console.ts).
+ * app.ts: the Atom resources of the client library (routes/atom/, a plugin under
+ * /config/:account in a context of its own for its XML body parser) and the console with the
+ * library's modules (routes/console.ts).
  */
 import type { Api, ServerDeps } from '../deps.js';
-import { atomRoutes } from './atom.js';
+import { ATOM_PREFIX, atomRoutes } from './atom/index.js';
 import { consoleRoutes } from './console.js';
 
 export async function clientRoutes(app: Api, deps: ServerDeps): Promise<void> {
-  await app.register(async (atom) => atomRoutes(atom as Api, deps));
+  await app.register(atomRoutes, { prefix: ATOM_PREFIX, deps });
   consoleRoutes(app, deps);
 }

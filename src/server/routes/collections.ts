@@ -19,6 +19,7 @@ import { ApiError, badRequest, notFound, toErrorBody } from '../errors.js';
 import { fitsResponse } from '../response-size.js';
 import { MAX_PAGE_SIZE } from '../listing.js';
 import { CollectionInfo, IndexDescriptor, JsonObject } from '../schemas.js';
+import { readJsonText } from '../../safety/index.js';
 
 /** Most documents one aggregation answers (the spec's aggregate_collection limit). */
 export const MAX_AGGREGATE_RESULTS = 1000;
@@ -46,7 +47,11 @@ const FindBody = Type.Object(
 const Documents = Type.Object({ items: Type.Array(JsonObject), first: Type.Integer(), nb: Type.Integer() });
 const Empty = { 204: Type.Null() };
 
-export function collectionRoutes(app: Api, deps: ServerDeps): void {
+/** The prefix the plugin is registered under (below /api/v1). */
+export const COLLECTIONS_PREFIX = '/collections';
+
+/** The collection routes: a plugin registered under COLLECTIONS_PREFIX, its paths relative to it. */
+export async function collectionRoutes(app: Api, { deps }: { deps: ServerDeps }): Promise<void> {
   const collections = deps.collections;
   // Each request is one evaluation: what its query builds, reads and answers is charged to a
   // budget of the deployment's limits.
@@ -57,7 +62,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   };
 
   app.get(
-    '/collections',
+    '',
     {
       schema: {
         tags: ['collections'],
@@ -69,7 +74,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/collections',
+    '',
     {
       schema: {
         tags: ['collections'],
@@ -96,7 +101,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/collections/:name',
+    '/:name',
     {
       schema: {
         tags: ['collections'],
@@ -109,7 +114,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.patch(
-    '/collections/:name',
+    '/:name',
     {
       schema: {
         tags: ['collections'],
@@ -131,7 +136,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.delete(
-    '/collections/:name',
+    '/:name',
     {
       schema: {
         tags: ['collections'],
@@ -148,7 +153,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/collections/:name/documents',
+    '/:name/documents',
     {
       schema: {
         tags: ['collections'],
@@ -184,7 +189,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/collections/:name/find',
+    '/:name/find',
     {
       schema: {
         tags: ['collections'],
@@ -198,7 +203,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/collections/:name/documents',
+    '/:name/documents',
     {
       schema: {
         tags: ['collections'],
@@ -218,7 +223,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/collections/:name/documents/:id',
+    '/:name/documents/:id',
     {
       schema: {
         tags: ['collections'],
@@ -242,7 +247,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.put(
-    '/collections/:name/documents/:id',
+    '/:name/documents/:id',
     {
       schema: {
         tags: ['collections'],
@@ -261,7 +266,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.delete(
-    '/collections/:name/documents/:id',
+    '/:name/documents/:id',
     {
       schema: {
         tags: ['collections'],
@@ -285,7 +290,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.delete(
-    '/collections/:name/documents',
+    '/:name/documents',
     {
       schema: {
         tags: ['collections'],
@@ -302,7 +307,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/collections/:name/count',
+    '/:name/count',
     {
       schema: {
         tags: ['collections'],
@@ -324,7 +329,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/collections/:name/update',
+    '/:name/update',
     {
       schema: {
         tags: ['collections'],
@@ -352,7 +357,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/collections/:name/remove',
+    '/:name/remove',
     {
       schema: {
         tags: ['collections'],
@@ -376,7 +381,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/collections/:name/aggregate',
+    '/:name/aggregate',
     {
       schema: {
         tags: ['collections'],
@@ -401,7 +406,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/collections/:name/indexes',
+    '/:name/indexes',
     {
       schema: {
         tags: ['collections'],
@@ -414,7 +419,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/collections/:name/indexes',
+    '/:name/indexes',
     {
       schema: {
         tags: ['collections'],
@@ -442,7 +447,7 @@ export function collectionRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.delete(
-    '/collections/:name/indexes/:index',
+    '/:name/indexes/:index',
     {
       schema: {
         tags: ['collections'],
@@ -569,9 +574,9 @@ function toSortSpec(sort: Static<typeof Sort> | undefined): SortSpec | undefined
 function parseJson(text: string, what: string): unknown {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = readJsonText(text, what);
   } catch (e) {
-    throw badRequest(`${what}: invalid JSON (${(e as Error).message})`);
+    throw badRequest((e as Error).message);
   }
   if (value === null || typeof value !== 'object' || (what === 'query' && Array.isArray(value)))
     throw badRequest(`${what}: a JSON ${what === 'query' ? 'object' : 'object or array'} is expected`);

@@ -1,26 +1,25 @@
 /**
  * Projects and what hangs off them: versions (and the mode each is published in), child
- * projects, pools and lanes, web interfaces and custom lists; and the applications (web
- * interfaces) the caller may launch. Everyone of the account reads them; administrators change them.
+ * projects, pools and lanes, web interfaces, custom lists and designers. A plugin registered
+ * under PROJECTS_PREFIX (below /api/v1), its paths relative to it; web interfaces, custom lists and
+ * applications addressed by their own id are in routes/designs.ts. Everyone of the account reads
+ * them; administrators change them.
  */
 import { Type } from '@fastify/type-provider-typebox';
 import type {
   CustomList as CustomListRecord,
   Project as ProjectRecord,
 } from '../../platform/projects/index.js';
-import { webInterfaceUrl, type WebInterface as WebInterfaceRecord } from '../../platform/projects/index.js';
-import { accountUrls, asSentence, laneModeFor, RIGHTS_MESSAGES } from '../../platform/index.js';
+import type { WebInterface as WebInterfaceRecord } from '../../platform/projects/index.js';
 import { callerOf } from '../auth/access.js';
 import type { Api, ServerDeps } from '../deps.js';
-import { forbidden, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import { ListQuery, listPage } from '../listing.js';
 import {
-  Application,
   CustomList,
   IdParams,
   Lane,
   Mode,
-  NewCustomList,
   NewProject,
   NewWebInterface,
   Page,
@@ -35,23 +34,26 @@ import { toLaneBody, toPoolBody } from './directory.js';
 const PROJECT_FIELDS = ['id', 'title', 'type', 'authorId', 'parentId', 'createdAt', 'updatedAt'];
 const VERSION_FIELDS = ['id', 'name', 'mode', 'createdAt'];
 const INTERFACE_FIELDS = ['id', 'projectId', 'title', 'tags', 'contexts', 'createdAt'];
-const LIST_FIELDS = ['id', 'projectId', 'name', 'updatedAt'];
+export const LIST_FIELDS = ['id', 'projectId', 'name', 'updatedAt'];
 const LANE_FIELDS = ['id', 'poolId', 'name', 'parentId', 'managerId', 'createdAt'];
 
 export const toProjectBody = ({ accountId: _a, ...project }: ProjectRecord) => project;
-const toInterfaceBody = ({ accountId: _a, ...wi }: WebInterfaceRecord) => wi;
-const toCustomListBody = ({ accountId: _a, ...list }: CustomListRecord) => list;
+export const toInterfaceBody = ({ accountId: _a, ...wi }: WebInterfaceRecord) => wi;
+export const toCustomListBody = ({ accountId: _a, ...list }: CustomListRecord) => list;
 
 const VersionParams = Type.Object({
   id: Type.Integer({ minimum: 1 }),
   versionId: Type.Integer({ minimum: 1 }),
 });
 
-export function projectRoutes(app: Api, deps: ServerDeps): void {
+/** The prefix the plugin is registered under (below /api/v1). */
+export const PROJECTS_PREFIX = '/projects';
+
+export async function projectRoutes(app: Api, { deps }: { deps: ServerDeps }): Promise<void> {
   const { projects, webInterfaces, customLists } = deps.platform;
 
   app.get(
-    '/projects',
+    '',
     {
       schema: {
         tags: ['projects'],
@@ -67,7 +69,7 @@ export function projectRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/projects',
+    '',
     {
       config: { access: 'admin' },
       schema: {
@@ -86,13 +88,13 @@ export function projectRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/projects/:id',
+    '/:id',
     { schema: { tags: ['projects'], summary: 'A project', params: IdParams, response: { 200: Project } } },
     async (request) => toProjectBody(await projects.require(callerOf(request).accountId, request.params.id)),
   );
 
   app.patch(
-    '/projects/:id',
+    '/:id',
     {
       config: { access: 'admin' },
       schema: {
@@ -108,7 +110,7 @@ export function projectRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/projects/:id/children',
+    '/:id/children',
     {
       schema: {
         tags: ['projects'],
@@ -131,7 +133,7 @@ export function projectRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/projects/:id/versions',
+    '/:id/versions',
     {
       schema: {
         tags: ['projects'],
@@ -149,7 +151,7 @@ export function projectRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/projects/:id/versions',
+    '/:id/versions',
     {
       config: { access: 'admin' },
       schema: {
@@ -171,7 +173,7 @@ export function projectRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.patch(
-    '/projects/:id/versions/:versionId',
+    '/:id/versions/:versionId',
     {
       config: { access: 'admin' },
       schema: {
@@ -191,7 +193,7 @@ export function projectRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/projects/:id/pools',
+    '/:id/pools',
     {
       schema: {
         tags: ['projects'],
@@ -212,7 +214,7 @@ export function projectRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.put(
-    '/projects/:id/pools/:poolId',
+    '/:id/pools/:poolId',
     {
       config: { access: 'admin' },
       schema: {
@@ -230,7 +232,7 @@ export function projectRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/projects/:id/lanes',
+    '/:id/lanes',
     {
       schema: {
         tags: ['projects'],
@@ -249,7 +251,7 @@ export function projectRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/projects/:id/web-interfaces',
+    '/:id/web-interfaces',
     {
       schema: {
         tags: ['projects'],
@@ -272,7 +274,7 @@ export function projectRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/projects/:id/web-interfaces',
+    '/:id/web-interfaces',
     {
       config: { access: 'admin' },
       schema: {
@@ -291,24 +293,7 @@ export function projectRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/web-interfaces/:id',
-    {
-      schema: {
-        tags: ['projects'],
-        summary: 'A web interface',
-        params: IdParams,
-        response: { 200: WebInterface },
-      },
-    },
-    async (request) => {
-      const wi = await webInterfaces.find(callerOf(request).accountId, request.params.id);
-      if (!wi) throw notFound('Web interface not found.');
-      return toInterfaceBody(wi);
-    },
-  );
-
-  app.get(
-    '/projects/:id/custom-lists',
+    '/:id/custom-lists',
     {
       schema: {
         tags: ['projects'],
@@ -326,77 +311,6 @@ export function projectRoutes(app: Api, deps: ServerDeps): void {
     },
   );
 
-  app.get(
-    '/custom-lists',
-    {
-      schema: {
-        tags: ['projects'],
-        summary: "The account's custom lists",
-        querystring: ListQuery,
-        response: { 200: Page(CustomList) },
-      },
-    },
-    async (request) => {
-      const page = listPage(await customLists.list(callerOf(request).accountId), request.query, LIST_FIELDS);
-      return { ...page, items: page.items.map(toCustomListBody) };
-    },
-  );
-
-  app.post(
-    '/custom-lists',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags: ['projects'],
-        summary: 'Create a custom list',
-        body: NewCustomList,
-        response: { 201: CustomList },
-      },
-    },
-    async (request, reply) => {
-      const list = await customLists.create(callerOf(request).accountId, request.body);
-      reply.code(201);
-      return toCustomListBody(list);
-    },
-  );
-
-  const ListParams = Type.Object({ listId: Type.String({ minLength: 1, maxLength: 128 }) });
-
-  app.get(
-    '/custom-lists/:listId',
-    {
-      schema: {
-        tags: ['projects'],
-        summary: 'A custom list',
-        params: ListParams,
-        response: { 200: CustomList },
-      },
-    },
-    async (request) =>
-      toCustomListBody(await customLists.require(callerOf(request).accountId, request.params.listId)),
-  );
-
-  app.put(
-    '/custom-lists/:listId/content',
-    {
-      schema: {
-        tags: ['projects'],
-        summary:
-          "Replace a custom list's content (save_custom_list): administrators, designers of its project",
-        params: ListParams,
-        body: Type.Array(Type.Unknown(), { maxItems: 100_000 }),
-        response: { 200: Type.Object({ content: Type.Array(Type.Unknown()) }) },
-      },
-    },
-    async (request) => {
-      const caller = callerOf(request);
-      const list = await customLists.require(caller.accountId, request.params.listId);
-      if (!(await deps.platform.rights.canWriteCustomList(caller.accountId, caller.user, list)))
-        throw forbidden(asSentence(RIGHTS_MESSAGES.customList(list.id)));
-      return { content: await customLists.save(caller.accountId, list.id, request.body) };
-    },
-  );
-
   const DesignerParams = Type.Object({
     id: Type.Integer({ minimum: 1 }),
     userId: Type.Integer({ minimum: 1 }),
@@ -404,7 +318,7 @@ export function projectRoutes(app: Api, deps: ServerDeps): void {
   const Designers = Type.Object({ userIds: Type.Array(Type.Integer()) });
 
   app.get(
-    '/projects/:id/designers',
+    '/:id/designers',
     {
       config: { access: 'admin' },
       schema: {
@@ -420,7 +334,7 @@ export function projectRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.put(
-    '/projects/:id/designers/:userId',
+    '/:id/designers/:userId',
     {
       config: { access: 'admin' },
       schema: {
@@ -438,7 +352,7 @@ export function projectRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.delete(
-    '/projects/:id/designers/:userId',
+    '/:id/designers/:userId',
     {
       config: { access: 'admin' },
       schema: {
@@ -452,46 +366,6 @@ export function projectRoutes(app: Api, deps: ServerDeps): void {
       const { accountId } = callerOf(request);
       await deps.platform.rights.revokeDesign(accountId, request.params.id, request.params.userId);
       return { userIds: await deps.platform.rights.designers(accountId, request.params.id) };
-    },
-  );
-
-  app.get(
-    '/applications',
-    {
-      schema: {
-        tags: ['projects'],
-        summary: 'The web interfaces the caller may launch (get_applications)',
-        querystring: Type.Object({
-          mode: Type.Optional(Mode),
-          context: Type.Optional(
-            Type.Union([Type.Literal('web'), Type.Literal('mobile'), Type.Literal('tablet')]),
-          ),
-        }),
-        response: { 200: Type.Object({ items: Type.Array(Application) }) },
-      },
-    },
-    async (request) => {
-      const caller = callerOf(request);
-      const mode = request.query.mode ?? 'LIVE';
-      const context = request.query.context ?? 'web';
-      const lanes = await deps.platform.directory.lanes.lanesOf(
-        caller.accountId,
-        caller.user.id,
-        laneModeFor(mode),
-      );
-      const apps = await webInterfaces.applications(caller.accountId, {
-        mode,
-        context,
-        userLanes: lanes.map((l) => l.id),
-      });
-      const live = accountUrls(await deps.platform.accounts.require(caller.accountId)).live;
-      return {
-        items: apps.map((a) => ({
-          webInterface: toInterfaceBody(a.webInterface),
-          mode: a.mode,
-          url: webInterfaceUrl(live, a.webInterface.id, a.mode, context),
-        })),
-      };
     },
   );
 }

@@ -6,7 +6,7 @@ import { FormatError, numberFormatter } from '../format.js';
 import { formatNumber } from '../ops.js';
 import { type Env, blamedError, elError } from '../runtime.js';
 import { FmDate, JDouble, MatchResult, StringBoolean, isNumber, type FmNumber } from '../values.js';
-import { argString, checkArgs, def, requireTarget, targetTypeError } from './registry.js';
+import { argString, checkArgs, def, targetTypeError } from './registry.js';
 
 function num(t: unknown, node: A.BuiltInExpr): FmNumber {
   if (isNumber(t)) return t;
@@ -134,8 +134,4 @@ export function booleanString(env: Env, b: boolean, args: unknown[], node: A.Bui
   }
   checkArgs(node, args, 2);
   return b ? argString(node, args, 0) : argString(node, args, 1);
-}
-
-export function requireNum(t: unknown, node: A.BuiltInExpr): FmNumber {
-  return num(requireTarget(t, node), node);
 }

@@ -3,7 +3,7 @@ import type * as A from '../ast.js';
 import type { Cx } from '../compile-expr.js';
 import { intValue } from '../arith.js';
 import { BigDec } from '../bigdecimal.js';
-import { type Env, type Ev, describeType, elError, missingError, typeError } from '../runtime.js';
+import { type Env, type Ev, describeType, elError, typeError } from '../runtime.js';
 import { JDouble, MatchItem, type FmNumber } from '../values.js';
 
 export type BiValue = (env: Env, t: unknown, node: A.BuiltInExpr) => unknown;
@@ -83,17 +83,6 @@ export function argNumber(node: A.BuiltInExpr, args: unknown[], i: number): FmNu
 
 export function argInt(node: A.BuiltInExpr, args: unknown[], i: number): number {
   return intValue(argNumber(node, args, i));
-}
-
-export function argBoolean(node: A.BuiltInExpr, args: unknown[], i: number): boolean {
-  const v = args[i];
-  if (typeof v === 'boolean') return v;
-  throw argTypeError(node, i, 'boolean', v);
-}
-
-export function requireTarget(v: unknown, node: A.BuiltInExpr): unknown {
-  if (v === undefined) throw missingError(node.target);
-  return v;
 }
 
 export function targetTypeError(node: A.BuiltInExpr, expected: string, v: unknown): Error {

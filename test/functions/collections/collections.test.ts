@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DataDocumentLimitError } from '../../../src/functions/collections/index.js';
 import type { ExecutionContext } from '../../../src/functions/context.js';
 import { defaultRegistry, type BoundFunction, type CallEnv } from '../../../src/functions/registry.js';
-import { evaluate } from '../../../src/hosts/eval.js';
+import { evaluate } from '../../../src/hosts/evaluate.js';
 import { compile } from '../../../src/template/index.js';
 import { describeEachEngine } from '../../support/engines.js';
 import { buildWorld, contextIn, type World } from '../../platform/world.js';

@@ -6,7 +6,7 @@ import { beforeAll, expect, it } from 'vitest';
 import type { ExecutionContext } from '../../../src/functions/context.js';
 import { internalParameters } from '../../../src/functions/request/index.js';
 import { bind } from '../../../src/functions/registry.js';
-import { evaluate } from '../../../src/hosts/eval.js';
+import { evaluate } from '../../../src/hosts/evaluate.js';
 import { compile } from '../../../src/template/index.js';
 import { describeEachEngine } from '../../support/engines.js';
 import { buildWorld, contextIn, type World } from '../../platform/world.js';

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { internalParameters } from '../../../src/functions/request/index.js';
-import { evaluate } from '../../../src/hosts/eval.js';
+import { evaluate } from '../../../src/hosts/evaluate.js';
 import { StringBoolean } from '../../../src/template/index.js';
 import { describeEachEngine } from '../../support/engines.js';
 import { buildWorld, call, contextIn, errorOf, type World } from '../../platform/world.js';

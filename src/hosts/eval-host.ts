@@ -1,17 +1,60 @@
 /**
  * The eval endpoint's host, built from what the lower layers offer: the caller's execution context
  * (contextFor: account settings, user, mode, project, request, internal parameters) rendered by
- * hosts/eval. It reports the output, the variables the template set, what P_log wrote during the
+ * hosts/evaluate.ts. It reports the output, the variables the template set, what P_log wrote during the
  * evaluation, the response set_status / P_custom_header shaped, or the template's error with its
- * line and column. `flowmark serve` uses it for POST /api/v1/eval.
+ * line and column. `flowmark serve` uses it for POST /api/v1/eval (src/server/hosts.ts takes its
+ * input and output types from here).
  */
-import type { CompositeResponse, ExecutionLimits } from '../functions/context.js';
+import type { CompositeResponse, ExecutionLimits, Mode } from '../functions/context.js';
 import { contextFor } from '../functions/request/index.js';
-import { evaluate } from '../hosts/eval.js';
 import type { LogEntry } from '../platform/logs.js';
 import type { Platform } from '../platform/index.js';
 import { TemplateError } from '../template/index.js';
-import type { EvalInput, EvalOutput, ServerHosts } from './hosts.js';
+import { evaluate } from './evaluate.js';
+import type { HostCaller } from './http.js';
+
+/** POST /api/v1/eval: a template evaluated in a context chosen by the caller. */
+export interface EvalInput {
+  caller: HostCaller;
+  template: string;
+  mode: Mode;
+  /** Login (or id) of the user to evaluate as; only an administrator may name another user. */
+  asUser?: string;
+  /** Variables in scope (the data document of a request). */
+  data: Record<string, unknown>;
+  projectId?: number;
+  requestId?: string;
+  locale?: string;
+  timeZone?: string;
+}
+
+export interface EvalError {
+  message: string;
+  /** FreeMarker's exception kind (ParseException, InvalidReferenceException …) when known. */
+  kind?: string;
+  line?: number;
+  column?: number;
+  templateName?: string;
+}
+
+export interface LogLine {
+  level: string;
+  message: string;
+}
+
+export interface EvalOutput {
+  /** The rendered text ('' when the evaluation failed). */
+  output: string;
+  /** Variables created or changed by the template (assign/global), as plain JSON values. */
+  variables: Record<string, unknown>;
+  /** What P_log wrote during the evaluation. */
+  logs: LogLine[];
+  /** What set_status and P_custom_header set. */
+  response: { status?: number; statusName?: string; description?: string; headers: Record<string, string> };
+  /** The failure, when the template did not render. */
+  error?: EvalError;
+}
 
 export interface EvalHostOptions {
   clock?: () => number;
@@ -23,7 +66,7 @@ export interface EvalHostOptions {
 export function evalHost(
   platform: Platform,
   options: EvalHostOptions = {},
-): Required<Pick<ServerHosts, 'evaluate'>> {
+): { evaluate(input: EvalInput): Promise<EvalOutput> } {
   return {
     async evaluate(input: EvalInput): Promise<EvalOutput> {
       const logged: LogEntry[] = [];

@@ -1,6 +1,6 @@
 /**
- * The eval host: renders a template in an execution context, with the function library bound to
- * that context. The platform's internal parameters (P_customer, P_mode, P_user …, see
+ * Evaluation, which every host and `flowmark render` share: renders a template in an execution
+ * context, with the function library bound to that context. The platform's internal parameters (P_customer, P_mode, P_user …, see
  * docs/platform.md) come first — their names are reserved — then data variables, then the
  * library's functions and the `<@script env="js">` directive of src/script (as in FreeMarker,
  * the data model shadows shared variables).
