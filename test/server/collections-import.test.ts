@@ -117,6 +117,16 @@ describeEachEngine('server: collection import', (engine) => {
       code: 'invalid',
       message: 'options: a JSON object is expected',
     });
+    const protoKey = await call(server.url, 'POST', `${c}/rows/import`, {
+      token: as('user'),
+      body: form('a\n1\n', 'a.csv', '{"\\u005f_proto__": {"polluted": true}}'),
+    });
+    expect(protoKey.body).toEqual({
+      status: 400,
+      code: 'invalid',
+      message: 'options: the key "__proto__" is not allowed',
+    });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     const extra = new FormData();
     extra.append('drop', 'true');
     extra.append('file', new Blob(['a\n1\n']), 'a.csv');

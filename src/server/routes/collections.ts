@@ -19,7 +19,7 @@ import { ApiError, badRequest, notFound, toErrorBody } from '../errors.js';
 import { fitsResponse } from '../response-size.js';
 import { MAX_PAGE_SIZE } from '../listing.js';
 import { CollectionInfo, IndexDescriptor, JsonObject } from '../schemas.js';
-import { readJsonText } from '../../safety/index.js';
+import { parseJsonSafely, readJsonText, UnsafeJsonKeyError } from '../../safety/index.js';
 
 /** Most documents one aggregation answers (the spec's aggregate_collection limit). */
 export const MAX_AGGREGATE_RESULTS = 1000;
@@ -469,7 +469,7 @@ export async function collectionRoutes(app: Api, { deps }: { deps: ServerDeps })
   );
 
   app.post(
-    '/collections/:name/import',
+    '/:name/import',
     {
       schema: {
         tags: ['collections'],
@@ -496,8 +496,9 @@ export async function collectionRoutes(app: Api, { deps }: { deps: ServerDeps })
           content = await part.toBuffer();
         } else if (part.fieldname === 'options') {
           try {
-            raw = JSON.parse(String(part.value)) as Record<string, unknown>;
-          } catch {
+            raw = parseJsonSafely(String(part.value)) as Record<string, unknown>;
+          } catch (e) {
+            if (e instanceof UnsafeJsonKeyError) throw badRequest(`options: ${e.message}`);
             throw badRequest('options: a JSON object is expected');
           }
           if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
