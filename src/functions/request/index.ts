@@ -6,7 +6,7 @@
  */
 import type { FunctionSpec } from '../spec.js';
 import { contextInfoFunctions } from './context-info.js';
-import { flowFunctions } from './flow.js';
+import { flowFunctions } from './process-flow.js';
 import { listFunctions } from './lists.js';
 import { lockFunctions } from './locks.js';
 import { logFunctions } from './log.js';
@@ -34,5 +34,5 @@ export {
   type EvaluationState,
 } from './evaluation.js';
 export { ScriptThrownError } from './throw.js';
-export { setFlowFrame, SETTABLE_STATUSES, type FlowFrame } from './flow.js';
+export { setFlowFrame, SETTABLE_STATUSES, type FlowFrame } from './process-flow.js';
 export { checkDataDocument, dataDocumentBytes } from './data-document.js';
