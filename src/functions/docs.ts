@@ -3,6 +3,7 @@
  * (`npm run docs:functions`), `flowmark functions` (text and --json).
  */
 import { FUNCTION_GROUPS, formSignature, type FunctionRegistry, type FunctionSpec } from './registry.js';
+import { LISTED_TESTS, type SourceIndex } from './source-index.js';
 
 export interface FunctionDescription {
   name: string;
@@ -163,7 +164,23 @@ text of csv_to_json), parse_booleans Java's Boolean.parseBoolean; empty entries 
 value.
 `;
 
-export function functionsMarkdown(registry: FunctionRegistry): string {
+/** `Source: [path](../path) · Tests: [a](../a), … (+N more)` for a function, relative to docs/. */
+function sourceLine(name: string, sources: SourceIndex): string {
+  const { declaration, tests } = sources(name);
+  const link = (path: string) => `[${path}](../${path})`;
+  const parts = [declaration ? `Declared and implemented in ${link(declaration)}.` : ''];
+  if (tests.length) {
+    const more = tests.length > LISTED_TESTS ? ` (+${tests.length - LISTED_TESTS} more)` : '';
+    parts.push(`Tests: ${tests.slice(0, LISTED_TESTS).map(link).join(', ')}${more}.`);
+  } else parts.push('Tests: none name it.');
+  return parts.filter(Boolean).join(' ');
+}
+
+/**
+ * docs/functions.md. With `sources` (docs generation, in a checkout), each function also links
+ * the module that declares and implements it and the tests that call it.
+ */
+export function functionsMarkdown(registry: FunctionRegistry, sources?: SourceIndex): string {
   const all = describeLibrary(registry);
   const out: string[] = [INTRO];
   out.push('## Contents\n');
@@ -191,6 +208,7 @@ export function functionsMarkdown(registry: FunctionRegistry): string {
       ].filter(Boolean);
       if (notes.length) out.push(notes.join(' ') + '\n');
       out.push(`${f.doc}\n`);
+      if (sources) out.push(`${sourceLine(f.name, sources)}\n`);
       const documented = f.forms.flatMap((form) => form.params).filter((p) => p.doc);
       if (documented.length) {
         out.push('| parameter | meaning |\n|---|---|');

@@ -1,9 +1,13 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { describeLibrary, functionsMarkdown } from '../../src/functions/docs.js';
 import { defaultRegistry } from '../../src/functions/registry.js';
+import { sourceIndex } from '../../src/functions/source-index.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
 import { SPEC_2_1_WEB_INTERFACE, WEB_INTERFACE_EXTRAS } from '../support/spec.js';
 
 async function run(args: string[]) {
@@ -21,9 +25,30 @@ describe('docs/functions.md', () => {
   it('is the registry\u2019s current reference (run `npm run docs:functions` when this fails)', () => {
     const committed = readFileSync(new URL('../../docs/functions.md', import.meta.url), 'utf8');
     expect(
-      committed === functionsMarkdown(defaultRegistry()),
+      committed === functionsMarkdown(defaultRegistry(), sourceIndex(root)),
       'docs/functions.md is stale: npm run docs:functions',
     ).toBe(true);
+  });
+
+  it('links every function to the module that declares and implements it, and to its tests', () => {
+    const sources = sourceIndex(root);
+    const undeclared: string[] = [];
+    for (const f of defaultRegistry().list()) {
+      const { declaration, tests } = sources(f.name);
+      if (!declaration) {
+        undeclared.push(f.name);
+        continue;
+      }
+      expect(existsSync(`${root}/${declaration}`)).toBe(true);
+      expect(readFileSync(`${root}/${declaration}`, 'utf8')).toContain(`'${f.name}'`);
+      for (const t of tests) expect(readFileSync(`${root}/${t}`, 'utf8')).toContain(f.name);
+    }
+    expect(undeclared).toEqual([]);
+    const md = readFileSync(new URL('../../docs/functions.md', import.meta.url), 'utf8');
+    expect(md).toContain(
+      'Declared and implemented in [src/functions/file/zip.ts](../src/functions/file/zip.ts).',
+    );
+    expect(md).toMatch(/### count_objects\n[\s\S]*?Tests: \[test\/[^\]]+\]\(\.\.\/test\//);
   });
 
   it('documents every function, alias and flag of the library', () => {
