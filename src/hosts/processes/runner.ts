@@ -16,7 +16,7 @@ import {
   type ExecutionLimits,
   type Surface,
 } from '../../functions/context.js';
-import { contextFor, dataDocumentBytes, setFlowFrame } from '../../functions/request/index.js';
+import { contextFor, setFlowFrame } from '../../functions/request/index.js';
 import {
   accountUrls,
   isFinalStatus,
@@ -35,9 +35,7 @@ import {
   DEFINITION_LIMITS,
   Heartbeat,
   isTemplateText,
-  isVariableName,
   leaseMsFromEnv,
-  parseDuration,
   PROCESS_OWNER,
   stepById,
   taskId,
@@ -49,10 +47,8 @@ import {
   type RunCursor,
   type ScriptStep,
   type StepDefinition,
-  type StepError,
   type StepRecord,
   type StepStatus,
-  type StepType,
   type SubprocessStep,
   type Lease,
   type ManualTask,
@@ -66,58 +62,11 @@ import { markRequestInput } from '../../template/index.js';
 import { renderIn } from '../render.js';
 import { typedValue } from '../typing.js';
 import { failureMessage, loggedMessage, StepFailure, stepError } from './failure.js';
+import { decideLoop, dueTime } from './loops.js';
+import { stepLabel, type NewRun, type ProcessEvent, type RunnerOptions } from './runner-api.js';
+import { checkDataSize, checkNewDocumentSize, checkSubmission } from './submission.js';
 
-export interface RunnerOptions {
-  clock?: () => number;
-  random?: () => number;
-  randomBytes?: (size: number) => Uint8Array;
-  /** The limits of every evaluation (dataDocumentBytes: the data document's maximum size). */
-  limits?: Partial<ExecutionLimits>;
-  /** Told as requests move (the CLI prints it). */
-  observer?: (event: ProcessEvent) => void;
-  /** The most iterations of one loop (default and maximum DEFINITION_LIMITS.iterations, 1000). */
-  maxIterations?: number;
-  /** The leases this runner takes on the runs it drives (default: this process, FLOWMARK_LEASE_MS or 30 s). */
-  lease?: Partial<LeaseSettings>;
-}
-
-export type ProcessEvent =
-  | { type: 'started'; requestId: string; parentId: string | null; name: string }
-  | {
-      type: 'step';
-      requestId: string;
-      stepId: number;
-      name: string;
-      stepType: StepType;
-      iteration: number;
-      status: StepStatus;
-      result?: unknown;
-      error?: StepError;
-    }
-  | {
-      type: 'waiting';
-      requestId: string;
-      stepId: number;
-      iteration: number;
-      reason: 'task' | 'child' | 'paused';
-      url?: string;
-      child?: string;
-    }
-  | { type: 'ended'; requestId: string; status: number; message: string };
-
-/** What starting a request needs once its definition is known. */
-export interface NewRun {
-  definition: ProcessDefinition;
-  definitionId: number | null;
-  data: Record<string, unknown>;
-  mode: ProcessRequest['mode'];
-  projectId: number | null;
-  initiatorId: number | null;
-  /** Who the steps run as (P_user). */
-  userId: number | null;
-  parentId: string | null;
-  depth: number;
-}
+export { stepLabel, type NewRun, type ProcessEvent, type RunnerOptions } from './runner-api.js';
 
 /** How one iteration of a step went: done (with the loop's bound to keep), no iteration left, or waiting. */
 type Outcome = { kind: 'next'; loop: RunCursor['loop'] } | { kind: 'leave' } | { kind: 'waiting' };
@@ -125,10 +74,6 @@ type Outcome = { kind: 'next'; loop: RunCursor['loop'] } | { kind: 'leave' } | {
 type Parameters = Record<string, unknown>;
 
 const conflict = (message: string) => new PlatformError('conflict', message);
-
-export function stepLabel(step: StepDefinition): string {
-  return `step ${step.id}${step.name ? ` (${step.name})` : ''}`;
-}
 
 export class ProcessRunner {
   readonly limits: ExecutionLimits;
@@ -145,7 +90,7 @@ export class ProcessRunner {
       ttlMs: options.lease?.ttlMs ?? leaseMsFromEnv(),
     };
     this.heartbeat = new Heartbeat(
-      (ids) => this.processes.runs.renew(ids, this.leaseUntil()),
+      (ids) => this.platform.processes.runs.renew(ids, this.leaseUntil()),
       Math.max(Math.floor(this.lease.ttlMs / 3), 50),
     );
   }
@@ -170,10 +115,6 @@ export class ProcessRunner {
     }
   }
 
-  private get processes() {
-    return this.platform.processes;
-  }
-
   private emit(event: ProcessEvent): void {
     this.options.observer?.(event);
   }
@@ -184,12 +125,7 @@ export class ProcessRunner {
   /** Creates a request and its run (not driven yet); returns its id. */
   async create(accountId: string, input: NewRun): Promise<string> {
     const data = toJsonObject(input.data, 'the data document');
-    const bytes = dataDocumentBytes(data);
-    if (bytes > this.limits.dataDocumentBytes)
-      throw new PlatformError(
-        'invalid',
-        `the data document has ${bytes} bytes, over its maximum of ${this.limits.dataDocumentBytes} bytes`,
-      );
+    checkNewDocumentSize(data, this.limits.dataDocumentBytes);
     const request = await this.platform.requests.create(accountId, {
       projectId: input.projectId,
       mode: input.mode,
@@ -198,7 +134,7 @@ export class ProcessRunner {
       parentId: input.parentId,
       status: STATUS_RUNNING,
     });
-    await this.processes.runs.create(accountId, {
+    await this.platform.processes.runs.create(accountId, {
       requestId: request.id,
       definition: input.definition,
       definitionId: input.definitionId,
@@ -222,9 +158,9 @@ export class ProcessRunner {
 
   private async steps(accountId: string, requestId: string): Promise<void> {
     for (;;) {
-      const run = await this.processes.runs.require(accountId, requestId);
+      const run = await this.platform.processes.runs.require(accountId, requestId);
       if (run.cursor.phase !== 'ready') return;
-      const claimed = await this.processes.runs.move(
+      const claimed = await this.platform.processes.runs.move(
         run,
         { ...run.cursor, phase: 'running' },
         run.userId,
@@ -253,14 +189,14 @@ export class ProcessRunner {
       await this.platform.requests.require(accountId, requestId);
       throw conflict('The request has already ended.');
     }
-    const run = await this.processes.runs.find(accountId, requestId);
+    const run = await this.platform.processes.runs.find(accountId, requestId);
     // A step being run ends the request itself when it finishes (it sees the final status).
     if (run && run.cursor.phase !== 'running' && run.cursor.phase !== 'ended') await this.end(run, status);
   }
 
   /** Continues a request its script paused (P_set_request_status(102)). */
   async resume(accountId: string, requestId: string): Promise<void> {
-    const run = await this.processes.runs.require(accountId, requestId);
+    const run = await this.platform.processes.runs.require(accountId, requestId);
     if (run.cursor.phase !== 'paused')
       throw conflict(
         run.cursor.phase === 'task'
@@ -270,11 +206,11 @@ export class ProcessRunner {
             : 'The request is not paused.',
       );
     // The status and the cursor (with its lease) commit together.
-    await this.processes.transaction(async () => {
+    await this.platform.processes.transaction(async () => {
       if (!(await this.platform.requests.transition(accountId, requestId, [STATUS_WAITING], STATUS_RUNNING)))
         throw conflict('The request is not paused.');
       const ready = { ...run.cursor, phase: 'ready' as const };
-      if (!(await this.processes.runs.move(run, ready, run.userId, this.leaseUntil())))
+      if (!(await this.platform.processes.runs.move(run, ready, run.userId, this.leaseUntil())))
         throw conflict('The request is being resumed by someone else.');
     });
     await this.drive(accountId, requestId);
@@ -299,22 +235,22 @@ export class ProcessRunner {
     fields: Record<string, unknown>,
     userId: number | null,
   ): Promise<void> {
-    const task = await this.processes.tasks.find(accountId, ref);
+    const task = await this.platform.processes.tasks.find(accountId, ref);
     if (!task) throw taskMissing();
     if (task.status === 'SUBMITTED') throw conflict('The task has already been submitted.');
     if (task.status === 'CANCELLED') throw conflict('The task was cancelled: its request has ended.');
     const data = checkSubmission(task.fields, fields);
-    const run = await this.processes.runs.require(accountId, ref.requestId);
+    const run = await this.platform.processes.runs.require(accountId, ref.requestId);
     const record =
       run.cursor.phase === 'task' && run.cursor.record !== undefined
-        ? await this.processes.steps.find(accountId, run.cursor.record)
+        ? await this.platform.processes.steps.find(accountId, run.cursor.record)
         : undefined;
     if (!record || record.taskId !== task.id) throw conflict('The request is not waiting for this task.');
     // The submission and the lease commit together: a server that dies next leaves a run to resume.
-    const claimed = await this.processes.transaction(async () => {
-      if (!(await this.processes.tasks.submit(accountId, ref, data, userId)))
+    const claimed = await this.platform.processes.transaction(async () => {
+      if (!(await this.platform.processes.tasks.submit(accountId, ref, data, userId)))
         throw conflict('The task has already been submitted.');
-      const moved = await this.processes.runs.move(
+      const moved = await this.platform.processes.runs.move(
         run,
         { ...run.cursor, phase: 'running' },
         userId,
@@ -357,7 +293,7 @@ export class ProcessRunner {
     try {
       const request = await this.platform.requests.require(accountId, ref.requestId);
       const merged = { ...request.data, ...data };
-      this.checkSize(step, 'the submission', merged);
+      checkDataSize(stepLabel(step), 'the submission', merged, this.limits.dataDocumentBytes);
       await this.platform.requests.update(accountId, ref.requestId, { data: merged });
       // P_result is the caller's submission: marked, so its objects never act as query operators.
       const params = await this.parameters(claimed, step, markRequestInput(data));
@@ -396,18 +332,20 @@ export class ProcessRunner {
     }
     if (cursor.phase !== 'running') {
       // Nothing to run: moving it in place gives the lease up.
-      await this.processes.runs.move(run, cursor);
+      await this.platform.processes.runs.move(run, cursor);
       return;
     }
-    const data = await this.processes.runs.stepData(accountId, requestId);
+    const data = await this.platform.processes.runs.stepData(accountId, requestId);
     if (data) await this.platform.requests.update(accountId, requestId, { data });
     const step = run.definition.steps[cursor.step];
     const ref: TaskRef = { requestId, stepId: step?.id ?? 0, iteration: cursor.iteration };
     const record =
-      cursor.record === undefined ? undefined : await this.processes.steps.find(accountId, cursor.record);
+      cursor.record === undefined
+        ? undefined
+        : await this.platform.processes.steps.find(accountId, cursor.record);
     if (step?.type === 'manual' && record) {
       // Its task had been submitted: the submission is taken again.
-      const task = await this.processes.tasks.find(accountId, ref);
+      const task = await this.platform.processes.tasks.find(accountId, ref);
       if (task?.status === 'SUBMITTED')
         return this.takeSubmission(run, task, record, task.result ?? {}, task.submittedBy);
     }
@@ -417,12 +355,12 @@ export class ProcessRunner {
       if (isFinalStatus(child.status)) return this.takeChildResult(run, child);
     }
     if (step) {
-      await this.processes.steps.discard(accountId, requestId, step.id, cursor.iteration);
-      if (step.type === 'manual') await this.processes.tasks.discard(accountId, ref);
+      await this.platform.processes.steps.discard(accountId, requestId, step.id, cursor.iteration);
+      if (step.type === 'manual') await this.platform.processes.tasks.discard(accountId, ref);
     }
     const again: RunCursor = { step: cursor.step, iteration: cursor.iteration, phase: 'ready' };
     if (cursor.loop) again.loop = cursor.loop;
-    if (await this.processes.runs.move(run, again, run.userId, this.leaseUntil()))
+    if (await this.platform.processes.runs.move(run, again, run.userId, this.leaseUntil()))
       await this.steps(accountId, requestId);
   }
 
@@ -437,13 +375,13 @@ export class ProcessRunner {
     const now = this.now();
     if (timer.kind === 'reminder') {
       const entry = await this.reminder(timer, ref);
-      return this.processes.transaction(async () => {
-        if (!(await this.processes.timers.markFired(timer.id, this.lease.owner, now))) return false;
+      return this.platform.processes.transaction(async () => {
+        if (!(await this.platform.processes.timers.markFired(timer.id, this.lease.owner, now))) return false;
         if (entry) await this.platform.logs.write(accountId, entry);
         return true;
       });
     }
-    const run = await this.processes.runs.find(accountId, requestId);
+    const run = await this.platform.processes.runs.find(accountId, requestId);
     const step = run && stepById(run.definition, timer.stepId);
     const message = `${step ? stepLabel(step) : `step ${timer.stepId}`}: the task's deadline passed`;
     const next =
@@ -451,18 +389,18 @@ export class ProcessRunner {
         ? run.definition.steps.findIndex((s) => s.id === step.onTimeout)
         : -1;
     let then: 'end' | 'go on' | undefined;
-    const fired = await this.processes.transaction(async () => {
-      if (!(await this.processes.timers.markFired(timer.id, this.lease.owner, now))) return false;
-      if (!(await this.processes.tasks.cancelIfOpen(accountId, ref))) return true;
+    const fired = await this.platform.processes.transaction(async () => {
+      if (!(await this.platform.processes.timers.markFired(timer.id, this.lease.owner, now))) return false;
+      if (!(await this.platform.processes.tasks.cancelIfOpen(accountId, ref))) return true;
       if (next >= 0) {
         // on_timeout: the task's step fails and the request goes on at that step.
-        const current = await this.processes.runs.require(accountId, requestId);
+        const current = await this.platform.processes.runs.require(accountId, requestId);
         if (current.cursor.phase !== 'task' || current.cursor.record === undefined) return true;
-        await this.processes.steps.update(accountId, current.cursor.record, {
+        await this.platform.processes.steps.update(accountId, current.cursor.record, {
           status: 'failed',
           error: { message },
         });
-        const moved = await this.processes.runs.move(
+        const moved = await this.platform.processes.runs.move(
           current,
           { step: next, iteration: 0, phase: 'ready' },
           current.userId,
@@ -482,14 +420,14 @@ export class ProcessRunner {
       if (!ended) return true;
       await this.platform.requests.update(accountId, requestId, { message });
       // Ending it (below) is owed: if this server dies first, the lease expires and a sweeper ends it.
-      await this.processes.runs.lease(accountId, requestId, this.leaseUntil());
+      await this.platform.processes.runs.lease(accountId, requestId, this.leaseUntil());
       then = 'end';
       return true;
     });
     if (then === 'go on') await this.drive(accountId, requestId);
     else if (then === 'end')
       await this.holding(requestId, async () =>
-        this.end(await this.processes.runs.require(accountId, requestId), STATUS_OUTDATED),
+        this.end(await this.platform.processes.runs.require(accountId, requestId), STATUS_OUTDATED),
       );
     return fired;
   }
@@ -499,14 +437,14 @@ export class ProcessRunner {
     timer: ProcessTimer,
     ref: TaskRef,
   ): Promise<Omit<LogEntry, 'id' | 'accountId' | 'createdAt'> | undefined> {
-    const task = await this.processes.tasks.find(timer.accountId, ref);
-    const run = await this.processes.runs.find(timer.accountId, timer.requestId);
+    const task = await this.platform.processes.tasks.find(timer.accountId, ref);
+    const run = await this.platform.processes.runs.find(timer.accountId, timer.requestId);
     const step = run && stepById(run.definition, timer.stepId);
     if (task?.status !== 'OPEN' || !run || !step || timer.message === null) return undefined;
     const request = await this.platform.requests.require(timer.accountId, timer.requestId);
     const entry = { requestId: request.id, projectId: request.projectId, userId: null, mode: request.mode };
     try {
-      const previous = (await this.processes.steps.lastDone(run.accountId, run.requestId))?.result;
+      const previous = (await this.platform.processes.steps.lastDone(run.accountId, run.requestId))?.result;
       const parameters = await this.parameters(run, step, previous);
       const ctx = await this.createContext(run, request, step, 'process-task');
       const message = await renderIn(ctx, timer.message, {
@@ -533,12 +471,12 @@ export class ProcessRunner {
     params: Parameters,
   ): Promise<void> {
     if (step.deadline !== null)
-      await this.processes.timers.create(run.accountId, ref, {
+      await this.platform.processes.timers.create(run.accountId, ref, {
         kind: 'deadline',
         dueAt: await this.dueAt(ctx, run, step, step.deadline, 'deadline', params),
       });
     if (step.reminder !== null)
-      await this.processes.timers.create(run.accountId, ref, {
+      await this.platform.processes.timers.create(run.accountId, ref, {
         kind: 'reminder',
         dueAt: await this.dueAt(ctx, run, step, step.reminder.after, 'reminder', params),
         message: step.reminder.message,
@@ -564,16 +502,7 @@ export class ProcessRunner {
       });
       value = typedValue(output);
     }
-    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
-    if (typeof value === 'string') {
-      const ms = parseDuration(value);
-      if (ms !== undefined) return this.now() + ms;
-      const time = /^\d{4}-\d\d-\d\dT/.test(value.trim()) ? Date.parse(value) : NaN;
-      if (!Number.isNaN(time)) return time;
-    }
-    throw new StepFailure(
-      `${stepLabel(step)}: the ${what} must be a duration (90s, 15m, 2h, 1d, PT1H30M), a time in epoch milliseconds or an ISO-8601 date-time, not ${show(value)}`,
-    );
+    return dueTime(value, this.now(), stepLabel(step), what);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -587,7 +516,7 @@ export class ProcessRunner {
   ): Promise<Outcome | undefined> {
     let record: StepRecord | undefined;
     try {
-      const previous = (await this.processes.steps.lastDone(run.accountId, run.requestId))?.result;
+      const previous = (await this.platform.processes.steps.lastDone(run.accountId, run.requestId))?.result;
       const params = await this.parameters(run, step, previous);
       let loop = run.cursor.loop;
       if (step.loop) {
@@ -668,13 +597,13 @@ export class ProcessRunner {
       title: step.name || stepLabel(step),
       uploadWidgets: step.widgets,
     });
-    const task = await this.processes.tasks.create(run.accountId, {
+    const task = await this.platform.processes.tasks.create(run.accountId, {
       ...ref,
       laneId: step.lane,
       instanceId: instance.id,
       fields: step.fields,
     });
-    await this.processes.steps.update(run.accountId, record.id, { taskId: task.id });
+    await this.platform.processes.steps.update(run.accountId, record.id, { taskId: task.id });
     const ctx = await this.context(run, request, step, 'manual-task-input');
     ctx.applicationInstanceId = instance.id;
     setFlowFrame(ctx, { stepId: step.id, iteration: ref.iteration, task: ref, lastResult: () => previous });
@@ -683,9 +612,9 @@ export class ProcessRunner {
       await this.platform.applications.update(run.accountId, actor, instance.id, { data: inputs }, 'prepare');
     if (await this.endedByScript(run)) return undefined;
     await this.timers(ctx, run, step, ref, params);
-    await this.processes.steps.update(run.accountId, record.id, { status: 'waiting' });
+    await this.platform.processes.steps.update(run.accountId, record.id, { status: 'waiting' });
     await this.platform.requests.transition(run.accountId, run.requestId, [STATUS_RUNNING], STATUS_WAITING);
-    await this.processes.runs.move(run, { ...cursor, phase: 'task', record: record.id });
+    await this.platform.processes.runs.move(run, { ...cursor, phase: 'task', record: record.id });
     this.emit({
       type: 'waiting',
       requestId: run.requestId,
@@ -714,7 +643,7 @@ export class ProcessRunner {
     let definition: ProcessDefinition;
     let definitionId: number | null = null;
     if (typeof step.process === 'string') {
-      const stored = await this.processes.definitions.find(run.accountId, step.process);
+      const stored = await this.platform.processes.definitions.find(run.accountId, step.process);
       if (!stored)
         throw new StepFailure(
           `${stepLabel(step)}: no process definition is named ${JSON.stringify(step.process)}`,
@@ -738,7 +667,7 @@ export class ProcessRunner {
       parentId: run.requestId,
       depth: run.depth + 1,
     });
-    await this.processes.steps.update(run.accountId, record.id, { childRequestId: childId });
+    await this.platform.processes.steps.update(run.accountId, record.id, { childRequestId: childId });
     if (!step.wait) {
       await this.drive(run.accountId, childId);
       const result = { request: childId };
@@ -748,9 +677,14 @@ export class ProcessRunner {
       await this.done(run, step, record, result);
       return { kind: 'next', loop: cursor.loop };
     }
-    await this.processes.steps.update(run.accountId, record.id, { status: 'waiting' });
+    await this.platform.processes.steps.update(run.accountId, record.id, { status: 'waiting' });
     await this.platform.requests.transition(run.accountId, run.requestId, [STATUS_RUNNING], STATUS_WAITING);
-    await this.processes.runs.move(run, { ...cursor, phase: 'child', record: record.id, child: childId });
+    await this.platform.processes.runs.move(run, {
+      ...cursor,
+      phase: 'child',
+      record: record.id,
+      child: childId,
+    });
     this.emit({
       type: 'waiting',
       requestId: run.requestId,
@@ -769,9 +703,9 @@ export class ProcessRunner {
   }
 
   private async childDone(accountId: string, parentId: string, child: ProcessRequest): Promise<void> {
-    const run = await this.processes.runs.find(accountId, parentId);
+    const run = await this.platform.processes.runs.find(accountId, parentId);
     if (!run || run.cursor.phase !== 'child' || run.cursor.child !== child.id) return;
-    const claimed = await this.processes.runs.move(
+    const claimed = await this.platform.processes.runs.move(
       run,
       { ...run.cursor, phase: 'running' },
       run.userId,
@@ -788,7 +722,7 @@ export class ProcessRunner {
     if (isFinalStatus(parent.status)) return this.end(claimed, parent.status);
     await this.platform.requests.transition(accountId, parentId, [STATUS_WAITING], STATUS_RUNNING);
     const step = claimed.definition.steps[claimed.cursor.step]!;
-    const record = await this.processes.steps.find(accountId, claimed.cursor.record!);
+    const record = await this.platform.processes.steps.find(accountId, claimed.cursor.record!);
     try {
       if (child.status !== STATUS_COMPLETED) {
         const name = REQUEST_STATUSES[child.status as keyof typeof REQUEST_STATUSES]?.name ?? '';
@@ -818,7 +752,6 @@ export class ProcessRunner {
     params: Parameters,
   ): Promise<{ go: boolean; loop: RunCursor['loop'] }> {
     const loop = step.loop!;
-    const iteration = run.cursor.iteration;
     const max = Math.min(
       this.options.maxIterations ?? DEFINITION_LIMITS.iterations,
       DEFINITION_LIMITS.iterations,
@@ -833,41 +766,7 @@ export class ProcessRunner {
       });
       return typedValue(output);
     };
-    if ('count' in loop) {
-      let count = run.cursor.loop?.count;
-      if (count === undefined) {
-        const value = await evaluate(loop.count);
-        if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max)
-          throw new StepFailure(
-            `${label}: the loop count must be a whole number from 0 to ${max}, not ${show(value)}`,
-          );
-        count = value;
-      }
-      return { go: iteration < count, loop: { count } };
-    }
-    if ('over' in loop) {
-      let items = run.cursor.loop?.items;
-      if (items === undefined) {
-        let value = await evaluate(loop.over);
-        if (typeof value === 'string' && value.trim() === '') value = [];
-        if (!Array.isArray(value))
-          throw new StepFailure(`${label}: the loop must iterate over an array (JSON), not ${show(value)}`);
-        if (value.length > max)
-          throw new StepFailure(`${label}: the loop has ${value.length} items, more than ${max}`);
-        const bytes = Buffer.byteLength(JSON.stringify(value));
-        if (bytes > this.limits.dataDocumentBytes)
-          throw new StepFailure(
-            `${label}: the loop's items take ${bytes} bytes, over the data document's maximum of ${this.limits.dataDocumentBytes}`,
-          );
-        items = value;
-      }
-      return { go: iteration < items.length, loop: { items } };
-    }
-    if (iteration >= max) throw new StepFailure(`${label}: the loop ran ${max} iterations, its maximum`);
-    const value = await evaluate(loop.while);
-    if (typeof value !== 'boolean')
-      throw new StepFailure(`${label}: the loop condition must print true or false, not ${show(value)}`);
-    return { go: value, loop: undefined };
+    return decideLoop(loop, run.cursor, label, max, this.limits.dataDocumentBytes, evaluate);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -950,24 +849,20 @@ export class ProcessRunner {
       // Functions may have changed the document meanwhile (inject_objects, inject_params …).
       const current = await this.platform.requests.require(run.accountId, run.requestId);
       const data = { ...current.data, [variable.name]: value };
-      this.checkSize(step, `${phase} variable ${variable.name}`, data);
+      checkDataSize(
+        stepLabel(step),
+        `${phase} variable ${variable.name}`,
+        data,
+        this.limits.dataDocumentBytes,
+      );
       request = await this.platform.requests.update(run.accountId, run.requestId, { data });
       values[variable.name] = value;
     }
     return values;
   }
 
-  private checkSize(step: StepDefinition, what: string, data: Record<string, unknown>): void {
-    const bytes = dataDocumentBytes(data);
-    const limit = this.limits.dataDocumentBytes;
-    if (bytes > limit)
-      throw new StepFailure(
-        `${stepLabel(step)}, ${what}: the data document would reach ${bytes} bytes, over its maximum of ${limit} bytes: the process is stopped`,
-      );
-  }
-
   private async begin(run: ProcessRun, step: StepDefinition, status: StepStatus): Promise<StepRecord> {
-    return this.processes.steps.begin(run.accountId, {
+    return this.platform.processes.steps.begin(run.accountId, {
       requestId: run.requestId,
       stepId: step.id,
       iteration: run.cursor.iteration,
@@ -990,7 +885,7 @@ export class ProcessRunner {
       throw new StepFailure(
         `${stepLabel(step)}: its result has ${bytes} bytes, over the data document's maximum of ${this.limits.dataDocumentBytes}`,
       );
-    const updated = await this.processes.steps.update(run.accountId, record.id, {
+    const updated = await this.platform.processes.steps.update(run.accountId, record.id, {
       status: 'done',
       result: value,
     });
@@ -1023,7 +918,7 @@ export class ProcessRunner {
       return false;
     }
     if (request.status === STATUS_WAITING) {
-      await this.processes.runs.move(run, { ...cursor, phase: 'paused' });
+      await this.platform.processes.runs.move(run, { ...cursor, phase: 'paused' });
       this.emit({
         type: 'waiting',
         requestId: run.requestId,
@@ -1033,7 +928,9 @@ export class ProcessRunner {
       });
       return false;
     }
-    return (await this.processes.runs.move(run, cursor, run.userId, this.leaseUntil())) !== undefined;
+    return (
+      (await this.platform.processes.runs.move(run, cursor, run.userId, this.leaseUntil())) !== undefined
+    );
   }
 
   /** True (and the request ended) when a script set a final status during the step. */
@@ -1053,8 +950,8 @@ export class ProcessRunner {
   ): Promise<void> {
     const error = stepError(e);
     const failed = record
-      ? await this.processes.steps.update(run.accountId, record.id, { status: 'failed', error })
-      : await this.processes.steps
+      ? await this.platform.processes.steps.update(run.accountId, record.id, { status: 'failed', error })
+      : await this.platform.processes.steps
           .begin(run.accountId, {
             requestId: run.requestId,
             stepId: step.id,
@@ -1063,7 +960,9 @@ export class ProcessRunner {
             laneId: step.lane,
             userId: run.userId,
           })
-          .then((r) => this.processes.steps.update(run.accountId, r.id, { status: 'failed', error }));
+          .then((r) =>
+            this.platform.processes.steps.update(run.accountId, r.id, { status: 'failed', error }),
+          );
     this.emitStep(run, step, failed);
     // A failure ends the request with 301 whatever status its script set before.
     await this.platform.requests.update(run.accountId, run.requestId, {
@@ -1079,7 +978,7 @@ export class ProcessRunner {
     // Until the run is finished (last), a lease on it and on a parent waiting for it says that
     // work is owed: if this server dies meanwhile, a sweeper ends it and lets the parent go on.
     if (run.cursor.phase !== 'running' && run.cursor.phase !== 'ready')
-      await this.processes.runs.lease(accountId, requestId, this.leaseUntil());
+      await this.platform.processes.runs.lease(accountId, requestId, this.leaseUntil());
     const request =
       (await this.platform.requests.transition(
         accountId,
@@ -1087,38 +986,15 @@ export class ProcessRunner {
         [STATUS_RUNNING, STATUS_WAITING],
         status,
       )) ?? (await this.platform.requests.require(accountId, requestId));
-    await this.processes.tasks.cancelOpen(accountId, requestId);
+    await this.platform.processes.tasks.cancelOpen(accountId, requestId);
     await this.platform.locks.releaseAll(accountId, `request:${requestId}`);
     if (request.parentId !== null) {
-      const parent = await this.processes.runs.find(accountId, request.parentId);
+      const parent = await this.platform.processes.runs.find(accountId, request.parentId);
       if (parent?.cursor.phase === 'child' && parent.cursor.child === requestId)
-        await this.processes.runs.lease(accountId, request.parentId, this.leaseUntil());
+        await this.platform.processes.runs.lease(accountId, request.parentId, this.leaseUntil());
     }
-    await this.processes.runs.finish(accountId, requestId);
+    await this.platform.processes.runs.finish(accountId, requestId);
     this.emit({ type: 'ended', requestId, status: request.status, message: request.message });
     if (request.parentId !== null) await this.childEnded(accountId, request.parentId, request);
   }
-}
-
-/** A submission: an object whose fields are variable names (and, when the step lists fields, among them). */
-function checkSubmission(allowed: string[] | null, fields: unknown): Record<string, unknown> {
-  const data = toJsonObject(fields ?? {}, 'the submission');
-  for (const name of Object.keys(data)) {
-    if (!isVariableName(name))
-      throw new PlatformError(
-        'invalid',
-        `the submission's field ${JSON.stringify(name)} is not a variable name`,
-      );
-    if (allowed !== null && !allowed.includes(name))
-      throw new PlatformError(
-        'invalid',
-        `the submission's field ${JSON.stringify(name)} is not a field of this task (${allowed.join(', ') || 'none'})`,
-      );
-  }
-  return data;
-}
-
-function show(value: unknown): string {
-  const text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }

@@ -1,0 +1,68 @@
+/** What the process runner (runner.ts) takes and what it tells: its options, its events, a new run. */
+import type { ExecutionLimits } from '../../functions/context.js';
+import type { ProcessRequest } from '../../platform/index.js';
+import type {
+  StepDefinition,
+  LeaseSettings,
+  ProcessDefinition,
+  StepError,
+  StepStatus,
+  StepType,
+} from '../../platform/processes/index.js';
+
+export interface RunnerOptions {
+  clock?: () => number;
+  random?: () => number;
+  randomBytes?: (size: number) => Uint8Array;
+  /** The limits of every evaluation (dataDocumentBytes: the data document's maximum size). */
+  limits?: Partial<ExecutionLimits>;
+  /** Told as requests move (the CLI prints it). */
+  observer?: (event: ProcessEvent) => void;
+  /** The most iterations of one loop (default and maximum DEFINITION_LIMITS.iterations, 1000). */
+  maxIterations?: number;
+  /** The leases this runner takes on the runs it drives (default: this process, FLOWMARK_LEASE_MS or 30 s). */
+  lease?: Partial<LeaseSettings>;
+}
+
+export type ProcessEvent =
+  | { type: 'started'; requestId: string; parentId: string | null; name: string }
+  | {
+      type: 'step';
+      requestId: string;
+      stepId: number;
+      name: string;
+      stepType: StepType;
+      iteration: number;
+      status: StepStatus;
+      result?: unknown;
+      error?: StepError;
+    }
+  | {
+      type: 'waiting';
+      requestId: string;
+      stepId: number;
+      iteration: number;
+      reason: 'task' | 'child' | 'paused';
+      url?: string;
+      child?: string;
+    }
+  | { type: 'ended'; requestId: string; status: number; message: string };
+
+/** What starting a request needs once its definition is known. */
+export interface NewRun {
+  definition: ProcessDefinition;
+  definitionId: number | null;
+  data: Record<string, unknown>;
+  mode: ProcessRequest['mode'];
+  projectId: number | null;
+  initiatorId: number | null;
+  /** Who the steps run as (P_user). */
+  userId: number | null;
+  parentId: string | null;
+  depth: number;
+}
+
+/** `step 3 (Approve)`: how errors and logs name a step. */
+export function stepLabel(step: StepDefinition): string {
+  return `step ${step.id}${step.name ? ` (${step.name})` : ''}`;
+}
