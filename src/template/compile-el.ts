@@ -27,6 +27,7 @@ import { importLibrary, loadSource, notFoundText, resolveName, runUnitHere } fro
 import { OptionalTemplateInclude } from './optional-template.js';
 import { type FmIterator, LazySeq, enableLazy } from './lazy.js';
 import { compress } from './compress.js';
+import { Transform, TransformFailure, type TransformParams } from './transforms.js';
 import {
   Buf,
   type Env,
@@ -53,6 +54,7 @@ import {
   LegacyHashLiteral,
   MarkupOutput,
   MatchItem,
+  EmptyDefault,
   MatchResult,
   Namespace,
   hashGet,
@@ -174,6 +176,33 @@ function capture(env: Env, exec: Exec, f: (s: string) => void | Promise<void>): 
       throw e;
     },
   );
+}
+
+/** `<@t …>body</@t>` of a transform: parameters checked, body captured, output handed to the transform. */
+function callTransform(
+  env: Env,
+  t: Transform,
+  params: TransformParams,
+  body: Exec | null,
+  el: A.CallEl,
+): void | Promise<void> {
+  const failed = (e: unknown): unknown =>
+    e instanceof TransformFailure ? elError(e.kind, e.message, el) : e;
+  let close: (output: string) => void;
+  try {
+    close = t.open(env, params);
+  } catch (e) {
+    throw failed(e);
+  }
+  const finish = (output: string): void => {
+    try {
+      close(output);
+    } catch (e) {
+      throw failed(e);
+    }
+  };
+  if (body === null) return finish('');
+  return capture(env, body, finish);
 }
 
 // ------------------------------------------------------------------ interpolation
@@ -481,6 +510,7 @@ function listing(env: Env, v: unknown, src: A.Expr, hashListing: boolean, el: A.
   if (v instanceof FmRange) return { size: v.size, get: (i) => v.get(i) };
   if (v instanceof MatchResult) return { size: v.items.length, get: (i) => v.items[i] };
   if (v instanceof FmCollection) return { size: v.items.length, get: (i) => v.items[i] };
+  if (v instanceof EmptyDefault) return { size: 0, get: () => undefined };
   if (v instanceof LazySeq) {
     const it = v.iter;
     return { size: -1, get: () => it.next(), iter: it };
@@ -1020,6 +1050,7 @@ function compileCall(el: A.CallEl, cx: ElCx): Exec {
       if (r === undefined) return body(env);
       return r.then(() => body(env));
     }
+    if (fn instanceof Transform) return callTransform(env, fn, namedMap, body, el);
     if (isDirectiveObject(fn)) {
       return callDirectiveObject(env, fn as never, namedMap, pos, body, el.bodySource, el);
     }

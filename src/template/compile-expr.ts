@@ -28,8 +28,10 @@ import {
   FmRange,
   JDouble,
   LegacyHashLiteral,
+  RepeatedKeyHashLiteral,
   MarkupOutput,
   MatchItem,
+  EMPTY_DEFAULT,
   Namespace,
   hashGet,
   isHash,
@@ -97,6 +99,7 @@ export function compileExpr(e: A.Expr, cx: Cx): Ev {
           m.set(k, v);
           if (m instanceof LegacyHashLiteral) m.pairs.push([k, v]);
         }
+        if (m.size < keys.length && !legacy) return new RepeatedKeyHashLiteral(m, keys.length);
         return m;
       };
     }
@@ -573,7 +576,7 @@ function compileDefault(e: A.DefaultTo, cx: Cx): Ev {
         v = undefined;
       }
       if (v !== undefined) return v;
-      if (rhs === null) return '';
+      if (rhs === null) return EMPTY_DEFAULT;
       const d = rhs(env);
       if (d === undefined) throw missingError(rn!);
       return d;
@@ -582,7 +585,7 @@ function compileDefault(e: A.DefaultTo, cx: Cx): Ev {
   return (env) => {
     const v = t(env);
     if (v !== undefined) return v;
-    if (rhs === null) return '';
+    if (rhs === null) return EMPTY_DEFAULT;
     const d = rhs(env);
     if (d === undefined) throw missingError(rn!);
     return d;

@@ -3146,13 +3146,32 @@ function replaceIdentifier(e: A.Expr, name: string, replacement: A.Expr): A.Expr
 }
 
 /** LineMap for text that starts at (line, col) of an enclosing template (string literal contents). */
+/**
+ * Positions inside a string literal's (unescaped) value, as StringLiteral.parseValue counts them:
+ * the value's first line continues the template line at `col` (tab stops counted from the
+ * template's column 1), its later lines start at column 1 on the lines after `line`.
+ */
 function offsetLineMap(text: string, line: number, col: number): LineMap {
   const inner = new LineMap(text);
   const m = Object.create(inner) as LineMap;
   m.line = (o: number) => inner.line(o) + line - 1;
+  m.col = (o: number, l: number) => {
+    const innerLine = l - line + 1;
+    if (innerLine !== 1) return inner.col(o, innerLine);
+    let c = col - 1;
+    for (let i = 0; i <= o && i < text.length; i++) {
+      c++;
+      if (text.charCodeAt(i) === 9) {
+        c--;
+        c += 8 - (c % 8);
+      }
+    }
+    if (o >= text.length) c += o - Math.max(0, text.length) + 1;
+    return c;
+  };
   m.pos = (o: number) => {
-    const [l, c] = inner.pos(o);
-    return l === 1 ? [line, c + col - 1] : [l + line - 1, c];
+    const l = m.line(o);
+    return [l, m.col(o, l)];
   };
   return m;
 }

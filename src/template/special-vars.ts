@@ -4,6 +4,7 @@ import type { Cx } from './compile-expr.js';
 import { type Env, type Ev, type MacroDef, MacroValue, elError } from './runtime.js';
 import { getOptionalTemplateMethod } from './optional-template.js';
 import { EngineDate, LookupHash, Namespace } from './values.js';
+import { sharedVariable } from './transforms.js';
 
 const FM_VERSION = '2.3.31';
 
@@ -32,7 +33,7 @@ export function specialVariable(e: A.SpecialVar, _cx: Cx): Ev {
     case 'globals':
       return (env) => new LookupHash((k) => env.globalLookup(k));
     case 'data_model':
-      return (env) => new LookupHash((k) => env.data.get(k) ?? undefined);
+      return (env) => new LookupHash((k) => env.data.get(k) ?? sharedVariable(k));
     case 'locals':
       return (env) => {
         const frame = env.frame;

@@ -3,7 +3,6 @@
  * their own compile (lazy ?then/?switch, lambdas, loop variables, ?string's many targets, ?eval,
  * ?interpret, the existence built-ins, output-format bound ones).
  */
-import { dict } from '../dict.js';
 import type * as A from '../ast.js';
 import type { Cx } from '../compile-expr.js';
 import { UNSUPPORTED_BUILTINS } from '../builtin-names.js';
@@ -12,8 +11,8 @@ import { BoundCallable } from '../values.js';
 
 export { BoundCallable };
 import { ParseError, TemplateError, jQuote } from '../errors.js';
-import { escapeXhtml, escapeXml, escaperOf } from '../output-formats.js';
-import { compress } from '../compress.js';
+import { escaperOf } from '../output-formats.js';
+import { Transform, UTILITY_CLASSES } from '../transforms.js';
 import { compareValues, stringTarget, toBoolean } from '../ops.js';
 import { parseExpression } from '../parser.js';
 import {
@@ -54,7 +53,6 @@ import {
   MatchResult,
   StringBoolean,
   Namespace,
-  DIRECTIVE,
   hashKeys,
   hashSize,
   isDirectiveObject,
@@ -132,12 +130,14 @@ export function compileBuiltIn(node: A.BuiltInExpr, cx: Cx, compile: (e: A.Expr,
       };
     }
     const value = d.value!;
+    // what FreeMarker blames when the value is not callable: the built-in without its arguments
+    const callee: A.BuiltInExpr = { ...node, args: undefined };
     return (env) => {
       const t = T(env);
       if (t === undefined && !missingOk) throw missingError(tn);
       const fn = value(env, t, node);
       const args = A.map((a) => a(env));
-      return callMethod(env, fn, args, node, node);
+      return callMethod(env, fn, args, node, callee);
     };
   }
   if (d.value) {
@@ -200,7 +200,7 @@ def('string', {
     if (t instanceof StringBoolean) return booleanString(env, t.value, args, node);
     if (t instanceof FmDate) return dateString(env, t, args, node);
     const s = stringTarget(env, t, node.target, 'string');
-    return callMethod(env, s, args, node, node);
+    return callMethod(env, s, args, node, { ...node, args: undefined });
   },
 });
 
@@ -647,7 +647,7 @@ isTest('is_datetime', (v) => v instanceof FmDate && v.kind === 'datetime');
 isTest('is_unknown_date_like', (v) => v instanceof FmDate && v.kind === 'unknown');
 isTest('is_method', (v) => typeof v === 'function' || v instanceof FmMethod);
 isTest('is_macro', (v) => v instanceof MacroValue);
-isTest('is_transform', () => false);
+isTest('is_transform', (v) => v instanceof Transform);
 isTest(
   'is_directive',
   (v) => v instanceof MacroValue || isDirectiveObject(v) || v instanceof InterpretedTemplate,
@@ -823,55 +823,18 @@ for (const [name, last] of [
 
 // ------------------------------------------------------------------ ?new: FreeMarker's own utility transforms only
 
-interface Body {
-  render(): Promise<string>;
-  renderSync(): string;
-}
-
-/** A transform as a directive object: the body's output, filtered. */
-function transform(filter: (s: string, params: Record<string, unknown>) => string): unknown {
-  return {
-    [DIRECTIVE]: true,
-    rawParams: true,
-    invoke(params: Record<string, unknown>, body: Body | null): string | Promise<string> | void {
-      if (!body) return;
-      try {
-        return filter(body.renderSync(), params);
-      } catch (e) {
-        if (!(e instanceof Error) || !/asynchronous/.test(e.message)) throw e;
-        return body.render().then((s) => filter(s, params));
-      }
-    },
-  };
-}
-
-const UTILITY_CLASSES: Record<string, () => unknown> = dict({
-  'freemarker.template.utility.StandardCompress': () =>
-    transform((s, p) => {
-      const singleLine = p.single_line === true || p.single_line === 'true';
-      return singleLine ? compressSingleLine(s) : compress(s);
-    }),
-  'freemarker.template.utility.NormalizeNewlines': () => transform((s) => s.replace(/\r\n?/g, '\n')),
-  'freemarker.template.utility.HtmlEscape': () => transform((s) => escapeXhtml(s)),
-  'freemarker.template.utility.XmlEscape': () => transform((s) => escapeXml(s)),
-});
-
-function compressSingleLine(s: string): string {
-  return s.replace(/^[ \t\n\r\f\v]+|[ \t\n\r\f\v]+$/g, '').replace(/[ \t\n\r\f\v]+/g, ' ');
-}
-
 def('new', {
   value: (env, t, node) => {
     const cls = stringTarget(env, t, node.target, 'new');
-    const make = UTILITY_CLASSES[cls];
-    if (!make) {
+    const made = UTILITY_CLASSES.get(cls);
+    if (!made) {
       throw blamedError(
         '_MiscTemplateException',
-        `?new of ${jQuote(cls)} is not supported by flowmark: it would instantiate a Java class. Only FreeMarker's own utility transforms (${Object.keys(UTILITY_CLASSES).join(', ')}) are available.`,
+        `?new of ${jQuote(cls)} is not supported by flowmark: it would instantiate a Java class. Only FreeMarker's own utility transforms (${[...UTILITY_CLASSES.keys()].join(', ')}) are available.`,
         node,
       );
     }
-    return new FmMethod(() => make(), `?new`);
+    return new FmMethod(() => made, `?new`);
   },
 });
 
