@@ -8,10 +8,9 @@ import * as arith from './arith.js';
 import { BigDec } from './bigdecimal.js';
 import { BoundCallable, InterpretedTemplate, compileFormatDot } from './builtins/index.js';
 import { callDirectiveObject, callMacro, runNested } from './calls.js';
-import { type Cx, compileExpr, interpolationError } from './compile-expr.js';
-import { BreakSignal, ContinueSignal, ReturnSignal, TemplateError, jQuote } from './errors.js';
+import { compileExpr, interpolationError } from './compile-expr.js';
+import { BREAK, CONTINUE, ReturnSignal, TemplateError, jQuote } from './errors.js';
 import { settingName } from './builtin-names.js';
-import { ensureStack } from './ftl-stack.js';
 import {
   formatDate,
   formatNumber,
@@ -27,20 +26,18 @@ import { importLibrary, loadSource, notFoundText, resolveName, runUnitHere } fro
 import { OptionalTemplateInclude } from './optional-template.js';
 import { type FmIterator, LazySeq, enableLazy } from './lazy.js';
 import { compress } from './compress.js';
+import { directiveOfKind } from './directives/index.js';
+import type { ElementCompiler } from './directives/types.js';
+import { type ElCx, NOOP, capture, evalAll, evaluator, sequence, thenDo } from './exec.js';
 import { Transform, TransformFailure, type TransformParams } from './transforms.js';
 import {
-  Buf,
   type Env,
-  type Ev,
   type Exec,
-  LimitError,
   LoopCtx,
   type MacroDef,
   MacroValue,
   Pending,
-  type TemplateUnit,
   elError,
-  evalSession,
   exprError,
   missingError,
   typeError,
@@ -67,115 +64,8 @@ import { javaTimeZone } from '../jdk/index.js';
 
 export type InterpConverter = (env: Env, v: unknown, at: A.Expr) => string;
 
-const NOOP: Exec = () => undefined;
-
-export interface ElCx extends Cx {
-  /** Macro definitions found while compiling (hoisted into the namespace when the template runs). */
-  macros: MacroDef[];
-  unit: () => TemplateUnit;
-}
-
-// ------------------------------------------------------------------ helpers
-
-/** Evaluates an expression; expressions that may call methods run in a session (may give a Pending). */
-function evaluator(e: A.Expr, cx: Cx): Ev {
-  const ev = compileExpr(e, cx);
-  if (!e.calls) return ev;
-  return (env) => evalSession(env, ev);
-}
-
-/** Like `then`, for statements (which return nothing or a Promise). */
-function thenDo(env: Env, v: unknown, f: (v: unknown) => void | Promise<void>): void | Promise<void> {
-  if (v instanceof Pending) return env.resumeAfter(v.promise).then(f);
-  return f(v);
-}
-
-/** Evaluates several expressions in order (used by calls and assignments); may become async. */
-function evalAll(env: Env, evs: Ev[], f: (vals: unknown[]) => void | Promise<void>): void | Promise<void> {
-  const vals = new Array(evs.length);
-  for (let i = 0; i < evs.length; i++) {
-    const v = evs[i](env);
-    if (v instanceof Pending) return evalAllAsync(env, evs, vals, i, v, f);
-    vals[i] = v;
-  }
-  return f(vals);
-}
-
-async function evalAllAsync(
-  env: Env,
-  evs: Ev[],
-  vals: unknown[],
-  i: number,
-  p: Pending,
-  f: (vals: unknown[]) => void | Promise<void>,
-): Promise<void> {
-  vals[i] = await env.resumeAfter(p.promise);
-  for (let j = i + 1; j < evs.length; j++) {
-    let v = evs[j](env);
-    if (v instanceof Pending) v = await env.resumeAfter(v.promise);
-    vals[j] = v;
-  }
-  await f(vals);
-}
-
-export function sequence(execs: Exec[]): Exec {
-  const list = execs.filter((e) => e !== NOOP);
-  if (list.length === 0) return NOOP;
-  if (list.length === 1) return list[0];
-  if (list.length === 2) {
-    const [a, b] = list;
-    return (env) => {
-      const r = a(env);
-      if (r !== undefined) return continueSeq(env, list, 1, r);
-      return b(env);
-    };
-  }
-  const n = list.length;
-  return (env) => {
-    for (let i = 0; i < n; i++) {
-      const r = list[i](env);
-      if (r !== undefined) return continueSeq(env, list, i + 1, r);
-    }
-  };
-}
-
-async function continueSeq(env: Env, list: Exec[], i: number, p: Promise<void>): Promise<void> {
-  await env.resumeAfter(p);
-  for (; i < list.length; i++) {
-    const r = list[i](env);
-    if (r !== undefined) await env.resumeAfter(r);
-  }
-}
-
 function block(children: A.El[], cx: ElCx): Exec {
   return sequence(children.map((c) => compileEl(c, cx)));
-}
-
-/** Runs `exec` with output into a fresh buffer; gives the captured text. */
-function capture(env: Env, exec: Exec, f: (s: string) => void | Promise<void>): void | Promise<void> {
-  const saved = env.buf;
-  const buf = new Buf();
-  env.buf = buf;
-  let r: void | Promise<void>;
-  try {
-    r = exec(env);
-  } catch (e) {
-    env.buf = saved;
-    throw e;
-  }
-  env.buf = saved;
-  if (r === undefined) return f(buf.s);
-  // the caller snapshots the context it sees now, so it must already be its own (see Env.resumeAfter)
-  return r.then(
-    () => {
-      env.buf = saved;
-      return f(buf.s);
-    },
-    (e) => {
-      env.buf = saved;
-      throw e;
-    },
-  );
 }
 
 /** `<@t …>body</@t>` of a transform: parameters checked, body captured, output handed to the transform. */
@@ -316,6 +206,8 @@ function compileInterp(el: A.InterpEl, cx: ElCx): Exec {
 
 export function compileEl(el: A.El, cx: ElCx): Exec {
   el.tn = cx.name;
+  const moved = el.madeBy ?? directiveOfKind(el.k);
+  if (moved !== undefined) return moved.compile(el, elementCompiler(cx));
   switch (el.k) {
     case 'text': {
       const s = el.text;
@@ -331,7 +223,6 @@ export function compileEl(el: A.El, cx: ElCx): Exec {
     case 'noEscape':
     case 'autoEsc':
     case 'outputFormat':
-    case 'recover':
     case 'case':
     case 'elseOfList':
       return block(el.children, cx);
@@ -373,14 +264,6 @@ export function compileEl(el: A.El, cx: ElCx): Exec {
       return NOOP;
     case 'setting':
       return compileSetting(el, cx);
-    case 'break':
-      return () => {
-        throw BREAK;
-      };
-    case 'continue':
-      return () => {
-        throw CONTINUE;
-      };
     case 'return': {
       if (!el.value) {
         return () => {
@@ -427,19 +310,21 @@ export function compileEl(el: A.El, cx: ElCx): Exec {
           el,
         );
       };
-    case 'attempt':
-      return compileAttempt(el, cx);
     case 'transform':
       return compileTransform(el, cx);
   }
+  // the kinds not handled above are those of directives/index.ts
+  throw new Error(`no compiler for ${el.k} elements`);
 }
 
 function missingThrow(at: A.Expr): never {
   throw missingError(at);
 }
 
-const BREAK = new BreakSignal();
-const CONTINUE = new ContinueSignal();
+/** What a directive module's compile function gets: the context and the element compiler. */
+function elementCompiler(cx: ElCx): ElementCompiler {
+  return { cx, element: (el) => compileEl(el, cx), block: (children) => block(children, cx) };
+}
 
 // ------------------------------------------------------------------ #if
 
@@ -1151,76 +1036,6 @@ function compileImport(el: A.ImportEl, cx: ElCx): Exec {
       const given = stringArg(env, v, el.name, '"name" parameter of #import');
       return importLibrary(env, resolveName(env, given), given, el.ns, el);
     });
-}
-
-// ------------------------------------------------------------------ #attempt / #recover
-
-function compileAttempt(el: A.AttemptEl, cx: ElCx): Exec {
-  // Whitespace stripping may have removed an empty attempted block.
-  const attemptedEl = el.children.length > 1 ? el.children[0] : null;
-  const attempt = attemptedEl ? compileEl(attemptedEl, cx) : NOOP;
-  const recover = compileEl(el.children[el.children.length - 1], cx);
-  const recoverFrom = (env: Env, e: unknown): void | Promise<void> => {
-    if (!(e instanceof TemplateError) || e instanceof LimitError) throw e;
-    ensureStack(e, env.roots);
-    env.recovered.push(e);
-    let r: void | Promise<void>;
-    try {
-      r = recover(env);
-    } catch (err) {
-      env.recovered.pop();
-      throw err;
-    }
-    if (r === undefined) {
-      env.recovered.pop();
-      return;
-    }
-    return r.then(
-      () => {
-        env.recovered.pop();
-      },
-      (err) => {
-        env.recovered.pop();
-        throw err;
-      },
-    );
-  };
-  return (env) => {
-    const snap = env.snap();
-    const buf = new Buf();
-    env.buf = buf;
-    let r: void | Promise<void>;
-    try {
-      r = attempt(env);
-    } catch (e) {
-      const signal = !(e instanceof TemplateError);
-      env.restore(snap);
-      if (signal) {
-        env.write(buf.s);
-        throw e;
-      }
-      return recoverFrom(env, e);
-    }
-    env.restore(snap);
-    if (r === undefined) {
-      env.write(buf.s);
-      return;
-    }
-    return r.then(
-      () => {
-        env.restore(snap);
-        env.write(buf.s);
-      },
-      (e) => {
-        env.restore(snap);
-        if (!(e instanceof TemplateError)) {
-          env.write(buf.s);
-          throw e;
-        }
-        return recoverFrom(env, e);
-      },
-    );
-  };
 }
 
 // ------------------------------------------------------------------ #compress

@@ -54,6 +54,8 @@ export interface Cx {
   interp: (el: A.InterpEl) => InterpConverter;
   /** incompatible_improvements as an int (2003031 for 2.3.31): a few legacy behaviours depend on it. */
   ici: number;
+  /** The expression parser (?eval), given by compile.ts so that expression code never imports the parser. */
+  parseExpression: (source: string, templateName: string) => A.Expr;
 }
 
 export function compileExpr(e: A.Expr, cx: Cx): Ev {

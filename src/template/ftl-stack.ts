@@ -20,6 +20,7 @@ function args(el: A.CallEl): string {
 
 /** How FreeMarker describes an instruction in the stack trace (null: not shown). */
 export function elDescription(el: A.El): string | null {
+  if (el.madeBy !== undefined) return el.madeBy.stackLabel(el);
   switch (el.k) {
     case 'interp':
       return el.numeric ? `#{${canonical(el.expr)}}` : `\${${canonical(el.expr)}}`;
@@ -59,10 +60,6 @@ export function elDescription(el: A.El): string | null {
       return el.message ? `#stop ${canonical(el.message)}` : '#stop';
     case 'setting':
       return `#setting ${el.name}=${canonical(el.value)}`;
-    case 'attempt':
-      return '#attempt';
-    case 'recover':
-      return '#recover';
     case 'compress':
       return '#compress';
     case 'escape':

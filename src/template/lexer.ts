@@ -3,6 +3,7 @@
  * no-space expression after `<@`, named parameters) with its nesting counters, so that `>` ends a
  * tag outside parentheses and is "greater than" inside them, exactly like FreeMarker's FTL.jj.
  */
+import { DIRECTIVES } from './directives/index.js';
 import { dict } from './dict.js';
 import { ParseError, jQuote } from './errors.js';
 
@@ -94,12 +95,11 @@ export interface Token {
 export type LexState =
   'DEFAULT' | 'FM_EXPRESSION' | 'IN_PAREN' | 'NO_SPACE_EXPRESSION' | 'NAMED_PARAMETER_EXPRESSION';
 
-type TagFollow = 'blank' | 'close1' | 'close2' | 'blank|close2' | 'items';
+export type TagFollow = 'blank' | 'close1' | 'close2' | 'blank|close2' | 'items';
 
-/** Directive start tags: canonical name → what must follow the name. */
+/** Directive start tags: canonical name → what must follow the name (the moved directives say it in their module). */
 const START_TAGS: Record<string, TagFollow> = dict({
-  attempt: 'close1',
-  recover: 'close1',
+  ...Object.assign({}, ...DIRECTIVES.map((d) => d.startTags)),
   if: 'blank',
   elseif: 'blank',
   list: 'blank',
@@ -128,8 +128,6 @@ const START_TAGS: Record<string, TagFollow> = dict({
   comment: 'close1',
   noparse: 'close1',
   else: 'close2',
-  break: 'close2',
-  continue: 'close2',
   flush: 'close2',
   t: 'close2',
   lt: 'close2',
@@ -145,12 +143,11 @@ const START_TAGS: Record<string, TagFollow> = dict({
 });
 
 const END_TAGS = new Set([
+  ...DIRECTIVES.flatMap((d) => d.endTags ?? []),
   'if',
   'list',
   'items',
   'sep',
-  'recover',
-  'attempt',
   'foreach',
   'local',
   'global',

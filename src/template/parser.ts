@@ -5,6 +5,8 @@
  */
 import { dict } from './dict.js';
 import type * as A from './ast.js';
+import { directiveOfTag } from './directives/index.js';
+import type { Directive } from './directives/types.js';
 import { BigDec } from './bigdecimal.js';
 import {
   BANNED_WHEN_AUTO_ESCAPING,
@@ -78,8 +80,8 @@ const TOKEN_PATTERNS: Partial<Record<Tk, string>> = {
 };
 
 export class Parser {
-  private lx: Lexer;
-  private readonly name: string;
+  lx: Lexer;
+  readonly name: string;
   private stripWhitespace: boolean;
   /** `<#ftl strip_text=true>`. */
   private stripText = false;
@@ -89,16 +91,16 @@ export class Parser {
   private autoEscapingPolicy: boolean;
   private autoEscaping: boolean;
   private iterCtxs: IterCtx[] = [];
-  private breakable = 0;
-  private continuable = 0;
-  private inMacro = false;
-  private inFunction = false;
+  breakable = 0;
+  continuable = 0;
+  inMacro = false;
+  inFunction = false;
   private escapes: A.EscapeEl[] = [];
   private escapeExprs: A.Expr[] = [];
   private macros: A.MacroEl[] = [];
   private depth = 0;
   private readonly maxNesting: number;
-  private hasTrim = false;
+  hasTrim = false;
   private attributes: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   private requireArgs = false;
 
@@ -121,7 +123,7 @@ export class Parser {
 
   // ------------------------------------------------------------------ helpers
 
-  private err(message: string, t: Token | A.Pos): ParseError {
+  err(message: string, t: Token | A.Pos): ParseError {
     if ('bl' in t) return new ParseError(message, this.name, t.bl, t.bc, t.el, t.ec);
     return this.lx.error(message, t.t === 'EOF' ? this.lx.eofOffset() : t.start, t.end);
   }
@@ -147,11 +149,11 @@ export class Parser {
     return { bl, bc, el, ec: lines.col(end, el) };
   }
 
-  private span(a: A.Pos, b: A.Pos): A.Pos {
+  span(a: A.Pos, b: A.Pos): A.Pos {
     return { bl: a.bl, bc: a.bc, el: b.el, ec: b.ec };
   }
 
-  private tokPos(t: Token): A.Pos {
+  tokPos(t: Token): A.Pos {
     if (t.t === 'EOF') {
       const o = this.lx.eofOffset();
       return this.posOf(o, o + 1);
@@ -184,13 +186,13 @@ export class Parser {
     return this.lx.next();
   }
 
-  private looseDirectiveEnd(): Token {
+  looseDirectiveEnd(): Token {
     const t = this.lx.peek();
     if (t.t === 'DIRECTIVE_END' || t.t === 'EMPTY_DIRECTIVE_END') return this.lx.next();
     throw this.unexpected(t, 'one of these patterns:\n    ">"\n    <EMPTY_DIRECTIVE_END>');
   }
 
-  private directiveEnd(): Token {
+  directiveEnd(): Token {
     const t = this.lx.peek();
     if (t.t === 'DIRECTIVE_END') return this.lx.next();
     throw this.unexpected(t, 'pattern:\n    ">"');
@@ -206,7 +208,7 @@ export class Parser {
    * Sets the span and children of `e`, a fresh literal that already lists every ElBase field, so
    * that elements of a kind keep one shape (see mk).
    */
-  private el<T extends A.El>(e: T, pos: A.Pos, children: A.El[] = []): T {
+  el<T extends A.El>(e: T, pos: A.Pos, children: A.El[] = []): T {
     e.bl = pos.bl;
     e.bc = pos.bc;
     e.el = pos.el;
@@ -222,7 +224,7 @@ export class Parser {
   }
 
   /** FreeMarker's setLocation(start, end, children): ends at the last child if there is one. */
-  private locWithChildren(start: Token, end: Token, children: A.El[]): A.Pos {
+  locWithChildren(start: Token, end: Token, children: A.El[]): A.Pos {
     const s = this.tokPos(start);
     if (children.length) {
       const last = children[children.length - 1];
@@ -373,7 +375,7 @@ export class Parser {
   }
 
   /** MixedContentElements: text, interpolations and directives up to a token that ends the block. */
-  private mixedContent(): A.El[] {
+  mixedContent(): A.El[] {
     this.mixedNesting++;
     try {
       return this.mixedContentElements();
@@ -457,7 +459,7 @@ export class Parser {
   }
 
   /** Error for a token that ends a block where it can't: EOF, a wrong end tag, a stray else … */
-  private unmatchedEnd(t: Token, open: string | null): ParseError {
+  unmatchedEnd(t: Token, open: string | null): ParseError {
     const note = ' (Note that FreeMarker end-tags must have # or @ after the / character.)';
     if (t.t === 'EOF') {
       if (open === null) return this.err('Unexpected end of file reached.', t);
@@ -582,6 +584,8 @@ export class Parser {
     const t = this.lx.peek();
     this.enter(t);
     try {
+      const moved = directiveOfTag(t.name!);
+      if (moved !== undefined) return markDirective(moved.parse(this, t), moved);
       switch (t.name) {
         case 'if':
           return this.ifDirective();
@@ -622,9 +626,6 @@ export class Parser {
           return this.transformDirective();
         case 'setting':
           return this.settingDirective();
-        case 'break':
-        case 'continue':
-          return this.breakContinue();
         case 'return':
           return this.returnDirective();
         case 'stop':
@@ -674,8 +675,6 @@ export class Parser {
         case 'recurse':
         case 'fallback':
           return this.visitDirective();
-        case 'attempt':
-          return this.attemptDirective();
         case 'outputformat':
           return this.outputFormatDirective();
         case 'ftl':
@@ -1753,53 +1752,6 @@ export class Parser {
     );
   }
 
-  private breakContinue(): A.El {
-    const t = this.lx.next();
-    const img = t.image.trim();
-    if (t.name === 'break') {
-      if (this.breakable < 1) {
-        throw this.err(
-          `${img} must be nested inside a directive that supports it:  #list with "as", #items, #switch (or the deprecated #foreach)`,
-          t,
-        );
-      }
-      return this.el<A.BreakEl>(
-        {
-          k: 'break',
-          bl: 0,
-          bc: 0,
-          el: 0,
-          ec: 0,
-          tn: this.name,
-          children: NO_CHILDREN,
-          parent: null,
-          index: 0,
-        },
-        this.tokPos(t),
-      );
-    }
-    if (this.continuable < 1) {
-      throw this.err(
-        `${img} must be nested inside a directive that supports it:  #list with "as", #items (or the deprecated #foreach)`,
-        t,
-      );
-    }
-    return this.el<A.ContinueEl>(
-      {
-        k: 'continue',
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.tokPos(t),
-    );
-  }
-
   private returnDirective(): A.El {
     const start = this.lx.next();
     let value: A.Expr | null = null;
@@ -1916,85 +1868,6 @@ export class Parser {
         index: 0,
       },
       this.span(this.tokPos(start), this.tokPos(end)),
-    );
-  }
-
-  private attemptDirective(): A.El {
-    const start = this.lx.next();
-    const attempted = this.mixedContent();
-    const r = this.lx.peek();
-    if (r.t !== 'DIRECTIVE' || r.name !== 'recover') throw this.unmatchedEnd(r, '#attempt');
-    this.lx.next();
-    const rc = this.mixedContent();
-    const recover = this.el<A.RecoverEl>(
-      {
-        k: 'recover',
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.locWithChildren(r, r, rc),
-      rc,
-    );
-    const end = this.lx.peek();
-    if (end.t !== 'END_TAG' || (end.name !== 'recover' && end.name !== 'attempt'))
-      throw this.unmatchedEnd(end, '#attempt');
-    this.lx.next();
-    let single: A.El;
-    if (attempted.length === 1) single = attempted[0];
-    else if (attempted.length === 0) {
-      single = this.el<A.TextEl>(
-        {
-          k: 'text',
-          text: '',
-          unparsed: false,
-          bl: 0,
-          bc: 0,
-          el: 0,
-          ec: 0,
-          tn: this.name,
-          children: NO_CHILDREN,
-          parent: null,
-          index: 0,
-        },
-        this.tokPos(start),
-      );
-    } else {
-      single = this.el<A.MixedEl>(
-        {
-          k: 'mixed',
-          bl: 0,
-          bc: 0,
-          el: 0,
-          ec: 0,
-          tn: this.name,
-          children: NO_CHILDREN,
-          parent: null,
-          index: 0,
-        },
-        this.span(attempted[0], attempted[attempted.length - 1]),
-        attempted,
-      );
-    }
-    return this.el<A.AttemptEl>(
-      {
-        k: 'attempt',
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-      [single, recover],
     );
   }
 
@@ -3151,6 +3024,14 @@ function replaceIdentifier(e: A.Expr, name: string, replacement: A.Expr): A.Expr
  * the value's first line continues the template line at `col` (tab stops counted from the
  * template's column 1), its later lines start at column 1 on the lines after `line`.
  */
+/** Records on the elements a directive module made (the element and its children of its kinds) which module it was. */
+function markDirective(el: A.El, d: Directive): A.El {
+  el.madeBy = d;
+  for (const c of el.children)
+    if (c.madeBy === undefined && (d.kinds as string[]).includes(c.k)) c.madeBy = d;
+  return el;
+}
+
 function offsetLineMap(text: string, line: number, col: number): LineMap {
   const inner = new LineMap(text);
   const m = Object.create(inner) as LineMap;

@@ -14,7 +14,6 @@ import { ParseError, TemplateError, jQuote } from '../errors.js';
 import { escaperOf } from '../output-formats.js';
 import { Transform, UTILITY_CLASSES } from '../transforms.js';
 import { compareValues, stringTarget, toBoolean } from '../ops.js';
-import { parseExpression } from '../parser.js';
 import {
   type Env,
   type Ev,
@@ -698,7 +697,7 @@ def('eval', {
       let ev = cache.get(src);
       if (!ev) {
         try {
-          const e = parseExpression(src, { name: cx.name + '->?eval' });
+          const e = cx.parseExpression(src, cx.name + '->?eval');
           ev = compile(e, { ...cx, name: cx.name });
         } catch (err) {
           if (err instanceof ParseError) {

@@ -1,0 +1,28 @@
+/**
+ * The table of directives that live in their own module (directives/<name>.ts). The lexer, the
+ * parser, the element compiler and the FTL stack trace look them up here; adding one is its module
+ * and one line below. Directives not listed yet are still handled by parser.ts / compile-el.ts.
+ */
+import { attempt } from './attempt.js';
+import { breakDirective } from './break.js';
+import { continueDirective } from './continue.js';
+import type { Directive } from './types.js';
+
+export const DIRECTIVES: readonly Directive<any>[] = [attempt, breakDirective, continueDirective];
+
+const byTag = new Map<string, Directive<any>>();
+const byKind = new Map<string, Directive<any>>();
+for (const d of DIRECTIVES) {
+  for (const tag of Object.keys(d.startTags)) byTag.set(tag, d);
+  for (const kind of d.kinds) byKind.set(kind, d);
+}
+
+/** The directive module whose start tag is `<#name`, if it has one. */
+export function directiveOfTag(name: string): Directive<any> | undefined {
+  return byTag.get(name);
+}
+
+/** The directive module that compiles elements of `kind`, if it has one. */
+export function directiveOfKind(kind: string): Directive<any> | undefined {
+  return byKind.get(kind);
+}

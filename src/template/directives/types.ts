@@ -1,0 +1,73 @@
+/**
+ * A FreeMarker directive in one place: how its tag is lexed, how it is parsed into an element,
+ * how that element is compiled, and how the FTL stack trace names it. The parser, the compiler
+ * and the stack trace look directives up in the table of directives/index.ts.
+ */
+import type * as A from '../ast.js';
+import type { ElCx } from '../exec.js';
+import type { ParseError } from '../errors.js';
+import type { Lexer, TagFollow, Token } from '../lexer.js';
+import type { Exec } from '../runtime.js';
+
+/** What a directive's parse function may use of the parser (FreeMarker's FMParser productions). */
+export interface DirectiveParser {
+  readonly lx: Lexer;
+  /** The template's name (elements record it). */
+  readonly name: string;
+  /** Inside a #macro / #function body (#return, #nested, #fallback check it). */
+  readonly inMacro: boolean;
+  readonly inFunction: boolean;
+  /** How many enclosing directives accept #break / #continue. */
+  readonly breakable: number;
+  readonly continuable: number;
+  /** Set when a #t, #lt, #rt or #nt is met (whitespace trimming pass). */
+  hasTrim: boolean;
+  expression(): A.Expr;
+  /** The elements up to the token that ends the block. */
+  mixedContent(): A.El[];
+  /** `>` (the tag must have a body). */
+  directiveEnd(): Token;
+  /** `>` or `/>`. */
+  looseDirectiveEnd(): Token;
+  /** Sets the span and children of a fresh element literal (see Parser.el). */
+  el<T extends A.El>(e: T, pos: A.Pos, children?: A.El[]): T;
+  tokPos(t: Token): A.Pos;
+  span(a: A.Pos, b: A.Pos): A.Pos;
+  /** FreeMarker's setLocation(start, end, children): ends at the last child if there is one. */
+  locWithChildren(start: Token, end: Token, children: A.El[]): A.Pos;
+  err(message: string, at: Token | A.Pos): ParseError;
+  /** The error for a token that ends a block where it can't. */
+  unmatchedEnd(t: Token, open: string | null): ParseError;
+}
+
+/** What a directive's compile function may use of the element compiler. */
+export interface ElementCompiler {
+  readonly cx: ElCx;
+  /** Compiles one element (any kind). */
+  element(el: A.El): Exec;
+  /** Compiles a list of elements run one after the other. */
+  block(children: A.El[]): Exec;
+}
+
+export type ElementOfKind<K extends A.El['k']> = Extract<A.El, { k: K }>;
+
+export interface Directive<K extends A.El['k'] = A.El['k']> {
+  /** Start tags it parses (canonical names) and what must follow each name in the tag. */
+  readonly startTags: Readonly<Record<string, TagFollow>>;
+  /** End tags (`</#name>`) it accepts. */
+  readonly endTags?: readonly string[];
+  /** The element kinds it makes, compiles and describes. */
+  readonly kinds: readonly K[];
+  /** Parses the directive; the start tag is the next token. */
+  parse(p: DirectiveParser, tag: Token): A.El;
+  compile(el: ElementOfKind<K>, c: ElementCompiler): Exec;
+  /** How the FTL stack trace describes the element (null: not shown). */
+  stackLabel(el: ElementOfKind<K>): string | null;
+}
+
+/** Fields every element literal lists (so elements of a kind keep one shape); the parser fills them. */
+export function elementBase(p: DirectiveParser): A.ElBase {
+  return { bl: 0, bc: 0, el: 0, ec: 0, tn: p.name, children: NO_CHILDREN, parent: null, index: 0 };
+}
+
+const NO_CHILDREN: A.El[] = [];
