@@ -9,7 +9,7 @@ import { BigDec } from './bigdecimal.js';
 import { BoundCallable, InterpretedTemplate, compileFormatDot } from './builtins/index.js';
 import { callDirectiveObject, callMacro, runNested } from './calls.js';
 import { compileExpr, interpolationError } from './compile-expr.js';
-import { BREAK, CONTINUE, ReturnSignal, TemplateError, jQuote } from './errors.js';
+import { BREAK, CONTINUE, jQuote } from './errors.js';
 import { settingName } from './builtin-names.js';
 import {
   formatDate,
@@ -25,7 +25,6 @@ import { escaperOf, isMarkupFormat } from './output-formats.js';
 import { importLibrary, loadSource, notFoundText, resolveName, runUnitHere } from './loading.js';
 import { OptionalTemplateInclude } from './optional-template.js';
 import { type FmIterator, LazySeq, enableLazy } from './lazy.js';
-import { compress } from './compress.js';
 import { directiveOfKind } from './directives/index.js';
 import type { ElementCompiler } from './directives/types.js';
 import { type ElCx, NOOP, capture, evalAll, evaluator, sequence, thenDo } from './exec.js';
@@ -252,51 +251,12 @@ export function compileEl(el: A.El, cx: ElCx): Exec {
       return compileImport(el, cx);
     case 'macro':
       return compileMacroDef(el, cx);
-    case 'compress': {
-      const body = block(el.children, cx);
-      return (env) => capture(env, body, (s) => env.write(compress(s)));
-    }
     case 'call':
       return compileCall(el, cx);
     case 'comment':
-    case 'flush':
-    case 'trim':
       return NOOP;
     case 'setting':
       return compileSetting(el, cx);
-    case 'return': {
-      if (!el.value) {
-        return () => {
-          throw new ReturnSignal(undefined);
-        };
-      }
-      const ev = evaluator(el.value, cx);
-      const vn = el.value;
-      return (env) =>
-        thenDo(env, ev(env), (v) => {
-          if (v === undefined) throw missingError(vn);
-          throw new ReturnSignal(v);
-        });
-    }
-    case 'stop': {
-      const msg = el.message ? evaluator(el.message, cx) : null;
-      const mn = el.message;
-      return (env) =>
-        thenDo(env, msg ? msg(env) : undefined, (m) => {
-          const text =
-            m === undefined
-              ? mn
-                ? missingThrow(mn)
-                : '[No error description was available.]'
-              : String(m instanceof MatchItem ? m.text : m);
-          throw new TemplateError(text, {
-            templateName: cx.name,
-            line: el.bl,
-            column: el.bc,
-            kind: 'StopException',
-          });
-        });
-    }
     case 'nested': {
       const args = el.args.map((a) => evaluator(a, cx));
       if (!args.length) return (env) => runNested(env, []);
@@ -315,10 +275,6 @@ export function compileEl(el: A.El, cx: ElCx): Exec {
   }
   // the kinds not handled above are those of directives/index.ts
   throw new Error(`no compiler for ${el.k} elements`);
-}
-
-function missingThrow(at: A.Expr): never {
-  throw missingError(at);
 }
 
 /** What a directive module's compile function gets: the context and the element compiler. */

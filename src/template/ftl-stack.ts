@@ -54,14 +54,8 @@ export function elDescription(el: A.El): string | null {
       return el.legacy ? `#call ${canonical(el.callee)}${args(el)}` : `@${canonical(el.callee)}${args(el)}`;
     case 'nested':
       return el.args.length ? `#nested ${el.args.map(canonical).join(', ')}` : '#nested';
-    case 'return':
-      return el.value ? `#return ${canonical(el.value)}` : '#return';
-    case 'stop':
-      return el.message ? `#stop ${canonical(el.message)}` : '#stop';
     case 'setting':
       return `#setting ${el.name}=${canonical(el.value)}`;
-    case 'compress':
-      return '#compress';
     case 'escape':
       return `#escape ${el.variable} as ${canonical(el.expr)}`;
     case 'noEscape':

@@ -610,7 +610,6 @@ export class Parser {
         case 'macro':
         case 'function':
           return this.macroDirective();
-        case 'compress':
         case 'noescape':
         case 'autoesc':
         case 'noautoesc':
@@ -626,49 +625,6 @@ export class Parser {
           return this.transformDirective();
         case 'setting':
           return this.settingDirective();
-        case 'return':
-          return this.returnDirective();
-        case 'stop':
-          return this.stopDirective();
-        case 'flush':
-          this.lx.next();
-          return this.el<A.FlushEl>(
-            {
-              k: 'flush',
-              bl: 0,
-              bc: 0,
-              el: 0,
-              ec: 0,
-              tn: this.name,
-              children: NO_CHILDREN,
-              parent: null,
-              index: 0,
-            },
-            this.tokPos(t),
-          );
-        case 't':
-        case 'lt':
-        case 'rt':
-        case 'nt':
-          this.lx.next();
-          this.hasTrim = true;
-          return this.el<A.TrimEl>(
-            {
-              k: 'trim',
-              name: t.name,
-              left: t.name === 't' || t.name === 'lt',
-              right: t.name === 't' || t.name === 'rt',
-              bl: 0,
-              bc: 0,
-              el: 0,
-              ec: 0,
-              tn: this.name,
-              children: NO_CHILDREN,
-              parent: null,
-              index: 0,
-            },
-            this.tokPos(t),
-          );
         case 'nested':
           return this.nestedDirective();
         case 'visit':
@@ -1444,22 +1400,6 @@ export class Parser {
     this.autoEscaping = savedAuto;
     const pos = this.span(this.tokPos(start), this.tokPos(end));
     switch (name) {
-      case 'compress':
-        return this.el<A.CompressEl>(
-          {
-            k: 'compress',
-            bl: 0,
-            bc: 0,
-            el: 0,
-            ec: 0,
-            tn: this.name,
-            children: NO_CHILDREN,
-            parent: null,
-            index: 0,
-          },
-          pos,
-          children,
-        );
       case 'noescape':
         return this.el<A.NoEscapeEl>(
           {
@@ -1749,62 +1689,6 @@ export class Parser {
         index: 0,
       },
       this.span(this.tokPos(start), this.tokPos(end)),
-    );
-  }
-
-  private returnDirective(): A.El {
-    const start = this.lx.next();
-    let value: A.Expr | null = null;
-    let end = start;
-    if (start.form === 'blank') {
-      value = this.expression();
-      end = this.looseDirectiveEnd();
-    }
-    if (this.inMacro) {
-      if (value) throw this.err('A macro cannot return a value', start);
-    } else if (this.inFunction) {
-      if (!value) throw this.err('A function must return a value', start);
-    } else if (!value) {
-      throw this.err('A return instruction can only occur inside a macro or function', start);
-    }
-    return this.el<A.ReturnEl>(
-      {
-        k: 'return',
-        value,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-    );
-  }
-
-  private stopDirective(): A.El {
-    const start = this.lx.next();
-    let message: A.Expr | null = null;
-    if (start.form === 'blank') {
-      message = this.expression();
-      this.looseDirectiveEnd();
-    }
-    return this.el<A.StopEl>(
-      {
-        k: 'stop',
-        message,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.tokPos(start),
     );
   }
 

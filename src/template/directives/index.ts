@@ -5,10 +5,24 @@
  */
 import { attempt } from './attempt.js';
 import { breakDirective } from './break.js';
+import { compress } from './compress.js';
 import { continueDirective } from './continue.js';
+import { flush } from './flush.js';
+import { returnDirective } from './return.js';
+import { stop } from './stop.js';
+import { trim } from './trim.js';
 import type { Directive } from './types.js';
 
-export const DIRECTIVES: readonly Directive<any>[] = [attempt, breakDirective, continueDirective];
+export const DIRECTIVES: readonly Directive<any>[] = [
+  attempt,
+  breakDirective,
+  compress,
+  continueDirective,
+  flush,
+  returnDirective,
+  stop,
+  trim,
+];
 
 const byTag = new Map<string, Directive<any>>();
 const byKind = new Map<string, Directive<any>>();
