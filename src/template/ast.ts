@@ -8,13 +8,13 @@ import type { Directive } from './directives/types.js';
 
 export interface Pos {
   /** 1-based line and column of the first character (tabs advance to the next multiple of 8, like FreeMarker). */
-  bl: number;
-  bc: number;
+  beginLine: number;
+  beginColumn: number;
   /** Line and column of the last character. */
-  el: number;
-  ec: number;
+  endLine: number;
+  endColumn: number;
   /** Template name, set by the compiler (errors name the template they point into). */
-  tn?: string;
+  templateName?: string;
 }
 
 // ------------------------------------------------------------------ expressions

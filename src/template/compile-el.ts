@@ -204,7 +204,7 @@ function compileInterp(el: A.InterpEl, cx: ElCx): Exec {
 // ------------------------------------------------------------------ the element switch
 
 export function compileEl(el: A.El, cx: ElCx): Exec {
-  el.tn = cx.name;
+  el.templateName = cx.name;
   const moved = el.madeBy ?? directiveOfKind(el.k);
   if (moved !== undefined) return moved.compile(el, elementCompiler(cx));
   switch (el.k) {
@@ -631,7 +631,7 @@ function compileAssign(el: A.AssignEl, cx: ElCx): Exec {
   const value = el.value ? evaluator(el.value, cx) : null;
   const ns = el.ns ? evaluator(el.ns, cx) : null;
   const valueNode = el.value;
-  el.namePos.tn = cx.name;
+  el.namePos.templateName = cx.name;
   // the blamed left operand of "+=" (built once, not per execution)
   const nameAt = op === '+=' ? nameExpr(el) : undefined;
   const target = (env: Env, nsv: unknown): Map<string, unknown> => {
@@ -920,10 +920,10 @@ function compileTransform(el: A.TransformEl, cx: ElCx): Exec {
     children: el.children,
     parent: el.parent,
     index: el.index,
-    bl: el.bl,
-    bc: el.bc,
-    el: el.el,
-    ec: el.ec,
+    beginLine: el.beginLine,
+    beginColumn: el.beginColumn,
+    endLine: el.endLine,
+    endColumn: el.endColumn,
   };
   return compileCall(call, cx);
 }

@@ -59,7 +59,7 @@ export interface Cx {
 }
 
 export function compileExpr(e: A.Expr, cx: Cx): Ev {
-  e.tn = cx.name;
+  e.templateName = cx.name;
   switch (e.k) {
     case 'num': {
       const v = e.value;
@@ -330,7 +330,7 @@ function compileString(e: A.StrLit, cx: Cx): Ev {
   }
   const parts: (string | Ev)[] = e.parts.map((p) => {
     if (typeof p === 'string') return p;
-    p.tn = cx.name;
+    p.templateName = cx.name;
     const conv = cx.interp(p);
     const ev = compileExpr(p.escaped, cx);
     const at = p.escaped;
@@ -358,7 +358,7 @@ const compileExprWithLenient = Object.assign((e: A.Expr, cx: Cx): Ev => compileE
  * as usual and its errors are caught by the operator as before.
  */
 export function compileLenient(e: A.Expr, cx: Cx): Ev {
-  e.tn = cx.name;
+  e.templateName = cx.name;
   if (e.k === 'paren') return compileLenient(e.target, cx);
   if (e.k === 'dot') return compileDot(e, cx, true);
   if (e.k === 'key') return compileDynamicKey(e, cx, true);
@@ -611,7 +611,7 @@ function compileExists(e: A.Exists, cx: Cx): Ev {
 
 /** A lambda argument as a function of its parameter values (?filter, ?map …). */
 export function compileLambda(e: A.Lambda, cx: Cx): (env: Env, args: unknown[]) => unknown {
-  e.tn = cx.name;
+  e.templateName = cx.name;
   const body = compileExpr(e.body, cx);
   const params = e.params;
   if (params.length === 1) {

@@ -74,9 +74,9 @@ export function elDescription(el: A.El): string | null {
 }
 
 function contains(el: A.El, line: number, col: number): boolean {
-  if (line < el.bl || line > el.el) return false;
-  if (line === el.bl && col < el.bc) return false;
-  if (line === el.el && el.ec > 0 && col > el.ec) return false;
+  if (line < el.beginLine || line > el.endLine) return false;
+  if (line === el.beginLine && col < el.beginColumn) return false;
+  if (line === el.endLine && el.endColumn > 0 && col > el.endColumn) return false;
   return true;
 }
 
@@ -100,7 +100,10 @@ function enclosingMacro(el: A.El): A.MacroEl | null {
 export function elLocation(el: A.El): string {
   const m = enclosingMacro(el);
   const where = m ? ` in ${m.isFunction ? 'function' : 'macro'} ${JSON.stringify(m.name)}` : '';
-  return locationText(el.tn ?? 'template', el.bl, el.bc).replace(' at line', `${where} at line`);
+  return locationText(el.templateName ?? 'template', el.beginLine, el.beginColumn).replace(
+    ' at line',
+    `${where} at line`,
+  );
 }
 
 /** Lines for `el` and the directives it is nested in, up to its macro or the template root. */
@@ -126,8 +129,8 @@ export function ensureStack(err: TemplateError, roots: UnitRoots): void {
   if (el) {
     err.ftlStack.push(...lexicalChain(el, '- Failed at:'));
     if (err.expression === undefined && err.kind !== 'ParseException') {
-      err.line = el.bl;
-      err.column = el.bc;
+      err.line = el.beginLine;
+      err.column = el.beginColumn;
     }
   }
   refreshMessage(err);

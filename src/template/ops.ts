@@ -77,7 +77,12 @@ export function formatBoolean(env: Env, b: boolean, at: A.Pos | null): string {
   if (bf === BOOLEAN_FORMAT_DEFAULT) {
     const msg =
       'Can\'t convert boolean to string automatically, because the "boolean_format" setting was "true,false", which is the legacy deprecated default, and we treat it as if no format was set. This is the default configuration; you should provide the format explicitly for each place where you print a boolean.';
-    throw elError('_MiscTemplateException', msg, at ?? { bl: 0, bc: 0, el: 0, ec: 0 }, TIP_BOOLEAN_FORMAT);
+    throw elError(
+      '_MiscTemplateException',
+      msg,
+      at ?? { beginLine: 0, beginColumn: 0, endLine: 0, endColumn: 0 },
+      TIP_BOOLEAN_FORMAT,
+    );
   }
   if (bf === 'c') return b ? 'true' : 'false';
   const comma = bf.indexOf(',');

@@ -565,7 +565,7 @@ export function limitError(what: string): LimitError {
 }
 
 function loc(at: A.Pos): string {
-  return locationText(at.tn ?? 'template', at.bl, at.bc);
+  return locationText(at.templateName ?? 'template', at.beginLine, at.beginColumn);
 }
 
 /** An error blaming an expression: "<lead>:\n==> expr  [in template …]" plus tips. */
@@ -579,14 +579,14 @@ export function exprError(
   const expr = canonical(at);
   const description = `${lead}\n==> ${expr}  ${loc(at)}`;
   return new TemplateError(withTips(description, tips), {
-    templateName: at.tn ?? 'template',
-    line: at.bl,
-    column: at.bc,
+    templateName: at.templateName ?? 'template',
+    line: at.beginLine,
+    column: at.beginColumn,
     expression: expr,
     kind,
     cause,
-    endLine: at.el,
-    endColumn: at.ec,
+    endLine: at.endLine,
+    endColumn: at.endColumn,
   });
 }
 
@@ -599,9 +599,9 @@ export function elError(
   cause?: unknown,
 ): TemplateError {
   return new TemplateError(withTips(description, tips), {
-    templateName: at.tn ?? 'template',
-    line: at.bl,
-    column: at.bc,
+    templateName: at.templateName ?? 'template',
+    line: at.beginLine,
+    column: at.beginColumn,
     kind,
     cause,
   });
@@ -726,9 +726,9 @@ export function methodError(err: unknown, at: A.Pos, expr?: A.Expr): TemplateErr
   const expression = expr ? canonical(expr) : undefined;
   const where = expression !== undefined ? `\n==> ${expression}  ${loc(at)}` : `\n${loc(at)}`;
   return new TemplateError(msg + where, {
-    templateName: at.tn ?? 'template',
-    line: at.bl,
-    column: at.bc,
+    templateName: at.templateName ?? 'template',
+    line: at.beginLine,
+    column: at.beginColumn,
     expression,
     kind: 'TemplateModelException',
     description: msg,

@@ -92,7 +92,7 @@ const LAZY_CONSUMERS = new Set([
 ]);
 
 export function compileBuiltIn(node: A.BuiltInExpr, cx: Cx, compile: (e: A.Expr, cx: Cx) => Ev): Ev {
-  node.tn = cx.name;
+  node.templateName = cx.name;
   const name = node.name;
   if (UNSUPPORTED_BUILTINS.has(name)) {
     const t = compile(node.target, cx);
@@ -106,7 +106,7 @@ export function compileBuiltIn(node: A.BuiltInExpr, cx: Cx, compile: (e: A.Expr,
     };
   }
   const d = BUILTINS[name];
-  if (!d) throw new ParseError(`?${name} is not implemented.`, cx.name, node.bl, node.bc);
+  if (!d) throw new ParseError(`?${name} is not implemented.`, cx.name, node.beginLine, node.beginColumn);
   if (LAZY_CONSUMERS.has(name)) enableLazy(node.target);
   if (d.custom) return d.custom(node, cx, compile);
   const T = compile(node.target, cx);
@@ -210,8 +210,8 @@ export function compileFormatDot(
   cx: Cx,
   compile: (e: A.Expr, cx: Cx) => Ev,
 ): Ev {
-  bi.tn = cx.name;
-  dot.tn = cx.name;
+  bi.templateName = cx.name;
+  dot.templateName = cx.name;
   const T = compile(bi.target, cx);
   const fmt = dot.name;
   const kind = bi.name;
@@ -253,8 +253,8 @@ def('then', {
       throw new ParseError(
         `?then(...) expects exactly 2 arguments, but had ${args.length}.`,
         cx.name,
-        node.bl,
-        node.bc,
+        node.beginLine,
+        node.beginColumn,
       );
     }
     const T = compile(node.target, cx);
@@ -272,8 +272,8 @@ def('switch', {
       throw new ParseError(
         `?switch(...) expects at least 2 arguments, but had ${args.length}.`,
         cx.name,
-        node.bl,
-        node.bc,
+        node.beginLine,
+        node.beginColumn,
       );
     }
     const T = compile(node.target, cx);
@@ -307,8 +307,8 @@ function compileFunctionArg(node: A.BuiltInExpr, cx: Cx, compile: (e: A.Expr, cx
     throw new ParseError(
       `?${node.name}(...) expects exactly 1 argument, but had ${args.length}.`,
       cx.name,
-      node.bl,
-      node.bc,
+      node.beginLine,
+      node.beginColumn,
     );
   }
   const a = args[0];
@@ -317,11 +317,11 @@ function compileFunctionArg(node: A.BuiltInExpr, cx: Cx, compile: (e: A.Expr, cx
       throw new ParseError(
         `?${node.name}(...) parameter lambda expression must declare exactly 1 parameter, but it declared ${a.params.length}.`,
         cx.name,
-        a.bl,
-        a.bc,
+        a.beginLine,
+        a.beginColumn,
       );
     }
-    a.tn = cx.name;
+    a.templateName = cx.name;
     const body = compile(a.body, cx);
     const pname = a.params[0];
     return (env, v) => {
@@ -502,7 +502,7 @@ function loopBuiltin(
 ): void {
   def(name, {
     custom: (node, cx, compile) => {
-      node.tn = cx.name;
+      node.templateName = cx.name;
       const varName = (node.target as A.Ident).name;
       const A2 = (node.args ?? []).map((a) => compile(a, cx));
       const find = (env: Env): LoopCtx => {
@@ -736,7 +736,7 @@ def('eval_json', {
 def('interpret', {
   value: (env, t, node) => {
     let src: string;
-    let name = `${node.tn}->anonymous_interpreted`;
+    let name = `${node.templateName}->anonymous_interpreted`;
     if (isSequence(t)) {
       const parts = seqItems(t, 10);
       if (parts.length < 1 || parts.length > 2)

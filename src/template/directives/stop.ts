@@ -32,8 +32,8 @@ export const stop: Directive<'stop'> = {
             : String(m instanceof MatchItem ? m.text : m);
         throw new TemplateError(text, {
           templateName,
-          line: el.bl,
-          column: el.bc,
+          line: el.beginLine,
+          column: el.beginColumn,
           kind: 'StopException',
         });
       });

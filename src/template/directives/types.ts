@@ -67,7 +67,16 @@ export interface Directive<K extends A.El['k'] = A.El['k']> {
 
 /** Fields every element literal lists (so elements of a kind keep one shape); the parser fills them. */
 export function elementBase(p: DirectiveParser): A.ElBase {
-  return { bl: 0, bc: 0, el: 0, ec: 0, tn: p.name, children: NO_CHILDREN, parent: null, index: 0 };
+  return {
+    beginLine: 0,
+    beginColumn: 0,
+    endLine: 0,
+    endColumn: 0,
+    templateName: p.name,
+    children: NO_CHILDREN,
+    parent: null,
+    index: 0,
+  };
 }
 
 const NO_CHILDREN: A.El[] = [];
