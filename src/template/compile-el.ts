@@ -27,7 +27,7 @@ import { OptionalTemplateInclude } from './optional-template.js';
 import { type FmIterator, LazySeq, enableLazy } from './lazy.js';
 import { directiveOfKind } from './directives/index.js';
 import type { ElementCompiler } from './directives/types.js';
-import { type ElCx, NOOP, capture, evalAll, evaluator, sequence, thenDo } from './exec.js';
+import { type ElementContext, NOOP, capture, evalAll, evaluator, sequence, thenDo } from './exec.js';
 import { Transform, TransformFailure, type TransformParams } from './transforms.js';
 import {
   type Env,
@@ -63,7 +63,7 @@ import { javaTimeZone } from '../jdk/index.js';
 
 export type InterpConverter = (env: Env, v: unknown, at: A.Expr) => string;
 
-function block(children: A.El[], cx: ElCx): Exec {
+function block(children: A.El[], cx: ElementContext): Exec {
   return sequence(children.map((c) => compileEl(c, cx)));
 }
 
@@ -148,7 +148,7 @@ export function interpConverter(el: A.InterpEl, strict: boolean): InterpConverte
   };
 }
 
-function compileInterp(el: A.InterpEl, cx: ElCx): Exec {
+function compileInterp(el: A.InterpEl, cx: ElementContext): Exec {
   const at = el.escaped;
   if (el.numeric) {
     const ev = evaluator(at, cx);
@@ -203,7 +203,7 @@ function compileInterp(el: A.InterpEl, cx: ElCx): Exec {
 
 // ------------------------------------------------------------------ the element switch
 
-export function compileEl(el: A.El, cx: ElCx): Exec {
+export function compileEl(el: A.El, cx: ElementContext): Exec {
   el.templateName = cx.name;
   const moved = el.madeBy ?? directiveOfKind(el.k);
   if (moved !== undefined) return moved.compile(el, elementCompiler(cx));
@@ -278,13 +278,13 @@ export function compileEl(el: A.El, cx: ElCx): Exec {
 }
 
 /** What a directive module's compile function gets: the context and the element compiler. */
-function elementCompiler(cx: ElCx): ElementCompiler {
+function elementCompiler(cx: ElementContext): ElementCompiler {
   return { cx, element: (el) => compileEl(el, cx), block: (children) => block(children, cx) };
 }
 
 // ------------------------------------------------------------------ #if
 
-function compileIf(conds: A.CondEl[], cx: ElCx): Exec {
+function compileIf(conds: A.CondEl[], cx: ElementContext): Exec {
   const branches = conds.map((c) => ({
     cond: c.cond ? evaluator(c.cond, cx) : null,
     node: c.cond,
@@ -465,7 +465,7 @@ function removeCtx(loops: unknown[], ctx: unknown): void {
   if (i >= 0) loops.splice(i, 1);
 }
 
-function compileList(el: A.ListEl, elseEl: A.ElseOfListEl | null, cx: ElCx): Exec {
+function compileList(el: A.ListEl, elseEl: A.ElseOfListEl | null, cx: ElementContext): Exec {
   // IteratorBlock lists ?filter/?map … results lazily. Not when they may call methods: an
   // asynchronous one can only suspend the expression while it is being evaluated.
   if (!el.source.calls) enableLazy(el.source);
@@ -508,7 +508,7 @@ function compileList(el: A.ListEl, elseEl: A.ElseOfListEl | null, cx: ElCx): Exe
   };
 }
 
-function compileItems(el: A.ItemsEl, cx: ElCx): Exec {
+function compileItems(el: A.ItemsEl, cx: ElementContext): Exec {
   const body = block(el.children, cx);
   return (env) => {
     const loops = env.loops;
@@ -549,7 +549,7 @@ function compileItems(el: A.ItemsEl, cx: ElCx): Exec {
   };
 }
 
-function compileSep(el: A.SepEl, cx: ElCx): Exec {
+function compileSep(el: A.SepEl, cx: ElementContext): Exec {
   const body = block(el.children, cx);
   return (env) => {
     const loops = env.loops;
@@ -565,7 +565,7 @@ function compileSep(el: A.SepEl, cx: ElCx): Exec {
 
 // ------------------------------------------------------------------ #switch
 
-function compileSwitch(el: A.SwitchEl, cx: ElCx): Exec {
+function compileSwitch(el: A.SwitchEl, cx: ElementContext): Exec {
   const value = evaluator(el.value, cx);
   const vn = el.value;
   const cases = (el.children.slice(el.firstCase) as A.CaseEl[]).map((c) => ({
@@ -624,7 +624,7 @@ function scopeName(scope: A.AssignScope): string {
   return scope === 'namespace' ? 'template namespace' : scope === 'local' ? 'local scope' : 'global scope';
 }
 
-function compileAssign(el: A.AssignEl, cx: ElCx): Exec {
+function compileAssign(el: A.AssignEl, cx: ElementContext): Exec {
   const name = el.name;
   const op = el.op;
   const scope = el.scope;
@@ -729,7 +729,7 @@ function nameExpr(el: A.AssignEl): A.Expr {
   return { k: 'id', name: el.name, ...el.namePos };
 }
 
-function compileBlockAssign(el: A.BlockAssignEl, cx: ElCx): Exec {
+function compileBlockAssign(el: A.BlockAssignEl, cx: ElementContext): Exec {
   const body = block(el.children, cx);
   const ns = el.ns ? evaluator(el.ns, cx) : null;
   const name = el.name;
@@ -759,7 +759,7 @@ function compileBlockAssign(el: A.BlockAssignEl, cx: ElCx): Exec {
 
 // ------------------------------------------------------------------ #setting
 
-function compileSetting(el: A.SettingEl, cx: ElCx): Exec {
+function compileSetting(el: A.SettingEl, cx: ElementContext): Exec {
   // the parser accepts only names settingName knows
   const name = settingName(el.name)!;
   const value = evaluator(el.value, cx);
@@ -823,7 +823,7 @@ export function applySetting(env: Env, name: string, v: unknown, at: A.Pos): voi
 
 // ------------------------------------------------------------------ macros, calls, #nested
 
-function compileMacroDef(el: A.MacroEl, cx: ElCx): Exec {
+function compileMacroDef(el: A.MacroEl, cx: ElementContext): Exec {
   const def: MacroDef = {
     name: el.name,
     isFunction: el.isFunction,
@@ -844,7 +844,7 @@ function compileMacroDef(el: A.MacroEl, cx: ElCx): Exec {
   };
 }
 
-function compileCall(el: A.CallEl, cx: ElCx): Exec {
+function compileCall(el: A.CallEl, cx: ElementContext): Exec {
   const callee = evaluator(el.callee, cx);
   const cn = el.callee;
   const named = el.named ? el.named.map((a) => ({ name: a.name, ev: evaluator(a.value, cx) })) : null;
@@ -908,7 +908,7 @@ function compileCall(el: A.CallEl, cx: ElCx): Exec {
   };
 }
 
-function compileTransform(el: A.TransformEl, cx: ElCx): Exec {
+function compileTransform(el: A.TransformEl, cx: ElementContext): Exec {
   const call: A.CallEl = {
     k: 'call',
     callee: el.transform,
@@ -942,7 +942,7 @@ function stringArg(env: Env, v: unknown, at: A.Expr, what: string): string {
   throw typeError(at, `For the ${what}`, 'string', v);
 }
 
-function compileInclude(el: A.IncludeEl, cx: ElCx): Exec {
+function compileInclude(el: A.IncludeEl, cx: ElementContext): Exec {
   const name = evaluator(el.name, cx);
   const parse = el.parse ? evaluator(el.parse, cx) : null;
   const ignoreMissing = el.ignoreMissing ? evaluator(el.ignoreMissing, cx) : null;
@@ -985,7 +985,7 @@ function toFlag(v: unknown, at: A.Expr | null, what: string): boolean {
   throw typeError(at!, `For the ${what}`, 'boolean', v);
 }
 
-function compileImport(el: A.ImportEl, cx: ElCx): Exec {
+function compileImport(el: A.ImportEl, cx: ElementContext): Exec {
   const name = evaluator(el.name, cx);
   return (env) =>
     thenDo(env, name(env), (v) => {

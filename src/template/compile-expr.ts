@@ -47,7 +47,7 @@ function numValue(e: A.NumLit): number {
   return typeof v === 'number' ? v : v instanceof BigDec ? v.toNumber() : NaN;
 }
 
-export interface Cx {
+export interface ExprContext {
   /** Template name (errors point into it). */
   name: string;
   strict: boolean;
@@ -58,7 +58,7 @@ export interface Cx {
   parseExpression: (source: string, templateName: string) => A.Expr;
 }
 
-export function compileExpr(e: A.Expr, cx: Cx): Ev {
+export function compileExpr(e: A.Expr, cx: ExprContext): Ev {
   e.templateName = cx.name;
   switch (e.k) {
     case 'num': {
@@ -257,7 +257,7 @@ function arithOp<T>(f: () => T, at: A.Expr): T {
   }
 }
 
-function compileArith(e: A.Arith, cx: Cx): Ev {
+function compileArith(e: A.Arith, cx: ExprContext): Ev {
   const l = compileExpr(e.left, cx);
   const r = compileExpr(e.right, cx);
   const ln = e.left;
@@ -323,7 +323,7 @@ function compileArith(e: A.Arith, cx: Cx): Ev {
   }
 }
 
-function compileString(e: A.StrLit, cx: Cx): Ev {
+function compileString(e: A.StrLit, cx: ExprContext): Ev {
   if (!e.parts) {
     const v = e.value;
     return () => v;
@@ -347,8 +347,8 @@ function compileString(e: A.StrLit, cx: Cx): Ev {
 }
 
 /** compileExpr, carrying compileLenient for the existence built-ins (?has_content, ?default … on `(…)`). */
-const compileExprWithLenient = Object.assign((e: A.Expr, cx: Cx): Ev => compileExpr(e, cx), {
-  lenient: (e: A.Expr, cx: Cx): Ev => compileLenient(e, cx),
+const compileExprWithLenient = Object.assign((e: A.Expr, cx: ExprContext): Ev => compileExpr(e, cx), {
+  lenient: (e: A.Expr, cx: ExprContext): Ev => compileLenient(e, cx),
 });
 
 /**
@@ -357,7 +357,7 @@ const compileExprWithLenient = Object.assign((e: A.Expr, cx: Cx): Ev => compileE
  * common `(a.b.c)!d` costs no exception. Anything else (arguments, keys, operators) is compiled
  * as usual and its errors are caught by the operator as before.
  */
-export function compileLenient(e: A.Expr, cx: Cx): Ev {
+export function compileLenient(e: A.Expr, cx: ExprContext): Ev {
   e.templateName = cx.name;
   if (e.k === 'paren') return compileLenient(e.target, cx);
   if (e.k === 'dot') return compileDot(e, cx, true);
@@ -365,7 +365,7 @@ export function compileLenient(e: A.Expr, cx: Cx): Ev {
   return compileExpr(e, cx);
 }
 
-function compileDot(e: A.Dot, cx: Cx, lenient = false): Ev {
+function compileDot(e: A.Dot, cx: ExprContext, lenient = false): Ev {
   const t = lenient ? compileLenient(e.target, cx) : compileExpr(e.target, cx);
   const name = e.name;
   const tn = e.target;
@@ -388,7 +388,7 @@ function compileDot(e: A.Dot, cx: Cx, lenient = false): Ev {
   };
 }
 
-function compileDynamicKey(e: A.DynKey, cx: Cx, lenient = false): Ev {
+function compileDynamicKey(e: A.DynKey, cx: ExprContext, lenient = false): Ev {
   // DynamicKeyName takes a lazily generated sequence as it is (lists it up to the index or range)
   enableLazy(e.target);
   const t = lenient ? compileLenient(e.target, cx) : compileExpr(e.target, cx);
@@ -526,7 +526,7 @@ function slice(env: Env, v: unknown, range: FmRange, kn: A.Expr, tn: A.Expr): un
   return str!.slice(first, exclEnd);
 }
 
-function compileRange(e: A.Range, cx: Cx): Ev {
+function compileRange(e: A.Range, cx: ExprContext): Ev {
   const l = compileExpr(e.left, cx);
   const r = e.right ? compileExpr(e.right, cx) : null;
   const ln = e.left;
@@ -564,7 +564,7 @@ function isInvalidRef(e: unknown): boolean {
   return e instanceof TemplateError && e.kind === 'InvalidReferenceException';
 }
 
-function compileDefault(e: A.DefaultTo, cx: Cx): Ev {
+function compileDefault(e: A.DefaultTo, cx: ExprContext): Ev {
   const t = isParen(e.target) ? compileLenient(e.target, cx) : compileExpr(e.target, cx);
   const rhs = e.rhs ? compileExpr(e.rhs, cx) : null;
   const rn = e.rhs;
@@ -594,7 +594,7 @@ function compileDefault(e: A.DefaultTo, cx: Cx): Ev {
   };
 }
 
-function compileExists(e: A.Exists, cx: Cx): Ev {
+function compileExists(e: A.Exists, cx: ExprContext): Ev {
   const t = isParen(e.target) ? compileLenient(e.target, cx) : compileExpr(e.target, cx);
   if (isParen(e.target)) {
     return (env) => {
@@ -610,7 +610,7 @@ function compileExists(e: A.Exists, cx: Cx): Ev {
 }
 
 /** A lambda argument as a function of its parameter values (?filter, ?map …). */
-export function compileLambda(e: A.Lambda, cx: Cx): (env: Env, args: unknown[]) => unknown {
+export function compileLambda(e: A.Lambda, cx: ExprContext): (env: Env, args: unknown[]) => unknown {
   e.templateName = cx.name;
   const body = compileExpr(e.body, cx);
   const params = e.params;

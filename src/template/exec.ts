@@ -4,7 +4,7 @@
  * directive modules (directives/*.ts), which import it instead of compile-el.ts (no import cycle).
  */
 import type * as A from './ast.js';
-import { type Cx, compileExpr } from './compile-expr.js';
+import { type ExprContext, compileExpr } from './compile-expr.js';
 import {
   Buf,
   type Env,
@@ -18,14 +18,14 @@ import {
 
 export const NOOP: Exec = () => undefined;
 
-export interface ElCx extends Cx {
+export interface ElementContext extends ExprContext {
   /** Macro definitions found while compiling (hoisted into the namespace when the template runs). */
   macros: MacroDef[];
   unit: () => TemplateUnit;
 }
 
 /** Evaluates an expression; expressions that may call methods run in a session (may give a Pending). */
-export function evaluator(e: A.Expr, cx: Cx): Ev {
+export function evaluator(e: A.Expr, cx: ExprContext): Ev {
   const ev = compileExpr(e, cx);
   if (!e.calls) return ev;
   return (env) => evalSession(env, ev);

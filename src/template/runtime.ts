@@ -839,7 +839,3 @@ export function fromPlain(v: unknown): unknown {
   if (v instanceof Date) return new FmDate(v.getTime(), 'datetime');
   return v;
 }
-
-export function jq(s: string): string {
-  return jQuote(s);
-}

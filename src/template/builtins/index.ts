@@ -4,7 +4,7 @@
  * ?interpret, the existence built-ins, output-format bound ones).
  */
 import type * as A from '../ast.js';
-import type { Cx } from '../compile-expr.js';
+import type { ExprContext } from '../compile-expr.js';
 import { UNSUPPORTED_BUILTINS } from '../builtin-names.js';
 import { callMethod } from '../calls.js';
 import { BoundCallable } from '../values.js';
@@ -91,7 +91,11 @@ const LAZY_CONSUMERS = new Set([
   'sequence',
 ]);
 
-export function compileBuiltIn(node: A.BuiltInExpr, cx: Cx, compile: (e: A.Expr, cx: Cx) => Ev): Ev {
+export function compileBuiltIn(
+  node: A.BuiltInExpr,
+  cx: ExprContext,
+  compile: (e: A.Expr, cx: ExprContext) => Ev,
+): Ev {
   node.templateName = cx.name;
   const name = node.name;
   if (UNSUPPORTED_BUILTINS.has(name)) {
@@ -162,8 +166,8 @@ function isParen(e: A.Expr): boolean {
 /** Evaluates the target of an existence built-in: missing (or, in parentheses, an invalid reference) is undefined. */
 function existenceTarget(
   node: A.BuiltInExpr,
-  cx: Cx,
-  compile: ((e: A.Expr, cx: Cx) => Ev) & { lenient?: (e: A.Expr, cx: Cx) => Ev },
+  cx: ExprContext,
+  compile: ((e: A.Expr, cx: ExprContext) => Ev) & { lenient?: (e: A.Expr, cx: ExprContext) => Ev },
 ): Ev {
   if (!isParen(node.target)) return compile(node.target, cx);
   // a missing parent in a plain (a.b.c) chain is undefined without an exception (compileLenient)
@@ -207,8 +211,8 @@ def('string', {
 export function compileFormatDot(
   dot: A.Dot,
   bi: A.BuiltInExpr,
-  cx: Cx,
-  compile: (e: A.Expr, cx: Cx) => Ev,
+  cx: ExprContext,
+  compile: (e: A.Expr, cx: ExprContext) => Ev,
 ): Ev {
   bi.templateName = cx.name;
   dot.templateName = cx.name;
@@ -301,7 +305,11 @@ def('switch', {
 
 type Fn = (env: Env, v: unknown) => unknown;
 
-function compileFunctionArg(node: A.BuiltInExpr, cx: Cx, compile: (e: A.Expr, cx: Cx) => Ev): Fn {
+function compileFunctionArg(
+  node: A.BuiltInExpr,
+  cx: ExprContext,
+  compile: (e: A.Expr, cx: ExprContext) => Ev,
+): Fn {
   const args = node.args ?? [];
   if (args.length !== 1) {
     throw new ParseError(

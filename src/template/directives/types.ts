@@ -4,7 +4,7 @@
  * and the stack trace look directives up in the table of directives/index.ts.
  */
 import type * as A from '../ast.js';
-import type { ElCx } from '../exec.js';
+import type { ElementContext } from '../exec.js';
 import type { ParseError } from '../errors.js';
 import type { Lexer, TagFollow, Token } from '../lexer.js';
 import type { Exec } from '../runtime.js';
@@ -42,7 +42,7 @@ export interface DirectiveParser {
 
 /** What a directive's compile function may use of the element compiler. */
 export interface ElementCompiler {
-  readonly cx: ElCx;
+  readonly cx: ElementContext;
   /** Compiles one element (any kind). */
   element(el: A.El): Exec;
   /** Compiles a list of elements run one after the other. */
