@@ -8,7 +8,7 @@ import type * as A from './ast.js';
 import { Budget, BudgetExceededError, SLOT_BYTES, STRING_CHAR_BYTES } from '../limits/budget.js';
 import { BigDec } from './bigdecimal.js';
 import { canonical } from './canonical.js';
-import { TIP_MISSING, TemplateError, jQuote, locationText, withTips } from './errors.js';
+import { TIP_MISSING, TemplateError, locationText, withTips } from './errors.js';
 import { LazySeq } from './lazy.js';
 import { carryMark } from './provenance.js';
 import { suggestCallable } from './suggest.js';
