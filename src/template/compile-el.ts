@@ -11,15 +11,7 @@ import { callDirectiveObject, callMacro, runNested } from './calls.js';
 import { compileExpr, interpolationError } from './compile-expr.js';
 import { BREAK, CONTINUE, jQuote } from './errors.js';
 import { settingName } from './builtin-names.js';
-import {
-  formatDate,
-  formatNumber,
-  formatBoolean,
-  addValues,
-  compareValues,
-  toBoolean,
-  toCompactJson,
-} from './ops.js';
+import { formatDate, formatNumber, formatBoolean, addValues, toBoolean, toCompactJson } from './ops.js';
 import { fractionDigitsFormatter } from './format.js';
 import { escaperOf, isMarkupFormat } from './output-formats.js';
 import { importLibrary, loadSource, notFoundText, resolveName, runUnitHere } from './loading.js';
@@ -222,7 +214,6 @@ export function compileEl(el: A.El, cx: ElementContext): Exec {
     case 'noEscape':
     case 'autoEsc':
     case 'outputFormat':
-    case 'case':
     case 'elseOfList':
       return block(el.children, cx);
     case 'if':
@@ -237,8 +228,6 @@ export function compileEl(el: A.El, cx: ElementContext): Exec {
       return compileItems(el, cx);
     case 'sep':
       return compileSep(el, cx);
-    case 'switch':
-      return compileSwitch(el, cx);
     case 'assign':
       return compileAssign(el, cx);
     case 'assignInstr':
@@ -560,61 +549,6 @@ function compileSep(el: A.SepEl, cx: ElementContext): Exec {
       }
     }
     throw elError('_MiscTemplateException', '#sep must be inside a #list (or #foreach) block.', el);
-  };
-}
-
-// ------------------------------------------------------------------ #switch
-
-function compileSwitch(el: A.SwitchEl, cx: ElementContext): Exec {
-  const value = evaluator(el.value, cx);
-  const vn = el.value;
-  const cases = (el.children.slice(el.firstCase) as A.CaseEl[]).map((c) => ({
-    cond: c.cond ? evaluator(c.cond, cx) : null,
-    node: c.cond,
-    body: block(c.children, cx),
-  }));
-  const defaultIdx = cases.findIndex((c) => c.cond === null);
-  const runFrom = (env: Env, i: number): void | Promise<void> => {
-    for (; i < cases.length; i++) {
-      const r = cases[i].body(env);
-      if (r !== undefined) {
-        const next = i + 1;
-        return r.then(() => runFrom(env, next));
-      }
-    }
-  };
-  const test = (env: Env, i: number): void | Promise<void> => {
-    for (; i < cases.length; i++) {
-      const c = cases[i];
-      if (c.cond === null) continue;
-      const sv = value(env);
-      const cv = c.cond(env);
-      if (sv instanceof Pending || cv instanceof Pending) {
-        const idx = i;
-        return (async () => {
-          const a = sv instanceof Pending ? await env.resumeAfter(sv.promise) : sv;
-          const b = cv instanceof Pending ? await env.resumeAfter(cv.promise) : cv;
-          if (compareValues(env, a, b, 'eq', vn, c.node!, c.node!, '==')) return runFrom(env, idx);
-          return test(env, idx + 1);
-        })();
-      }
-      if (compareValues(env, sv, cv, 'eq', vn, c.node!, c.node!, '==')) return runFrom(env, i);
-    }
-    // reached without a match, #default doesn't fall through into the cases after it
-    if (defaultIdx >= 0) return cases[defaultIdx].body(env);
-  };
-  return (env) => {
-    let r: void | Promise<void>;
-    try {
-      r = test(env, 0);
-    } catch (e) {
-      if (e === BREAK) return;
-      throw e;
-    }
-    if (r === undefined) return;
-    return r.catch((e) => {
-      if (e !== BREAK) throw e;
-    });
   };
 }
 

@@ -36,10 +36,6 @@ export function elDescription(el: A.El): string | null {
       return '#sep';
     case 'elseOfList':
       return '#else';
-    case 'switch':
-      return `#switch ${canonical(el.value)}`;
-    case 'case':
-      return el.cond ? `#case ${canonical(el.cond)}` : '#default';
     case 'assign': {
       const dir = el.scope === 'namespace' ? '#assign' : '#' + el.scope;
       return `${dir} ${el.name}${el.op === '++' || el.op === '--' ? el.op : ` ${el.op} ${el.value ? canonical(el.value) : ''}`}`;

@@ -82,7 +82,7 @@ const TOKEN_PATTERNS: Partial<Record<Tk, string>> = {
 export class Parser {
   lx: Lexer;
   readonly name: string;
-  private stripWhitespace: boolean;
+  stripWhitespace: boolean;
   /** `<#ftl strip_text=true>`. */
   private stripText = false;
   /** Depth of MixedContentElements (1 = the template's top level). */
@@ -140,7 +140,7 @@ export class Parser {
     return c === 'auto' ? 'legacy' : c;
   }
 
-  private posOf(start: number, endExclusive: number): A.Pos {
+  posOf(start: number, endExclusive: number): A.Pos {
     const lines = this.lx.lines;
     const bl = lines.line(start);
     const bc = lines.col(start, bl);
@@ -487,7 +487,7 @@ export class Parser {
     );
   }
 
-  private expectEnd(names: string[], open: string): Token {
+  expectEnd(names: string[], open: string): Token {
     const t = this.lx.peek();
     if (t.t === 'END_TAG' && names.includes(t.name!)) return this.lx.next();
     throw this.unmatchedEnd(t, open);
@@ -603,8 +603,6 @@ export class Parser {
           return this.itemsDirective();
         case 'sep':
           return this.sepDirective();
-        case 'switch':
-          return this.switchDirective();
         case 'assign':
         case 'global':
         case 'local':
@@ -969,134 +967,6 @@ export class Parser {
         index: 0,
       },
       this.locWithChildren(start, start, children),
-      children,
-    );
-  }
-
-  private switchDirective(): A.El {
-    const start = this.lx.next();
-    const value = this.expression();
-    this.directiveEnd();
-    const children: A.El[] = [];
-    // whitespace and comments before the first case
-    const ignored: A.El[] = [];
-    for (;;) {
-      const t = this.lx.peek();
-      if (t.t === 'TEXT' && !t.unparsed && /^[ \t\r\n]+$/.test(t.image)) {
-        this.lx.next();
-        ignored.push(
-          this.el<A.TextEl>(
-            {
-              k: 'text',
-              text: t.image,
-              unparsed: false,
-              beginLine: 0,
-              beginColumn: 0,
-              endLine: 0,
-              endColumn: 0,
-              templateName: this.name,
-              children: NO_CHILDREN,
-              parent: null,
-              index: 0,
-            },
-            this.posOf(t.start, t.end),
-          ),
-        );
-      } else if (t.t === 'COMMENT') {
-        this.lx.next();
-        ignored.push(
-          this.el<A.CommentEl>(
-            {
-              k: 'comment',
-              text: t.value ?? '',
-              beginLine: 0,
-              beginColumn: 0,
-              endLine: 0,
-              endColumn: 0,
-              templateName: this.name,
-              children: NO_CHILDREN,
-              parent: null,
-              index: 0,
-            },
-            this.posOf(t.start, t.end),
-          ),
-        );
-      } else break;
-    }
-    let firstCase = 0;
-    if (ignored.length && !(this.stripWhitespace && ignored.length === 1 && ignored[0].k === 'text')) {
-      children.push(
-        this.el<A.MixedEl>(
-          {
-            k: 'mixed',
-            beginLine: 0,
-            beginColumn: 0,
-            endLine: 0,
-            endColumn: 0,
-            templateName: this.name,
-            children: NO_CHILDREN,
-            parent: null,
-            index: 0,
-          },
-          this.span(ignored[0], ignored[ignored.length - 1]),
-          ignored,
-        ),
-      );
-      firstCase = 1;
-    }
-    this.breakable++;
-    let defaultFound = false;
-    for (;;) {
-      const t = this.lx.peek();
-      if (t.t !== 'DIRECTIVE' || (t.name !== 'case' && t.name !== 'default')) break;
-      this.lx.next();
-      let cond: A.Expr | null = null;
-      if (t.name === 'case') {
-        cond = this.expression();
-        this.directiveEnd();
-      } else {
-        if (defaultFound) throw this.err('You can only have one default case in a switch statement', start);
-        defaultFound = true;
-      }
-      const cc = this.mixedContent();
-      children.push(
-        this.el<A.CaseEl>(
-          {
-            k: 'case',
-            cond,
-            beginLine: 0,
-            beginColumn: 0,
-            endLine: 0,
-            endColumn: 0,
-            templateName: this.name,
-            children: NO_CHILDREN,
-            parent: null,
-            index: 0,
-          },
-          this.locWithChildren(t, t, cc),
-          cc,
-        ),
-      );
-    }
-    const t = this.lx.peek();
-    if (t.t === 'TEXT' && /^[ \t\r\n]+$/.test(t.image)) this.lx.next();
-    const end = this.expectEnd(['switch'], '#switch');
-    this.breakable--;
-    return this.el<A.SwitchEl>(
-      {
-        k: 'switch',
-        value,
-        firstCase,
-        beginLine: 0,
-        beginColumn: 0,
-        endLine: 0,
-        endColumn: 0,
-        templateName: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
       children,
     );
   }

@@ -10,6 +10,7 @@ import { continueDirective } from './continue.js';
 import { flush } from './flush.js';
 import { returnDirective } from './return.js';
 import { stop } from './stop.js';
+import { switchDirective } from './switch.js';
 import { trim } from './trim.js';
 import type { Directive } from './types.js';
 
@@ -21,6 +22,7 @@ export const DIRECTIVES: readonly Directive<any>[] = [
   flush,
   returnDirective,
   stop,
+  switchDirective,
   trim,
 ];
 

@@ -18,10 +18,12 @@ export interface DirectiveParser {
   readonly inMacro: boolean;
   readonly inFunction: boolean;
   /** How many enclosing directives accept #break / #continue. */
-  readonly breakable: number;
+  breakable: number;
   readonly continuable: number;
   /** Set when a #t, #lt, #rt or #nt is met (whitespace trimming pass). */
   hasTrim: boolean;
+  /** White-space stripping is on (the template's strip_whitespace setting). */
+  readonly stripWhitespace: boolean;
   expression(): A.Expr;
   /** The elements up to the token that ends the block. */
   mixedContent(): A.El[];
@@ -32,6 +34,10 @@ export interface DirectiveParser {
   /** Sets the span and children of a fresh element literal (see Parser.el). */
   el<T extends A.El>(e: T, pos: A.Pos, children?: A.El[]): T;
   tokPos(t: Token): A.Pos;
+  /** The span of source offsets [start, endExclusive). */
+  posOf(start: number, endExclusive: number): A.Pos;
+  /** The end tag of one of `names`, else the error for an unclosed `open`. */
+  expectEnd(names: string[], open: string): Token;
   span(a: A.Pos, b: A.Pos): A.Pos;
   /** FreeMarker's setLocation(start, end, children): ends at the last child if there is one. */
   locWithChildren(start: Token, end: Token, children: A.El[]): A.Pos;
@@ -79,4 +85,4 @@ export function elementBase(p: DirectiveParser): A.ElBase {
   };
 }
 
-const NO_CHILDREN: A.El[] = [];
+export const NO_CHILDREN: A.El[] = [];
