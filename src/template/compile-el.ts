@@ -11,7 +11,7 @@ import { callDirectiveObject, callMacro, runNested } from './calls.js';
 import { compileExpr, interpolationError } from './compile-expr.js';
 import { BREAK, CONTINUE, jQuote } from './errors.js';
 import { settingName } from './builtin-names.js';
-import { formatDate, formatNumber, formatBoolean, addValues, toBoolean, toCompactJson } from './ops.js';
+import { formatDate, formatNumber, formatBoolean, addValues, toCompactJson } from './ops.js';
 import { fractionDigitsFormatter } from './format.js';
 import { escaperOf, isMarkupFormat } from './output-formats.js';
 import { importLibrary, loadSource, notFoundText, resolveName, runUnitHere } from './loading.js';
@@ -216,10 +216,6 @@ export function compileEl(el: A.El, cx: ElementContext): Exec {
     case 'outputFormat':
     case 'elseOfList':
       return block(el.children, cx);
-    case 'if':
-      return compileIf(el.children as A.CondEl[], cx);
-    case 'cond':
-      return compileIf([el], cx);
     case 'list':
       return compileList(el, null, cx);
     case 'listElse':
@@ -269,41 +265,6 @@ export function compileEl(el: A.El, cx: ElementContext): Exec {
 /** What a directive module's compile function gets: the context and the element compiler. */
 function elementCompiler(cx: ElementContext): ElementCompiler {
   return { cx, element: (el) => compileEl(el, cx), block: (children) => block(children, cx) };
-}
-
-// ------------------------------------------------------------------ #if
-
-function compileIf(conds: A.CondEl[], cx: ElementContext): Exec {
-  const branches = conds.map((c) => ({
-    cond: c.cond ? evaluator(c.cond, cx) : null,
-    node: c.cond,
-    body: block(c.children, cx),
-    ctx: c.type === 'if' ? 'For "#if" condition' : 'For "#elseif" condition',
-  }));
-  if (branches.length === 1 && branches[0].cond && !branches[0].node!.calls) {
-    const { cond, node, body, ctx } = branches[0];
-    return (env) => {
-      const v = cond!(env);
-      if (v === true) return body(env);
-      if (v === false) return;
-      if (toBoolean(v, node!, ctx)) return body(env);
-    };
-  }
-  const run = (env: Env, i: number): void | Promise<void> => {
-    for (; i < branches.length; i++) {
-      const b = branches[i];
-      if (b.cond === null) return b.body(env);
-      const v = b.cond(env);
-      if (v instanceof Pending) {
-        const idx = i;
-        return env
-          .resumeAfter(v.promise)
-          .then((x) => (toBoolean(x, b.node!, b.ctx) ? b.body(env) : run(env, idx + 1)));
-      }
-      if (toBoolean(v, b.node!, b.ctx)) return b.body(env);
-    }
-  };
-  return (env) => run(env, 0);
 }
 
 // ------------------------------------------------------------------ #list / #items / #sep

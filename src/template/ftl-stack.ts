@@ -24,8 +24,6 @@ export function elDescription(el: A.El): string | null {
   switch (el.k) {
     case 'interp':
       return el.numeric ? `#{${canonical(el.expr)}}` : `\${${canonical(el.expr)}}`;
-    case 'cond':
-      return el.type === 'else' ? '#else' : `#${el.type} ${canonical(el.cond!)}`;
     case 'list':
       return el.foreach
         ? `#foreach ${el.loopVar} in ${canonical(el.source)}`

@@ -100,8 +100,6 @@ export type TagFollow = 'blank' | 'close1' | 'close2' | 'blank|close2' | 'items'
 /** Directive start tags: canonical name → what must follow the name (the moved directives say it in their module). */
 const START_TAGS: Record<string, TagFollow> = dict({
   ...Object.assign({}, ...DIRECTIVES.map((d) => d.startTags)),
-  if: 'blank',
-  elseif: 'blank',
   list: 'blank',
   items: 'items',
   sep: 'close1',
@@ -133,7 +131,6 @@ const START_TAGS: Record<string, TagFollow> = dict({
 
 const END_TAGS = new Set([
   ...DIRECTIVES.flatMap((d) => d.endTags ?? []),
-  'if',
   'list',
   'items',
   'sep',

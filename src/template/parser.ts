@@ -593,8 +593,6 @@ export class Parser {
       const moved = directiveOfTag(t.name!);
       if (moved !== undefined) return markDirective(moved.parse(this, t), moved);
       switch (t.name) {
-        case 'if':
-          return this.ifDirective();
         case 'list':
           return this.listDirective();
         case 'foreach':
@@ -648,99 +646,6 @@ export class Parser {
     } finally {
       this.depth--;
     }
-  }
-
-  private ifDirective(): A.El {
-    const start = this.lx.next();
-    const cond = this.expression();
-    const end = this.directiveEnd();
-    let children = this.mixedContent();
-    const blocks: A.CondEl[] = [
-      this.el<A.CondEl>(
-        {
-          k: 'cond',
-          cond,
-          type: 'if',
-          beginLine: 0,
-          beginColumn: 0,
-          endLine: 0,
-          endColumn: 0,
-          templateName: this.name,
-          children: NO_CHILDREN,
-          parent: null,
-          index: 0,
-        },
-        this.locWithChildren(start, end, children),
-        children,
-      ),
-    ];
-    for (;;) {
-      const t = this.lx.peek();
-      if (t.t !== 'DIRECTIVE' || t.name !== 'elseif') break;
-      this.lx.next();
-      const c = this.expression();
-      const e = this.looseDirectiveEnd();
-      children = this.mixedContent();
-      blocks.push(
-        this.el<A.CondEl>(
-          {
-            k: 'cond',
-            cond: c,
-            type: 'elseif',
-            beginLine: 0,
-            beginColumn: 0,
-            endLine: 0,
-            endColumn: 0,
-            templateName: this.name,
-            children: NO_CHILDREN,
-            parent: null,
-            index: 0,
-          },
-          this.locWithChildren(t, e, children),
-          children,
-        ),
-      );
-    }
-    const t = this.lx.peek();
-    if (t.t === 'DIRECTIVE' && t.name === 'else') {
-      this.lx.next();
-      children = this.mixedContent();
-      blocks.push(
-        this.el<A.CondEl>(
-          {
-            k: 'cond',
-            cond: null,
-            type: 'else',
-            beginLine: 0,
-            beginColumn: 0,
-            endLine: 0,
-            endColumn: 0,
-            templateName: this.name,
-            children: NO_CHILDREN,
-            parent: null,
-            index: 0,
-          },
-          this.locWithChildren(t, t, children),
-          children,
-        ),
-      );
-    }
-    const endTag = this.expectEnd(['if'], '#if');
-    return this.el<A.IfEl>(
-      {
-        k: 'if',
-        beginLine: 0,
-        beginColumn: 0,
-        endLine: 0,
-        endColumn: 0,
-        templateName: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(endTag)),
-      blocks,
-    );
   }
 
   private listDirective(): A.El {

@@ -8,6 +8,7 @@ import { breakDirective } from './break.js';
 import { compress } from './compress.js';
 import { continueDirective } from './continue.js';
 import { flush } from './flush.js';
+import { ifDirective } from './if.js';
 import { returnDirective } from './return.js';
 import { stop } from './stop.js';
 import { switchDirective } from './switch.js';
@@ -20,6 +21,7 @@ export const DIRECTIVES: readonly Directive<any>[] = [
   compress,
   continueDirective,
   flush,
+  ifDirective,
   returnDirective,
   stop,
   switchDirective,
