@@ -7,7 +7,7 @@ import type * as A from './ast.js';
 import * as arith from './arith.js';
 import { BigDec } from './bigdecimal.js';
 import { BoundCallable, InterpretedTemplate, compileFormatDot } from './builtins/index.js';
-import { callDirectiveObject, callMacro, runNested } from './calls.js';
+import { callDirectiveObject, callMacro } from './calls.js';
 import { compileExpr, interpolationError } from './compile-expr.js';
 import { BREAK, CONTINUE, jQuote } from './errors.js';
 import { settingName } from './builtin-names.js';
@@ -242,19 +242,6 @@ export function compileEl(el: A.El, cx: ElementContext): Exec {
       return NOOP;
     case 'setting':
       return compileSetting(el, cx);
-    case 'nested': {
-      const args = el.args.map((a) => evaluator(a, cx));
-      if (!args.length) return (env) => runNested(env, []);
-      return (env) => evalAll(env, args, (vals) => runNested(env, vals));
-    }
-    case 'visit':
-      return () => {
-        throw elError(
-          '_MiscTemplateException',
-          `#${el.directive} is not supported by flowmark: it needs XML DOM nodes.`,
-          el,
-        );
-      };
     case 'transform':
       return compileTransform(el, cx);
   }

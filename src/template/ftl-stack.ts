@@ -46,8 +46,6 @@ export function elDescription(el: A.El): string | null {
       return `#import ${canonical(el.name)} as ${el.ns}`;
     case 'call':
       return el.legacy ? `#call ${canonical(el.callee)}${args(el)}` : `@${canonical(el.callee)}${args(el)}`;
-    case 'nested':
-      return el.args.length ? `#nested ${el.args.map(canonical).join(', ')}` : '#nested';
     case 'setting':
       return `#setting ${el.name}=${canonical(el.value)}`;
     case 'escape':
@@ -60,8 +58,6 @@ export function elDescription(el: A.El): string | null {
       return el.on ? '#autoesc' : '#noautoesc';
     case 'transform':
       return `#transform ${canonical(el.transform)}`;
-    case 'visit':
-      return `#${el.directive}`;
     default:
       return null;
   }

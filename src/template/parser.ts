@@ -22,6 +22,7 @@ import {
 import { canonical } from './canonical.js';
 import { ParseError, jQuote } from './errors.js';
 import { LineMap, Lexer, type LexerOptions, type Naming, type Token, type Tk, namingOf } from './lexer.js';
+import { EXPR_START } from './expr-start.js';
 import { isMarkupFormat, outputFormatByName } from './output-formats.js';
 
 export interface ParseOptions {
@@ -48,23 +49,6 @@ const DEFAULT_MAX_NESTING = 200;
 
 /** Placeholder in element literals; el() sets the real children. */
 const NO_CHILDREN: A.El[] = [];
-
-const EXPR_START: ReadonlySet<Tk> = new Set<Tk>([
-  'STRING',
-  'RAW_STRING',
-  'FALSE',
-  'TRUE',
-  'INTEGER',
-  'DECIMAL',
-  'DOT',
-  'PLUS',
-  'MINUS',
-  'EXCLAM',
-  'OPEN_BRACKET',
-  'OPEN_PAREN',
-  'OPEN_CURLY',
-  'ID',
-]);
 
 const TOKEN_PATTERNS: Partial<Record<Tk, string>> = {
   CLOSE_CURLY: '"}"',
@@ -627,12 +611,6 @@ export class Parser {
           return this.transformDirective();
         case 'setting':
           return this.settingDirective();
-        case 'nested':
-          return this.nestedDirective();
-        case 'visit':
-        case 'recurse':
-        case 'fallback':
-          return this.visitDirective();
         case 'outputformat':
           return this.outputFormatDirective();
         case 'ftl':
@@ -1502,69 +1480,6 @@ export class Parser {
     );
   }
 
-  private nestedDirective(): A.El {
-    const start = this.lx.next();
-    let args: A.Expr[] = [];
-    let end = start;
-    if (start.form === 'blank') {
-      args = this.positionalArgs();
-      end = this.looseDirectiveEnd();
-    }
-    if (!this.inMacro)
-      throw this.err(
-        `Cannot use a ${start.image
-          .trim()
-          .replace(/[>/\]]+$/, '')
-          .trim()} instruction outside a macro.`,
-        start,
-      );
-    return this.el<A.NestedEl>(
-      {
-        k: 'nested',
-        args,
-        beginLine: 0,
-        beginColumn: 0,
-        endLine: 0,
-        endColumn: 0,
-        templateName: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-    );
-  }
-
-  private visitDirective(): A.El {
-    const start = this.lx.next();
-    let end = start;
-    if (start.form === 'blank') {
-      if (EXPR_START.has(this.lx.peek().t)) this.expression();
-      if (this.lx.peek().t === 'USING') {
-        this.lx.next();
-        this.expression();
-      }
-      end = this.looseDirectiveEnd();
-    }
-    if (start.name === 'fallback' && !this.inMacro)
-      throw this.err('Cannot fall back outside a macro.', start);
-    return this.el<A.VisitEl>(
-      {
-        k: 'visit',
-        directive: start.name as A.VisitEl['directive'],
-        beginLine: 0,
-        beginColumn: 0,
-        endLine: 0,
-        endColumn: 0,
-        templateName: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-    );
-  }
-
   private unifiedCall(): A.El {
     const lx = this.lx;
     const start = lx.next();
@@ -1683,7 +1598,7 @@ export class Parser {
     return out;
   }
 
-  private positionalArgs(): A.Expr[] {
+  positionalArgs(): A.Expr[] {
     const out: A.Expr[] = [];
     if (!EXPR_START.has(this.lx.peek().t)) return out;
     out.push(this.expression());

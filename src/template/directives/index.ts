@@ -9,10 +9,12 @@ import { compress } from './compress.js';
 import { continueDirective } from './continue.js';
 import { flush } from './flush.js';
 import { ifDirective } from './if.js';
+import { nested } from './nested.js';
 import { returnDirective } from './return.js';
 import { stop } from './stop.js';
 import { switchDirective } from './switch.js';
 import { trim } from './trim.js';
+import { visit } from './visit.js';
 import type { Directive } from './types.js';
 
 export const DIRECTIVES: readonly Directive<any>[] = [
@@ -22,10 +24,12 @@ export const DIRECTIVES: readonly Directive<any>[] = [
   continueDirective,
   flush,
   ifDirective,
+  nested,
   returnDirective,
   stop,
   switchDirective,
   trim,
+  visit,
 ];
 
 const byTag = new Map<string, Directive<any>>();

@@ -25,6 +25,8 @@ export interface DirectiveParser {
   /** White-space stripping is on (the template's strip_whitespace setting). */
   readonly stripWhitespace: boolean;
   expression(): A.Expr;
+  /** Expressions separated by commas or blanks (#nested's arguments), none when no expression starts. */
+  positionalArgs(): A.Expr[];
   /** The elements up to the token that ends the block. */
   mixedContent(): A.El[];
   /** `>` (the tag must have a body). */
