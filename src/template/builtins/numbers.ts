@@ -6,7 +6,9 @@ import { FormatError, numberFormatter } from '../format.js';
 import { formatNumber } from '../ops.js';
 import { type Env, blamedError, elError } from '../runtime.js';
 import { FmDate, JDouble, MatchResult, StringBoolean, isNumber, type FmNumber } from '../values.js';
-import { argString, checkArgs, def, requireTarget, targetTypeError } from './registry.js';
+import { argString, checkArgs, requireTarget, targetTypeError, builtInFamily } from './registry.js';
+
+const { def, records } = builtInFamily();
 
 function num(t: unknown, node: A.BuiltInExpr): FmNumber {
   if (isNumber(t)) return t;
@@ -139,3 +141,5 @@ export function booleanString(env: Env, b: boolean, args: unknown[], node: A.Bui
 export function requireNum(t: unknown, node: A.BuiltInExpr): FmNumber {
   return num(requireTarget(t, node), node);
 }
+
+export const NUMBER_BUILT_INS = records;

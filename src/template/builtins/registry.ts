@@ -20,10 +20,18 @@ export interface BiDef {
   custom?: (node: A.BuiltInExpr, cx: ExprContext, compile: (e: A.Expr, cx: ExprContext) => Ev) => Ev;
 }
 
-export const BUILTINS: Record<string, BiDef> = Object.create(null);
+export type BuiltInTable = Record<string, BiDef>;
 
-export function def(names: string | string[], d: BiDef): void {
-  for (const n of Array.isArray(names) ? names : [names]) BUILTINS[n] = d;
+/** The records of one family of built-ins (a module of builtins/), and `def` to add one; builtins/index.ts joins the families. */
+export function builtInFamily(): {
+  records: BuiltInTable;
+  def: (names: string | string[], d: BiDef) => void;
+} {
+  const records: BuiltInTable = Object.create(null);
+  const def = (names: string | string[], d: BiDef): void => {
+    for (const n of Array.isArray(names) ? names : [names]) records[n] = d;
+  };
+  return { records, def };
 }
 
 const ORDINALS = ['1st', '2nd', '3rd'];

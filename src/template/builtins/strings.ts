@@ -23,9 +23,19 @@ import {
   runRegex,
 } from '../regex-worker.js';
 import { JDouble, MatchItem, MatchResult, MarkupOutput } from '../values.js';
-import { argInt, argString, biError, checkArgs, def, optString, targetTypeError } from './registry.js';
+import {
+  argInt,
+  argString,
+  biError,
+  checkArgs,
+  optString,
+  targetTypeError,
+  builtInFamily,
+} from './registry.js';
 import iconv from 'iconv-lite';
 import { SLOT_BYTES } from '../../limits/budget.js';
+
+const { def, records } = builtInFamily();
 
 function str(env: Env, t: unknown, node: A.BuiltInExpr): string {
   return stringTarget(env, t, node.target, node.name);
@@ -888,3 +898,5 @@ for (const [name, keepSlash] of [
     },
   });
 }
+
+export const STRING_BUILT_INS = records;
