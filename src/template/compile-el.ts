@@ -14,7 +14,7 @@ import { settingName } from './builtin-names.js';
 import { formatDate, formatNumber, formatBoolean, addValues, toCompactJson } from './ops.js';
 import { fractionDigitsFormatter } from './format.js';
 import { escaperOf, isMarkupFormat } from './output-formats.js';
-import { importLibrary, loadSource, notFoundText, resolveName, runUnitHere } from './loading.js';
+import { runUnitHere } from './loading.js';
 import { OptionalTemplateInclude } from './optional-template.js';
 import { type FmIterator, LazySeq, enableLazy } from './lazy.js';
 import { directiveOfKind } from './directives/index.js';
@@ -230,10 +230,6 @@ export function compileEl(el: A.El, cx: ElementContext): Exec {
       return sequence(el.children.map((c) => compileEl(c, cx)));
     case 'blockAssign':
       return compileBlockAssign(el, cx);
-    case 'include':
-      return compileInclude(el, cx);
-    case 'import':
-      return compileImport(el, cx);
     case 'macro':
       return compileMacroDef(el, cx);
     case 'call':
@@ -813,67 +809,6 @@ function compileTransform(el: A.TransformEl, cx: ElementContext): Exec {
 /** <@x/> where x came from ?interpret: the template runs here, in the current namespace. */
 function runInterpreted(env: Env, it: InterpretedTemplate): void | Promise<void> {
   return runUnitHere(env, it.unit);
-}
-
-// ------------------------------------------------------------------ #include / #import
-
-function stringArg(env: Env, v: unknown, at: A.Expr, what: string): string {
-  if (v === undefined) throw missingError(at);
-  if (typeof v === 'string') return v;
-  if (v instanceof MatchItem) return v.text;
-  throw typeError(at, `For the ${what}`, 'string', v);
-}
-
-function compileInclude(el: A.IncludeEl, cx: ElementContext): Exec {
-  const name = evaluator(el.name, cx);
-  const parse = el.parse ? evaluator(el.parse, cx) : null;
-  const ignoreMissing = el.ignoreMissing ? evaluator(el.ignoreMissing, cx) : null;
-  const evs = [name, ...(parse ? [parse] : []), ...(ignoreMissing ? [ignoreMissing] : [])];
-  return (env) =>
-    evalAll(env, evs, (vals) => {
-      const given = stringArg(env, vals[0], el.name, '"name" parameter of #include');
-      const parseV = parse ? vals[1] : true;
-      const ignore = ignoreMissing ? vals[parse ? 2 : 1] : false;
-      const doParse = toFlag(parseV, el.parse, '"parse" parameter of #include');
-      const ignoreM = toFlag(ignore, el.ignoreMissing, '"ignore_missing" parameter of #include');
-      const r = resolveName(env, given);
-      const onSource = (src: string | undefined): void | Promise<void> => {
-        if (src === undefined) {
-          if (ignoreM) return;
-          throw elError(
-            '_MiscTemplateException',
-            `Template inclusion failed (for parameter value ${JSON.stringify(given)}):\n${notFoundText(r)}`,
-            el,
-          );
-        }
-        if (!doParse) {
-          env.write(src);
-          return;
-        }
-        return runUnitHere(env, env.compileTemplate(src, r.full));
-      };
-      const src = loadSource(env, r);
-      if (src instanceof Promise) return env.resumeAfter(src).then(onSource);
-      return onSource(src);
-    });
-}
-
-function toFlag(v: unknown, at: A.Expr | null, what: string): boolean {
-  if (typeof v === 'boolean') return v;
-  if (typeof v === 'string') {
-    if (/^(true|yes|y|t)$/i.test(v)) return true;
-    if (/^(false|no|n|f)$/i.test(v)) return false;
-  }
-  throw typeError(at!, `For the ${what}`, 'boolean', v);
-}
-
-function compileImport(el: A.ImportEl, cx: ElementContext): Exec {
-  const name = evaluator(el.name, cx);
-  return (env) =>
-    thenDo(env, name(env), (v) => {
-      const given = stringArg(env, v, el.name, '"name" parameter of #import');
-      return importLibrary(env, resolveName(env, given), given, el.ns, el);
-    });
 }
 
 // ------------------------------------------------------------------ #compress

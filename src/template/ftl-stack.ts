@@ -40,10 +40,6 @@ export function elDescription(el: A.El): string | null {
     }
     case 'blockAssign':
       return `#${el.scope === 'namespace' ? 'assign' : el.scope} ${el.name}`;
-    case 'include':
-      return `#include ${canonical(el.name)}`;
-    case 'import':
-      return `#import ${canonical(el.name)} as ${el.ns}`;
     case 'call':
       return el.legacy ? `#call ${canonical(el.callee)}${args(el)}` : `@${canonical(el.callee)}${args(el)}`;
     case 'setting':

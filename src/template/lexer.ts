@@ -107,8 +107,6 @@ const START_TAGS: Record<string, TagFollow> = dict({
   assign: 'blank',
   global: 'blank',
   local: 'blank',
-  include: 'blank',
-  import: 'blank',
   function: 'blank',
   macro: 'blank',
   transform: 'blank',

@@ -114,7 +114,7 @@ export class Parser {
   }
 
   /** A template-language identifier (built-in, special variable, setting …) takes part in the naming convention. */
-  private checkNaming(t: Token): void {
+  checkNaming(t: Token): void {
     this.lx.checkNaming(t.image, namingOf(t.image), t.start, t.end);
   }
 
@@ -159,7 +159,7 @@ export class Parser {
     );
   }
 
-  private expect(kind: Tk, what?: string): Token {
+  expect(kind: Tk, what?: string): Token {
     const t = this.lx.peek();
     if (t.t !== kind) {
       if (t.t === 'EOF') throw this.err('Unexpected end of file reached.', t);
@@ -589,10 +589,6 @@ export class Parser {
         case 'global':
         case 'local':
           return this.assignDirective();
-        case 'include':
-          return this.includeDirective();
-        case 'import':
-          return this.importDirective();
         case 'macro':
         case 'function':
           return this.macroDirective();
@@ -986,75 +982,6 @@ export class Parser {
       return { name: t.value!, tok: t };
     }
     throw this.unexpected(t, 'one of these patterns:\n    <STRING_LITERAL>\n    <RAW_STRING>\n    <ID>');
-  }
-
-  private includeDirective(): A.El {
-    const start = this.lx.next();
-    const name = this.expression();
-    if (this.lx.peek().t === 'SEMICOLON') this.lx.next();
-    let parse: A.Expr | null = null;
-    let encoding: A.Expr | null = null;
-    let ignoreMissing: A.Expr | null = null;
-    while (this.lx.peek().t === 'ID') {
-      const att = this.lx.next();
-      this.expect('EQUALS');
-      const exp = this.expression();
-      const a = att.image.toLowerCase();
-      if (a === 'parse') parse = exp;
-      else if (a === 'encoding') encoding = exp;
-      else if (a === 'ignore_missing' || att.image === 'ignoreMissing') {
-        this.checkNaming(att);
-        ignoreMissing = exp;
-      } else {
-        throw this.err(
-          `Unsupported named #include parameter: "${att.image}". Supported parameters are: "parse", "encoding", "ignore_missing".`,
-          att,
-        );
-      }
-    }
-    const end = this.looseDirectiveEnd();
-    return this.el<A.IncludeEl>(
-      {
-        k: 'include',
-        name,
-        parse,
-        encoding,
-        ignoreMissing,
-        beginLine: 0,
-        beginColumn: 0,
-        endLine: 0,
-        endColumn: 0,
-        templateName: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-    );
-  }
-
-  private importDirective(): A.El {
-    const start = this.lx.next();
-    const name = this.expression();
-    this.expect('AS');
-    const ns = this.expect('ID').image;
-    const end = this.looseDirectiveEnd();
-    return this.el<A.ImportEl>(
-      {
-        k: 'import',
-        name,
-        ns,
-        beginLine: 0,
-        beginColumn: 0,
-        endLine: 0,
-        endColumn: 0,
-        templateName: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-    );
   }
 
   private macroDirective(): A.El {

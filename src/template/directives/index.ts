@@ -9,6 +9,8 @@ import { compress } from './compress.js';
 import { continueDirective } from './continue.js';
 import { flush } from './flush.js';
 import { ifDirective } from './if.js';
+import { importDirective } from './import.js';
+import { include } from './include.js';
 import { nested } from './nested.js';
 import { returnDirective } from './return.js';
 import { stop } from './stop.js';
@@ -24,6 +26,8 @@ export const DIRECTIVES: readonly Directive<any>[] = [
   continueDirective,
   flush,
   ifDirective,
+  importDirective,
+  include,
   nested,
   returnDirective,
   stop,

@@ -6,7 +6,7 @@
 import type * as A from '../ast.js';
 import type { ElementContext } from '../exec.js';
 import type { ParseError } from '../errors.js';
-import type { Lexer, TagFollow, Token } from '../lexer.js';
+import type { Lexer, TagFollow, Tk, Token } from '../lexer.js';
 import type { Exec } from '../runtime.js';
 
 /** What a directive's parse function may use of the parser (FreeMarker's FMParser productions). */
@@ -25,6 +25,10 @@ export interface DirectiveParser {
   /** White-space stripping is on (the template's strip_whitespace setting). */
   readonly stripWhitespace: boolean;
   expression(): A.Expr;
+  /** The next token, which must be of `kind` (else FreeMarker's "expecting pattern" error). */
+  expect(kind: Tk, what?: string): Token;
+  /** A template-language identifier takes part in the naming convention (camelCase or legacy). */
+  checkNaming(t: Token): void;
   /** Expressions separated by commas or blanks (#nested's arguments), none when no expression starts. */
   positionalArgs(): A.Expr[];
   /** The elements up to the token that ends the block. */
