@@ -234,8 +234,6 @@ export function compileEl(el: A.El, cx: ElementContext): Exec {
       return compileMacroDef(el, cx);
     case 'call':
       return compileCall(el, cx);
-    case 'comment':
-      return NOOP;
     case 'setting':
       return compileSetting(el, cx);
     case 'transform':

@@ -115,8 +115,6 @@ const START_TAGS: Record<string, TagFollow> = dict({
   outputformat: 'blank',
   autoesc: 'close1',
   noautoesc: 'close1',
-  comment: 'close1',
-  noparse: 'close1',
   else: 'close2',
   escape: 'blank',
   noescape: 'close1',

@@ -600,9 +600,6 @@ export class Parser {
           return this.escapeDirective();
         case 'call':
           return this.callDirective();
-        case 'comment':
-        case 'noparse':
-          return this.unparsed();
         case 'transform':
           return this.transformDirective();
         case 'setting':
@@ -1293,47 +1290,6 @@ export class Parser {
         index: 0,
       },
       this.span(this.tokPos(start), this.tokPos(end)),
-    );
-  }
-
-  private unparsed(): A.El {
-    const start = this.lx.next();
-    const { text, endTok } = this.lx.readUnparsed(
-      start.name === 'comment' ? 'comment' : start.image.includes('noParse') ? 'noParse' : 'noparse',
-      start,
-    );
-    const pos = this.span(this.tokPos(start), this.tokPos(endTok));
-    if (start.name === 'comment')
-      return this.el<A.CommentEl>(
-        {
-          k: 'comment',
-          text,
-          beginLine: 0,
-          beginColumn: 0,
-          endLine: 0,
-          endColumn: 0,
-          templateName: this.name,
-          children: NO_CHILDREN,
-          parent: null,
-          index: 0,
-        },
-        pos,
-      );
-    return this.el<A.TextEl>(
-      {
-        k: 'text',
-        text,
-        unparsed: true,
-        beginLine: 0,
-        beginColumn: 0,
-        endLine: 0,
-        endColumn: 0,
-        templateName: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      pos,
     );
   }
 
@@ -2667,7 +2623,7 @@ function replaceIdentifier(e: A.Expr, name: string, replacement: A.Expr): A.Expr
  */
 /** Records on the elements a directive module made (the element and its children of its kinds) which module it was. */
 function markDirective(el: A.El, d: Directive): A.El {
-  el.madeBy = d;
+  if ((d.kinds as string[]).includes(el.k)) el.madeBy = d;
   for (const c of el.children)
     if (c.madeBy === undefined && (d.kinds as string[]).includes(c.k)) c.madeBy = d;
   return el;

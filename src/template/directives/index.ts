@@ -5,6 +5,7 @@
  */
 import { attempt } from './attempt.js';
 import { breakDirective } from './break.js';
+import { comment } from './comment.js';
 import { compress } from './compress.js';
 import { continueDirective } from './continue.js';
 import { flush } from './flush.js';
@@ -22,6 +23,7 @@ import type { Directive } from './types.js';
 export const DIRECTIVES: readonly Directive<any>[] = [
   attempt,
   breakDirective,
+  comment,
   compress,
   continueDirective,
   flush,
