@@ -9,14 +9,13 @@ import { BigDec } from './bigdecimal.js';
 import { BoundCallable, InterpretedTemplate, compileFormatDot } from './builtins/index.js';
 import { callDirectiveObject, callMacro } from './calls.js';
 import { compileExpr, interpolationError } from './compile-expr.js';
-import { BREAK, CONTINUE, jQuote } from './errors.js';
+import { jQuote } from './errors.js';
 import { settingName } from './builtin-names.js';
 import { formatDate, formatNumber, formatBoolean, addValues, toCompactJson } from './ops.js';
 import { fractionDigitsFormatter } from './format.js';
 import { escaperOf, isMarkupFormat } from './output-formats.js';
 import { runUnitHere } from './loading.js';
 import { OptionalTemplateInclude } from './optional-template.js';
-import { type FmIterator, LazySeq, enableLazy } from './lazy.js';
 import { directiveOfKind } from './directives/index.js';
 import type { ElementCompiler } from './directives/types.js';
 import { type ElementContext, NOOP, capture, evalAll, evaluator, sequence, thenDo } from './exec.js';
@@ -24,7 +23,6 @@ import { Transform, TransformFailure, type TransformParams } from './transforms.
 import {
   type Env,
   type Exec,
-  LoopCtx,
   type MacroDef,
   MacroValue,
   Pending,
@@ -37,16 +35,11 @@ import {
 import {
   FmCollection,
   FmDate,
-  FmRange,
   JDouble,
-  LegacyHashLiteral,
   MarkupOutput,
   MatchItem,
-  EmptyDefault,
   MatchResult,
   Namespace,
-  hashGet,
-  hashKeys,
   isDirectiveObject,
   isHash,
   isSequence,
@@ -214,16 +207,7 @@ export function compileEl(el: A.El, cx: ElementContext): Exec {
     case 'noEscape':
     case 'autoEsc':
     case 'outputFormat':
-    case 'elseOfList':
       return block(el.children, cx);
-    case 'list':
-      return compileList(el, null, cx);
-    case 'listElse':
-      return compileList(el.children[0] as A.ListEl, el.children[1] as A.ElseOfListEl, cx);
-    case 'items':
-      return compileItems(el, cx);
-    case 'sep':
-      return compileSep(el, cx);
     case 'assign':
       return compileAssign(el, cx);
     case 'assignInstr':
@@ -246,252 +230,6 @@ export function compileEl(el: A.El, cx: ElementContext): Exec {
 /** What a directive module's compile function gets: the context and the element compiler. */
 function elementCompiler(cx: ElementContext): ElementCompiler {
   return { cx, element: (el) => compileEl(el, cx), block: (children) => block(children, cx) };
-}
-
-// ------------------------------------------------------------------ #list / #items / #sep
-
-interface Listing {
-  /** The number of items; -1 for a lazily generated sequence (then `iter` lists it). */
-  size: number;
-  get(i: number): unknown;
-  key?: (i: number) => string;
-  iter?: FmIterator;
-}
-
-function listing(env: Env, v: unknown, src: A.Expr, hashListing: boolean, el: A.El): Listing {
-  if (v === undefined) throw missingError(src);
-  if (hashListing) {
-    if (v instanceof LegacyHashLiteral) {
-      const pairs = v.pairs;
-      return { size: pairs.length, get: (i) => pairs[i][1], key: (i) => pairs[i][0] };
-    }
-    if (isHash(v)) {
-      const keys = hashKeys(v);
-      return { size: keys.length, get: (i) => hashGet(v, keys[i]), key: (i) => keys[i] };
-    }
-    if (isSequence(v) || v instanceof LazySeq) {
-      throw elError(
-        'NonSequenceOrCollectionException',
-        `The value you try to list is ${v instanceof LazySeq ? `a ${describeType(v)}` : 'a sequence (wrapper: f.t.SimpleSequence)'}, thus you must specify only one loop variable after the "as" (there's no separate key and value).`,
-        el,
-      );
-    }
-    throw typeError(src, '', 'extended hash', v);
-  }
-  if (Array.isArray(v)) return { size: v.length, get: (i) => (v[i] === null ? undefined : v[i]) };
-  if (v instanceof FmRange) return { size: v.size, get: (i) => v.get(i) };
-  if (v instanceof MatchResult) return { size: v.items.length, get: (i) => v.items[i] };
-  if (v instanceof FmCollection) return { size: v.items.length, get: (i) => v.items[i] };
-  if (v instanceof EmptyDefault) return { size: 0, get: () => undefined };
-  if (v instanceof LazySeq) {
-    const it = v.iter;
-    return { size: -1, get: () => it.next(), iter: it };
-  }
-  if (isHash(v)) {
-    throw elError(
-      'NonSequenceOrCollectionException',
-      `The value you try to list is ${describeType(v).replace(/^/, 'an ')}, thus you must specify two loop variables after the "as"; one for the key, and another for the value, like <#... as k, v>).`,
-      el,
-    );
-  }
-  throw typeError(src, '', 'sequence or collection', v);
-}
-
-/** No items to list (then #list runs its #else). */
-function isEmptyListing(l: Listing): boolean {
-  return l.iter ? !l.iter.hasNext() : l.size === 0;
-}
-
-/** Iterates `l` running `body` with the loop context updated; handles #break/#continue and async bodies. */
-function iterate(env: Env, ctx: LoopCtx, l: Listing, body: Exec, from: number): void | Promise<void> {
-  if (l.iter) return iterateLazily(env, ctx, l, body, from);
-  const n = l.size;
-  const key = l.key;
-  for (let i = from; i < n; i++) {
-    env.tick();
-    ctx.index = i;
-    ctx.hasNext = i + 1 < n;
-    if (key) {
-      ctx.value = key(i);
-      ctx.value2 = l.get(i);
-    } else ctx.value = l.get(i);
-    let r: void | Promise<void>;
-    try {
-      r = body(env);
-    } catch (e) {
-      if (e === CONTINUE) continue;
-      if (e === BREAK) return;
-      throw e;
-    }
-    if (r !== undefined) return iterateAsync(env, ctx, l, body, i, r);
-  }
-}
-
-/**
- * IteratorBlock over a lazily generated sequence: each item is taken, then hasNext() is asked
- * (which may generate the next one) before the body runs, like FreeMarker does.
- */
-function iterateLazily(env: Env, ctx: LoopCtx, l: Listing, body: Exec, from: number): void | Promise<void> {
-  const it = l.iter!;
-  for (let i = from; it.hasNext(); i++) {
-    env.tick();
-    ctx.index = i;
-    ctx.value = it.next();
-    ctx.hasNext = it.hasNext();
-    let r: void | Promise<void>;
-    try {
-      r = body(env);
-    } catch (e) {
-      if (e === CONTINUE) continue;
-      if (e === BREAK) return;
-      throw e;
-    }
-    if (r !== undefined) return iterateAsync(env, ctx, l, body, i, r);
-  }
-}
-
-async function iterateAsync(
-  env: Env,
-  ctx: LoopCtx,
-  l: Listing,
-  body: Exec,
-  i: number,
-  p: Promise<void>,
-): Promise<void> {
-  try {
-    await env.resumeAfter(p);
-  } catch (e) {
-    if (e === BREAK) return;
-    if (e !== CONTINUE) throw e;
-  }
-  const r = iterate(env, ctx, l, body, i + 1);
-  if (r !== undefined) await r;
-}
-
-function withLoop(env: Env, ctx: LoopCtx, run: () => void | Promise<void>): void | Promise<void> {
-  const loops = env.loops;
-  loops.push(ctx);
-  let r: void | Promise<void>;
-  try {
-    r = run();
-  } catch (e) {
-    removeCtx(loops, ctx);
-    throw e;
-  }
-  if (r === undefined) {
-    removeCtx(loops, ctx);
-    return;
-  }
-  return r.then(
-    () => removeCtx(loops, ctx),
-    (e) => {
-      removeCtx(loops, ctx);
-      throw e;
-    },
-  );
-}
-
-function removeCtx(loops: unknown[], ctx: unknown): void {
-  const i = loops.lastIndexOf(ctx);
-  if (i >= 0) loops.splice(i, 1);
-}
-
-function compileList(el: A.ListEl, elseEl: A.ElseOfListEl | null, cx: ElementContext): Exec {
-  // IteratorBlock lists ?filter/?map … results lazily. Not when they may call methods: an
-  // asynchronous one can only suspend the expression while it is being evaluated.
-  if (!el.source.calls) enableLazy(el.source);
-  const src = evaluator(el.source, cx);
-  const body = block(el.children, cx);
-  const elseBody = elseEl ? block(elseEl.children, cx) : null;
-  const sn = el.source;
-  const loopVar = el.loopVar;
-  const loopVar2 = el.loopVar2;
-  const hashListing = el.hashListing && loopVar !== null;
-  const run = (env: Env, v: unknown): void | Promise<void> => {
-    if (loopVar === null) {
-      // <#list xs> … <#items as x> … </#items> … </#list>
-      if (v === undefined) throw missingError(sn);
-      const hl = el.hashListing;
-      const l = listing(env, v, sn, hl, el);
-      if (isEmptyListing(l)) return elseBody ? elseBody(env) : undefined;
-      const ctx = new LoopCtx(null, null);
-      ctx.isLoop = true;
-      ctx.pending = [l];
-      return withLoop(env, ctx, () => {
-        try {
-          return body(env);
-        } catch (e) {
-          if (e === BREAK) return;
-          throw e;
-        }
-      });
-    }
-    const l = listing(env, v, sn, hashListing, el);
-    if (isEmptyListing(l)) return elseBody ? elseBody(env) : undefined;
-    const ctx = new LoopCtx(loopVar, loopVar2);
-    ctx.isLoop = true;
-    return withLoop(env, ctx, () => iterate(env, ctx, l, body, 0));
-  };
-  return (env) => {
-    const v = src(env);
-    if (v instanceof Pending) return thenDo(env, v, (x) => run(env, x));
-    return run(env, v);
-  };
-}
-
-function compileItems(el: A.ItemsEl, cx: ElementContext): Exec {
-  const body = block(el.children, cx);
-  return (env) => {
-    const loops = env.loops;
-    let ctx: LoopCtx | null = null;
-    for (let i = loops.length - 1; i >= 0; i--) {
-      const c = loops[i];
-      if (c instanceof LoopCtx && c.pending !== null) {
-        ctx = c;
-        break;
-      }
-    }
-    if (!ctx) throw elError('_MiscTemplateException', '#items must be inside a #list block.', el);
-    const l = ctx.pending![0] as Listing;
-    const wasPending = ctx.pending;
-    ctx.pending = null;
-    ctx.name = el.loopVar;
-    ctx.name2 = el.loopVar2;
-    const restore = (): void => {
-      ctx!.pending = wasPending;
-      ctx!.name = null;
-      ctx!.name2 = null;
-    };
-    let r: void | Promise<void>;
-    try {
-      r = iterate(env, ctx, l, body, 0);
-    } catch (e) {
-      restore();
-      throw e;
-    }
-    if (r === undefined) {
-      restore();
-      return;
-    }
-    return r.then(restore, (e) => {
-      restore();
-      throw e;
-    });
-  };
-}
-
-function compileSep(el: A.SepEl, cx: ElementContext): Exec {
-  const body = block(el.children, cx);
-  return (env) => {
-    const loops = env.loops;
-    for (let i = loops.length - 1; i >= 0; i--) {
-      const c = loops[i];
-      if (c instanceof LoopCtx && c.isLoop && c.name !== null) {
-        return c.hasNext ? body(env) : undefined;
-      }
-    }
-    throw elError('_MiscTemplateException', '#sep must be inside a #list (or #foreach) block.', el);
-  };
 }
 
 // ------------------------------------------------------------------ assignments

@@ -24,16 +24,6 @@ export function elDescription(el: A.El): string | null {
   switch (el.k) {
     case 'interp':
       return el.numeric ? `#{${canonical(el.expr)}}` : `\${${canonical(el.expr)}}`;
-    case 'list':
-      return el.foreach
-        ? `#foreach ${el.loopVar} in ${canonical(el.source)}`
-        : `#list ${canonical(el.source)}${el.loopVar ? ' as ' + el.loopVar + (el.loopVar2 ? ', ' + el.loopVar2 : '') : ''}`;
-    case 'items':
-      return `#items as ${el.loopVar}${el.loopVar2 ? ', ' + el.loopVar2 : ''}`;
-    case 'sep':
-      return '#sep';
-    case 'elseOfList':
-      return '#else';
     case 'assign': {
       const dir = el.scope === 'namespace' ? '#assign' : '#' + el.scope;
       return `${dir} ${el.name}${el.op === '++' || el.op === '--' ? el.op : ` ${el.op} ${el.value ? canonical(el.value) : ''}`}`;

@@ -6,7 +6,7 @@
 import { dict } from './dict.js';
 import type * as A from './ast.js';
 import { directiveOfTag } from './directives/index.js';
-import type { Directive } from './directives/types.js';
+import type { Directive, IterCtx } from './directives/types.js';
 import { BigDec } from './bigdecimal.js';
 import {
   BANNED_WHEN_AUTO_ESCAPING,
@@ -39,12 +39,6 @@ export interface ParseOptions {
   maxNesting?: number;
 }
 
-interface IterCtx {
-  loopVar: string | null;
-  loopVar2: string | null;
-  kind: 'list' | 'foreach' | 'items' | 'user';
-}
-
 const DEFAULT_MAX_NESTING = 200;
 
 /** Placeholder in element literals; el() sets the real children. */
@@ -74,7 +68,7 @@ export class Parser {
   private outputFormat: string;
   private autoEscapingPolicy: boolean;
   private autoEscaping: boolean;
-  private iterCtxs: IterCtx[] = [];
+  iterCtxs: IterCtx[] = [];
   breakable = 0;
   continuable = 0;
   inMacro = false;
@@ -577,14 +571,6 @@ export class Parser {
       const moved = directiveOfTag(t.name!);
       if (moved !== undefined) return markDirective(moved.parse(this, t), moved);
       switch (t.name) {
-        case 'list':
-          return this.listDirective();
-        case 'foreach':
-          return this.foreachDirective();
-        case 'items':
-          return this.itemsDirective();
-        case 'sep':
-          return this.sepDirective();
         case 'assign':
         case 'global':
         case 'local':
@@ -617,234 +603,6 @@ export class Parser {
     } finally {
       this.depth--;
     }
-  }
-
-  private listDirective(): A.El {
-    const start = this.lx.next();
-    const source = this.expression();
-    let loopVar: string | null = null;
-    let loopVar2: string | null = null;
-    if (this.lx.peek().t === 'AS') {
-      this.lx.next();
-      loopVar = this.expect('ID').image;
-      if (this.lx.peek().t === 'COMMA') {
-        this.lx.next();
-        loopVar2 = this.expect('ID').image;
-        if (loopVar2 === loopVar) {
-          throw this.err(
-            `The key and value loop variable names must differ, but both were: ${loopVar}`,
-            start,
-          );
-        }
-      }
-    }
-    this.directiveEnd();
-    const ctx: IterCtx = { loopVar, loopVar2, kind: 'list' };
-    this.iterCtxs.push(ctx);
-    if (loopVar !== null) {
-      this.breakable++;
-      this.continuable++;
-    }
-    const children = this.mixedContent();
-    if (loopVar !== null) {
-      this.breakable--;
-      this.continuable--;
-    } else if (ctx.kind !== 'items') {
-      throw this.err(
-        '#list must have either "as loopVar" parameter or nested #items that belongs to it.',
-        start,
-      );
-    }
-    this.iterCtxs.pop();
-    let elseOfList: A.ElseOfListEl | null = null;
-    const t = this.lx.peek();
-    if (t.t === 'DIRECTIVE' && t.name === 'else') {
-      this.lx.next();
-      const ec = this.mixedContent();
-      elseOfList = this.el<A.ElseOfListEl>(
-        {
-          k: 'elseOfList',
-          beginLine: 0,
-          beginColumn: 0,
-          endLine: 0,
-          endColumn: 0,
-          templateName: this.name,
-          children: NO_CHILDREN,
-          parent: null,
-          index: 0,
-        },
-        this.locWithChildren(t, t, ec),
-        ec,
-      );
-    }
-    const end = this.expectEnd(['list'], '#list');
-    const pos = this.span(this.tokPos(start), this.tokPos(end));
-    const list = this.el<A.ListEl>(
-      {
-        k: 'list',
-        source,
-        loopVar,
-        loopVar2,
-        hashListing: loopVar2 !== null || ctx.loopVar2 !== null,
-        foreach: false,
-        beginLine: 0,
-        beginColumn: 0,
-        endLine: 0,
-        endColumn: 0,
-        templateName: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      pos,
-      children,
-    );
-    if (!elseOfList) return list;
-    return this.el<A.ListElseEl>(
-      {
-        k: 'listElse',
-        beginLine: 0,
-        beginColumn: 0,
-        endLine: 0,
-        endColumn: 0,
-        templateName: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      pos,
-      [list, elseOfList],
-    );
-  }
-
-  private foreachDirective(): A.El {
-    const start = this.lx.next();
-    const loopVar = this.expect('ID').image;
-    this.expect('IN');
-    const source = this.expression();
-    this.directiveEnd();
-    this.iterCtxs.push({ loopVar, loopVar2: null, kind: 'foreach' });
-    this.breakable++;
-    this.continuable++;
-    const children = this.mixedContent();
-    const end = this.expectEnd(['foreach'], '#foreach');
-    this.breakable--;
-    this.continuable--;
-    this.iterCtxs.pop();
-    return this.el<A.ListEl>(
-      {
-        k: 'list',
-        source,
-        loopVar,
-        loopVar2: null,
-        hashListing: false,
-        foreach: true,
-        beginLine: 0,
-        beginColumn: 0,
-        endLine: 0,
-        endColumn: 0,
-        templateName: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-      children,
-    );
-  }
-
-  private itemsDirective(): A.El {
-    const start = this.lx.next();
-    const loopVar = this.expect('ID').image;
-    let loopVar2: string | null = null;
-    if (this.lx.peek().t === 'COMMA') {
-      this.lx.next();
-      loopVar2 = this.expect('ID').image;
-    }
-    this.directiveEnd();
-    const ctx = this.iterCtxs[this.iterCtxs.length - 1];
-    if (!ctx) throw this.err('#items must be inside a #list block.', start);
-    if (ctx.loopVar !== null) {
-      const msg =
-        ctx.kind === 'foreach'
-          ? "#foreach doesn't support nested #items."
-          : ctx.kind === 'items'
-            ? "Can't nest #items into each other when they belong to the same #list."
-            : 'The parent #list of the #items must not have "as loopVar" parameter.';
-      throw this.err(msg, start);
-    }
-    ctx.kind = 'items';
-    ctx.loopVar = loopVar;
-    if (loopVar2 !== null) {
-      ctx.loopVar2 = loopVar2;
-      if (loopVar2 === loopVar) {
-        throw this.err(`The key and value loop variable names must differ, but both were: ${loopVar}`, start);
-      }
-    }
-    this.breakable++;
-    this.continuable++;
-    const children = this.mixedContent();
-    const end = this.expectEnd(['items'], '#items');
-    this.breakable--;
-    this.continuable--;
-    ctx.loopVar = null;
-    return this.el<A.ItemsEl>(
-      {
-        k: 'items',
-        loopVar,
-        loopVar2,
-        beginLine: 0,
-        beginColumn: 0,
-        endLine: 0,
-        endColumn: 0,
-        templateName: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-      children,
-    );
-  }
-
-  private sepDirective(): A.El {
-    const start = this.lx.next();
-    if (!this.iterCtxs.length) throw this.err('#sep must be inside a #list (or #foreach) block.', start);
-    const children = this.mixedContent();
-    const t = this.lx.peek();
-    if (t.t === 'END_TAG' && t.name === 'sep') {
-      this.lx.next();
-      return this.el<A.SepEl>(
-        {
-          k: 'sep',
-          beginLine: 0,
-          beginColumn: 0,
-          endLine: 0,
-          endColumn: 0,
-          templateName: this.name,
-          children: NO_CHILDREN,
-          parent: null,
-          index: 0,
-        },
-        this.span(this.tokPos(start), this.tokPos(t)),
-        children,
-      );
-    }
-    return this.el<A.SepEl>(
-      {
-        k: 'sep',
-        beginLine: 0,
-        beginColumn: 0,
-        endLine: 0,
-        endColumn: 0,
-        templateName: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.locWithChildren(start, start, children),
-      children,
-    );
   }
 
   private assignDirective(): A.El {

@@ -12,6 +12,7 @@ import { flush } from './flush.js';
 import { ifDirective } from './if.js';
 import { importDirective } from './import.js';
 import { include } from './include.js';
+import { list } from './list.js';
 import { nested } from './nested.js';
 import { returnDirective } from './return.js';
 import { stop } from './stop.js';
@@ -30,6 +31,7 @@ export const DIRECTIVES: readonly Directive<any>[] = [
   ifDirective,
   importDirective,
   include,
+  list,
   nested,
   returnDirective,
   stop,

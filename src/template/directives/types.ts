@@ -9,6 +9,13 @@ import type { ParseError } from '../errors.js';
 import type { Lexer, TagFollow, Tk, Token } from '../lexer.js';
 import type { Exec } from '../runtime.js';
 
+/** An enclosing #list / #foreach / #items (or a user directive's loop variables) while parsing. */
+export interface IterCtx {
+  loopVar: string | null;
+  loopVar2: string | null;
+  kind: 'list' | 'foreach' | 'items' | 'user';
+}
+
 /** What a directive's parse function may use of the parser (FreeMarker's FMParser productions). */
 export interface DirectiveParser {
   readonly lx: Lexer;
@@ -19,9 +26,11 @@ export interface DirectiveParser {
   readonly inFunction: boolean;
   /** How many enclosing directives accept #break / #continue. */
   breakable: number;
-  readonly continuable: number;
+  continuable: number;
   /** Set when a #t, #lt, #rt or #nt is met (whitespace trimming pass). */
   hasTrim: boolean;
+  /** The enclosing iterations (innermost last): #items, #sep and loop-variable built-ins check them. */
+  iterCtxs: IterCtx[];
   /** White-space stripping is on (the template's strip_whitespace setting). */
   readonly stripWhitespace: boolean;
   expression(): A.Expr;
