@@ -4,14 +4,12 @@
  * Promise does the enclosing block continue asynchronously, so pure templates never await.
  */
 import type * as A from './ast.js';
-import * as arith from './arith.js';
 import { BigDec } from './bigdecimal.js';
 import { BoundCallable, InterpretedTemplate, compileFormatDot } from './builtins/index.js';
 import { callDirectiveObject, callMacro } from './calls.js';
 import { compileExpr, interpolationError } from './compile-expr.js';
-import { jQuote } from './errors.js';
 import { settingName } from './builtin-names.js';
-import { formatDate, formatNumber, formatBoolean, addValues, toCompactJson } from './ops.js';
+import { formatDate, formatNumber, formatBoolean, toCompactJson } from './ops.js';
 import { fractionDigitsFormatter } from './format.js';
 import { escaperOf, isMarkupFormat } from './output-formats.js';
 import { runUnitHere } from './loading.js';
@@ -30,7 +28,6 @@ import {
   exprError,
   missingError,
   typeError,
-  describeType,
 } from './runtime.js';
 import {
   FmCollection,
@@ -39,7 +36,6 @@ import {
   MarkupOutput,
   MatchItem,
   MatchResult,
-  Namespace,
   isDirectiveObject,
   isHash,
   isSequence,
@@ -208,12 +204,6 @@ export function compileEl(el: A.El, cx: ElementContext): Exec {
     case 'autoEsc':
     case 'outputFormat':
       return block(el.children, cx);
-    case 'assign':
-      return compileAssign(el, cx);
-    case 'assignInstr':
-      return sequence(el.children.map((c) => compileEl(c, cx)));
-    case 'blockAssign':
-      return compileBlockAssign(el, cx);
     case 'macro':
       return compileMacroDef(el, cx);
     case 'call':
@@ -230,145 +220,6 @@ export function compileEl(el: A.El, cx: ElementContext): Exec {
 /** What a directive module's compile function gets: the context and the element compiler. */
 function elementCompiler(cx: ElementContext): ElementCompiler {
   return { cx, element: (el) => compileEl(el, cx), block: (children) => block(children, cx) };
-}
-
-// ------------------------------------------------------------------ assignments
-
-function scopeName(scope: A.AssignScope): string {
-  return scope === 'namespace' ? 'template namespace' : scope === 'local' ? 'local scope' : 'global scope';
-}
-
-function compileAssign(el: A.AssignEl, cx: ElementContext): Exec {
-  const name = el.name;
-  const op = el.op;
-  const scope = el.scope;
-  const value = el.value ? evaluator(el.value, cx) : null;
-  const ns = el.ns ? evaluator(el.ns, cx) : null;
-  const valueNode = el.value;
-  el.namePos.templateName = cx.name;
-  // the blamed left operand of "+=" (built once, not per execution)
-  const nameAt = op === '+=' ? nameExpr(el) : undefined;
-  const target = (env: Env, nsv: unknown): Map<string, unknown> => {
-    if (scope === 'local') {
-      if (!env.frame)
-        throw elError(
-          '_MiscTemplateException',
-          `Can't set local variable ${JSON.stringify(name)}, because there's no macro or function call in context.`,
-          el,
-        );
-      return env.frame.locals;
-    }
-    if (scope === 'global') return env.globals;
-    if (nsv !== undefined) {
-      if (!(nsv instanceof Namespace)) throw typeError(el.ns!, '', 'namespace', nsv);
-      return nsv.vars;
-    }
-    return env.ns.vars;
-  };
-  const current = (env: Env, t: Map<string, unknown>): unknown => {
-    if (scope === 'global') return env.globalLookup(name);
-    return t.get(name);
-  };
-  const assign = (env: Env, v: unknown, nsv: unknown): void => {
-    const t = target(env, nsv);
-    if (op === '=') {
-      if (v === undefined) throw missingError(valueNode!);
-      t.set(name, v);
-      return;
-    }
-    const lho = current(env, t);
-    if (lho === undefined) {
-      throw elError(
-        'InvalidReferenceException',
-        `The target variable of the assignment, ${jQuote(name)}, was null or missing in the ${scopeName(scope)}, and the "${op}" operator must get its value from there before assigning to it.`,
-        el,
-        [
-          ...(name.startsWith('$')
-            ? [
-                'Variable references must not start with "$", unless the "$" is really part of the variable name.',
-              ]
-            : []),
-          `If the target variable is known to be legally null or missing sometimes, instead of something like <#assign x ${op === '++' || op === '--' ? op : op + ' 1'}>, you could write <#if x??><#assign x ${op === '++' || op === '--' ? op : op + ' 1'}></#if> or <#assign x = (x!0) ${op === '--' || op === '-=' ? '-' : op === '*=' ? '*' : op === '/=' ? '/' : op === '%=' ? '%' : '+'} 1>`,
-        ],
-      );
-    }
-    let r: unknown;
-    if (op === '+=') {
-      if (v === undefined) throw missingError(valueNode!);
-      r = addValues(env, lho, v, el as unknown as A.Expr, nameAt!, valueNode!);
-    } else {
-      if (!(typeof lho === 'number' || lho instanceof BigDec || lho instanceof JDouble)) {
-        throw elError(
-          'NonNumericalException',
-          `Expected a number, but assignment target variable ${jQuote(name)} has evaluated to ${describeType(lho).replace(/^/, /^[aeiou]/.test(describeType(lho)) ? 'an ' : 'a ')}.`,
-          el,
-        );
-      }
-      if (op === '++' || op === '--') r = op === '++' ? arith.add(lho, 1) : arith.subtract(lho, 1);
-      else {
-        if (v === undefined) throw missingError(valueNode!);
-        if (!(typeof v === 'number' || v instanceof BigDec || v instanceof JDouble))
-          throw typeError(
-            valueNode!,
-            `For "#${scope === 'namespace' ? 'assign' : scope}" assignment source`,
-            'number',
-            v,
-          );
-        try {
-          r =
-            op === '-='
-              ? arith.subtract(lho, v)
-              : op === '*='
-                ? arith.multiply(lho, v)
-                : op === '/='
-                  ? arith.divide(lho, v)
-                  : arith.modulus(lho, v);
-        } catch (e) {
-          throw elError('_MiscTemplateException', `Arithmetic operation failed: ${(e as Error).message}`, el);
-        }
-      }
-    }
-    t.set(name, r);
-  };
-  if (!ns) {
-    if (!value) return (env) => assign(env, undefined, undefined);
-    if (!el.value!.calls) return (env) => assign(env, value(env), undefined);
-    return (env) => thenDo(env, value(env), (v) => assign(env, v, undefined));
-  }
-  return (env) =>
-    evalAll(env, value ? [ns, value] : [ns], (vals) => assign(env, value ? vals[1] : undefined, vals[0]));
-}
-
-function nameExpr(el: A.AssignEl): A.Expr {
-  return { k: 'id', name: el.name, ...el.namePos };
-}
-
-function compileBlockAssign(el: A.BlockAssignEl, cx: ElementContext): Exec {
-  const body = block(el.children, cx);
-  const ns = el.ns ? evaluator(el.ns, cx) : null;
-  const name = el.name;
-  const markupFmt = el.markupFormat;
-  return (env) =>
-    capture(env, body, (s) => {
-      const value = markupFmt ? new MarkupOutput(markupFmt, undefined, s, escaperOf(markupFmt)) : s;
-      const set = (nsv: unknown): void => {
-        if (el.scope === 'local') {
-          if (!env.frame)
-            throw elError(
-              '_MiscTemplateException',
-              `Can't set local variable ${JSON.stringify(name)}, because there's no macro or function call in context.`,
-              el,
-            );
-          env.frame.locals.set(name, value);
-        } else if (el.scope === 'global') env.globals.set(name, value);
-        else if (nsv !== undefined) {
-          if (!(nsv instanceof Namespace)) throw typeError(el.ns!, '', 'namespace', nsv);
-          nsv.vars.set(name, value);
-        } else env.ns.vars.set(name, value);
-      };
-      if (ns) return thenDo(env, ns(env), set);
-      set(undefined);
-    });
 }
 
 // ------------------------------------------------------------------ #setting

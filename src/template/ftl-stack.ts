@@ -24,12 +24,6 @@ export function elDescription(el: A.El): string | null {
   switch (el.k) {
     case 'interp':
       return el.numeric ? `#{${canonical(el.expr)}}` : `\${${canonical(el.expr)}}`;
-    case 'assign': {
-      const dir = el.scope === 'namespace' ? '#assign' : '#' + el.scope;
-      return `${dir} ${el.name}${el.op === '++' || el.op === '--' ? el.op : ` ${el.op} ${el.value ? canonical(el.value) : ''}`}`;
-    }
-    case 'blockAssign':
-      return `#${el.scope === 'namespace' ? 'assign' : el.scope} ${el.name}`;
     case 'call':
       return el.legacy ? `#call ${canonical(el.callee)}${args(el)}` : `@${canonical(el.callee)}${args(el)}`;
     case 'setting':

@@ -65,7 +65,7 @@ export class Parser {
   private stripText = false;
   /** Depth of MixedContentElements (1 = the template's top level). */
   private mixedNesting = 0;
-  private outputFormat: string;
+  outputFormat: string;
   private autoEscapingPolicy: boolean;
   private autoEscaping: boolean;
   iterCtxs: IterCtx[] = [];
@@ -145,7 +145,7 @@ export class Parser {
     return JSON.stringify(t.t === 'STRING' || t.t === 'RAW_STRING' ? t.image : t.image.trimEnd());
   }
 
-  private unexpected(t: Token, expecting?: string): ParseError {
+  unexpected(t: Token, expecting?: string): ParseError {
     if (t.t === 'EOF') return this.err('Unexpected end of file reached.', t);
     return this.err(
       `Encountered ${this.describe(t)}, but was expecting ${expecting ?? 'one of these patterns: a valid expression or directive end'}.`,
@@ -571,10 +571,6 @@ export class Parser {
       const moved = directiveOfTag(t.name!);
       if (moved !== undefined) return markDirective(moved.parse(this, t), moved);
       switch (t.name) {
-        case 'assign':
-        case 'global':
-        case 'local':
-          return this.assignDirective();
         case 'macro':
         case 'function':
           return this.macroDirective();
@@ -605,128 +601,7 @@ export class Parser {
     }
   }
 
-  private assignDirective(): A.El {
-    const start = this.lx.next();
-    const scope: A.AssignScope =
-      start.name === 'assign' ? 'namespace' : start.name === 'global' ? 'global' : 'local';
-    if (scope === 'local' && !this.inMacro && !this.inFunction) {
-      throw this.err('Local variable assigned outside a macro.', start);
-    }
-    const first = this.assignTarget();
-    const t = this.lx.peek();
-    if (isAssignOp(t.t)) {
-      const assignments: A.AssignEl[] = [];
-      let nameTok = first;
-      for (;;) {
-        const opTok = this.lx.next();
-        if (!isAssignOp(opTok.t)) throw this.unexpected(opTok);
-        let value: A.Expr | null = null;
-        if (opTok.t !== 'PLUS_PLUS' && opTok.t !== 'MINUS_MINUS') value = this.expression();
-        const np = this.tokPos(nameTok.tok);
-        assignments.push(
-          this.el<A.AssignEl>(
-            {
-              k: 'assign',
-              name: nameTok.name,
-              op: opTok.image as A.AssignOp,
-              value,
-              scope,
-              ns: null,
-              namePos: np,
-              beginLine: 0,
-              beginColumn: 0,
-              endLine: 0,
-              endColumn: 0,
-              templateName: this.name,
-              children: NO_CHILDREN,
-              parent: null,
-              index: 0,
-            },
-            this.span(np, value ?? this.tokPos(opTok)),
-          ),
-        );
-        // LOOKAHEAD([COMMA] (ID|STRING) assignOp)
-        let k = 0;
-        if (this.lx.peek(0).t === 'COMMA') k = 1;
-        const nt = this.lx.peek(k);
-        if ((nt.t === 'ID' || nt.t === 'STRING') && isAssignOp(this.lx.peek(k + 1).t)) {
-          if (k) this.lx.next();
-          nameTok = this.assignTarget();
-          continue;
-        }
-        break;
-      }
-      let ns: A.Expr | null = null;
-      if (this.lx.peek().t === 'IN') {
-        const inTok = this.lx.next();
-        ns = this.expression();
-        if (scope !== 'namespace') throw this.err('Cannot assign to namespace here.', inTok);
-      }
-      const end = this.looseDirectiveEnd();
-      const pos = this.span(this.tokPos(start), this.tokPos(end));
-      if (assignments.length === 1) {
-        const a = assignments[0];
-        a.ns = ns;
-        Object.assign(a, pos);
-        return a;
-      }
-      for (const a of assignments) a.ns = ns;
-      return this.el<A.AssignInstrEl>(
-        {
-          k: 'assignInstr',
-          scope,
-          ns,
-          beginLine: 0,
-          beginColumn: 0,
-          endLine: 0,
-          endColumn: 0,
-          templateName: this.name,
-          children: NO_CHILDREN,
-          parent: null,
-          index: 0,
-        },
-        pos,
-        assignments,
-      );
-    }
-    // capture form: <#assign x>…</#assign>
-    let ns: A.Expr | null = null;
-    if (t.t === 'IN') {
-      const inTok = this.lx.next();
-      ns = this.expression();
-      if (scope !== 'namespace') throw this.err('Cannot assign to namespace here.', inTok);
-    }
-    this.directiveEnd();
-    const children = this.mixedContent();
-    const endT = this.lx.peek();
-    if (endT.t !== 'END_TAG' || !['assign', 'global', 'local'].includes(endT.name!)) {
-      throw this.unmatchedEnd(endT, '#' + start.name);
-    }
-    this.lx.next();
-    const expected = scope === 'namespace' ? 'assign' : scope;
-    if (endT.name !== expected) throw this.err('Mismatched assignment tags.', endT);
-    return this.el<A.BlockAssignEl>(
-      {
-        k: 'blockAssign',
-        name: first.name,
-        scope,
-        ns,
-        markupFormat: isMarkupFormat(this.outputFormat) ? this.outputFormat : null,
-        beginLine: 0,
-        beginColumn: 0,
-        endLine: 0,
-        endColumn: 0,
-        templateName: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(endT)),
-      children,
-    );
-  }
-
-  private assignTarget(): { name: string; tok: Token } {
+  assignTarget(): { name: string; tok: Token } {
     const t = this.lx.peek();
     if (t.t === 'ID') {
       this.lx.next();
@@ -2293,19 +2168,6 @@ const CONFIGURATION_SETTINGS = withCamelCase(
     'template_update_delay truncate_builtin_algorithm whitespace_stripping wrap_unchecked_exceptions'
   ).split(' '),
 );
-
-function isAssignOp(t: Tk): boolean {
-  return (
-    t === 'EQUALS' ||
-    t === 'PLUS_EQUALS' ||
-    t === 'MINUS_EQUALS' ||
-    t === 'TIMES_EQUALS' ||
-    t === 'DIV_EQUALS' ||
-    t === 'MOD_EQUALS' ||
-    t === 'PLUS_PLUS' ||
-    t === 'MINUS_MINUS'
-  );
-}
 
 function onlyIdentifiers(e: A.Expr): boolean {
   if (e.k === 'id') return true;

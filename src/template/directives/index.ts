@@ -3,6 +3,7 @@
  * parser, the element compiler and the FTL stack trace look them up here; adding one is its module
  * and one line below. Directives not listed yet are still handled by parser.ts / compile-el.ts.
  */
+import { assign } from './assign.js';
 import { attempt } from './attempt.js';
 import { breakDirective } from './break.js';
 import { comment } from './comment.js';
@@ -22,6 +23,7 @@ import { visit } from './visit.js';
 import type { Directive } from './types.js';
 
 export const DIRECTIVES: readonly Directive<any>[] = [
+  assign,
   attempt,
   breakDirective,
   comment,

@@ -34,6 +34,10 @@ export interface DirectiveParser {
   /** White-space stripping is on (the template's strip_whitespace setting). */
   readonly stripWhitespace: boolean;
   expression(): A.Expr;
+  /** A variable name: an identifier or a string literal (#assign, #macro). */
+  assignTarget(): { name: string; tok: Token };
+  /** The output format in effect where the parser is. */
+  readonly outputFormat: string;
   /** The next token, which must be of `kind` (else FreeMarker's "expecting pattern" error). */
   expect(kind: Tk, what?: string): Token;
   /** A template-language identifier takes part in the naming convention (camelCase or legacy). */
@@ -57,6 +61,8 @@ export interface DirectiveParser {
   /** FreeMarker's setLocation(start, end, children): ends at the last child if there is one. */
   locWithChildren(start: Token, end: Token, children: A.El[]): A.Pos;
   err(message: string, at: Token | A.Pos): ParseError;
+  /** "Encountered …, but was expecting …" for `t`. */
+  unexpected(t: Token, expecting?: string): ParseError;
   /** The error for a token that ends a block where it can't. */
   unmatchedEnd(t: Token, open: string | null): ParseError;
 }
