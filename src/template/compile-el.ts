@@ -21,7 +21,6 @@ import { Transform, TransformFailure, type TransformParams } from './transforms.
 import {
   type Env,
   type Exec,
-  type MacroDef,
   MacroValue,
   Pending,
   elError,
@@ -204,8 +203,6 @@ export function compileEl(el: A.El, cx: ElementContext): Exec {
     case 'autoEsc':
     case 'outputFormat':
       return block(el.children, cx);
-    case 'macro':
-      return compileMacroDef(el, cx);
     case 'call':
       return compileCall(el, cx);
     case 'setting':
@@ -287,27 +284,6 @@ export function applySetting(env: Env, name: string, v: unknown, at: A.Pos): voi
 }
 
 // ------------------------------------------------------------------ macros, calls, #nested
-
-function compileMacroDef(el: A.MacroEl, cx: ElementContext): Exec {
-  const def: MacroDef = {
-    name: el.name,
-    isFunction: el.isFunction,
-    params: el.params.map((p) => ({
-      name: p.name,
-      def: p.defaultValue ? compileExpr(p.defaultValue, cx) : null,
-    })),
-    catchAll: el.catchAll,
-    body: block(el.children, cx),
-    el,
-    get unit() {
-      return cx.unit();
-    },
-  };
-  cx.macros.push(def);
-  return (env) => {
-    env.ns.vars.set(def.name, new MacroValue(def, env.ns));
-  };
-}
 
 function compileCall(el: A.CallEl, cx: ElementContext): Exec {
   const callee = evaluator(el.callee, cx);

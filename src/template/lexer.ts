@@ -100,8 +100,6 @@ export type TagFollow = 'blank' | 'close1' | 'close2' | 'blank|close2' | 'items'
 /** Directive start tags: canonical name → what must follow the name (the moved directives say it in their module). */
 const START_TAGS: Record<string, TagFollow> = dict({
   ...Object.assign({}, ...DIRECTIVES.map((d) => d.startTags)),
-  function: 'blank',
-  macro: 'blank',
   transform: 'blank',
   call: 'blank',
   setting: 'blank',
@@ -116,8 +114,6 @@ const START_TAGS: Record<string, TagFollow> = dict({
 
 const END_TAGS = new Set([
   ...DIRECTIVES.flatMap((d) => d.endTags ?? []),
-  'function',
-  'macro',
   'outputformat',
   'autoesc',
   'noautoesc',

@@ -75,12 +75,12 @@ export class Parser {
   inFunction = false;
   private escapes: A.EscapeEl[] = [];
   private escapeExprs: A.Expr[] = [];
-  private macros: A.MacroEl[] = [];
+  macros: A.MacroEl[] = [];
   private depth = 0;
   private readonly maxNesting: number;
   hasTrim = false;
   private attributes: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  private requireArgs = false;
+  requireArgs = false;
 
   constructor(
     private readonly src: string,
@@ -571,9 +571,6 @@ export class Parser {
       const moved = directiveOfTag(t.name!);
       if (moved !== undefined) return markDirective(moved.parse(this, t), moved);
       switch (t.name) {
-        case 'macro':
-        case 'function':
-          return this.macroDirective();
         case 'noescape':
         case 'autoesc':
         case 'noautoesc':
@@ -612,97 +609,6 @@ export class Parser {
       return { name: t.value!, tok: t };
     }
     throw this.unexpected(t, 'one of these patterns:\n    <STRING_LITERAL>\n    <RAW_STRING>\n    <ID>');
-  }
-
-  private macroDirective(): A.El {
-    const start = this.lx.next();
-    const isFunction = start.name === 'function';
-    if (this.inMacro || this.inFunction) {
-      throw this.err("Macro or function definitions can't be nested into each other.", start);
-    }
-    if (isFunction) this.inFunction = true;
-    else this.inMacro = true;
-    this.requireArgs = false;
-    const nameTok = this.assignTarget();
-    if (this.lx.peek().t === 'OPEN_PAREN') this.lx.next();
-    const params: A.MacroParam[] = [];
-    let catchAll: string | null = null;
-    let hasDefaults = false;
-    while (this.lx.peek().t === 'ID') {
-      const arg = this.lx.next();
-      let isCatchAll = false;
-      let def: A.Expr | null = null;
-      if (this.lx.peek().t === 'ELLIPSIS') {
-        this.lx.next();
-        isCatchAll = true;
-      }
-      if (this.lx.peek().t === 'EQUALS') {
-        this.lx.next();
-        def = this.expression();
-        hasDefaults = true;
-      }
-      if (this.lx.peek().t === 'COMMA') this.lx.next();
-      if (catchAll !== null) {
-        throw this.err(
-          'There may only be one "catch-all" parameter in a macro declaration, and it must be the last parameter.',
-          arg,
-        );
-      }
-      if (isCatchAll) {
-        if (def !== null) throw this.err('"Catch-all" macro parameter may not have a default value.', arg);
-        catchAll = arg.image;
-      } else {
-        if (hasDefaults && def === null) {
-          throw this.err(
-            'In a macro declaration, parameters without a default value must all occur before the parameters with default values.',
-            arg,
-          );
-        }
-        params.push({ name: arg.image, defaultValue: def });
-      }
-    }
-    if (this.lx.peek().t === 'CLOSE_PAREN') this.lx.next();
-    this.directiveEnd();
-    const savedCtx = this.iterCtxs;
-    const savedBreak = this.breakable;
-    const savedCont = this.continuable;
-    this.iterCtxs = [];
-    this.breakable = 0;
-    this.continuable = 0;
-    const children = this.mixedContent();
-    const end = this.lx.peek();
-    if (end.t !== 'END_TAG' || (end.name !== 'macro' && end.name !== 'function')) {
-      throw this.unmatchedEnd(end, '#' + start.name);
-    }
-    this.lx.next();
-    if (end.name === 'macro' && isFunction) throw this.err('Expected function end tag here.', end);
-    if (end.name === 'function' && !isFunction) throw this.err('Expected macro end tag here.', end);
-    this.iterCtxs = savedCtx;
-    this.breakable = savedBreak;
-    this.continuable = savedCont;
-    this.inMacro = this.inFunction = false;
-    const m = this.el<A.MacroEl>(
-      {
-        k: 'macro',
-        name: nameTok.name,
-        isFunction,
-        params,
-        catchAll,
-        usesArgs: this.requireArgs,
-        beginLine: 0,
-        beginColumn: 0,
-        endLine: 0,
-        endColumn: 0,
-        templateName: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-      children,
-    );
-    this.macros.push(m);
-    return m;
   }
 
   /** compress, noescape, autoesc, noautoesc: a tag, content, the end tag. */

@@ -14,6 +14,7 @@ import { ifDirective } from './if.js';
 import { importDirective } from './import.js';
 import { include } from './include.js';
 import { list } from './list.js';
+import { macro } from './macro.js';
 import { nested } from './nested.js';
 import { returnDirective } from './return.js';
 import { stop } from './stop.js';
@@ -34,6 +35,7 @@ export const DIRECTIVES: readonly Directive<any>[] = [
   importDirective,
   include,
   list,
+  macro,
   nested,
   returnDirective,
   stop,

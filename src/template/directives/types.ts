@@ -22,8 +22,12 @@ export interface DirectiveParser {
   /** The template's name (elements record it). */
   readonly name: string;
   /** Inside a #macro / #function body (#return, #nested, #fallback check it). */
-  readonly inMacro: boolean;
-  readonly inFunction: boolean;
+  inMacro: boolean;
+  inFunction: boolean;
+  /** The macro being parsed has parameters that must be given (no defaults after them). */
+  requireArgs: boolean;
+  /** The #macro / #function elements of the template. */
+  readonly macros: A.MacroEl[];
   /** How many enclosing directives accept #break / #continue. */
   breakable: number;
   continuable: number;
