@@ -207,8 +207,6 @@ export function compileEl(el: A.El, cx: ElementContext): Exec {
       return compileCall(el, cx);
     case 'setting':
       return compileSetting(el, cx);
-    case 'transform':
-      return compileTransform(el, cx);
   }
   // the kinds not handled above are those of directives/index.ts
   throw new Error(`no compiler for ${el.k} elements`);
@@ -347,26 +345,6 @@ function compileCall(el: A.CallEl, cx: ElementContext): Exec {
     if (argEvs.length === 0) return invoke(env, fn, []);
     return evalAll(env, argEvs, (vals) => invoke(env, fn, vals));
   };
-}
-
-function compileTransform(el: A.TransformEl, cx: ElementContext): Exec {
-  const call: A.CallEl = {
-    k: 'call',
-    callee: el.transform,
-    named: el.args,
-    positional: null,
-    loopVars: null,
-    bodySource: el.children.length ? '' : null,
-    legacy: true,
-    children: el.children,
-    parent: el.parent,
-    index: el.index,
-    beginLine: el.beginLine,
-    beginColumn: el.beginColumn,
-    endLine: el.endLine,
-    endColumn: el.endColumn,
-  };
-  return compileCall(call, cx);
 }
 
 /** <@x/> where x came from ?interpret: the template runs here, in the current namespace. */

@@ -36,8 +36,6 @@ export function elDescription(el: A.El): string | null {
       return `#outputformat ${JSON.stringify(el.format)}`;
     case 'autoEsc':
       return el.on ? '#autoesc' : '#noautoesc';
-    case 'transform':
-      return `#transform ${canonical(el.transform)}`;
     default:
       return null;
   }

@@ -100,7 +100,6 @@ export type TagFollow = 'blank' | 'close1' | 'close2' | 'blank|close2' | 'items'
 /** Directive start tags: canonical name → what must follow the name (the moved directives say it in their module). */
 const START_TAGS: Record<string, TagFollow> = dict({
   ...Object.assign({}, ...DIRECTIVES.map((d) => d.startTags)),
-  transform: 'blank',
   call: 'blank',
   setting: 'blank',
   outputformat: 'blank',
@@ -117,7 +116,6 @@ const END_TAGS = new Set([
   'outputformat',
   'autoesc',
   'noautoesc',
-  'transform',
   'escape',
   'noescape',
 ]);

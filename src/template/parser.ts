@@ -579,8 +579,6 @@ export class Parser {
           return this.escapeDirective();
         case 'call':
           return this.callDirective();
-        case 'transform':
-          return this.transformDirective();
         case 'setting':
           return this.settingDirective();
         case 'outputformat':
@@ -829,42 +827,6 @@ export class Parser {
         index: 0,
       },
       this.span(this.tokPos(start), this.tokPos(end)),
-    );
-  }
-
-  private transformDirective(): A.El {
-    const start = this.lx.next();
-    const transform = this.expression();
-    if (this.lx.peek().t === 'SEMICOLON') this.lx.next();
-    const args: A.TransformEl['args'] = [];
-    while (this.lx.peek().t === 'ID') {
-      const n = this.lx.next();
-      this.expect('EQUALS');
-      args.push({ name: n.image, value: this.expression() });
-    }
-    const t = this.looseDirectiveEnd();
-    let children: A.El[] = [];
-    let end = t;
-    if (t.t === 'DIRECTIVE_END') {
-      children = this.mixedContent();
-      end = this.expectEnd(['transform'], '#transform');
-    }
-    return this.el<A.TransformEl>(
-      {
-        k: 'transform',
-        transform,
-        args,
-        beginLine: 0,
-        beginColumn: 0,
-        endLine: 0,
-        endColumn: 0,
-        templateName: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-      children,
     );
   }
 

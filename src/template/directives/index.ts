@@ -19,6 +19,7 @@ import { nested } from './nested.js';
 import { returnDirective } from './return.js';
 import { stop } from './stop.js';
 import { switchDirective } from './switch.js';
+import { transform } from './transform.js';
 import { trim } from './trim.js';
 import { visit } from './visit.js';
 import type { Directive } from './types.js';
@@ -40,6 +41,7 @@ export const DIRECTIVES: readonly Directive<any>[] = [
   returnDirective,
   stop,
   switchDirective,
+  transform,
   trim,
   visit,
 ];
