@@ -8,7 +8,6 @@ import { BigDec } from './bigdecimal.js';
 import { BoundCallable, InterpretedTemplate, compileFormatDot } from './builtins/index.js';
 import { callDirectiveObject, callMacro } from './calls.js';
 import { compileExpr, interpolationError } from './compile-expr.js';
-import { settingName } from './builtin-names.js';
 import { formatDate, formatNumber, formatBoolean, toCompactJson } from './ops.js';
 import { fractionDigitsFormatter } from './format.js';
 import { escaperOf, isMarkupFormat } from './output-formats.js';
@@ -39,7 +38,6 @@ import {
   isHash,
   isSequence,
 } from './values.js';
-import { javaTimeZone } from '../jdk/index.js';
 
 export type InterpConverter = (env: Env, v: unknown, at: A.Expr) => string;
 
@@ -205,8 +203,6 @@ export function compileEl(el: A.El, cx: ElementContext): Exec {
       return block(el.children, cx);
     case 'call':
       return compileCall(el, cx);
-    case 'setting':
-      return compileSetting(el, cx);
   }
   // the kinds not handled above are those of directives/index.ts
   throw new Error(`no compiler for ${el.k} elements`);
@@ -215,70 +211,6 @@ export function compileEl(el: A.El, cx: ElementContext): Exec {
 /** What a directive module's compile function gets: the context and the element compiler. */
 function elementCompiler(cx: ElementContext): ElementCompiler {
   return { cx, element: (el) => compileEl(el, cx), block: (children) => block(children, cx) };
-}
-
-// ------------------------------------------------------------------ #setting
-
-function compileSetting(el: A.SettingEl, cx: ElementContext): Exec {
-  // the parser accepts only names settingName knows
-  const name = settingName(el.name)!;
-  const value = evaluator(el.value, cx);
-  const vn = el.value;
-  return (env) =>
-    thenDo(env, value(env), (v) => {
-      if (v === undefined) throw missingError(vn);
-      applySetting(env, name, v, el);
-    });
-}
-
-export function applySetting(env: Env, name: string, v: unknown, at: A.Pos): void {
-  const str =
-    typeof v === 'string' ? v : typeof v === 'boolean' ? String(v) : v instanceof MatchItem ? v.text : null;
-  if (str === null)
-    throw elError('_MiscTemplateException', `The value of the "${name}" setting must be a string.`, at);
-  switch (name) {
-    case 'locale':
-      env.locale = str.replace('-', '_');
-      break;
-    case 'time_zone':
-      env.timeZone = str === 'default' || str === 'JVM default' ? 'UTC' : javaTimeZone(str);
-      break;
-    case 'sql_date_and_time_time_zone':
-      break;
-    case 'number_format':
-      env.settings = { ...env.settings, numberFormat: str };
-      break;
-    case 'boolean_format': {
-      if (str !== 'c' && str.indexOf(',') < 0) {
-        throw elError(
-          '_MiscTemplateException',
-          `Failed to set FreeMarker configuration setting "boolean_format" to value ${JSON.stringify(str)}; see cause exception.\nThe value must be "c", or contain a comma (like "yes,no").`,
-          at,
-        );
-      }
-      env.settings = { ...env.settings, booleanFormat: str };
-      break;
-    }
-    case 'date_format':
-      env.settings = { ...env.settings, dateFormat: str };
-      break;
-    case 'time_format':
-      env.settings = { ...env.settings, timeFormat: str };
-      break;
-    case 'datetime_format':
-      env.settings = { ...env.settings, datetimeFormat: str };
-      break;
-    case 'url_escaping_charset':
-      env.settings = { ...env.settings, urlEscapingCharset: str };
-      break;
-    case 'output_encoding':
-      env.settings = { ...env.settings, outputEncoding: str };
-      break;
-    case 'classic_compatible':
-      env.settings = { ...env.settings, classicCompatible: /^(true|yes|y|t|1|2)$/i.test(str) };
-      break;
-  }
-  env.cache = {};
 }
 
 // ------------------------------------------------------------------ macros, calls, #nested

@@ -8,7 +8,7 @@
  * Promise; `${hash}` prints compact JSON unless `strict` is set.
  */
 import { compileUnit, type UnitOptions } from './compile.js';
-import { applySetting } from './compile-el.js';
+import { applySetting } from './directives/setting.js';
 import { importLibrary, resolveName } from './loading.js';
 import { TemplateError } from './errors.js';
 import { ensureStack } from './ftl-stack.js';

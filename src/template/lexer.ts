@@ -101,7 +101,6 @@ export type TagFollow = 'blank' | 'close1' | 'close2' | 'blank|close2' | 'items'
 const START_TAGS: Record<string, TagFollow> = dict({
   ...Object.assign({}, ...DIRECTIVES.map((d) => d.startTags)),
   call: 'blank',
-  setting: 'blank',
   outputformat: 'blank',
   autoesc: 'close1',
   noautoesc: 'close1',

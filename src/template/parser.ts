@@ -7,6 +7,7 @@ import { dict } from './dict.js';
 import type * as A from './ast.js';
 import { directiveOfTag } from './directives/index.js';
 import type { Directive, IterCtx } from './directives/types.js';
+import { withCamelCase } from './directives/setting.js';
 import { BigDec } from './bigdecimal.js';
 import {
   BANNED_WHEN_AUTO_ESCAPING,
@@ -14,9 +15,7 @@ import {
   LOOP_VAR_BUILTINS,
   MARKUP_FORMAT_BOUND,
   PARSE_TIME_PARAM_BUILTINS,
-  SETTING_NAMES,
   builtinName,
-  settingName,
   unknownBuiltinMessage,
 } from './builtin-names.js';
 import { canonical } from './canonical.js';
@@ -110,6 +109,11 @@ export class Parser {
   /** A template-language identifier (built-in, special variable, setting …) takes part in the naming convention. */
   checkNaming(t: Token): void {
     this.lx.checkNaming(t.image, namingOf(t.image), t.start, t.end);
+  }
+
+  /** The names of `all` an error message lists, in the naming convention of the template. */
+  namesInShownConvention(all: ReadonlySet<string>): string[] {
+    return namesIn(all, this.shownNaming());
   }
 
   /** The convention names are listed in by error messages: the established one, else legacy. */
@@ -579,8 +583,6 @@ export class Parser {
           return this.escapeDirective();
         case 'call':
           return this.callDirective();
-        case 'setting':
-          return this.settingDirective();
         case 'outputformat':
           return this.outputFormatDirective();
         case 'ftl':
@@ -817,40 +819,6 @@ export class Parser {
         loopVars: null,
         bodySource: null,
         legacy: true,
-        beginLine: 0,
-        beginColumn: 0,
-        endLine: 0,
-        endColumn: 0,
-        templateName: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-    );
-  }
-
-  private settingDirective(): A.El {
-    const start = this.lx.next();
-    const key = this.expect('ID');
-    this.expect('EQUALS');
-    const value = this.expression();
-    // PropertySetting's checks, made when the directive is parsed
-    this.checkNaming(key);
-    if (settingName(key.image) === undefined) {
-      throw this.err(
-        CONFIGURATION_SETTINGS.has(key.image)
-          ? "The setting name is recognized, but changing this setting from inside a template isn't supported."
-          : `Unknown setting name: ${jQuote(key.image)}. The allowed setting names are: ${namesIn(TEMPLATE_SETTINGS, this.shownNaming()).join(', ')}`,
-        key,
-      );
-    }
-    const end = this.looseDirectiveEnd();
-    return this.el<A.SettingEl>(
-      {
-        k: 'setting',
-        name: key.image,
-        value,
         beginLine: 0,
         beginColumn: 0,
         endLine: 0,
@@ -2003,15 +1971,6 @@ const SPECIAL_VAR_LIST = [
   'vars',
   'version',
 ];
-/** Both spellings of legacy names: `data_model` and `dataModel`. */
-function withCamelCase(names: readonly string[]): Set<string> {
-  const out = new Set(names);
-  for (const n of names) {
-    if (n.includes('_')) out.add(n.replace(/_(\w)/g, (_m, c: string) => c.toUpperCase()));
-  }
-  return out;
-}
-
 const SPECIAL_VARS = withCamelCase(SPECIAL_VAR_LIST);
 
 /** The names of `all` an error message lists for a naming convention (sorted like Java's String order). */
@@ -2019,23 +1978,6 @@ function namesIn(all: ReadonlySet<string>, naming: Naming): string[] {
   const excluded = naming === 'camel' ? 'legacy' : 'camel';
   return [...all].filter((n) => namingOf(n) !== excluded).sort();
 }
-
-/** Settings #setting may change (PropertySetting.SETTING_NAMES), both spellings. */
-const TEMPLATE_SETTINGS = withCamelCase(SETTING_NAMES);
-
-/** Every other Configuration setting name of FreeMarker 2.3.31: recognized, but not settable from a template. */
-const CONFIGURATION_SETTINGS = withCamelCase(
-  (
-    'api_builtin_enabled arithmetic_engine attempt_exception_reporter auto_escaping_policy auto_flush ' +
-    'auto_import auto_include cache_storage custom_date_formats custom_number_formats default_encoding ' +
-    'fallback_on_null_loop_variable incompatible_improvements interpolation_syntax lazy_auto_imports ' +
-    'lazy_imports localized_lookup log_template_exceptions naming_convention new_builtin_class_resolver ' +
-    'object_wrapper output_format recognize_standard_file_extensions registered_custom_output_formats ' +
-    'show_error_tips strict_bean_models strict_syntax tab_size tag_syntax template_configurations ' +
-    'template_exception_handler template_loader template_lookup_strategy template_name_format ' +
-    'template_update_delay truncate_builtin_algorithm whitespace_stripping wrap_unchecked_exceptions'
-  ).split(' '),
-);
 
 function onlyIdentifiers(e: A.Expr): boolean {
   if (e.k === 'id') return true;

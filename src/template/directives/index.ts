@@ -17,6 +17,7 @@ import { list } from './list.js';
 import { macro } from './macro.js';
 import { nested } from './nested.js';
 import { returnDirective } from './return.js';
+import { setting } from './setting.js';
 import { stop } from './stop.js';
 import { switchDirective } from './switch.js';
 import { transform } from './transform.js';
@@ -39,6 +40,7 @@ export const DIRECTIVES: readonly Directive<any>[] = [
   macro,
   nested,
   returnDirective,
+  setting,
   stop,
   switchDirective,
   transform,

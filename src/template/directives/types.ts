@@ -46,6 +46,8 @@ export interface DirectiveParser {
   expect(kind: Tk, what?: string): Token;
   /** A template-language identifier takes part in the naming convention (camelCase or legacy). */
   checkNaming(t: Token): void;
+  /** The names of `all` an error message lists, in the naming convention of the template. */
+  namesInShownConvention(all: ReadonlySet<string>): string[];
   /** Expressions separated by commas or blanks (#nested's arguments), none when no expression starts. */
   positionalArgs(): A.Expr[];
   /** The elements up to the token that ends the block. */
