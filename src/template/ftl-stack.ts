@@ -26,10 +26,6 @@ export function elDescription(el: A.El): string | null {
       return el.numeric ? `#{${canonical(el.expr)}}` : `\${${canonical(el.expr)}}`;
     case 'call':
       return el.legacy ? `#call ${canonical(el.callee)}${args(el)}` : `@${canonical(el.callee)}${args(el)}`;
-    case 'escape':
-      return `#escape ${el.variable} as ${canonical(el.expr)}`;
-    case 'noEscape':
-      return '#noescape';
     case 'outputFormat':
       return `#outputformat ${JSON.stringify(el.format)}`;
     case 'autoEsc':

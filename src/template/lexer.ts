@@ -105,8 +105,6 @@ const START_TAGS: Record<string, TagFollow> = dict({
   autoesc: 'close1',
   noautoesc: 'close1',
   else: 'close2',
-  escape: 'blank',
-  noescape: 'close1',
   ftl: 'blank|close2',
 });
 
@@ -115,8 +113,6 @@ const END_TAGS = new Set([
   'outputformat',
   'autoesc',
   'noautoesc',
-  'escape',
-  'noescape',
 ]);
 
 /** camelCase spellings FreeMarker accepts for directive names. */

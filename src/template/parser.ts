@@ -66,14 +66,14 @@ export class Parser {
   private mixedNesting = 0;
   outputFormat: string;
   private autoEscapingPolicy: boolean;
-  private autoEscaping: boolean;
+  autoEscaping: boolean;
   iterCtxs: IterCtx[] = [];
   breakable = 0;
   continuable = 0;
   inMacro = false;
   inFunction = false;
-  private escapes: A.EscapeEl[] = [];
-  private escapeExprs: A.Expr[] = [];
+  escapes: A.EscapeEl[] = [];
+  escapeExprs: A.Expr[] = [];
   macros: A.MacroEl[] = [];
   private depth = 0;
   private readonly maxNesting: number;
@@ -559,7 +559,7 @@ export class Parser {
     return [minFrac, maxFrac];
   }
 
-  private escapedExpression(e: A.Expr): A.Expr {
+  escapedExpression(e: A.Expr): A.Expr {
     if (!this.escapes.length) return e;
     const top = this.escapes[this.escapes.length - 1];
     const escExpr = this.escapeExprs[this.escapeExprs.length - 1];
@@ -575,12 +575,9 @@ export class Parser {
       const moved = directiveOfTag(t.name!);
       if (moved !== undefined) return markDirective(moved.parse(this, t), moved);
       switch (t.name) {
-        case 'noescape':
         case 'autoesc':
         case 'noautoesc':
           return this.simpleBlock();
-        case 'escape':
-          return this.escapeDirective();
         case 'call':
           return this.callDirective();
         case 'outputformat':
@@ -615,13 +612,9 @@ export class Parser {
   private simpleBlock(): A.El {
     const start = this.lx.next();
     const name = start.name!;
-    let savedEscape: { el: A.EscapeEl; expr: A.Expr } | null = null;
     const savedFormat = this.outputFormat;
     const savedAuto = this.autoEscaping;
-    if (name === 'noescape') {
-      if (!this.escapes.length) throw this.err('#noescape with no matching #escape encountered.', start);
-      savedEscape = { el: this.escapes.pop()!, expr: this.escapeExprs.pop()! };
-    } else if (name === 'autoesc') {
+    if (name === 'autoesc') {
       if (!isMarkupFormat(this.outputFormat)) {
         throw this.err(
           `The current output format can't do escaping: ${outputFormatDescription(this.outputFormat)}`,
@@ -634,30 +627,10 @@ export class Parser {
     }
     const children = this.mixedContent();
     const end = this.expectEnd([name], '#' + name);
-    if (savedEscape) {
-      this.escapes.push(savedEscape.el);
-      this.escapeExprs.push(savedEscape.expr);
-    }
     this.outputFormat = savedFormat;
     this.autoEscaping = savedAuto;
     const pos = this.span(this.tokPos(start), this.tokPos(end));
     switch (name) {
-      case 'noescape':
-        return this.el<A.NoEscapeEl>(
-          {
-            k: 'noEscape',
-            beginLine: 0,
-            beginColumn: 0,
-            endLine: 0,
-            endColumn: 0,
-            templateName: this.name,
-            children: NO_CHILDREN,
-            parent: null,
-            index: 0,
-          },
-          pos,
-          children,
-        );
       default:
         return this.el<A.AutoEscEl>(
           {
@@ -676,50 +649,6 @@ export class Parser {
           children,
         );
     }
-  }
-
-  private escapeDirective(): A.El {
-    const start = this.lx.next();
-    if (isMarkupFormat(this.outputFormat) && this.autoEscaping) {
-      throw this.err(
-        `Using the "escape" directive (legacy escaping) is not allowed when auto-escaping is on with a markup output format (${this.outputFormat}), to avoid confusion and double-escaping mistakes.`,
-        start,
-      );
-    }
-    const variable = this.expect('ID').image;
-    this.expect('AS');
-    const expr = this.expression();
-    this.directiveEnd();
-    const el = this.el<A.EscapeEl>(
-      {
-        k: 'escape',
-        variable,
-        expr,
-        beginLine: 0,
-        beginColumn: 0,
-        endLine: 0,
-        endColumn: 0,
-        templateName: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.tokPos(start),
-    );
-    const effective = this.escapedExpression(expr);
-    this.escapes.push(el);
-    this.escapeExprs.push(effective);
-    const children = this.mixedContent();
-    this.escapes.pop();
-    this.escapeExprs.pop();
-    const end = this.expectEnd(['escape'], '#escape');
-    Object.assign(el, this.span(this.tokPos(start), this.tokPos(end)));
-    el.children = children;
-    children.forEach((c, i) => {
-      c.parent = el;
-      c.index = i;
-    });
-    return el;
   }
 
   private outputFormatDirective(): A.El {

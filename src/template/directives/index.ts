@@ -9,6 +9,7 @@ import { breakDirective } from './break.js';
 import { comment } from './comment.js';
 import { compress } from './compress.js';
 import { continueDirective } from './continue.js';
+import { escape } from './escape.js';
 import { flush } from './flush.js';
 import { ifDirective } from './if.js';
 import { importDirective } from './import.js';
@@ -32,6 +33,7 @@ export const DIRECTIVES: readonly Directive<any>[] = [
   comment,
   compress,
   continueDirective,
+  escape,
   flush,
   ifDirective,
   importDirective,

@@ -42,6 +42,13 @@ export interface DirectiveParser {
   assignTarget(): { name: string; tok: Token };
   /** The output format in effect where the parser is. */
   readonly outputFormat: string;
+  /** Auto-escaping is on where the parser is. */
+  readonly autoEscaping: boolean;
+  /** The enclosing #escape directives and their effective escape expressions (innermost last). */
+  escapes: A.EscapeEl[];
+  escapeExprs: A.Expr[];
+  /** `e` wrapped by the innermost #escape's expression (or `e` when there is none). */
+  escapedExpression(e: A.Expr): A.Expr;
   /** The next token, which must be of `kind` (else FreeMarker's "expecting pattern" error). */
   expect(kind: Tk, what?: string): Token;
   /** A template-language identifier takes part in the naming convention (camelCase or legacy). */
