@@ -196,7 +196,6 @@ export function compileEl(el: A.El, cx: ElementContext): Exec {
     case 'interp':
       return compileInterp(el, cx);
     case 'mixed':
-    case 'autoEsc':
     case 'outputFormat':
       return block(el.children, cx);
     case 'call':

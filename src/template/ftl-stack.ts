@@ -28,8 +28,6 @@ export function elDescription(el: A.El): string | null {
       return el.legacy ? `#call ${canonical(el.callee)}${args(el)}` : `@${canonical(el.callee)}${args(el)}`;
     case 'outputFormat':
       return `#outputformat ${JSON.stringify(el.format)}`;
-    case 'autoEsc':
-      return el.on ? '#autoesc' : '#noautoesc';
     default:
       return null;
   }

@@ -102,18 +102,11 @@ const START_TAGS: Record<string, TagFollow> = dict({
   ...Object.assign({}, ...DIRECTIVES.map((d) => d.startTags)),
   call: 'blank',
   outputformat: 'blank',
-  autoesc: 'close1',
-  noautoesc: 'close1',
   else: 'close2',
   ftl: 'blank|close2',
 });
 
-const END_TAGS = new Set([
-  ...DIRECTIVES.flatMap((d) => d.endTags ?? []),
-  'outputformat',
-  'autoesc',
-  'noautoesc',
-]);
+const END_TAGS = new Set([...DIRECTIVES.flatMap((d) => d.endTags ?? []), 'outputformat']);
 
 /** camelCase spellings FreeMarker accepts for directive names. */
 const CAMEL_DIRECTIVES: Record<string, string> = dict({

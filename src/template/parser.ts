@@ -22,7 +22,7 @@ import { canonical } from './canonical.js';
 import { ParseError, jQuote } from './errors.js';
 import { LineMap, Lexer, type LexerOptions, type Naming, type Token, type Tk, namingOf } from './lexer.js';
 import { EXPR_START } from './expr-start.js';
-import { isMarkupFormat, outputFormatByName } from './output-formats.js';
+import { isMarkupFormat, outputFormatByName, outputFormatDescription } from './output-formats.js';
 
 export interface ParseOptions {
   name: string;
@@ -575,9 +575,6 @@ export class Parser {
       const moved = directiveOfTag(t.name!);
       if (moved !== undefined) return markDirective(moved.parse(this, t), moved);
       switch (t.name) {
-        case 'autoesc':
-        case 'noautoesc':
-          return this.simpleBlock();
         case 'call':
           return this.callDirective();
         case 'outputformat':
@@ -609,48 +606,6 @@ export class Parser {
   }
 
   /** compress, noescape, autoesc, noautoesc: a tag, content, the end tag. */
-  private simpleBlock(): A.El {
-    const start = this.lx.next();
-    const name = start.name!;
-    const savedFormat = this.outputFormat;
-    const savedAuto = this.autoEscaping;
-    if (name === 'autoesc') {
-      if (!isMarkupFormat(this.outputFormat)) {
-        throw this.err(
-          `The current output format can't do escaping: ${outputFormatDescription(this.outputFormat)}`,
-          start,
-        );
-      }
-      this.autoEscaping = true;
-    } else if (name === 'noautoesc') {
-      this.autoEscaping = false;
-    }
-    const children = this.mixedContent();
-    const end = this.expectEnd([name], '#' + name);
-    this.outputFormat = savedFormat;
-    this.autoEscaping = savedAuto;
-    const pos = this.span(this.tokPos(start), this.tokPos(end));
-    switch (name) {
-      default:
-        return this.el<A.AutoEscEl>(
-          {
-            k: 'autoEsc',
-            on: name === 'autoesc',
-            beginLine: 0,
-            beginColumn: 0,
-            endLine: 0,
-            endColumn: 0,
-            templateName: this.name,
-            children: NO_CHILDREN,
-            parent: null,
-            index: 0,
-          },
-          pos,
-          children,
-        );
-    }
-  }
-
   private outputFormatDirective(): A.El {
     const start = this.lx.next();
     const param = this.expression();
@@ -1935,24 +1890,6 @@ export function constantValue(e: A.Expr): unknown {
     default:
       return undefined;
   }
-}
-
-function outputFormatDescription(name: string): string {
-  const cls: Record<string, string> = dict({
-    undefined: 'f.c.UndefinedOutputFormat',
-    plainText: 'f.c.PlainTextOutputFormat',
-    JavaScript: 'f.c.JavaScriptOutputFormat',
-    JSON: 'f.c.JSONOutputFormat',
-    CSS: 'f.c.CSSOutputFormat',
-  });
-  const mime: Record<string, string> = dict({
-    undefined: 'null',
-    plainText: 'text/plain',
-    JavaScript: 'application/javascript',
-    JSON: 'application/json',
-    CSS: 'text/css',
-  });
-  return `${name}(mimeType=${mime[name] ?? 'null'}, class=${cls[name] ?? 'f.c.OutputFormat'})`;
 }
 
 /** Deep copy of `e` with every Identifier `name` replaced by `replacement` (#escape). */

@@ -5,6 +5,7 @@
  */
 import { assign } from './assign.js';
 import { attempt } from './attempt.js';
+import { autoesc } from './autoesc.js';
 import { breakDirective } from './break.js';
 import { comment } from './comment.js';
 import { compress } from './compress.js';
@@ -29,6 +30,7 @@ import type { Directive } from './types.js';
 export const DIRECTIVES: readonly Directive<any>[] = [
   assign,
   attempt,
+  autoesc,
   breakDirective,
   comment,
   compress,

@@ -41,9 +41,9 @@ export interface DirectiveParser {
   /** A variable name: an identifier or a string literal (#assign, #macro). */
   assignTarget(): { name: string; tok: Token };
   /** The output format in effect where the parser is. */
-  readonly outputFormat: string;
+  outputFormat: string;
   /** Auto-escaping is on where the parser is. */
-  readonly autoEscaping: boolean;
+  autoEscaping: boolean;
   /** The enclosing #escape directives and their effective escape expressions (innermost last). */
   escapes: A.EscapeEl[];
   escapeExprs: A.Expr[];
