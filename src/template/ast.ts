@@ -4,16 +4,17 @@
  * Expression classes (their canonical form appears in error messages).
  */
 import type { BigDec } from './bigdecimal.js';
+import type { Directive } from './directives/types.js';
 
 export interface Pos {
   /** 1-based line and column of the first character (tabs advance to the next multiple of 8, like FreeMarker). */
-  bl: number;
-  bc: number;
+  beginLine: number;
+  beginColumn: number;
   /** Line and column of the last character. */
-  el: number;
-  ec: number;
+  endLine: number;
+  endColumn: number;
   /** Template name, set by the compiler (errors name the template they point into). */
-  tn?: string;
+  templateName?: string;
 }
 
 // ------------------------------------------------------------------ expressions
@@ -221,6 +222,8 @@ export interface ElBase extends Pos {
   parent: El | null;
   /** Index in the parent's children (kept up to date by the whitespace pass). */
   index: number;
+  /** The directive module that parsed it (its compile function and stack label), for the moved directives. */
+  madeBy?: Directive<any>;
 }
 
 export interface TextEl extends ElBase {

@@ -58,7 +58,7 @@ export function callMethod(
     return callFunction(env, fn, args, at);
   }
   if (fn === undefined) throw missingCallError(targetAt);
-  throw typeError(targetAt, '', 'method', fn);
+  throw typeError(targetAt, 'For "...(...)" callee', 'method or function', fn);
 }
 
 /** A JavaScript function called from a template; results (and Promises) go through the call log. */

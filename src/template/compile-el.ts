@@ -4,176 +4,72 @@
  * Promise does the enclosing block continue asynchronously, so pure templates never await.
  */
 import type * as A from './ast.js';
-import * as arith from './arith.js';
 import { BigDec } from './bigdecimal.js';
 import { BoundCallable, InterpretedTemplate, compileFormatDot } from './builtins/index.js';
-import { callDirectiveObject, callMacro, runNested } from './calls.js';
-import { type Cx, compileExpr, interpolationError } from './compile-expr.js';
-import { BreakSignal, ContinueSignal, ReturnSignal, TemplateError, jQuote } from './errors.js';
-import { settingName } from './builtin-names.js';
-import { ensureStack } from './ftl-stack.js';
-import {
-  formatDate,
-  formatNumber,
-  formatBoolean,
-  addValues,
-  compareValues,
-  toBoolean,
-  toCompactJson,
-} from './ops.js';
+import { callDirectiveObject, callMacro } from './calls.js';
+import { compileExpr, interpolationError } from './compile-expr.js';
+import { formatDate, formatNumber, formatBoolean, toCompactJson } from './ops.js';
 import { fractionDigitsFormatter } from './format.js';
 import { escaperOf, isMarkupFormat } from './output-formats.js';
-import { importLibrary, loadSource, notFoundText, resolveName, runUnitHere } from './loading.js';
+import { runUnitHere } from './loading.js';
 import { OptionalTemplateInclude } from './optional-template.js';
-import { type FmIterator, LazySeq, enableLazy } from './lazy.js';
-import { compress } from './compress.js';
+import { directiveOfKind } from './directives/index.js';
+import type { ElementCompiler } from './directives/types.js';
+import { type ElementContext, NOOP, capture, evalAll, evaluator, sequence, thenDo } from './exec.js';
+import { Transform, TransformFailure, type TransformParams } from './transforms.js';
 import {
-  Buf,
   type Env,
-  type Ev,
   type Exec,
-  LimitError,
-  LoopCtx,
-  type MacroDef,
   MacroValue,
   Pending,
-  type TemplateUnit,
   elError,
-  evalSession,
   exprError,
   missingError,
   typeError,
-  describeType,
 } from './runtime.js';
 import {
   FmCollection,
   FmDate,
-  FmRange,
   JDouble,
-  LegacyHashLiteral,
   MarkupOutput,
   MatchItem,
   MatchResult,
-  Namespace,
-  hashGet,
-  hashKeys,
   isDirectiveObject,
   isHash,
   isSequence,
 } from './values.js';
-import { javaTimeZone } from '../jdk/index.js';
 
 export type InterpConverter = (env: Env, v: unknown, at: A.Expr) => string;
 
-const NOOP: Exec = () => undefined;
-
-export interface ElCx extends Cx {
-  /** Macro definitions found while compiling (hoisted into the namespace when the template runs). */
-  macros: MacroDef[];
-  unit: () => TemplateUnit;
-}
-
-// ------------------------------------------------------------------ helpers
-
-/** Evaluates an expression; expressions that may call methods run in a session (may give a Pending). */
-function evaluator(e: A.Expr, cx: Cx): Ev {
-  const ev = compileExpr(e, cx);
-  if (!e.calls) return ev;
-  return (env) => evalSession(env, ev);
-}
-
-/** Like `then`, for statements (which return nothing or a Promise). */
-function thenDo(env: Env, v: unknown, f: (v: unknown) => void | Promise<void>): void | Promise<void> {
-  if (v instanceof Pending) return env.resumeAfter(v.promise).then(f);
-  return f(v);
-}
-
-/** Evaluates several expressions in order (used by calls and assignments); may become async. */
-function evalAll(env: Env, evs: Ev[], f: (vals: unknown[]) => void | Promise<void>): void | Promise<void> {
-  const vals = new Array(evs.length);
-  for (let i = 0; i < evs.length; i++) {
-    const v = evs[i](env);
-    if (v instanceof Pending) return evalAllAsync(env, evs, vals, i, v, f);
-    vals[i] = v;
-  }
-  return f(vals);
-}
-
-async function evalAllAsync(
-  env: Env,
-  evs: Ev[],
-  vals: unknown[],
-  i: number,
-  p: Pending,
-  f: (vals: unknown[]) => void | Promise<void>,
-): Promise<void> {
-  vals[i] = await env.resumeAfter(p.promise);
-  for (let j = i + 1; j < evs.length; j++) {
-    let v = evs[j](env);
-    if (v instanceof Pending) v = await env.resumeAfter(v.promise);
-    vals[j] = v;
-  }
-  await f(vals);
-}
-
-export function sequence(execs: Exec[]): Exec {
-  const list = execs.filter((e) => e !== NOOP);
-  if (list.length === 0) return NOOP;
-  if (list.length === 1) return list[0];
-  if (list.length === 2) {
-    const [a, b] = list;
-    return (env) => {
-      const r = a(env);
-      if (r !== undefined) return continueSeq(env, list, 1, r);
-      return b(env);
-    };
-  }
-  const n = list.length;
-  return (env) => {
-    for (let i = 0; i < n; i++) {
-      const r = list[i](env);
-      if (r !== undefined) return continueSeq(env, list, i + 1, r);
-    }
-  };
-}
-
-async function continueSeq(env: Env, list: Exec[], i: number, p: Promise<void>): Promise<void> {
-  await env.resumeAfter(p);
-  for (; i < list.length; i++) {
-    const r = list[i](env);
-    if (r !== undefined) await env.resumeAfter(r);
-  }
-}
-
-function block(children: A.El[], cx: ElCx): Exec {
+function block(children: A.El[], cx: ElementContext): Exec {
   return sequence(children.map((c) => compileEl(c, cx)));
 }
 
-/** Runs `exec` with output into a fresh buffer; gives the captured text. */
-function capture(env: Env, exec: Exec, f: (s: string) => void | Promise<void>): void | Promise<void> {
-  const saved = env.buf;
-  const buf = new Buf();
-  env.buf = buf;
-  let r: void | Promise<void>;
+/** `<@t …>body</@t>` of a transform: parameters checked, body captured, output handed to the transform. */
+function callTransform(
+  env: Env,
+  t: Transform,
+  params: TransformParams,
+  body: Exec | null,
+  el: A.CallEl,
+): void | Promise<void> {
+  const failed = (e: unknown): unknown =>
+    e instanceof TransformFailure ? elError(e.kind, e.message, el) : e;
+  let close: (output: string) => void;
   try {
-    r = exec(env);
+    close = t.open(env, params);
   } catch (e) {
-    env.buf = saved;
-    throw e;
+    throw failed(e);
   }
-  env.buf = saved;
-  if (r === undefined) return f(buf.s);
-  // the caller snapshots the context it sees now, so it must already be its own (see Env.resumeAfter)
-  return r.then(
-    () => {
-      env.buf = saved;
-      return f(buf.s);
-    },
-    (e) => {
-      env.buf = saved;
-      throw e;
-    },
-  );
+  const finish = (output: string): void => {
+    try {
+      close(output);
+    } catch (e) {
+      throw failed(e);
+    }
+  };
+  if (body === null) return finish('');
+  return capture(env, body, finish);
 }
 
 // ------------------------------------------------------------------ interpolation
@@ -230,7 +126,7 @@ export function interpConverter(el: A.InterpEl, strict: boolean): InterpConverte
   };
 }
 
-function compileInterp(el: A.InterpEl, cx: ElCx): Exec {
+function compileInterp(el: A.InterpEl, cx: ElementContext): Exec {
   const at = el.escaped;
   if (el.numeric) {
     const ev = evaluator(at, cx);
@@ -285,8 +181,10 @@ function compileInterp(el: A.InterpEl, cx: ElCx): Exec {
 
 // ------------------------------------------------------------------ the element switch
 
-export function compileEl(el: A.El, cx: ElCx): Exec {
-  el.tn = cx.name;
+export function compileEl(el: A.El, cx: ElementContext): Exec {
+  el.templateName = cx.name;
+  const moved = el.madeBy ?? directiveOfKind(el.k);
+  if (moved !== undefined) return moved.compile(el, elementCompiler(cx));
   switch (el.k) {
     case 'text': {
       const s = el.text;
@@ -298,682 +196,23 @@ export function compileEl(el: A.El, cx: ElCx): Exec {
     case 'interp':
       return compileInterp(el, cx);
     case 'mixed':
-    case 'escape':
-    case 'noEscape':
-    case 'autoEsc':
     case 'outputFormat':
-    case 'recover':
-    case 'case':
-    case 'elseOfList':
       return block(el.children, cx);
-    case 'if':
-      return compileIf(el.children as A.CondEl[], cx);
-    case 'cond':
-      return compileIf([el], cx);
-    case 'list':
-      return compileList(el, null, cx);
-    case 'listElse':
-      return compileList(el.children[0] as A.ListEl, el.children[1] as A.ElseOfListEl, cx);
-    case 'items':
-      return compileItems(el, cx);
-    case 'sep':
-      return compileSep(el, cx);
-    case 'switch':
-      return compileSwitch(el, cx);
-    case 'assign':
-      return compileAssign(el, cx);
-    case 'assignInstr':
-      return sequence(el.children.map((c) => compileEl(c, cx)));
-    case 'blockAssign':
-      return compileBlockAssign(el, cx);
-    case 'include':
-      return compileInclude(el, cx);
-    case 'import':
-      return compileImport(el, cx);
-    case 'macro':
-      return compileMacroDef(el, cx);
-    case 'compress': {
-      const body = block(el.children, cx);
-      return (env) => capture(env, body, (s) => env.write(compress(s)));
-    }
     case 'call':
       return compileCall(el, cx);
-    case 'comment':
-    case 'flush':
-    case 'trim':
-      return NOOP;
-    case 'setting':
-      return compileSetting(el, cx);
-    case 'break':
-      return () => {
-        throw BREAK;
-      };
-    case 'continue':
-      return () => {
-        throw CONTINUE;
-      };
-    case 'return': {
-      if (!el.value) {
-        return () => {
-          throw new ReturnSignal(undefined);
-        };
-      }
-      const ev = evaluator(el.value, cx);
-      const vn = el.value;
-      return (env) =>
-        thenDo(env, ev(env), (v) => {
-          if (v === undefined) throw missingError(vn);
-          throw new ReturnSignal(v);
-        });
-    }
-    case 'stop': {
-      const msg = el.message ? evaluator(el.message, cx) : null;
-      const mn = el.message;
-      return (env) =>
-        thenDo(env, msg ? msg(env) : undefined, (m) => {
-          const text =
-            m === undefined
-              ? mn
-                ? missingThrow(mn)
-                : '[No error description was available.]'
-              : String(m instanceof MatchItem ? m.text : m);
-          throw new TemplateError(text, {
-            templateName: cx.name,
-            line: el.bl,
-            column: el.bc,
-            kind: 'StopException',
-          });
-        });
-    }
-    case 'nested': {
-      const args = el.args.map((a) => evaluator(a, cx));
-      if (!args.length) return (env) => runNested(env, []);
-      return (env) => evalAll(env, args, (vals) => runNested(env, vals));
-    }
-    case 'visit':
-      return () => {
-        throw elError(
-          '_MiscTemplateException',
-          `#${el.directive} is not supported by flowmark: it needs XML DOM nodes.`,
-          el,
-        );
-      };
-    case 'attempt':
-      return compileAttempt(el, cx);
-    case 'transform':
-      return compileTransform(el, cx);
   }
+  // the kinds not handled above are those of directives/index.ts
+  throw new Error(`no compiler for ${el.k} elements`);
 }
 
-function missingThrow(at: A.Expr): never {
-  throw missingError(at);
-}
-
-const BREAK = new BreakSignal();
-const CONTINUE = new ContinueSignal();
-
-// ------------------------------------------------------------------ #if
-
-function compileIf(conds: A.CondEl[], cx: ElCx): Exec {
-  const branches = conds.map((c) => ({
-    cond: c.cond ? evaluator(c.cond, cx) : null,
-    node: c.cond,
-    body: block(c.children, cx),
-    ctx: c.type === 'if' ? 'For "#if" condition' : 'For "#elseif" condition',
-  }));
-  if (branches.length === 1 && branches[0].cond && !branches[0].node!.calls) {
-    const { cond, node, body, ctx } = branches[0];
-    return (env) => {
-      const v = cond!(env);
-      if (v === true) return body(env);
-      if (v === false) return;
-      if (toBoolean(v, node!, ctx)) return body(env);
-    };
-  }
-  const run = (env: Env, i: number): void | Promise<void> => {
-    for (; i < branches.length; i++) {
-      const b = branches[i];
-      if (b.cond === null) return b.body(env);
-      const v = b.cond(env);
-      if (v instanceof Pending) {
-        const idx = i;
-        return env
-          .resumeAfter(v.promise)
-          .then((x) => (toBoolean(x, b.node!, b.ctx) ? b.body(env) : run(env, idx + 1)));
-      }
-      if (toBoolean(v, b.node!, b.ctx)) return b.body(env);
-    }
-  };
-  return (env) => run(env, 0);
-}
-
-// ------------------------------------------------------------------ #list / #items / #sep
-
-interface Listing {
-  /** The number of items; -1 for a lazily generated sequence (then `iter` lists it). */
-  size: number;
-  get(i: number): unknown;
-  key?: (i: number) => string;
-  iter?: FmIterator;
-}
-
-function listing(env: Env, v: unknown, src: A.Expr, hashListing: boolean, el: A.El): Listing {
-  if (v === undefined) throw missingError(src);
-  if (hashListing) {
-    if (v instanceof LegacyHashLiteral) {
-      const pairs = v.pairs;
-      return { size: pairs.length, get: (i) => pairs[i][1], key: (i) => pairs[i][0] };
-    }
-    if (isHash(v)) {
-      const keys = hashKeys(v);
-      return { size: keys.length, get: (i) => hashGet(v, keys[i]), key: (i) => keys[i] };
-    }
-    if (isSequence(v) || v instanceof LazySeq) {
-      throw elError(
-        'NonSequenceOrCollectionException',
-        `The value you try to list is ${v instanceof LazySeq ? `a ${describeType(v)}` : 'a sequence (wrapper: f.t.SimpleSequence)'}, thus you must specify only one loop variable after the "as" (there's no separate key and value).`,
-        el,
-      );
-    }
-    throw typeError(src, '', 'extended hash', v);
-  }
-  if (Array.isArray(v)) return { size: v.length, get: (i) => (v[i] === null ? undefined : v[i]) };
-  if (v instanceof FmRange) return { size: v.size, get: (i) => v.get(i) };
-  if (v instanceof MatchResult) return { size: v.items.length, get: (i) => v.items[i] };
-  if (v instanceof FmCollection) return { size: v.items.length, get: (i) => v.items[i] };
-  if (v instanceof LazySeq) {
-    const it = v.iter;
-    return { size: -1, get: () => it.next(), iter: it };
-  }
-  if (isHash(v)) {
-    throw elError(
-      'NonSequenceOrCollectionException',
-      `The value you try to list is ${describeType(v).replace(/^/, 'an ')}, thus you must specify two loop variables after the "as"; one for the key, and another for the value, like <#... as k, v>).`,
-      el,
-    );
-  }
-  throw typeError(src, '', 'sequence or collection', v);
-}
-
-/** No items to list (then #list runs its #else). */
-function isEmptyListing(l: Listing): boolean {
-  return l.iter ? !l.iter.hasNext() : l.size === 0;
-}
-
-/** Iterates `l` running `body` with the loop context updated; handles #break/#continue and async bodies. */
-function iterate(env: Env, ctx: LoopCtx, l: Listing, body: Exec, from: number): void | Promise<void> {
-  if (l.iter) return iterateLazily(env, ctx, l, body, from);
-  const n = l.size;
-  const key = l.key;
-  for (let i = from; i < n; i++) {
-    env.tick();
-    ctx.index = i;
-    ctx.hasNext = i + 1 < n;
-    if (key) {
-      ctx.value = key(i);
-      ctx.value2 = l.get(i);
-    } else ctx.value = l.get(i);
-    let r: void | Promise<void>;
-    try {
-      r = body(env);
-    } catch (e) {
-      if (e === CONTINUE) continue;
-      if (e === BREAK) return;
-      throw e;
-    }
-    if (r !== undefined) return iterateAsync(env, ctx, l, body, i, r);
-  }
-}
-
-/**
- * IteratorBlock over a lazily generated sequence: each item is taken, then hasNext() is asked
- * (which may generate the next one) before the body runs, like FreeMarker does.
- */
-function iterateLazily(env: Env, ctx: LoopCtx, l: Listing, body: Exec, from: number): void | Promise<void> {
-  const it = l.iter!;
-  for (let i = from; it.hasNext(); i++) {
-    env.tick();
-    ctx.index = i;
-    ctx.value = it.next();
-    ctx.hasNext = it.hasNext();
-    let r: void | Promise<void>;
-    try {
-      r = body(env);
-    } catch (e) {
-      if (e === CONTINUE) continue;
-      if (e === BREAK) return;
-      throw e;
-    }
-    if (r !== undefined) return iterateAsync(env, ctx, l, body, i, r);
-  }
-}
-
-async function iterateAsync(
-  env: Env,
-  ctx: LoopCtx,
-  l: Listing,
-  body: Exec,
-  i: number,
-  p: Promise<void>,
-): Promise<void> {
-  try {
-    await env.resumeAfter(p);
-  } catch (e) {
-    if (e === BREAK) return;
-    if (e !== CONTINUE) throw e;
-  }
-  const r = iterate(env, ctx, l, body, i + 1);
-  if (r !== undefined) await r;
-}
-
-function withLoop(env: Env, ctx: LoopCtx, run: () => void | Promise<void>): void | Promise<void> {
-  const loops = env.loops;
-  loops.push(ctx);
-  let r: void | Promise<void>;
-  try {
-    r = run();
-  } catch (e) {
-    removeCtx(loops, ctx);
-    throw e;
-  }
-  if (r === undefined) {
-    removeCtx(loops, ctx);
-    return;
-  }
-  return r.then(
-    () => removeCtx(loops, ctx),
-    (e) => {
-      removeCtx(loops, ctx);
-      throw e;
-    },
-  );
-}
-
-function removeCtx(loops: unknown[], ctx: unknown): void {
-  const i = loops.lastIndexOf(ctx);
-  if (i >= 0) loops.splice(i, 1);
-}
-
-function compileList(el: A.ListEl, elseEl: A.ElseOfListEl | null, cx: ElCx): Exec {
-  // IteratorBlock lists ?filter/?map … results lazily. Not when they may call methods: an
-  // asynchronous one can only suspend the expression while it is being evaluated.
-  if (!el.source.calls) enableLazy(el.source);
-  const src = evaluator(el.source, cx);
-  const body = block(el.children, cx);
-  const elseBody = elseEl ? block(elseEl.children, cx) : null;
-  const sn = el.source;
-  const loopVar = el.loopVar;
-  const loopVar2 = el.loopVar2;
-  const hashListing = el.hashListing && loopVar !== null;
-  const run = (env: Env, v: unknown): void | Promise<void> => {
-    if (loopVar === null) {
-      // <#list xs> … <#items as x> … </#items> … </#list>
-      if (v === undefined) throw missingError(sn);
-      const hl = el.hashListing;
-      const l = listing(env, v, sn, hl, el);
-      if (isEmptyListing(l)) return elseBody ? elseBody(env) : undefined;
-      const ctx = new LoopCtx(null, null);
-      ctx.isLoop = true;
-      ctx.pending = [l];
-      return withLoop(env, ctx, () => {
-        try {
-          return body(env);
-        } catch (e) {
-          if (e === BREAK) return;
-          throw e;
-        }
-      });
-    }
-    const l = listing(env, v, sn, hashListing, el);
-    if (isEmptyListing(l)) return elseBody ? elseBody(env) : undefined;
-    const ctx = new LoopCtx(loopVar, loopVar2);
-    ctx.isLoop = true;
-    return withLoop(env, ctx, () => iterate(env, ctx, l, body, 0));
-  };
-  return (env) => {
-    const v = src(env);
-    if (v instanceof Pending) return thenDo(env, v, (x) => run(env, x));
-    return run(env, v);
-  };
-}
-
-function compileItems(el: A.ItemsEl, cx: ElCx): Exec {
-  const body = block(el.children, cx);
-  return (env) => {
-    const loops = env.loops;
-    let ctx: LoopCtx | null = null;
-    for (let i = loops.length - 1; i >= 0; i--) {
-      const c = loops[i];
-      if (c instanceof LoopCtx && c.pending !== null) {
-        ctx = c;
-        break;
-      }
-    }
-    if (!ctx) throw elError('_MiscTemplateException', '#items must be inside a #list block.', el);
-    const l = ctx.pending![0] as Listing;
-    const wasPending = ctx.pending;
-    ctx.pending = null;
-    ctx.name = el.loopVar;
-    ctx.name2 = el.loopVar2;
-    const restore = (): void => {
-      ctx!.pending = wasPending;
-      ctx!.name = null;
-      ctx!.name2 = null;
-    };
-    let r: void | Promise<void>;
-    try {
-      r = iterate(env, ctx, l, body, 0);
-    } catch (e) {
-      restore();
-      throw e;
-    }
-    if (r === undefined) {
-      restore();
-      return;
-    }
-    return r.then(restore, (e) => {
-      restore();
-      throw e;
-    });
-  };
-}
-
-function compileSep(el: A.SepEl, cx: ElCx): Exec {
-  const body = block(el.children, cx);
-  return (env) => {
-    const loops = env.loops;
-    for (let i = loops.length - 1; i >= 0; i--) {
-      const c = loops[i];
-      if (c instanceof LoopCtx && c.isLoop && c.name !== null) {
-        return c.hasNext ? body(env) : undefined;
-      }
-    }
-    throw elError('_MiscTemplateException', '#sep must be inside a #list (or #foreach) block.', el);
-  };
-}
-
-// ------------------------------------------------------------------ #switch
-
-function compileSwitch(el: A.SwitchEl, cx: ElCx): Exec {
-  const value = evaluator(el.value, cx);
-  const vn = el.value;
-  const cases = (el.children.slice(el.firstCase) as A.CaseEl[]).map((c) => ({
-    cond: c.cond ? evaluator(c.cond, cx) : null,
-    node: c.cond,
-    body: block(c.children, cx),
-  }));
-  const defaultIdx = cases.findIndex((c) => c.cond === null);
-  const runFrom = (env: Env, i: number): void | Promise<void> => {
-    for (; i < cases.length; i++) {
-      const r = cases[i].body(env);
-      if (r !== undefined) {
-        const next = i + 1;
-        return r.then(() => runFrom(env, next));
-      }
-    }
-  };
-  const test = (env: Env, i: number): void | Promise<void> => {
-    for (; i < cases.length; i++) {
-      const c = cases[i];
-      if (c.cond === null) continue;
-      const sv = value(env);
-      const cv = c.cond(env);
-      if (sv instanceof Pending || cv instanceof Pending) {
-        const idx = i;
-        return (async () => {
-          const a = sv instanceof Pending ? await env.resumeAfter(sv.promise) : sv;
-          const b = cv instanceof Pending ? await env.resumeAfter(cv.promise) : cv;
-          if (compareValues(env, a, b, 'eq', vn, c.node!, c.node!, '==')) return runFrom(env, idx);
-          return test(env, idx + 1);
-        })();
-      }
-      if (compareValues(env, sv, cv, 'eq', vn, c.node!, c.node!, '==')) return runFrom(env, i);
-    }
-    // reached without a match, #default doesn't fall through into the cases after it
-    if (defaultIdx >= 0) return cases[defaultIdx].body(env);
-  };
-  return (env) => {
-    let r: void | Promise<void>;
-    try {
-      r = test(env, 0);
-    } catch (e) {
-      if (e === BREAK) return;
-      throw e;
-    }
-    if (r === undefined) return;
-    return r.catch((e) => {
-      if (e !== BREAK) throw e;
-    });
-  };
-}
-
-// ------------------------------------------------------------------ assignments
-
-function scopeName(scope: A.AssignScope): string {
-  return scope === 'namespace' ? 'template namespace' : scope === 'local' ? 'local scope' : 'global scope';
-}
-
-function compileAssign(el: A.AssignEl, cx: ElCx): Exec {
-  const name = el.name;
-  const op = el.op;
-  const scope = el.scope;
-  const value = el.value ? evaluator(el.value, cx) : null;
-  const ns = el.ns ? evaluator(el.ns, cx) : null;
-  const valueNode = el.value;
-  el.namePos.tn = cx.name;
-  // the blamed left operand of "+=" (built once, not per execution)
-  const nameAt = op === '+=' ? nameExpr(el) : undefined;
-  const target = (env: Env, nsv: unknown): Map<string, unknown> => {
-    if (scope === 'local') {
-      if (!env.frame)
-        throw elError(
-          '_MiscTemplateException',
-          `Can't set local variable ${JSON.stringify(name)}, because there's no macro or function call in context.`,
-          el,
-        );
-      return env.frame.locals;
-    }
-    if (scope === 'global') return env.globals;
-    if (nsv !== undefined) {
-      if (!(nsv instanceof Namespace)) throw typeError(el.ns!, '', 'namespace', nsv);
-      return nsv.vars;
-    }
-    return env.ns.vars;
-  };
-  const current = (env: Env, t: Map<string, unknown>): unknown => {
-    if (scope === 'global') return env.globalLookup(name);
-    return t.get(name);
-  };
-  const assign = (env: Env, v: unknown, nsv: unknown): void => {
-    const t = target(env, nsv);
-    if (op === '=') {
-      if (v === undefined) throw missingError(valueNode!);
-      t.set(name, v);
-      return;
-    }
-    const lho = current(env, t);
-    if (lho === undefined) {
-      throw elError(
-        'InvalidReferenceException',
-        `The target variable of the assignment, ${jQuote(name)}, was null or missing in the ${scopeName(scope)}, and the "${op}" operator must get its value from there before assigning to it.`,
-        el,
-        [
-          ...(name.startsWith('$')
-            ? [
-                'Variable references must not start with "$", unless the "$" is really part of the variable name.',
-              ]
-            : []),
-          `If the target variable is known to be legally null or missing sometimes, instead of something like <#assign x ${op === '++' || op === '--' ? op : op + ' 1'}>, you could write <#if x??><#assign x ${op === '++' || op === '--' ? op : op + ' 1'}></#if> or <#assign x = (x!0) ${op === '--' || op === '-=' ? '-' : op === '*=' ? '*' : op === '/=' ? '/' : op === '%=' ? '%' : '+'} 1>`,
-        ],
-      );
-    }
-    let r: unknown;
-    if (op === '+=') {
-      if (v === undefined) throw missingError(valueNode!);
-      r = addValues(env, lho, v, el as unknown as A.Expr, nameAt!, valueNode!);
-    } else {
-      if (!(typeof lho === 'number' || lho instanceof BigDec || lho instanceof JDouble)) {
-        throw elError(
-          'NonNumericalException',
-          `Expected a number, but assignment target variable ${jQuote(name)} has evaluated to ${describeType(lho).replace(/^/, /^[aeiou]/.test(describeType(lho)) ? 'an ' : 'a ')}.`,
-          el,
-        );
-      }
-      if (op === '++' || op === '--') r = op === '++' ? arith.add(lho, 1) : arith.subtract(lho, 1);
-      else {
-        if (v === undefined) throw missingError(valueNode!);
-        if (!(typeof v === 'number' || v instanceof BigDec || v instanceof JDouble))
-          throw typeError(
-            valueNode!,
-            `For "#${scope === 'namespace' ? 'assign' : scope}" assignment source`,
-            'number',
-            v,
-          );
-        try {
-          r =
-            op === '-='
-              ? arith.subtract(lho, v)
-              : op === '*='
-                ? arith.multiply(lho, v)
-                : op === '/='
-                  ? arith.divide(lho, v)
-                  : arith.modulus(lho, v);
-        } catch (e) {
-          throw elError('_MiscTemplateException', `Arithmetic operation failed: ${(e as Error).message}`, el);
-        }
-      }
-    }
-    t.set(name, r);
-  };
-  if (!ns) {
-    if (!value) return (env) => assign(env, undefined, undefined);
-    if (!el.value!.calls) return (env) => assign(env, value(env), undefined);
-    return (env) => thenDo(env, value(env), (v) => assign(env, v, undefined));
-  }
-  return (env) =>
-    evalAll(env, value ? [ns, value] : [ns], (vals) => assign(env, value ? vals[1] : undefined, vals[0]));
-}
-
-function nameExpr(el: A.AssignEl): A.Expr {
-  return { k: 'id', name: el.name, ...el.namePos };
-}
-
-function compileBlockAssign(el: A.BlockAssignEl, cx: ElCx): Exec {
-  const body = block(el.children, cx);
-  const ns = el.ns ? evaluator(el.ns, cx) : null;
-  const name = el.name;
-  const markupFmt = el.markupFormat;
-  return (env) =>
-    capture(env, body, (s) => {
-      const value = markupFmt ? new MarkupOutput(markupFmt, undefined, s, escaperOf(markupFmt)) : s;
-      const set = (nsv: unknown): void => {
-        if (el.scope === 'local') {
-          if (!env.frame)
-            throw elError(
-              '_MiscTemplateException',
-              `Can't set local variable ${JSON.stringify(name)}, because there's no macro or function call in context.`,
-              el,
-            );
-          env.frame.locals.set(name, value);
-        } else if (el.scope === 'global') env.globals.set(name, value);
-        else if (nsv !== undefined) {
-          if (!(nsv instanceof Namespace)) throw typeError(el.ns!, '', 'namespace', nsv);
-          nsv.vars.set(name, value);
-        } else env.ns.vars.set(name, value);
-      };
-      if (ns) return thenDo(env, ns(env), set);
-      set(undefined);
-    });
-}
-
-// ------------------------------------------------------------------ #setting
-
-function compileSetting(el: A.SettingEl, cx: ElCx): Exec {
-  // the parser accepts only names settingName knows
-  const name = settingName(el.name)!;
-  const value = evaluator(el.value, cx);
-  const vn = el.value;
-  return (env) =>
-    thenDo(env, value(env), (v) => {
-      if (v === undefined) throw missingError(vn);
-      applySetting(env, name, v, el);
-    });
-}
-
-export function applySetting(env: Env, name: string, v: unknown, at: A.Pos): void {
-  const str =
-    typeof v === 'string' ? v : typeof v === 'boolean' ? String(v) : v instanceof MatchItem ? v.text : null;
-  if (str === null)
-    throw elError('_MiscTemplateException', `The value of the "${name}" setting must be a string.`, at);
-  switch (name) {
-    case 'locale':
-      env.locale = str.replace('-', '_');
-      break;
-    case 'time_zone':
-      env.timeZone = str === 'default' || str === 'JVM default' ? 'UTC' : javaTimeZone(str);
-      break;
-    case 'sql_date_and_time_time_zone':
-      break;
-    case 'number_format':
-      env.settings = { ...env.settings, numberFormat: str };
-      break;
-    case 'boolean_format': {
-      if (str !== 'c' && str.indexOf(',') < 0) {
-        throw elError(
-          '_MiscTemplateException',
-          `Failed to set FreeMarker configuration setting "boolean_format" to value ${JSON.stringify(str)}; see cause exception.\nThe value must be "c", or contain a comma (like "yes,no").`,
-          at,
-        );
-      }
-      env.settings = { ...env.settings, booleanFormat: str };
-      break;
-    }
-    case 'date_format':
-      env.settings = { ...env.settings, dateFormat: str };
-      break;
-    case 'time_format':
-      env.settings = { ...env.settings, timeFormat: str };
-      break;
-    case 'datetime_format':
-      env.settings = { ...env.settings, datetimeFormat: str };
-      break;
-    case 'url_escaping_charset':
-      env.settings = { ...env.settings, urlEscapingCharset: str };
-      break;
-    case 'output_encoding':
-      env.settings = { ...env.settings, outputEncoding: str };
-      break;
-    case 'classic_compatible':
-      env.settings = { ...env.settings, classicCompatible: /^(true|yes|y|t|1|2)$/i.test(str) };
-      break;
-  }
-  env.cache = {};
+/** What a directive module's compile function gets: the context and the element compiler. */
+function elementCompiler(cx: ElementContext): ElementCompiler {
+  return { cx, element: (el) => compileEl(el, cx), block: (children) => block(children, cx) };
 }
 
 // ------------------------------------------------------------------ macros, calls, #nested
 
-function compileMacroDef(el: A.MacroEl, cx: ElCx): Exec {
-  const def: MacroDef = {
-    name: el.name,
-    isFunction: el.isFunction,
-    params: el.params.map((p) => ({
-      name: p.name,
-      def: p.defaultValue ? compileExpr(p.defaultValue, cx) : null,
-    })),
-    catchAll: el.catchAll,
-    body: block(el.children, cx),
-    el,
-    get unit() {
-      return cx.unit();
-    },
-  };
-  cx.macros.push(def);
-  return (env) => {
-    env.ns.vars.set(def.name, new MacroValue(def, env.ns));
-  };
-}
-
-function compileCall(el: A.CallEl, cx: ElCx): Exec {
+function compileCall(el: A.CallEl, cx: ElementContext): Exec {
   const callee = evaluator(el.callee, cx);
   const cn = el.callee;
   const named = el.named ? el.named.map((a) => ({ name: a.name, ev: evaluator(a.value, cx) })) : null;
@@ -1020,6 +259,7 @@ function compileCall(el: A.CallEl, cx: ElCx): Exec {
       if (r === undefined) return body(env);
       return r.then(() => body(env));
     }
+    if (fn instanceof Transform) return callTransform(env, fn, namedMap, body, el);
     if (isDirectiveObject(fn)) {
       return callDirectiveObject(env, fn as never, namedMap, pos, body, el.bodySource, el);
     }
@@ -1036,160 +276,9 @@ function compileCall(el: A.CallEl, cx: ElCx): Exec {
   };
 }
 
-function compileTransform(el: A.TransformEl, cx: ElCx): Exec {
-  const call: A.CallEl = {
-    k: 'call',
-    callee: el.transform,
-    named: el.args,
-    positional: null,
-    loopVars: null,
-    bodySource: el.children.length ? '' : null,
-    legacy: true,
-    children: el.children,
-    parent: el.parent,
-    index: el.index,
-    bl: el.bl,
-    bc: el.bc,
-    el: el.el,
-    ec: el.ec,
-  };
-  return compileCall(call, cx);
-}
-
 /** <@x/> where x came from ?interpret: the template runs here, in the current namespace. */
 function runInterpreted(env: Env, it: InterpretedTemplate): void | Promise<void> {
   return runUnitHere(env, it.unit);
-}
-
-// ------------------------------------------------------------------ #include / #import
-
-function stringArg(env: Env, v: unknown, at: A.Expr, what: string): string {
-  if (v === undefined) throw missingError(at);
-  if (typeof v === 'string') return v;
-  if (v instanceof MatchItem) return v.text;
-  throw typeError(at, `For the ${what}`, 'string', v);
-}
-
-function compileInclude(el: A.IncludeEl, cx: ElCx): Exec {
-  const name = evaluator(el.name, cx);
-  const parse = el.parse ? evaluator(el.parse, cx) : null;
-  const ignoreMissing = el.ignoreMissing ? evaluator(el.ignoreMissing, cx) : null;
-  const evs = [name, ...(parse ? [parse] : []), ...(ignoreMissing ? [ignoreMissing] : [])];
-  return (env) =>
-    evalAll(env, evs, (vals) => {
-      const given = stringArg(env, vals[0], el.name, '"name" parameter of #include');
-      const parseV = parse ? vals[1] : true;
-      const ignore = ignoreMissing ? vals[parse ? 2 : 1] : false;
-      const doParse = toFlag(parseV, el.parse, '"parse" parameter of #include');
-      const ignoreM = toFlag(ignore, el.ignoreMissing, '"ignore_missing" parameter of #include');
-      const r = resolveName(env, given);
-      const onSource = (src: string | undefined): void | Promise<void> => {
-        if (src === undefined) {
-          if (ignoreM) return;
-          throw elError(
-            '_MiscTemplateException',
-            `Template inclusion failed (for parameter value ${JSON.stringify(given)}):\n${notFoundText(r)}`,
-            el,
-          );
-        }
-        if (!doParse) {
-          env.write(src);
-          return;
-        }
-        return runUnitHere(env, env.compileTemplate(src, r.full));
-      };
-      const src = loadSource(env, r);
-      if (src instanceof Promise) return env.resumeAfter(src).then(onSource);
-      return onSource(src);
-    });
-}
-
-function toFlag(v: unknown, at: A.Expr | null, what: string): boolean {
-  if (typeof v === 'boolean') return v;
-  if (typeof v === 'string') {
-    if (/^(true|yes|y|t)$/i.test(v)) return true;
-    if (/^(false|no|n|f)$/i.test(v)) return false;
-  }
-  throw typeError(at!, `For the ${what}`, 'boolean', v);
-}
-
-function compileImport(el: A.ImportEl, cx: ElCx): Exec {
-  const name = evaluator(el.name, cx);
-  return (env) =>
-    thenDo(env, name(env), (v) => {
-      const given = stringArg(env, v, el.name, '"name" parameter of #import');
-      return importLibrary(env, resolveName(env, given), given, el.ns, el);
-    });
-}
-
-// ------------------------------------------------------------------ #attempt / #recover
-
-function compileAttempt(el: A.AttemptEl, cx: ElCx): Exec {
-  // Whitespace stripping may have removed an empty attempted block.
-  const attemptedEl = el.children.length > 1 ? el.children[0] : null;
-  const attempt = attemptedEl ? compileEl(attemptedEl, cx) : NOOP;
-  const recover = compileEl(el.children[el.children.length - 1], cx);
-  const recoverFrom = (env: Env, e: unknown): void | Promise<void> => {
-    if (!(e instanceof TemplateError) || e instanceof LimitError) throw e;
-    ensureStack(e, env.roots);
-    env.recovered.push(e);
-    let r: void | Promise<void>;
-    try {
-      r = recover(env);
-    } catch (err) {
-      env.recovered.pop();
-      throw err;
-    }
-    if (r === undefined) {
-      env.recovered.pop();
-      return;
-    }
-    return r.then(
-      () => {
-        env.recovered.pop();
-      },
-      (err) => {
-        env.recovered.pop();
-        throw err;
-      },
-    );
-  };
-  return (env) => {
-    const snap = env.snap();
-    const buf = new Buf();
-    env.buf = buf;
-    let r: void | Promise<void>;
-    try {
-      r = attempt(env);
-    } catch (e) {
-      const signal = !(e instanceof TemplateError);
-      env.restore(snap);
-      if (signal) {
-        env.write(buf.s);
-        throw e;
-      }
-      return recoverFrom(env, e);
-    }
-    env.restore(snap);
-    if (r === undefined) {
-      env.write(buf.s);
-      return;
-    }
-    return r.then(
-      () => {
-        env.restore(snap);
-        env.write(buf.s);
-      },
-      (e) => {
-        env.restore(snap);
-        if (!(e instanceof TemplateError)) {
-          env.write(buf.s);
-          throw e;
-        }
-        return recoverFrom(env, e);
-      },
-    );
-  };
 }
 
 // ------------------------------------------------------------------ #compress

@@ -27,8 +27,10 @@ import {
   FmRange,
   JDouble,
   LegacyHashLiteral,
+  RepeatedKeyHashLiteral,
   MarkupOutput,
   MatchItem,
+  EMPTY_DEFAULT,
   Namespace,
   hashGet,
   isHash,
@@ -44,17 +46,19 @@ function numValue(e: A.NumLit): number {
   return typeof v === 'number' ? v : v instanceof BigDec ? v.toNumber() : NaN;
 }
 
-export interface Cx {
+export interface ExprContext {
   /** Template name (errors point into it). */
   name: string;
   strict: boolean;
   interp: (el: A.InterpEl) => InterpConverter;
   /** incompatible_improvements as an int (2003031 for 2.3.31): a few legacy behaviours depend on it. */
   ici: number;
+  /** The expression parser (?eval), given by compile.ts so that expression code never imports the parser. */
+  parseExpression: (source: string, templateName: string) => A.Expr;
 }
 
-export function compileExpr(e: A.Expr, cx: Cx): Ev {
-  e.tn = cx.name;
+export function compileExpr(e: A.Expr, cx: ExprContext): Ev {
+  e.templateName = cx.name;
   switch (e.k) {
     case 'num': {
       const v = e.value;
@@ -96,6 +100,7 @@ export function compileExpr(e: A.Expr, cx: Cx): Ev {
           m.set(k, v);
           if (m instanceof LegacyHashLiteral) m.pairs.push([k, v]);
         }
+        if (m.size < keys.length && !legacy) return new RepeatedKeyHashLiteral(m, keys.length);
         return m;
       };
     }
@@ -251,7 +256,7 @@ function arithOp<T>(f: () => T, at: A.Expr): T {
   }
 }
 
-function compileArith(e: A.Arith, cx: Cx): Ev {
+function compileArith(e: A.Arith, cx: ExprContext): Ev {
   const l = compileExpr(e.left, cx);
   const r = compileExpr(e.right, cx);
   const ln = e.left;
@@ -317,14 +322,14 @@ function compileArith(e: A.Arith, cx: Cx): Ev {
   }
 }
 
-function compileString(e: A.StrLit, cx: Cx): Ev {
+function compileString(e: A.StrLit, cx: ExprContext): Ev {
   if (!e.parts) {
     const v = e.value;
     return () => v;
   }
   const parts: (string | Ev)[] = e.parts.map((p) => {
     if (typeof p === 'string') return p;
-    p.tn = cx.name;
+    p.templateName = cx.name;
     const conv = cx.interp(p);
     const ev = compileExpr(p.escaped, cx);
     const at = p.escaped;
@@ -341,8 +346,8 @@ function compileString(e: A.StrLit, cx: Cx): Ev {
 }
 
 /** compileExpr, carrying compileLenient for the existence built-ins (?has_content, ?default … on `(…)`). */
-const compileExprWithLenient = Object.assign((e: A.Expr, cx: Cx): Ev => compileExpr(e, cx), {
-  lenient: (e: A.Expr, cx: Cx): Ev => compileLenient(e, cx),
+const compileExprWithLenient = Object.assign((e: A.Expr, cx: ExprContext): Ev => compileExpr(e, cx), {
+  lenient: (e: A.Expr, cx: ExprContext): Ev => compileLenient(e, cx),
 });
 
 /**
@@ -351,15 +356,15 @@ const compileExprWithLenient = Object.assign((e: A.Expr, cx: Cx): Ev => compileE
  * common `(a.b.c)!d` costs no exception. Anything else (arguments, keys, operators) is compiled
  * as usual and its errors are caught by the operator as before.
  */
-export function compileLenient(e: A.Expr, cx: Cx): Ev {
-  e.tn = cx.name;
+export function compileLenient(e: A.Expr, cx: ExprContext): Ev {
+  e.templateName = cx.name;
   if (e.k === 'paren') return compileLenient(e.target, cx);
   if (e.k === 'dot') return compileDot(e, cx, true);
   if (e.k === 'key') return compileDynamicKey(e, cx, true);
   return compileExpr(e, cx);
 }
 
-function compileDot(e: A.Dot, cx: Cx, lenient = false): Ev {
+function compileDot(e: A.Dot, cx: ExprContext, lenient = false): Ev {
   const t = lenient ? compileLenient(e.target, cx) : compileExpr(e.target, cx);
   const name = e.name;
   const tn = e.target;
@@ -382,7 +387,7 @@ function compileDot(e: A.Dot, cx: Cx, lenient = false): Ev {
   };
 }
 
-function compileDynamicKey(e: A.DynKey, cx: Cx, lenient = false): Ev {
+function compileDynamicKey(e: A.DynKey, cx: ExprContext, lenient = false): Ev {
   // DynamicKeyName takes a lazily generated sequence as it is (lists it up to the index or range)
   enableLazy(e.target);
   const t = lenient ? compileLenient(e.target, cx) : compileExpr(e.target, cx);
@@ -520,7 +525,7 @@ function slice(env: Env, v: unknown, range: FmRange, kn: A.Expr, tn: A.Expr): un
   return str!.slice(first, exclEnd);
 }
 
-function compileRange(e: A.Range, cx: Cx): Ev {
+function compileRange(e: A.Range, cx: ExprContext): Ev {
   const l = compileExpr(e.left, cx);
   const r = e.right ? compileExpr(e.right, cx) : null;
   const ln = e.left;
@@ -558,7 +563,7 @@ function isInvalidRef(e: unknown): boolean {
   return e instanceof TemplateError && e.kind === 'InvalidReferenceException';
 }
 
-function compileDefault(e: A.DefaultTo, cx: Cx): Ev {
+function compileDefault(e: A.DefaultTo, cx: ExprContext): Ev {
   const t = isParen(e.target) ? compileLenient(e.target, cx) : compileExpr(e.target, cx);
   const rhs = e.rhs ? compileExpr(e.rhs, cx) : null;
   const rn = e.rhs;
@@ -572,7 +577,7 @@ function compileDefault(e: A.DefaultTo, cx: Cx): Ev {
         v = undefined;
       }
       if (v !== undefined) return v;
-      if (rhs === null) return '';
+      if (rhs === null) return EMPTY_DEFAULT;
       const d = rhs(env);
       if (d === undefined) throw missingError(rn!);
       return d;
@@ -581,14 +586,14 @@ function compileDefault(e: A.DefaultTo, cx: Cx): Ev {
   return (env) => {
     const v = t(env);
     if (v !== undefined) return v;
-    if (rhs === null) return '';
+    if (rhs === null) return EMPTY_DEFAULT;
     const d = rhs(env);
     if (d === undefined) throw missingError(rn!);
     return d;
   };
 }
 
-function compileExists(e: A.Exists, cx: Cx): Ev {
+function compileExists(e: A.Exists, cx: ExprContext): Ev {
   const t = isParen(e.target) ? compileLenient(e.target, cx) : compileExpr(e.target, cx);
   if (isParen(e.target)) {
     return (env) => {

@@ -1,7 +1,8 @@
 /** Source → TemplateUnit: parse, strip white-space, compile to closures. Units are cached by source and options. */
 import type * as A from './ast.js';
-import { type ElCx, compileEl, interpConverter } from './compile-el.js';
-import { parseTemplate, type ParseOptions } from './parser.js';
+import { compileEl, interpConverter } from './compile-el.js';
+import type { ElementContext } from './exec.js';
+import { parseExpression, parseTemplate, type ParseOptions } from './parser.js';
 import { ParseError } from './errors.js';
 import type { MacroDef, TemplateUnit } from './runtime.js';
 import { postParseCleanup } from './whitespace.js';
@@ -87,11 +88,12 @@ function compileFresh(source: string, o: UnitOptions): Unit {
   const root = postParseCleanup(parsed.root, parsed.stripWhitespace, parsed.hasTrim);
   root.parent = null;
   const unit = new Unit(o.name, parsed.outputFormat, parsed.autoEscape, source, parsed.attributes, root);
-  const cx: ElCx = {
+  const cx: ElementContext = {
     name: o.name,
     strict: o.strict,
     ici: iciInt(o.incompatibleImprovements ?? '2.3.31'),
     interp: (el) => interpConverter(el, o.strict),
+    parseExpression: (source, templateName) => parseExpression(source, { name: templateName }),
     macros: unit.macros,
     unit: () => unit,
   };

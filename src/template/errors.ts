@@ -108,6 +108,9 @@ export function jQuote(s: string): string {
 /** Signals used for control flow; never escape a render. */
 export class BreakSignal {}
 export class ContinueSignal {}
+/** What #break and #continue throw (the loops compare with these instances). */
+export const BREAK = new BreakSignal();
+export const CONTINUE = new ContinueSignal();
 export class ReturnSignal {
   constructor(readonly value: unknown) {}
 }

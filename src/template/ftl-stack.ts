@@ -20,72 +20,23 @@ function args(el: A.CallEl): string {
 
 /** How FreeMarker describes an instruction in the stack trace (null: not shown). */
 export function elDescription(el: A.El): string | null {
+  if (el.madeBy !== undefined) return el.madeBy.stackLabel(el);
   switch (el.k) {
     case 'interp':
       return el.numeric ? `#{${canonical(el.expr)}}` : `\${${canonical(el.expr)}}`;
-    case 'cond':
-      return el.type === 'else' ? '#else' : `#${el.type} ${canonical(el.cond!)}`;
-    case 'list':
-      return el.foreach
-        ? `#foreach ${el.loopVar} in ${canonical(el.source)}`
-        : `#list ${canonical(el.source)}${el.loopVar ? ' as ' + el.loopVar + (el.loopVar2 ? ', ' + el.loopVar2 : '') : ''}`;
-    case 'items':
-      return `#items as ${el.loopVar}${el.loopVar2 ? ', ' + el.loopVar2 : ''}`;
-    case 'sep':
-      return '#sep';
-    case 'elseOfList':
-      return '#else';
-    case 'switch':
-      return `#switch ${canonical(el.value)}`;
-    case 'case':
-      return el.cond ? `#case ${canonical(el.cond)}` : '#default';
-    case 'assign': {
-      const dir = el.scope === 'namespace' ? '#assign' : '#' + el.scope;
-      return `${dir} ${el.name}${el.op === '++' || el.op === '--' ? el.op : ` ${el.op} ${el.value ? canonical(el.value) : ''}`}`;
-    }
-    case 'blockAssign':
-      return `#${el.scope === 'namespace' ? 'assign' : el.scope} ${el.name}`;
-    case 'include':
-      return `#include ${canonical(el.name)}`;
-    case 'import':
-      return `#import ${canonical(el.name)} as ${el.ns}`;
     case 'call':
       return el.legacy ? `#call ${canonical(el.callee)}${args(el)}` : `@${canonical(el.callee)}${args(el)}`;
-    case 'nested':
-      return el.args.length ? `#nested ${el.args.map(canonical).join(', ')}` : '#nested';
-    case 'return':
-      return el.value ? `#return ${canonical(el.value)}` : '#return';
-    case 'stop':
-      return el.message ? `#stop ${canonical(el.message)}` : '#stop';
-    case 'setting':
-      return `#setting ${el.name}=${canonical(el.value)}`;
-    case 'attempt':
-      return '#attempt';
-    case 'recover':
-      return '#recover';
-    case 'compress':
-      return '#compress';
-    case 'escape':
-      return `#escape ${el.variable} as ${canonical(el.expr)}`;
-    case 'noEscape':
-      return '#noescape';
     case 'outputFormat':
       return `#outputformat ${JSON.stringify(el.format)}`;
-    case 'autoEsc':
-      return el.on ? '#autoesc' : '#noautoesc';
-    case 'transform':
-      return `#transform ${canonical(el.transform)}`;
-    case 'visit':
-      return `#${el.directive}`;
     default:
       return null;
   }
 }
 
 function contains(el: A.El, line: number, col: number): boolean {
-  if (line < el.bl || line > el.el) return false;
-  if (line === el.bl && col < el.bc) return false;
-  if (line === el.el && el.ec > 0 && col > el.ec) return false;
+  if (line < el.beginLine || line > el.endLine) return false;
+  if (line === el.beginLine && col < el.beginColumn) return false;
+  if (line === el.endLine && el.endColumn > 0 && col > el.endColumn) return false;
   return true;
 }
 
@@ -109,7 +60,10 @@ function enclosingMacro(el: A.El): A.MacroEl | null {
 export function elLocation(el: A.El): string {
   const m = enclosingMacro(el);
   const where = m ? ` in ${m.isFunction ? 'function' : 'macro'} ${JSON.stringify(m.name)}` : '';
-  return locationText(el.tn ?? 'template', el.bl, el.bc).replace(' at line', `${where} at line`);
+  return locationText(el.templateName ?? 'template', el.beginLine, el.beginColumn).replace(
+    ' at line',
+    `${where} at line`,
+  );
 }
 
 /** Lines for `el` and the directives it is nested in, up to its macro or the template root. */
@@ -135,8 +89,8 @@ export function ensureStack(err: TemplateError, roots: UnitRoots): void {
   if (el) {
     err.ftlStack.push(...lexicalChain(el, '- Failed at:'));
     if (err.expression === undefined && err.kind !== 'ParseException') {
-      err.line = el.bl;
-      err.column = el.bc;
+      err.line = el.beginLine;
+      err.column = el.beginColumn;
     }
   }
   refreshMessage(err);

@@ -8,7 +8,7 @@
  * Promise; `${hash}` prints compact JSON unless `strict` is set.
  */
 import { compileUnit, type UnitOptions } from './compile.js';
-import { applySetting } from './compile-el.js';
+import { applySetting } from './directives/setting.js';
 import { importLibrary, resolveName } from './loading.js';
 import { TemplateError } from './errors.js';
 import { ensureStack } from './ftl-stack.js';
@@ -259,7 +259,7 @@ class CompiledTemplate implements Template {
       compile: (source, name) => compileUnit(source, { ...uo, name }),
       now: options.now,
     });
-    const at = { bl: 0, bc: 0, el: 0, ec: 0, tn: this.unit.name };
+    const at = { beginLine: 0, beginColumn: 0, endLine: 0, endColumn: 0, templateName: this.unit.name };
     for (const [k, v] of Object.entries(options.settings ?? {})) {
       const name = k.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
       if (name === 'auto_import' || name === 'auto_include') continue;
@@ -291,11 +291,11 @@ function runMain(env: Env, options: RenderOptions): void | Promise<void> {
       });
     const lib = m[1].replace(/^["']|["']$/g, '');
     return importLibrary(env, resolveName(env, lib, ''), lib, m[2].replace(/^["']|["']$/g, ''), {
-      bl: 0,
-      bc: 0,
-      el: 0,
-      ec: 0,
-      tn: unit.name,
+      beginLine: 0,
+      beginColumn: 0,
+      endLine: 0,
+      endColumn: 0,
+      templateName: unit.name,
     });
   });
   steps.push(() => unit.run(env));

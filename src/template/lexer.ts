@@ -3,6 +3,7 @@
  * no-space expression after `<@`, named parameters) with its nesting counters, so that `>` ends a
  * tag outside parentheses and is "greater than" inside them, exactly like FreeMarker's FTL.jj.
  */
+import { DIRECTIVES } from './directives/index.js';
 import { dict } from './dict.js';
 import { ParseError, jQuote } from './errors.js';
 
@@ -94,78 +95,18 @@ export interface Token {
 export type LexState =
   'DEFAULT' | 'FM_EXPRESSION' | 'IN_PAREN' | 'NO_SPACE_EXPRESSION' | 'NAMED_PARAMETER_EXPRESSION';
 
-type TagFollow = 'blank' | 'close1' | 'close2' | 'blank|close2' | 'items';
+export type TagFollow = 'blank' | 'close1' | 'close2' | 'blank|close2' | 'items';
 
-/** Directive start tags: canonical name → what must follow the name. */
+/** Directive start tags: canonical name → what must follow the name (the moved directives say it in their module). */
 const START_TAGS: Record<string, TagFollow> = dict({
-  attempt: 'close1',
-  recover: 'close1',
-  if: 'blank',
-  elseif: 'blank',
-  list: 'blank',
-  items: 'items',
-  sep: 'close1',
-  foreach: 'blank',
-  switch: 'blank',
-  case: 'blank',
-  assign: 'blank',
-  global: 'blank',
-  local: 'blank',
-  include: 'blank',
-  import: 'blank',
-  function: 'blank',
-  macro: 'blank',
-  transform: 'blank',
-  visit: 'blank',
-  stop: 'blank|close2',
-  return: 'blank|close2',
+  ...Object.assign({}, ...DIRECTIVES.map((d) => d.startTags)),
   call: 'blank',
-  setting: 'blank',
   outputformat: 'blank',
-  autoesc: 'close1',
-  noautoesc: 'close1',
-  compress: 'close1',
-  comment: 'close1',
-  noparse: 'close1',
   else: 'close2',
-  break: 'close2',
-  continue: 'close2',
-  flush: 'close2',
-  t: 'close2',
-  lt: 'close2',
-  rt: 'close2',
-  nt: 'close2',
-  default: 'close1',
-  nested: 'blank|close2',
-  recurse: 'blank|close2',
-  fallback: 'close2',
-  escape: 'blank',
-  noescape: 'close1',
   ftl: 'blank|close2',
 });
 
-const END_TAGS = new Set([
-  'if',
-  'list',
-  'items',
-  'sep',
-  'recover',
-  'attempt',
-  'foreach',
-  'local',
-  'global',
-  'assign',
-  'function',
-  'macro',
-  'outputformat',
-  'autoesc',
-  'noautoesc',
-  'compress',
-  'transform',
-  'switch',
-  'escape',
-  'noescape',
-]);
+const END_TAGS = new Set([...DIRECTIVES.flatMap((d) => d.endTags ?? []), 'outputformat']);
 
 /** camelCase spellings FreeMarker accepts for directive names. */
 const CAMEL_DIRECTIVES: Record<string, string> = dict({

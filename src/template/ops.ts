@@ -39,6 +39,8 @@ import {
   isPlainObject,
   isSqlTime,
   isSequence,
+  RepeatedKeyHashLiteral,
+  seqItems,
   seqGet,
   seqSize,
   type FmNumber,
@@ -75,7 +77,12 @@ export function formatBoolean(env: Env, b: boolean, at: A.Pos | null): string {
   if (bf === BOOLEAN_FORMAT_DEFAULT) {
     const msg =
       'Can\'t convert boolean to string automatically, because the "boolean_format" setting was "true,false", which is the legacy deprecated default, and we treat it as if no format was set. This is the default configuration; you should provide the format explicitly for each place where you print a boolean.';
-    throw elError('_MiscTemplateException', msg, at ?? { bl: 0, bc: 0, el: 0, ec: 0 }, TIP_BOOLEAN_FORMAT);
+    throw elError(
+      '_MiscTemplateException',
+      msg,
+      at ?? { beginLine: 0, beginColumn: 0, endLine: 0, endColumn: 0 },
+      TIP_BOOLEAN_FORMAT,
+    );
   }
   if (bf === 'c') return b ? 'true' : 'false';
   const comma = bf.indexOf(',');
@@ -419,11 +426,11 @@ function concatMarkup(env: Env, l: unknown, r: unknown, leftAt: A.Expr, rightAt:
 
 export function concatSequences(env: Env, l: unknown, r: unknown): unknown[] {
   // a range too long to list fails in toArray, with its own message
-  const ln = Array.isArray(l) ? l.length : Math.min((l as FmRange).size, env.maxSteps);
-  const rn = Array.isArray(r) ? r.length : Math.min((r as FmRange).size, env.maxSteps);
+  const ln = l instanceof FmRange ? Math.min(l.size, env.maxSteps) : seqSize(l);
+  const rn = r instanceof FmRange ? Math.min(r.size, env.maxSteps) : seqSize(r);
   chargeCopy(env, l, ln, rn, 'sequence concatenation');
-  const la = Array.isArray(l) ? l : (l as FmRange).toArray(env.maxSteps);
-  const ra = Array.isArray(r) ? r : (r as FmRange).toArray(env.maxSteps);
+  const la = seqItems(l, env.maxSteps);
+  const ra = seqItems(r, env.maxSteps);
   env.ticks((la.length + ra.length) >> 4);
   const out = la.concat(ra);
   env.addAccumulator(out);
@@ -437,6 +444,9 @@ function chargeCopy(env: Env, l: unknown, n: number, m: number, what: string): v
 }
 
 export function concatHashes(env: Env, l: unknown, r: unknown): Map<string, unknown> {
+  // FreeMarker gives an operand as it is when the other one is empty (a repeated-key literal keeps its ?size)
+  if (l instanceof RepeatedKeyHashLiteral && hashSize(r) === 0) return l;
+  if (r instanceof RepeatedKeyHashLiteral && hashSize(l) === 0) return r;
   // a Map entry holds a key, a value and a hash link
   chargeCopy(env, l, 3 * hashSize(l), 3 * hashSize(r), 'hash concatenation');
   const out = new Map<string, unknown>();

@@ -1,4 +1,5 @@
 /** FreeMarker's output formats: which ones are markup (auto-escaping) and how they escape. */
+import { dict } from './dict.js';
 
 export interface OutputFormatDef {
   name: string;
@@ -66,4 +67,23 @@ export function formatForTemplateName(name: string): string | undefined {
   if (name.endsWith('.ftlh')) return 'HTML';
   if (name.endsWith('.ftlx')) return 'XML';
   return undefined;
+}
+
+/** How FreeMarker names an output format in messages (its class, MIME type …). */
+export function outputFormatDescription(name: string): string {
+  const cls: Record<string, string> = dict({
+    undefined: 'f.c.UndefinedOutputFormat',
+    plainText: 'f.c.PlainTextOutputFormat',
+    JavaScript: 'f.c.JavaScriptOutputFormat',
+    JSON: 'f.c.JSONOutputFormat',
+    CSS: 'f.c.CSSOutputFormat',
+  });
+  const mime: Record<string, string> = dict({
+    undefined: 'null',
+    plainText: 'text/plain',
+    JavaScript: 'application/javascript',
+    JSON: 'application/json',
+    CSS: 'text/css',
+  });
+  return `${name}(mimeType=${mime[name] ?? 'null'}, class=${cls[name] ?? 'f.c.OutputFormat'})`;
 }

@@ -5,6 +5,9 @@
  */
 import { dict } from './dict.js';
 import type * as A from './ast.js';
+import { directiveOfTag } from './directives/index.js';
+import type { Directive, IterCtx } from './directives/types.js';
+import { withCamelCase } from './directives/setting.js';
 import { BigDec } from './bigdecimal.js';
 import {
   BANNED_WHEN_AUTO_ESCAPING,
@@ -12,15 +15,14 @@ import {
   LOOP_VAR_BUILTINS,
   MARKUP_FORMAT_BOUND,
   PARSE_TIME_PARAM_BUILTINS,
-  SETTING_NAMES,
   builtinName,
-  settingName,
   unknownBuiltinMessage,
 } from './builtin-names.js';
 import { canonical } from './canonical.js';
 import { ParseError, jQuote } from './errors.js';
 import { LineMap, Lexer, type LexerOptions, type Naming, type Token, type Tk, namingOf } from './lexer.js';
-import { isMarkupFormat, outputFormatByName } from './output-formats.js';
+import { EXPR_START } from './expr-start.js';
+import { isMarkupFormat, outputFormatByName, outputFormatDescription } from './output-formats.js';
 
 export interface ParseOptions {
   name: string;
@@ -36,33 +38,10 @@ export interface ParseOptions {
   maxNesting?: number;
 }
 
-interface IterCtx {
-  loopVar: string | null;
-  loopVar2: string | null;
-  kind: 'list' | 'foreach' | 'items' | 'user';
-}
-
 const DEFAULT_MAX_NESTING = 200;
 
 /** Placeholder in element literals; el() sets the real children. */
 const NO_CHILDREN: A.El[] = [];
-
-const EXPR_START: ReadonlySet<Tk> = new Set<Tk>([
-  'STRING',
-  'RAW_STRING',
-  'FALSE',
-  'TRUE',
-  'INTEGER',
-  'DECIMAL',
-  'DOT',
-  'PLUS',
-  'MINUS',
-  'EXCLAM',
-  'OPEN_BRACKET',
-  'OPEN_PAREN',
-  'OPEN_CURLY',
-  'ID',
-]);
 
 const TOKEN_PATTERNS: Partial<Record<Tk, string>> = {
   CLOSE_CURLY: '"}"',
@@ -78,29 +57,29 @@ const TOKEN_PATTERNS: Partial<Record<Tk, string>> = {
 };
 
 export class Parser {
-  private lx: Lexer;
-  private readonly name: string;
-  private stripWhitespace: boolean;
+  lx: Lexer;
+  readonly name: string;
+  stripWhitespace: boolean;
   /** `<#ftl strip_text=true>`. */
   private stripText = false;
   /** Depth of MixedContentElements (1 = the template's top level). */
   private mixedNesting = 0;
-  private outputFormat: string;
+  outputFormat: string;
   private autoEscapingPolicy: boolean;
-  private autoEscaping: boolean;
-  private iterCtxs: IterCtx[] = [];
-  private breakable = 0;
-  private continuable = 0;
-  private inMacro = false;
-  private inFunction = false;
-  private escapes: A.EscapeEl[] = [];
-  private escapeExprs: A.Expr[] = [];
-  private macros: A.MacroEl[] = [];
+  autoEscaping: boolean;
+  iterCtxs: IterCtx[] = [];
+  breakable = 0;
+  continuable = 0;
+  inMacro = false;
+  inFunction = false;
+  escapes: A.EscapeEl[] = [];
+  escapeExprs: A.Expr[] = [];
+  macros: A.MacroEl[] = [];
   private depth = 0;
   private readonly maxNesting: number;
-  private hasTrim = false;
+  hasTrim = false;
   private attributes: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  private requireArgs = false;
+  requireArgs = false;
 
   constructor(
     private readonly src: string,
@@ -121,14 +100,20 @@ export class Parser {
 
   // ------------------------------------------------------------------ helpers
 
-  private err(message: string, t: Token | A.Pos): ParseError {
-    if ('bl' in t) return new ParseError(message, this.name, t.bl, t.bc, t.el, t.ec);
+  err(message: string, t: Token | A.Pos): ParseError {
+    if ('beginLine' in t)
+      return new ParseError(message, this.name, t.beginLine, t.beginColumn, t.endLine, t.endColumn);
     return this.lx.error(message, t.t === 'EOF' ? this.lx.eofOffset() : t.start, t.end);
   }
 
   /** A template-language identifier (built-in, special variable, setting …) takes part in the naming convention. */
-  private checkNaming(t: Token): void {
+  checkNaming(t: Token): void {
     this.lx.checkNaming(t.image, namingOf(t.image), t.start, t.end);
+  }
+
+  /** The names of `all` an error message lists, in the naming convention of the template. */
+  namesInShownConvention(all: ReadonlySet<string>): string[] {
+    return namesIn(all, this.shownNaming());
   }
 
   /** The convention names are listed in by error messages: the established one, else legacy. */
@@ -137,21 +122,21 @@ export class Parser {
     return c === 'auto' ? 'legacy' : c;
   }
 
-  private posOf(start: number, endExclusive: number): A.Pos {
+  posOf(start: number, endExclusive: number): A.Pos {
     const lines = this.lx.lines;
     const bl = lines.line(start);
     const bc = lines.col(start, bl);
     const end = endExclusive - 1;
-    if (end <= start) return { bl, bc, el: bl, ec: bc };
+    if (end <= start) return { beginLine: bl, beginColumn: bc, endLine: bl, endColumn: bc };
     const el = lines.line(end);
-    return { bl, bc, el, ec: lines.col(end, el) };
+    return { beginLine: bl, beginColumn: bc, endLine: el, endColumn: lines.col(end, el) };
   }
 
-  private span(a: A.Pos, b: A.Pos): A.Pos {
-    return { bl: a.bl, bc: a.bc, el: b.el, ec: b.ec };
+  span(a: A.Pos, b: A.Pos): A.Pos {
+    return { beginLine: a.beginLine, beginColumn: a.beginColumn, endLine: b.endLine, endColumn: b.endColumn };
   }
 
-  private tokPos(t: Token): A.Pos {
+  tokPos(t: Token): A.Pos {
     if (t.t === 'EOF') {
       const o = this.lx.eofOffset();
       return this.posOf(o, o + 1);
@@ -164,7 +149,7 @@ export class Parser {
     return JSON.stringify(t.t === 'STRING' || t.t === 'RAW_STRING' ? t.image : t.image.trimEnd());
   }
 
-  private unexpected(t: Token, expecting?: string): ParseError {
+  unexpected(t: Token, expecting?: string): ParseError {
     if (t.t === 'EOF') return this.err('Unexpected end of file reached.', t);
     return this.err(
       `Encountered ${this.describe(t)}, but was expecting ${expecting ?? 'one of these patterns: a valid expression or directive end'}.`,
@@ -172,7 +157,7 @@ export class Parser {
     );
   }
 
-  private expect(kind: Tk, what?: string): Token {
+  expect(kind: Tk, what?: string): Token {
     const t = this.lx.peek();
     if (t.t !== kind) {
       if (t.t === 'EOF') throw this.err('Unexpected end of file reached.', t);
@@ -184,13 +169,13 @@ export class Parser {
     return this.lx.next();
   }
 
-  private looseDirectiveEnd(): Token {
+  looseDirectiveEnd(): Token {
     const t = this.lx.peek();
     if (t.t === 'DIRECTIVE_END' || t.t === 'EMPTY_DIRECTIVE_END') return this.lx.next();
     throw this.unexpected(t, 'one of these patterns:\n    ">"\n    <EMPTY_DIRECTIVE_END>');
   }
 
-  private directiveEnd(): Token {
+  directiveEnd(): Token {
     const t = this.lx.peek();
     if (t.t === 'DIRECTIVE_END') return this.lx.next();
     throw this.unexpected(t, 'pattern:\n    ">"');
@@ -206,11 +191,11 @@ export class Parser {
    * Sets the span and children of `e`, a fresh literal that already lists every ElBase field, so
    * that elements of a kind keep one shape (see mk).
    */
-  private el<T extends A.El>(e: T, pos: A.Pos, children: A.El[] = []): T {
-    e.bl = pos.bl;
-    e.bc = pos.bc;
-    e.el = pos.el;
-    e.ec = pos.ec;
+  el<T extends A.El>(e: T, pos: A.Pos, children: A.El[] = []): T {
+    e.beginLine = pos.beginLine;
+    e.beginColumn = pos.beginColumn;
+    e.endLine = pos.endLine;
+    e.endColumn = pos.endColumn;
     e.children = children;
     e.parent = null;
     e.index = 0;
@@ -222,11 +207,16 @@ export class Parser {
   }
 
   /** FreeMarker's setLocation(start, end, children): ends at the last child if there is one. */
-  private locWithChildren(start: Token, end: Token, children: A.El[]): A.Pos {
+  locWithChildren(start: Token, end: Token, children: A.El[]): A.Pos {
     const s = this.tokPos(start);
     if (children.length) {
       const last = children[children.length - 1];
-      return { bl: s.bl, bc: s.bc, el: last.el, ec: last.ec };
+      return {
+        beginLine: s.beginLine,
+        beginColumn: s.beginColumn,
+        endLine: last.endLine,
+        endColumn: last.endColumn,
+      };
     }
     return this.span(s, this.tokPos(end));
   }
@@ -256,26 +246,26 @@ export class Parser {
           k: 'text',
           text: '',
           unparsed: false,
-          bl: 0,
-          bc: 0,
-          el: 0,
-          ec: 0,
-          tn: this.name,
+          beginLine: 0,
+          beginColumn: 0,
+          endLine: 0,
+          endColumn: 0,
+          templateName: this.name,
           children: NO_CHILDREN,
           parent: null,
           index: 0,
         },
-        { bl: 0, bc: 0, el: 0, ec: 0 },
+        { beginLine: 0, beginColumn: 0, endLine: 0, endColumn: 0 },
       );
     } else {
       root = this.el<A.MixedEl>(
         {
           k: 'mixed',
-          bl: 0,
-          bc: 0,
-          el: 0,
-          ec: 0,
-          tn: this.name,
+          beginLine: 0,
+          beginColumn: 0,
+          endLine: 0,
+          endColumn: 0,
+          templateName: this.name,
           children: NO_CHILDREN,
           parent: null,
           index: 0,
@@ -373,7 +363,7 @@ export class Parser {
   }
 
   /** MixedContentElements: text, interpolations and directives up to a token that ends the block. */
-  private mixedContent(): A.El[] {
+  mixedContent(): A.El[] {
     this.mixedNesting++;
     try {
       return this.mixedContentElements();
@@ -398,11 +388,11 @@ export class Parser {
                 k: 'text',
                 text: t.image,
                 unparsed: !!t.unparsed,
-                bl: 0,
-                bc: 0,
-                el: 0,
-                ec: 0,
-                tn: this.name,
+                beginLine: 0,
+                beginColumn: 0,
+                endLine: 0,
+                endColumn: 0,
+                templateName: this.name,
                 children: NO_CHILDREN,
                 parent: null,
                 index: 0,
@@ -423,11 +413,11 @@ export class Parser {
               {
                 k: 'comment',
                 text: t.value ?? '',
-                bl: 0,
-                bc: 0,
-                el: 0,
-                ec: 0,
-                tn: this.name,
+                beginLine: 0,
+                beginColumn: 0,
+                endLine: 0,
+                endColumn: 0,
+                templateName: this.name,
                 children: NO_CHILDREN,
                 parent: null,
                 index: 0,
@@ -457,7 +447,7 @@ export class Parser {
   }
 
   /** Error for a token that ends a block where it can't: EOF, a wrong end tag, a stray else … */
-  private unmatchedEnd(t: Token, open: string | null): ParseError {
+  unmatchedEnd(t: Token, open: string | null): ParseError {
     const note = ' (Note that FreeMarker end-tags must have # or @ after the / character.)';
     if (t.t === 'EOF') {
       if (open === null) return this.err('Unexpected end of file reached.', t);
@@ -479,7 +469,7 @@ export class Parser {
     );
   }
 
-  private expectEnd(names: string[], open: string): Token {
+  expectEnd(names: string[], open: string): Token {
     const t = this.lx.peek();
     if (t.t === 'END_TAG' && names.includes(t.name!)) return this.lx.next();
     throw this.unmatchedEnd(t, open);
@@ -518,11 +508,11 @@ export class Parser {
         maxFrac,
         outputFormat: this.outputFormat,
         autoEscape: this.autoEscaping,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
+        beginLine: 0,
+        beginColumn: 0,
+        endLine: 0,
+        endColumn: 0,
+        templateName: this.name,
         children: NO_CHILDREN,
         parent: null,
         index: 0,
@@ -569,7 +559,7 @@ export class Parser {
     return [minFrac, maxFrac];
   }
 
-  private escapedExpression(e: A.Expr): A.Expr {
+  escapedExpression(e: A.Expr): A.Expr {
     if (!this.escapes.length) return e;
     const top = this.escapes[this.escapes.length - 1];
     const escExpr = this.escapeExprs[this.escapeExprs.length - 1];
@@ -582,100 +572,11 @@ export class Parser {
     const t = this.lx.peek();
     this.enter(t);
     try {
+      const moved = directiveOfTag(t.name!);
+      if (moved !== undefined) return markDirective(moved.parse(this, t), moved);
       switch (t.name) {
-        case 'if':
-          return this.ifDirective();
-        case 'list':
-          return this.listDirective();
-        case 'foreach':
-          return this.foreachDirective();
-        case 'items':
-          return this.itemsDirective();
-        case 'sep':
-          return this.sepDirective();
-        case 'switch':
-          return this.switchDirective();
-        case 'assign':
-        case 'global':
-        case 'local':
-          return this.assignDirective();
-        case 'include':
-          return this.includeDirective();
-        case 'import':
-          return this.importDirective();
-        case 'macro':
-        case 'function':
-          return this.macroDirective();
-        case 'compress':
-        case 'noescape':
-        case 'autoesc':
-        case 'noautoesc':
-          return this.simpleBlock();
-        case 'escape':
-          return this.escapeDirective();
         case 'call':
           return this.callDirective();
-        case 'comment':
-        case 'noparse':
-          return this.unparsed();
-        case 'transform':
-          return this.transformDirective();
-        case 'setting':
-          return this.settingDirective();
-        case 'break':
-        case 'continue':
-          return this.breakContinue();
-        case 'return':
-          return this.returnDirective();
-        case 'stop':
-          return this.stopDirective();
-        case 'flush':
-          this.lx.next();
-          return this.el<A.FlushEl>(
-            {
-              k: 'flush',
-              bl: 0,
-              bc: 0,
-              el: 0,
-              ec: 0,
-              tn: this.name,
-              children: NO_CHILDREN,
-              parent: null,
-              index: 0,
-            },
-            this.tokPos(t),
-          );
-        case 't':
-        case 'lt':
-        case 'rt':
-        case 'nt':
-          this.lx.next();
-          this.hasTrim = true;
-          return this.el<A.TrimEl>(
-            {
-              k: 'trim',
-              name: t.name,
-              left: t.name === 't' || t.name === 'lt',
-              right: t.name === 't' || t.name === 'rt',
-              bl: 0,
-              bc: 0,
-              el: 0,
-              ec: 0,
-              tn: this.name,
-              children: NO_CHILDREN,
-              parent: null,
-              index: 0,
-            },
-            this.tokPos(t),
-          );
-        case 'nested':
-          return this.nestedDirective();
-        case 'visit':
-        case 'recurse':
-        case 'fallback':
-          return this.visitDirective();
-        case 'attempt':
-          return this.attemptDirective();
         case 'outputformat':
           return this.outputFormatDirective();
         case 'ftl':
@@ -691,557 +592,7 @@ export class Parser {
     }
   }
 
-  private ifDirective(): A.El {
-    const start = this.lx.next();
-    const cond = this.expression();
-    const end = this.directiveEnd();
-    let children = this.mixedContent();
-    const blocks: A.CondEl[] = [
-      this.el<A.CondEl>(
-        {
-          k: 'cond',
-          cond,
-          type: 'if',
-          bl: 0,
-          bc: 0,
-          el: 0,
-          ec: 0,
-          tn: this.name,
-          children: NO_CHILDREN,
-          parent: null,
-          index: 0,
-        },
-        this.locWithChildren(start, end, children),
-        children,
-      ),
-    ];
-    for (;;) {
-      const t = this.lx.peek();
-      if (t.t !== 'DIRECTIVE' || t.name !== 'elseif') break;
-      this.lx.next();
-      const c = this.expression();
-      const e = this.looseDirectiveEnd();
-      children = this.mixedContent();
-      blocks.push(
-        this.el<A.CondEl>(
-          {
-            k: 'cond',
-            cond: c,
-            type: 'elseif',
-            bl: 0,
-            bc: 0,
-            el: 0,
-            ec: 0,
-            tn: this.name,
-            children: NO_CHILDREN,
-            parent: null,
-            index: 0,
-          },
-          this.locWithChildren(t, e, children),
-          children,
-        ),
-      );
-    }
-    const t = this.lx.peek();
-    if (t.t === 'DIRECTIVE' && t.name === 'else') {
-      this.lx.next();
-      children = this.mixedContent();
-      blocks.push(
-        this.el<A.CondEl>(
-          {
-            k: 'cond',
-            cond: null,
-            type: 'else',
-            bl: 0,
-            bc: 0,
-            el: 0,
-            ec: 0,
-            tn: this.name,
-            children: NO_CHILDREN,
-            parent: null,
-            index: 0,
-          },
-          this.locWithChildren(t, t, children),
-          children,
-        ),
-      );
-    }
-    const endTag = this.expectEnd(['if'], '#if');
-    return this.el<A.IfEl>(
-      { k: 'if', bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, children: NO_CHILDREN, parent: null, index: 0 },
-      this.span(this.tokPos(start), this.tokPos(endTag)),
-      blocks,
-    );
-  }
-
-  private listDirective(): A.El {
-    const start = this.lx.next();
-    const source = this.expression();
-    let loopVar: string | null = null;
-    let loopVar2: string | null = null;
-    if (this.lx.peek().t === 'AS') {
-      this.lx.next();
-      loopVar = this.expect('ID').image;
-      if (this.lx.peek().t === 'COMMA') {
-        this.lx.next();
-        loopVar2 = this.expect('ID').image;
-        if (loopVar2 === loopVar) {
-          throw this.err(
-            `The key and value loop variable names must differ, but both were: ${loopVar}`,
-            start,
-          );
-        }
-      }
-    }
-    this.directiveEnd();
-    const ctx: IterCtx = { loopVar, loopVar2, kind: 'list' };
-    this.iterCtxs.push(ctx);
-    if (loopVar !== null) {
-      this.breakable++;
-      this.continuable++;
-    }
-    const children = this.mixedContent();
-    if (loopVar !== null) {
-      this.breakable--;
-      this.continuable--;
-    } else if (ctx.kind !== 'items') {
-      throw this.err(
-        '#list must have either "as loopVar" parameter or nested #items that belongs to it.',
-        start,
-      );
-    }
-    this.iterCtxs.pop();
-    let elseOfList: A.ElseOfListEl | null = null;
-    const t = this.lx.peek();
-    if (t.t === 'DIRECTIVE' && t.name === 'else') {
-      this.lx.next();
-      const ec = this.mixedContent();
-      elseOfList = this.el<A.ElseOfListEl>(
-        {
-          k: 'elseOfList',
-          bl: 0,
-          bc: 0,
-          el: 0,
-          ec: 0,
-          tn: this.name,
-          children: NO_CHILDREN,
-          parent: null,
-          index: 0,
-        },
-        this.locWithChildren(t, t, ec),
-        ec,
-      );
-    }
-    const end = this.expectEnd(['list'], '#list');
-    const pos = this.span(this.tokPos(start), this.tokPos(end));
-    const list = this.el<A.ListEl>(
-      {
-        k: 'list',
-        source,
-        loopVar,
-        loopVar2,
-        hashListing: loopVar2 !== null || ctx.loopVar2 !== null,
-        foreach: false,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      pos,
-      children,
-    );
-    if (!elseOfList) return list;
-    return this.el<A.ListElseEl>(
-      {
-        k: 'listElse',
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      pos,
-      [list, elseOfList],
-    );
-  }
-
-  private foreachDirective(): A.El {
-    const start = this.lx.next();
-    const loopVar = this.expect('ID').image;
-    this.expect('IN');
-    const source = this.expression();
-    this.directiveEnd();
-    this.iterCtxs.push({ loopVar, loopVar2: null, kind: 'foreach' });
-    this.breakable++;
-    this.continuable++;
-    const children = this.mixedContent();
-    const end = this.expectEnd(['foreach'], '#foreach');
-    this.breakable--;
-    this.continuable--;
-    this.iterCtxs.pop();
-    return this.el<A.ListEl>(
-      {
-        k: 'list',
-        source,
-        loopVar,
-        loopVar2: null,
-        hashListing: false,
-        foreach: true,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-      children,
-    );
-  }
-
-  private itemsDirective(): A.El {
-    const start = this.lx.next();
-    const loopVar = this.expect('ID').image;
-    let loopVar2: string | null = null;
-    if (this.lx.peek().t === 'COMMA') {
-      this.lx.next();
-      loopVar2 = this.expect('ID').image;
-    }
-    this.directiveEnd();
-    const ctx = this.iterCtxs[this.iterCtxs.length - 1];
-    if (!ctx) throw this.err('#items must be inside a #list block.', start);
-    if (ctx.loopVar !== null) {
-      const msg =
-        ctx.kind === 'foreach'
-          ? "#foreach doesn't support nested #items."
-          : ctx.kind === 'items'
-            ? "Can't nest #items into each other when they belong to the same #list."
-            : 'The parent #list of the #items must not have "as loopVar" parameter.';
-      throw this.err(msg, start);
-    }
-    ctx.kind = 'items';
-    ctx.loopVar = loopVar;
-    if (loopVar2 !== null) {
-      ctx.loopVar2 = loopVar2;
-      if (loopVar2 === loopVar) {
-        throw this.err(`The key and value loop variable names must differ, but both were: ${loopVar}`, start);
-      }
-    }
-    this.breakable++;
-    this.continuable++;
-    const children = this.mixedContent();
-    const end = this.expectEnd(['items'], '#items');
-    this.breakable--;
-    this.continuable--;
-    ctx.loopVar = null;
-    return this.el<A.ItemsEl>(
-      {
-        k: 'items',
-        loopVar,
-        loopVar2,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-      children,
-    );
-  }
-
-  private sepDirective(): A.El {
-    const start = this.lx.next();
-    if (!this.iterCtxs.length) throw this.err('#sep must be inside a #list (or #foreach) block.', start);
-    const children = this.mixedContent();
-    const t = this.lx.peek();
-    if (t.t === 'END_TAG' && t.name === 'sep') {
-      this.lx.next();
-      return this.el<A.SepEl>(
-        {
-          k: 'sep',
-          bl: 0,
-          bc: 0,
-          el: 0,
-          ec: 0,
-          tn: this.name,
-          children: NO_CHILDREN,
-          parent: null,
-          index: 0,
-        },
-        this.span(this.tokPos(start), this.tokPos(t)),
-        children,
-      );
-    }
-    return this.el<A.SepEl>(
-      { k: 'sep', bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, children: NO_CHILDREN, parent: null, index: 0 },
-      this.locWithChildren(start, start, children),
-      children,
-    );
-  }
-
-  private switchDirective(): A.El {
-    const start = this.lx.next();
-    const value = this.expression();
-    this.directiveEnd();
-    const children: A.El[] = [];
-    // whitespace and comments before the first case
-    const ignored: A.El[] = [];
-    for (;;) {
-      const t = this.lx.peek();
-      if (t.t === 'TEXT' && !t.unparsed && /^[ \t\r\n]+$/.test(t.image)) {
-        this.lx.next();
-        ignored.push(
-          this.el<A.TextEl>(
-            {
-              k: 'text',
-              text: t.image,
-              unparsed: false,
-              bl: 0,
-              bc: 0,
-              el: 0,
-              ec: 0,
-              tn: this.name,
-              children: NO_CHILDREN,
-              parent: null,
-              index: 0,
-            },
-            this.posOf(t.start, t.end),
-          ),
-        );
-      } else if (t.t === 'COMMENT') {
-        this.lx.next();
-        ignored.push(
-          this.el<A.CommentEl>(
-            {
-              k: 'comment',
-              text: t.value ?? '',
-              bl: 0,
-              bc: 0,
-              el: 0,
-              ec: 0,
-              tn: this.name,
-              children: NO_CHILDREN,
-              parent: null,
-              index: 0,
-            },
-            this.posOf(t.start, t.end),
-          ),
-        );
-      } else break;
-    }
-    let firstCase = 0;
-    if (ignored.length && !(this.stripWhitespace && ignored.length === 1 && ignored[0].k === 'text')) {
-      children.push(
-        this.el<A.MixedEl>(
-          {
-            k: 'mixed',
-            bl: 0,
-            bc: 0,
-            el: 0,
-            ec: 0,
-            tn: this.name,
-            children: NO_CHILDREN,
-            parent: null,
-            index: 0,
-          },
-          this.span(ignored[0], ignored[ignored.length - 1]),
-          ignored,
-        ),
-      );
-      firstCase = 1;
-    }
-    this.breakable++;
-    let defaultFound = false;
-    for (;;) {
-      const t = this.lx.peek();
-      if (t.t !== 'DIRECTIVE' || (t.name !== 'case' && t.name !== 'default')) break;
-      this.lx.next();
-      let cond: A.Expr | null = null;
-      if (t.name === 'case') {
-        cond = this.expression();
-        this.directiveEnd();
-      } else {
-        if (defaultFound) throw this.err('You can only have one default case in a switch statement', start);
-        defaultFound = true;
-      }
-      const cc = this.mixedContent();
-      children.push(
-        this.el<A.CaseEl>(
-          {
-            k: 'case',
-            cond,
-            bl: 0,
-            bc: 0,
-            el: 0,
-            ec: 0,
-            tn: this.name,
-            children: NO_CHILDREN,
-            parent: null,
-            index: 0,
-          },
-          this.locWithChildren(t, t, cc),
-          cc,
-        ),
-      );
-    }
-    const t = this.lx.peek();
-    if (t.t === 'TEXT' && /^[ \t\r\n]+$/.test(t.image)) this.lx.next();
-    const end = this.expectEnd(['switch'], '#switch');
-    this.breakable--;
-    return this.el<A.SwitchEl>(
-      {
-        k: 'switch',
-        value,
-        firstCase,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-      children,
-    );
-  }
-
-  private assignDirective(): A.El {
-    const start = this.lx.next();
-    const scope: A.AssignScope =
-      start.name === 'assign' ? 'namespace' : start.name === 'global' ? 'global' : 'local';
-    if (scope === 'local' && !this.inMacro && !this.inFunction) {
-      throw this.err('Local variable assigned outside a macro.', start);
-    }
-    const first = this.assignTarget();
-    const t = this.lx.peek();
-    if (isAssignOp(t.t)) {
-      const assignments: A.AssignEl[] = [];
-      let nameTok = first;
-      for (;;) {
-        const opTok = this.lx.next();
-        if (!isAssignOp(opTok.t)) throw this.unexpected(opTok);
-        let value: A.Expr | null = null;
-        if (opTok.t !== 'PLUS_PLUS' && opTok.t !== 'MINUS_MINUS') value = this.expression();
-        const np = this.tokPos(nameTok.tok);
-        assignments.push(
-          this.el<A.AssignEl>(
-            {
-              k: 'assign',
-              name: nameTok.name,
-              op: opTok.image as A.AssignOp,
-              value,
-              scope,
-              ns: null,
-              namePos: np,
-              bl: 0,
-              bc: 0,
-              el: 0,
-              ec: 0,
-              tn: this.name,
-              children: NO_CHILDREN,
-              parent: null,
-              index: 0,
-            },
-            this.span(np, value ?? this.tokPos(opTok)),
-          ),
-        );
-        // LOOKAHEAD([COMMA] (ID|STRING) assignOp)
-        let k = 0;
-        if (this.lx.peek(0).t === 'COMMA') k = 1;
-        const nt = this.lx.peek(k);
-        if ((nt.t === 'ID' || nt.t === 'STRING') && isAssignOp(this.lx.peek(k + 1).t)) {
-          if (k) this.lx.next();
-          nameTok = this.assignTarget();
-          continue;
-        }
-        break;
-      }
-      let ns: A.Expr | null = null;
-      if (this.lx.peek().t === 'IN') {
-        const inTok = this.lx.next();
-        ns = this.expression();
-        if (scope !== 'namespace') throw this.err('Cannot assign to namespace here.', inTok);
-      }
-      const end = this.looseDirectiveEnd();
-      const pos = this.span(this.tokPos(start), this.tokPos(end));
-      if (assignments.length === 1) {
-        const a = assignments[0];
-        a.ns = ns;
-        Object.assign(a, pos);
-        return a;
-      }
-      for (const a of assignments) a.ns = ns;
-      return this.el<A.AssignInstrEl>(
-        {
-          k: 'assignInstr',
-          scope,
-          ns,
-          bl: 0,
-          bc: 0,
-          el: 0,
-          ec: 0,
-          tn: this.name,
-          children: NO_CHILDREN,
-          parent: null,
-          index: 0,
-        },
-        pos,
-        assignments,
-      );
-    }
-    // capture form: <#assign x>…</#assign>
-    let ns: A.Expr | null = null;
-    if (t.t === 'IN') {
-      const inTok = this.lx.next();
-      ns = this.expression();
-      if (scope !== 'namespace') throw this.err('Cannot assign to namespace here.', inTok);
-    }
-    this.directiveEnd();
-    const children = this.mixedContent();
-    const endT = this.lx.peek();
-    if (endT.t !== 'END_TAG' || !['assign', 'global', 'local'].includes(endT.name!)) {
-      throw this.unmatchedEnd(endT, '#' + start.name);
-    }
-    this.lx.next();
-    const expected = scope === 'namespace' ? 'assign' : scope;
-    if (endT.name !== expected) throw this.err('Mismatched assignment tags.', endT);
-    return this.el<A.BlockAssignEl>(
-      {
-        k: 'blockAssign',
-        name: first.name,
-        scope,
-        ns,
-        markupFormat: isMarkupFormat(this.outputFormat) ? this.outputFormat : null,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(endT)),
-      children,
-    );
-  }
-
-  private assignTarget(): { name: string; tok: Token } {
+  assignTarget(): { name: string; tok: Token } {
     const t = this.lx.peek();
     if (t.t === 'ID') {
       this.lx.next();
@@ -1254,293 +605,7 @@ export class Parser {
     throw this.unexpected(t, 'one of these patterns:\n    <STRING_LITERAL>\n    <RAW_STRING>\n    <ID>');
   }
 
-  private includeDirective(): A.El {
-    const start = this.lx.next();
-    const name = this.expression();
-    if (this.lx.peek().t === 'SEMICOLON') this.lx.next();
-    let parse: A.Expr | null = null;
-    let encoding: A.Expr | null = null;
-    let ignoreMissing: A.Expr | null = null;
-    while (this.lx.peek().t === 'ID') {
-      const att = this.lx.next();
-      this.expect('EQUALS');
-      const exp = this.expression();
-      const a = att.image.toLowerCase();
-      if (a === 'parse') parse = exp;
-      else if (a === 'encoding') encoding = exp;
-      else if (a === 'ignore_missing' || att.image === 'ignoreMissing') {
-        this.checkNaming(att);
-        ignoreMissing = exp;
-      } else {
-        throw this.err(
-          `Unsupported named #include parameter: "${att.image}". Supported parameters are: "parse", "encoding", "ignore_missing".`,
-          att,
-        );
-      }
-    }
-    const end = this.looseDirectiveEnd();
-    return this.el<A.IncludeEl>(
-      {
-        k: 'include',
-        name,
-        parse,
-        encoding,
-        ignoreMissing,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-    );
-  }
-
-  private importDirective(): A.El {
-    const start = this.lx.next();
-    const name = this.expression();
-    this.expect('AS');
-    const ns = this.expect('ID').image;
-    const end = this.looseDirectiveEnd();
-    return this.el<A.ImportEl>(
-      {
-        k: 'import',
-        name,
-        ns,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-    );
-  }
-
-  private macroDirective(): A.El {
-    const start = this.lx.next();
-    const isFunction = start.name === 'function';
-    if (this.inMacro || this.inFunction) {
-      throw this.err("Macro or function definitions can't be nested into each other.", start);
-    }
-    if (isFunction) this.inFunction = true;
-    else this.inMacro = true;
-    this.requireArgs = false;
-    const nameTok = this.assignTarget();
-    if (this.lx.peek().t === 'OPEN_PAREN') this.lx.next();
-    const params: A.MacroParam[] = [];
-    let catchAll: string | null = null;
-    let hasDefaults = false;
-    while (this.lx.peek().t === 'ID') {
-      const arg = this.lx.next();
-      let isCatchAll = false;
-      let def: A.Expr | null = null;
-      if (this.lx.peek().t === 'ELLIPSIS') {
-        this.lx.next();
-        isCatchAll = true;
-      }
-      if (this.lx.peek().t === 'EQUALS') {
-        this.lx.next();
-        def = this.expression();
-        hasDefaults = true;
-      }
-      if (this.lx.peek().t === 'COMMA') this.lx.next();
-      if (catchAll !== null) {
-        throw this.err(
-          'There may only be one "catch-all" parameter in a macro declaration, and it must be the last parameter.',
-          arg,
-        );
-      }
-      if (isCatchAll) {
-        if (def !== null) throw this.err('"Catch-all" macro parameter may not have a default value.', arg);
-        catchAll = arg.image;
-      } else {
-        if (hasDefaults && def === null) {
-          throw this.err(
-            'In a macro declaration, parameters without a default value must all occur before the parameters with default values.',
-            arg,
-          );
-        }
-        params.push({ name: arg.image, defaultValue: def });
-      }
-    }
-    if (this.lx.peek().t === 'CLOSE_PAREN') this.lx.next();
-    this.directiveEnd();
-    const savedCtx = this.iterCtxs;
-    const savedBreak = this.breakable;
-    const savedCont = this.continuable;
-    this.iterCtxs = [];
-    this.breakable = 0;
-    this.continuable = 0;
-    const children = this.mixedContent();
-    const end = this.lx.peek();
-    if (end.t !== 'END_TAG' || (end.name !== 'macro' && end.name !== 'function')) {
-      throw this.unmatchedEnd(end, '#' + start.name);
-    }
-    this.lx.next();
-    if (end.name === 'macro' && isFunction) throw this.err('Expected function end tag here.', end);
-    if (end.name === 'function' && !isFunction) throw this.err('Expected macro end tag here.', end);
-    this.iterCtxs = savedCtx;
-    this.breakable = savedBreak;
-    this.continuable = savedCont;
-    this.inMacro = this.inFunction = false;
-    const m = this.el<A.MacroEl>(
-      {
-        k: 'macro',
-        name: nameTok.name,
-        isFunction,
-        params,
-        catchAll,
-        usesArgs: this.requireArgs,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-      children,
-    );
-    this.macros.push(m);
-    return m;
-  }
-
   /** compress, noescape, autoesc, noautoesc: a tag, content, the end tag. */
-  private simpleBlock(): A.El {
-    const start = this.lx.next();
-    const name = start.name!;
-    let savedEscape: { el: A.EscapeEl; expr: A.Expr } | null = null;
-    const savedFormat = this.outputFormat;
-    const savedAuto = this.autoEscaping;
-    if (name === 'noescape') {
-      if (!this.escapes.length) throw this.err('#noescape with no matching #escape encountered.', start);
-      savedEscape = { el: this.escapes.pop()!, expr: this.escapeExprs.pop()! };
-    } else if (name === 'autoesc') {
-      if (!isMarkupFormat(this.outputFormat)) {
-        throw this.err(
-          `The current output format can't do escaping: ${outputFormatDescription(this.outputFormat)}`,
-          start,
-        );
-      }
-      this.autoEscaping = true;
-    } else if (name === 'noautoesc') {
-      this.autoEscaping = false;
-    }
-    const children = this.mixedContent();
-    const end = this.expectEnd([name], '#' + name);
-    if (savedEscape) {
-      this.escapes.push(savedEscape.el);
-      this.escapeExprs.push(savedEscape.expr);
-    }
-    this.outputFormat = savedFormat;
-    this.autoEscaping = savedAuto;
-    const pos = this.span(this.tokPos(start), this.tokPos(end));
-    switch (name) {
-      case 'compress':
-        return this.el<A.CompressEl>(
-          {
-            k: 'compress',
-            bl: 0,
-            bc: 0,
-            el: 0,
-            ec: 0,
-            tn: this.name,
-            children: NO_CHILDREN,
-            parent: null,
-            index: 0,
-          },
-          pos,
-          children,
-        );
-      case 'noescape':
-        return this.el<A.NoEscapeEl>(
-          {
-            k: 'noEscape',
-            bl: 0,
-            bc: 0,
-            el: 0,
-            ec: 0,
-            tn: this.name,
-            children: NO_CHILDREN,
-            parent: null,
-            index: 0,
-          },
-          pos,
-          children,
-        );
-      default:
-        return this.el<A.AutoEscEl>(
-          {
-            k: 'autoEsc',
-            on: name === 'autoesc',
-            bl: 0,
-            bc: 0,
-            el: 0,
-            ec: 0,
-            tn: this.name,
-            children: NO_CHILDREN,
-            parent: null,
-            index: 0,
-          },
-          pos,
-          children,
-        );
-    }
-  }
-
-  private escapeDirective(): A.El {
-    const start = this.lx.next();
-    if (isMarkupFormat(this.outputFormat) && this.autoEscaping) {
-      throw this.err(
-        `Using the "escape" directive (legacy escaping) is not allowed when auto-escaping is on with a markup output format (${this.outputFormat}), to avoid confusion and double-escaping mistakes.`,
-        start,
-      );
-    }
-    const variable = this.expect('ID').image;
-    this.expect('AS');
-    const expr = this.expression();
-    this.directiveEnd();
-    const el = this.el<A.EscapeEl>(
-      {
-        k: 'escape',
-        variable,
-        expr,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.tokPos(start),
-    );
-    const effective = this.escapedExpression(expr);
-    this.escapes.push(el);
-    this.escapeExprs.push(effective);
-    const children = this.mixedContent();
-    this.escapes.pop();
-    this.escapeExprs.pop();
-    const end = this.expectEnd(['escape'], '#escape');
-    Object.assign(el, this.span(this.tokPos(start), this.tokPos(end)));
-    el.children = children;
-    children.forEach((c, i) => {
-      c.parent = el;
-      c.index = i;
-    });
-    return el;
-  }
-
   private outputFormatDirective(): A.El {
     const start = this.lx.next();
     const param = this.expression();
@@ -1583,11 +648,11 @@ export class Parser {
       {
         k: 'outputFormat',
         format: name,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
+        beginLine: 0,
+        beginColumn: 0,
+        endLine: 0,
+        endColumn: 0,
+        templateName: this.name,
         children: NO_CHILDREN,
         parent: null,
         index: 0,
@@ -1602,7 +667,16 @@ export class Parser {
     const id = this.expect('ID');
     const idPos = this.tokPos(id);
     const callee = this.mk<A.Ident>(
-      { k: 'id', name: id.image, bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, calls: false },
+      {
+        k: 'id',
+        name: id.image,
+        beginLine: 0,
+        beginColumn: 0,
+        endLine: 0,
+        endColumn: 0,
+        templateName: this.name,
+        calls: false,
+      },
       idPos,
       idPos,
     );
@@ -1629,372 +703,16 @@ export class Parser {
         loopVars: null,
         bodySource: null,
         legacy: true,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
+        beginLine: 0,
+        beginColumn: 0,
+        endLine: 0,
+        endColumn: 0,
+        templateName: this.name,
         children: NO_CHILDREN,
         parent: null,
         index: 0,
       },
       this.span(this.tokPos(start), this.tokPos(end)),
-    );
-  }
-
-  private unparsed(): A.El {
-    const start = this.lx.next();
-    const { text, endTok } = this.lx.readUnparsed(
-      start.name === 'comment' ? 'comment' : start.image.includes('noParse') ? 'noParse' : 'noparse',
-      start,
-    );
-    const pos = this.span(this.tokPos(start), this.tokPos(endTok));
-    if (start.name === 'comment')
-      return this.el<A.CommentEl>(
-        {
-          k: 'comment',
-          text,
-          bl: 0,
-          bc: 0,
-          el: 0,
-          ec: 0,
-          tn: this.name,
-          children: NO_CHILDREN,
-          parent: null,
-          index: 0,
-        },
-        pos,
-      );
-    return this.el<A.TextEl>(
-      {
-        k: 'text',
-        text,
-        unparsed: true,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      pos,
-    );
-  }
-
-  private transformDirective(): A.El {
-    const start = this.lx.next();
-    const transform = this.expression();
-    if (this.lx.peek().t === 'SEMICOLON') this.lx.next();
-    const args: A.TransformEl['args'] = [];
-    while (this.lx.peek().t === 'ID') {
-      const n = this.lx.next();
-      this.expect('EQUALS');
-      args.push({ name: n.image, value: this.expression() });
-    }
-    const t = this.looseDirectiveEnd();
-    let children: A.El[] = [];
-    let end = t;
-    if (t.t === 'DIRECTIVE_END') {
-      children = this.mixedContent();
-      end = this.expectEnd(['transform'], '#transform');
-    }
-    return this.el<A.TransformEl>(
-      {
-        k: 'transform',
-        transform,
-        args,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-      children,
-    );
-  }
-
-  private settingDirective(): A.El {
-    const start = this.lx.next();
-    const key = this.expect('ID');
-    this.expect('EQUALS');
-    const value = this.expression();
-    // PropertySetting's checks, made when the directive is parsed
-    this.checkNaming(key);
-    if (settingName(key.image) === undefined) {
-      throw this.err(
-        CONFIGURATION_SETTINGS.has(key.image)
-          ? "The setting name is recognized, but changing this setting from inside a template isn't supported."
-          : `Unknown setting name: ${jQuote(key.image)}. The allowed setting names are: ${namesIn(TEMPLATE_SETTINGS, this.shownNaming()).join(', ')}`,
-        key,
-      );
-    }
-    const end = this.looseDirectiveEnd();
-    return this.el<A.SettingEl>(
-      {
-        k: 'setting',
-        name: key.image,
-        value,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-    );
-  }
-
-  private breakContinue(): A.El {
-    const t = this.lx.next();
-    const img = t.image.trim();
-    if (t.name === 'break') {
-      if (this.breakable < 1) {
-        throw this.err(
-          `${img} must be nested inside a directive that supports it:  #list with "as", #items, #switch (or the deprecated #foreach)`,
-          t,
-        );
-      }
-      return this.el<A.BreakEl>(
-        {
-          k: 'break',
-          bl: 0,
-          bc: 0,
-          el: 0,
-          ec: 0,
-          tn: this.name,
-          children: NO_CHILDREN,
-          parent: null,
-          index: 0,
-        },
-        this.tokPos(t),
-      );
-    }
-    if (this.continuable < 1) {
-      throw this.err(
-        `${img} must be nested inside a directive that supports it:  #list with "as", #items (or the deprecated #foreach)`,
-        t,
-      );
-    }
-    return this.el<A.ContinueEl>(
-      {
-        k: 'continue',
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.tokPos(t),
-    );
-  }
-
-  private returnDirective(): A.El {
-    const start = this.lx.next();
-    let value: A.Expr | null = null;
-    let end = start;
-    if (start.form === 'blank') {
-      value = this.expression();
-      end = this.looseDirectiveEnd();
-    }
-    if (this.inMacro) {
-      if (value) throw this.err('A macro cannot return a value', start);
-    } else if (this.inFunction) {
-      if (!value) throw this.err('A function must return a value', start);
-    } else if (!value) {
-      throw this.err('A return instruction can only occur inside a macro or function', start);
-    }
-    return this.el<A.ReturnEl>(
-      {
-        k: 'return',
-        value,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-    );
-  }
-
-  private stopDirective(): A.El {
-    const start = this.lx.next();
-    let message: A.Expr | null = null;
-    if (start.form === 'blank') {
-      message = this.expression();
-      this.looseDirectiveEnd();
-    }
-    return this.el<A.StopEl>(
-      {
-        k: 'stop',
-        message,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.tokPos(start),
-    );
-  }
-
-  private nestedDirective(): A.El {
-    const start = this.lx.next();
-    let args: A.Expr[] = [];
-    let end = start;
-    if (start.form === 'blank') {
-      args = this.positionalArgs();
-      end = this.looseDirectiveEnd();
-    }
-    if (!this.inMacro)
-      throw this.err(
-        `Cannot use a ${start.image
-          .trim()
-          .replace(/[>/\]]+$/, '')
-          .trim()} instruction outside a macro.`,
-        start,
-      );
-    return this.el<A.NestedEl>(
-      {
-        k: 'nested',
-        args,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-    );
-  }
-
-  private visitDirective(): A.El {
-    const start = this.lx.next();
-    let end = start;
-    if (start.form === 'blank') {
-      if (EXPR_START.has(this.lx.peek().t)) this.expression();
-      if (this.lx.peek().t === 'USING') {
-        this.lx.next();
-        this.expression();
-      }
-      end = this.looseDirectiveEnd();
-    }
-    if (start.name === 'fallback' && !this.inMacro)
-      throw this.err('Cannot fall back outside a macro.', start);
-    return this.el<A.VisitEl>(
-      {
-        k: 'visit',
-        directive: start.name as A.VisitEl['directive'],
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-    );
-  }
-
-  private attemptDirective(): A.El {
-    const start = this.lx.next();
-    const attempted = this.mixedContent();
-    const r = this.lx.peek();
-    if (r.t !== 'DIRECTIVE' || r.name !== 'recover') throw this.unmatchedEnd(r, '#attempt');
-    this.lx.next();
-    const rc = this.mixedContent();
-    const recover = this.el<A.RecoverEl>(
-      {
-        k: 'recover',
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.locWithChildren(r, r, rc),
-      rc,
-    );
-    const end = this.lx.peek();
-    if (end.t !== 'END_TAG' || (end.name !== 'recover' && end.name !== 'attempt'))
-      throw this.unmatchedEnd(end, '#attempt');
-    this.lx.next();
-    let single: A.El;
-    if (attempted.length === 1) single = attempted[0];
-    else if (attempted.length === 0) {
-      single = this.el<A.TextEl>(
-        {
-          k: 'text',
-          text: '',
-          unparsed: false,
-          bl: 0,
-          bc: 0,
-          el: 0,
-          ec: 0,
-          tn: this.name,
-          children: NO_CHILDREN,
-          parent: null,
-          index: 0,
-        },
-        this.tokPos(start),
-      );
-    } else {
-      single = this.el<A.MixedEl>(
-        {
-          k: 'mixed',
-          bl: 0,
-          bc: 0,
-          el: 0,
-          ec: 0,
-          tn: this.name,
-          children: NO_CHILDREN,
-          parent: null,
-          index: 0,
-        },
-        this.span(attempted[0], attempted[attempted.length - 1]),
-        attempted,
-      );
-    }
-    return this.el<A.AttemptEl>(
-      {
-        k: 'attempt',
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-      [single, recover],
     );
   }
 
@@ -2084,11 +802,11 @@ export class Parser {
         loopVars,
         bodySource,
         legacy: false,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
+        beginLine: 0,
+        beginColumn: 0,
+        endLine: 0,
+        endColumn: 0,
+        templateName: this.name,
         children: NO_CHILDREN,
         parent: null,
         index: 0,
@@ -2116,7 +834,7 @@ export class Parser {
     return out;
   }
 
-  private positionalArgs(): A.Expr[] {
+  positionalArgs(): A.Expr[] {
     const out: A.Expr[] = [];
     if (!EXPR_START.has(this.lx.peek().t)) return out;
     out.push(this.expression());
@@ -2157,11 +875,11 @@ export class Parser {
           k: 'or',
           left,
           right,
-          bl: 0,
-          bc: 0,
-          el: 0,
-          ec: 0,
-          tn: this.name,
+          beginLine: 0,
+          beginColumn: 0,
+          endLine: 0,
+          endColumn: 0,
+          templateName: this.name,
           calls: !!(left.calls || right.calls),
         },
         left,
@@ -2183,11 +901,11 @@ export class Parser {
           k: 'and',
           left,
           right,
-          bl: 0,
-          bc: 0,
-          el: 0,
-          ec: 0,
-          tn: this.name,
+          beginLine: 0,
+          beginColumn: 0,
+          endLine: 0,
+          endColumn: 0,
+          templateName: this.name,
           calls: !!(left.calls || right.calls),
         },
         left,
@@ -2222,11 +940,11 @@ export class Parser {
           kind: t.t === 'NOT_EQUALS' ? 'ne' : 'eq',
           left,
           right,
-          bl: 0,
-          bc: 0,
-          el: 0,
-          ec: 0,
-          tn: this.name,
+          beginLine: 0,
+          beginColumn: 0,
+          endLine: 0,
+          endColumn: 0,
+          templateName: this.name,
           calls: !!(left.calls || right.calls),
         },
         left,
@@ -2268,11 +986,11 @@ export class Parser {
         kind,
         left,
         right,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
+        beginLine: 0,
+        beginColumn: 0,
+        endLine: 0,
+        endColumn: 0,
+        templateName: this.name,
         calls: !!(left.calls || right.calls),
       },
       left,
@@ -2295,11 +1013,11 @@ export class Parser {
           right,
           end: t.t === 'DOT_DOT_LESS' ? 'exclusive' : 'size',
           op: t.image,
-          bl: 0,
-          bc: 0,
-          el: 0,
-          ec: 0,
-          tn: this.name,
+          beginLine: 0,
+          beginColumn: 0,
+          endLine: 0,
+          endColumn: 0,
+          templateName: this.name,
           calls: !!(left.calls || right.calls),
         },
         left,
@@ -2319,11 +1037,11 @@ export class Parser {
             right,
             end: 'inclusive',
             op: '..',
-            bl: 0,
-            bc: 0,
-            el: 0,
-            ec: 0,
-            tn: this.name,
+            beginLine: 0,
+            beginColumn: 0,
+            endLine: 0,
+            endColumn: 0,
+            templateName: this.name,
             calls: !!(left.calls || right.calls),
           },
           left,
@@ -2336,11 +1054,11 @@ export class Parser {
           left,
           end: 'unbound',
           op: '..',
-          bl: 0,
-          bc: 0,
-          el: 0,
-          ec: 0,
-          tn: this.name,
+          beginLine: 0,
+          beginColumn: 0,
+          endLine: 0,
+          endColumn: 0,
+          templateName: this.name,
           calls: !!left.calls,
         },
         left,
@@ -2363,11 +1081,11 @@ export class Parser {
             k: 'add',
             left,
             right,
-            bl: 0,
-            bc: 0,
-            el: 0,
-            ec: 0,
-            tn: this.name,
+            beginLine: 0,
+            beginColumn: 0,
+            endLine: 0,
+            endColumn: 0,
+            templateName: this.name,
             calls: !!(left.calls || right.calls),
           },
           left,
@@ -2401,11 +1119,11 @@ export class Parser {
         op,
         left,
         right,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
+        beginLine: 0,
+        beginColumn: 0,
+        endLine: 0,
+        endColumn: 0,
+        templateName: this.name,
         calls: !!(left.calls || right.calls),
       },
       left,
@@ -2423,11 +1141,11 @@ export class Parser {
           k: 'neg',
           target,
           minus: t.t === 'MINUS',
-          bl: 0,
-          bc: 0,
-          el: 0,
-          ec: 0,
-          tn: this.name,
+          beginLine: 0,
+          beginColumn: 0,
+          endLine: 0,
+          endColumn: 0,
+          templateName: this.name,
           calls: !!target.calls,
         },
         this.tokPos(t),
@@ -2440,7 +1158,16 @@ export class Parser {
       let e = this.primaryExpression();
       for (let i = nots.length - 1; i >= 0; i--) {
         e = this.mk<A.Not>(
-          { k: 'not', target: e, bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, calls: !!e.calls },
+          {
+            k: 'not',
+            target: e,
+            beginLine: 0,
+            beginColumn: 0,
+            endLine: 0,
+            endColumn: 0,
+            templateName: this.name,
+            calls: !!e.calls,
+          },
           this.tokPos(nots[i]),
           e,
         );
@@ -2451,15 +1178,15 @@ export class Parser {
   }
 
   /**
-   * Sets the span of `e`, a fresh literal that already lists bl/bc/el/ec/tn/calls: every node of a
+   * Sets the span of `e`, a fresh literal that already lists beginLine/beginColumn/endLine/endColumn/templateName/calls: every node of a
    * kind keeps one shape (adding fields, or spreading, costs a hidden-class change per node).
    * Spread copies of an existing node (`{ ...target, args }`) carry those fields already.
    */
   private mk<T extends A.Expr>(e: T, from: A.Pos, to: A.Pos): T {
-    e.bl = from.bl;
-    e.bc = from.bc;
-    e.el = to.el;
-    e.ec = to.ec;
+    e.beginLine = from.beginLine;
+    e.beginColumn = from.beginColumn;
+    e.endLine = to.endLine;
+    e.endColumn = to.endColumn;
     return e;
   }
 
@@ -2487,7 +1214,16 @@ export class Parser {
         case 'EXISTS': {
           this.lx.next();
           e = this.mk<A.Exists>(
-            { k: 'exists', target: e, bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, calls: !!e.calls },
+            {
+              k: 'exists',
+              target: e,
+              beginLine: 0,
+              beginColumn: 0,
+              endLine: 0,
+              endColumn: 0,
+              templateName: this.name,
+              calls: !!e.calls,
+            },
             e,
             this.tokPos(t),
           );
@@ -2513,7 +1249,17 @@ export class Parser {
         }
         const p = this.tokPos(t);
         return this.mk<A.NumLit>(
-          { k: 'num', value, text: t.image, bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, calls: false },
+          {
+            k: 'num',
+            value,
+            text: t.image,
+            beginLine: 0,
+            beginColumn: 0,
+            endLine: 0,
+            endColumn: 0,
+            templateName: this.name,
+            calls: false,
+          },
           p,
           p,
         );
@@ -2528,7 +1274,16 @@ export class Parser {
         this.lx.next();
         const p = this.tokPos(t);
         return this.mk<A.BoolLit>(
-          { k: 'bool', value: t.t === 'TRUE', bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, calls: false },
+          {
+            k: 'bool',
+            value: t.t === 'TRUE',
+            beginLine: 0,
+            beginColumn: 0,
+            endLine: 0,
+            endColumn: 0,
+            templateName: this.name,
+            calls: false,
+          },
           p,
           p,
         );
@@ -2538,7 +1293,16 @@ export class Parser {
         const items = this.positionalArgs();
         const end = this.expect('CLOSE_BRACKET');
         const e = this.mk<A.ListLit>(
-          { k: 'list', items, bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, calls: false },
+          {
+            k: 'list',
+            items,
+            beginLine: 0,
+            beginColumn: 0,
+            endLine: 0,
+            endColumn: 0,
+            templateName: this.name,
+            calls: false,
+          },
           this.tokPos(t),
           this.tokPos(end),
         );
@@ -2549,7 +1313,16 @@ export class Parser {
         this.lx.next();
         const p = this.tokPos(t);
         return this.mk<A.Ident>(
-          { k: 'id', name: t.image, bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, calls: false },
+          {
+            k: 'id',
+            name: t.image,
+            beginLine: 0,
+            beginColumn: 0,
+            endLine: 0,
+            endColumn: 0,
+            templateName: this.name,
+            calls: false,
+          },
           p,
           p,
         );
@@ -2559,7 +1332,16 @@ export class Parser {
         const inner = this.expression();
         const end = this.expect('CLOSE_PAREN');
         return this.mk<A.Paren>(
-          { k: 'paren', target: inner, bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, calls: !!inner.calls },
+          {
+            k: 'paren',
+            target: inner,
+            beginLine: 0,
+            beginColumn: 0,
+            endLine: 0,
+            endColumn: 0,
+            templateName: this.name,
+            calls: !!inner.calls,
+          },
           this.tokPos(t),
           this.tokPos(end),
         );
@@ -2621,11 +1403,11 @@ export class Parser {
         parts: undefined,
         raw,
         src: t.image,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
+        beginLine: 0,
+        beginColumn: 0,
+        endLine: 0,
+        endColumn: 0,
+        templateName: this.name,
         calls: false,
       },
       p,
@@ -2707,7 +1489,17 @@ export class Parser {
     }
     const end = this.expect('CLOSE_CURLY');
     const e = this.mk<A.HashLit>(
-      { k: 'hash', keys, values, bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, calls: false },
+      {
+        k: 'hash',
+        keys,
+        values,
+        beginLine: 0,
+        beginColumn: 0,
+        endLine: 0,
+        endColumn: 0,
+        templateName: this.name,
+        calls: false,
+      },
       this.tokPos(begin),
       this.tokPos(end),
     );
@@ -2746,7 +1538,17 @@ export class Parser {
       throw this.err(`Found string literal: ${canonical(target)}. Expecting: hash`, target);
     if (target.k === 'bool') throw this.err(`Found: ${canonical(target)}. Expecting hash`, target);
     return this.mk<A.Dot>(
-      { k: 'dot', target, name, bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, calls: !!target.calls },
+      {
+        k: 'dot',
+        target,
+        name,
+        beginLine: 0,
+        beginColumn: 0,
+        endLine: 0,
+        endColumn: 0,
+        templateName: this.name,
+        calls: !!target.calls,
+      },
       target,
       this.tokPos(t),
     );
@@ -2764,11 +1566,11 @@ export class Parser {
         k: 'key',
         target,
         key,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
+        beginLine: 0,
+        beginColumn: 0,
+        endLine: 0,
+        endColumn: 0,
+        templateName: this.name,
         calls: !!(target.calls || key.calls),
       },
       target,
@@ -2793,7 +1595,17 @@ export class Parser {
       return e;
     }
     const e = this.mk<A.Call>(
-      { k: 'call', target, args, bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, calls: true },
+      {
+        k: 'call',
+        target,
+        args,
+        beginLine: 0,
+        beginColumn: 0,
+        endLine: 0,
+        endColumn: 0,
+        templateName: this.name,
+        calls: true,
+      },
       target,
       this.tokPos(end),
     );
@@ -2816,11 +1628,11 @@ export class Parser {
         name,
         args: undefined,
         outputFormat: undefined,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
+        beginLine: 0,
+        beginColumn: 0,
+        endLine: 0,
+        endColumn: 0,
+        templateName: this.name,
         calls: !!target.calls,
       },
       target,
@@ -2919,7 +1731,18 @@ export class Parser {
     if (params === null) return this.expression();
     const body = this.expression();
     const e = this.mk<A.Lambda>(
-      { k: 'lambda', params, parens, body, bl: 0, bc: 0, el: 0, ec: 0, tn: this.name, calls: false },
+      {
+        k: 'lambda',
+        params,
+        parens,
+        body,
+        beginLine: 0,
+        beginColumn: 0,
+        endLine: 0,
+        endColumn: 0,
+        templateName: this.name,
+        calls: false,
+      },
       this.tokPos(t0),
       body,
     );
@@ -2937,19 +1760,19 @@ export class Parser {
         k: 'default',
         target,
         rhs,
-        bl: 0,
-        bc: 0,
-        el: 0,
-        ec: 0,
-        tn: this.name,
+        beginLine: 0,
+        beginColumn: 0,
+        endLine: 0,
+        endColumn: 0,
+        templateName: this.name,
         calls: !!(target.calls || rhs?.calls),
       },
       target,
       end,
     );
     if (!rhs) {
-      e.el = this.tokPos(t).bl;
-      e.ec = this.tokPos(t).bc;
+      e.endLine = this.tokPos(t).beginLine;
+      e.endColumn = this.tokPos(t).beginColumn;
     }
     return e;
   }
@@ -3032,51 +1855,12 @@ const SPECIAL_VAR_LIST = [
   'vars',
   'version',
 ];
-/** Both spellings of legacy names: `data_model` and `dataModel`. */
-function withCamelCase(names: readonly string[]): Set<string> {
-  const out = new Set(names);
-  for (const n of names) {
-    if (n.includes('_')) out.add(n.replace(/_(\w)/g, (_m, c: string) => c.toUpperCase()));
-  }
-  return out;
-}
-
 const SPECIAL_VARS = withCamelCase(SPECIAL_VAR_LIST);
 
 /** The names of `all` an error message lists for a naming convention (sorted like Java's String order). */
 function namesIn(all: ReadonlySet<string>, naming: Naming): string[] {
   const excluded = naming === 'camel' ? 'legacy' : 'camel';
   return [...all].filter((n) => namingOf(n) !== excluded).sort();
-}
-
-/** Settings #setting may change (PropertySetting.SETTING_NAMES), both spellings. */
-const TEMPLATE_SETTINGS = withCamelCase(SETTING_NAMES);
-
-/** Every other Configuration setting name of FreeMarker 2.3.31: recognized, but not settable from a template. */
-const CONFIGURATION_SETTINGS = withCamelCase(
-  (
-    'api_builtin_enabled arithmetic_engine attempt_exception_reporter auto_escaping_policy auto_flush ' +
-    'auto_import auto_include cache_storage custom_date_formats custom_number_formats default_encoding ' +
-    'fallback_on_null_loop_variable incompatible_improvements interpolation_syntax lazy_auto_imports ' +
-    'lazy_imports localized_lookup log_template_exceptions naming_convention new_builtin_class_resolver ' +
-    'object_wrapper output_format recognize_standard_file_extensions registered_custom_output_formats ' +
-    'show_error_tips strict_bean_models strict_syntax tab_size tag_syntax template_configurations ' +
-    'template_exception_handler template_loader template_lookup_strategy template_name_format ' +
-    'template_update_delay truncate_builtin_algorithm whitespace_stripping wrap_unchecked_exceptions'
-  ).split(' '),
-);
-
-function isAssignOp(t: Tk): boolean {
-  return (
-    t === 'EQUALS' ||
-    t === 'PLUS_EQUALS' ||
-    t === 'MINUS_EQUALS' ||
-    t === 'TIMES_EQUALS' ||
-    t === 'DIV_EQUALS' ||
-    t === 'MOD_EQUALS' ||
-    t === 'PLUS_PLUS' ||
-    t === 'MINUS_MINUS'
-  );
 }
 
 function onlyIdentifiers(e: A.Expr): boolean {
@@ -3108,24 +1892,6 @@ export function constantValue(e: A.Expr): unknown {
   }
 }
 
-function outputFormatDescription(name: string): string {
-  const cls: Record<string, string> = dict({
-    undefined: 'f.c.UndefinedOutputFormat',
-    plainText: 'f.c.PlainTextOutputFormat',
-    JavaScript: 'f.c.JavaScriptOutputFormat',
-    JSON: 'f.c.JSONOutputFormat',
-    CSS: 'f.c.CSSOutputFormat',
-  });
-  const mime: Record<string, string> = dict({
-    undefined: 'null',
-    plainText: 'text/plain',
-    JavaScript: 'application/javascript',
-    JSON: 'application/json',
-    CSS: 'text/css',
-  });
-  return `${name}(mimeType=${mime[name] ?? 'null'}, class=${cls[name] ?? 'f.c.OutputFormat'})`;
-}
-
 /** Deep copy of `e` with every Identifier `name` replaced by `replacement` (#escape). */
 function replaceIdentifier(e: A.Expr, name: string, replacement: A.Expr): A.Expr {
   if (e.k === 'id') return e.name === name ? replacement : e;
@@ -3146,13 +1912,40 @@ function replaceIdentifier(e: A.Expr, name: string, replacement: A.Expr): A.Expr
 }
 
 /** LineMap for text that starts at (line, col) of an enclosing template (string literal contents). */
+/**
+ * Positions inside a string literal's (unescaped) value, as StringLiteral.parseValue counts them:
+ * the value's first line continues the template line at `col` (tab stops counted from the
+ * template's column 1), its later lines start at column 1 on the lines after `line`.
+ */
+/** Records on the elements a directive module made (the element and its children of its kinds) which module it was. */
+function markDirective(el: A.El, d: Directive): A.El {
+  if ((d.kinds as string[]).includes(el.k)) el.madeBy = d;
+  for (const c of el.children)
+    if (c.madeBy === undefined && (d.kinds as string[]).includes(c.k)) c.madeBy = d;
+  return el;
+}
+
 function offsetLineMap(text: string, line: number, col: number): LineMap {
   const inner = new LineMap(text);
   const m = Object.create(inner) as LineMap;
   m.line = (o: number) => inner.line(o) + line - 1;
+  m.col = (o: number, l: number) => {
+    const innerLine = l - line + 1;
+    if (innerLine !== 1) return inner.col(o, innerLine);
+    let c = col - 1;
+    for (let i = 0; i <= o && i < text.length; i++) {
+      c++;
+      if (text.charCodeAt(i) === 9) {
+        c--;
+        c += 8 - (c % 8);
+      }
+    }
+    if (o >= text.length) c += o - Math.max(0, text.length) + 1;
+    return c;
+  };
   m.pos = (o: number) => {
-    const [l, c] = inner.pos(o);
-    return l === 1 ? [line, c + col - 1] : [l + line - 1, c];
+    const l = m.line(o);
+    return [l, m.col(o, l)];
   };
   return m;
 }

@@ -22,10 +22,12 @@ import {
   MatchItem,
   MatchResult,
   StringBoolean,
+  EmptyDefault,
   Namespace,
   isDirectiveObject,
   isPlainObject,
 } from './values.js';
+import { Transform, sharedVariable } from './transforms.js';
 
 export type Ev = (env: Env) => unknown;
 export type Exec = (env: Env) => void | Promise<void>;
@@ -403,7 +405,7 @@ export class Env {
     const g = this.globals.get(name);
     if (g !== undefined) return g;
     const d = this.data.get(name);
-    return d === null ? undefined : d;
+    return d === null || d === undefined ? sharedVariable(name) : d;
   }
 
   localLookup(name: string): unknown {
@@ -563,7 +565,7 @@ export function limitError(what: string): LimitError {
 }
 
 function loc(at: A.Pos): string {
-  return locationText(at.tn ?? 'template', at.bl, at.bc);
+  return locationText(at.templateName ?? 'template', at.beginLine, at.beginColumn);
 }
 
 /** An error blaming an expression: "<lead>:\n==> expr  [in template …]" plus tips. */
@@ -577,14 +579,14 @@ export function exprError(
   const expr = canonical(at);
   const description = `${lead}\n==> ${expr}  ${loc(at)}`;
   return new TemplateError(withTips(description, tips), {
-    templateName: at.tn ?? 'template',
-    line: at.bl,
-    column: at.bc,
+    templateName: at.templateName ?? 'template',
+    line: at.beginLine,
+    column: at.beginColumn,
     expression: expr,
     kind,
     cause,
-    endLine: at.el,
-    endColumn: at.ec,
+    endLine: at.endLine,
+    endColumn: at.endColumn,
   });
 }
 
@@ -597,9 +599,9 @@ export function elError(
   cause?: unknown,
 ): TemplateError {
   return new TemplateError(withTips(description, tips), {
-    templateName: at.tn ?? 'template',
-    line: at.bl,
-    column: at.bc,
+    templateName: at.templateName ?? 'template',
+    line: at.beginLine,
+    column: at.beginColumn,
     kind,
     cause,
   });
@@ -679,11 +681,13 @@ export function typeName(v: unknown): string {
   if (v instanceof LazySeq) return 'sequence+collection';
   if (v instanceof MatchResult) return 'sequence+boolean';
   if (v instanceof StringBoolean) return 'string+boolean';
+  if (v instanceof EmptyDefault) return 'sequence+extended_hash+string';
   if (v instanceof MatchItem) return 'string';
   if (v instanceof FmCollection) return 'collection';
   if (v instanceof MacroValue) return v.def.isFunction ? 'function' : 'macro';
   if (typeof v === 'function' || v instanceof FmMethod) return 'method';
   if (v instanceof MarkupOutput) return 'markup_output';
+  if (v instanceof Transform) return 'transform';
   if (isDirectiveObject(v)) return 'directive';
   if (v instanceof Map || v instanceof Namespace || isPlainObject(v)) return 'extended_hash';
   return 'unknown';
@@ -693,6 +697,8 @@ export function typeName(v: unknown): string {
 export function describeType(v: unknown): string {
   const n = typeName(v);
   if (typeof v === 'string') return `${n} (wrapper: f.t.SimpleScalar)`;
+  if (v instanceof EmptyDefault)
+    return `${n} (wrapper: f.c.DefaultToExpression$EmptyStringAndSequenceAndHash)`;
   if (n === 'number') return `${n} (wrapper: f.t.SimpleNumber)`;
   if (typeof v === 'boolean') return `${n} (wrapper: f.t.TemplateBooleanModel)`;
   if (v instanceof FmDate) return `${n} (wrapper: f.t.SimpleDate)`;
@@ -703,6 +709,7 @@ export function describeType(v: unknown): string {
   if (v instanceof Map) return `${n} (wrapper: f.t.SimpleHash)`;
   if (v instanceof Namespace) return `hash (wrapper: f.c.Environment$Namespace)`;
   if (isPlainObject(v) && !isDirectiveObject(v)) return `${n} (wrapper: f.t.DefaultMapAdapter)`;
+  if (v instanceof Transform) return `transform (wrapper: f.t.utility.${v.javaClass})`;
   if (v instanceof MarkupOutput)
     return `markup_output (format=${v.format}, wrapper: f.c.TemplateHTMLOutputModel)`;
   return n;
@@ -719,9 +726,9 @@ export function methodError(err: unknown, at: A.Pos, expr?: A.Expr): TemplateErr
   const expression = expr ? canonical(expr) : undefined;
   const where = expression !== undefined ? `\n==> ${expression}  ${loc(at)}` : `\n${loc(at)}`;
   return new TemplateError(msg + where, {
-    templateName: at.tn ?? 'template',
-    line: at.bl,
-    column: at.bc,
+    templateName: at.templateName ?? 'template',
+    line: at.beginLine,
+    column: at.beginColumn,
     expression,
     kind: 'TemplateModelException',
     description: msg,
@@ -767,6 +774,7 @@ function convert(v: object, depth: number, memo: PlainMemo): unknown {
   const toPlain = (x: unknown, d: number): unknown => plainOf(x, d, memo);
   if (depth > 100) return undefined;
   if (v instanceof StringBoolean) return v.value;
+  if (v instanceof EmptyDefault) return '';
   if (v instanceof BigDec) return v.toNumber();
   if (v instanceof JDouble) return v.value;
   if (v instanceof FmDate) return v;

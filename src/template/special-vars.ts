@@ -1,9 +1,10 @@
 /** Special variables: `.now`, `.vars`, `.locale`, `.error` … */
 import type * as A from './ast.js';
-import type { Cx } from './compile-expr.js';
+import type { ExprContext } from './compile-expr.js';
 import { type Env, type Ev, type MacroDef, MacroValue, elError } from './runtime.js';
 import { getOptionalTemplateMethod } from './optional-template.js';
 import { EngineDate, LookupHash, Namespace } from './values.js';
+import { sharedVariable } from './transforms.js';
 
 const FM_VERSION = '2.3.31';
 
@@ -22,7 +23,7 @@ function camelToSnake(n: string): string {
   return n.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
 }
 
-export function specialVariable(e: A.SpecialVar, _cx: Cx): Ev {
+export function specialVariable(e: A.SpecialVar, _cx: ExprContext): Ev {
   const name = camelToSnake(e.name);
   switch (name) {
     case 'now':
@@ -32,7 +33,7 @@ export function specialVariable(e: A.SpecialVar, _cx: Cx): Ev {
     case 'globals':
       return (env) => new LookupHash((k) => env.globalLookup(k));
     case 'data_model':
-      return (env) => new LookupHash((k) => env.data.get(k) ?? undefined);
+      return (env) => new LookupHash((k) => env.data.get(k) ?? sharedVariable(k));
     case 'locals':
       return (env) => {
         const frame = env.frame;

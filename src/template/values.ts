@@ -122,7 +122,7 @@ export function isNumber(v: unknown): v is FmNumber {
 }
 
 export function isSequence(v: unknown): boolean {
-  return Array.isArray(v) || v instanceof FmRange || v instanceof MatchResult;
+  return Array.isArray(v) || v instanceof FmRange || v instanceof MatchResult || v instanceof EmptyDefault;
 }
 
 export function isDirectiveObject(v: unknown): boolean {
@@ -131,7 +131,8 @@ export function isDirectiveObject(v: unknown): boolean {
 
 export function isHash(v: unknown): boolean {
   if (v === null || typeof v !== 'object') return false;
-  if (v instanceof Map || v instanceof Namespace || v instanceof LookupHash) return true;
+  if (v instanceof Map || v instanceof Namespace || v instanceof LookupHash || v instanceof EmptyDefault)
+    return true;
   return isPlainObject(v) && !isDirectiveObject(v);
 }
 
@@ -149,6 +150,7 @@ export function hashGet(h: unknown, key: string): unknown {
     const v = h.lookup(key);
     return v === null ? undefined : v;
   }
+  if (h instanceof EmptyDefault) return undefined;
   const o = h as Record<string, unknown>;
   if (!Object.prototype.hasOwnProperty.call(o, key)) return undefined;
   const v = o[key];
@@ -159,13 +161,17 @@ export function hashKeys(h: unknown): string[] {
   if (h instanceof LegacyHashLiteral) return h.pairs.map((p) => p[0]);
   if (h instanceof Map) return Array.from(h.keys(), String);
   if (h instanceof Namespace) return Array.from(h.vars.keys());
-  if (h instanceof LookupHash) return [];
+  if (h instanceof LookupHash || h instanceof EmptyDefault) return [];
   return Object.keys(h as object);
 }
 
 export function hashSize(h: unknown): number {
-  if (h instanceof Map) return h.size;
-  if (h instanceof LookupHash) return 0;
+  if (h instanceof Map) {
+    if (h instanceof LegacyHashLiteral) return h.pairs.length;
+    if (h instanceof RepeatedKeyHashLiteral) return h.literalSize;
+    return h.size;
+  }
+  if (h instanceof LookupHash || h instanceof EmptyDefault) return 0;
   if (h instanceof Namespace) return h.vars.size;
   return Object.keys(h as object).length;
 }
@@ -174,6 +180,7 @@ export function hashSize(h: unknown): number {
 export function seqSize(s: unknown): number {
   if (Array.isArray(s)) return s.length;
   if (s instanceof MatchResult) return s.items.length;
+  if (s instanceof EmptyDefault) return 0;
   return (s as FmRange).size;
 }
 
@@ -183,6 +190,7 @@ export function seqGet(s: unknown, i: number): unknown {
     return v === null ? undefined : v;
   }
   if (s instanceof MatchResult) return s.items[i];
+  if (s instanceof EmptyDefault) return undefined;
   const r = s as FmRange;
   return i >= 0 && i < r.size ? r.get(i) : undefined;
 }
@@ -192,6 +200,7 @@ export function seqItems(s: unknown, limit: number): unknown[] {
   if (Array.isArray(s)) return s;
   if (s instanceof MatchResult) return s.items;
   if (s instanceof FmCollection) return s.items;
+  if (s instanceof EmptyDefault) return [];
   return (s as FmRange).toArray(limit);
 }
 
@@ -224,6 +233,20 @@ export class StringBoolean extends MatchItem {
   }
 }
 
+/**
+ * What `missing!` (no default) gives when the value is missing: at once an empty string, an empty
+ * sequence and an empty hash, as FreeMarker's DefaultToExpression.EMPTY_STRING_AND_SEQUENCE_AND_HASH
+ * (`${missing!}` prints nothing, `<#list missing! as x>` lists nothing, `(missing!)?size` is 0,
+ * `(missing!).foo` is missing). A MatchItem without groups, so string operations take it as "".
+ */
+export class EmptyDefault extends MatchItem {
+  constructor() {
+    super('', []);
+  }
+}
+
+export const EMPTY_DEFAULT = new EmptyDefault();
+
 /** The result of ?matches: a boolean (whole string matched), a sequence of matches, and ?groups. */
 export class MatchResult {
   private found: MatchItem[] | undefined;
@@ -241,6 +264,19 @@ export class MatchResult {
 /** A hash literal of FreeMarker before 2.3.21: listing shows every key/value pair, duplicates included. */
 export class LegacyHashLiteral extends Map<string, unknown> {
   readonly pairs: [string, unknown][] = [];
+}
+
+/**
+ * A hash literal that repeats a key (`{"a": 1, "a": 2}`): FreeMarker's HashLiteral.SequenceHash
+ * keeps the last value of each key but counts every key written in ?size (2 here).
+ */
+export class RepeatedKeyHashLiteral extends Map<string, unknown> {
+  constructor(
+    entries: Map<string, unknown>,
+    readonly literalSize: number,
+  ) {
+    super(entries);
+  }
 }
 
 /** A hash that can only be looked up by key (.vars, .globals, .data_model). */

@@ -135,18 +135,22 @@ function lastNewLineIndex(t: string): number {
 
 function deliberateLeftTrim(e: TextEl): boolean {
   let result = false;
-  for (let elem = nextTerminalNode(e); elem !== null && elem.bl === e.el; elem = nextTerminalNode(elem)) {
+  for (
+    let elem = nextTerminalNode(e);
+    elem !== null && elem.beginLine === e.endLine;
+    elem = nextTerminalNode(elem)
+  ) {
     if (elem.k !== 'trim') continue;
     if (!elem.left && !elem.right) result = true;
     if (elem.left) {
       result = true;
       const lastNl = lastNewLineIndex(e.text);
-      if (lastNl >= 0 || e.bc === 1) {
+      if (lastNl >= 0 || e.beginColumn === 1) {
         const firstPart = e.text.slice(0, lastNl + 1);
         const lastLine = e.text.slice(lastNl + 1);
         if (isTrimmableToEmpty(lastLine)) {
           e.text = firstPart;
-          e.ec = 0;
+          e.endColumn = 0;
         } else {
           let i = 0;
           while (isJavaWhitespace(lastLine.charCodeAt(i))) i++;
@@ -160,7 +164,11 @@ function deliberateLeftTrim(e: TextEl): boolean {
 
 function deliberateRightTrim(e: TextEl): boolean {
   let result = false;
-  for (let elem = prevTerminalNode(e); elem !== null && elem.el === e.bl; elem = prevTerminalNode(elem)) {
+  for (
+    let elem = prevTerminalNode(e);
+    elem !== null && elem.endLine === e.beginLine;
+    elem = prevTerminalNode(elem)
+  ) {
     if (elem.k !== 'trim') continue;
     if (!elem.left && !elem.right) result = true;
     if (elem.right) {
@@ -179,15 +187,19 @@ function deliberateRightTrim(e: TextEl): boolean {
       const openingPart = text.slice(0, firstLineIndex);
       if (isTrimmableToEmpty(openingPart)) {
         e.text = trailingPart;
-        e.bl++;
-        e.bc = 1;
+        e.beginLine++;
+        e.beginColumn = 1;
       } else {
         let lastNonWS = openingPart.length - 1;
         while (isJavaWhitespace(text.charCodeAt(lastNonWS))) lastNonWS--;
         const printablePart = text.slice(0, lastNonWS + 1);
         if (isTrimmableToEmpty(trailingPart)) {
           let trimTrailingPart = true;
-          for (let te = nextTerminalNode(e); te !== null && te.bl === e.el; te = nextTerminalNode(te)) {
+          for (
+            let te = nextTerminalNode(e);
+            te !== null && te.beginLine === e.endLine;
+            te = nextTerminalNode(te)
+          ) {
             if (heedsOpeningWhitespace(te)) trimTrailingPart = false;
             if (te.k === 'trim' && te.left) {
               trimTrailingPart = true;
@@ -206,7 +218,7 @@ function deliberateRightTrim(e: TextEl): boolean {
 function openingCharsToStrip(e: TextEl): number {
   const text = e.text;
   let newlineIndex = firstNewLineIndex(text);
-  if (newlineIndex === -1 && e.bc !== 1) return 0;
+  if (newlineIndex === -1 && e.beginColumn !== 1) return 0;
   ++newlineIndex;
   if (
     text.length > newlineIndex &&
@@ -217,7 +229,11 @@ function openingCharsToStrip(e: TextEl): number {
     ++newlineIndex;
   }
   if (!isTrimmableToEmpty(text, 0, newlineIndex)) return 0;
-  for (let elem = prevTerminalNode(e); elem !== null && elem.el === e.bl; elem = prevTerminalNode(elem)) {
+  for (
+    let elem = prevTerminalNode(e);
+    elem !== null && elem.endLine === e.beginLine;
+    elem = prevTerminalNode(elem)
+  ) {
     if (heedsOpeningWhitespace(elem)) return 0;
   }
   return newlineIndex;
@@ -226,9 +242,13 @@ function openingCharsToStrip(e: TextEl): number {
 function trailingCharsToStrip(e: TextEl): number {
   const text = e.text;
   const lastNl = lastNewLineIndex(text);
-  if (lastNl === -1 && e.bc !== 1) return 0;
+  if (lastNl === -1 && e.beginColumn !== 1) return 0;
   if (!isTrimmableToEmpty(text, lastNl + 1)) return 0;
-  for (let elem = nextTerminalNode(e); elem !== null && elem.bl === e.el; elem = nextTerminalNode(elem)) {
+  for (
+    let elem = nextTerminalNode(e);
+    elem !== null && elem.beginLine === e.endLine;
+    elem = nextTerminalNode(elem)
+  ) {
     if (heedsTrailingWhitespace(elem)) return 0;
   }
   return text.length - (lastNl + 1);
@@ -247,10 +267,10 @@ function cleanupText(e: TextEl, strip: boolean, hasTrim: boolean): El {
   if (opening === 0 && trailing === 0) return e;
   e.text = e.text.slice(opening, e.text.length - trailing);
   if (opening > 0) {
-    e.bl++;
-    e.bc = 1;
+    e.beginLine++;
+    e.beginColumn = 1;
   }
-  if (trailing > 0) e.ec = 0;
+  if (trailing > 0) e.endColumn = 0;
   return e;
 }
 
@@ -263,8 +283,8 @@ export function postParseCleanup(e: El, strip: boolean, hasTrim = true): El {
   if (e.k === 'if' && e.children.length === 1) {
     // an #if without #else/#elseif is represented by its only conditional block
     const cb = e.children[0];
-    cb.el = e.el;
-    cb.ec = e.ec;
+    cb.endLine = e.endLine;
+    cb.endColumn = e.endColumn;
     const r = postParseCleanup(cb, strip, hasTrim);
     return r;
   }

@@ -7,7 +7,9 @@ import { formatDate, stringTarget } from '../ops.js';
 import { type Env, blamedError, elError } from '../runtime.js';
 import { EngineDate, FmDate, isNumber, isSqlTime } from '../values.js';
 import { javaTimeZone } from '../../jdk/index.js';
-import { argString, checkArgs, def, targetTypeError } from './registry.js';
+import { argString, checkArgs, targetTypeError, builtInFamily } from './registry.js';
+
+const { def, records } = builtInFamily();
 
 function date(t: unknown, node: A.BuiltInExpr): FmDate {
   if (t instanceof FmDate) return t;
@@ -173,3 +175,5 @@ for (const kind of ['date', 'time', 'datetime'] as const) {
 }
 
 export { date as requireDate };
+
+export const DATE_BUILT_INS = records;

@@ -6,7 +6,9 @@ import { FormatError, numberFormatter } from '../format.js';
 import { formatNumber } from '../ops.js';
 import { type Env, blamedError, elError } from '../runtime.js';
 import { FmDate, JDouble, MatchResult, StringBoolean, isNumber, type FmNumber } from '../values.js';
-import { argString, checkArgs, def, targetTypeError } from './registry.js';
+import { argString, checkArgs, targetTypeError, builtInFamily } from './registry.js';
+
+const { def, records } = builtInFamily();
 
 function num(t: unknown, node: A.BuiltInExpr): FmNumber {
   if (isNumber(t)) return t;
@@ -135,3 +137,5 @@ export function booleanString(env: Env, b: boolean, args: unknown[], node: A.Bui
   checkArgs(node, args, 2);
   return b ? argString(node, args, 0) : argString(node, args, 1);
 }
+
+export const NUMBER_BUILT_INS = records;

@@ -1,6 +1,6 @@
 /** The table of built-ins and the helpers their implementations share (argument checks, messages). */
 import type * as A from '../ast.js';
-import type { Cx } from '../compile-expr.js';
+import type { ExprContext } from '../compile-expr.js';
 import { intValue } from '../arith.js';
 import { BigDec } from '../bigdecimal.js';
 import { type Env, type Ev, describeType, elError, typeError } from '../runtime.js';
@@ -17,13 +17,21 @@ export interface BiDef {
   /** The target may be missing (`?default`, `?has_content` …). */
   missingOk?: boolean;
   /** Compiles the whole node itself (lazy parameters, lambdas, loop variables). */
-  custom?: (node: A.BuiltInExpr, cx: Cx, compile: (e: A.Expr, cx: Cx) => Ev) => Ev;
+  custom?: (node: A.BuiltInExpr, cx: ExprContext, compile: (e: A.Expr, cx: ExprContext) => Ev) => Ev;
 }
 
-export const BUILTINS: Record<string, BiDef> = Object.create(null);
+export type BuiltInTable = Record<string, BiDef>;
 
-export function def(names: string | string[], d: BiDef): void {
-  for (const n of Array.isArray(names) ? names : [names]) BUILTINS[n] = d;
+/** The records of one family of built-ins (a module of builtins/), and `def` to add one; builtins/index.ts joins the families. */
+export function builtInFamily(): {
+  records: BuiltInTable;
+  def: (names: string | string[], d: BiDef) => void;
+} {
+  const records: BuiltInTable = Object.create(null);
+  const def = (names: string | string[], d: BiDef): void => {
+    for (const n of Array.isArray(names) ? names : [names]) records[n] = d;
+  };
+  return { records, def };
 }
 
 const ORDINALS = ['1st', '2nd', '3rd'];

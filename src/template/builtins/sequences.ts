@@ -23,7 +23,15 @@ import {
   seqSize,
 } from '../values.js';
 import { BigDec } from '../bigdecimal.js';
-import { argInt, argString, biError, checkArgs, def, ordinal, targetTypeError } from './registry.js';
+import {
+  argInt,
+  argString,
+  biError,
+  checkArgs,
+  ordinal,
+  targetTypeError,
+  builtInFamily,
+} from './registry.js';
 import {
   type FmIterator,
   LazySeq,
@@ -33,6 +41,8 @@ import {
   iteratorOf,
   lazySize,
 } from '../lazy.js';
+
+const { def, records } = builtInFamily();
 
 export function isEnumerable(v: unknown): boolean {
   return isSequence(v) || v instanceof FmCollection || (v instanceof FmRange && v.unbounded);
@@ -395,3 +405,5 @@ def('values', {
 });
 
 export { missingError, JDouble, BigDec };
+
+export const SEQUENCE_BUILT_INS = records;

@@ -23,9 +23,19 @@ import {
   runRegex,
 } from '../regex-worker.js';
 import { JDouble, MatchItem, MatchResult, MarkupOutput } from '../values.js';
-import { argInt, argString, biError, checkArgs, def, optString, targetTypeError } from './registry.js';
+import {
+  argInt,
+  argString,
+  biError,
+  checkArgs,
+  optString,
+  targetTypeError,
+  builtInFamily,
+} from './registry.js';
 import iconv from 'iconv-lite';
 import { SLOT_BYTES } from '../../limits/budget.js';
+
+const { def, records } = builtInFamily();
 
 function str(env: Env, t: unknown, node: A.BuiltInExpr): string {
   return stringTarget(env, t, node.target, node.name);
@@ -58,7 +68,10 @@ const CHARGE_THEMSELVES = new Set([
 ]);
 
 /** A string built-in without arguments. */
-function s0(names: string | string[], f: (s: string, env: Env, node: A.BuiltInExpr) => unknown): void {
+function stringBuiltIn(
+  names: string | string[],
+  f: (s: string, env: Env, node: A.BuiltInExpr) => unknown,
+): void {
   def(names, {
     value: (env, t, node) => {
       const s = str(env, t, node);
@@ -68,7 +81,7 @@ function s0(names: string | string[], f: (s: string, env: Env, node: A.BuiltInEx
 }
 
 /** A string built-in with arguments. */
-function sN(
+function stringMethodBuiltIn(
   names: string | string[],
   min: number,
   max: number,
@@ -113,13 +126,13 @@ function lower(s: string, env: Env): string {
     : s.toLowerCase();
 }
 
-s0('length', (s) => s.length);
-s0('upper_case', (s, env) => upper(s, env));
-s0('lower_case', (s, env) => lower(s, env));
-s0('trim', (s) => javaTrim(s));
-s0('cap_first', (s, env) => capFirst(s, env, true));
-s0('uncap_first', (s, env) => capFirst(s, env, false));
-s0('capitalize', (s, env) => {
+stringBuiltIn('length', (s) => s.length);
+stringBuiltIn('upper_case', (s, env) => upper(s, env));
+stringBuiltIn('lower_case', (s, env) => lower(s, env));
+stringBuiltIn('trim', (s) => javaTrim(s));
+stringBuiltIn('cap_first', (s, env) => capFirst(s, env, true));
+stringBuiltIn('uncap_first', (s, env) => capFirst(s, env, false));
+stringBuiltIn('capitalize', (s, env) => {
   let out = '';
   let inWord = false;
   for (const ch of s) {
@@ -133,10 +146,10 @@ s0('capitalize', (s, env) => {
   }
   return out;
 });
-s0('chop_linebreak', (s) =>
+stringBuiltIn('chop_linebreak', (s) =>
   s.endsWith('\r\n') ? s.slice(0, -2) : s.endsWith('\n') || s.endsWith('\r') ? s.slice(0, -1) : s,
 );
-s0('word_list', (s, env) => {
+stringBuiltIn('word_list', (s, env) => {
   const out: string[] = [];
   // words are slices between white-space runs (no per-character concatenation)
   let start = 0;
@@ -164,12 +177,12 @@ def(['html', 'web_safe'], {
     };
   },
 });
-s0('xhtml', (s) => escapeXhtml(s));
-s0('xml', (s) => escapeXml(s));
-s0('rtf', (s) => escapeRtf(s));
-s0('j_string', (s) => javaStringEnc(s));
-s0('js_string', (s) => jsStringEnc(s, false));
-s0('json_string', (s) => jsStringEnc(s, true));
+stringBuiltIn('xhtml', (s) => escapeXhtml(s));
+stringBuiltIn('xml', (s) => escapeXml(s));
+stringBuiltIn('rtf', (s) => escapeRtf(s));
+stringBuiltIn('j_string', (s) => javaStringEnc(s));
+stringBuiltIn('js_string', (s) => jsStringEnc(s, false));
+stringBuiltIn('json_string', (s) => jsStringEnc(s, true));
 
 function capFirst(s: string, env: Env, up: boolean): string {
   let i = 0;
@@ -179,10 +192,10 @@ function capFirst(s: string, env: Env, up: boolean): string {
   return s.slice(0, i) + (up ? upper(c, env) : lower(c, env)) + s.slice(i + 1);
 }
 
-sN('contains', 1, 1, (s, a, _e, n) => s.includes(argString(n, a, 0)));
-sN('starts_with', 1, 1, (s, a, _e, n) => s.startsWith(argString(n, a, 0)));
-sN('ends_with', 1, 1, (s, a, _e, n) => s.endsWith(argString(n, a, 0)));
-sN('index_of', 1, 2, (s, a, _e, n) => {
+stringMethodBuiltIn('contains', 1, 1, (s, a, _e, n) => s.includes(argString(n, a, 0)));
+stringMethodBuiltIn('starts_with', 1, 1, (s, a, _e, n) => s.startsWith(argString(n, a, 0)));
+stringMethodBuiltIn('ends_with', 1, 1, (s, a, _e, n) => s.endsWith(argString(n, a, 0)));
+stringMethodBuiltIn('index_of', 1, 2, (s, a, _e, n) => {
   const sub = argString(n, a, 0);
   if (a.length < 2) return s.indexOf(sub);
   let from = argInt(n, a, 1);
@@ -190,23 +203,23 @@ sN('index_of', 1, 2, (s, a, _e, n) => {
   if (from > s.length) return sub === '' ? s.length : -1;
   return s.indexOf(sub, from);
 });
-sN('last_index_of', 1, 2, (s, a, _e, n) => {
+stringMethodBuiltIn('last_index_of', 1, 2, (s, a, _e, n) => {
   const sub = argString(n, a, 0);
   if (a.length < 2) return s.lastIndexOf(sub);
   const from = argInt(n, a, 1);
   if (from < 0) return -1;
   return s.lastIndexOf(sub, from);
 });
-sN('remove_beginning', 1, 1, (s, a, _e, n) => {
+stringMethodBuiltIn('remove_beginning', 1, 1, (s, a, _e, n) => {
   const p = argString(n, a, 0);
   return s.startsWith(p) ? s.slice(p.length) : s;
 });
-sN('remove_ending', 1, 1, (s, a, _e, n) => {
+stringMethodBuiltIn('remove_ending', 1, 1, (s, a, _e, n) => {
   const p = argString(n, a, 0);
   return p && s.endsWith(p) ? s.slice(0, s.length - p.length) : s;
 });
-sN('left_pad', 1, 2, (s, a, env, n) => pad(s, a, env, n, true));
-sN('right_pad', 1, 2, (s, a, env, n) => pad(s, a, env, n, false));
+stringMethodBuiltIn('left_pad', 1, 2, (s, a, env, n) => pad(s, a, env, n, true));
+stringMethodBuiltIn('right_pad', 1, 2, (s, a, env, n) => pad(s, a, env, n, false));
 
 function pad(s: string, a: unknown[], env: Env, n: A.BuiltInExpr, left: boolean): string {
   const width = argInt(n, a, 0);
@@ -226,7 +239,7 @@ function pad(s: string, a: unknown[], env: Env, n: A.BuiltInExpr, left: boolean)
   return out;
 }
 
-sN('substring', 1, 2, (s, a, _e, n) => {
+stringMethodBuiltIn('substring', 1, 2, (s, a, _e, n) => {
   const from = argInt(n, a, 0);
   const to = a.length > 1 ? argInt(n, a, 1) : s.length;
   if (from < 0) throw biError(n, `?substring(...) argument #1 can't be negative.`);
@@ -342,7 +355,7 @@ function searcher(n: A.BuiltInExpr, pattern: string, f: RegexFlags, global: bool
   return new RegExp(escapeRegExp(pattern), (global ? 'g' : '') + (f.caseInsensitive ? 'i' : ''));
 }
 
-sN('replace', 2, 3, (s, a, env, n) => {
+stringMethodBuiltIn('replace', 2, 3, (s, a, env, n) => {
   const what = argString(n, a, 0);
   const rep = argString(n, a, 1);
   const f = flagsOf(n, a, 2, true, false, true);
@@ -405,7 +418,7 @@ sN('replace', 2, 3, (s, a, env, n) => {
   }
 });
 
-sN('split', 1, 2, (s, a, env, n) => {
+stringMethodBuiltIn('split', 1, 2, (s, a, env, n) => {
   const sep = argString(n, a, 0);
   const f = flagsOf(n, a, 1, false, false, true);
   if (!f.regex) {
@@ -464,7 +477,7 @@ sN('split', 1, 2, (s, a, env, n) => {
   return out;
 });
 
-sN('matches', 1, 2, (s, a, env, n) => {
+stringMethodBuiltIn('matches', 1, 2, (s, a, env, n) => {
   const f = flagsOf(n, a, 1, false, true, true);
   const pattern = argString(n, a, 0);
   const jp = compileJ(n, pattern, f, 'g');
@@ -523,7 +536,7 @@ function keep(
   notFound: (s: string) => string,
   last: boolean,
 ): void {
-  sN(name, 1, 2, (s, a, env, n) => {
+  stringMethodBuiltIn(name, 1, 2, (s, a, env, n) => {
     const what = argString(n, a, 0);
     const fl = flagsOf(n, a, 1, false);
     let idx = -1;
@@ -586,7 +599,7 @@ keep(
   true,
 );
 
-sN('ensure_starts_with', 1, 3, (s, a, env, n) => {
+stringMethodBuiltIn('ensure_starts_with', 1, 3, (s, a, env, n) => {
   if (a.length === 1) {
     const p = argString(n, a, 0);
     return s.startsWith(p) ? s : p + s;
@@ -605,14 +618,14 @@ sN('ensure_starts_with', 1, 3, (s, a, env, n) => {
   const m = anchored.exec(s);
   return m ? s : prefix + s;
 });
-sN('ensure_ends_with', 1, 1, (s, a, _e, n) => {
+stringMethodBuiltIn('ensure_ends_with', 1, 1, (s, a, _e, n) => {
   const p = argString(n, a, 0);
   return s.endsWith(p) ? s : s + p;
 });
 
-s0('string', (s) => s);
+stringBuiltIn('string', (s) => s);
 
-s0('number', (s, _env, node) => {
+stringBuiltIn('number', (s, _env, node) => {
   let n: ReturnType<typeof parseFtlNumber>;
   try {
     n = parseFtlNumber(s);
@@ -648,7 +661,7 @@ export function parseFtlNumber(s: string): number | BigDec | JDouble | null {
   }
 }
 
-s0('boolean', (s, env, node) => {
+stringBuiltIn('boolean', (s, env, node) => {
   if (s === 'true') return true;
   if (s === 'false') return false;
   const bf = env.settings.booleanFormat;
@@ -885,3 +898,5 @@ for (const [name, keepSlash] of [
     },
   });
 }
+
+export const STRING_BUILT_INS = records;
