@@ -5,28 +5,15 @@
  */
 import type * as A from './ast.js';
 import { BigDec } from './bigdecimal.js';
-import { BoundCallable, InterpretedTemplate, compileFormatDot } from './builtins/index.js';
-import { callDirectiveObject, callMacro } from './calls.js';
+import { compileFormatDot } from './builtins/index.js';
 import { compileExpr, interpolationError } from './compile-expr.js';
 import { formatDate, formatNumber, formatBoolean, toCompactJson } from './ops.js';
 import { fractionDigitsFormatter } from './format.js';
 import { escaperOf, isMarkupFormat } from './output-formats.js';
-import { runUnitHere } from './loading.js';
-import { OptionalTemplateInclude } from './optional-template.js';
 import { directiveOfKind } from './directives/index.js';
 import type { ElementCompiler } from './directives/types.js';
-import { type ElementContext, NOOP, capture, evalAll, evaluator, sequence, thenDo } from './exec.js';
-import { Transform, TransformFailure, type TransformParams } from './transforms.js';
-import {
-  type Env,
-  type Exec,
-  MacroValue,
-  Pending,
-  elError,
-  exprError,
-  missingError,
-  typeError,
-} from './runtime.js';
+import { type ElementContext, NOOP, evaluator, sequence, thenDo } from './exec.js';
+import { type Env, type Exec, Pending, exprError, missingError, typeError } from './runtime.js';
 import {
   FmCollection,
   FmDate,
@@ -34,7 +21,6 @@ import {
   MarkupOutput,
   MatchItem,
   MatchResult,
-  isDirectiveObject,
   isHash,
   isSequence,
 } from './values.js';
@@ -43,33 +29,6 @@ export type InterpConverter = (env: Env, v: unknown, at: A.Expr) => string;
 
 function block(children: A.El[], cx: ElementContext): Exec {
   return sequence(children.map((c) => compileEl(c, cx)));
-}
-
-/** `<@t …>body</@t>` of a transform: parameters checked, body captured, output handed to the transform. */
-function callTransform(
-  env: Env,
-  t: Transform,
-  params: TransformParams,
-  body: Exec | null,
-  el: A.CallEl,
-): void | Promise<void> {
-  const failed = (e: unknown): unknown =>
-    e instanceof TransformFailure ? elError(e.kind, e.message, el) : e;
-  let close: (output: string) => void;
-  try {
-    close = t.open(env, params);
-  } catch (e) {
-    throw failed(e);
-  }
-  const finish = (output: string): void => {
-    try {
-      close(output);
-    } catch (e) {
-      throw failed(e);
-    }
-  };
-  if (body === null) return finish('');
-  return capture(env, body, finish);
 }
 
 // ------------------------------------------------------------------ interpolation
@@ -198,8 +157,6 @@ export function compileEl(el: A.El, cx: ElementContext): Exec {
     case 'mixed':
     case 'outputFormat':
       return block(el.children, cx);
-    case 'call':
-      return compileCall(el, cx);
   }
   // the kinds not handled above are those of directives/index.ts
   throw new Error(`no compiler for ${el.k} elements`);
@@ -209,76 +166,3 @@ export function compileEl(el: A.El, cx: ElementContext): Exec {
 function elementCompiler(cx: ElementContext): ElementCompiler {
   return { cx, element: (el) => compileEl(el, cx), block: (children) => block(children, cx) };
 }
-
-// ------------------------------------------------------------------ macros, calls, #nested
-
-function compileCall(el: A.CallEl, cx: ElementContext): Exec {
-  const callee = evaluator(el.callee, cx);
-  const cn = el.callee;
-  const named = el.named ? el.named.map((a) => ({ name: a.name, ev: evaluator(a.value, cx) })) : null;
-  const positional = el.positional ? el.positional.map((a) => evaluator(a, cx)) : null;
-  const body = el.bodySource !== null ? block(el.children, cx) : null;
-  const argEvs = named ? named.map((a) => a.ev) : (positional ?? []);
-  const invoke = (env: Env, fn: unknown, vals: unknown[]): void | Promise<void> => {
-    let namedMap: Map<string, unknown> | null = null;
-    let pos: unknown[] | null = null;
-    if (named) {
-      namedMap = new Map();
-      for (let i = 0; i < named.length; i++) namedMap.set(named[i].name, vals[i]);
-    } else pos = vals;
-    if (fn instanceof BoundCallable) {
-      const b = fn;
-      fn = b.target;
-      if (b.named) {
-        const m = new Map<string, unknown>();
-        if (b.last) {
-          for (const [k, v] of namedMap ?? []) m.set(k, v);
-          for (const [k, v] of b.named) if (!m.has(k)) m.set(k, v);
-        } else {
-          for (const [k, v] of b.named) m.set(k, v);
-          for (const [k, v] of namedMap ?? []) m.set(k, v);
-        }
-        namedMap = m;
-      }
-      if (b.positional) pos = b.last ? [...(pos ?? []), ...b.positional] : [...b.positional, ...(pos ?? [])];
-      if (namedMap && pos && pos.length) {
-        throw elError(
-          '_MiscTemplateException',
-          "Can't mix named and positional arguments in a directive call.",
-          el,
-        );
-      }
-      if (namedMap && namedMap.size === 0) namedMap = null;
-    }
-    if (fn instanceof MacroValue) return callMacro(env, fn, namedMap, pos, body, el.loopVars, el);
-    if (fn instanceof OptionalTemplateInclude)
-      return fn.call(env, namedMap !== null && namedMap.size > 0, el);
-    if (fn instanceof InterpretedTemplate) {
-      const r = runInterpreted(env, fn);
-      if (!body) return r;
-      if (r === undefined) return body(env);
-      return r.then(() => body(env));
-    }
-    if (fn instanceof Transform) return callTransform(env, fn, namedMap, body, el);
-    if (isDirectiveObject(fn)) {
-      return callDirectiveObject(env, fn as never, namedMap, pos, body, el.bodySource, el);
-    }
-    if (fn === undefined) throw missingError(cn);
-    throw typeError(cn, '', 'user-defined directive, transform or macro', fn);
-  };
-  return (env) => {
-    const fn = callee(env);
-    if (fn instanceof Pending)
-      return thenDo(env, fn, (f) => evalAll(env, argEvs, (vals) => invoke(env, f, vals)));
-    if (fn === undefined) throw missingError(cn);
-    if (argEvs.length === 0) return invoke(env, fn, []);
-    return evalAll(env, argEvs, (vals) => invoke(env, fn, vals));
-  };
-}
-
-/** <@x/> where x came from ?interpret: the template runs here, in the current namespace. */
-function runInterpreted(env: Env, it: InterpretedTemplate): void | Promise<void> {
-  return runUnitHere(env, it.unit);
-}
-
-// ------------------------------------------------------------------ #compress

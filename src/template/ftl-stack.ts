@@ -10,22 +10,12 @@ import { TemplateError, locationText } from './errors.js';
 /** The element tree of each template that ran, by name (to find where an error happened). */
 export type UnitRoots = Map<string, A.El>;
 
-function args(el: A.CallEl): string {
-  let s = '';
-  if (el.positional && el.positional.length) s += ' ' + el.positional.map(canonical).join(', ');
-  if (el.named) for (const a of el.named) s += ` ${a.name}=${canonical(a.value)}`;
-  if (el.loopVars && el.loopVars.length) s += '; ' + el.loopVars.join(', ');
-  return s;
-}
-
 /** How FreeMarker describes an instruction in the stack trace (null: not shown). */
 export function elDescription(el: A.El): string | null {
   if (el.madeBy !== undefined) return el.madeBy.stackLabel(el);
   switch (el.k) {
     case 'interp':
       return el.numeric ? `#{${canonical(el.expr)}}` : `\${${canonical(el.expr)}}`;
-    case 'call':
-      return el.legacy ? `#call ${canonical(el.callee)}${args(el)}` : `@${canonical(el.callee)}${args(el)}`;
     case 'outputFormat':
       return `#outputformat ${JSON.stringify(el.format)}`;
     default:

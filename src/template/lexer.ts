@@ -100,7 +100,6 @@ export type TagFollow = 'blank' | 'close1' | 'close2' | 'blank|close2' | 'items'
 /** Directive start tags: canonical name → what must follow the name (the moved directives say it in their module). */
 const START_TAGS: Record<string, TagFollow> = dict({
   ...Object.assign({}, ...DIRECTIVES.map((d) => d.startTags)),
-  call: 'blank',
   outputformat: 'blank',
   else: 'close2',
   ftl: 'blank|close2',

@@ -82,7 +82,7 @@ export class Parser {
   requireArgs = false;
 
   constructor(
-    private readonly src: string,
+    readonly src: string,
     opts: ParseOptions,
   ) {
     this.name = opts.name;
@@ -427,7 +427,7 @@ export class Parser {
           );
           break;
         case 'UNIFIED_CALL':
-          out.push(this.unifiedCall());
+          out.push(this.directive());
           break;
         case 'DIRECTIVE':
           switch (t.name) {
@@ -572,11 +572,10 @@ export class Parser {
     const t = this.lx.peek();
     this.enter(t);
     try {
-      const moved = directiveOfTag(t.name!);
+      // <@…> is parsed by the module of #call
+      const moved = directiveOfTag(t.t === 'UNIFIED_CALL' ? 'call' : t.name!);
       if (moved !== undefined) return markDirective(moved.parse(this, t), moved);
       switch (t.name) {
-        case 'call':
-          return this.callDirective();
         case 'outputformat':
           return this.outputFormatDirective();
         case 'ftl':
@@ -662,161 +661,7 @@ export class Parser {
     );
   }
 
-  private callDirective(): A.El {
-    const start = this.lx.next();
-    const id = this.expect('ID');
-    const idPos = this.tokPos(id);
-    const callee = this.mk<A.Ident>(
-      {
-        k: 'id',
-        name: id.image,
-        beginLine: 0,
-        beginColumn: 0,
-        endLine: 0,
-        endColumn: 0,
-        templateName: this.name,
-        calls: false,
-      },
-      idPos,
-      idPos,
-    );
-    let named: A.CallEl['named'] = null;
-    let positional: A.Expr[] | null = null;
-    if (this.lx.peek(0).t === 'ID' && this.lx.peek(1).t === 'EQUALS') {
-      named = this.namedArgs();
-    } else {
-      let paren = false;
-      if (this.lx.peek().t === 'OPEN_PAREN') {
-        this.lx.next();
-        paren = true;
-      }
-      positional = this.positionalArgs();
-      if (paren && this.lx.peek().t === 'CLOSE_PAREN') this.lx.next();
-    }
-    const end = this.looseDirectiveEnd();
-    return this.el<A.CallEl>(
-      {
-        k: 'call',
-        callee,
-        named,
-        positional,
-        loopVars: null,
-        bodySource: null,
-        legacy: true,
-        beginLine: 0,
-        beginColumn: 0,
-        endLine: 0,
-        endColumn: 0,
-        templateName: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-    );
-  }
-
-  private unifiedCall(): A.El {
-    const lx = this.lx;
-    const start = lx.next();
-    this.enter(start);
-    const callee = this.expression();
-    let nameExp: A.Expr | null = callee;
-    if (
-      nameExp.k === 'call' &&
-      nameExp.target.k === 'bi' &&
-      (nameExp.target.name === 'with_args' || nameExp.target.name === 'with_args_last')
-    ) {
-      nameExp = nameExp.target.target;
-    }
-    const startTagName =
-      nameExp.k === 'id' || (nameExp.k === 'dot' && onlyIdentifiers(nameExp)) ? canonical(nameExp) : null;
-    if (lx.peek().t === 'TERMINATING_WHITESPACE') lx.next();
-    let named: A.CallEl['named'] = null;
-    let positional: A.Expr[] | null = null;
-    if (lx.peek(0).t === 'ID' && lx.peek(1).t === 'EQUALS') named = this.namedArgs();
-    else positional = this.positionalArgs();
-    let loopVars: string[] | null = null;
-    if (lx.peek().t === 'SEMICOLON') {
-      lx.next();
-      loopVars = [];
-      if (lx.peek().t === 'TERMINATING_WHITESPACE') lx.next();
-      if (lx.peek().t === 'ID') {
-        loopVars.push(lx.next().image);
-        for (;;) {
-          if (lx.peek().t === 'TERMINATING_WHITESPACE') lx.next();
-          if (lx.peek().t !== 'COMMA') break;
-          lx.next();
-          if (lx.peek().t === 'TERMINATING_WHITESPACE') lx.next();
-          loopVars.push(this.expect('ID').image);
-        }
-      }
-    }
-    const t = lx.peek();
-    let children: A.El[] = [];
-    let bodySource: string | null = null;
-    let end: Token;
-    if (t.t === 'EMPTY_DIRECTIVE_END') {
-      end = lx.next();
-    } else if (t.t === 'DIRECTIVE_END') {
-      const open = lx.next();
-      let pushed = 0;
-      if (loopVars) {
-        for (const lv of loopVars) {
-          for (let i = this.iterCtxs.length - 1; i >= 0; i--) {
-            const ctx = this.iterCtxs[i];
-            if (ctx.loopVar === lv) {
-              if (ctx.kind !== 'user') {
-                this.iterCtxs.push({ loopVar: lv, loopVar2: null, kind: 'user' });
-                pushed++;
-              }
-              break;
-            }
-          }
-        }
-      }
-      children = this.mixedContent();
-      end = lx.peek();
-      if (end.t !== 'UNIFIED_CALL_END') {
-        throw this.unmatchedEnd(end, startTagName !== null ? '@' + startTagName : '@...');
-      }
-      lx.next();
-      for (let i = 0; i < pushed; i++) this.iterCtxs.pop();
-      bodySource = this.src.slice(open.end, end.start);
-      const endName = (end.name ?? '').replace(/\\/g, '');
-      if (endName.length > 0) {
-        if (startTagName === null) throw this.err('Expecting </@>', end);
-        if (endName !== startTagName.replace(/\\/g, ''))
-          throw this.err(`Expecting </@> or </@${startTagName}>`, end);
-      }
-    } else {
-      throw this.unexpected(t, 'one of these patterns:\n    ">"\n    <EMPTY_DIRECTIVE_END>');
-    }
-    this.depth--;
-    return this.el<A.CallEl>(
-      {
-        k: 'call',
-        callee,
-        named,
-        positional,
-        loopVars,
-        bodySource,
-        legacy: false,
-        beginLine: 0,
-        beginColumn: 0,
-        endLine: 0,
-        endColumn: 0,
-        templateName: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-      children,
-    );
-  }
-
-  private namedArgs(): { name: string; value: A.Expr }[] {
+  namedArgs(): { name: string; value: A.Expr }[] {
     const lx = this.lx;
     const out: { name: string; value: A.Expr }[] = [];
     const seen = new Set<string>();
@@ -1861,12 +1706,6 @@ const SPECIAL_VARS = withCamelCase(SPECIAL_VAR_LIST);
 function namesIn(all: ReadonlySet<string>, naming: Naming): string[] {
   const excluded = naming === 'camel' ? 'legacy' : 'camel';
   return [...all].filter((n) => namingOf(n) !== excluded).sort();
-}
-
-function onlyIdentifiers(e: A.Expr): boolean {
-  if (e.k === 'id') return true;
-  if (e.k === 'dot') return onlyIdentifiers(e.target);
-  return false;
 }
 
 /** Value of a constant expression (literals only), for the #ftl header and #outputformat. */

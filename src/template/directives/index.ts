@@ -7,6 +7,7 @@ import { assign } from './assign.js';
 import { attempt } from './attempt.js';
 import { autoesc } from './autoesc.js';
 import { breakDirective } from './break.js';
+import { call } from './call.js';
 import { comment } from './comment.js';
 import { compress } from './compress.js';
 import { continueDirective } from './continue.js';
@@ -32,6 +33,7 @@ export const DIRECTIVES: readonly Directive<any>[] = [
   attempt,
   autoesc,
   breakDirective,
+  call,
   comment,
   compress,
   continueDirective,

@@ -21,6 +21,8 @@ export interface DirectiveParser {
   readonly lx: Lexer;
   /** The template's name (elements record it). */
   readonly name: string;
+  /** The template's source text (a user directive call keeps its body's). */
+  readonly src: string;
   /** Inside a #macro / #function body (#return, #nested, #fallback check it). */
   inMacro: boolean;
   inFunction: boolean;
@@ -57,6 +59,8 @@ export interface DirectiveParser {
   namesInShownConvention(all: ReadonlySet<string>): string[];
   /** Expressions separated by commas or blanks (#nested's arguments), none when no expression starts. */
   positionalArgs(): A.Expr[];
+  /** `name=expression` pairs (a user directive call's arguments; a repeated name keeps its last value). */
+  namedArgs(): { name: string; value: A.Expr }[];
   /** The elements up to the token that ends the block. */
   mixedContent(): A.El[];
   /** `>` (the tag must have a body). */
