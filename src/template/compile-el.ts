@@ -155,7 +155,6 @@ export function compileEl(el: A.El, cx: ElementContext): Exec {
     case 'interp':
       return compileInterp(el, cx);
     case 'mixed':
-    case 'outputFormat':
       return block(el.children, cx);
   }
   // the kinds not handled above are those of directives/index.ts

@@ -16,8 +16,6 @@ export function elDescription(el: A.El): string | null {
   switch (el.k) {
     case 'interp':
       return el.numeric ? `#{${canonical(el.expr)}}` : `\${${canonical(el.expr)}}`;
-    case 'outputFormat':
-      return `#outputformat ${JSON.stringify(el.format)}`;
     default:
       return null;
   }

@@ -97,15 +97,12 @@ export type LexState =
 
 export type TagFollow = 'blank' | 'close1' | 'close2' | 'blank|close2' | 'items';
 
-/** Directive start tags: canonical name → what must follow the name (the moved directives say it in their module). */
-const START_TAGS: Record<string, TagFollow> = dict({
-  ...Object.assign({}, ...DIRECTIVES.map((d) => d.startTags)),
-  outputformat: 'blank',
-  else: 'close2',
-  ftl: 'blank|close2',
-});
+/** Directive start tags: canonical name → what must follow the name (each directive module says it for its tags). */
+const START_TAGS: Record<string, TagFollow> = dict(
+  Object.assign({}, ...DIRECTIVES.map((d) => d.startTags)) as Record<string, TagFollow>,
+);
 
-const END_TAGS = new Set([...DIRECTIVES.flatMap((d) => d.endTags ?? []), 'outputformat']);
+const END_TAGS = new Set(DIRECTIVES.flatMap((d) => d.endTags ?? []));
 
 /** camelCase spellings FreeMarker accepts for directive names. */
 const CAMEL_DIRECTIVES: Record<string, string> = dict({

@@ -5,8 +5,9 @@
  */
 import { dict } from './dict.js';
 import type * as A from './ast.js';
-import { directiveOfTag } from './directives/index.js';
+import { directiveOfTag, isClauseTag } from './directives/index.js';
 import type { Directive, IterCtx } from './directives/types.js';
+import { parseHeader } from './directives/ftl.js';
 import { withCamelCase } from './directives/setting.js';
 import { BigDec } from './bigdecimal.js';
 import {
@@ -22,7 +23,7 @@ import { canonical } from './canonical.js';
 import { ParseError, jQuote } from './errors.js';
 import { LineMap, Lexer, type LexerOptions, type Naming, type Token, type Tk, namingOf } from './lexer.js';
 import { EXPR_START } from './expr-start.js';
-import { isMarkupFormat, outputFormatByName, outputFormatDescription } from './output-formats.js';
+import { isMarkupFormat, outputFormatDescription } from './output-formats.js';
 
 export interface ParseOptions {
   name: string;
@@ -61,11 +62,11 @@ export class Parser {
   readonly name: string;
   stripWhitespace: boolean;
   /** `<#ftl strip_text=true>`. */
-  private stripText = false;
+  stripText = false;
   /** Depth of MixedContentElements (1 = the template's top level). */
   private mixedNesting = 0;
   outputFormat: string;
-  private autoEscapingPolicy: boolean;
+  autoEscapingPolicy: boolean;
   autoEscaping: boolean;
   iterCtxs: IterCtx[] = [];
   breakable = 0;
@@ -78,7 +79,7 @@ export class Parser {
   private depth = 0;
   private readonly maxNesting: number;
   hasTrim = false;
-  private attributes: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  readonly attributes: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   requireArgs = false;
 
   constructor(
@@ -231,7 +232,7 @@ export class Parser {
       (t0.t === 'TEXT' && /^[ \t\r\n]*$/.test(t0.image) && lx.peek(1).t === 'FTL_HEADER')
     ) {
       if (t0.t === 'TEXT') lx.next();
-      this.header();
+      parseHeader(this);
     }
     const children = this.mixedContent();
     const t = lx.peek();
@@ -284,82 +285,6 @@ export class Parser {
       stripWhitespace: this.stripWhitespace,
       hasTrim: this.hasTrim,
     };
-  }
-
-  private header(): void {
-    const start = this.lx.next();
-    if (start.form !== 'blank') return;
-    for (;;) {
-      const t = this.lx.peek();
-      if (t.t !== 'ID') break;
-      this.lx.next();
-      this.expect('EQUALS');
-      const exp = this.expression();
-      this.checkNaming(t);
-      const key = t.image;
-      const ks = key.toLowerCase();
-      const value = constantValue(exp);
-      if (ks === 'encoding') {
-        if (typeof value !== 'string') throw this.err(`Expected a string constant for "${key}".`, exp);
-      } else if (ks === 'strip_whitespace' || key === 'stripWhitespace') {
-        this.stripWhitespace = this.headerBoolean(exp, value);
-      } else if (ks === 'strip_text' || key === 'stripText') {
-        this.stripText = this.headerBoolean(exp, value);
-      } else if (ks === 'strict_syntax' || key === 'strictSyntax') {
-        this.lx.strictSyntax = this.headerBoolean(exp, value);
-      } else if (ks === 'auto_esc' || key === 'autoEsc') {
-        this.autoEscapingPolicy = this.headerBoolean(exp, value);
-        this.autoEscaping = this.autoEscapingPolicy && isMarkupFormat(this.outputFormat);
-        if (this.autoEscapingPolicy && !isMarkupFormat(this.outputFormat)) {
-          throw this.err(
-            `The current output format can't do escaping: ${outputFormatDescription(this.outputFormat)}`,
-            this.tokPos(t),
-          );
-        }
-      } else if (ks === 'output_format' || key === 'outputFormat') {
-        if (typeof value !== 'string') throw this.err(`Expected a string constant for "${key}".`, exp);
-        const f = outputFormatByName(value);
-        if (!f) throw this.err(`Unregistered output format name, ${JSON.stringify(value)}.`, exp);
-        this.outputFormat = f.name;
-        this.autoEscaping = this.autoEscapingPolicy && isMarkupFormat(this.outputFormat);
-      } else if (ks === 'ns_prefixes' || key === 'nsPrefixes') {
-        if (exp.k !== 'hash') throw this.err("Expecting a hash of prefixes to namespace URI's.", exp);
-      } else if (ks === 'attributes') {
-        if (exp.k !== 'hash') throw this.err('Expecting a hash of attribute names to values.', exp);
-        exp.keys.forEach((k, i) => {
-          this.attributes[String(constantValue(k))] = constantValue(exp.values[i]);
-        });
-      } else {
-        const correct: Record<string, string> = dict({
-          charset: 'encoding',
-          xmlns: 'ns_prefixes',
-          auto_escape: 'auto_esc',
-          auto_escaping: 'auto_esc',
-          autoesc: 'auto_esc',
-          autoEscape: 'autoEsc',
-          autoEscaping: 'autoEsc',
-        });
-        throw this.err(
-          `Unknown FTL header parameter: ${key}${correct[key] ? '. You may meant: ' + correct[key] : ''}`,
-          t,
-        );
-      }
-    }
-    this.looseDirectiveEnd();
-  }
-
-  private headerBoolean(exp: A.Expr, value: unknown): boolean {
-    if (typeof value === 'boolean') return value;
-    if (typeof value === 'string') {
-      const v = value.toLowerCase();
-      if (['y', 'yes', 'true', 't'].includes(v)) return true;
-      if (['n', 'no', 'false', 'f'].includes(v)) return false;
-      throw this.err(
-        `Illegal boolean value: ${value}\nExpecting boolean (true/false), found: ${canonical(exp)}`,
-        exp,
-      );
-    }
-    throw this.err('Expecting boolean (true/false) parameter', exp);
   }
 
   /** MixedContentElements: text, interpolations and directives up to a token that ends the block. */
@@ -430,14 +355,8 @@ export class Parser {
           out.push(this.directive());
           break;
         case 'DIRECTIVE':
-          switch (t.name) {
-            case 'else':
-            case 'elseif':
-            case 'recover':
-            case 'case':
-            case 'default':
-              return out;
-          }
+          // #else, #elseif, #recover, #case, #default: the enclosing directive goes on
+          if (isClauseTag(t.name!)) return out;
           out.push(this.directive());
           break;
         default:
@@ -576,13 +495,6 @@ export class Parser {
       const moved = directiveOfTag(t.t === 'UNIFIED_CALL' ? 'call' : t.name!);
       if (moved !== undefined) return markDirective(moved.parse(this, t), moved);
       switch (t.name) {
-        case 'outputformat':
-          return this.outputFormatDirective();
-        case 'ftl':
-          throw this.err(
-            `Encountered ${this.describe(t)}, but the #ftl header is only allowed at the beginning of the template.`,
-            t,
-          );
         default:
           throw this.unexpected(t);
       }
@@ -602,63 +514,6 @@ export class Parser {
       return { name: t.value!, tok: t };
     }
     throw this.unexpected(t, 'one of these patterns:\n    <STRING_LITERAL>\n    <RAW_STRING>\n    <ID>');
-  }
-
-  /** compress, noescape, autoesc, noautoesc: a tag, content, the end tag. */
-  private outputFormatDirective(): A.El {
-    const start = this.lx.next();
-    const param = this.expression();
-    this.directiveEnd();
-    const value = constantValue(param);
-    if (param.k !== 'str' || param.parts) {
-      throw this.err(
-        `Parameter expression must be parse-time evaluable (constant): ${canonical(param)}`,
-        param,
-      );
-    }
-    if (typeof value !== 'string') throw this.err('Parameter must be a string', param);
-    const savedFormat = this.outputFormat;
-    const savedAuto = this.autoEscaping;
-    let name: string;
-    if (value.startsWith('{')) {
-      if (!value.endsWith('}')) {
-        throw this.err(`Output format name that starts with '{' must end with '}': ${value}`, start);
-      }
-      const inner = outputFormatByName(value.slice(1, -1));
-      if (!inner || !isMarkupFormat(inner.name)) {
-        throw this.err(
-          `The output format inside the {...} must be a markup format, but was: ${value.slice(1, -1)}`,
-          start,
-        );
-      }
-      name = inner.name;
-    } else {
-      const f = outputFormatByName(value);
-      if (!f) throw this.err(`Unregistered output format name, ${JSON.stringify(value)}.`, start);
-      name = f.name;
-    }
-    this.outputFormat = name;
-    this.autoEscaping = this.autoEscapingPolicy && isMarkupFormat(name);
-    const children = this.mixedContent();
-    const end = this.expectEnd(['outputformat'], '#outputformat');
-    this.outputFormat = savedFormat;
-    this.autoEscaping = savedAuto;
-    return this.el<A.OutputFormatEl>(
-      {
-        k: 'outputFormat',
-        format: name,
-        beginLine: 0,
-        beginColumn: 0,
-        endLine: 0,
-        endColumn: 0,
-        templateName: this.name,
-        children: NO_CHILDREN,
-        parent: null,
-        index: 0,
-      },
-      this.span(this.tokPos(start), this.tokPos(end)),
-      children,
-    );
   }
 
   namedArgs(): { name: string; value: A.Expr }[] {
@@ -1706,29 +1561,6 @@ const SPECIAL_VARS = withCamelCase(SPECIAL_VAR_LIST);
 function namesIn(all: ReadonlySet<string>, naming: Naming): string[] {
   const excluded = naming === 'camel' ? 'legacy' : 'camel';
   return [...all].filter((n) => namingOf(n) !== excluded).sort();
-}
-
-/** Value of a constant expression (literals only), for the #ftl header and #outputformat. */
-export function constantValue(e: A.Expr): unknown {
-  switch (e.k) {
-    case 'str':
-      return e.parts ? undefined : e.value;
-    case 'num':
-      return e.value instanceof BigDec ? e.value.toNumber() : e.value;
-    case 'bool':
-      return e.value;
-    case 'paren':
-      return constantValue(e.target);
-    case 'list':
-      return e.items.map(constantValue);
-    case 'hash': {
-      const o: Record<string, unknown> = {};
-      e.keys.forEach((k, i) => (o[String(constantValue(k))] = constantValue(e.values[i])));
-      return o;
-    }
-    default:
-      return undefined;
-  }
 }
 
 /** Deep copy of `e` with every Identifier `name` replaced by `replacement` (#escape). */

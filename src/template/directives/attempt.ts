@@ -110,6 +110,7 @@ function compileAttempt(el: A.AttemptEl, element: (el: A.El) => Exec): Exec {
 
 export const attempt: Directive<'attempt' | 'recover'> = {
   startTags: { attempt: 'close1', recover: 'close1' },
+  clauseTags: ['recover'],
   endTags: ['attempt', 'recover'],
   kinds: ['attempt', 'recover'],
   parse,

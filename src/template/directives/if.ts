@@ -105,8 +105,9 @@ function compileIf(conds: A.CondEl[], c: ElementCompiler): Exec {
 }
 
 export const ifDirective: Directive<'if' | 'cond'> = {
-  // #else is also #list's: its tag stays in the lexer's own table
+  // #else is also #list's: its tag is in directives/else.ts
   startTags: { if: 'blank', elseif: 'blank' },
+  clauseTags: ['elseif'],
   endTags: ['if'],
   kinds: ['if', 'cond'],
   parse,

@@ -156,6 +156,7 @@ function compile(el: A.SwitchEl, c: ElementCompiler): Exec {
 
 export const switchDirective: Directive<'switch' | 'case'> = {
   startTags: { switch: 'blank', case: 'blank', default: 'close1' },
+  clauseTags: ['case', 'default'],
   endTags: ['switch'],
   kinds: ['switch', 'case'],
   parse,

@@ -46,6 +46,8 @@ export interface DirectiveParser {
   outputFormat: string;
   /** Auto-escaping is on where the parser is. */
   autoEscaping: boolean;
+  /** Auto-escaping is wanted where the output format can escape (the auto_esc setting). */
+  readonly autoEscapingPolicy: boolean;
   /** The enclosing #escape directives and their effective escape expressions (innermost last). */
   escapes: A.EscapeEl[];
   escapeExprs: A.Expr[];
@@ -98,6 +100,12 @@ export type ElementOfKind<K extends A.El['k']> = Extract<A.El, { k: K }>;
 export interface Directive<K extends A.El['k'] = A.El['k']> {
   /** Start tags it parses (canonical names) and what must follow each name in the tag. */
   readonly startTags: Readonly<Record<string, TagFollow>>;
+  /**
+   * Start tags that continue an enclosing directive rather than start an element (#elseif, #else,
+   * #recover, #case, #default): the block before them ends there, and the enclosing directive's
+   * parse function takes them.
+   */
+  readonly clauseTags?: readonly string[];
   /** End tags (`</#name>`) it accepts. */
   readonly endTags?: readonly string[];
   /** The element kinds it makes, compiles and describes. */
