@@ -50,12 +50,12 @@ interface ExprBase extends Pos {
 }
 
 export interface NumLit extends ExprBase {
-  k: 'num';
+  kind: 'num';
   value: number | BigDec;
   text: string;
 }
 export interface StrLit extends ExprBase {
-  k: 'str';
+  kind: 'str';
   value: string;
   /** Interpolated parts (strings and interpolations) when the literal contains ${...} or #{...}. */
   parts?: (string | InterpEl)[];
@@ -64,45 +64,45 @@ export interface StrLit extends ExprBase {
   src: string;
 }
 export interface BoolLit extends ExprBase {
-  k: 'bool';
+  kind: 'bool';
   value: boolean;
 }
 export interface ListLit extends ExprBase {
-  k: 'list';
+  kind: 'list';
   items: Expr[];
 }
 export interface HashLit extends ExprBase {
-  k: 'hash';
+  kind: 'hash';
   keys: Expr[];
   values: Expr[];
 }
 export interface Ident extends ExprBase {
-  k: 'id';
+  kind: 'id';
   name: string;
 }
 export interface SpecialVar extends ExprBase {
-  k: 'special';
+  kind: 'special';
   name: string;
   /** .output_format / .auto_esc are fixed at parse time. */
   parseTime?: string | boolean;
 }
 export interface Dot extends ExprBase {
-  k: 'dot';
+  kind: 'dot';
   target: Expr;
   name: string;
 }
 export interface DynKey extends ExprBase {
-  k: 'key';
+  kind: 'key';
   target: Expr;
   key: Expr;
 }
 export interface Call extends ExprBase {
-  k: 'call';
+  kind: 'call';
   target: Expr;
   args: Expr[];
 }
 export interface BuiltInExpr extends ExprBase {
-  k: 'bi';
+  kind: 'bi';
   target: Expr;
   name: string;
   /** Arguments when the built-in is called directly (`x?foo(a, b)`); undefined for the bare form. */
@@ -112,65 +112,65 @@ export interface BuiltInExpr extends ExprBase {
   autoEscaping?: boolean;
 }
 export interface DefaultTo extends ExprBase {
-  k: 'default';
+  kind: 'default';
   target: Expr;
   rhs?: Expr;
 }
 export interface Exists extends ExprBase {
-  k: 'exists';
+  kind: 'exists';
   target: Expr;
 }
 export interface Not extends ExprBase {
-  k: 'not';
+  kind: 'not';
   target: Expr;
 }
 export interface Neg extends ExprBase {
-  k: 'neg';
+  kind: 'neg';
   target: Expr;
   minus: boolean;
 }
 export interface Arith extends ExprBase {
-  k: 'arith';
+  kind: 'arith';
   op: '-' | '*' | '/' | '%';
   left: Expr;
   right: Expr;
 }
 export interface Add extends ExprBase {
-  k: 'add';
+  kind: 'add';
   left: Expr;
   right: Expr;
 }
 export interface Cmp extends ExprBase {
-  k: 'cmp';
+  kind: 'cmp';
   /** The operator as written (==, =, !=, <, lt, &lt;, <=, lte, >, gt, >=, gte …). */
   op: string;
-  kind: 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge';
+  relation: 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge';
   left: Expr;
   right: Expr;
 }
 export interface And extends ExprBase {
-  k: 'and';
+  kind: 'and';
   left: Expr;
   right: Expr;
 }
 export interface Or extends ExprBase {
-  k: 'or';
+  kind: 'or';
   left: Expr;
   right: Expr;
 }
 export interface Range extends ExprBase {
-  k: 'range';
+  kind: 'range';
   left: Expr;
   right?: Expr;
   end: 'inclusive' | 'exclusive' | 'unbound' | 'size';
   op: string;
 }
 export interface Paren extends ExprBase {
-  k: 'paren';
+  kind: 'paren';
   target: Expr;
 }
 export interface Lambda extends ExprBase {
-  k: 'lambda';
+  kind: 'lambda';
   params: string[];
   parens: boolean;
   body: Expr;
@@ -227,12 +227,12 @@ export interface ElBase extends Pos {
 }
 
 export interface TextEl extends ElBase {
-  k: 'text';
+  kind: 'text';
   text: string;
   unparsed: boolean;
 }
 export interface InterpEl extends ElBase {
-  k: 'interp';
+  kind: 'interp';
   expr: Expr;
   /** The expression to evaluate: `expr` wrapped by #escape, if any. */
   escaped: Expr;
@@ -245,18 +245,18 @@ export interface InterpEl extends ElBase {
   autoEscape: boolean;
 }
 export interface MixedEl extends ElBase {
-  k: 'mixed';
+  kind: 'mixed';
 }
 export interface IfEl extends ElBase {
-  k: 'if';
+  kind: 'if';
 }
 export interface CondEl extends ElBase {
-  k: 'cond';
+  kind: 'cond';
   cond: Expr | null;
   type: 'if' | 'elseif' | 'else';
 }
 export interface ListEl extends ElBase {
-  k: 'list';
+  kind: 'list';
   source: Expr;
   loopVar: string | null;
   loopVar2: string | null;
@@ -264,33 +264,33 @@ export interface ListEl extends ElBase {
   foreach: boolean;
 }
 export interface ListElseEl extends ElBase {
-  k: 'listElse';
+  kind: 'listElse';
 }
 export interface ElseOfListEl extends ElBase {
-  k: 'elseOfList';
+  kind: 'elseOfList';
 }
 export interface ItemsEl extends ElBase {
-  k: 'items';
+  kind: 'items';
   loopVar: string;
   loopVar2: string | null;
 }
 export interface SepEl extends ElBase {
-  k: 'sep';
+  kind: 'sep';
 }
 export interface SwitchEl extends ElBase {
-  k: 'switch';
+  kind: 'switch';
   value: Expr;
   /** Index of the first Case in children (1 when a whitespace/comment section precedes it). */
   firstCase: number;
 }
 export interface CaseEl extends ElBase {
-  k: 'case';
+  kind: 'case';
   cond: Expr | null;
 }
 export type AssignScope = 'namespace' | 'global' | 'local';
 export type AssignOp = '=' | '+=' | '-=' | '*=' | '/=' | '%=' | '++' | '--';
 export interface AssignEl extends ElBase {
-  k: 'assign';
+  kind: 'assign';
   name: string;
   op: AssignOp;
   value: Expr | null;
@@ -300,26 +300,26 @@ export interface AssignEl extends ElBase {
   namePos: Pos;
 }
 export interface AssignInstrEl extends ElBase {
-  k: 'assignInstr';
+  kind: 'assignInstr';
   scope: AssignScope;
   ns: Expr | null;
 }
 export interface BlockAssignEl extends ElBase {
-  k: 'blockAssign';
+  kind: 'blockAssign';
   name: string;
   scope: AssignScope;
   ns: Expr | null;
   markupFormat: string | null;
 }
 export interface IncludeEl extends ElBase {
-  k: 'include';
+  kind: 'include';
   name: Expr;
   parse: Expr | null;
   encoding: Expr | null;
   ignoreMissing: Expr | null;
 }
 export interface ImportEl extends ElBase {
-  k: 'import';
+  kind: 'import';
   name: Expr;
   ns: string;
 }
@@ -328,7 +328,7 @@ export interface MacroParam {
   defaultValue: Expr | null;
 }
 export interface MacroEl extends ElBase {
-  k: 'macro';
+  kind: 'macro';
   name: string;
   isFunction: boolean;
   params: MacroParam[];
@@ -337,10 +337,10 @@ export interface MacroEl extends ElBase {
   usesArgs: boolean;
 }
 export interface CompressEl extends ElBase {
-  k: 'compress';
+  kind: 'compress';
 }
 export interface CallEl extends ElBase {
-  k: 'call';
+  kind: 'call';
   callee: Expr;
   named: { name: string; value: Expr }[] | null;
   positional: Expr[] | null;
@@ -350,69 +350,69 @@ export interface CallEl extends ElBase {
   legacy: boolean;
 }
 export interface CommentEl extends ElBase {
-  k: 'comment';
+  kind: 'comment';
   text: string;
 }
 export interface SettingEl extends ElBase {
-  k: 'setting';
+  kind: 'setting';
   name: string;
   value: Expr;
 }
 export interface BreakEl extends ElBase {
-  k: 'break';
+  kind: 'break';
 }
 export interface ContinueEl extends ElBase {
-  k: 'continue';
+  kind: 'continue';
 }
 export interface ReturnEl extends ElBase {
-  k: 'return';
+  kind: 'return';
   value: Expr | null;
 }
 export interface StopEl extends ElBase {
-  k: 'stop';
+  kind: 'stop';
   message: Expr | null;
 }
 export interface FlushEl extends ElBase {
-  k: 'flush';
+  kind: 'flush';
 }
 export interface TrimEl extends ElBase {
-  k: 'trim';
+  kind: 'trim';
   left: boolean;
   right: boolean;
   name: string;
 }
 export interface NestedEl extends ElBase {
-  k: 'nested';
+  kind: 'nested';
   args: Expr[];
 }
 export interface EscapeEl extends ElBase {
-  k: 'escape';
+  kind: 'escape';
   variable: string;
   expr: Expr;
 }
 export interface NoEscapeEl extends ElBase {
-  k: 'noEscape';
+  kind: 'noEscape';
 }
 export interface VisitEl extends ElBase {
-  k: 'visit';
+  kind: 'visit';
   directive: 'visit' | 'recurse' | 'fallback';
 }
 export interface AttemptEl extends ElBase {
-  k: 'attempt';
+  kind: 'attempt';
 }
 export interface RecoverEl extends ElBase {
-  k: 'recover';
+  kind: 'recover';
 }
 export interface OutputFormatEl extends ElBase {
-  k: 'outputFormat';
+  kind: 'outputFormat';
   format: string;
 }
 export interface AutoEscEl extends ElBase {
-  k: 'autoEsc';
+  kind: 'autoEsc';
   on: boolean;
 }
 export interface TransformEl extends ElBase {
-  k: 'transform';
+  kind: 'transform';
   transform: Expr;
   args: { name: string; value: Expr }[];
 }

@@ -113,7 +113,7 @@ function chargeResult(env: Env, v: unknown, at: A.Expr): void {
 }
 
 function calledName(at: A.Expr): string {
-  return at.k === 'call' && at.target.k === 'id' ? at.target.name : 'a function call';
+  return at.kind === 'call' && at.target.kind === 'id' ? at.target.name : 'a function call';
 }
 
 function enterCall(env: Env): void {

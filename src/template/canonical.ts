@@ -3,7 +3,7 @@ import type { Expr, InterpEl } from './ast.js';
 import { BigDec } from './bigdecimal.js';
 
 export function canonical(e: Expr): string {
-  switch (e.k) {
+  switch (e.kind) {
     case 'num':
       return e.value instanceof BigDec ? e.value.toString() : String(e.value);
     case 'str':

@@ -108,8 +108,8 @@ function compileInterp(el: A.InterpEl, cx: ElementContext): Exec {
   const conv = interpConverter(el, cx.strict);
   // ${x?string.short} etc.: compile the dot-after-?string form directly
   const ev =
-    at.k === 'dot' &&
-    at.target.k === 'bi' &&
+    at.kind === 'dot' &&
+    at.target.kind === 'bi' &&
     !at.target.args &&
     ['string', 'date', 'time', 'datetime'].includes(at.target.name)
       ? compileFormatDot(at, at.target, cx, compileExpr)
@@ -142,9 +142,9 @@ function compileInterp(el: A.InterpEl, cx: ElementContext): Exec {
 
 export function compileEl(el: A.El, cx: ElementContext): Exec {
   el.templateName = cx.name;
-  const moved = el.madeBy ?? directiveOfKind(el.k);
+  const moved = el.madeBy ?? directiveOfKind(el.kind);
   if (moved !== undefined) return moved.compile(el, elementCompiler(cx));
-  switch (el.k) {
+  switch (el.kind) {
     case 'text': {
       const s = el.text;
       if (s === '') return NOOP;
@@ -158,7 +158,7 @@ export function compileEl(el: A.El, cx: ElementContext): Exec {
       return block(el.children, cx);
   }
   // the kinds not handled above are those of directives/index.ts
-  throw new Error(`no compiler for ${el.k} elements`);
+  throw new Error(`no compiler for ${el.kind} elements`);
 }
 
 /** What a directive module's compile function gets: the context and the element compiler. */

@@ -59,7 +59,7 @@ export interface ExprContext {
 
 export function compileExpr(e: A.Expr, cx: ExprContext): Ev {
   e.templateName = cx.name;
-  switch (e.k) {
+  switch (e.kind) {
     case 'num': {
       const v = e.value;
       return () => v;
@@ -111,7 +111,7 @@ export function compileExpr(e: A.Expr, cx: ExprContext): Ev {
     case 'special':
       return specialVariable(e, cx);
     case 'dot':
-      if (e.target.k === 'bi' && !e.target.args && FORMAT_DOT.has(e.target.name)) {
+      if (e.target.kind === 'bi' && !e.target.args && FORMAT_DOT.has(e.target.name)) {
         return compileFormatDot(e, e.target, cx, compileExpr);
       }
       return compileDot(e, cx);
@@ -172,13 +172,13 @@ export function compileExpr(e: A.Expr, cx: ExprContext): Ev {
     }
     case 'cmp': {
       // `x?size > 0`: counting a lazily generated sequence can stop early
-      if (e.left.k === 'bi' && e.left.name === 'size' && e.right.k === 'num')
-        setCountingLimit(e.left, e.kind, numValue(e.right), false);
-      else if (e.right.k === 'bi' && e.right.name === 'size' && e.left.k === 'num')
-        setCountingLimit(e.right, e.kind, numValue(e.left), true);
+      if (e.left.kind === 'bi' && e.left.name === 'size' && e.right.kind === 'num')
+        setCountingLimit(e.left, e.relation, numValue(e.right), false);
+      else if (e.right.kind === 'bi' && e.right.name === 'size' && e.left.kind === 'num')
+        setCountingLimit(e.right, e.relation, numValue(e.left), true);
       const l = compileExpr(e.left, cx);
       const r = compileExpr(e.right, cx);
-      const kind = e.kind;
+      const kind = e.relation;
       const ln = e.left;
       const rn = e.right;
       const written = e.op;
@@ -358,9 +358,9 @@ const compileExprWithLenient = Object.assign((e: A.Expr, cx: ExprContext): Ev =>
  */
 export function compileLenient(e: A.Expr, cx: ExprContext): Ev {
   e.templateName = cx.name;
-  if (e.k === 'paren') return compileLenient(e.target, cx);
-  if (e.k === 'dot') return compileDot(e, cx, true);
-  if (e.k === 'key') return compileDynamicKey(e, cx, true);
+  if (e.kind === 'paren') return compileLenient(e.target, cx);
+  if (e.kind === 'dot') return compileDot(e, cx, true);
+  if (e.kind === 'key') return compileDynamicKey(e, cx, true);
   return compileExpr(e, cx);
 }
 
@@ -556,7 +556,7 @@ function toRangeBound(v: unknown, at: A.Expr): number {
 }
 
 function isParen(e: A.Expr): boolean {
-  return e.k === 'paren';
+  return e.kind === 'paren';
 }
 
 function isInvalidRef(e: unknown): boolean {

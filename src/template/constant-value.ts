@@ -4,7 +4,7 @@ import { BigDec } from './bigdecimal.js';
 
 /** Value of a constant expression (literals only); undefined for anything else. */
 export function constantValue(e: A.Expr): unknown {
-  switch (e.k) {
+  switch (e.kind) {
     case 'str':
       return e.parts ? undefined : e.value;
     case 'num':

@@ -13,7 +13,7 @@ export type UnitRoots = Map<string, A.El>;
 /** How FreeMarker describes an instruction in the stack trace (null: not shown). */
 export function elDescription(el: A.El): string | null {
   if (el.madeBy !== undefined) return el.madeBy.stackLabel(el);
-  switch (el.k) {
+  switch (el.kind) {
     case 'interp':
       return el.numeric ? `#{${canonical(el.expr)}}` : `\${${canonical(el.expr)}}`;
     default:
@@ -41,7 +41,7 @@ function innermost(root: A.El, line: number, col: number): A.El | null {
 }
 
 function enclosingMacro(el: A.El): A.MacroEl | null {
-  for (let p: A.El | null = el.parent; p; p = p.parent) if (p.k === 'macro') return p;
+  for (let p: A.El | null = el.parent; p; p = p.parent) if (p.kind === 'macro') return p;
   return null;
 }
 
@@ -58,7 +58,7 @@ export function elLocation(el: A.El): string {
 export function lexicalChain(el: A.El, first: string): string[] {
   const out: string[] = [];
   let marker = first;
-  for (let e: A.El | null = el; e && e.k !== 'macro'; e = e.parent) {
+  for (let e: A.El | null = el; e && e.kind !== 'macro'; e = e.parent) {
     const d = elDescription(e);
     if (d === null) continue;
     out.push(`${marker} ${d}  ${elLocation(e)}`);

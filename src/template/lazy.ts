@@ -34,8 +34,8 @@ const LAZY_TARGET = new WeakSet<A.Expr>();
 
 /** Expression.enableLazilyGeneratedResult: `e`'s value is consumed by something that can take it lazily. */
 export function enableLazy(e: A.Expr): void {
-  while (e.k === 'paren') e = e.target;
-  if (e.k === 'bi' || e.k === 'key') LAZY_TARGET.add(e);
+  while (e.kind === 'paren') e = e.target;
+  if (e.kind === 'bi' || e.kind === 'key') LAZY_TARGET.add(e);
 }
 
 /** Was enableLazy called for `e` (by the expression or directive consuming its value)? */
@@ -356,7 +356,12 @@ const COUNTING_LIMIT = new WeakMap<A.Expr, number>();
  * ComparisonExpression with `?size` on one side and an integer literal on the other
  * (sizeBI.setCountingLimit): counting a lazy sequence can stop once the comparison is decided.
  */
-export function setCountingLimit(size: A.Expr, op: A.Cmp['kind'], literal: number, mirrored: boolean): void {
+export function setCountingLimit(
+  size: A.Expr,
+  op: A.Cmp['relation'],
+  literal: number,
+  mirrored: boolean,
+): void {
   if (!Number.isInteger(literal) || literal > 2147483647 || literal < -2147483648) return;
   let kind = op;
   if (mirrored) kind = op === 'lt' ? 'gt' : op === 'gt' ? 'lt' : op === 'le' ? 'ge' : op === 'ge' ? 'le' : op;

@@ -79,7 +79,7 @@ export function loadSource(env: Env, r: ResolvedName): string | undefined | Prom
 /** A template loaded with `parse: false`: its text, output as it is. */
 export function plainTextUnit(name: string, text: string): TemplateUnit {
   const root: A.TextEl = {
-    k: 'text',
+    kind: 'text',
     text,
     unparsed: true,
     beginLine: 0,

@@ -108,7 +108,7 @@ export function formatDate(
       'Use ?date, ?time, or ?datetime to tell FreeMarker the exact type.',
       "If you need a particular format only once, use ?string(pattern), like ?string('dd.MM.yyyy HH:mm:ss'), to specify which fields to display. ",
     ];
-    if ('k' in at) throw blamedError('_MiscTemplateException', msg, at as A.Expr, tips);
+    if ('kind' in at) throw blamedError('_MiscTemplateException', msg, at as A.Expr, tips);
     throw elError('_MiscTemplateException', msg, at, tips);
   }
   const fs =

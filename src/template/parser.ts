@@ -244,7 +244,7 @@ export class Parser {
     } else if (children.length === 0) {
       root = this.el<A.TextEl>(
         {
-          k: 'text',
+          kind: 'text',
           text: '',
           unparsed: false,
           beginLine: 0,
@@ -261,7 +261,7 @@ export class Parser {
     } else {
       root = this.el<A.MixedEl>(
         {
-          k: 'mixed',
+          kind: 'mixed',
           beginLine: 0,
           beginColumn: 0,
           endLine: 0,
@@ -310,7 +310,7 @@ export class Parser {
           out.push(
             this.el<A.TextEl>(
               {
-                k: 'text',
+                kind: 'text',
                 text: t.image,
                 unparsed: !!t.unparsed,
                 beginLine: 0,
@@ -336,7 +336,7 @@ export class Parser {
           out.push(
             this.el<A.CommentEl>(
               {
-                k: 'comment',
+                kind: 'comment',
                 text: t.value ?? '',
                 beginLine: 0,
                 beginColumn: 0,
@@ -410,16 +410,16 @@ export class Parser {
       }
       end = this.closeInterpolation('CLOSE_CURLY', begin);
     } else {
-      if (expr.k === 'hash')
+      if (expr.kind === 'hash')
         throw this.err(`Found hash literal: ${canonical(expr)}. Expecting ${STRING_COERCABLE}`, expr);
-      if (expr.k === 'list')
+      if (expr.kind === 'list')
         throw this.err(`Found list literal: ${canonical(expr)}. Expecting ${STRING_COERCABLE}`, expr);
       end = this.closeInterpolation(begin.t === 'INTERP_SQUARE' ? 'CLOSE_BRACKET' : 'CLOSE_CURLY', begin);
     }
     this.depth--;
     return this.el<A.InterpEl>(
       {
-        k: 'interp',
+        kind: 'interp',
         expr,
         escaped: this.escapedExpression(expr),
         numeric: begin.t === 'INTERP_HASH',
@@ -572,7 +572,7 @@ export class Parser {
       this.booleanLiteralOnly(right);
       left = this.mk<A.Or>(
         {
-          k: 'or',
+          kind: 'or',
           left,
           right,
           beginLine: 0,
@@ -598,7 +598,7 @@ export class Parser {
       this.booleanLiteralOnly(right);
       left = this.mk<A.And>(
         {
-          k: 'and',
+          kind: 'and',
           left,
           right,
           beginLine: 0,
@@ -622,12 +622,12 @@ export class Parser {
       this.lx.next();
       const right = this.relationalExpression();
       for (const e of [left, right]) {
-        if (e.k === 'hash')
+        if (e.kind === 'hash')
           throw this.err(
             `Found hash literal: ${canonical(e)}. Expecting different type for equality check`,
             e,
           );
-        if (e.k === 'list')
+        if (e.kind === 'list')
           throw this.err(
             `Found list literal: ${canonical(e)}. Expecting different type for equality check`,
             e,
@@ -635,9 +635,9 @@ export class Parser {
       }
       return this.mk<A.Cmp>(
         {
-          k: 'cmp',
+          kind: 'cmp',
           op: t.image,
-          kind: t.t === 'NOT_EQUALS' ? 'ne' : 'eq',
+          relation: t.t === 'NOT_EQUALS' ? 'ne' : 'eq',
           left,
           right,
           beginLine: 0,
@@ -657,7 +657,7 @@ export class Parser {
   private relationalExpression(): A.Expr {
     const left = this.rangeExpression();
     const t = this.lx.peek();
-    let kind: A.Cmp['kind'] | null = null;
+    let kind: A.Cmp['relation'] | null = null;
     switch (t.t) {
       case 'NATURAL_GTE':
       case 'ESCAPED_GTE':
@@ -681,9 +681,9 @@ export class Parser {
     this.numberLiteralOnly(right);
     return this.mk<A.Cmp>(
       {
-        k: 'cmp',
+        kind: 'cmp',
         op: t.image,
-        kind,
+        relation: kind,
         left,
         right,
         beginLine: 0,
@@ -708,7 +708,7 @@ export class Parser {
       this.numberLiteralOnly(right);
       return this.mk<A.Range>(
         {
-          k: 'range',
+          kind: 'range',
           left,
           right,
           end: t.t === 'DOT_DOT_LESS' ? 'exclusive' : 'size',
@@ -732,7 +732,7 @@ export class Parser {
         this.numberLiteralOnly(right);
         return this.mk<A.Range>(
           {
-            k: 'range',
+            kind: 'range',
             left,
             right,
             end: 'inclusive',
@@ -750,7 +750,7 @@ export class Parser {
       }
       return this.mk<A.Range>(
         {
-          k: 'range',
+          kind: 'range',
           left,
           end: 'unbound',
           op: '..',
@@ -778,7 +778,7 @@ export class Parser {
       if (t.t === 'PLUS')
         left = this.mk<A.Add>(
           {
-            k: 'add',
+            kind: 'add',
             left,
             right,
             beginLine: 0,
@@ -815,7 +815,7 @@ export class Parser {
     this.numberLiteralOnly(right);
     return this.mk<A.Arith>(
       {
-        k: 'arith',
+        kind: 'arith',
         op,
         left,
         right,
@@ -838,7 +838,7 @@ export class Parser {
       const target = this.primaryExpression();
       return this.mk<A.Neg>(
         {
-          k: 'neg',
+          kind: 'neg',
           target,
           minus: t.t === 'MINUS',
           beginLine: 0,
@@ -859,7 +859,7 @@ export class Parser {
       for (let i = nots.length - 1; i >= 0; i--) {
         e = this.mk<A.Not>(
           {
-            k: 'not',
+            kind: 'not',
             target: e,
             beginLine: 0,
             beginColumn: 0,
@@ -915,7 +915,7 @@ export class Parser {
           this.lx.next();
           e = this.mk<A.Exists>(
             {
-              k: 'exists',
+              kind: 'exists',
               target: e,
               beginLine: 0,
               beginColumn: 0,
@@ -950,7 +950,7 @@ export class Parser {
         const p = this.tokPos(t);
         return this.mk<A.NumLit>(
           {
-            k: 'num',
+            kind: 'num',
             value,
             text: t.image,
             beginLine: 0,
@@ -975,7 +975,7 @@ export class Parser {
         const p = this.tokPos(t);
         return this.mk<A.BoolLit>(
           {
-            k: 'bool',
+            kind: 'bool',
             value: t.t === 'TRUE',
             beginLine: 0,
             beginColumn: 0,
@@ -994,7 +994,7 @@ export class Parser {
         const end = this.expect('CLOSE_BRACKET');
         const e = this.mk<A.ListLit>(
           {
-            k: 'list',
+            kind: 'list',
             items,
             beginLine: 0,
             beginColumn: 0,
@@ -1014,7 +1014,7 @@ export class Parser {
         const p = this.tokPos(t);
         return this.mk<A.Ident>(
           {
-            k: 'id',
+            kind: 'id',
             name: t.image,
             beginLine: 0,
             beginColumn: 0,
@@ -1033,7 +1033,7 @@ export class Parser {
         const end = this.expect('CLOSE_PAREN');
         return this.mk<A.Paren>(
           {
-            k: 'paren',
+            kind: 'paren',
             target: inner,
             beginLine: 0,
             beginColumn: 0,
@@ -1053,7 +1053,7 @@ export class Parser {
         this.lx.next();
         this.checkNaming(name);
         const sv: A.SpecialVar = {
-          k: 'special',
+          kind: 'special',
           name: name.image,
           ...this.span(this.tokPos(t), this.tokPos(name)),
         };
@@ -1098,7 +1098,7 @@ export class Parser {
     const p = this.tokPos(t);
     const e = this.mk<A.StrLit>(
       {
-        k: 'str',
+        kind: 'str',
         value: t.value!,
         parts: undefined,
         raw,
@@ -1190,7 +1190,7 @@ export class Parser {
     const end = this.expect('CLOSE_CURLY');
     const e = this.mk<A.HashLit>(
       {
-        k: 'hash',
+        kind: 'hash',
         keys,
         values,
         beginLine: 0,
@@ -1232,14 +1232,14 @@ export class Parser {
       default:
         throw this.unexpected(t, 'one of these patterns:\n    <ID>\n    "*"\n    "**"');
     }
-    if (target.k === 'list')
+    if (target.kind === 'list')
       throw this.err(`Found list literal: ${canonical(target)}. Expecting hash`, target);
-    if (target.k === 'str')
+    if (target.kind === 'str')
       throw this.err(`Found string literal: ${canonical(target)}. Expecting: hash`, target);
-    if (target.k === 'bool') throw this.err(`Found: ${canonical(target)}. Expecting hash`, target);
+    if (target.kind === 'bool') throw this.err(`Found: ${canonical(target)}. Expecting hash`, target);
     return this.mk<A.Dot>(
       {
-        k: 'dot',
+        kind: 'dot',
         target,
         name,
         beginLine: 0,
@@ -1258,12 +1258,12 @@ export class Parser {
     this.lx.next();
     const key = this.expression();
     const end = this.expect('CLOSE_BRACKET');
-    if (target.k === 'bool') throw this.err(`Found: ${canonical(target)}. Expecting list or hash`, target);
-    if (target.k === 'num')
+    if (target.kind === 'bool') throw this.err(`Found: ${canonical(target)}. Expecting list or hash`, target);
+    if (target.kind === 'num')
       throw this.err(`Found number literal: ${canonical(target)}. Expecting list or hash`, target);
     return this.mk<A.DynKey>(
       {
-        k: 'key',
+        kind: 'key',
         target,
         key,
         beginLine: 0,
@@ -1283,7 +1283,7 @@ export class Parser {
     const args = this.positionalArgs();
     const end = this.expect('CLOSE_PAREN');
     if (
-      target.k === 'bi' &&
+      target.kind === 'bi' &&
       !target.args &&
       !PARSE_TIME_PARAM_BUILTINS.has(target.name) &&
       !LAMBDA_BUILTINS.has(target.name)
@@ -1296,7 +1296,7 @@ export class Parser {
     }
     const e = this.mk<A.Call>(
       {
-        k: 'call',
+        kind: 'call',
         target,
         args,
         beginLine: 0,
@@ -1323,7 +1323,7 @@ export class Parser {
     if (name === undefined) throw this.err(unknownBuiltinMessage(t.image, this.shownNaming()), t);
     const e = this.mk<A.BuiltInExpr>(
       {
-        k: 'bi',
+        kind: 'bi',
         target,
         name,
         args: undefined,
@@ -1340,7 +1340,7 @@ export class Parser {
     );
     if (name === 'eval' || name === 'interpret' || name === 'eval_json') e.calls = true;
     if (LOOP_VAR_BUILTINS.has(name)) {
-      if (target.k !== 'id') {
+      if (target.kind !== 'id') {
         throw this.err(
           `Expression used as the left hand operand of ?${t.image} must be a simple loop variable name.`,
           target,
@@ -1432,7 +1432,7 @@ export class Parser {
     const body = this.expression();
     const e = this.mk<A.Lambda>(
       {
-        k: 'lambda',
+        kind: 'lambda',
         params,
         parens,
         body,
@@ -1457,7 +1457,7 @@ export class Parser {
     const end = rhs ?? this.tokPos(t);
     const e = this.mk<A.DefaultTo>(
       {
-        k: 'default',
+        kind: 'default',
         target,
         rhs,
         beginLine: 0,
@@ -1499,27 +1499,27 @@ export class Parser {
   // ------------------------------------------------------------------ parse-time literal checks
 
   private numberLiteralOnly(e: A.Expr): void {
-    if (e.k === 'str') throw this.err(`Found string literal: ${canonical(e)}. Expecting: number`, e);
-    if (e.k === 'list') throw this.err(`Found list literal: ${canonical(e)}. Expecting number`, e);
-    if (e.k === 'hash') throw this.err(`Found hash literal: ${canonical(e)}. Expecting number`, e);
-    if (e.k === 'bool') throw this.err(`Found: ${canonical(e)}. Expecting number`, e);
+    if (e.kind === 'str') throw this.err(`Found string literal: ${canonical(e)}. Expecting: number`, e);
+    if (e.kind === 'list') throw this.err(`Found list literal: ${canonical(e)}. Expecting number`, e);
+    if (e.kind === 'hash') throw this.err(`Found hash literal: ${canonical(e)}. Expecting number`, e);
+    if (e.kind === 'bool') throw this.err(`Found: ${canonical(e)}. Expecting number`, e);
   }
 
   private stringLiteralOnly(e: A.Expr): void {
-    if (e.k === 'num') throw this.err(`Found number literal: ${canonical(e)}. Expecting string`, e);
-    if (e.k === 'list') throw this.err(`Found list literal: ${canonical(e)}. Expecting string`, e);
-    if (e.k === 'hash') throw this.err(`Found hash literal: ${canonical(e)}. Expecting string`, e);
-    if (e.k === 'bool') throw this.err(`Found: ${canonical(e)}. Expecting string`, e);
+    if (e.kind === 'num') throw this.err(`Found number literal: ${canonical(e)}. Expecting string`, e);
+    if (e.kind === 'list') throw this.err(`Found list literal: ${canonical(e)}. Expecting string`, e);
+    if (e.kind === 'hash') throw this.err(`Found hash literal: ${canonical(e)}. Expecting string`, e);
+    if (e.kind === 'bool') throw this.err(`Found: ${canonical(e)}. Expecting string`, e);
   }
 
   private booleanLiteralOnly(e: A.Expr): void {
-    if (e.k === 'str')
+    if (e.kind === 'str')
       throw this.err(`Found string literal: ${canonical(e)}. Expecting: boolean (true/false)`, e);
-    if (e.k === 'list')
+    if (e.kind === 'list')
       throw this.err(`Found list literal: ${canonical(e)}. Expecting boolean (true/false)`, e);
-    if (e.k === 'hash')
+    if (e.kind === 'hash')
       throw this.err(`Found hash literal: ${canonical(e)}. Expecting boolean (true/false)`, e);
-    if (e.k === 'num')
+    if (e.kind === 'num')
       throw this.err(`Found number literal: ${canonical(e)}. Expecting boolean (true/false)`, e);
   }
 }
@@ -1565,18 +1565,18 @@ function namesIn(all: ReadonlySet<string>, naming: Naming): string[] {
 
 /** Deep copy of `e` with every Identifier `name` replaced by `replacement` (#escape). */
 function replaceIdentifier(e: A.Expr, name: string, replacement: A.Expr): A.Expr {
-  if (e.k === 'id') return e.name === name ? replacement : e;
+  if (e.kind === 'id') return e.name === name ? replacement : e;
   const copy: Record<string, unknown> = { ...e };
   for (const key of ['target', 'left', 'right', 'rhs', 'key', 'body']) {
     const c = copy[key] as A.Expr | undefined;
     if (c) copy[key] = replaceIdentifier(c, name, replacement);
   }
-  if (e.k === 'list') copy.items = e.items.map((i) => replaceIdentifier(i, name, replacement));
-  if (e.k === 'hash') {
+  if (e.kind === 'list') copy.items = e.items.map((i) => replaceIdentifier(i, name, replacement));
+  if (e.kind === 'hash') {
     copy.keys = e.keys.map((i) => replaceIdentifier(i, name, replacement));
     copy.values = e.values.map((i) => replaceIdentifier(i, name, replacement));
   }
-  if ((e.k === 'call' || e.k === 'bi') && e.args)
+  if ((e.kind === 'call' || e.kind === 'bi') && e.args)
     copy.args = e.args.map((i) => replaceIdentifier(i, name, replacement));
   if (replacement.calls) copy.calls = true;
   return copy as unknown as A.Expr;
@@ -1590,9 +1590,9 @@ function replaceIdentifier(e: A.Expr, name: string, replacement: A.Expr): A.Expr
  */
 /** Records on the elements a directive module made (the element and its children of its kinds) which module it was. */
 function markDirective(el: A.El, d: Directive): A.El {
-  if ((d.kinds as string[]).includes(el.k)) el.madeBy = d;
+  if ((d.kinds as string[]).includes(el.kind)) el.madeBy = d;
   for (const c of el.children)
-    if (c.madeBy === undefined && (d.kinds as string[]).includes(c.k)) c.madeBy = d;
+    if (c.madeBy === undefined && (d.kinds as string[]).includes(c.kind)) c.madeBy = d;
   return el;
 }
 
@@ -1667,10 +1667,10 @@ function mayRunRegexOffThread(name: string, args: A.Expr[]): boolean {
   // ?matches, and ?ensure_starts_with with two arguments, always take a regular expression
   const always = i < 0 || (name === 'ensure_starts_with' && args.length === 2);
   const flags = i < 0 ? args[1] : args[i];
-  const literalFlags = flags === undefined ? '' : flags.k === 'str' && !flags.parts ? flags.value : null;
+  const literalFlags = flags === undefined ? '' : flags.kind === 'str' && !flags.parts ? flags.value : null;
   if (!always && literalFlags !== null && !literalFlags.includes('r')) return false;
   const pattern = args[0];
-  if (pattern === undefined || pattern.k !== 'str' || pattern.parts) return true;
+  if (pattern === undefined || pattern.kind !== 'str' || pattern.parts) return true;
   if (name === 'matches' && (literalFlags === null || literalFlags.includes('m'))) return true;
   return MAY_NEED_WORKER.test(pattern.value);
 }

@@ -620,9 +620,10 @@ export function blamedError(
 
 export function missingError(at: A.Expr): TemplateError {
   const tips: string[] = [];
-  if (at.k === 'dot')
+  if (at.kind === 'dot')
     tips.push("It's the step after the last dot that caused this error, not those before it.");
-  else if (at.k === 'key') tips.push("It's the final [] step that caused this error, not those before it.");
+  else if (at.kind === 'key')
+    tips.push("It's the final [] step that caused this error, not those before it.");
   tips.push(TIP_MISSING);
   return exprError('InvalidReferenceException', 'The following has evaluated to null or missing:', at, tips);
 }
@@ -632,7 +633,7 @@ export function missingError(at: A.Expr): TemplateError {
  * callable (src/template/suggest.ts), a first tip asks "Did you mean …?".
  */
 export function missingCallError(at: A.Expr): TemplateError {
-  const name = at.k === 'id' ? (at as A.Ident).name : undefined;
+  const name = at.kind === 'id' ? (at as A.Ident).name : undefined;
   const suggestion = name === undefined ? undefined : suggestCallable(name);
   if (suggestion === undefined) return missingError(at);
   const tips = [`There is no function ${name}: did you mean ${suggestion}?`, TIP_MISSING];

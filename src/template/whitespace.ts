@@ -33,13 +33,14 @@ function nextSibling(e: El): El | null {
 
 function firstLeaf(e: El): El {
   let te = e;
-  while (!isLeaf(te) && te.k !== 'macro' && te.k !== 'blockAssign') te = te.children[0];
+  while (!isLeaf(te) && te.kind !== 'macro' && te.kind !== 'blockAssign') te = te.children[0];
   return te;
 }
 
 function lastLeaf(e: El): El {
   let te = e;
-  while (!isLeaf(te) && te.k !== 'macro' && te.k !== 'blockAssign') te = te.children[te.children.length - 1];
+  while (!isLeaf(te) && te.kind !== 'macro' && te.kind !== 'blockAssign')
+    te = te.children[te.children.length - 1];
   return te;
 }
 
@@ -56,12 +57,12 @@ function nextTerminalNode(e: El): El | null {
 }
 
 function isTopLevelTextIfParentIs(parent: El | null): boolean {
-  return parent === null || (parent.parent === null && parent.k === 'mixed');
+  return parent === null || (parent.parent === null && parent.kind === 'mixed');
 }
 
 function nonOutputtingType(e: El | null): boolean {
   if (!e) return false;
-  switch (e.k) {
+  switch (e.kind) {
     case 'macro':
     case 'assign':
     case 'assignInstr':
@@ -75,10 +76,10 @@ function nonOutputtingType(e: El | null): boolean {
 }
 
 function isIgnorable(e: El, stripWhitespace: boolean): boolean {
-  if (e.k === 'trim') return true;
-  if (e.k === 'autoEsc' || e.k === 'outputFormat' || e.k === 'escape' || e.k === 'noEscape')
+  if (e.kind === 'trim') return true;
+  if (e.kind === 'autoEsc' || e.kind === 'outputFormat' || e.kind === 'escape' || e.kind === 'noEscape')
     return e.children.length === 0;
-  if (e.k !== 'text') return false;
+  if (e.kind !== 'text') return false;
   const text = e.text;
   if (text.length === 0) return true;
   if (!stripWhitespace || !isTrimmableToEmpty(text)) return false;
@@ -92,8 +93,8 @@ function isIgnorable(e: El, stripWhitespace: boolean): boolean {
 }
 
 function heedsTrailingWhitespace(e: El): boolean {
-  if (e.k === 'interp') return true;
-  if (e.k !== 'text') return false;
+  if (e.kind === 'interp') return true;
+  if (e.kind !== 'text') return false;
   if (isIgnorable(e, true)) return false;
   const t = e.text;
   for (let i = 0; i < t.length; i++) {
@@ -105,8 +106,8 @@ function heedsTrailingWhitespace(e: El): boolean {
 }
 
 function heedsOpeningWhitespace(e: El): boolean {
-  if (e.k === 'interp') return true;
-  if (e.k !== 'text') return false;
+  if (e.kind === 'interp') return true;
+  if (e.kind !== 'text') return false;
   if (isIgnorable(e, true)) return false;
   const t = e.text;
   for (let i = t.length - 1; i >= 0; i--) {
@@ -140,7 +141,7 @@ function deliberateLeftTrim(e: TextEl): boolean {
     elem !== null && elem.beginLine === e.endLine;
     elem = nextTerminalNode(elem)
   ) {
-    if (elem.k !== 'trim') continue;
+    if (elem.kind !== 'trim') continue;
     if (!elem.left && !elem.right) result = true;
     if (elem.left) {
       result = true;
@@ -169,7 +170,7 @@ function deliberateRightTrim(e: TextEl): boolean {
     elem !== null && elem.endLine === e.beginLine;
     elem = prevTerminalNode(elem)
   ) {
-    if (elem.k !== 'trim') continue;
+    if (elem.kind !== 'trim') continue;
     if (!elem.left && !elem.right) result = true;
     if (elem.right) {
       result = true;
@@ -201,7 +202,7 @@ function deliberateRightTrim(e: TextEl): boolean {
             te = nextTerminalNode(te)
           ) {
             if (heedsOpeningWhitespace(te)) trimTrailingPart = false;
-            if (te.k === 'trim' && te.left) {
+            if (te.kind === 'trim' && te.left) {
               trimTrailingPart = true;
               break;
             }
@@ -279,8 +280,8 @@ function cleanupText(e: TextEl, strip: boolean, hasTrim: boolean): El {
  * #t/#lt/#rt/#nt in the template) skips the deliberate-trim searches, which would find nothing.
  */
 export function postParseCleanup(e: El, strip: boolean, hasTrim = true): El {
-  if (e.k === 'text') return cleanupText(e, strip, hasTrim);
-  if (e.k === 'if' && e.children.length === 1) {
+  if (e.kind === 'text') return cleanupText(e, strip, hasTrim);
+  if (e.kind === 'if' && e.children.length === 1) {
     // an #if without #else/#elseif is represented by its only conditional block
     const cb = e.children[0];
     cb.endLine = e.endLine;
@@ -302,7 +303,7 @@ export function postParseCleanup(e: El, strip: boolean, hasTrim = true): El {
       i--;
     }
   }
-  if (e.k === 'mixed' && ch.length === 1) {
+  if (e.kind === 'mixed' && ch.length === 1) {
     const only = ch[0];
     only.parent = e.parent;
     only.index = e.index;

@@ -20,7 +20,7 @@ import { builtInFamily } from './registry.js';
 const { def, records } = builtInFamily();
 
 function isParen(e: A.Expr): boolean {
-  return e.k === 'paren';
+  return e.kind === 'paren';
 }
 
 /** Evaluates the target of an existence built-in: missing (or, in parentheses, an invalid reference) is undefined. */

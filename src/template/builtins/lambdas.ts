@@ -52,7 +52,7 @@ function compileFunctionArg(
     );
   }
   const a = args[0];
-  if (a.k === 'lambda') {
+  if (a.kind === 'lambda') {
     if (a.params.length !== 1) {
       throw new ParseError(
         `?${node.name}(...) parameter lambda expression must declare exactly 1 parameter, but it declared ${a.params.length}.`,

@@ -34,7 +34,7 @@ function parse(p: DirectiveParser): A.El {
       assignments.push(
         p.el<A.AssignEl>(
           {
-            k: 'assign',
+            kind: 'assign',
             name: nameTok.name,
             op: opTok.image as A.AssignOp,
             value,
@@ -74,7 +74,7 @@ function parse(p: DirectiveParser): A.El {
     for (const a of assignments) a.ns = ns;
     return p.el<A.AssignInstrEl>(
       {
-        k: 'assignInstr',
+        kind: 'assignInstr',
         scope,
         ns,
         ...elementBase(p),
@@ -101,7 +101,7 @@ function parse(p: DirectiveParser): A.El {
   if (endT.name !== expected) throw p.err('Mismatched assignment tags.', endT);
   return p.el<A.BlockAssignEl>(
     {
-      k: 'blockAssign',
+      kind: 'blockAssign',
       name: first.name,
       scope,
       ns,
@@ -233,7 +233,7 @@ function compileAssign(el: A.AssignEl, c: ElementCompiler): Exec {
 }
 
 function nameExpr(el: A.AssignEl): A.Expr {
-  return { k: 'id', name: el.name, ...el.namePos };
+  return { kind: 'id', name: el.name, ...el.namePos };
 }
 
 function compileBlockAssign(el: A.BlockAssignEl, c: ElementCompiler): Exec {
@@ -270,7 +270,7 @@ export const assign: Directive<'assign' | 'assignInstr' | 'blockAssign'> = {
   kinds: ['assign', 'assignInstr', 'blockAssign'],
   parse,
   compile(el, c) {
-    switch (el.k) {
+    switch (el.kind) {
       case 'assign':
         return compileAssign(el, c);
       case 'assignInstr':
@@ -280,7 +280,7 @@ export const assign: Directive<'assign' | 'assignInstr' | 'blockAssign'> = {
     }
   },
   stackLabel(el) {
-    switch (el.k) {
+    switch (el.kind) {
       case 'assign': {
         const dir = el.scope === 'namespace' ? '#assign' : '#' + el.scope;
         return `${dir} ${el.name}${el.op === '++' || el.op === '--' ? el.op : ` ${el.op} ${el.value ? canonical(el.value) : ''}`}`;

@@ -14,7 +14,7 @@ function parse(p: DirectiveParser): A.El {
   p.lx.next();
   const recoverChildren = p.mixedContent();
   const recover = p.el<A.RecoverEl>(
-    { k: 'recover', ...elementBase(p) },
+    { kind: 'recover', ...elementBase(p) },
     p.locWithChildren(r, r, recoverChildren),
     recoverChildren,
   );
@@ -25,15 +25,15 @@ function parse(p: DirectiveParser): A.El {
   let single: A.El;
   if (attempted.length === 1) single = attempted[0];
   else if (attempted.length === 0) {
-    single = p.el<A.TextEl>({ k: 'text', text: '', unparsed: false, ...elementBase(p) }, p.tokPos(start));
+    single = p.el<A.TextEl>({ kind: 'text', text: '', unparsed: false, ...elementBase(p) }, p.tokPos(start));
   } else {
     single = p.el<A.MixedEl>(
-      { k: 'mixed', ...elementBase(p) },
+      { kind: 'mixed', ...elementBase(p) },
       p.span(attempted[0], attempted[attempted.length - 1]),
       attempted,
     );
   }
-  return p.el<A.AttemptEl>({ k: 'attempt', ...elementBase(p) }, p.span(p.tokPos(start), p.tokPos(end)), [
+  return p.el<A.AttemptEl>({ kind: 'attempt', ...elementBase(p) }, p.span(p.tokPos(start), p.tokPos(end)), [
     single,
     recover,
   ]);
@@ -114,6 +114,7 @@ export const attempt: Directive<'attempt' | 'recover'> = {
   endTags: ['attempt', 'recover'],
   kinds: ['attempt', 'recover'],
   parse,
-  compile: (el, c) => (el.k === 'attempt' ? compileAttempt(el, (e) => c.element(e)) : c.block(el.children)),
-  stackLabel: (el) => (el.k === 'attempt' ? '#attempt' : '#recover'),
+  compile: (el, c) =>
+    el.kind === 'attempt' ? compileAttempt(el, (e) => c.element(e)) : c.block(el.children),
+  stackLabel: (el) => (el.kind === 'attempt' ? '#attempt' : '#recover'),
 };

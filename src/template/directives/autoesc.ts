@@ -24,7 +24,7 @@ function parse(p: DirectiveParser): A.El {
   p.outputFormat = savedFormat;
   p.autoEscaping = savedAuto;
   const pos = p.span(p.tokPos(start), p.tokPos(end));
-  return p.el<A.AutoEscEl>({ k: 'autoEsc', on: name === 'autoesc', ...elementBase(p) }, pos, children);
+  return p.el<A.AutoEscEl>({ kind: 'autoEsc', on: name === 'autoesc', ...elementBase(p) }, pos, children);
 }
 
 export const autoesc: Directive<'autoEsc'> = {

@@ -14,7 +14,7 @@ export const breakDirective: Directive<'break'> = {
         t,
       );
     }
-    return p.el<A.BreakEl>({ k: 'break', ...elementBase(p) }, p.tokPos(t));
+    return p.el<A.BreakEl>({ kind: 'break', ...elementBase(p) }, p.tokPos(t));
   },
   compile: () => () => {
     throw BREAK;

@@ -28,7 +28,7 @@ function callDirective(p: DirectiveParser): A.El {
   const id = p.expect('ID');
   const idPos = p.tokPos(id);
   const callee: A.Ident = {
-    k: 'id',
+    kind: 'id',
     name: id.image,
     beginLine: idPos.beginLine,
     beginColumn: idPos.beginColumn,
@@ -53,7 +53,7 @@ function callDirective(p: DirectiveParser): A.El {
   const end = p.looseDirectiveEnd();
   return p.el<A.CallEl>(
     {
-      k: 'call',
+      kind: 'call',
       callee,
       named,
       positional,
@@ -73,14 +73,14 @@ function unifiedCall(p: DirectiveParser): A.El {
   const callee = p.expression();
   let nameExp: A.Expr | null = callee;
   if (
-    nameExp.k === 'call' &&
-    nameExp.target.k === 'bi' &&
+    nameExp.kind === 'call' &&
+    nameExp.target.kind === 'bi' &&
     (nameExp.target.name === 'with_args' || nameExp.target.name === 'with_args_last')
   ) {
     nameExp = nameExp.target.target;
   }
   const startTagName =
-    nameExp.k === 'id' || (nameExp.k === 'dot' && onlyIdentifiers(nameExp)) ? canonical(nameExp) : null;
+    nameExp.kind === 'id' || (nameExp.kind === 'dot' && onlyIdentifiers(nameExp)) ? canonical(nameExp) : null;
   if (lx.peek().t === 'TERMINATING_WHITESPACE') lx.next();
   let named: A.CallEl['named'] = null;
   let positional: A.Expr[] | null = null;
@@ -144,7 +144,7 @@ function unifiedCall(p: DirectiveParser): A.El {
   }
   return p.el<A.CallEl>(
     {
-      k: 'call',
+      kind: 'call',
       callee,
       named,
       positional,
@@ -159,8 +159,8 @@ function unifiedCall(p: DirectiveParser): A.El {
 }
 
 function onlyIdentifiers(e: A.Expr): boolean {
-  if (e.k === 'id') return true;
-  if (e.k === 'dot') return onlyIdentifiers(e.target);
+  if (e.kind === 'id') return true;
+  if (e.kind === 'dot') return onlyIdentifiers(e.target);
   return false;
 }
 

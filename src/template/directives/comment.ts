@@ -13,7 +13,7 @@ function parse(p: DirectiveParser): A.El {
   if (start.name === 'comment')
     return p.el<A.CommentEl>(
       {
-        k: 'comment',
+        kind: 'comment',
         text,
         ...elementBase(p),
       },
@@ -21,7 +21,7 @@ function parse(p: DirectiveParser): A.El {
     );
   return p.el<A.TextEl>(
     {
-      k: 'text',
+      kind: 'text',
       text,
       unparsed: true,
       ...elementBase(p),

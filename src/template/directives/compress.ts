@@ -15,7 +15,7 @@ export const compress: Directive<'compress'> = {
     if (end.t !== 'END_TAG' || end.name !== 'compress') throw p.unmatchedEnd(end, '#compress');
     p.lx.next();
     return p.el<A.CompressEl>(
-      { k: 'compress', ...elementBase(p) },
+      { kind: 'compress', ...elementBase(p) },
       p.span(p.tokPos(start), p.tokPos(end)),
       children,
     );

@@ -14,7 +14,7 @@ export const continueDirective: Directive<'continue'> = {
         t,
       );
     }
-    return p.el<A.ContinueEl>({ k: 'continue', ...elementBase(p) }, p.tokPos(t));
+    return p.el<A.ContinueEl>({ kind: 'continue', ...elementBase(p) }, p.tokPos(t));
   },
   compile: () => () => {
     throw CONTINUE;

@@ -18,7 +18,7 @@ function parseEscape(p: DirectiveParser): A.El {
   p.directiveEnd();
   const el = p.el<A.EscapeEl>(
     {
-      k: 'escape',
+      kind: 'escape',
       variable,
       expr,
       ...elementBase(p),
@@ -50,7 +50,7 @@ function parseNoEscape(p: DirectiveParser): A.El {
   p.escapes.push(saved.el);
   p.escapeExprs.push(saved.expr);
   return p.el<A.NoEscapeEl>(
-    { k: 'noEscape', ...elementBase(p) },
+    { kind: 'noEscape', ...elementBase(p) },
     p.span(p.tokPos(start), p.tokPos(end)),
     children,
   );
@@ -62,5 +62,6 @@ export const escape: Directive<'escape' | 'noEscape'> = {
   kinds: ['escape', 'noEscape'],
   parse: (p, tag) => (tag.name === 'escape' ? parseEscape(p) : parseNoEscape(p)),
   compile: (el, c) => c.block(el.children),
-  stackLabel: (el) => (el.k === 'escape' ? `#escape ${el.variable} as ${canonical(el.expr)}` : '#noescape'),
+  stackLabel: (el) =>
+    el.kind === 'escape' ? `#escape ${el.variable} as ${canonical(el.expr)}` : '#noescape',
 };

@@ -8,7 +8,7 @@ export const flush: Directive<'flush'> = {
   kinds: ['flush'],
   parse(p, tag) {
     p.lx.next();
-    return p.el<A.FlushEl>({ k: 'flush', ...elementBase(p) }, p.tokPos(tag));
+    return p.el<A.FlushEl>({ kind: 'flush', ...elementBase(p) }, p.tokPos(tag));
   },
   compile: () => NOOP,
   stackLabel: () => null,

@@ -59,9 +59,9 @@ export function parseHeader(p: HeaderParser): void {
       p.outputFormat = f.name;
       p.autoEscaping = p.autoEscapingPolicy && isMarkupFormat(p.outputFormat);
     } else if (ks === 'ns_prefixes' || key === 'nsPrefixes') {
-      if (exp.k !== 'hash') throw p.err("Expecting a hash of prefixes to namespace URI's.", exp);
+      if (exp.kind !== 'hash') throw p.err("Expecting a hash of prefixes to namespace URI's.", exp);
     } else if (ks === 'attributes') {
-      if (exp.k !== 'hash') throw p.err('Expecting a hash of attribute names to values.', exp);
+      if (exp.kind !== 'hash') throw p.err('Expecting a hash of attribute names to values.', exp);
       exp.keys.forEach((k, i) => {
         p.attributes[String(constantValue(k))] = constantValue(exp.values[i]);
       });

@@ -14,7 +14,7 @@ function parse(p: DirectiveParser): A.El {
   const blocks: A.CondEl[] = [
     p.el<A.CondEl>(
       {
-        k: 'cond',
+        kind: 'cond',
         cond,
         type: 'if',
         ...elementBase(p),
@@ -33,7 +33,7 @@ function parse(p: DirectiveParser): A.El {
     blocks.push(
       p.el<A.CondEl>(
         {
-          k: 'cond',
+          kind: 'cond',
           cond: c,
           type: 'elseif',
           ...elementBase(p),
@@ -50,7 +50,7 @@ function parse(p: DirectiveParser): A.El {
     blocks.push(
       p.el<A.CondEl>(
         {
-          k: 'cond',
+          kind: 'cond',
           cond: null,
           type: 'else',
           ...elementBase(p),
@@ -63,7 +63,7 @@ function parse(p: DirectiveParser): A.El {
   const endTag = p.expectEnd(['if'], '#if');
   return p.el<A.IfEl>(
     {
-      k: 'if',
+      kind: 'if',
       ...elementBase(p),
     },
     p.span(p.tokPos(start), p.tokPos(endTag)),
@@ -111,7 +111,7 @@ export const ifDirective: Directive<'if' | 'cond'> = {
   endTags: ['if'],
   kinds: ['if', 'cond'],
   parse,
-  compile: (el, c) => compileIf(el.k === 'if' ? (el.children as A.CondEl[]) : [el], c),
+  compile: (el, c) => compileIf(el.kind === 'if' ? (el.children as A.CondEl[]) : [el], c),
   stackLabel: (el) =>
-    el.k === 'if' ? null : el.type === 'else' ? '#else' : `#${el.type} ${canonical(el.cond!)}`,
+    el.kind === 'if' ? null : el.type === 'else' ? '#else' : `#${el.type} ${canonical(el.cond!)}`,
 };

@@ -15,7 +15,7 @@ function parse(p: DirectiveParser): A.El {
   const end = p.looseDirectiveEnd();
   return p.el<A.ImportEl>(
     {
-      k: 'import',
+      kind: 'import',
       name,
       ns,
       ...elementBase(p),

@@ -34,7 +34,7 @@ function parse(p: DirectiveParser): A.El {
   const end = p.looseDirectiveEnd();
   return p.el<A.IncludeEl>(
     {
-      k: 'include',
+      kind: 'include',
       name,
       parse,
       encoding,

@@ -72,7 +72,7 @@ function parseList(p: DirectiveParser): A.El {
     const ec = p.mixedContent();
     elseOfList = p.el<A.ElseOfListEl>(
       {
-        k: 'elseOfList',
+        kind: 'elseOfList',
         ...elementBase(p),
       },
       p.locWithChildren(t, t, ec),
@@ -83,7 +83,7 @@ function parseList(p: DirectiveParser): A.El {
   const pos = p.span(p.tokPos(start), p.tokPos(end));
   const list = p.el<A.ListEl>(
     {
-      k: 'list',
+      kind: 'list',
       source,
       loopVar,
       loopVar2,
@@ -97,7 +97,7 @@ function parseList(p: DirectiveParser): A.El {
   if (!elseOfList) return list;
   return p.el<A.ListElseEl>(
     {
-      k: 'listElse',
+      kind: 'listElse',
       ...elementBase(p),
     },
     pos,
@@ -121,7 +121,7 @@ function parseForeach(p: DirectiveParser): A.El {
   p.iterCtxs.pop();
   return p.el<A.ListEl>(
     {
-      k: 'list',
+      kind: 'list',
       source,
       loopVar,
       loopVar2: null,
@@ -171,7 +171,7 @@ function parseItems(p: DirectiveParser): A.El {
   ctx.loopVar = null;
   return p.el<A.ItemsEl>(
     {
-      k: 'items',
+      kind: 'items',
       loopVar,
       loopVar2,
       ...elementBase(p),
@@ -190,7 +190,7 @@ function parseSep(p: DirectiveParser): A.El {
     p.lx.next();
     return p.el<A.SepEl>(
       {
-        k: 'sep',
+        kind: 'sep',
         ...elementBase(p),
       },
       p.span(p.tokPos(start), p.tokPos(t)),
@@ -199,7 +199,7 @@ function parseSep(p: DirectiveParser): A.El {
   }
   return p.el<A.SepEl>(
     {
-      k: 'sep',
+      kind: 'sep',
       ...elementBase(p),
     },
     p.locWithChildren(start, start, children),
@@ -464,7 +464,7 @@ export const list: Directive<'list' | 'listElse' | 'elseOfList' | 'items' | 'sep
           ? parseSep(p)
           : parseList(p),
   compile(el, c) {
-    switch (el.k) {
+    switch (el.kind) {
       case 'list':
         return compileList(el, null, c);
       case 'listElse':
@@ -478,7 +478,7 @@ export const list: Directive<'list' | 'listElse' | 'elseOfList' | 'items' | 'sep
     }
   },
   stackLabel(el) {
-    switch (el.k) {
+    switch (el.kind) {
       case 'list':
         return el.foreach
           ? `#foreach ${el.loopVar} in ${canonical(el.source)}`

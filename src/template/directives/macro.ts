@@ -73,7 +73,7 @@ function parse(p: DirectiveParser): A.El {
   p.inMacro = p.inFunction = false;
   const m = p.el<A.MacroEl>(
     {
-      k: 'macro',
+      kind: 'macro',
       name: nameTok.name,
       isFunction,
       params,

@@ -23,7 +23,7 @@ function parse(p: DirectiveParser): A.El {
     );
   return p.el<A.NestedEl>(
     {
-      k: 'nested',
+      kind: 'nested',
       args,
       ...elementBase(p),
     },

@@ -10,7 +10,7 @@ function parse(p: DirectiveParser): A.El {
   const param = p.expression();
   p.directiveEnd();
   const value = constantValue(param);
-  if (param.k !== 'str' || param.parts) {
+  if (param.kind !== 'str' || param.parts) {
     throw p.err(`Parameter expression must be parse-time evaluable (constant): ${canonical(param)}`, param);
   }
   if (typeof value !== 'string') throw p.err('Parameter must be a string', param);
@@ -41,7 +41,7 @@ function parse(p: DirectiveParser): A.El {
   p.outputFormat = savedFormat;
   p.autoEscaping = savedAuto;
   return p.el<A.OutputFormatEl>(
-    { k: 'outputFormat', format: name, ...elementBase(p) },
+    { kind: 'outputFormat', format: name, ...elementBase(p) },
     p.span(p.tokPos(start), p.tokPos(end)),
     children,
   );

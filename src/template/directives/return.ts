@@ -25,7 +25,7 @@ export const returnDirective: Directive<'return'> = {
       throw p.err('A return instruction can only occur inside a macro or function', start);
     }
     return p.el<A.ReturnEl>(
-      { k: 'return', value, ...elementBase(p) },
+      { kind: 'return', value, ...elementBase(p) },
       p.span(p.tokPos(start), p.tokPos(end)),
     );
   },

@@ -53,7 +53,7 @@ function parse(p: DirectiveParser): A.El {
   const end = p.looseDirectiveEnd();
   return p.el<A.SettingEl>(
     {
-      k: 'setting',
+      kind: 'setting',
       name: key.image,
       value,
       ...elementBase(p),

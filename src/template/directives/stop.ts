@@ -17,7 +17,7 @@ export const stop: Directive<'stop'> = {
       message = p.expression();
       p.looseDirectiveEnd();
     }
-    return p.el<A.StopEl>({ k: 'stop', message, ...elementBase(p) }, p.tokPos(start));
+    return p.el<A.StopEl>({ kind: 'stop', message, ...elementBase(p) }, p.tokPos(start));
   },
   compile(el, c) {
     const message = el.message ? evaluator(el.message, c.cx) : null;

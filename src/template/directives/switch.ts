@@ -21,7 +21,7 @@ function parse(p: DirectiveParser): A.El {
       ignored.push(
         p.el<A.TextEl>(
           {
-            k: 'text',
+            kind: 'text',
             text: t.image,
             unparsed: false,
             ...elementBase(p),
@@ -34,7 +34,7 @@ function parse(p: DirectiveParser): A.El {
       ignored.push(
         p.el<A.CommentEl>(
           {
-            k: 'comment',
+            kind: 'comment',
             text: t.value ?? '',
             ...elementBase(p),
           },
@@ -44,11 +44,11 @@ function parse(p: DirectiveParser): A.El {
     } else break;
   }
   let firstCase = 0;
-  if (ignored.length && !(p.stripWhitespace && ignored.length === 1 && ignored[0].k === 'text')) {
+  if (ignored.length && !(p.stripWhitespace && ignored.length === 1 && ignored[0].kind === 'text')) {
     children.push(
       p.el<A.MixedEl>(
         {
-          k: 'mixed',
+          kind: 'mixed',
           ...elementBase(p),
         },
         p.span(ignored[0], ignored[ignored.length - 1]),
@@ -75,7 +75,7 @@ function parse(p: DirectiveParser): A.El {
     children.push(
       p.el<A.CaseEl>(
         {
-          k: 'case',
+          kind: 'case',
           cond,
           ...elementBase(p),
         },
@@ -90,7 +90,7 @@ function parse(p: DirectiveParser): A.El {
   p.breakable--;
   return p.el<A.SwitchEl>(
     {
-      k: 'switch',
+      kind: 'switch',
       value,
       firstCase,
       ...elementBase(p),
@@ -160,9 +160,9 @@ export const switchDirective: Directive<'switch' | 'case'> = {
   endTags: ['switch'],
   kinds: ['switch', 'case'],
   parse,
-  compile: (el, c) => (el.k === 'switch' ? compile(el, c) : c.block(el.children)),
+  compile: (el, c) => (el.kind === 'switch' ? compile(el, c) : c.block(el.children)),
   stackLabel: (el) =>
-    el.k === 'switch'
+    el.kind === 'switch'
       ? `#switch ${canonical(el.value)}`
       : el.cond
         ? `#case ${canonical(el.cond)}`

@@ -23,7 +23,7 @@ function parse(p: DirectiveParser): A.El {
   }
   return p.el<A.TransformEl>(
     {
-      k: 'transform',
+      kind: 'transform',
       transform,
       args,
       ...elementBase(p),
@@ -36,7 +36,7 @@ function parse(p: DirectiveParser): A.El {
 /** `#transform t` is the legacy spelling of `<@t>`: compiled as that call. */
 function compile(el: A.TransformEl, c: ElementCompiler): Exec {
   const call: A.CallEl = {
-    k: 'call',
+    kind: 'call',
     callee: el.transform,
     named: el.args,
     positional: null,

@@ -12,7 +12,7 @@ export const trim: Directive<'trim'> = {
     const name = tag.name!;
     return p.el<A.TrimEl>(
       {
-        k: 'trim',
+        kind: 'trim',
         name,
         left: name === 't' || name === 'lt',
         right: name === 't' || name === 'rt',

@@ -95,9 +95,9 @@ export interface ElementCompiler {
   block(children: A.El[]): Exec;
 }
 
-export type ElementOfKind<K extends A.El['k']> = Extract<A.El, { k: K }>;
+export type ElementOfKind<K extends A.El['kind']> = Extract<A.El, { kind: K }>;
 
-export interface Directive<K extends A.El['k'] = A.El['k']> {
+export interface Directive<K extends A.El['kind'] = A.El['kind']> {
   /** Start tags it parses (canonical names) and what must follow each name in the tag. */
   readonly startTags: Readonly<Record<string, TagFollow>>;
   /**

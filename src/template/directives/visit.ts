@@ -18,7 +18,7 @@ function parse(p: DirectiveParser): A.El {
   if (start.name === 'fallback' && !p.inMacro) throw p.err('Cannot fall back outside a macro.', start);
   return p.el<A.VisitEl>(
     {
-      k: 'visit',
+      kind: 'visit',
       directive: start.name as A.VisitEl['directive'],
       ...elementBase(p),
     },
