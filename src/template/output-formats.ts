@@ -69,6 +69,12 @@ export function formatForTemplateName(name: string): string | undefined {
   return undefined;
 }
 
+/** FreeMarker's error for an output format name it does not know (the registered names in Java's order). */
+export function unregisteredOutputFormatMessage(name: string): string {
+  const names = FORMATS.map((f) => JSON.stringify(f.name)).sort();
+  return `Unregistered output format name, ${JSON.stringify(name)}. The output formats registered in the Configuration are: ${names.join(', ')}`;
+}
+
 /** How FreeMarker names an output format in messages (its class, MIME type …). */
 export function outputFormatDescription(name: string): string {
   const cls: Record<string, string> = dict({
@@ -85,5 +91,7 @@ export function outputFormatDescription(name: string): string {
     JSON: 'application/json',
     CSS: 'text/css',
   });
-  return `${name}(mimeType=${mime[name] ?? 'null'}, class=${cls[name] ?? 'f.c.OutputFormat'})`;
+  // Java's StringUtil.jQuote: quoted, null as is
+  const m = mime[name];
+  return `${name}(mimeType=${m === undefined || m === 'null' ? 'null' : JSON.stringify(m)}, class=${cls[name] ?? 'f.c.OutputFormat'})`;
 }

@@ -11,7 +11,17 @@ import { capture, evalAll, evaluator, thenDo } from '../exec.js';
 import { runUnitHere } from '../loading.js';
 import { OptionalTemplateInclude } from '../optional-template.js';
 import type { Token } from '../lexer.js';
-import { type Env, type Exec, MacroValue, Pending, elError, missingError, typeError } from '../runtime.js';
+import {
+  type Env,
+  type Exec,
+  MacroValue,
+  Pending,
+  describeType,
+  elError,
+  exprError,
+  missingError,
+  typeName,
+} from '../runtime.js';
 import { Transform, TransformFailure, type TransformParams } from '../transforms.js';
 import { isDirectiveObject } from '../values.js';
 import { type Directive, type DirectiveParser, type ElementCompiler, elementBase } from './types.js';
@@ -128,7 +138,8 @@ function unifiedCall(p: DirectiveParser): A.El {
     children = p.mixedContent();
     end = lx.peek();
     if (end.t !== 'UNIFIED_CALL_END') {
-      throw p.unmatchedEnd(end, startTagName !== null ? '@' + startTagName : '@...');
+      // FreeMarker names an unclosed call "@..." whatever its name
+      throw p.unmatchedEnd(end, '@...');
     }
     lx.next();
     for (let i = 0; i < pushed; i++) p.iterCtxs.pop();
@@ -219,7 +230,7 @@ function compileCall(el: A.CallEl, c: ElementCompiler): Exec {
       return callDirectiveObject(env, fn as never, namedMap, pos, body, el.bodySource, el);
     }
     if (fn === undefined) throw missingError(cn);
-    throw typeError(cn, '', 'user-defined directive, transform or macro', fn);
+    throw notADirective(cn, fn);
   };
   return (env) => {
     const fn = callee(env);
@@ -229,6 +240,16 @@ function compileCall(el: A.CallEl, c: ElementCompiler): Exec {
     if (argEvs.length === 0) return invoke(env, fn, []);
     return evalAll(env, argEvs, (vals) => invoke(env, fn, vals));
   };
+}
+
+/** FreeMarker's NonUserDefinedDirectiveLikeException (its wording, "a(n)" included, for `<@` and `#call`). */
+function notADirective(callee: A.Expr, value: unknown) {
+  const t = typeName(value);
+  return exprError(
+    'NonUserDefinedDirectiveLikeException',
+    `For "@" callee: Expected a(n) user-defined directive, transform or macro, but this has evaluated to ${/^[aeiou]/i.test(t) ? 'an' : 'a'} ${describeType(value)}:`,
+    callee,
+  );
 }
 
 /** <@x/> where x came from ?interpret: the template runs here, in the current namespace. */

@@ -8,7 +8,12 @@ import { canonical } from '../canonical.js';
 import { constantValue } from '../constant-value.js';
 import { dict } from '../dict.js';
 import type { Token } from '../lexer.js';
-import { isMarkupFormat, outputFormatByName, outputFormatDescription } from '../output-formats.js';
+import {
+  isMarkupFormat,
+  outputFormatByName,
+  outputFormatDescription,
+  unregisteredOutputFormatMessage,
+} from '../output-formats.js';
 import type { Directive, DirectiveParser } from './types.js';
 
 /** What the header sets on the parser besides the DirectiveParser surface. */
@@ -55,7 +60,7 @@ export function parseHeader(p: HeaderParser): void {
     } else if (ks === 'output_format' || key === 'outputFormat') {
       if (typeof value !== 'string') throw p.err(`Expected a string constant for "${key}".`, exp);
       const f = outputFormatByName(value);
-      if (!f) throw p.err(`Unregistered output format name, ${JSON.stringify(value)}.`, exp);
+      if (!f) throw p.err(unregisteredOutputFormatMessage(value), exp);
       p.outputFormat = f.name;
       p.autoEscaping = p.autoEscapingPolicy && isMarkupFormat(p.outputFormat);
     } else if (ks === 'ns_prefixes' || key === 'nsPrefixes') {

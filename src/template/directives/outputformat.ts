@@ -2,7 +2,12 @@
 import type * as A from '../ast.js';
 import { canonical } from '../canonical.js';
 import { constantValue } from '../constant-value.js';
-import { isMarkupFormat, outputFormatByName } from '../output-formats.js';
+import {
+  isMarkupFormat,
+  outputFormatByName,
+  outputFormatDescription,
+  unregisteredOutputFormatMessage,
+} from '../output-formats.js';
 import { type Directive, type DirectiveParser, elementBase } from './types.js';
 
 function parse(p: DirectiveParser): A.El {
@@ -21,17 +26,25 @@ function parse(p: DirectiveParser): A.El {
     if (!value.endsWith('}')) {
       throw p.err(`Output format name that starts with '{' must end with '}': ${value}`, start);
     }
-    const inner = outputFormatByName(value.slice(1, -1));
-    if (!inner || !isMarkupFormat(inner.name)) {
+    const innerName = value.slice(1, -1);
+    const inner = outputFormatByName(innerName);
+    if (!inner) throw p.err(unregisteredOutputFormatMessage(innerName), start);
+    if (!isMarkupFormat(inner.name)) {
       throw p.err(
-        `The output format inside the {...} must be a markup format, but was: ${value.slice(1, -1)}`,
+        `The output format inside the {...} must be a markup format, but was: ${outputFormatDescription(inner.name)}`,
+        start,
+      );
+    }
+    if (!isMarkupFormat(p.outputFormat)) {
+      throw p.err(
+        `The current output format must be a markup format when using {...}, but was: ${outputFormatDescription(p.outputFormat)}`,
         start,
       );
     }
     name = inner.name;
   } else {
     const f = outputFormatByName(value);
-    if (!f) throw p.err(`Unregistered output format name, ${JSON.stringify(value)}.`, start);
+    if (!f) throw p.err(unregisteredOutputFormatMessage(value), start);
     name = f.name;
   }
   p.outputFormat = name;
