@@ -347,6 +347,7 @@ export interface CallEl extends ElBase {
   loopVars: string[] | null;
   /** Raw source text between the start and end tag (null for an empty-element call). */
   bodySource: string | null;
+  /** Written `<#call …>` (shown like `<@…>` all the same, as FreeMarker does). */
   legacy: boolean;
 }
 export interface CommentEl extends ElBase {

@@ -328,3 +328,28 @@ describe('limits', () => {
     expect(e.kind).toBe('LimitExceeded');
   });
 });
+
+describe('user directive calls in the FTL stack trace (answers of FreeMarker 2.3.31)', () => {
+  const missing =
+    'The following has evaluated to null or missing:\n==> nope  [in template "t.ftl" at line 1, column 17]\n\n----\nTip: If the failing expression is known to legally refer to something that\'s sometimes null or missing, either specify a default value like myOptionalVar!myDefault, or use <#if myOptionalVar??>when-present<#else>when-missing</#if>. (These only cover the last step of the expression; to cover the whole expression, use parenthesis: (myOptionalVar.foo)!myDefault, (myOptionalVar.foo)??\n----\n\n----\nFTL stack trace ("~" means nesting-related):\n\t- Failed at: ${nope}  [in template "t.ftl" in macro "m" at line 1, column 15]\n';
+
+  it('shows #call as FreeMarker does, as an @ call', async () => {
+    const e = await errorOf(
+      compile('<#macro m a b>${nope}</#macro><#call m 1 "s">', { name: 't.ftl', strict: true }).render({}),
+    );
+    expect(e.message).toBe(
+      missing + '\t- Reached through: @m 1, "s"  [in template "t.ftl" at line 1, column 31]\n----',
+    );
+  });
+
+  it('shows an @ call with its named arguments and loop variables', async () => {
+    const e = await errorOf(
+      compile('<#macro m a b>${nope}</#macro>\n<@m a=1 b=[2]; v/>', { name: 't.ftl', strict: true }).render(
+        {},
+      ),
+    );
+    expect(e.message).toBe(
+      missing + '\t- Reached through: @m a=1 b=[2]; v  [in template "t.ftl" at line 2, column 1]\n----',
+    );
+  });
+});

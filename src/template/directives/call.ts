@@ -300,6 +300,6 @@ export const call: Directive<'call'> = {
   kinds: ['call'],
   parse,
   compile: compileCall,
-  stackLabel: (el) =>
-    el.legacy ? `#call ${canonical(el.callee)}${args(el)}` : `@${canonical(el.callee)}${args(el)}`,
+  // FreeMarker parses #call into a UnifiedCall: its stack trace shows `@` for both
+  stackLabel: (el) => `@${canonical(el.callee)}${args(el)}`,
 };
