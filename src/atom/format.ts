@@ -8,6 +8,7 @@
  * JSON text); any member that is not an Atom element is an extension `<fm:NAME>` holding JSON text.
  * Readers match local names, so namespace prefixes are free.
  */
+import { PROTOTYPE_KEYS as FORBIDDEN_KEYS } from '../safety/index.js';
 
 export const ATOM_NS = 'http://www.w3.org/2005/Atom';
 export const FLOWMARK_NS = 'urn:flowmark:atom';
@@ -90,7 +91,6 @@ const ENTRY_ELEMENTS = new Set([
 ]);
 const FEED_PAGING = ['totalResults', 'startIndex', 'itemsPerPage'] as const;
 const EXTENSION_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 // ---------------------------------------------------------------- writing
 

@@ -4,8 +4,8 @@
  * refuses a key reaching an object's prototype, with their wording; CONTRIBUTING.md's "no
  * prototype pollution" points here.
  *
- * (src/atom/format.ts keeps its own copy of the deny-list: the browser loads that module on its
- * own from /atom/format.js, so it cannot import from here.)
+ * Browser code imports it too (src/atom/format.ts, loaded from /atom/format.js, imports
+ * /safety/index.js), so it stays plain TypeScript with no Node or DOM import.
  */
 
 /** Keys that reach an object's prototype when a value is written or read under them. */

@@ -10,7 +10,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ConfigError } from '../config/index.js';
 
 /** The paths a listed origin may reach. */
-const CORS_PATHS = ['/config/', '/api/v1/', '/client/', '/atom/'];
+const CORS_PATHS = ['/config/', '/api/v1/', '/client/', '/atom/', '/safety/'];
 const METHODS = 'GET, POST, PUT, PATCH, DELETE';
 const HEADERS = 'authorization, content-type, accept';
 const MAX_AGE_S = '600';

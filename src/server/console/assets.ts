@@ -1,6 +1,6 @@
 /**
  * The browser code the server hands out: the client library (`/client/*.js`, with its `.d.ts`
- * types) and the console (`/console/*.js`). Built, they are the ES modules `npm run build` (tsc)
+ * types), the console (`/console/*.js`) and the two leaves they import (`/atom/*.js`, `/safety/*.js`). Built, they are the ES modules `npm run build` (tsc)
  * writes to dist/client and dist/console, served as they are. Run from the sources (tsx, vitest)
  * there is no build: each `.ts` module is transpiled once with esbuild (a dev dependency), so
  * the same URLs serve the same modules either way.
@@ -17,7 +17,7 @@ export interface Asset {
 }
 
 /** The folders next to src/server (or dist/server) holding the browser code. */
-const FOLDERS = ['atom', 'client', 'console'] as const;
+const FOLDERS = ['atom', 'client', 'console', 'safety'] as const;
 
 let loading: Promise<Map<string, Asset>> | undefined;
 

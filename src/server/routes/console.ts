@@ -7,6 +7,7 @@
  *   GET /console/*.js, .css  its modules and stylesheet
  *   GET /client/*.js         the client library (ES modules; `.d.ts` beside them when built)
  *   GET /atom/*.js           the Atom format module the client library imports (shared with the server)
+ *   GET /safety/*.js         the safety rules the Atom format imports (shared with the server)
  *   GET /api/v1/functions    the function library's reference (autocompletion, the playground's reference)
  *
  * Pages and modules are public (the console's login page must load); every API call they make
@@ -101,7 +102,7 @@ export function consoleRoutes(app: Api, _deps: ServerDeps): void {
     secured(reply).type('text/css; charset=utf-8').send(CONSOLE_STYLES),
   );
 
-  for (const folder of ['atom', 'console', 'client'] as const)
+  for (const folder of ['atom', 'console', 'client', 'safety'] as const)
     app.get(`/${folder}/*`, { config: page, schema: hidden }, async (request, reply) => {
       const name = (request.params as { '*': string })['*'];
       const asset: Asset | undefined = (await browserAssets()).get(`${folder}/${name}`);
