@@ -4,7 +4,7 @@ import { isHash, parseJsonText } from '../coercion.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';
 import { defineFunction, type FunctionSpec } from '../spec.js';
-import { PlatformError } from '../../platform/index.js';
+import { PlatformError } from '../../platform/errors.js';
 import { collectionCall, collectionsOf, filesOf, toPlain } from './args.js';
 
 /**

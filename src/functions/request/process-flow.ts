@@ -4,7 +4,9 @@
  * its run (src/platform/processes); the process host tells them which step is running through a
  * flow frame (`setFlowFrame`). docs/hosts.md describes the flow they belong to.
  */
-import { MESSAGES, REQUEST_STATUSES, type Platform } from '../../platform/index.js';
+import type { Platform } from '../../platform/index.js';
+import { MESSAGES } from '../../platform/errors.js';
+import { REQUEST_STATUSES } from '../../platform/requests.js';
 import {
   isVariableName,
   stepById,
