@@ -1,5 +1,5 @@
 /** Collections (spec 4.2): import_objects (from an uploaded file) and inject_objects. */
-import { importOptions, readImport } from '../../platform/collections/index.js';
+import { importOptions, readImport } from '../../platform/collections/import.js';
 import { isHash, parseJsonText } from '../coercion.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';

@@ -3,13 +3,9 @@
  * (deprecated) and file_replace. Content arrives as text and becomes bytes through the
  * fileoptions' `algorithm` (NONE: characters in `charset`; BASE64, BASE64URL, HEXA: the bytes).
  */
-import {
-  DEFAULT_CHARSET,
-  replaceText,
-  textToBytes,
-  type FileChanges,
-  type StoredFile,
-} from '../../platform/files/index.js';
+import type { FileChanges, StoredFile } from '../../platform/files/index.js';
+import { DEFAULT_CHARSET, textToBytes } from '../../platform/files/codec.js';
+import { replaceText } from '../../platform/files/replace.js';
 import { isForbiddenKey } from '../../platform/model.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError, messageOf } from '../errors.js';

@@ -7,15 +7,9 @@
 import type { Platform } from '../../platform/index.js';
 import { MESSAGES } from '../../platform/errors.js';
 import { REQUEST_STATUSES } from '../../platform/requests.js';
-import {
-  isVariableName,
-  stepById,
-  TASK_CONTEXTS,
-  taskToken,
-  taskUrl,
-  type TaskContext,
-  type TaskRef,
-} from '../../platform/processes/index.js';
+import type { TaskContext, TaskRef } from '../../platform/processes/index.js';
+import { isVariableName, stepById } from '../../platform/processes/definition.js';
+import { TASK_CONTEXTS, taskToken, taskUrl } from '../../platform/processes/urls.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';
 import { defineFunction, type FunctionSpec } from '../spec.js';
