@@ -1,5 +1,4 @@
 /** Collections (spec 4.2): import_objects (from an uploaded file) and inject_objects. */
-import { importOptions, readImport } from '../../platform/collections/import.js';
 import { isHash, parseJsonText } from '../coercion.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';
@@ -48,6 +47,8 @@ async function importFile(
     throw e;
   }
   return collectionCall(fn, async () => {
+    // The CSV parser and the charsets load with the first import, not at startup.
+    const { importOptions, readImport } = await import('../../platform/collections/import.js');
     const options = importOptions(rawOptions);
     return collectionsOf(fn, ctx).importDocuments(ctx, name, readImport([content], options), { drop });
   });

@@ -5,7 +5,6 @@
  */
 import type { FileChanges, StoredFile } from '../../platform/files/index.js';
 import { DEFAULT_CHARSET, textToBytes } from '../../platform/files/codec.js';
-import { replaceText } from '../../platform/files/replace.js';
 import { isForbiddenKey } from '../../platform/model.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError, messageOf } from '../errors.js';
@@ -23,6 +22,11 @@ import {
   type FileOptions,
 } from './args.js';
 import { readText } from './read.js';
+
+type ReplaceText = typeof import('../../platform/files/replace.js').replaceText;
+// re2js loads with the first replacement, not at startup.
+const replaceText: ReplaceText = async (...args) =>
+  (await import('../../platform/files/replace.js')).replaceText(...args);
 
 /** The name append_file gives the file it creates when fileId is empty. */
 export const APPENDED_FILE_NAME = 'untitled.txt';
