@@ -48,13 +48,15 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
 /**
  * `bin/flowmark.js`: runs a command, then, for a command that evaluates templates or scripts,
  * releases the script sandbox's workers, so the process ends by itself once the command is done.
- * The script module is imported only then (it is already loaded by such a command).
+ * The script module is imported only then, and only if a script ran (script/loaded.ts).
  */
 export async function runCli(argv: string[]): Promise<number> {
   try {
     return await main(argv);
   } finally {
-    if (argv[0] !== undefined && find(argv[0])?.scripts)
-      await (await import('../script/run.js')).closeScripts();
+    if (argv[0] !== undefined && find(argv[0])?.scripts) {
+      const { scriptsLoaded } = await import('../script/loaded.js');
+      if (scriptsLoaded()) await (await import('../script/run.js')).closeScripts();
+    }
   }
 }

@@ -30,7 +30,8 @@ export type { CallEnv, Scope } from './template-types.js';
 
 import type { ExecutionContext } from './context.js';
 import { FunctionError } from './errors.js';
-import { MESSAGES, RIGHTS_MESSAGES } from '../platform/index.js';
+import { MESSAGES } from '../platform/errors.js';
+import { RIGHTS_MESSAGES } from '../platform/rights.js';
 import { platformOf } from './request/calls.js';
 import { requireUser } from './rights.js';
 import { compileFunction, type BoundFunction, type CompiledFunction } from './invoke.js';

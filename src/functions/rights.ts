@@ -3,7 +3,8 @@
  * needs, and refusals worded `name: reason`. The registry applies a function's declared rule; the
  * functions whose rule depends on their arguments (FunctionRights `argument`) call these.
  */
-import { RIGHTS_MESSAGES, type Actor } from '../platform/index.js';
+import type { Actor } from '../platform/index.js';
+import { RIGHTS_MESSAGES } from '../platform/rights.js';
 import type { ExecutionContext, ExecutionUser } from './context.js';
 import { FunctionError } from './errors.js';
 

@@ -9,7 +9,7 @@ import { startEvaluation, type ExecutionContext } from '../functions/context.js'
 import { boundedSize } from '../limits/index.js';
 import { INTERNAL_PARAMETERS, internalParameters } from '../functions/request/index.js';
 import { bind } from '../functions/registry.js';
-import { scriptDirective } from '../script/index.js';
+import { scriptDirective } from '../script/directive.js';
 import { compile, TemplateError, type RenderOptions, type Scope } from '../template/index.js';
 import { dataVariables } from './variables.js';
 

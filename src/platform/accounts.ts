@@ -2,7 +2,8 @@
  * Accounts (the platform's customers, the tenants): an id (P_customer), a name, the locale and
  * time zone scripts run with, and the public base URL the URL functions and P_urls derive from.
  */
-import { sql, type Store } from '../store/index.js';
+import type { Store } from '../store/index.js';
+import { sql } from '../store/sql.js';
 import { notFound, PlatformError } from './errors.js';
 
 export interface Account {

@@ -2,7 +2,8 @@
  * i18n dictionaries: (key, language) → text, per project, with account-wide entries
  * (project 0) as the fallback. Languages are two-letter codes (`fr_FR` is read as `fr`).
  */
-import { sql, type Store } from '../store/index.js';
+import type { Store } from '../store/index.js';
+import { sql } from '../store/sql.js';
 import { PlatformError } from './errors.js';
 
 /** Project id of the account-wide dictionary. */

@@ -6,7 +6,8 @@
  * rows in the shared database, locks hold across every server process using it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sql, type Store } from '../store/index.js';
+import type { Store } from '../store/index.js';
+import { sql } from '../store/sql.js';
 import { MESSAGES, PlatformError } from './errors.js';
 
 /** Longest wait for a lock (wait_timeout above it waits only this long). */

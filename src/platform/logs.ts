@@ -3,7 +3,8 @@
  * ACCEPTANCE keep every level, LIVE only SEVERE, unless the resource's P_log attribute sets the
  * threshold), and the 3 KB message limit (longer messages are cut and end with `(...)`).
  */
-import { sql, type Store } from '../store/index.js';
+import type { Store } from '../store/index.js';
+import { sql } from '../store/sql.js';
 import type { Mode } from './model.js';
 
 export const LOG_LEVELS = ['SEVERE', 'WARNING', 'INFO', 'CONFIG', 'FINE', 'FINER', 'FINEST'] as const;

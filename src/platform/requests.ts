@@ -4,7 +4,8 @@
  * keeps (definitions, runs, step records, manual tasks; docs/hosts.md).
  */
 import { randomUUID } from 'node:crypto';
-import { sql, type Store } from '../store/index.js';
+import type { Store } from '../store/index.js';
+import { sql } from '../store/sql.js';
 import { MESSAGES, notFound, PlatformError } from './errors.js';
 import { fromJson, isMode, toJson, toJsonObject, type Mode } from './model.js';
 

@@ -8,7 +8,8 @@
  * projects they were granted (`grantDesign`). Designers write scripts, so evaluating an arbitrary
  * template (POST /api/v1/eval) needs it.
  */
-import { sql, type Store } from '../store/index.js';
+import type { Store } from '../store/index.js';
+import { sql } from '../store/sql.js';
 import { MESSAGES, notFound, PlatformError } from './errors.js';
 import type { Lane } from './directory/lanes.js';
 

@@ -17,7 +17,7 @@ import {
   type CallEnv,
   type FunctionRegistry,
 } from '../functions/registry.js';
-import { MESSAGES } from '../platform/index.js';
+import { MESSAGES } from '../platform/errors.js';
 import { DIRECTIVE, FmDate, isRequestInput, markAsRequestInput } from '../template/index.js';
 import type { DataAccessor, ScriptApi, ScriptMethod } from './api.js';
 

@@ -12,8 +12,6 @@ import type { FunctionRegistry } from '../functions/registry.js';
 import { DIRECTIVE, type TemplateDirective } from '../template/index.js';
 import { ScriptError } from './errors.js';
 import type { ScriptLimits } from './limits.js';
-import { runPythonScript } from './python/run.js';
-import { runScript } from './run.js';
 
 export interface ScriptDirectiveOptions {
   registry?: FunctionRegistry;
@@ -33,10 +31,18 @@ export function scriptDirective(
       const engine = checkParameters(params);
       if (body === null) return '';
       const source = scriptSource(body.source);
+      // The sandboxes (and the function library's bridge to them) load with the first script.
       const result =
         engine === 'python'
-          ? await runPythonScript(source, { ctx, env, ...options })
-          : await runScript(source, { ctx, env, ...options, legacy: engine === 'legacy' });
+          ? await (await import('./python/run.js')).runPythonScript(source, { ctx, env, ...options })
+          : await (
+              await import('./run.js')
+            ).runScript(source, {
+              ctx,
+              env,
+              ...options,
+              legacy: engine === 'legacy',
+            });
       return result.output;
     },
   };

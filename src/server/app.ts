@@ -34,18 +34,25 @@ import { clientErrorHandler } from './client-errors.js';
 import { toErrorBody } from './errors.js';
 import { useJsonBodyParser } from './json-body.js';
 import type { ServerHosts } from './hosts.js';
-import { authRoutes } from './routes/auth.js';
+import { AUTH_PREFIX, authRoutes, TOKENS_PREFIX, tokenRoutes } from './routes/auth.js';
 import { clientRoutes } from './routes/client.js';
 import { COLLECTIONS_PREFIX, collectionRoutes } from './routes/collections.js';
-import { directoryRoutes } from './routes/directory.js';
+import { LANES_PREFIX, laneRoutes, POOLS_PREFIX, poolRoutes } from './routes/directory.js';
 import { evalRoutes } from './routes/eval.js';
-import { fileRoutes } from './routes/files.js';
+import { FILES_PREFIX, fileRoutes } from './routes/files.js';
 import { liveRoutes } from './routes/live.js';
 import { designRoutes } from './routes/designs.js';
 import { PROJECTS_PREFIX, projectRoutes } from './routes/projects.js';
 import { runtimeRoutes } from './routes/runtime.js';
-import { scriptedRoutes } from './routes/scripted.js';
-import { userRoutes } from './routes/users.js';
+import {
+  COMPOSITE_APIS_PREFIX,
+  compositeApiRoutes,
+  PROCESSES_PREFIX,
+  processDefinitionRoutes,
+  WEB_INTERFACES_PREFIX,
+  webInterfaceTemplateRoutes,
+} from './routes/scripted.js';
+import { USERS_PREFIX, userRoutes } from './routes/users.js';
 import { corsHook } from './cors.js';
 import { ErrorBody } from './schemas.js';
 import { evaluationLimitsFromEnv, type EvaluationLimits } from '../limits/index.js';
@@ -274,20 +281,18 @@ export async function createServer(options: ServerOptions): Promise<Api> {
 
   await app.register(
     async (api) => {
-      for (const routes of [
-        authRoutes,
-        runtimeRoutes,
-        userRoutes,
-        directoryRoutes,
-        designRoutes,
-        evalRoutes,
-        scriptedRoutes,
-      ])
-        routes(api as Api, deps);
+      for (const routes of [runtimeRoutes, designRoutes, evalRoutes]) routes(api as Api, deps);
+      await api.register(authRoutes, { prefix: AUTH_PREFIX, deps });
+      await api.register(tokenRoutes, { prefix: TOKENS_PREFIX, deps });
+      await api.register(userRoutes, { prefix: USERS_PREFIX, deps });
+      await api.register(poolRoutes, { prefix: POOLS_PREFIX, deps });
+      await api.register(laneRoutes, { prefix: LANES_PREFIX, deps });
       await api.register(collectionRoutes, { prefix: COLLECTIONS_PREFIX, deps });
       await api.register(projectRoutes, { prefix: PROJECTS_PREFIX, deps });
-      // Files take raw bodies of any type: their own content-type parser, in their own context.
-      await api.register(async (files) => fileRoutes(files as Api, deps));
+      await api.register(fileRoutes, { prefix: FILES_PREFIX, deps });
+      await api.register(compositeApiRoutes, { prefix: COMPOSITE_APIS_PREFIX, deps });
+      await api.register(webInterfaceTemplateRoutes, { prefix: WEB_INTERFACES_PREFIX, deps });
+      await api.register(processDefinitionRoutes, { prefix: PROCESSES_PREFIX, deps });
     },
     { prefix: API_PREFIX },
   );

@@ -3,9 +3,11 @@
  * demand"): `flowmark version` loads no package at all, `flowmark render` neither the server
  * (Fastify and its plugins) nor the database drivers nor the libraries of functions it does not
  * call. What a process loaded is read from Node's CommonJS cache when it exits (the packages
- * named here are CommonJS, so an ESM import of them lands there too). Speed: bench/cli.bench.ts.
+ * named here are CommonJS, so an ESM import of them lands there too), and every ES module it
+ * loaded (ESM-only packages such as marked, and flowmark's own modules) from a module hook.
+ * Speed: bench/cli.bench.ts.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,14 +27,37 @@ beforeAll(() => {
       process.stderr.write('LOADED ' + JSON.stringify([...names].sort()) + '\\n');
     });`,
   );
+  writeFileSync(
+    join(dir, 'hooks.mjs'),
+    `import { appendFileSync } from 'node:fs';
+    export async function load(url, context, next) {
+      if (process.env.FLOWMARK_TEST_MODULES) appendFileSync(process.env.FLOWMARK_TEST_MODULES, url + '\\n');
+      return next(url, context);
+    }`,
+  );
+  writeFileSync(
+    join(dir, 'modules.mjs'),
+    `import { register } from 'node:module';
+    import { pathToFileURL } from 'node:url';
+    register(pathToFileURL(${JSON.stringify(join(dir, 'hooks.mjs'))}));`,
+  );
   writeFileSync(join(dir, 'x.ftl'), 'x');
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function loadedBy(args: string[]): Promise<{ stdout: string; packages: string[] }> {
+let runs = 0;
+
+/**
+ * What `flowmark args…` loaded: the packages (CommonJS cache) and, as `modules`, every ES module
+ * (`marked`, `csv-parse` … for a package, `dist/store/index.js` … for flowmark's own).
+ */
+async function loadedBy(args: string[]): Promise<{ stdout: string; packages: string[]; modules: string[] }> {
+  const list = join(dir, `modules-${runs++}.txt`);
+  writeFileSync(list, '');
   const run = await flowmark(args, {
     env: {
-      NODE_OPTIONS: `--require ${join(dir, 'loaded.cjs')}`,
+      NODE_OPTIONS: `--require ${join(dir, 'loaded.cjs')} --import ${join(dir, 'modules.mjs')}`,
+      FLOWMARK_TEST_MODULES: list,
       FLOWMARK_DATA: join(dir, 'none'),
       DATABASE_URL: '',
     },
@@ -40,7 +65,14 @@ async function loadedBy(args: string[]): Promise<{ stdout: string; packages: str
   expect(run.code).toBe(0);
   const line = /^LOADED (.*)$/m.exec(run.stderr);
   expect(line).not.toBeNull();
-  return { stdout: run.stdout, packages: JSON.parse(line![1]!) as string[] };
+  const modules = new Set<string>();
+  for (const url of readFileSync(list, 'utf8').split('\n')) {
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+    const own = /\/(dist\/.*)$/.exec(url);
+    if (pkg) modules.add(pkg[1]!);
+    else if (own) modules.add(own[1]!);
+  }
+  return { stdout: run.stdout, packages: JSON.parse(line![1]!) as string[], modules: [...modules].sort() };
 }
 
 const SERVER_AND_DRIVERS = [
@@ -90,11 +122,41 @@ describe('the CLI loads a command when it runs', () => {
     expect(packages.filter((p) => SERVER_AND_DRIVERS.includes(p))).toEqual([]);
   });
 
-  it('a command that uses a library still loads it on first use (markdown_to_html: sanitize-html)', async () => {
+  it('flowmark render of a template without a store loads no store, platform service or library of a function it does not call', async () => {
+    const { stdout, modules } = await loadedBy(['render', join(dir, 'x.ftl')]);
+    expect(stdout).toBe('x');
+    expect(modules).toContain('dist/template/index.js'); // the hook sees the modules it should
+    expect(modules).toContain('dist/functions/registry.js');
+    const unwanted = (m: string) =>
+      ['marked', 'csv-parse', 'csv-stringify', 're2js', 'sanitize-html'].includes(m) ||
+      // The store's SQL builder and contention message are leaves; its index (drivers, migrations) is not.
+      (/^dist\/(server|store)\//.test(m) && !['dist/store/sql.js', 'dist/store/contention.js'].includes(m)) ||
+      m === 'dist/platform/index.js' ||
+      /^dist\/platform\/(collections|files|processes|directory|projects|applications|scripted)\/index\.js$/.test(
+        m,
+      ) ||
+      m === 'dist/platform/collections/import.js' ||
+      m === 'dist/platform/files/replace.js' ||
+      // the script sandboxes load with the first <@script>
+      ['dist/script/run.js', 'dist/script/pool.js', 'dist/script/python/run.js'].includes(m);
+    expect(modules.filter(unwanted)).toEqual([]);
+  });
+
+  it('a command that uses a library still loads it on first use (markdown_to_html: marked, sanitize-html)', async () => {
     writeFileSync(join(dir, 'md.ftl'), '${markdown_to_html("*a*")?contains("<em>a</em>")?c}');
-    const { stdout, packages } = await loadedBy(['render', join(dir, 'md.ftl')]);
+    const { stdout, packages, modules } = await loadedBy(['render', join(dir, 'md.ftl')]);
     expect(stdout).toBe('true');
     expect(packages).toContain('sanitize-html');
+    expect(modules).toContain('marked');
     expect(packages).not.toContain('fastify');
+  });
+
+  it('csv_to_json loads the CSV parser on first use', async () => {
+    writeFileSync(join(dir, 'csv.ftl'), '${csv_to_json("a,b\\n1,2", {"header": true})}');
+    const plain = await loadedBy(['render', join(dir, 'x.ftl')]);
+    expect(plain.packages).not.toContain('csv-parse');
+    const { stdout, packages } = await loadedBy(['render', join(dir, 'csv.ftl')]);
+    expect(stdout).toBe('[{"a":"1","b":"2"}]');
+    expect(packages).toContain('csv-parse');
   });
 });

@@ -9,9 +9,8 @@ import { join } from 'node:path';
 import { loadConfig } from '../../config/index.js';
 import { createExecutionContext, MODES, type ExecutionContext, type Mode } from '../../functions/context.js';
 import { contextFor } from '../../functions/request/index.js';
-import { createPlatform, type Platform } from '../../platform/index.js';
-import { defaultAccount } from '../../server/bootstrap.js';
-import { openStore, type Store } from '../../store/index.js';
+import type { Platform } from '../../platform/index.js';
+import type { Store } from '../../store/index.js';
 import { evaluationLimits } from './limits.js';
 
 export const CONTEXT_USAGE =
@@ -81,6 +80,12 @@ export async function openRenderContext(
     return { ctx: createExecutionContext({ mode }), close: async () => {} };
   }
   const limits = evaluationLimits(undefined); // FLOWMARK_DATA_DOCUMENT_LIMIT (inject_objects in --request)
+  // The store, the platform and the migrations load only for a render that has a store.
+  const [{ openStore }, { createPlatform }, { defaultAccount }] = await Promise.all([
+    import('../../store/index.js'),
+    import('../../platform/index.js'),
+    import('../../server/bootstrap.js'),
+  ]);
   const store: Store = await openStore();
   try {
     const platform = createPlatform(store);

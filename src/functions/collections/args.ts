@@ -3,13 +3,9 @@
  * the function's, and reading the arguments scripts pass (JSON text or hashes, `$query` /
  * `$orderby`, first/limit as numbers or text).
  */
-import {
-  CollectionError,
-  CONTENTION_MESSAGE,
-  isContention,
-  type CollectionService,
-  type SortSpec,
-} from '../../platform/collections/index.js';
+import type { CollectionService, SortSpec } from '../../platform/collections/index.js';
+import { CollectionError } from '../../platform/collections/errors.js';
+import { CONTENTION_MESSAGE, isContention } from '../../store/contention.js';
 import { BudgetExceededError } from '../../limits/index.js';
 import { isHash, parseJsonObjectText } from '../coercion.js';
 import type { ExecutionContext } from '../context.js';

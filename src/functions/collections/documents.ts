@@ -1,5 +1,6 @@
 /** Collections (spec 4.2): reading and writing documents. */
-import { assertSafeSpec, CollectionError } from '../../platform/collections/index.js';
+import { assertSafeSpec } from '../../platform/collections/safety.js';
+import { CollectionError } from '../../platform/collections/errors.js';
 import { isHash } from '../coercion.js';
 import { budgetOf } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';

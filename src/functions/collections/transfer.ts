@@ -1,10 +1,9 @@
 /** Collections (spec 4.2): import_objects (from an uploaded file) and inject_objects. */
-import { importOptions, readImport } from '../../platform/collections/index.js';
 import { isHash, parseJsonText } from '../coercion.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';
 import { defineFunction, type FunctionSpec } from '../spec.js';
-import { PlatformError } from '../../platform/index.js';
+import { PlatformError } from '../../platform/errors.js';
 import { collectionCall, collectionsOf, filesOf, toPlain } from './args.js';
 
 /**
@@ -48,6 +47,8 @@ async function importFile(
     throw e;
   }
   return collectionCall(fn, async () => {
+    // The CSV parser and the charsets load with the first import, not at startup.
+    const { importOptions, readImport } = await import('../../platform/collections/import.js');
     const options = importOptions(rawOptions);
     return collectionsOf(fn, ctx).importDocuments(ctx, name, readImport([content], options), { drop });
   });

@@ -6,16 +6,9 @@
 import { parseJsonText } from '../coercion.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError } from '../errors.js';
-import {
-  describeAlgorithms,
-  isCharset,
-  parseAlgorithm,
-  VISIBILITIES,
-  type Algorithm,
-  type Principal,
-  type StoredFile,
-  type Visibility,
-} from '../../platform/files/index.js';
+import type { Algorithm, Principal, StoredFile, Visibility } from '../../platform/files/index.js';
+import { describeAlgorithms, isCharset, parseAlgorithm } from '../../platform/files/codec.js';
+import { VISIBILITIES } from '../../platform/files/rights.js';
 import { isForbiddenKey } from '../../platform/model.js';
 
 export { connectedUser, platformCall, platformOf } from '../request/calls.js';

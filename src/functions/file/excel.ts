@@ -1,5 +1,6 @@
 /** Excel workbooks: R_read_excel_cells. */
-import { readExcelCells, type WorksheetRequest } from '../../platform/files/index.js';
+import type { WorksheetRequest } from '../../platform/files/index.js';
+import { readExcelCells } from '../../platform/files/excel.js';
 import { isForbiddenKey } from '../../platform/model.js';
 import { argumentError } from '../errors.js';
 import { defineFunction, type FunctionSpec } from '../spec.js';

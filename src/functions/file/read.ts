@@ -4,7 +4,8 @@
  * through `algorithm` and `charset` (src/platform/files/codec.ts); indexes count UTF-16 code
  * units, as Java's String does.
  */
-import { bytesToText, DEFAULT_CHARSET, type Algorithm, type StoredFile } from '../../platform/files/index.js';
+import type { Algorithm, StoredFile } from '../../platform/files/index.js';
+import { bytesToText, DEFAULT_CHARSET } from '../../platform/files/codec.js';
 import type { ExecutionContext } from '../context.js';
 import { defineFunction, type FunctionSpec, type ParamSpec } from '../spec.js';
 import {

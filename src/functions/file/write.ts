@@ -3,13 +3,8 @@
  * (deprecated) and file_replace. Content arrives as text and becomes bytes through the
  * fileoptions' `algorithm` (NONE: characters in `charset`; BASE64, BASE64URL, HEXA: the bytes).
  */
-import {
-  DEFAULT_CHARSET,
-  replaceText,
-  textToBytes,
-  type FileChanges,
-  type StoredFile,
-} from '../../platform/files/index.js';
+import type { FileChanges, StoredFile } from '../../platform/files/index.js';
+import { DEFAULT_CHARSET, textToBytes } from '../../platform/files/codec.js';
 import { isForbiddenKey } from '../../platform/model.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError, messageOf } from '../errors.js';
@@ -27,6 +22,11 @@ import {
   type FileOptions,
 } from './args.js';
 import { readText } from './read.js';
+
+type ReplaceText = typeof import('../../platform/files/replace.js').replaceText;
+// re2js loads with the first replacement, not at startup.
+const replaceText: ReplaceText = async (...args) =>
+  (await import('../../platform/files/replace.js')).replaceText(...args);
 
 /** The name append_file gives the file it creates when fileId is empty. */
 export const APPENDED_FILE_NAME = 'untitled.txt';

@@ -4,7 +4,8 @@
  * connected user.
  */
 import type { Platform } from '../../platform/index.js';
-import { PlatformError, RIGHTS_MESSAGES } from '../../platform/index.js';
+import { PlatformError } from '../../platform/errors.js';
+import { RIGHTS_MESSAGES } from '../../platform/rights.js';
 import type { ExecutionContext, ExecutionUser } from '../context.js';
 import { FunctionError } from '../errors.js';
 

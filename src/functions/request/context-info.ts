@@ -1,6 +1,7 @@
 /** Request functions about where a script runs: get_access_url, get_project_metadata, get_request_info. */
-import { accessUrl } from '../../platform/index.js';
-import { canReadRequest, MESSAGES, RIGHTS_MESSAGES } from '../../platform/index.js';
+import { accessUrl } from '../../platform/accounts.js';
+import { canReadRequest, RIGHTS_MESSAGES } from '../../platform/rights.js';
+import { MESSAGES } from '../../platform/errors.js';
 import { FunctionError } from '../errors.js';
 import { defineFunction, type FunctionSpec } from '../spec.js';
 import { requireRight } from '../rights.js';

@@ -11,19 +11,17 @@
  * the context's fields.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  accountUrls,
-  createPlatform,
-  DEFAULT_BASE_URL,
-  logThreshold,
-  PlatformError,
-  type AccountUrls,
-  type LockRecord,
-  type LogThreshold,
-  type Platform,
-  type ProcessRequest,
-  type UserRef,
+import type {
+  AccountUrls,
+  LockRecord,
+  LogThreshold,
+  Platform,
+  ProcessRequest,
+  UserRef,
 } from '../../platform/index.js';
+import { accountUrls, DEFAULT_BASE_URL } from '../../platform/accounts.js';
+import { PlatformError } from '../../platform/errors.js';
+import { logThreshold } from '../../platform/logs.js';
 import type { Store } from '../../store/index.js';
 import {
   createExecutionContext,
@@ -103,7 +101,7 @@ const platforms = new WeakMap<Store, Platform>();
 
 /** The ExecutionContext of one evaluation, with the user resolved and the internal parameters prepared. */
 export async function contextFor(options: ContextOptions): Promise<ExecutionContext> {
-  const platform = options.platform ?? platformFor(options.store);
+  const platform = options.platform ?? (await platformFor(options.store));
   const account = await platform.accounts.require(options.account);
   let request: ProcessRequest | undefined;
   if (options.request !== undefined) request = await platform.requests.require(account.id, options.request);
@@ -216,10 +214,15 @@ export async function internalParameterValues(ctx: ExecutionContext): Promise<Re
   return out;
 }
 
-function platformFor(store: Store | undefined): Platform {
+/** The platform over `store`, its ~60 modules loaded only here (a render without a store never needs them). */
+async function platformFor(store: Store | undefined): Promise<Platform> {
   if (!store) throw new Error('contextFor: give platform or store');
   let platform = platforms.get(store);
-  if (!platform) platforms.set(store, (platform = createPlatform(store)));
+  if (!platform) {
+    const { createPlatform } = await import('../../platform/index.js');
+    platform = platforms.get(store);
+    if (!platform) platforms.set(store, (platform = createPlatform(store)));
+  }
   return platform;
 }
 

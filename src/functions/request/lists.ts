@@ -1,5 +1,7 @@
 /** Custom lists and translations: get_custom_list, save_custom_list, get_i18n, i18n. */
-import { normaliseLanguage, RIGHTS_MESSAGES, type Platform } from '../../platform/index.js';
+import type { Platform } from '../../platform/index.js';
+import { normaliseLanguage } from '../../platform/i18n.js';
+import { RIGHTS_MESSAGES } from '../../platform/rights.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError } from '../errors.js';
 import { defineFunction, type FunctionSpec } from '../spec.js';

@@ -2,7 +2,8 @@
  * R_lock / R_unlock: a named lock per account, held by the current request (or, outside one, by
  * the evaluation), recorded in P_locks with its start and end.
  */
-import { DEFAULT_LOCK_LEASE_MS, MAX_LOCK_WAIT_MS, type Platform } from '../../platform/index.js';
+import type { Platform } from '../../platform/index.js';
+import { DEFAULT_LOCK_LEASE_MS, MAX_LOCK_WAIT_MS } from '../../platform/locks.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError } from '../errors.js';
 import { defineFunction, type FunctionSpec } from '../spec.js';

@@ -3,7 +3,8 @@
  * threshold (TEST and ACCEPTANCE: every level; LIVE: SEVERE only; the resource's P_log attribute,
  * when set, replaces the mode's rule). Messages over 3 KB are cut and end with `(...)`.
  */
-import { isLogged, LOG_LEVELS, truncateLogMessage, type LogLevel } from '../../platform/index.js';
+import type { LogLevel } from '../../platform/index.js';
+import { isLogged, LOG_LEVELS, truncateLogMessage } from '../../platform/logs.js';
 import type { ExecutionContext } from '../context.js';
 import { defineFunction, type FunctionSpec } from '../spec.js';
 import { choice } from '../utilities/args.js';

@@ -4,16 +4,12 @@
  * its run (src/platform/processes); the process host tells them which step is running through a
  * flow frame (`setFlowFrame`). docs/hosts.md describes the flow they belong to.
  */
-import { MESSAGES, REQUEST_STATUSES, type Platform } from '../../platform/index.js';
-import {
-  isVariableName,
-  stepById,
-  TASK_CONTEXTS,
-  taskToken,
-  taskUrl,
-  type TaskContext,
-  type TaskRef,
-} from '../../platform/processes/index.js';
+import type { Platform } from '../../platform/index.js';
+import { MESSAGES } from '../../platform/errors.js';
+import { REQUEST_STATUSES } from '../../platform/requests.js';
+import type { TaskContext, TaskRef } from '../../platform/processes/index.js';
+import { isVariableName, stepById } from '../../platform/processes/definition.js';
+import { TASK_CONTEXTS, taskToken, taskUrl } from '../../platform/processes/urls.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';
 import { defineFunction, type FunctionSpec } from '../spec.js';

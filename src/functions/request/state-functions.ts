@@ -1,7 +1,9 @@
 /**
  * Request functions over persistent state: next_value, lane membership, vaults, OAuth2 tokens.
  */
-import { laneModeFor, MESSAGES, RIGHTS_MESSAGES } from '../../platform/index.js';
+import { laneModeFor } from '../../platform/model.js';
+import { MESSAGES } from '../../platform/errors.js';
+import { RIGHTS_MESSAGES } from '../../platform/rights.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';
 import { defineFunction, type FunctionSpec } from '../spec.js';

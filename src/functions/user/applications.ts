@@ -1,5 +1,7 @@
 /** get_applications: the web interfaces a user may launch. */
-import { INTERFACE_CONTEXTS, laneModeFor, NO_TAG, webInterfaceUrl, type Mode } from '../../platform/index.js';
+import type { Mode } from '../../platform/index.js';
+import { INTERFACE_CONTEXTS, NO_TAG, webInterfaceUrl } from '../../platform/projects/web-interfaces.js';
+import { laneModeFor } from '../../platform/model.js';
 import { MODES } from '../context.js';
 import { defineFunction, type FunctionSpec } from '../spec.js';
 import { platformOf } from '../request/calls.js';

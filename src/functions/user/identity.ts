@@ -1,5 +1,5 @@
 /** impersonate and unblock_user. */
-import { MESSAGES } from '../../platform/index.js';
+import { MESSAGES } from '../../platform/errors.js';
 import { FunctionError } from '../errors.js';
 import { defineFunction, type FunctionSpec } from '../spec.js';
 import { platformCall, platformOf } from '../request/calls.js';

@@ -1,5 +1,7 @@
 /** User functions about lanes: get_lanes, get_lane_users, get_lane_job_number, has_right, is_user_in_lane, get_manager. */
-import { laneModeFor, MAX_PAGE_SIZE, MESSAGES } from '../../platform/index.js';
+import { laneModeFor } from '../../platform/model.js';
+import { MAX_PAGE_SIZE } from '../../platform/directory/lanes.js';
+import { MESSAGES } from '../../platform/errors.js';
 import { StringBoolean } from '../template-types.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';

@@ -2,7 +2,9 @@
  * User functions about one user's data: get_user_data, get_preferences, save_preferences,
  * get_user_metadata, save_user_metadata, P_change_preferences, P_change_metadata.
  */
-import { canSeePrivate, editInput, RIGHTS_MESSAGES, type Platform, type User } from '../../platform/index.js';
+import type { Platform, User } from '../../platform/index.js';
+import { canSeePrivate, RIGHTS_MESSAGES } from '../../platform/rights.js';
+import { editInput } from '../../platform/directory/json-path.js';
 import type { ExecutionContext } from '../context.js';
 
 import { defineFunction, type FunctionSpec } from '../spec.js';

@@ -1,10 +1,20 @@
 /** CSV reading and writing shared by csv_to_json, json_to_csv and load (CSV_HEAD / CSV_NOHEAD). */
 import { BudgetExceededError } from '../../limits/index.js';
 import { DataError } from './args.js';
-import { parse } from 'csv-parse/sync';
-import { stringify } from 'csv-stringify/sync';
+import { createRequire } from 'node:module';
+import type { parse as parseType } from 'csv-parse/sync';
+import type { stringify as stringifyType } from 'csv-stringify/sync';
 import { messageOf } from '../errors.js';
 import { PROTOTYPE_KEYS as FORBIDDEN } from '../../safety/index.js';
+
+// csv-parse and csv-stringify (their CommonJS builds) load with the first CSV read or written, not at startup.
+const require = createRequire(import.meta.url);
+let csv: { parse: typeof parseType; stringify: typeof stringifyType } | undefined;
+const csvLibrary = () =>
+  (csv ??= {
+    parse: (require('csv-parse/sync') as { parse: typeof parseType }).parse,
+    stringify: (require('csv-stringify/sync') as { stringify: typeof stringifyType }).stringify,
+  });
 
 /** A CSV problem in the user's data; the caller prefixes the function name. */
 export class CsvError extends DataError {
@@ -117,7 +127,7 @@ function convert(value: string, kind: Conversion | undefined, where: () => strin
 export function readCsv(text: string, opts: CsvReadOptions): CsvRow[] {
   let records: string[][];
   try {
-    records = parse(text, {
+    records = csvLibrary().parse(text, {
       delimiter: opts.separator,
       quote: opts.quote,
       escape: opts.quote,
@@ -171,7 +181,7 @@ function shortenQuoted(message: string): string {
 
 /** Writes rows of text cells: quoting when a cell holds the separator, a quote or a line break; CRLF after every row. */
 export function writeCsv(rows: string[][], separator: string): string {
-  return stringify(rows, {
+  return csvLibrary().stringify(rows, {
     delimiter: separator,
     record_delimiter: '\r\n',
     quote: '"',

@@ -4,10 +4,15 @@
  * javascript: URLs), so user content cannot inject script into the page.
  */
 import { createRequire } from 'node:module';
-import { Marked } from 'marked';
+import type { Marked } from 'marked';
 import type sanitizeHtmlType from 'sanitize-html';
 
-const marked = new Marked({ gfm: true, async: false });
+// marked (ES modules only, its rules built when it loads) loads with the first conversion, not at startup.
+let marked: Promise<Marked> | undefined;
+
+function markdownParser(): Promise<Marked> {
+  return (marked ??= import('marked').then(({ Marked }) => new Marked({ gfm: true, async: false })));
+}
 
 // sanitize-html (and its HTML parser) loads with the first conversion, not at startup.
 const require = createRequire(import.meta.url);
@@ -53,8 +58,11 @@ function stylesheet(css: string): string {
   return `<style>\n${trimmed.replace(/</g, '\\3c ')}\n</style>\n`;
 }
 
-export function markdownToHtml(content: string, options: { css?: string; title?: string }): string {
-  const body = sanitize(marked.parse(content) as string);
+export async function markdownToHtml(
+  content: string,
+  options: { css?: string; title?: string },
+): Promise<string> {
+  const body = sanitize((await markdownParser()).parse(content) as string);
   return (
     '<!DOCTYPE html>\n<html>\n<head>\n<meta charset="UTF-8">\n' +
     `<title>${escapeHtml(options.title ?? '')}</title>\n` +

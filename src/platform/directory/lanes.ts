@@ -4,7 +4,8 @@
  * the lane's rule by lane jobs, see jobs.ts). A user is in a lane when either source has them.
  * Organisation pools arrange their lanes in a hierarchy (parent lane, manager), see organisation.ts.
  */
-import { sql, type Store } from '../../store/index.js';
+import type { Store } from '../../store/index.js';
+import { sql } from '../../store/sql.js';
 import { MESSAGES, notFound, PlatformError } from '../errors.js';
 import {
   DEFAULT_CONTENTION,

@@ -3,7 +3,8 @@
  * account-admin flag, language, preferences, public metadata, password hash; and delegations
  * (a user handing their work to another, shown to scripts as P_user.delegators).
  */
-import { sql, type Store } from '../../store/index.js';
+import type { Store } from '../../store/index.js';
+import { sql } from '../../store/sql.js';
 import { MESSAGES, notFound, PlatformError } from '../errors.js';
 import { fromJson, toJson, toJsonObject } from '../model.js';
 import { setAtPath, type Json } from './json-path.js';

@@ -5,7 +5,8 @@
  * both exist), TEST nothing. It lists the contexts it runs in (web, mobile, tablet), its tags,
  * and the lanes allowed to launch it (none = every user of the account).
  */
-import { sql, type Store } from '../../store/index.js';
+import type { Store } from '../../store/index.js';
+import { sql } from '../../store/sql.js';
 import { MESSAGES, notFound, PlatformError } from '../errors.js';
 import { fromJson, isForbiddenKey, toJson, type Mode } from '../model.js';
 

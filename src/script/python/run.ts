@@ -20,6 +20,9 @@ import {
 } from '../run.js';
 import { PY_SETUP } from './prelude.js';
 import { PY_WORKER_SOURCE } from './worker-source.js';
+import { markScriptsLoaded } from '../loaded.js';
+
+markScriptsLoaded();
 
 /** Python interpreters alive at most (each holds ~30 MiB of WebAssembly memory and takes seconds to start). */
 const DEFAULT_WORKERS = 2;

@@ -1,5 +1,6 @@
 /**
- * Login and logout (session cookie), the caller's identity, and API tokens.
+ * Login and logout (session cookie), the caller's identity, and API tokens: two plugins, each
+ * registered under its prefix (below /api/v1).
  */
 import { Type } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -26,11 +27,16 @@ const Identity = Type.Object({ account: Account, user: User, via: Type.String() 
 const INVALID_LOGIN = 'Invalid account, login or password.';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-export function authRoutes(app: Api, deps: ServerDeps): void {
-  const { platform, sessions, tokens, throttle, settings } = deps;
+/** The prefixes the plugins are registered under (below /api/v1). */
+export const AUTH_PREFIX = '/auth';
+export const TOKENS_PREFIX = '/tokens';
+
+/** Login, logout and the caller's identity: a plugin under AUTH_PREFIX, its paths relative to it. */
+export async function authRoutes(app: Api, { deps }: { deps: ServerDeps }): Promise<void> {
+  const { platform, sessions, throttle, settings } = deps;
 
   app.post(
-    '/auth/login',
+    '/login',
     {
       config: { access: 'public' },
       schema: {
@@ -75,7 +81,7 @@ export function authRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/auth/logout',
+    '/logout',
     {
       config: { access: 'public' },
       schema: {
@@ -88,7 +94,7 @@ export function authRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/auth/me',
+    '/me',
     { schema: { tags: ['auth'], summary: 'Who is calling', response: { 200: Identity } } },
     async (request) => {
       const caller = callerOf(request);
@@ -97,9 +103,14 @@ export function authRoutes(app: Api, deps: ServerDeps): void {
       return { account, user: toUserBody(user, true), via: caller.via };
     },
   );
+}
+
+/** API tokens: a plugin under TOKENS_PREFIX, its paths relative to it. */
+export async function tokenRoutes(app: Api, { deps }: { deps: ServerDeps }): Promise<void> {
+  const { tokens } = deps;
 
   app.get(
-    '/tokens',
+    '',
     {
       schema: {
         tags: ['auth'],
@@ -122,7 +133,7 @@ export function authRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/tokens',
+    '',
     {
       schema: {
         tags: ['auth'],
@@ -150,7 +161,7 @@ export function authRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.delete(
-    '/tokens/:id',
+    '/:id',
     {
       schema: {
         tags: ['auth'],

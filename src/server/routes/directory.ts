@@ -21,11 +21,16 @@ export const toLaneBody = ({ accountId: _a, ...lane }: LaneRecord) => lane;
 
 const MembershipQuery = Type.Object({ mode: Type.Optional(LaneMode) });
 
-export function directoryRoutes(app: Api, deps: ServerDeps): void {
-  const { lanes, users } = deps.platform.directory;
+/** The prefixes the plugins are registered under (below /api/v1). */
+export const POOLS_PREFIX = '/pools';
+export const LANES_PREFIX = '/lanes';
+
+/** Pools and the lanes created in them: a plugin under POOLS_PREFIX, its paths relative to it. */
+export async function poolRoutes(app: Api, { deps }: { deps: ServerDeps }): Promise<void> {
+  const { lanes } = deps.platform.directory;
 
   app.get(
-    '/pools',
+    '',
     {
       schema: {
         tags: ['lanes'],
@@ -42,7 +47,7 @@ export function directoryRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/pools',
+    '',
     {
       config: { access: 'admin' },
       schema: {
@@ -66,29 +71,13 @@ export function directoryRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/pools/:id',
+    '/:id',
     { schema: { tags: ['lanes'], summary: 'A pool', params: IdParams, response: { 200: Pool } } },
     async (request) => toPoolBody(await lanes.requirePool(callerOf(request).accountId, request.params.id)),
   );
 
-  app.get(
-    '/lanes',
-    {
-      schema: {
-        tags: ['lanes'],
-        summary: "The account's lanes (filter poolId EE n for one pool's)",
-        querystring: ListQuery,
-        response: { 200: Page(Lane) },
-      },
-    },
-    async (request) => {
-      const page = listPage(await lanes.listLanes(callerOf(request).accountId), request.query, LANE_FIELDS);
-      return { ...page, items: page.items.map(toLaneBody) };
-    },
-  );
-
   app.post(
-    '/pools/:id/lanes',
+    '/:id/lanes',
     {
       config: { access: 'admin' },
       schema: {
@@ -117,15 +106,36 @@ export function directoryRoutes(app: Api, deps: ServerDeps): void {
       return toLaneBody(lane);
     },
   );
+}
+
+/** Lanes and their members: a plugin under LANES_PREFIX, its paths relative to it. */
+export async function laneRoutes(app: Api, { deps }: { deps: ServerDeps }): Promise<void> {
+  const { lanes, users } = deps.platform.directory;
 
   app.get(
-    '/lanes/:id',
+    '',
+    {
+      schema: {
+        tags: ['lanes'],
+        summary: "The account's lanes (filter poolId EE n for one pool's)",
+        querystring: ListQuery,
+        response: { 200: Page(Lane) },
+      },
+    },
+    async (request) => {
+      const page = listPage(await lanes.listLanes(callerOf(request).accountId), request.query, LANE_FIELDS);
+      return { ...page, items: page.items.map(toLaneBody) };
+    },
+  );
+
+  app.get(
+    '/:id',
     { schema: { tags: ['lanes'], summary: 'A lane', params: IdParams, response: { 200: Lane } } },
     async (request) => toLaneBody(await lanes.require(callerOf(request).accountId, request.params.id)),
   );
 
   app.patch(
-    '/lanes/:id',
+    '/:id',
     {
       config: { access: 'admin' },
       schema: {
@@ -148,7 +158,7 @@ export function directoryRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/lanes/:id/users',
+    '/:id/users',
     {
       schema: {
         tags: ['lanes'],
@@ -205,7 +215,7 @@ export function directoryRoutes(app: Api, deps: ServerDeps): void {
   };
 
   app.put(
-    '/lanes/:id/users/:userId',
+    '/:id/users/:userId',
     { ...Membership, schema: { ...Membership.schema, summary: 'Add a user to a lane (manual membership)' } },
     async (request) => {
       const caller = callerOf(request);
@@ -217,7 +227,7 @@ export function directoryRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.delete(
-    '/lanes/:id/users/:userId',
+    '/:id/users/:userId',
     {
       ...Membership,
       schema: { ...Membership.schema, summary: "Remove a user's manual membership of a lane" },

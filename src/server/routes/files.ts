@@ -39,7 +39,14 @@ const Empty = { 204: Type.Null() };
 
 const toFileBody = ({ accountId: _a, ownerRequest: _r, ...file }: StoredFile) => file;
 
-export function fileRoutes(app: Api, deps: ServerDeps): void {
+/** The prefix the plugin is registered under (below /api/v1). */
+export const FILES_PREFIX = '/files';
+
+/**
+ * A plugin registered under FILES_PREFIX (below /api/v1), its paths relative to it. Files take raw
+ * bodies of any type: PUT …/content has its own content-type parser, in its own context.
+ */
+export async function fileRoutes(app: Api, { deps }: { deps: ServerDeps }): Promise<void> {
   const files = deps.platform.files;
   const uploadBytes = Math.min(deps.settings.uploadBytes, files.limits.maxFileBytes);
   const principalOf = (request: FastifyRequest): Principal => {
@@ -48,7 +55,7 @@ export function fileRoutes(app: Api, deps: ServerDeps): void {
   };
 
   app.get(
-    '/files',
+    '',
     {
       schema: {
         tags: ['files'],
@@ -68,7 +75,7 @@ export function fileRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/files',
+    '',
     {
       schema: {
         tags: ['files'],
@@ -96,7 +103,7 @@ export function fileRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/files/:id',
+    '/:id',
     {
       schema: {
         tags: ['files'],
@@ -110,7 +117,7 @@ export function fileRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/files/:id/content',
+    '/:id/content',
     {
       schema: {
         tags: ['files'],
@@ -141,7 +148,7 @@ export function fileRoutes(app: Api, deps: ServerDeps): void {
     );
 
     raw.put(
-      '/files/:id/content',
+      '/:id/content',
       {
         bodyLimit: uploadBytes,
         schema: {
@@ -172,7 +179,7 @@ export function fileRoutes(app: Api, deps: ServerDeps): void {
   });
 
   app.patch(
-    '/files/:id',
+    '/:id',
     {
       schema: {
         tags: ['files'],
@@ -203,7 +210,7 @@ export function fileRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.delete(
-    '/files/:id',
+    '/:id',
     { schema: { tags: ['files'], summary: 'Delete a file (WRITE right)', params: Params, response: Empty } },
     async (request, reply) => {
       if (!(await files.delete(callerOf(request).accountId, principalOf(request), request.params.id)))
@@ -213,7 +220,7 @@ export function fileRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/files/:id/rights',
+    '/:id/rights',
     {
       schema: {
         tags: ['files'],
@@ -226,7 +233,7 @@ export function fileRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/files/:id/rights',
+    '/:id/rights',
     {
       schema: {
         tags: ['files'],

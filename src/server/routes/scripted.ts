@@ -72,12 +72,17 @@ const toDefinitionBody = ({ accountId: _a, definition, ...d }: StoredDefinition)
 });
 const admin = { access: 'admin' as const };
 
-export function scriptedRoutes(app: Api, deps: ServerDeps): void {
-  const { compositeApis, webInterfaceTemplates, webInterfaces } = deps.platform;
-  const { definitions } = deps.platform.processes;
+/** The prefixes the plugins are registered under (below /api/v1). */
+export const COMPOSITE_APIS_PREFIX = '/composite-apis';
+export const WEB_INTERFACES_PREFIX = '/web-interfaces';
+export const PROCESSES_PREFIX = '/processes';
+
+/** Composite APIs: a plugin under COMPOSITE_APIS_PREFIX, its paths relative to it. */
+export async function compositeApiRoutes(app: Api, { deps }: { deps: ServerDeps }): Promise<void> {
+  const { compositeApis } = deps.platform;
 
   app.get(
-    '/composite-apis',
+    '',
     {
       config: admin,
       schema: {
@@ -94,7 +99,7 @@ export function scriptedRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/composite-apis',
+    '',
     {
       config: admin,
       schema: {
@@ -112,7 +117,7 @@ export function scriptedRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/composite-apis/:id',
+    '/:id',
     {
       config: admin,
       schema: {
@@ -130,7 +135,7 @@ export function scriptedRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.put(
-    '/composite-apis/:id',
+    '/:id',
     {
       config: admin,
       schema: {
@@ -146,7 +151,7 @@ export function scriptedRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.delete(
-    '/composite-apis/:id',
+    '/:id',
     {
       config: admin,
       schema: {
@@ -162,9 +167,14 @@ export function scriptedRoutes(app: Api, deps: ServerDeps): void {
       reply.code(204);
     },
   );
+}
+
+/** Web interfaces and their templates: a plugin under WEB_INTERFACES_PREFIX, its paths relative to it. */
+export async function webInterfaceTemplateRoutes(app: Api, { deps }: { deps: ServerDeps }): Promise<void> {
+  const { webInterfaceTemplates, webInterfaces } = deps.platform;
 
   app.get(
-    '/web-interfaces',
+    '',
     {
       schema: {
         tags: ['projects'],
@@ -184,7 +194,7 @@ export function scriptedRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.delete(
-    '/web-interfaces/:id',
+    '/:id',
     {
       config: admin,
       schema: {
@@ -207,7 +217,7 @@ export function scriptedRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/web-interfaces/:id/template',
+    '/:id/template',
     {
       config: admin,
       schema: {
@@ -226,7 +236,7 @@ export function scriptedRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.put(
-    '/web-interfaces/:id/template',
+    '/:id/template',
     {
       config: admin,
       schema: {
@@ -243,9 +253,14 @@ export function scriptedRoutes(app: Api, deps: ServerDeps): void {
       return { template: request.body.template };
     },
   );
+}
+
+/** Stored process definitions: a plugin under PROCESSES_PREFIX, its paths relative to it. */
+export async function processDefinitionRoutes(app: Api, { deps }: { deps: ServerDeps }): Promise<void> {
+  const { definitions } = deps.platform.processes;
 
   app.get(
-    '/processes',
+    '',
     {
       config: admin,
       schema: {
@@ -260,7 +275,7 @@ export function scriptedRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/processes',
+    '',
     {
       config: admin,
       schema: {
@@ -278,7 +293,7 @@ export function scriptedRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/processes/:id',
+    '/:id',
     {
       config: admin,
       schema: {
@@ -293,7 +308,7 @@ export function scriptedRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.put(
-    '/processes/:id',
+    '/:id',
     {
       config: admin,
       schema: {
@@ -311,7 +326,7 @@ export function scriptedRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.delete(
-    '/processes/:id',
+    '/:id',
     {
       config: admin,
       schema: {

@@ -1,7 +1,8 @@
 /**
  * Users of the caller's account. Everyone of the account may list and read users (without their
  * preferences); administrators create and change them; users may change their own name, email,
- * language, preferences and password (giving the current one).
+ * language, preferences and password (giving the current one). A plugin registered under
+ * USERS_PREFIX (below /api/v1), its paths relative to it.
  */
 import { Type } from '@fastify/type-provider-typebox';
 import type { User } from '../../platform/directory/index.js';
@@ -52,11 +53,14 @@ export function toUserBody(user: User, withPrivate: boolean) {
   return withPrivate ? { ...rest, preferences } : rest;
 }
 
-export function userRoutes(app: Api, deps: ServerDeps): void {
+/** The prefix the plugin is registered under (below /api/v1). */
+export const USERS_PREFIX = '/users';
+
+export async function userRoutes(app: Api, { deps }: { deps: ServerDeps }): Promise<void> {
   const { users } = deps.platform.directory;
 
   app.get(
-    '/users',
+    '',
     {
       schema: {
         tags: ['users'],
@@ -86,7 +90,7 @@ export function userRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/users',
+    '',
     {
       config: { access: 'admin' },
       schema: { tags: ['users'], summary: 'Create a user', body: NewUser, response: { 201: UserSchema } },
@@ -99,7 +103,7 @@ export function userRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/users/:ref',
+    '/:ref',
     {
       schema: {
         tags: ['users'],
@@ -116,7 +120,7 @@ export function userRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.patch(
-    '/users/:id',
+    '/:id',
     {
       schema: {
         tags: ['users'],
@@ -160,7 +164,7 @@ export function userRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.post(
-    '/users/:ref/unblock',
+    '/:ref/unblock',
     {
       config: { access: 'admin' },
       schema: {
@@ -178,7 +182,7 @@ export function userRoutes(app: Api, deps: ServerDeps): void {
   );
 
   app.get(
-    '/users/:id/lanes',
+    '/:id/lanes',
     {
       schema: {
         tags: ['users', 'lanes'],

@@ -363,9 +363,9 @@ describe('to_xml', () => {
 });
 
 describe('markdown_to_html (P_markdown_to_html)', () => {
-  it('renders a complete document with title and stylesheet link', () => {
+  it('renders a complete document with title and stylesheet link', async () => {
     expect(
-      call('markdown_to_html', [
+      await call('markdown_to_html', [
         '# Title\n\nSome *text*.',
         { title: 'My <doc>', css: 'https://cdn.test/s.css' },
       ]),
@@ -375,21 +375,21 @@ describe('markdown_to_html (P_markdown_to_html)', () => {
     );
   });
 
-  it('inlines CSS text in a style element it cannot escape', () => {
-    const html = call('P_markdown_to_html', [
+  it('inlines CSS text in a style element it cannot escape', async () => {
+    const html = (await call('P_markdown_to_html', [
       'x',
       { css: 'body { color: red } </style><script>alert(1)</script>' },
-    ]) as string;
+    ])) as string;
     expect(html).toContain(
       '<style>\nbody { color: red } \\3c /style>\\3c script>alert(1)\\3c /script>\n</style>',
     );
     expect(html).not.toContain('<script');
   });
 
-  it('sanitises: no script, event handler or javascript: link survives', () => {
-    const html = call('markdown_to_html', [
+  it('sanitises: no script, event handler or javascript: link survives', async () => {
+    const html = (await call('markdown_to_html', [
       'hi <script>alert(1)</script> [l](javascript:alert(1)) <img src=x onerror=alert(1)> <a href="https://ok.test" onclick="x()">ok</a>\n\n| a |\n|---|\n| 1 |\n\n- [x] done',
-    ]) as string;
+    ])) as string;
     expect(html).not.toMatch(/<script|onerror|onclick|javascript:/i);
     expect(html).toContain('<a href="https://ok.test">ok</a>');
     expect(html).toContain('<table>');
