@@ -3,23 +3,13 @@
  * its modules need few type assertions; no module grows past 1,000 lines except the ones named
  * here with their reason. Counted with the TypeScript parser (`x as T` and `<T>x`, not `as const`).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { expect, it } from 'vitest';
+import { repositoryRoot, typeScriptSources } from '../support/source-files.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...sources(path));
-    else if (path.endsWith('.ts') && !path.endsWith('.d.ts')) out.push(path);
-  }
-  return out;
-}
+const root = repositoryRoot;
 
 function typeAssertions(file: string): number {
   const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
@@ -43,13 +33,13 @@ const LONG_FILES: Record<string, string> = {
 };
 
 it('src/functions has fewer than 60 type assertions (impls receive typed arguments)', () => {
-  const counts = sources(join(root, 'src/functions')).map((f) => typeAssertions(f));
+  const counts = typeScriptSources(join(root, 'src/functions')).map((f) => typeAssertions(f));
   const total = counts.reduce((a, b) => a + b, 0);
   expect(total).toBeLessThan(60);
 });
 
 it('no module in src/ is over 1,000 lines, except the ones listed with their reason', () => {
-  const long = sources(join(root, 'src'))
+  const long = typeScriptSources(join(root, 'src'))
     .map((f) => ({
       file: relative(root, f).split('\\').join('/'),
       lines: readFileSync(f, 'utf8').split('\n').length - 1,

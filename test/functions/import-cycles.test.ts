@@ -4,23 +4,13 @@
  * with the TypeScript parser. A group module importing the registry (which imports every group
  * through library.ts) is the cycle this guards against: groups import spec.ts and errors.ts.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { expect, it } from 'vitest';
+import { repositoryRoot, typeScriptSources } from '../support/source-files.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...sources(path));
-    else if (path.endsWith('.ts') && !path.endsWith('.d.ts')) out.push(path);
-  }
-  return out;
-}
+const root = repositoryRoot;
 
 /** The modules of the same folder tree a file imports at run time. */
 export function runtimeImports(file: string, within: string): string[] {
@@ -63,7 +53,7 @@ export function runtimeImports(file: string, within: string): string[] {
 
 /** Every cycle found by a depth-first walk, each as the list of its modules (relative to the root). */
 export function importCycles(dir: string): string[][] {
-  const files = sources(dir);
+  const files = typeScriptSources(dir);
   const graph = new Map(files.map((f) => [f, runtimeImports(f, dir)]));
   const state = new Map<string, 'open' | 'done'>();
   const stack: string[] = [];
