@@ -1,7 +1,7 @@
 // Requests per second of the flowmark server against a bare Fastify route, in the same run and
 // the same server process: autocannon (in this process) loads a child process serving all of them,
 // with the hosts `flowmark serve` wires (evalHost + createHosts) on SQLite.
-// Targets: a public composite API with a trivial script (the goal: ≥ 0.6 × the bare route), the
+// Targets: a public composite API with a trivial script (the goal: ≥ 0.85 × the bare route, issue 20), the
 // same called with a Bearer token, and the eval endpoint with a trivial template.
 //
 //   npm run bench -- server            (BENCH_SECONDS=5 per round, 3 rounds per side by default)
@@ -27,6 +27,7 @@ interface Target {
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 10;
+const GOAL = 0.85;
 
 if (process.argv[2] === '--serve') await serve();
 else await measure();
@@ -45,7 +46,7 @@ async function serve(): Promise<void> {
   const store = await openStore({ dataDir: dir, databaseUrl: undefined });
   const platform = createPlatform(store);
   await platform.accounts.create({ id: 'bench' });
-  const user = await platform.directory.users.create('bench', { login: 'bench' });
+  const user = await platform.directory.users.create('bench', { login: 'bench', isAdmin: true }); // the eval endpoint without a project needs it
   const { token } = await new ApiTokens(store, Date.now).create(
     { accountId: 'bench', userId: user.id },
     { name: 'bench' },
@@ -148,7 +149,7 @@ async function measure(): Promise<void> {
     }
     const goal = median(rps.get(targets[0]!.name)!) / base;
     console.log(
-      `goal: ${targets[0]!.name} ≥ 0.60 × bare: ${goal.toFixed(2)} (${goal >= 0.6 ? 'met' : 'NOT met'})`,
+      `goal: ${targets[0]!.name} ≥ ${GOAL.toFixed(2)} × bare: ${goal.toFixed(2)} (${goal >= GOAL ? 'met' : 'NOT met'})`,
     );
   } finally {
     child.stdin!.end();
