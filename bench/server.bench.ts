@@ -2,7 +2,9 @@
 // the same server process: autocannon (in this process) loads a child process serving all of them,
 // with the hosts `flowmark serve` wires (evalHost + createHosts) on SQLite.
 // Targets: a public composite API with a trivial script (the goal: ≥ 0.85 × the bare route, issue 20), the
-// same called with a Bearer token, and the eval endpoint with a trivial template.
+// same called with a Bearer token, and the eval endpoint with a trivial template. A second server
+// whose composite host answers at once shows the server's own share (routing, access hook, cookie
+// plugin, the live route's exchange and answer): the ceiling of the composite rows.
 //
 //   npm run bench -- server            (BENCH_SECONDS=5 per round, 3 rounds per side by default)
 import { spawn } from 'node:child_process';
@@ -65,6 +67,13 @@ async function serve(): Promise<void> {
   const bareAddress = await bare.listen({ port: 0, host: '127.0.0.1' });
   const app = await createServer({ store, platform, hosts });
   const appAddress = await app.listen({ port: 0, host: '127.0.0.1' });
+  const instant = async () => ({
+    status: 200,
+    headers: { 'content-type': 'text/plain; charset=utf-8' },
+    body: 'Hello bench',
+  });
+  const floor = await createServer({ store, platform, hosts: { ...hosts, composite: instant } });
+  const floorAddress = await floor.listen({ port: 0, host: '127.0.0.1' });
 
   const targets: Target[] = [
     {
@@ -77,6 +86,13 @@ async function serve(): Promise<void> {
     {
       name: 'composite API, public, trivial script',
       url: `${appAddress}/live/bench/composite/hello?name=bench`,
+      method: 'GET',
+      headers: {},
+      expect: 'Hello bench',
+    },
+    {
+      name: 'composite route, host answering at once',
+      url: `${floorAddress}/live/bench/composite/hello?name=bench`,
       method: 'GET',
       headers: {},
       expect: 'Hello bench',
@@ -101,6 +117,7 @@ async function serve(): Promise<void> {
   process.stdin.resume();
   process.stdin.on('end', async () => {
     await app.close();
+    await floor.close();
     await bare.close();
     await store.close();
     rmSync(dir, { recursive: true, force: true });

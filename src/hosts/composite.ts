@@ -134,8 +134,8 @@ export class CompositeHost {
           P_method: method,
           P_path: path,
           P_params: params,
-          P_header: markRequestInput(exchange.headers),
-          P_query: markRequestInput(exchange.query),
+          P_header: requestInput(exchange.headers),
+          P_query: requestInput(exchange.query),
           P_body: Buffer.isBuffer(exchange.body)
             ? exchange.body.toString('base64')
             : markRequestInput(exchange.body),
@@ -292,6 +292,24 @@ export class CompositeHost {
       return errorAnswer(500, 'script-error', error.message, { line: error.line, column: error.column });
     return errorAnswer(500, 'script-error', "The composite API's script failed (see the account's log).");
   }
+}
+
+/**
+ * markRequestInput, skipped for what it would leave unmarked anyway: the usual headers or query, a
+ * flat object of strings none of whose keys starts with `$`.
+ */
+function requestInput<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const fields = value as Record<string, unknown>;
+    let flat = true;
+    for (const key in fields)
+      if (key.charCodeAt(0) === 0x24 || typeof fields[key] !== 'string') {
+        flat = false;
+        break;
+      }
+    if (flat) return value;
+  }
+  return markRequestInput(value);
 }
 
 /** Whether the output is a JSON object or array by the typing rule (a cheap look at its first character first). */
