@@ -42,6 +42,8 @@ const ALLOWABLE = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 interface Route {
   api: CompositeApi;
+  /** The key of its callers' contexts, but the user (contextKey). */
+  contextPrefix: string;
   /** Compiled on first use. */
   template?: Template;
   /** Literal segments, or a parameter's name. */
@@ -56,8 +58,9 @@ interface CachedContext {
   value?: ExecutionContext;
 }
 
-function contextKey(accountId: string, userId: number | null, api: CompositeApi): string {
-  return `${accountId}|${userId ?? ''}|${api.mode}|${api.projectId ?? ''}`;
+/** Routes' contexts are shared by account, mode and project; each user has their own. */
+function contextKey(route: Route, userId: number | null): string {
+  return userId === null ? route.contextPrefix : `${route.contextPrefix}${userId}`;
 }
 
 function trimSlashes(path: string): string {
@@ -72,7 +75,20 @@ interface RouteTable {
   readAt: number;
   changes: number;
   routes: Route[];
+  /** The route each method and path called so far matched (dropped with the table; bounded). */
+  matched: Map<string, Map<string, Matched>>;
+  matchedCount: number;
 }
+
+interface Matched {
+  route: Route;
+  params: Record<string, string>;
+  /** Whether params has entries (each call then gets its own copy). */
+  hasParams: boolean;
+}
+
+/** How many method-and-path matches an account's table keeps before it starts again. */
+const MATCHES_KEPT = 1000;
 
 export class CompositeHost {
   private readonly tables = new Map<string, RouteTable>();
@@ -89,25 +105,25 @@ export class CompositeHost {
   async handle(exchange: Exchange): Promise<Answer> {
     const path = trimSlashes(exchange.path);
     const method = exchange.method.toUpperCase();
-    const routes = this.cachedRoutes(exchange.accountId) ?? (await this.loadRoutes(exchange.accountId));
-    const found = this.match(routes, method, path);
+    const table = this.cachedRoutes(exchange.accountId) ?? (await this.loadRoutes(exchange.accountId));
+    const found = this.matched(table, method, path);
     if ('answer' in found) return found.answer;
-    const { route, params } = found;
+    const { route } = found;
+    const params = found.hasParams ? { ...found.params } : {};
     const api = route.api;
     if (!api.isPublic && !exchange.caller)
       return errorAnswer(401, 'unauthenticated', 'Authentication required: log in or send an API token.');
     const response: CompositeResponse = { headers: {} };
     const userId = exchange.caller?.user.id ?? null;
-    const base =
-      this.cachedContext(exchange.accountId, userId, api) ??
-      (await this.loadContext(exchange.accountId, userId, api));
+    const key = contextKey(route, userId);
+    const base = this.cachedContext(key) ?? (await this.loadContext(key, exchange.accountId, userId, api));
     // The call's own context: the shared one underneath (read through the prototype), its response on top.
     const ctx = Object.create(base) as ExecutionContext;
     ctx.response = response;
     await shareEvaluationState(base, ctx);
     let output: string;
     try {
-      const template = (found.route.template ??= compile(api.template, {
+      const template = (route.template ??= compile(api.template, {
         name: `composite ${api.method} ${api.path}`,
       }));
       output = await renderTemplate(
@@ -118,8 +134,8 @@ export class CompositeHost {
           P_method: method,
           P_path: path,
           P_params: params,
-          P_header: markRequestInput(exchange.headers),
-          P_query: markRequestInput(exchange.query),
+          P_header: requestInput(exchange.headers),
+          P_query: requestInput(exchange.query),
           P_body: Buffer.isBuffer(exchange.body)
             ? exchange.body.toString('base64')
             : markRequestInput(exchange.body),
@@ -139,23 +155,19 @@ export class CompositeHost {
    * P_user, P_version …) and kept `contextCacheMs`; each call gets a copy with its own response,
    * P_locks, P_message and lock owner.
    */
-  private cachedContext(
-    accountId: string,
-    userId: number | null,
-    api: CompositeApi,
-  ): ExecutionContext | undefined {
-    const cached = this.contexts.get(contextKey(accountId, userId, api));
+  private cachedContext(key: string): ExecutionContext | undefined {
+    const cached = this.contexts.get(key);
     if (cached?.value && Date.now() - cached.readAt < (this.options.contextCacheMs ?? 1000))
       return cached.value;
     return undefined;
   }
 
   private async loadContext(
+    key: string,
     accountId: string,
     userId: number | null,
     api: CompositeApi,
   ): Promise<ExecutionContext> {
-    const key = contextKey(accountId, userId, api);
     const pending = this.contexts.get(key);
     if (pending && !pending.value && Date.now() - pending.readAt < (this.options.contextCacheMs ?? 1000))
       return pending.ctx;
@@ -185,24 +197,46 @@ export class CompositeHost {
   }
 
   /** The account's routes, while fresh: read again after `routeCacheMs` or a change through this platform. */
-  private cachedRoutes(accountId: string): Route[] | undefined {
+  private cachedRoutes(accountId: string): RouteTable | undefined {
     const cached = this.tables.get(accountId);
     if (
       cached &&
       cached.changes === this.platform.compositeApis.changes &&
       Date.now() - cached.readAt < (this.options.routeCacheMs ?? 1000)
     )
-      return cached.routes;
+      return cached;
     return undefined;
   }
 
-  private async loadRoutes(accountId: string): Promise<Route[]> {
+  private async loadRoutes(accountId: string): Promise<RouteTable> {
     const changes = this.platform.compositeApis.changes;
     const readAt = Date.now();
-    const routes = (await this.platform.compositeApis.list(accountId)).map(compileRoute);
+    const routes = (await this.platform.compositeApis.list(accountId)).map((api) =>
+      compileRoute(accountId, api),
+    );
     if (this.tables.size > 10_000) this.tables.clear();
-    this.tables.set(accountId, { readAt, changes, routes });
-    return routes;
+    const table: RouteTable = { readAt, changes, routes, matched: new Map(), matchedCount: 0 };
+    this.tables.set(accountId, table);
+    return table;
+  }
+
+  /** The route for a method and path: the match made before while the table lasts, else `match`. */
+  private matched(table: RouteTable, method: string, path: string): Matched | { answer: Answer } {
+    let byPath = table.matched.get(method);
+    const known = byPath?.get(path);
+    if (known) return known;
+    const found = this.match(table.routes, method, path);
+    if ('answer' in found) return found;
+    if (table.matchedCount >= MATCHES_KEPT) {
+      table.matched.clear();
+      table.matchedCount = 0;
+      byPath = undefined;
+    }
+    if (!byPath) table.matched.set(method, (byPath = new Map()));
+    const matched: Matched = { ...found, hasParams: Object.keys(found.params).length > 0 };
+    byPath.set(path, matched);
+    table.matchedCount++;
+    return matched;
   }
 
   private match(
@@ -260,17 +294,42 @@ export class CompositeHost {
   }
 }
 
-/** Whether the output is a JSON object or array by the typing rule (a cheap look at its first character first). */
-function isJsonContainer(output: string): boolean {
-  const first = /[^ \t\r\n]/.exec(output)?.[0];
-  return (first === '{' || first === '[') && typeof typedValue(output) === 'object';
+/**
+ * markRequestInput, skipped for what it would leave unmarked anyway: the usual headers or query, a
+ * flat object of strings none of whose keys starts with `$`.
+ */
+function requestInput<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const fields = value as Record<string, unknown>;
+    let flat = true;
+    for (const key in fields)
+      if (key.charCodeAt(0) === 0x24 || typeof fields[key] !== 'string') {
+        flat = false;
+        break;
+      }
+    if (flat) return value;
+  }
+  return markRequestInput(value);
 }
 
-function compileRoute(api: CompositeApi): Route {
+/** Whether the output is a JSON object or array by the typing rule (a cheap look at its first character first). */
+function isJsonContainer(output: string): boolean {
+  let i = 0;
+  let c = output.charCodeAt(0);
+  while (c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a) c = output.charCodeAt(++i);
+  return (c === 0x7b || c === 0x5b) && typeof typedValue(output) === 'object';
+}
+
+function compileRoute(accountId: string, api: CompositeApi): Route {
   const segments = api.path
     .split('/')
     .map((s) => (s.startsWith(':') ? { param: s.slice(1) } : { literal: s }));
-  return { api, segments, literals: segments.filter((s) => 'literal' in s).length };
+  return {
+    api,
+    contextPrefix: `${accountId}|${api.mode}|${api.projectId ?? ''}|`,
+    segments,
+    literals: segments.filter((s) => 'literal' in s).length,
+  };
 }
 
 function matchSegments(route: Route, segments: string[]): Record<string, string> | undefined {

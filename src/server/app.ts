@@ -179,10 +179,6 @@ export async function createServer(options: ServerOptions): Promise<Api> {
   });
 
   await app.register(cookie);
-  await app.register(multipart, {
-    limits: { fileSize: deps.settings.uploadBytes, files: 1, fields: 20, parts: 25, headerPairs: 200 },
-    throwFileSizeLimit: true,
-  });
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
@@ -281,6 +277,11 @@ export async function createServer(options: ServerOptions): Promise<Api> {
 
   await app.register(
     async (api) => {
+      // Uploads (files, collection imports) are API routes: multipart's hooks stay off the live routes.
+      await api.register(multipart, {
+        limits: { fileSize: deps.settings.uploadBytes, files: 1, fields: 20, parts: 25, headerPairs: 200 },
+        throwFileSizeLimit: true,
+      });
       for (const routes of [runtimeRoutes, designRoutes, evalRoutes]) routes(api as Api, deps);
       await api.register(authRoutes, { prefix: AUTH_PREFIX, deps });
       await api.register(tokenRoutes, { prefix: TOKENS_PREFIX, deps });

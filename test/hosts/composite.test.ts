@@ -183,6 +183,77 @@ describeEachEngine('composite API host', (engine) => {
     expect((await host.handle(exchange('GET', 'fresh'))).body).toBe('new');
   });
 
+  it('sees a changed, a deleted and a made-private route at the next call (cached routes and templates)', async () => {
+    const apis = w.platform.compositeApis;
+    const made = await apis.create(w.account, {
+      path: 'cached/:n',
+      template: 'one ${P_params.n}',
+      isPublic: true,
+    });
+    for (let i = 0; i < 3; i++) expect((await host.handle(exchange('GET', 'cached/7'))).body).toBe('one 7');
+    await apis.replace(w.account, made.id, {
+      path: 'cached/:n',
+      template: 'two ${P_params.n}',
+      isPublic: true,
+    });
+    expect((await host.handle(exchange('GET', 'cached/7'))).body).toBe('two 7');
+    await apis.replace(w.account, made.id, {
+      path: 'cached/:n',
+      template: 'two ${P_params.n}',
+      isPublic: false,
+    });
+    expect(await host.handle(exchange('GET', 'cached/7'))).toEqual({
+      status: 401,
+      headers: {},
+      body: {
+        status: 401,
+        code: 'unauthenticated',
+        message: 'Authentication required: log in or send an API token.',
+      },
+    });
+    expect((await host.handle(exchange('GET', 'cached/7', { caller: ann() }))).body).toBe('two 7');
+    await apis.replace(w.account, made.id, {
+      method: 'POST',
+      path: 'cached/:n',
+      template: 'posted',
+      isPublic: true,
+    });
+    const moved = await host.handle(exchange('GET', 'cached/7'));
+    expect(moved.status).toBe(405);
+    expect(moved.headers).toEqual({ allow: 'POST' });
+    expect((await host.handle(exchange('POST', 'cached/7'))).body).toBe('posted');
+    await apis.delete(w.account, made.id);
+    expect(await host.handle(exchange('POST', 'cached/7'))).toEqual({
+      status: 404,
+      headers: {},
+      body: { status: 404, code: 'not-found', message: 'No composite API answers POST /cached/7.' },
+    });
+  });
+
+  it("never answers with another account's route, even one cached and called just before", async () => {
+    const other = await buildWorld(engine.store);
+    await other.platform.compositeApis.create(other.account, {
+      path: 'only-theirs',
+      template: 'theirs',
+      isPublic: true,
+    });
+    await other.platform.compositeApis.create(other.account, { path: 'latest', template: 'other latest' });
+    const theirs = (method: string, path: string, extra: Partial<Exchange> = {}) =>
+      host.handle(anonymousExchange(other.account, method, path, extra));
+    expect((await theirs('GET', 'only-theirs')).body).toBe('theirs');
+    expect((await host.handle(exchange('GET', 'only-theirs'))).status).toBe(404);
+    // The same path in both accounts: each its own script, and its own public flag.
+    expect((await host.handle(exchange('GET', 'orders/latest'))).body).toBe('latest');
+    expect((await theirs('GET', 'orders/latest')).status).toBe(404);
+    expect((await theirs('GET', 'latest')).status).toBe(401);
+    const otherAdmin = {
+      accountId: other.account,
+      user: { id: other.ids.admin, login: 'admin', isAdmin: true },
+    };
+    expect((await theirs('GET', 'latest', { caller: otherAdmin })).body).toBe('other latest');
+    expect((await host.handle(exchange('GET', 'latest'))).status).toBe(404);
+  });
+
   it('defines the internal parameters real scripts read: P_computed, P_language, P_connected_user', async () => {
     await w.platform.compositeApis.create(w.account, {
       path: 'whoami',

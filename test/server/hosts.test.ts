@@ -68,6 +68,25 @@ describeEachEngine('server: with the real hosts', (engine) => {
     expect(r).toMatchObject({ status: 200, body: 'pong acme' });
   });
 
+  it('hands a multipart body to a composite API as bytes (P_body in base64), like any other type', async () => {
+    const created = await call(server.url, 'POST', '/api/v1/composite-apis', {
+      token: admin(),
+      body: { method: 'POST', path: 'upload', template: '${P_body?length} ${P_body[0..9]}', isPublic: true },
+    });
+    expect(created.status).toBe(201);
+    const form = new FormData();
+    form.append('note', 'hi');
+    const sent = new Request('http://x/', { method: 'POST', body: form });
+    const type = sent.headers.get('content-type')!;
+    const bytes = Buffer.from(await sent.arrayBuffer());
+    const r = await call(server.url, 'POST', '/live/acme/composite/upload', {
+      body: bytes.toString('latin1'),
+      headers: { 'content-type': type },
+    });
+    const base64 = bytes.toString('base64');
+    expect(r).toMatchObject({ status: 200, body: `${base64.length} ${base64.slice(0, 10)}` });
+  });
+
   it('renders a web interface, and refuses it a function outside spec 2.1', async () => {
     const project = (
       await call(server.url, 'POST', '/api/v1/projects', { token: admin(), body: { title: 'Web' } })

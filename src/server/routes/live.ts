@@ -109,7 +109,9 @@ export function liveRoutes(app: Api, deps: ServerDeps): void {
 function exchange(request: FastifyRequest, accountId: string, path: string): HttpExchange {
   const headers: Record<string, string> = {};
   const usedAuthorization = request.caller !== null && request.caller.via === 'token';
-  for (const [name, value] of Object.entries(request.headers)) {
+  const sent = request.headers;
+  for (const name in sent) {
+    const value = sent[name];
     // The session cookie and the API token are the server's; another Authorization is the script's.
     if (value === undefined || name === 'cookie' || (name === 'authorization' && usedAuthorization)) continue;
     headers[name] = Array.isArray(value) ? value.join(', ') : value;
