@@ -90,9 +90,15 @@ async function callsPerSecond(): Promise<void> {
       const [t, s] = await timeAll([viaTemplate, viaScript], ROUNDS || 7);
       const [a, b] = [(await viaTemplate()).output, (await viaScript()).output];
       if (a !== b) throw new Error(`${c.label}: template gave ${a}, script ${b}`);
+      // Where a script's call goes: blocked on the main thread (the two hand-offs and the function)
+      // or in the worker (QuickJS, the prelude's JSON, the host function).
+      const { timing } = await runScript(c.script, { ctx });
+      const perCall = (ms: number) => `${((ms / timing.calls) * 1000).toFixed(1)} µs`;
       console.log(
         `   ${c.label}\n      template ${rate(CALLS, t!).padStart(10)}   script ${rate(CALLS, s!).padStart(10)}   ` +
-          `script/template time ${(s! / t!).toFixed(2)}   (+${(((s! - t!) / CALLS) * 1000).toFixed(1)} µs a call)`,
+          `script/template time ${(s! / t!).toFixed(2)}   (+${(((s! - t!) / CALLS) * 1000).toFixed(1)} µs a call)\n` +
+          `      a script call: ${perCall(timing.waitedMs)} waiting on the main thread, ` +
+          `${perCall(timing.totalMs - timing.waitedMs)} in the worker (one run of ${timing.calls} calls)`,
       );
     }
   } finally {
