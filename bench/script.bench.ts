@@ -11,6 +11,7 @@
  *     recurse before a suspending call once V8 has optimised the module.
  *
  *   npm run bench -- script
+ *   BENCH_ROUNDS=15 npm run bench -- script     # timed rounds of rows 1 and 2 (default 7 and 5)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -33,6 +34,10 @@ import {
 import { openStore } from '../src/store/index.js';
 
 const CALLS = 2_000;
+/** Timed rounds (interleaved) of rows 1 and 2; BENCH_ROUNDS overrides both defaults. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 0);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 0)
+  throw new Error(`BENCH_ROUNDS must be a whole number, got ${process.env.BENCH_ROUNDS}`);
 
 function median(samples: number[]): number {
   const s = [...samples].sort((a, b) => a - b);
@@ -82,12 +87,18 @@ async function callsPerSecond(): Promise<void> {
     for (const c of cases) {
       const viaTemplate = () => evaluate(c.template, ctx);
       const viaScript = () => evaluate(`<@script env="js">${c.script}</@script>`, ctx);
-      const [t, s] = await timeAll([viaTemplate, viaScript], 7);
+      const [t, s] = await timeAll([viaTemplate, viaScript], ROUNDS || 7);
       const [a, b] = [(await viaTemplate()).output, (await viaScript()).output];
       if (a !== b) throw new Error(`${c.label}: template gave ${a}, script ${b}`);
+      // Where a script's call goes: blocked on the main thread (the two hand-offs and the function)
+      // or in the worker (QuickJS, the prelude's JSON, the host function).
+      const { timing } = await runScript(c.script, { ctx });
+      const perCall = (ms: number) => `${((ms / timing.calls) * 1000).toFixed(1)} µs`;
       console.log(
         `   ${c.label}\n      template ${rate(CALLS, t!).padStart(10)}   script ${rate(CALLS, s!).padStart(10)}   ` +
-          `script/template time ${(s! / t!).toFixed(2)}   (+${(((s! - t!) / CALLS) * 1000).toFixed(1)} µs a call)`,
+          `script/template time ${(s! / t!).toFixed(2)}   (+${(((s! - t!) / CALLS) * 1000).toFixed(1)} µs a call)\n` +
+          `      a script call: ${perCall(timing.waitedMs)} waiting on the main thread, ` +
+          `${perCall(timing.totalMs - timing.waitedMs)} in the worker (one run of ${timing.calls} calls)`,
       );
     }
   } finally {
@@ -116,7 +127,7 @@ async function freshContext(): Promise<void> {
   const template = async () => {
     for (let i = 0; i < N; i++) await evaluate('x', ctx);
   };
-  const [scriptMs, templateMs] = await timeAll([script, template], 5);
+  const [scriptMs, templateMs] = await timeAll([script, template], ROUNDS || 5);
   // A server's scripts rarely come back to back: with a pause, the next sandbox is ready.
   const spaced: number[] = [];
   for (let i = 0; i < 100; i++) {

@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { ScriptLimits } from './limits.js';
-import { LEGACY_PRELUDE, PRELUDE } from './prelude.js';
+import { LEGACY_PRELUDE, MARKING, PRELUDE } from './prelude.js';
 import { WORKER_SOURCE } from './worker-source.js';
 
 /** What a worker reports about one run. */
@@ -70,6 +70,7 @@ function defaultProgram(): SandboxProgram {
       quickjs: createRequire(import.meta.url).resolve('quickjs-emscripten'),
       prelude: PRELUDE,
       legacyPrelude: LEGACY_PRELUDE,
+      marking: MARKING,
       memoryBytes,
     }),
   };
@@ -177,6 +178,12 @@ class SandboxWorker {
 
   private onMessage(m: WorkerMessage): void {
     const current = this.current;
+    if (m.type === 'retire') {
+      // The worker could not free a finished script's runtime (it reported that script first). An
+      // idle worker goes now; a run already sent to it ends as broken (worker-source.ts).
+      if (!current) this.retire();
+      return;
+    }
     if (m.type === 'ready' || !current || m.run !== current.run) return;
     if (m.type === 'call') {
       let reply: string | Promise<string>;
@@ -243,6 +250,7 @@ class SandboxWorker {
 
 type WorkerMessage =
   | { type: 'ready'; ms: number }
+  | { type: 'retire' }
   | { type: 'call'; run: number; call: number; method: number; args: string }
   | {
       type: 'done';

@@ -17,9 +17,11 @@ const compact = (source: string) => source.replace(/^\s*\/\/.*$/gm, '').replace(
 
 /**
  * The request-input marking of the prelude (markPaths, markedPaths), compiled inside the sandbox
- * with the Function constructor the prelude captured, the first time a value carries marks.
+ * with the Function constructor the prelude captured, the first time a value carries marks. It is
+ * handed to the prelude as an argument (a string made by the host), not written in it: QuickJS
+ * parses about 15 characters a microsecond, and as a literal it was a quarter of the prelude.
  */
-const MARKING = compact(String.raw`'use strict';
+export const MARKING = compact(String.raw`'use strict';
 function isObject(v) { return v !== null && typeof v === 'object'; }
 
 function markPaths(value, paths) {
@@ -51,7 +53,13 @@ function markedPaths(value) {
 }
 return { markPaths: markPaths, markedPaths: markedPaths };`);
 
-export const PRELUDE = compact(String.raw`(function (host, table) {
+/**
+ * Called with (host, table, markingSource): `table` is the method table as one line per object,
+ * `name<TAB>json entries` (made in the worker, worker-source.ts), so that only the names are read
+ * while the sandbox is prepared and an object's entries are parsed the first time the script names
+ * it (parsing the whole table was a fifth of the setup); `markingSource` is MARKING.
+ */
+export const PRELUDE = compact(String.raw`(function (host, table, markingSource) {
   'use strict';
   var stringify = JSON.stringify;
   var parse = JSON.parse;
@@ -73,7 +81,7 @@ export const PRELUDE = compact(String.raw`(function (host, table) {
   var FunctionCtor = Function;
   var marking = null;
   function mark() {
-    return marking || (marking = FunctionCtor('isArray', 'keys', 'WeakSetCtor', 'marked', 'onMark', ${JSON.stringify(MARKING)})(
+    return marking || (marking = FunctionCtor('isArray', 'keys', 'WeakSetCtor', 'marked', 'onMark', markingSource)(
       isArray, keys, WeakSetCtor, marked, function () { anyMarked = true; }));
   }
 
@@ -106,7 +114,8 @@ export const PRELUDE = compact(String.raw`(function (host, table) {
     return { [name](...args) { return call(id, args); } }[name];
   }
 
-  function build(objectName, entries) {
+  function build(objectName, entriesJson) {
+    var entries = parse(entriesJson);
     var target = {};
     for (var j = 0; j < entries.length; j++) {
       defineProperty(target, entries[j][0], { value: method(entries[j][0], entries[j][1]), enumerable: true });
@@ -130,8 +139,12 @@ export const PRELUDE = compact(String.raw`(function (host, table) {
     });
   }
 
-  var objects = parse(table);
-  for (var i = 0; i < objects.length; i++) lazy(objects[i][0], objects[i][1]);
+  // One line per object: name, a tab, its entries as JSON (preludeTable).
+  var lines = table.split('\n');
+  for (var i = 0; i < lines.length; i++) {
+    var tab = lines[i].indexOf('\t');
+    if (tab > 0) lazy(lines[i].slice(0, tab), lines[i].slice(tab + 1));
+  }
   return function () { return output; };
 })`);
 

@@ -15,7 +15,8 @@
  * time; the main thread terminates a worker that outlives its job.
  *
  * Messages in:  {run, source, table, limits}
- * Messages out: {type:'call', run, call, method, args} · {type:'done', run, output?, failure?, timing}
+ * Messages out: {type:'call', run, call, method, args} · {type:'done', run, output?, failure?, timing, broken?}
+ *               · {type:'retire'} (a finished script's runtime could not be freed)
  */
 import { HOST_CALL_SOURCE } from './host-call-source.js';
 
@@ -27,6 +28,7 @@ const signal = new Int32Array(workerData.signal);
 const replies = workerData.replies;
 const PRELUDE = workerData.prelude;
 const LEGACY_PRELUDE = workerData.legacyPrelude;
+const MARKING = workerData.marking;
 const perf = performance;
 const started = performance.now();
 // The module's linear memory, capped: QuickJS's own byte accounting is not reliable in this build
@@ -51,7 +53,15 @@ const ready = newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory: memory
   return module;
 });
 
+// Set when a finished script's runtime could not be freed: the module's state is unknown, so no
+// other script runs here; the main thread replaces the worker (see 'retire').
+let unusable = false;
+
 parentPort.on('message', (job) => {
+  if (unusable) {
+    finish(job, { failure: { kind: 'internal', message: 'the sandbox could not clean up after the previous script' } }, true);
+    return;
+  }
   ready.then(
     (module) => runJob(module, job),
     (e) => finish(job, { failure: { kind: 'internal', message: 'the sandbox could not start: ' + (e && e.message) } }, true),
@@ -106,6 +116,17 @@ function describe(dumped, stop) {
 // runs in it before its script; the host function serves whichever run the sandbox is given.
 let spare = null;
 
+// The method table as the prelude takes it (prelude.ts): one line per object, name TAB entries.
+let lastTable = null;
+let lastLines = '';
+function tableLines(table) {
+  if (table !== lastTable) {
+    lastLines = JSON.parse(table).map((o) => o[0] + '\t' + JSON.stringify(o[1])).join('\n');
+    lastTable = table;
+  }
+  return lastLines;
+}
+
 function prepare(module, table) {
   const begin = performance.now();
   const sb = { table, run: null, rt: module.newRuntime(), ctx: null, getter: null, full: null, prepareMs: 0 };
@@ -117,11 +138,14 @@ function prepare(module, table) {
       return roomFor(reply) ? ctx.newString(reply) : sb.full.dup();
     });
     // A table that is an object ({legacy, variables}) asks for the legacy engine's globals.
-    const prelude = ctx.unwrapResult(ctx.evalCode(table.charAt(0) === '{' ? LEGACY_PRELUDE : PRELUDE, 'rmp.js'));
-    const tableHandle = ctx.newString(table);
-    sb.getter = ctx.unwrapResult(ctx.callFunction(prelude, ctx.undefined, host, tableHandle));
+    const legacy = table.charAt(0) === '{';
+    const prelude = ctx.unwrapResult(ctx.evalCode(legacy ? LEGACY_PRELUDE : PRELUDE, 'rmp.js'));
+    const tableHandle = ctx.newString(legacy ? table : tableLines(table));
+    const markingHandle = ctx.newString(legacy ? '' : MARKING);
+    sb.getter = ctx.unwrapResult(ctx.callFunction(prelude, ctx.undefined, host, tableHandle, markingHandle));
     prelude.dispose();
     tableHandle.dispose();
+    markingHandle.dispose();
     host.dispose();
   } catch (e) {
     release(sb);
@@ -216,21 +240,30 @@ function runJob(module, job) {
     result = { failure: { kind: overflow ? 'stack' : 'internal', name: e && e.name, message: String(e && e.message) } };
     broken = true;
   }
-  if (sb) {
-    sb.run = null;
-    // A promise job interrupted at a limit can leave QuickJS's reference counts unbalanced (objects
-    // of the job's reaction are never freed), and JS_FreeRuntime then aborts on its assertion
-    // list_empty(&rt->gc_obj_list). Such a runtime is not freed: the worker, its module and all its
-    // memory are replaced instead.
-    if (run.stop !== null && inJobs) broken = true;
-    else if (!release(sb)) broken = true;
-  }
+  if (sb) sb.run = null;
+  // A promise job interrupted at a limit can leave QuickJS's reference counts unbalanced (objects
+  // of the job's reaction are never freed), and JS_FreeRuntime then aborts on its assertion
+  // list_empty(&rt->gc_obj_list). Such a runtime is not freed: the worker, its module and all its
+  // memory are replaced instead.
+  if (sb && run.stop !== null && inJobs) broken = true;
   result.timing = { setupMs, prepareMs, totalMs: performance.now() - begin, waitedMs: run.waited, calls: run.calls };
   // The heap never shrinks: a worker left with less than half its budget to grow is replaced.
   if (CAP_BYTES - memory.buffer.byteLength < workerData.memoryBytes / 2) broken = true;
-  finish(job, result, broken);
+  // Freeing the script's runtime is the slowest step after it (about 60 µs): the result goes out
+  // first. A runtime that cannot be freed makes the worker broken; the main thread learns it from
+  // the next 'done' (or the worker retires itself before taking another job: see 'retire').
+  if (broken) {
+    finish(job, result, true);
+    return;
+  }
+  finish(job, result, false);
+  if (sb && !release(sb)) {
+    unusable = true;
+    parentPort.postMessage({ type: 'retire' });
+    return;
+  }
   // Right away (the result is already on its way): the next script finds its sandbox ready.
-  if (!broken) {
+  {
     try {
       spare = prepare(module, job.table);
     } catch (e) {

@@ -125,6 +125,49 @@ describe('nothing of the host is reachable', () => {
     );
   });
 
+  it('nothing a script leaves behind reaches the next one on the same worker, same account or another', async () => {
+    const before = configureScripts();
+    try {
+      // One worker: the scripts below run one after another in it, on the sandbox it prepared ahead.
+      await closeScripts();
+      configureScripts({ workers: 1 });
+      const leave = `globalThis.leaked = "a"; var declared = "a"; Object.prototype.polluted = "a";
+        Array.prototype.map = function () { return "patched"; }; String.prototype.trim = null;
+        try { RMPUtilities.jsonPut = () => "patched"; } catch (e) {}
+        try { Object.defineProperty(globalThis, "RMPData", { value: 1 }); } catch (e) {}
+        new FinalizationRegistry(() => { throw new Error("from the previous script"); }).register({}, 1);
+        Promise.resolve().then(() => { globalThis.late = "a"; });
+        RMPData.setOutput("left");`;
+      const look = `RMPData.setOutput([typeof leaked, typeof declared, typeof late, typeof ({}).polluted,
+        [1].map((x) => x + 1), typeof "".trim, RMPUtilities.jsonPut({}, "b", 2).b, typeof RMPData]);`;
+      const expected = '["undefined","undefined","undefined","undefined",[2],"function",2,"object"]';
+      const other = createExecutionContext({ accountId: 'other' });
+      // In the same script, \`look\` sees all of it: the checks below can fail.
+      expect(
+        (await runScript(`${leave.replace('RMPData.setOutput("left");', '')} ${look}`, { ctx })).output,
+      ).toBe('["string","string","undefined","string","patched","object",2,"object"]');
+      expect(await runScript(leave, { ctx })).toMatchObject({ output: 'left' });
+      expect((await runScript(look, { ctx })).output).toBe(expected);
+      expect(await runScript(leave, { ctx })).toMatchObject({ output: 'left' });
+      expect((await runScript(look, { ctx: other })).output).toBe(expected);
+      // A script that fails, or is stopped at its CPU time, leaves nothing either.
+      await expect(runScript(`${leave}; throw new Error("after leaving")`, { ctx })).rejects.toThrow(
+        'after leaving',
+      );
+      expect((await runScript(look, { ctx: other })).output).toBe(expected);
+      await expect(
+        runScript(`${leave.replace('RMPData.setOutput("left");', '')} for (;;) {}`, {
+          ctx,
+          limits: { cpuTimeMs: 50 },
+        }),
+      ).rejects.toMatchObject({ kind: 'cpu-time' });
+      expect((await runScript(look, { ctx })).output).toBe(expected);
+      expect(scriptWorkers()).toBe(1);
+    } finally {
+      configureScripts({ workers: before.workers });
+    }
+  });
+
   it('refuses a __proto__ key in any argument, however it is spelled', async () => {
     const e = await failure(
       'RMPUtilities.jsonPutAll({a: 1}, JSON.parse(\'{"x": {"__proto__": {"polluted": true}}}\'))',
