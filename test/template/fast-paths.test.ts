@@ -124,3 +124,23 @@ describe('?eval_json', () => {
     }
   });
 });
+
+describe('string equality (Java Collator)', () => {
+  it('compares plain ASCII exactly, and ignores zero-width and control characters otherwise', async () => {
+    const src =
+      '${(a == b)?c} ${(a == c)?c} ${(d == e)?c} ${(f == g)?c} ${(h == i)?c} ${x?switch("open", 1, "late", 2, 3)}';
+    const data = {
+      a: 'ab',
+      b: 'a\u200bb',
+      c: 'a\tb',
+      d: 'e\u0301',
+      e: '\u00e9',
+      f: 'x\u0001',
+      g: 'x',
+      h: 'tab\there~',
+      i: 'tab\there~',
+      x: 'late',
+    };
+    expect(await render(src, data)).toBe('true false true true true 2');
+  });
+});
