@@ -272,13 +272,14 @@ class CompiledTemplate implements Template {
       compile: (source, name) => compileUnit(source, { ...uo, name }),
       now: options.now,
     });
-    const at = { beginLine: 0, beginColumn: 0, endLine: 0, endColumn: 0, templateName: this.unit.name };
-    if (options.settings !== undefined)
+    if (options.settings !== undefined) {
+      const at = { beginLine: 0, beginColumn: 0, endLine: 0, endColumn: 0, templateName: this.unit.name };
       for (const [k, v] of Object.entries(options.settings)) {
         const name = k.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
         if (name === 'auto_import' || name === 'auto_include') continue;
         applySetting(env, name, v, at);
       }
+    }
     return env;
   }
 }

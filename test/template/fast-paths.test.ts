@@ -144,3 +144,30 @@ describe('string equality (Java Collator)', () => {
     expect(await render(src, data)).toBe('true false true true true 2');
   });
 });
+
+describe('the default number format (#,##0.###, half-even)', () => {
+  it('rounds, groups and trims zeros like DecimalFormat', async () => {
+    const xs = [
+      0.5,
+      -0.0001,
+      1234567.125,
+      0.0005,
+      0.0015,
+      1000.1,
+      12.3456,
+      -1234.5,
+      999.9995,
+      -0.0005,
+      100,
+      1e21,
+      5e-7,
+      0.1 + 0.2,
+    ];
+    const ss = ['0.000', '10.500', '0.0005', '-0.0004', '1234.5670', '0.25', '100.0', '-1000000.999'];
+    const src = '<#list xs as x>${x}|</#list>/<#list ss as s>${s?number}|${s?eval_json}|</#list>';
+    expect(await render(src, { xs, ss })).toBe(
+      '0.5|-0|1,234,567.125|0|0.002|1,000.1|12.346|-1,234.5|1,000|-0|100|1,000,000,000,000,000,000,000|0|0.3|' +
+        '/0|0|10.5|10.5|0|0|-0|-0|1,234.567|1,234.567|0.25|0.25|100|100|-1,000,000.999|-1,000,000.999|',
+    );
+  });
+});
