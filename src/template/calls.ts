@@ -15,11 +15,13 @@ import {
   type LocalCtx,
   MacroValue,
   NamedCtx,
+  Pending,
   elError,
   fromPlain,
   limitError,
   methodError,
   missingCallError,
+  missingError,
   recordCall,
   replayed,
   toPlain,
@@ -147,7 +149,21 @@ export function callFunction(env: Env, fn: MacroValue, args: unknown[], at: A.Po
   let r: void | Promise<void>;
   try {
     bindPositional(env, frame, def.params, def.catchAll, args, 'function', def.name, def.el);
-    r = def.body(env);
+    const returns = def.returns;
+    if (returns !== undefined) {
+      const v = returns.ev(env);
+      if (v instanceof Pending) {
+        r = env.resumeAfter(v.promise).then((x) => {
+          if (x === undefined) throw missingError(returns.at);
+          throw new ReturnSignal(x);
+        });
+      } else {
+        if (v === undefined) throw missingError(returns.at);
+        env.restore(snap);
+        recordCall(env, rp.index, v);
+        return v;
+      }
+    } else r = def.body(env);
   } catch (e) {
     env.restore(snap);
     if (e instanceof ReturnSignal) {

@@ -213,9 +213,16 @@ function fastDecimal(text: string, group: string, decimal: string): string | nul
       frac = s;
     } else frac = keep;
   }
-  frac = frac.replace(/0+$/, '');
-  const isZero = /^0*$/.test(intPart) && frac === '';
-  const grouped = groupDigits(intPart.replace(/^0+(?=\d)/, ''), false, group);
+  // trailing zeros of the fraction go; leading zeros of the integer part too, but its last digit
+  let fracEnd = frac.length;
+  while (fracEnd > 0 && frac.charCodeAt(fracEnd - 1) === 48) fracEnd--;
+  if (fracEnd < frac.length) frac = frac.slice(0, fracEnd);
+  let intStart = 0;
+  while (intStart < intPart.length - 1 && intPart.charCodeAt(intStart) === 48) intStart++;
+  const isZero =
+    frac === '' &&
+    (intPart === '' || (intPart.charCodeAt(intStart) === 48 && intStart === intPart.length - 1));
+  const grouped = groupDigits(intStart > 0 ? intPart.slice(intStart) : intPart, false, group);
   const out = frac ? grouped + decimal + frac : grouped;
   // Java keeps the minus sign of a negative number that rounds to zero ("-0")
   return negative ? '-' + out : isZero ? '0' : out;

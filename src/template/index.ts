@@ -209,9 +209,14 @@ class CompiledTemplate implements Template {
     return this.unit.name;
   }
 
-  async render(data: Scope | Record<string, unknown>, options: RenderOptions = {}): Promise<string> {
-    const env = await this.run(data, options);
-    return env.buf.s;
+  render(data: Scope | Record<string, unknown>, options: RenderOptions = {}): Promise<string> {
+    // a template that calls no async method renders synchronously: one promise, no await
+    try {
+      const r = this.run(data, options);
+      return r instanceof Promise ? r.then((env) => env.buf.s) : Promise.resolve(r.buf.s);
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   async renderDetailed(
@@ -222,18 +227,24 @@ class CompiledTemplate implements Template {
     return { output: env.buf.s, globals: globalsOf(env) };
   }
 
-  private async run(data: Scope | Record<string, unknown>, options: RenderOptions): Promise<Env> {
-    let env: Env;
+  private run(data: Scope | Record<string, unknown>, options: RenderOptions): Env | Promise<Env> {
+    let env: Env | undefined;
+    const fail = (e: unknown): never => {
+      const err = finalError(e, this.unit.name);
+      if (err instanceof TemplateError && env) ensureStack(err, env.roots);
+      throw err;
+    };
     try {
       env = this.newEnv(data, options);
       const r = runMain(env, options);
-      if (r !== undefined) await r;
+      if (r !== undefined) {
+        const done = env;
+        return r.then(() => done, fail);
+      }
     } catch (e) {
-      const err = finalError(e, this.unit.name);
-      if (err instanceof TemplateError && env!) ensureStack(err, env.roots);
-      throw err;
+      fail(e);
     }
-    return env;
+    return env!;
   }
 
   private newEnv(data: Scope | Record<string, unknown>, options: RenderOptions): Env {
@@ -245,7 +256,9 @@ class CompiledTemplate implements Template {
           maxOutputChars: budget.limits.maxOutputChars,
           ...stripUndefined(options.limits ?? {}),
         }
-      : { ...DEFAULT_LIMITS, ...stripUndefined(options.limits ?? {}) };
+      : options.limits === undefined
+        ? DEFAULT_LIMITS
+        : { ...DEFAULT_LIMITS, ...stripUndefined(options.limits) };
     const uo = this.uo;
     const loader = options.loader;
     const env = new Env(this.unit, dataModel(data), {
@@ -259,11 +272,13 @@ class CompiledTemplate implements Template {
       compile: (source, name) => compileUnit(source, { ...uo, name }),
       now: options.now,
     });
-    const at = { beginLine: 0, beginColumn: 0, endLine: 0, endColumn: 0, templateName: this.unit.name };
-    for (const [k, v] of Object.entries(options.settings ?? {})) {
-      const name = k.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
-      if (name === 'auto_import' || name === 'auto_include') continue;
-      applySetting(env, name, v, at);
+    if (options.settings !== undefined) {
+      const at = { beginLine: 0, beginColumn: 0, endLine: 0, endColumn: 0, templateName: this.unit.name };
+      for (const [k, v] of Object.entries(options.settings)) {
+        const name = k.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
+        if (name === 'auto_import' || name === 'auto_include') continue;
+        applySetting(env, name, v, at);
+      }
     }
     return env;
   }
@@ -277,6 +292,9 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
 function runMain(env: Env, options: RenderOptions): void | Promise<void> {
   const unit = env.mainUnit;
   for (const m of unit.macros) env.mainNs.vars.set(m.name, new MacroValue(m, env.mainNs));
+  if (options.settings?.auto_import === undefined && options.settings?.autoImport === undefined) {
+    return unit.run(env);
+  }
   const imports = (options.settings?.auto_import ?? options.settings?.autoImport ?? '')
     .split(',')
     .map((s) => s.trim())

@@ -389,7 +389,17 @@ export class Lexer {
   // ------------------------------------------------------------------ text (DEFAULT) state
 
   private tok(t: Tk, start: number, end: number, image?: string): Token {
-    return { t, image: image ?? this.src.slice(start, end), start, end };
+    // every field present from the start: all tokens share one shape (monomorphic reads in the parser)
+    return {
+      t,
+      image: image ?? this.src.slice(start, end),
+      start,
+      end,
+      name: undefined,
+      form: undefined,
+      value: undefined,
+      unparsed: undefined,
+    };
   }
 
   private lexText(): Token {
@@ -702,6 +712,12 @@ export class Lexer {
     this.pos = i;
   }
 
+  /** An operator token of `len` characters at `start`. */
+  private opTok(start: number, t: Tk, len: number): Token {
+    this.pos = start + len;
+    return this.tok(t, start, start + len);
+  }
+
   private lexExpression(): Token {
     const src = this.src;
     const state = this.state;
@@ -722,28 +738,24 @@ export class Lexer {
     const c = src.charCodeAt(start);
     const c1 = src.charCodeAt(start + 1);
     const c2 = src.charCodeAt(start + 2);
-    const op = (t: Tk, len: number): Token => {
-      this.pos = start + len;
-      return this.tok(t, start, start + len);
-    };
     switch (c) {
       case 34: // "
       case 39: // '
         return this.lexString(start, c);
       case 46: // .
         if (c1 === 46) {
-          if (c2 === 60 || c2 === 33) return op('DOT_DOT_LESS', 3);
-          if (c2 === 42) return op('DOT_DOT_ASTERISK', 3);
-          if (c2 === 46) return op('ELLIPSIS', 3);
-          return op('DOT_DOT', 2);
+          if (c2 === 60 || c2 === 33) return this.opTok(start, 'DOT_DOT_LESS', 3);
+          if (c2 === 42) return this.opTok(start, 'DOT_DOT_ASTERISK', 3);
+          if (c2 === 46) return this.opTok(start, 'ELLIPSIS', 3);
+          return this.opTok(start, 'DOT_DOT', 2);
         }
-        return op('DOT', 1);
+        return this.opTok(start, 'DOT', 1);
       case 63: // ?
-        return c1 === 63 ? op('EXISTS', 2) : op('BUILT_IN', 1);
+        return c1 === 63 ? this.opTok(start, 'EXISTS', 2) : this.opTok(start, 'BUILT_IN', 1);
       case 61: // =
-        return c1 === 61 ? op('DOUBLE_EQUALS', 2) : op('EQUALS', 1);
+        return c1 === 61 ? this.opTok(start, 'DOUBLE_EQUALS', 2) : this.opTok(start, 'EQUALS', 1);
       case 33: // !
-        if (c1 === 61) return op('NOT_EQUALS', 2);
+        if (c1 === 61) return this.opTok(start, 'NOT_EQUALS', 2);
         if (state === 'NAMED_PARAMETER_EXPRESSION' && isBlank(c1)) {
           let j = start + 1;
           while (j < src.length && isBlank(src.charCodeAt(j))) j++;
@@ -751,23 +763,23 @@ export class Lexer {
           this.state = 'FM_EXPRESSION';
           return this.tok('TERMINATING_EXCLAM', start, j);
         }
-        return op('EXCLAM', 1);
+        return this.opTok(start, 'EXCLAM', 1);
       case 43: // +
-        if (c1 === 61) return op('PLUS_EQUALS', 2);
-        if (c1 === 43) return op('PLUS_PLUS', 2);
-        return op('PLUS', 1);
+        if (c1 === 61) return this.opTok(start, 'PLUS_EQUALS', 2);
+        if (c1 === 43) return this.opTok(start, 'PLUS_PLUS', 2);
+        return this.opTok(start, 'PLUS', 1);
       case 45: // -
-        if (c1 === 61) return op('MINUS_EQUALS', 2);
-        if (c1 === 45) return op('MINUS_MINUS', 2);
-        if (c1 === 62) return op('LAMBDA_ARROW', 2);
-        if (src.startsWith('-&gt;', start)) return op('LAMBDA_ARROW', 5);
-        return op('MINUS', 1);
+        if (c1 === 61) return this.opTok(start, 'MINUS_EQUALS', 2);
+        if (c1 === 45) return this.opTok(start, 'MINUS_MINUS', 2);
+        if (c1 === 62) return this.opTok(start, 'LAMBDA_ARROW', 2);
+        if (src.startsWith('-&gt;', start)) return this.opTok(start, 'LAMBDA_ARROW', 5);
+        return this.opTok(start, 'MINUS', 1);
       case 42: // *
-        if (c1 === 61) return op('TIMES_EQUALS', 2);
-        if (c1 === 42) return op('DOUBLE_STAR', 2);
-        return op('TIMES', 1);
+        if (c1 === 61) return this.opTok(start, 'TIMES_EQUALS', 2);
+        if (c1 === 42) return this.opTok(start, 'DOUBLE_STAR', 2);
+        return this.opTok(start, 'TIMES', 1);
       case 47: // /
-        if (c1 === 61) return op('DIV_EQUALS', 2);
+        if (c1 === 61) return this.opTok(start, 'DIV_EQUALS', 2);
         if ((c1 === 62 || c1 === 93) && state !== 'IN_PAREN') {
           this.pos = start + 2;
           if (this.inFTLHeader) {
@@ -777,13 +789,14 @@ export class Lexer {
           this.state = 'DEFAULT';
           return this.tok('EMPTY_DIRECTIVE_END', start, start + 2);
         }
-        return op('DIVIDE', 1);
+        return this.opTok(start, 'DIVIDE', 1);
       case 37: // %
-        return c1 === 61 ? op('MOD_EQUALS', 2) : op('PERCENT', 1);
+        return c1 === 61 ? this.opTok(start, 'MOD_EQUALS', 2) : this.opTok(start, 'PERCENT', 1);
       case 60: // <
-        return c1 === 61 ? op('LESS_THAN_EQUALS', 2) : op('LESS_THAN', 1);
+        return c1 === 61 ? this.opTok(start, 'LESS_THAN_EQUALS', 2) : this.opTok(start, 'LESS_THAN', 1);
       case 62: // >
-        if (state === 'IN_PAREN') return c1 === 61 ? op('NATURAL_GTE', 2) : op('NATURAL_GT', 1);
+        if (state === 'IN_PAREN')
+          return c1 === 61 ? this.opTok(start, 'NATURAL_GTE', 2) : this.opTok(start, 'NATURAL_GT', 1);
         this.pos = start + 1;
         if (this.inFTLHeader) {
           this.eatNewline();
@@ -794,20 +807,20 @@ export class Lexer {
         this.state = 'DEFAULT';
         return this.tok('DIRECTIVE_END', start, start + 1);
       case 38: // &
-        if (src.startsWith('&lt;=', start)) return op('LESS_THAN_EQUALS', 5);
-        if (src.startsWith('&lt;', start)) return op('LESS_THAN', 4);
-        if (src.startsWith('&gt;=', start)) return op('ESCAPED_GTE', 5);
-        if (src.startsWith('&gt;', start)) return op('ESCAPED_GT', 4);
-        if (src.startsWith('&amp;&amp;', start)) return op('AND', 10);
-        return c1 === 38 ? op('AND', 2) : op('AND', 1);
+        if (src.startsWith('&lt;=', start)) return this.opTok(start, 'LESS_THAN_EQUALS', 5);
+        if (src.startsWith('&lt;', start)) return this.opTok(start, 'LESS_THAN', 4);
+        if (src.startsWith('&gt;=', start)) return this.opTok(start, 'ESCAPED_GTE', 5);
+        if (src.startsWith('&gt;', start)) return this.opTok(start, 'ESCAPED_GT', 4);
+        if (src.startsWith('&amp;&amp;', start)) return this.opTok(start, 'AND', 10);
+        return c1 === 38 ? this.opTok(start, 'AND', 2) : this.opTok(start, 'AND', 1);
       case 124: // |
-        return c1 === 124 ? op('OR', 2) : op('OR', 1);
+        return c1 === 124 ? this.opTok(start, 'OR', 2) : this.opTok(start, 'OR', 1);
       case 44:
-        return op('COMMA', 1);
+        return this.opTok(start, 'COMMA', 1);
       case 59:
-        return op('SEMICOLON', 1);
+        return this.opTok(start, 'SEMICOLON', 1);
       case 58:
-        return op('COLON', 1);
+        return this.opTok(start, 'COLON', 1);
       case 91: // [
         if (c1 === 61 && this.interpolationSyntax === 'square_bracket') {
           throw this.error(
@@ -817,11 +830,11 @@ export class Lexer {
           );
         }
         this.bracketNesting++;
-        return op('OPEN_BRACKET', 1);
+        return this.opTok(start, 'OPEN_BRACKET', 1);
       case 93: // ]
         if (this.bracketNesting > 0) {
           this.bracketNesting--;
-          return op('CLOSE_BRACKET', 1);
+          return this.opTok(start, 'CLOSE_BRACKET', 1);
         }
         if (this.interpolationSyntax === 'square_bracket' && this.postInterpolationState !== null) {
           this.pos = start + 1;
@@ -842,19 +855,19 @@ export class Lexer {
       case 40: // (
         this.parenNesting++;
         if (this.parenNesting === 1) this.state = 'IN_PAREN';
-        return op('OPEN_PAREN', 1);
+        return this.opTok(start, 'OPEN_PAREN', 1);
       case 41: // )
         this.parenNesting--;
         if (this.parenNesting === 0)
           this.state = this.inInvocation ? 'NAMED_PARAMETER_EXPRESSION' : 'FM_EXPRESSION';
-        return op('CLOSE_PAREN', 1);
+        return this.opTok(start, 'CLOSE_PAREN', 1);
       case 123: // {
         this.curlyNesting++;
-        return op('OPEN_CURLY', 1);
+        return this.opTok(start, 'OPEN_CURLY', 1);
       case 125: // }
         if (this.curlyNesting > 0) {
           this.curlyNesting--;
-          return op('CLOSE_CURLY', 1);
+          return this.opTok(start, 'CLOSE_CURLY', 1);
         }
         if (this.interpolationSyntax !== 'square_bracket' && this.postInterpolationState !== null) {
           this.pos = start + 1;
@@ -882,7 +895,8 @@ export class Lexer {
           ['\\gt', 'ESCAPED_GT'],
           ['\\and', 'AND'],
         ] as [string, Tk][]) {
-          if (src.startsWith(w, start) && !isIdPart(src.charCodeAt(start + w.length))) return op(t, w.length);
+          if (src.startsWith(w, start) && !isIdPart(src.charCodeAt(start + w.length)))
+            return this.opTok(start, t, w.length);
         }
         break;
     }

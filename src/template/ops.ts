@@ -242,13 +242,20 @@ export type CmpKind = 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge';
 // Java's Collator ignores these control and zero-width characters when comparing.
 // eslint-disable-next-line no-control-regex
 const IGNORABLE = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u200b-\u200f]/g;
-// eslint-disable-next-line no-control-regex
-const PLAIN_TEXT = /^[\t\n\u000b\u000c\r\u0020-\u007e]*$/;
+
+/** Only tab, line breaks (\n \v \f \r) and printable ASCII: nothing the Collator ignores or decomposes. */
+function isPlainText(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 126 || (c < 32 && (c < 9 || c > 13))) return false;
+  }
+  return true;
+}
 
 /** String equality as Java's Collator (en_US) decides it: control and zero-width characters are ignored, canonical equivalents are equal. */
 export function stringsEqual(a: string, b: string): boolean {
   if (a === b) return true;
-  if (PLAIN_TEXT.test(a) && PLAIN_TEXT.test(b)) return false;
+  if (isPlainText(a) && isPlainText(b)) return false;
   return a.replace(IGNORABLE, '').normalize('NFD') === b.replace(IGNORABLE, '').normalize('NFD');
 }
 

@@ -8,18 +8,31 @@ export interface OutputFormatDef {
   escape?: (s: string) => string;
 }
 
+/**
+ * Replaces < > & " ' by their entities (the apostrophe as `apos`, XML's, or `#39`, HTML's): one
+ * scan of char codes, and the string itself back when nothing needs escaping (the usual case).
+ */
+function escapeMarkup(s: string, apos: string): string {
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 62) continue;
+    const e =
+      c === 60 ? '&lt;' : c === 62 ? '&gt;' : c === 38 ? '&amp;' : c === 34 ? '&quot;' : c === 39 ? apos : '';
+    if (e === '') continue;
+    out += s.slice(from, i) + e;
+    from = i + 1;
+  }
+  return from === 0 ? s : out + s.slice(from);
+}
+
 export function escapeXhtml(s: string): string {
-  if (!/[<>&"']/.test(s)) return s;
-  return s.replace(/[<>&"']/g, (c) =>
-    c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '&' ? '&amp;' : c === '"' ? '&quot;' : '&#39;',
-  );
+  return escapeMarkup(s, '&#39;');
 }
 
 export function escapeXml(s: string): string {
-  if (!/[<>&"']/.test(s)) return s;
-  return s.replace(/[<>&"']/g, (c) =>
-    c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '&' ? '&amp;' : c === '"' ? '&quot;' : '&apos;',
-  );
+  return escapeMarkup(s, '&apos;');
 }
 
 export function escapeRtf(s: string): string {

@@ -59,6 +59,11 @@ export interface MacroDef {
   readonly params: { name: string; def: Ev | null }[];
   readonly catchAll: string | null;
   readonly body: Exec;
+  /**
+   * A #function whose whole body is `<#return expr>`: expr's evaluator, so a call gives its value
+   * without throwing a ReturnSignal through the body (same value, same errors).
+   */
+  readonly returns?: { ev: Ev; at: A.Expr };
   readonly el: A.MacroEl;
   readonly unit: TemplateUnit;
 }

@@ -159,7 +159,12 @@ export function hashGet(h: unknown, key: string): unknown {
 
 export function hashKeys(h: unknown): string[] {
   if (h instanceof LegacyHashLiteral) return h.pairs.map((p) => p[0]);
-  if (h instanceof Map) return Array.from(h.keys(), String);
+  if (h instanceof Map) {
+    const keys = new Array<string>(h.size);
+    let i = 0;
+    for (const k of h.keys()) keys[i++] = typeof k === 'string' ? k : String(k);
+    return keys;
+  }
   if (h instanceof Namespace) return Array.from(h.vars.keys());
   if (h instanceof LookupHash || h instanceof EmptyDefault) return [];
   return Object.keys(h as object);

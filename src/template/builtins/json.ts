@@ -1,6 +1,8 @@
 /** ?eval_json: strict JSON to template values (objects keep their key order; numbers stay exact). */
 import { BigDec } from '../bigdecimal.js';
 
+const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
+
 export function parseJson(text: string): unknown {
   let i = 0;
   const fail = (what: string): never => {
@@ -15,7 +17,10 @@ export function parseJson(text: string): unknown {
     throw new Error(`${what} at line ${line}, column ${col}`);
   };
   const ws = (): void => {
-    while (i < text.length && ' \t\n\r'.includes(text[i])) i++;
+    for (; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c !== 32 && c !== 9 && c !== 10 && c !== 13) break;
+    }
   };
   const value = (depth: number): unknown => {
     if (depth > 500) fail('JSON nesting is too deep');
@@ -84,7 +89,10 @@ export function parseJson(text: string): unknown {
       i += 4;
       return undefined;
     }
-    const m = /^-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
+    NUMBER.lastIndex = i;
+    let m = NUMBER.exec(text);
+    // a number is read from at most 400 characters
+    if (m && m[0].length > 400) m = /^-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
     if (!m)
       return fail(
         i >= text.length ? 'Unexpected end of the JSON' : `Unexpected character ${JSON.stringify(c)}`,
@@ -108,6 +116,15 @@ export function parseJson(text: string): unknown {
     i++;
     let out = '';
     for (;;) {
+      let j = i;
+      for (; j < text.length; j++) {
+        const k = text.charCodeAt(j);
+        if (k === 34 || k === 92 || k < 0x20) break;
+      }
+      if (j > i) {
+        out += text.slice(i, j);
+        i = j;
+      }
       if (i >= text.length) fail('Unterminated string');
       const c = text[i++];
       if (c === '"') return out;

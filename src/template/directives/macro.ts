@@ -1,6 +1,7 @@
 /** #macro and #function (FreeMarker's Macro): defined in the namespace when the template runs. */
 import type * as A from '../ast.js';
 import { compileExpr } from '../compile-expr.js';
+import { evaluator } from '../exec.js';
 import { type Exec, type MacroDef, MacroValue } from '../runtime.js';
 import { type Directive, type DirectiveParser, type ElementCompiler, elementBase } from './types.js';
 
@@ -88,8 +89,17 @@ function parse(p: DirectiveParser): A.El {
   return m;
 }
 
+/** The value of a #function whose only element (besides stripped white-space) is `<#return expr>`. */
+function onlyReturn(el: A.MacroEl): A.Expr | null {
+  if (!el.isFunction) return null;
+  const rest = el.children.filter((c) => !(c.kind === 'text' && c.text === ''));
+  const r = rest.length === 1 ? rest[0] : undefined;
+  return r !== undefined && r.kind === 'return' && r.value !== null ? r.value : null;
+}
+
 function compile(el: A.MacroEl, c: ElementCompiler): Exec {
   const cx = c.cx;
+  const returned = onlyReturn(el);
   const def: MacroDef = {
     name: el.name,
     isFunction: el.isFunction,
@@ -99,6 +109,7 @@ function compile(el: A.MacroEl, c: ElementCompiler): Exec {
     })),
     catchAll: el.catchAll,
     body: c.block(el.children),
+    ...(returned !== null ? { returns: { ev: evaluator(returned, cx), at: returned } } : {}),
     el,
     get unit() {
       return cx.unit();
