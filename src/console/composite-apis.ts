@@ -6,7 +6,7 @@
  * headers and a body, and shows the status, headers and body it answers.
  */
 import { api, errorText, query } from './api.js';
-import { field, fill, h, messageArea, pretty, table, when } from './dom.js';
+import { confirmButton, field, fill, h, messageArea, pager, pretty, table, when } from './dom.js';
 import { identity } from './session.js';
 import type { Editor } from './editor.js';
 import { createTemplateEditor } from './template-editor.js';
@@ -40,16 +40,13 @@ export async function renderCompositeApis(main: HTMLElement): Promise<void> {
   const message = messageArea();
   const list = h('div', { class: 'list' });
   const detail = h('section', { class: 'detail', 'aria-live': 'polite' });
-  const previous = h('button', { type: 'button' }, 'Previous');
-  const next = h('button', { type: 'button' }, 'Next');
-  const pageInfo = h('span', { class: 'page-info', role: 'status' });
+  const paging = pager(PAGE, () => void refresh(), true);
   const search = h('input', {
     type: 'search',
     autocomplete: 'off',
     spellcheck: 'false',
     placeholder: 'orders',
   });
-  let first = 0;
   let sequence = 0;
 
   async function refresh(): Promise<void> {
@@ -60,7 +57,7 @@ export async function renderCompositeApis(main: HTMLElement): Promise<void> {
       page = await api(
         'GET',
         `/composite-apis${query({
-          first,
+          first: paging.first,
           nb: PAGE,
           ...(words && !/\s/.test(words) ? { filter: 'path', operator: 'CONTAINS', value: words } : {}),
         })}`,
@@ -90,36 +87,25 @@ export async function renderCompositeApis(main: HTMLElement): Promise<void> {
         ]),
       ),
     );
-    pageInfo.textContent = page.total
-      ? `${first + 1}–${first + page.items.length} of ${page.total}`
-      : 'No composite APIs';
-    previous.disabled = first === 0;
-    next.disabled = first + PAGE >= page.total;
+    paging.show(page.items.length, page.total, 'No composite APIs');
   }
 
   function deleteButton(a: CompositeApi): HTMLElement {
-    return h(
-      'button',
-      {
-        type: 'button',
-        class: 'link danger',
-        'aria-label': `Delete ${a.method} ${a.path}`,
-        onclick: async () => {
-          if (!window.confirm(`Delete the composite API ${a.method} ${a.path}?`)) return;
-          try {
-            await api('DELETE', `/composite-apis/${a.id}`);
-            if (detail.dataset.apiId === String(a.id)) {
-              fill(detail);
-              delete detail.dataset.apiId;
-            }
-            await refresh();
-            message.show(`Composite API ${a.method} ${a.path} deleted.`);
-          } catch (e) {
-            message.show(errorText(e), 'error');
-          }
-        },
-      },
+    const name = `${a.method} ${a.path}`;
+    return confirmButton(
       'Delete',
+      `Delete ${name}`,
+      `Delete the composite API ${name}?`,
+      async () => {
+        await api('DELETE', `/composite-apis/${a.id}`);
+        if (detail.dataset.apiId === String(a.id)) {
+          fill(detail);
+          delete detail.dataset.apiId;
+        }
+        await refresh();
+        message.show(`Composite API ${name} deleted.`);
+      },
+      (e) => message.show(errorText(e), 'error'),
     );
   }
 
@@ -245,9 +231,7 @@ export async function renderCompositeApis(main: HTMLElement): Promise<void> {
     title();
   }
 
-  previous.addEventListener('click', () => ((first = Math.max(0, first - PAGE)), void refresh()));
-  next.addEventListener('click', () => ((first += PAGE), void refresh()));
-  search.addEventListener('input', () => ((first = 0), void refresh()));
+  search.addEventListener('input', () => ((paging.first = 0), void refresh()));
 
   if (!identity()!.user.isAdmin) {
     // The routes are the administrators' (the API says so): no controls, only its answer.
@@ -262,9 +246,9 @@ export async function renderCompositeApis(main: HTMLElement): Promise<void> {
       { class: 'row' },
       h('button', { type: 'button', class: 'primary', onclick: () => void open() }, 'New composite API'),
       field('Filter by path', search),
-      previous,
-      next,
-      pageInfo,
+      paging.previous,
+      paging.next,
+      paging.info,
     ),
     list,
     detail,

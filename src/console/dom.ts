@@ -130,3 +130,59 @@ export function parseJsonField(text: string, name: string): unknown {
     throw new Error(`${name}: ${(e as Error).message}`, { cause: e });
   }
 }
+
+/** Previous / Next over a list served in pages of `size`, with its "a–b of n" text. */
+export interface Pager {
+  readonly previous: HTMLButtonElement;
+  readonly next: HTMLButtonElement;
+  readonly info: HTMLElement;
+  /** The offset of the page shown (the API's `first`). */
+  first: number;
+  /** After a page of `shown` items out of `total` arrived: the text (`none` when empty) and the buttons. */
+  show(shown: number, total: number, none: string): void;
+}
+
+/** A pager whose buttons move `first` and call `reload`; `announce` makes its text a status. */
+export function pager(size: number, reload: () => void, announce = false): Pager {
+  const state: Pager = {
+    previous: h('button', { type: 'button' }, 'Previous'),
+    next: h('button', { type: 'button' }, 'Next'),
+    info: h('span', announce ? { class: 'page-info', role: 'status' } : { class: 'page-info' }),
+    first: 0,
+    show(shown, total, none) {
+      state.info.textContent = total ? `${state.first + 1}–${state.first + shown} of ${total}` : none;
+      state.previous.disabled = state.first === 0;
+      state.next.disabled = state.first + size >= total;
+    },
+  };
+  state.previous.addEventListener('click', () => ((state.first = Math.max(0, state.first - size)), reload()));
+  state.next.addEventListener('click', () => ((state.first += size), reload()));
+  return state;
+}
+
+/** A destructive button: asks `question` first, then runs `action`; an error goes to `failed`. */
+export function confirmButton(
+  text: string,
+  ariaLabel: string,
+  question: string,
+  action: () => Promise<void>,
+  failed: (error: unknown) => void,
+): HTMLButtonElement {
+  return h(
+    'button',
+    {
+      type: 'button',
+      class: 'link danger',
+      'aria-label': ariaLabel,
+      onclick: async () => {
+        if (!window.confirm(question)) return;
+        try {
+          await action();
+        } catch (e) {
+          failed(e);
+        }
+      },
+    },
+    text,
+  );
+}

@@ -6,7 +6,7 @@
  */
 import { Project, ProjectList, type Mode } from '../client/index.js';
 import { errorText } from './api.js';
-import { append, field, fill, h, messageArea, parseJsonField, pretty, table, when } from './dom.js';
+import { append, field, fill, h, messageArea, pager, parseJsonField, pretty, table, when } from './dom.js';
 import { identity } from './session.js';
 
 const PAGE = 20;
@@ -15,20 +15,17 @@ const LOG_LEVELS = ['', 'SEVERE', 'WARNING', 'INFO', 'CONFIG', 'FINE', 'FINER', 
 export async function renderProjects(main: HTMLElement): Promise<void> {
   const isAdmin = identity()!.user.isAdmin;
   const projects = new ProjectList();
-  let first = 0;
   const list = h('div', { class: 'list' });
   const detail = h('section', { class: 'detail', 'aria-live': 'polite' });
   const message = messageArea();
   const search = h('input', { type: 'search', autocomplete: 'off', placeholder: 'part of a title' });
-  const previous = h('button', { type: 'button' }, 'Previous');
-  const next = h('button', { type: 'button' }, 'Next');
-  const pageInfo = h('span', { class: 'page-info' });
+  const paging = pager(PAGE, () => void refresh());
 
   async function refresh(): Promise<void> {
     const words = search.value.trim();
     try {
       await projects.load({
-        pagination: { nb: PAGE, first, orderby: 'id', order: 'DESC' },
+        pagination: { nb: PAGE, first: paging.first, orderby: 'id', order: 'DESC' },
         filters: words && !/\s/.test(words) ? [{ filter: 'title', operator: 'CONTAINS', value: words }] : [],
       });
     } catch (e) {
@@ -49,16 +46,10 @@ export async function renderProjects(main: HTMLElement): Promise<void> {
         ]),
       ),
     );
-    pageInfo.textContent = projects.total
-      ? `${first + 1}–${first + projects.projects.length} of ${projects.total}`
-      : 'No projects';
-    previous.disabled = first === 0;
-    next.disabled = first + PAGE >= projects.total;
+    paging.show(projects.projects.length, projects.total, 'No projects');
   }
 
-  previous.addEventListener('click', () => ((first = Math.max(0, first - PAGE)), void refresh()));
-  next.addEventListener('click', () => ((first += PAGE), void refresh()));
-  search.addEventListener('input', () => ((first = 0), void refresh()));
+  search.addEventListener('input', () => ((paging.first = 0), void refresh()));
 
   const title = h('input', { required: true, autocomplete: 'off' });
   const type = h('input', { value: 'PROCESS', autocomplete: 'off' });
@@ -265,7 +256,7 @@ export async function renderProjects(main: HTMLElement): Promise<void> {
   append(main, [
     message,
     create,
-    h('div', { class: 'row' }, field('Filter by title', search), previous, next, pageInfo),
+    h('div', { class: 'row' }, field('Filter by title', search), paging.previous, paging.next, paging.info),
     list,
     detail,
   ]);

@@ -14,7 +14,8 @@ export interface Status {
   meaning: string;
 }
 
-interface RequestInfo {
+/** A request as `GET /requests/:id` and the requests list answer it. */
+export interface RequestInfo {
   id: string;
   projectId: number | null;
   mode: string;

@@ -5,21 +5,15 @@
  */
 import { api, errorText, query } from './api.js';
 import { field, fill, h, messageArea, table, when } from './dom.js';
-import { renderRequest, requestLink, requestStatuses, statusLabel, type Status } from './request.js';
+import {
+  renderRequest,
+  requestLink,
+  requestStatuses,
+  statusLabel,
+  type RequestInfo,
+  type Status,
+} from './request.js';
 import { identity } from './session.js';
-
-interface RequestInfo {
-  id: string;
-  projectId: number | null;
-  mode: string;
-  status: number;
-  data: Record<string, unknown>;
-  locks: unknown[];
-  message: string;
-  initiatorId: number | null;
-  createdAt: number;
-  updatedAt: number;
-}
 
 interface LogLine {
   id: number;

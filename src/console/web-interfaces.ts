@@ -5,7 +5,7 @@
  * (after a confirmation).
  */
 import { api, errorText, query } from './api.js';
-import { field, fill, h, messageArea, table, when } from './dom.js';
+import { confirmButton, field, fill, h, messageArea, pager, table, when } from './dom.js';
 import { identity } from './session.js';
 import { createTemplateEditor } from './template-editor.js';
 
@@ -35,15 +35,12 @@ export async function renderWebInterfaces(main: HTMLElement): Promise<void> {
   const message = messageArea();
   const list = h('div', { class: 'list' });
   const detail = h('section', { class: 'detail', 'aria-live': 'polite' });
-  const previous = h('button', { type: 'button' }, 'Previous');
-  const next = h('button', { type: 'button' }, 'Next');
-  const pageInfo = h('span', { class: 'page-info', role: 'status' });
-  let first = 0;
+  const paging = pager(PAGE, () => void refresh(), true);
 
   async function refresh(): Promise<void> {
     let page: { items: WebInterface[]; total: number };
     try {
-      page = await api('GET', `/web-interfaces${query({ first, nb: PAGE })}`);
+      page = await api('GET', `/web-interfaces${query({ first: paging.first, nb: PAGE })}`);
     } catch (e) {
       message.show(errorText(e), 'error');
       return;
@@ -66,36 +63,24 @@ export async function renderWebInterfaces(main: HTMLElement): Promise<void> {
         ]),
       ),
     );
-    pageInfo.textContent = page.total
-      ? `${first + 1}–${first + page.items.length} of ${page.total}`
-      : 'No web interfaces';
-    previous.disabled = first === 0;
-    next.disabled = first + PAGE >= page.total;
+    paging.show(page.items.length, page.total, 'No web interfaces');
   }
 
   function deleteButton(w: WebInterface): HTMLElement {
-    return h(
-      'button',
-      {
-        type: 'button',
-        class: 'link danger',
-        'aria-label': `Delete web interface ${w.title}`,
-        onclick: async () => {
-          if (!window.confirm(`Delete the web interface ${w.title} (${w.id}) and its template?`)) return;
-          try {
-            await api('DELETE', `/web-interfaces/${w.id}`);
-            if (detail.dataset.interfaceId === String(w.id)) {
-              fill(detail);
-              delete detail.dataset.interfaceId;
-            }
-            await refresh();
-            message.show(`Web interface ${w.title} deleted.`);
-          } catch (e) {
-            message.show(errorText(e), 'error');
-          }
-        },
-      },
+    return confirmButton(
       'Delete',
+      `Delete web interface ${w.title}`,
+      `Delete the web interface ${w.title} (${w.id}) and its template?`,
+      async () => {
+        await api('DELETE', `/web-interfaces/${w.id}`);
+        if (detail.dataset.interfaceId === String(w.id)) {
+          fill(detail);
+          delete detail.dataset.interfaceId;
+        }
+        await refresh();
+        message.show(`Web interface ${w.title} deleted.`);
+      },
+      (e) => message.show(errorText(e), 'error'),
     );
   }
 
@@ -224,10 +209,13 @@ export async function renderWebInterfaces(main: HTMLElement): Promise<void> {
     );
   }
 
-  previous.addEventListener('click', () => ((first = Math.max(0, first - PAGE)), void refresh()));
-  next.addEventListener('click', () => ((first += PAGE), void refresh()));
-
-  main.append(message, create ?? '', h('div', { class: 'row' }, previous, next, pageInfo), list, detail);
+  main.append(
+    message,
+    create ?? '',
+    h('div', { class: 'row' }, paging.previous, paging.next, paging.info),
+    list,
+    detail,
+  );
   await refresh();
 }
 
