@@ -6,59 +6,37 @@ import { toBoolean } from '../ops.js';
 import { type Env, type Exec, Pending } from '../runtime.js';
 import { type Directive, type DirectiveParser, type ElementCompiler, elementBase } from './types.js';
 
+/** One branch of an #if: its condition (null for #else), from its opening tag to its last child. */
+function branch(
+  p: DirectiveParser,
+  type: A.CondEl['type'],
+  cond: A.CondEl['cond'],
+  open: Parameters<DirectiveParser['locWithChildren']>[0],
+  close: Parameters<DirectiveParser['locWithChildren']>[1],
+): A.CondEl {
+  const children = p.mixedContent();
+  return p.el<A.CondEl>(
+    { kind: 'cond', cond, type, ...elementBase(p) },
+    p.locWithChildren(open, close, children),
+    children,
+  );
+}
+
 function parse(p: DirectiveParser): A.El {
   const start = p.lx.next();
   const cond = p.expression();
-  const end = p.directiveEnd();
-  let children = p.mixedContent();
-  const blocks: A.CondEl[] = [
-    p.el<A.CondEl>(
-      {
-        kind: 'cond',
-        cond,
-        type: 'if',
-        ...elementBase(p),
-      },
-      p.locWithChildren(start, end, children),
-      children,
-    ),
-  ];
+  const blocks: A.CondEl[] = [branch(p, 'if', cond, start, p.directiveEnd())];
   for (;;) {
     const t = p.lx.peek();
     if (t.t !== 'DIRECTIVE' || t.name !== 'elseif') break;
     p.lx.next();
     const c = p.expression();
-    const e = p.looseDirectiveEnd();
-    children = p.mixedContent();
-    blocks.push(
-      p.el<A.CondEl>(
-        {
-          kind: 'cond',
-          cond: c,
-          type: 'elseif',
-          ...elementBase(p),
-        },
-        p.locWithChildren(t, e, children),
-        children,
-      ),
-    );
+    blocks.push(branch(p, 'elseif', c, t, p.looseDirectiveEnd()));
   }
   const t = p.lx.peek();
   if (t.t === 'DIRECTIVE' && t.name === 'else') {
     p.lx.next();
-    children = p.mixedContent();
-    blocks.push(
-      p.el<A.CondEl>(
-        {
-          kind: 'cond',
-          cond: null,
-          type: 'else',
-          ...elementBase(p),
-        },
-        p.locWithChildren(t, t, children),
-        children,
-      ),
-    );
+    blocks.push(branch(p, 'else', null, t, t));
   }
   const endTag = p.expectEnd(['if'], '#if');
   return p.el<A.IfEl>(
