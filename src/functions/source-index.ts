@@ -16,9 +16,6 @@ export interface FunctionSources {
 
 export type SourceIndex = (name: string) => FunctionSources;
 
-/** How many test files the reference lists per function (the rest are counted). */
-export const LISTED_TESTS = 3;
-
 function tsFiles(dir: string): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
