@@ -16,7 +16,8 @@ export class FunctionError extends Error {
     /** The argument at fault, 1-based, when there is one. */
     readonly argument?: { index: number; name: string },
   ) {
-    super(isSpecWording(detail) ? detail : qualifiedText(functionName, detail, argument));
+    // An argument's error always names the function and the argument, whatever its wording.
+    super(!argument && isSpecWording(detail) ? detail : qualifiedText(functionName, detail, argument));
   }
 
   /** The message with the function's name before it, whichever the rule: `fn: [argument i (name) ]detail`. */
