@@ -97,3 +97,30 @@ export function checkJavaCase(c: JavaCase): void {
     expect(call(name, args, ctx)).toEqual(c.expect);
   }
 }
+
+/** The Java fixtures of the Utilities group that the script backends replay, by file. */
+export const UTILITY_FIXTURES: Array<[string, () => JavaCase[]]> = [
+  ['aes', () => Object.values(fixture<Record<string, JavaCase[]>>('aes')).flat()],
+  ['dates', () => fixture('dates')],
+  ['digests', () => fixture('digests')],
+  ['encodings', () => fixture('encodings')],
+  ['hmac', () => fixture('hmac')],
+  ['numbers', () => fixture('numbers')],
+  ['rsa', () => fixture<{ cases: JavaCase[] }>('rsa').cases],
+];
+
+/**
+ * Cases that can run in one script: the same context. Cases with scripted randomness run alone
+ * (their random source is consumed call by call).
+ */
+export function groupByContext(cases: JavaCase[]): JavaCase[][] {
+  const groups = new Map<string, JavaCase[]>();
+  cases.forEach((c, i) => {
+    const key =
+      c.context?.random !== undefined || c.context?.randomBytes !== undefined
+        ? `alone ${i}`
+        : JSON.stringify(c.context ?? {});
+    groups.set(key, [...(groups.get(key) ?? []), c]);
+  });
+  return [...groups.values()];
+}

@@ -12,20 +12,16 @@ import {
   runPythonScript,
   runScript,
 } from '../../src/script/index.js';
-import { caseName, contextOf, fixture, type JavaCase } from '../functions/helpers.js';
+import {
+  caseName,
+  contextOf,
+  type JavaCase,
+  groupByContext,
+  UTILITY_FIXTURES,
+} from '../functions/helpers.js';
 
 afterAll(() => closeScripts());
 beforeAll(() => configurePythonScripts({ workers: 1 }));
-
-const FIXTURES: Array<[string, () => JavaCase[]]> = [
-  ['aes', () => Object.values(fixture<Record<string, JavaCase[]>>('aes')).flat()],
-  ['dates', () => fixture('dates')],
-  ['digests', () => fixture('digests')],
-  ['encodings', () => fixture('encodings')],
-  ['hmac', () => fixture('hmac')],
-  ['numbers', () => fixture('numbers')],
-  ['rsa', () => fixture<{ cases: JavaCase[] }>('rsa').cases],
-];
 
 type Outcome = { v: unknown } | { e: string };
 
@@ -54,21 +50,12 @@ async function outcomes(cases: JavaCase[]): Promise<{ js: Outcome[]; python: Out
 }
 
 describe('RMPUtilities from Python against the Java fixtures', () => {
-  for (const [file, load] of FIXTURES) {
+  for (const [file, load] of UTILITY_FIXTURES) {
     it(`${file}.json: every case as Java and as the JavaScript backend`, async () => {
       const cases = load();
       expect(cases.length).toBeGreaterThan(0);
-      // Cases with scripted randomness run alone (their random source is consumed call by call).
-      const groups = new Map<string, JavaCase[]>();
-      cases.forEach((c, i) => {
-        const key =
-          c.context?.random !== undefined || c.context?.randomBytes !== undefined
-            ? `alone ${i}`
-            : JSON.stringify(c.context ?? {});
-        groups.set(key, [...(groups.get(key) ?? []), c]);
-      });
       let checked = 0;
-      for (const group of groups.values()) {
+      for (const group of groupByContext(cases)) {
         const { js, python } = await outcomes(group);
         group.forEach((c, i) => {
           const label = caseName(c);

@@ -6,21 +6,19 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { jsMethodName, closeScripts, runScript, scriptApi } from '../../src/script/index.js';
 import { defaultRegistry } from '../../src/functions/registry.js';
-import { call, caseName, contextOf, errorOf, fixture, type JavaCase } from '../functions/helpers.js';
+import {
+  call,
+  caseName,
+  contextOf,
+  errorOf,
+  type JavaCase,
+  groupByContext,
+  UTILITY_FIXTURES,
+} from '../functions/helpers.js';
 
 afterAll(() => closeScripts());
 
 /** Every fixture file's cases (aes.json groups them by function, rsa.json holds keys beside them). */
-const FIXTURES: Array<[string, () => JavaCase[]]> = [
-  ['aes', () => Object.values(fixture<Record<string, JavaCase[]>>('aes')).flat()],
-  ['dates', () => fixture('dates')],
-  ['digests', () => fixture('digests')],
-  ['encodings', () => fixture('encodings')],
-  ['hmac', () => fixture('hmac')],
-  ['numbers', () => fixture('numbers')],
-  ['rsa', () => fixture<{ cases: JavaCase[] }>('rsa').cases],
-];
-
 type Outcome = { v: unknown } | { e: string };
 
 /** The template function's outcome for the case (a fresh context: randomness restarts). */
@@ -56,21 +54,12 @@ describe('RMPUtilities against the Java fixtures', () => {
       expect(names).toContain(jsMethodName(spec.name));
   });
 
-  for (const [file, load] of FIXTURES) {
+  for (const [file, load] of UTILITY_FIXTURES) {
     it(`${file}.json: every case as Java and as the template function`, async () => {
       const cases = load();
       expect(cases.length).toBeGreaterThan(0);
-      // Cases with scripted randomness run alone (their random source is consumed call by call).
-      const groups = new Map<string, JavaCase[]>();
-      cases.forEach((c, i) => {
-        const key =
-          c.context?.random !== undefined || c.context?.randomBytes !== undefined
-            ? `alone ${i}`
-            : JSON.stringify(c.context ?? {});
-        groups.set(key, [...(groups.get(key) ?? []), c]);
-      });
       let checked = 0;
-      for (const group of groups.values()) {
+      for (const group of groupByContext(cases)) {
         const outcomes = await scriptOutcomes(group);
         group.forEach((c, i) => {
           const got = outcomes[i]!;
