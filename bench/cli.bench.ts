@@ -3,7 +3,9 @@
 //
 // Start-up: `node -e ''` (the reference), `flowmark version` and `flowmark render` of the template
 // `x`, each spawned BENCH_ROUNDS times (default 10), interleaved; the median wall time of each and
-// its ratio to the reference measured in the same run. Goals: version ≤ 2×, render ≤ 3×.
+// its ratio to the reference measured in the same run. Goals: version ≤ 2×, render ≤ 3×. Then the
+// same by CPU time (user + system of the child, read with bash's `times`; steadier than wall time
+// on a busy machine) and the spread (fastest to slowest quartile) of both.
 // Serve memory: the RSS of `flowmark serve` (its supervisor and 2 workers) idle, then after each of 3 rounds of BENCH_CALLS
 // (default 10,000) calls of a public composite API with a trivial script (keep-alive, 10 at a
 // time); the goal is no growth across rounds (the last round within 10 % of the first).
@@ -52,32 +54,77 @@ function timed(args: string[], expect: string): number {
   return ms;
 }
 
+/** User + system CPU milliseconds of one run of `node args…` (bash's `times`: its children's). */
+function cpuTimed(args: string[], expect: string): number {
+  const r = spawnSync(
+    'bash',
+    ['-c', '"$@"; status=$?; times >&2; exit $status', 'bash', process.execPath, ...args],
+    {
+      cwd: dir,
+      env: { ...process.env, FLOWMARK_DATA: join(dir, 'none') },
+      encoding: 'utf8',
+    },
+  );
+  const children = r.stderr.trimEnd().split('\n').at(-1) ?? '';
+  const m = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/.exec(children);
+  if (r.status !== 0 || r.stdout !== expect || !m)
+    throw new Error(
+      `bash -c node ${args.join(' ')}: exit ${r.status}, stdout ${JSON.stringify(r.stdout)}: ${r.stderr}`,
+    );
+  return (Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4])) * 1000;
+}
+
+function quartiles(values: number[]): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.floor((sorted.length - 1) * p)]!;
+  return `${at(0.25).toFixed(0)}–${at(0.75).toFixed(0)} ms`;
+}
+
 function startup(): void {
   const template = join(dir, 'x.ftl');
   writeFileSync(template, 'x');
   const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string })
     .version;
   const rows = [
-    { name: "node -e ''", args: ['-e', ''], expect: '', times: [] as number[] },
+    { name: "node -e ''", args: ['-e', ''], expect: '', times: [] as number[], cpu: [] as number[] },
     {
       name: 'flowmark version',
       args: [bin, 'version'],
       expect: `flowmark ${version}\n`,
       times: [] as number[],
+      cpu: [] as number[],
     },
-    { name: 'flowmark render x', args: [bin, 'render', template], expect: 'x', times: [] as number[] },
+    {
+      name: 'flowmark render x',
+      args: [bin, 'render', template],
+      expect: 'x',
+      times: [] as number[],
+      cpu: [] as number[],
+    },
   ];
   for (const row of rows) timed(row.args, row.expect); // warm the file cache
-  for (let i = 0; i < ROUNDS; i++) for (const row of rows) row.times.push(timed(row.args, row.expect));
-  const reference = median(rows[0]!.times);
-  console.log(`start-up, median of ${ROUNDS} runs (wall time)`);
+  for (let i = 0; i < ROUNDS; i++)
+    for (const row of rows) {
+      row.times.push(timed(row.args, row.expect));
+      row.cpu.push(cpuTimed(row.args, row.expect));
+    }
   const goals: Record<string, number> = { 'flowmark version': 2, 'flowmark render x': 3 };
-  for (const row of rows) {
-    const ms = median(row.times);
-    const ratio = ms / reference;
-    const goal = goals[row.name];
-    const verdict = goal === undefined ? 'reference' : `${ratio <= goal ? 'ok' : 'MISSED'} (goal ≤ ${goal}×)`;
-    console.log(`  ${row.name.padEnd(20)} ${ms.toFixed(0).padStart(5)} ms  ${ratio.toFixed(2)}×  ${verdict}`);
+  for (const [label, of] of [
+    ['wall time', (row: (typeof rows)[number]) => row.times],
+    ['CPU time, user + system', (row: (typeof rows)[number]) => row.cpu],
+  ] as const) {
+    const reference = median(of(rows[0]!));
+    console.log(`start-up, median of ${ROUNDS} runs (${label}; quartiles)`);
+    for (const row of rows) {
+      const ms = median(of(row));
+      const ratio = ms / reference;
+      const goal = goals[row.name];
+      const verdict =
+        goal === undefined ? 'reference' : `${ratio <= goal ? 'ok' : 'MISSED'} (goal ≤ ${goal}×)`;
+      console.log(
+        `  ${row.name.padEnd(20)} ${ms.toFixed(0).padStart(5)} ms  ${ratio.toFixed(2)}×  ${verdict}  [${quartiles(of(row))}]`,
+      );
+    }
   }
 }
 

@@ -37,7 +37,8 @@ import { requireUser } from './rights.js';
 import { compileFunction, type BoundFunction, type CompiledFunction } from './invoke.js';
 import type { FunctionSpec } from './spec.js';
 import type { CallEnv, Scope } from './template-types.js';
-import { libraryGroups } from './library.js';
+import { DECLARED, MODULES } from './declarations.js';
+import { lazySpecs, type DeclaredFunction, type ModuleImporters } from './lazy.js';
 import { registerCallableNames } from '../template/suggest.js';
 
 export type { BoundFunction } from './invoke.js';
@@ -55,21 +56,47 @@ export class FunctionUnavailableError extends Error {
 
 interface Entry {
   spec: FunctionSpec;
-  compiled: CompiledFunction;
+  /** Compiled on the first bind. */
+  compiled: CompiledFunction | undefined;
 }
 
 export class FunctionRegistry {
   private readonly entries = new Map<string, Entry>();
   private readonly specs: FunctionSpec[] = [];
+  private loadAllModules: () => Promise<void> = () => Promise.resolve();
 
   constructor(specs: Iterable<FunctionSpec>) {
     for (const spec of specs) {
       this.specs.push(spec);
       for (const name of [spec.name, ...(spec.aliases ?? [])]) {
         if (this.entries.has(name)) throw new Error(`function registry: ${name} is declared twice`);
-        this.entries.set(name, { spec, compiled: compileFunction(spec, name) });
+        this.entries.set(name, { spec, compiled: undefined });
       }
     }
+  }
+
+  /**
+   * A registry of declarations (src/functions/lazy.ts) whose implementing modules are imported
+   * on the first call of one of their functions; arguments, rights and surface are checked from
+   * the declaration before. The first call of a function of a module not yet loaded returns a
+   * Promise.
+   */
+  static lazy(declared: readonly DeclaredFunction[], importers: ModuleImporters): FunctionRegistry {
+    let registry: FunctionRegistry | undefined = undefined;
+    const lazy = lazySpecs(declared, importers, (specs) => {
+      // later bindings call the implementation directly
+      for (const spec of specs)
+        for (const name of [spec.name, ...(spec.aliases ?? [])])
+          registry!.entries.get(name)!.compiled = compileFunction(spec, name);
+    });
+    registry = new FunctionRegistry(lazy.specs);
+    registry.loadAllModules = lazy.loadAll;
+    return registry;
+  }
+
+  /** Imports every implementation now (then no first call returns a Promise for loading). */
+  loadAll(): Promise<void> {
+    return this.loadAllModules();
   }
 
   /** The declaration of a function, by name or alias. */
@@ -107,14 +134,14 @@ export class FunctionRegistry {
   callable(ctx: ExecutionContext, name: string): BoundFunction | undefined {
     const entry = this.entries.get(name);
     if (!entry) return undefined;
-    const { spec, compiled } = entry;
+    const spec = entry.spec;
     const refusal = surfaceRefusal(spec, name, ctx);
     if (refusal) {
       return () => {
         throw new FunctionUnavailableError(name, refusal);
       };
     }
-    const fn = compiled.bindTo(ctx);
+    const fn = (entry.compiled ??= compileFunction(spec, name)).bindTo(ctx);
     return guarded(spec, name, ctx, fn);
   }
 
@@ -162,10 +189,14 @@ function surfaceRefusal(spec: FunctionSpec, name: string, ctx: ExecutionContext)
 
 let library: FunctionRegistry | undefined;
 
-/** The registry of the whole library (src/functions/library.ts), built on first use. */
+/**
+ * The registry of the whole library, built on first use from its generated declarations
+ * (src/functions/declarations.ts, from the groups of src/functions/library.ts): a function's
+ * module is imported on its first call (FunctionRegistry.lazy).
+ */
 export function defaultRegistry(): FunctionRegistry {
   if (!library) {
-    const made = (library = new FunctionRegistry(libraryGroups().flat()));
+    const made = (library = FunctionRegistry.lazy(DECLARED, MODULES));
     // a call of a misspelled library function gets "did you mean …?" (src/template/suggest.ts)
     registerCallableNames(() => made.names());
   }

@@ -38,7 +38,7 @@ export function sourceIndex(root: string): SourceIndex {
   const read = (files: string[]) =>
     files.map((path) => ({ path: relative(root, path), text: readFileSync(path, 'utf8') }));
   const modules = read(tsFiles(join(root, 'src/functions'))).filter(
-    (m) => !/src\/functions\/(registry|docs|source-index|write-docs)\.ts$/.test(m.path),
+    (m) => !/src\/functions\/(registry|docs|source-index|write-docs|declarations)\.ts$/.test(m.path),
   );
   const tests = read(tsFiles(join(root, 'test')));
   return (name) => {

@@ -7,7 +7,7 @@
  */
 import { startEvaluation, type ExecutionContext } from '../functions/context.js';
 import { boundedSize } from '../limits/index.js';
-import { INTERNAL_PARAMETERS, internalParameters } from '../functions/request/index.js';
+import { INTERNAL_PARAMETERS, internalParameters } from '../functions/request/evaluation.js';
 import { bind } from '../functions/registry.js';
 import { scriptDirective } from '../script/directive.js';
 import { compile, TemplateError, type RenderOptions, type Scope } from '../template/index.js';

@@ -2,7 +2,7 @@
  * java.net.URLEncoder.encode(String, String) and URLDecoder.decode(String, String) of JDK 17,
  * with charsets through iconv-lite and Java's exceptions and messages.
  */
-import iconv from 'iconv-lite';
+import { iconv } from './on-demand.js';
 import { JavaIllegalArgumentException, JavaUnsupportedEncodingException } from './errors.js';
 import { javaDigit } from './number/integerParse.js';
 
@@ -41,7 +41,7 @@ function utf16Codec(order: 'be' | 'le' | 'bom'): Codec {
   const encoding = order === 'le' ? 'utf-16le' : 'utf-16be';
   const bom = order === 'bom' ? Buffer.from([0xfe, 0xff]) : Buffer.alloc(0);
   return {
-    encode: (s) => Buffer.concat([bom, iconv.encode(s, encoding)]),
+    encode: (s) => Buffer.concat([bom, iconv().encode(s, encoding)]),
     decode: (b) => decodeUtf16(b, order),
     replacement: '\ufffd',
     unicode: true,
@@ -53,12 +53,12 @@ function resolveCharset(name: string): Codec {
   if (key === 'utf16' || key === 'unicode' || key === 'unicodebig') return utf16Codec('bom');
   if (['utf16be', 'xutf16be', 'unicodebigunmarked', 'iso10646ucs2'].includes(key)) return utf16Codec('be');
   if (['utf16le', 'xutf16le', 'unicodelittleunmarked'].includes(key)) return utf16Codec('le');
-  if (!/^[A-Za-z0-9][A-Za-z0-9.:_+-]*$/.test(name) || !iconv.encodingExists(name)) {
+  if (!/^[A-Za-z0-9][A-Za-z0-9.:_+-]*$/.test(name) || !iconv().encodingExists(name)) {
     throw new JavaUnsupportedEncodingException(name);
   }
   return {
-    encode: (s) => iconv.encode(s, name),
-    decode: (b) => iconv.decode(Buffer.from(b), name),
+    encode: (s) => iconv().encode(s, name),
+    decode: (b) => iconv().decode(Buffer.from(b), name),
     replacement: '?',
     unicode: /^(utf|ucs|cesu)/.test(key),
   };

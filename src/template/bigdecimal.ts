@@ -31,7 +31,10 @@ const DECIMAL_RE = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
  * number is refused instead.
  */
 export const NUMBER_LIMIT = 100_000;
-const MAGNITUDE_LIMIT = TEN ** BigInt(NUMBER_LIMIT);
+/** 10^NUMBER_LIMIT, a 332,193-bit power: computed when a product first needs it, not at import (~2 ms). */
+let magnitudeLimit: bigint | undefined;
+/** Products below this (2^1024, far under 10^NUMBER_LIMIT) need no comparison with the limit. */
+const SURELY_WITHIN = 1n << 1024n;
 
 export class BigDec {
   constructor(
@@ -98,7 +101,10 @@ export class BigDec {
     const scale = this.scale + o.scale;
     if (Math.abs(scale) > NUMBER_LIMIT) throw new ResultLimitError();
     const u = this.unscaled * o.unscaled;
-    if (u >= MAGNITUDE_LIMIT || -u >= MAGNITUDE_LIMIT) throw new ResultLimitError();
+    if (u >= SURELY_WITHIN || -u >= SURELY_WITHIN) {
+      const limit = (magnitudeLimit ??= TEN ** BigInt(NUMBER_LIMIT));
+      if (u >= limit || -u >= limit) throw new ResultLimitError();
+    }
     return new BigDec(u, scale);
   }
 

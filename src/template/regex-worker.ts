@@ -6,7 +6,8 @@
  * (which interrupts the match) and the caller's render ends with a time-limit error, while the
  * event loop kept serving everything else.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { workerThreads } from '../jdk/on-demand.js';
 
 /** Whether a (translated) JavaScript pattern has back-references or look-arounds. */
 export function needsWorker(re: RegExp): boolean {
@@ -77,7 +78,7 @@ let running = 0;
 const waiting: (() => void)[] = [];
 
 function spawn(): Worker {
-  return new Worker(WORKER_SOURCE, {
+  return new (workerThreads().Worker)(WORKER_SOURCE, {
     eval: true,
     resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32 },
   });

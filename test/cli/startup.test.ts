@@ -71,6 +71,7 @@ async function loadedBy(args: string[]): Promise<{ stdout: string; packages: str
     const own = /\/(dist\/.*)$/.exec(url);
     if (pkg) modules.add(pkg[1]!);
     else if (own) modules.add(own[1]!);
+    else if (url.startsWith('node:')) modules.add(url);
   }
   return { stdout: run.stdout, packages: JSON.parse(line![1]!) as string[], modules: [...modules].sort() };
 }
@@ -140,6 +141,34 @@ describe('the CLI loads a command when it runs', () => {
       // the script sandboxes load with the first <@script>
       ['dist/script/run.js', 'dist/script/pool.js', 'dist/script/python/run.js'].includes(m);
     expect(modules.filter(unwanted)).toEqual([]);
+  });
+
+  it('flowmark render of x loads the declarations of the function library, not its implementations, and few modules', async () => {
+    const { stdout, modules } = await loadedBy(['render', join(dir, 'x.ftl')]);
+    expect(stdout).toBe('x');
+    expect(modules).toContain('dist/functions/declarations.js');
+    // a group's modules load on the first call of one of its functions (src/functions/lazy.ts);
+    // the evaluation's own state (request/evaluation.js) and the registry's helpers are not groups
+    const groupModules = modules.filter(
+      (m) =>
+        /^dist\/functions\/(application|collections|composite|file|request|user|utilities)\//.test(m) &&
+        !['dist/functions/request/evaluation.js', 'dist/functions/request/descriptors.js'].includes(m) &&
+        !['dist/functions/request/script-urls.js', 'dist/functions/request/calls.js'].includes(m),
+    );
+    expect(groupModules).toEqual([]);
+    // required on first use (src/jdk/on-demand.ts): charsets, time-zone rules, regex workers
+    expect(modules.filter((m) => ['iconv-lite', 'node:zlib', 'node:worker_threads'].includes(m))).toEqual([]);
+    // 211 modules before the library loaded on first use (bench/cli.bench.ts measures the time)
+    expect(modules.filter((m) => m.startsWith('dist/')).length).toBeLessThanOrEqual(133);
+  });
+
+  it('a function of the library loads its own module on first call, not its group', async () => {
+    writeFileSync(join(dir, 'json.ftl'), '${P_json_stringify({"a": [1, 2]})}');
+    const { stdout, modules } = await loadedBy(['render', join(dir, 'json.ftl')]);
+    expect(stdout).toBe('{"a":[1,2]}');
+    expect(modules).toContain('dist/functions/utilities/json.js');
+    expect(modules).not.toContain('dist/functions/utilities/crypto.js');
+    expect(modules).not.toContain('dist/functions/utilities/index.js');
   });
 
   it('a command that uses a library still loads it on first use (markdown_to_html: marked, sanitize-html)', async () => {

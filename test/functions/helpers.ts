@@ -3,6 +3,10 @@ import { expect } from 'vitest';
 import { createExecutionContext, type ExecutionContext } from '../../src/functions/context.js';
 import { defaultRegistry, type BoundFunction, type CallEnv } from '../../src/functions/registry.js';
 
+// `call` is synchronous, as a template's call of a loaded function is: the registry imports a
+// function's module on its first call (a Promise then; test/functions/declarations.test.ts).
+await defaultRegistry().loadAll();
+
 /** A context with a fixed clock and scripted randomness (tests never depend on the real ones). */
 export function testContext(fields: Partial<ExecutionContext> = {}): ExecutionContext {
   return createExecutionContext({

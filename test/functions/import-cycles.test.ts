@@ -82,11 +82,12 @@ it('finds no import cycle in src/template', () => {
 
 it('sees a cycle when there is one (a group importing the registry)', () => {
   const functions = join(root, 'src/functions');
-  // registry → library → groups; a group importing registry.js closes the loop
+  // library → groups; a group importing registry.js (which the declarations' importers reach) closes a loop
   const registry = join(functions, 'registry.ts');
   const library = join(functions, 'library.ts');
-  expect(runtimeImports(registry, functions)).toContain(library);
   const groups = runtimeImports(library, functions);
   expect(groups.length).toBeGreaterThan(5);
   for (const group of groups) expect(runtimeImports(group, functions)).not.toContain(registry);
+  // the registry imports the groups only on first use (src/functions/declarations.ts)
+  expect(runtimeImports(registry, functions).filter((m) => groups.includes(m))).toEqual([]);
 });

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import type { ExecutionContext } from '../../functions/context.js';
-import { shareEvaluationState } from '../../functions/request/index.js';
+import { shareEvaluationState } from '../../functions/request/evaluation.js';
 import { TemplateError } from '../../template/index.js';
 import type { CliIo, Command } from '../main.js';
 import { addSetting, renderRequest, storeHintFor, type RenderRequest } from './render.js';

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../../config/index.js';
 import { createExecutionContext, MODES, type ExecutionContext, type Mode } from '../../functions/context.js';
-import { contextFor } from '../../functions/request/index.js';
+import { contextFor } from '../../functions/request/evaluation.js';
 import type { Platform } from '../../platform/index.js';
 import type { Store } from '../../store/index.js';
 import { evaluationLimits } from './limits.js';

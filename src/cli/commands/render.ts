@@ -12,7 +12,7 @@ import {
   type TemplateLoader,
 } from '../../template/index.js';
 import { createExecutionContext, type ExecutionContext } from '../../functions/context.js';
-import { internalParameters } from '../../functions/request/index.js';
+import { internalParameters } from '../../functions/request/evaluation.js';
 import { Budget, evaluationLimitsFromEnv } from '../../limits/index.js';
 import { evaluationScope, PLATFORM_SETTINGS } from '../../hosts/evaluate.js';
 import {

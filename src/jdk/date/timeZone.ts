@@ -8,7 +8,7 @@
  * Ids are Java's: exact case, custom "GMT+h[h][[:]mm]" (normalized to "GMT+hh:mm"), anything else
  * silently becomes "GMT".
  */
-import { gunzipSync } from 'node:zlib';
+import { zlib } from '../on-demand.js';
 import { TZDB_GZIP_BASE64, ZONE_IDS } from '../tables/zoneData.js';
 import {
   floorDivide,
@@ -184,7 +184,7 @@ class DataInput {
 
 function loadTzdb(): Tzdb {
   if (tzdb) return tzdb;
-  const dis = new DataInput(gunzipSync(Buffer.from(TZDB_GZIP_BASE64, 'base64')));
+  const dis = new DataInput(zlib().gunzipSync(Buffer.from(TZDB_GZIP_BASE64, 'base64')));
   if (dis.byte() !== 1) throw new Error('tzdb.dat: format not recognised');
   if (dis.utf() !== 'TZDB') throw new Error('tzdb.dat: format not recognised');
   const versionCount = dis.short();

@@ -32,7 +32,7 @@ import {
   targetTypeError,
   builtInFamily,
 } from './registry.js';
-import iconv from 'iconv-lite';
+import { iconv } from '../../jdk/on-demand.js';
 import { SLOT_BYTES } from '../../limits/budget.js';
 
 const { def, records } = builtInFamily();
@@ -856,8 +856,8 @@ function urlEnc(s: string, charset: string, keepSlash: boolean): string {
     const bytes = /^utf-?8$/i.test(charset)
       ? Buffer.from(run, 'utf8')
       : /^utf-?16$/i.test(charset)
-        ? Buffer.concat([Buffer.from([0xfe, 0xff]), iconv.encode(run, 'utf16be')])
-        : iconv.encode(run, charset);
+        ? Buffer.concat([Buffer.from([0xfe, 0xff]), iconv().encode(run, 'utf16be')])
+        : iconv().encode(run, charset);
     for (const b of bytes) out += '%' + b.toString(16).toUpperCase().padStart(2, '0');
     run = '';
   };
@@ -893,7 +893,8 @@ for (const [name, keepSlash] of [
       const s = str(env, t, n);
       checkArgs(n, a, 0, 1);
       const cs = urlCharset(env, a, n);
-      if (!/^utf-?8$/i.test(cs) && !iconv.encodingExists(cs)) throw biError(n, `Unsupported charset: ${cs}`);
+      if (!/^utf-?8$/i.test(cs) && !iconv().encodingExists(cs))
+        throw biError(n, `Unsupported charset: ${cs}`);
       return urlEnc(s, cs, keepSlash);
     },
   });
