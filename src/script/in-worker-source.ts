@@ -1,0 +1,59 @@
+/**
+ * The worker-side dispatch of a script's platform calls (interpolated into worker-source.ts): a
+ * method the job lists as in-worker (in-worker-plan.ts) is answered here by the worker's own
+ * function table (in-worker-functions.ts), anything else goes to the main thread (callHost).
+ *
+ * The table is imported the first time a script of this worker calls one of its methods, in the
+ * background: until it is loaded those calls take the bridge, with the same results. Arguments
+ * that carry request-input marks (`m…`) always take the bridge, which restores the marks.
+ * Expects in scope: `workerData`, `perf` and `callHost` (host-call-source.ts).
+ */
+export const IN_WORKER_SOURCE = String.raw`
+let inWorker = null;
+let inWorkerLoading = false;
+let inWorkerTableText = null;
+let inWorkerMethods = null;
+
+function inWorkerEntry(job, method) {
+  const local = job.inWorker;
+  if (!local) return undefined;
+  if (local.table !== inWorkerTableText) {
+    inWorkerMethods = new Map(JSON.parse(local.table).map((row) => [row[0], row]));
+    inWorkerTableText = local.table;
+  }
+  return inWorkerMethods.get(method);
+}
+
+function loadInWorker() {
+  if (inWorkerLoading || !workerData.inWorker) return;
+  inWorkerLoading = true;
+  const where = workerData.inWorker;
+  const loader = where.tsx ? import(where.tsx).then((tsx) => { tsx.register(); }) : Promise.resolve();
+  loader.then(() => import(where.module)).then(
+    (m) => { inWorker = m; },
+    () => { /* calls keep taking the bridge */ },
+  );
+}
+
+function platformCall(run, method, args) {
+  if (run !== null && run.stop === null && args.charAt(0) !== 'm') {
+    const entry = inWorkerEntry(run.job, method);
+    if (entry !== undefined) {
+      if (inWorker !== null) {
+        const t = perf.now();
+        run.inWorkerCalls++;
+        try {
+          if (run.inWorker === null) run.inWorker = inWorker.openRun(run.job.inWorker);
+          return run.inWorker.call(entry[1], entry[2], entry[3] === 1, args);
+        } catch (e) {
+          return 'e' + JSON.stringify({ message: entry[2] + ': ' + String(e && e.message) });
+        } finally {
+          run.waited += perf.now() - t;
+        }
+      }
+      loadInWorker();
+    }
+  }
+  return callHost(run, method, args);
+}
+`;
