@@ -394,7 +394,6 @@ const markdown = defineFunction({
   aliases: ['markdown_to_html'],
   group: 'Utilities',
   rights: 'none',
-  flags: { pure: true },
   doc:
     'Renders Markdown (GitHub flavour) as a complete HTML document, sanitised (no script, event handler or javascript: link survives). ' +
     'Options: title (the document title) and css (a stylesheet URL, linked, or CSS text, inlined in a style element).',
