@@ -95,7 +95,9 @@ const UNAVAILABLE = [
 ] as const;
 
 function unavailable(what: string): never {
-  throw new Error(`the context's ${what} is not available in the script worker (the function is declared pure)`);
+  throw new Error(
+    `the context's ${what} is not available in the script worker (the function is declared pure)`,
+  );
 }
 
 function workerContext(job: InWorkerJob, budget: Budget, clock: boolean): ExecutionContext {
@@ -147,7 +149,8 @@ export function openRun(job: InWorkerJob): InWorkerRun {
       } finally {
         cell[0] = budget.allocated;
       }
-      if (isThenable(result)) return errorReply(`${label}: the function ${fn} is declared pure but is asynchronous`);
+      if (isThenable(result))
+        return errorReply(`${label}: the function ${fn} is declared pure but is asynchronous`);
       return boundedReply(label, valueReply(result), job.memoryBytes);
     },
   };

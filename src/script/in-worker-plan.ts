@@ -117,5 +117,8 @@ export function inWorkerModule(): { module: string; tsx?: string } {
   const require = createRequire(import.meta.url);
   const pkgPath = require.resolve('tsx/package.json');
   const pkg = require(pkgPath) as { exports: Record<string, { import: { default: string } }> };
-  return { module, tsx: pathToFileURL(join(dirname(pkgPath), pkg.exports['./esm/api']!.import.default)).href };
+  return {
+    module,
+    tsx: pathToFileURL(join(dirname(pkgPath), pkg.exports['./esm/api']!.import.default)).href,
+  };
 }

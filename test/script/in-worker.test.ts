@@ -140,7 +140,7 @@ function argumentCases(spec: FunctionSpec): unknown[][] {
   return cases;
 }
 
-beforeAll(untilInWorker, 60_000);
+beforeAll(() => untilInWorker(), 60_000);
 
 describe('the in-worker function table', () => {
   it('holds every pure function of the library, each with a good call here; pure functions check no rights', () => {
