@@ -21,6 +21,7 @@
  *               · {type:'retire'} (a finished script's runtime could not be freed)
  */
 import { HOST_CALL_SOURCE } from './host-call-source.js';
+import { HOST_FUNCTION_SOURCE } from './host-function-source.js';
 import { IN_WORKER_SOURCE } from './in-worker-source.js';
 
 export const WORKER_SOURCE = String.raw`
@@ -136,10 +137,7 @@ function prepare(module, table) {
   try {
     const ctx = (sb.ctx = sb.rt.newContext());
     sb.full = ctx.newString(FULL_REPLY);
-    const host = ctx.newFunction('host', (method, args) => {
-      const reply = platformCall(sb.run, ctx.getNumber(method), ctx.getString(args));
-      return roomFor(reply) ? ctx.newString(reply) : sb.full.dup();
-    });
+    const host = hostFunction(ctx, (method, args) => platformCall(sb.run, method, args), () => sb.full);
     // A table that is an object ({legacy, variables}) asks for the legacy engine's globals.
     const legacy = table.charAt(0) === '{';
     const prelude = ctx.unwrapResult(ctx.evalCode(legacy ? LEGACY_PRELUDE : PRELUDE, 'rmp.js'));
@@ -173,6 +171,7 @@ function release(sb) {
 
 ${HOST_CALL_SOURCE}
 ${IN_WORKER_SOURCE}
+${HOST_FUNCTION_SOURCE}
 
 function runJob(module, job) {
   const limits = job.limits;
