@@ -61,6 +61,20 @@ async function timeAll(fns: Array<() => Promise<unknown>>, rounds: number): Prom
   return samples.map(median);
 }
 
+/** The least CPU time of the process (all threads, ms) each function took over `rounds`, interleaved. */
+async function cpuBest(fns: Array<() => Promise<unknown>>, rounds: number): Promise<number[]> {
+  const best = fns.map(() => Infinity);
+  for (let r = 0; r < rounds; r++) {
+    for (let j = 0; j < fns.length; j++) {
+      const before = process.cpuUsage();
+      await fns[j]!();
+      const used = process.cpuUsage(before);
+      best[j] = Math.min(best[j]!, (used.user + used.system) / 1000);
+    }
+  }
+  return best;
+}
+
 const rate = (calls: number, ms: number) => `${Math.round((calls / ms) * 1000).toLocaleString('en-US')}/s`;
 
 /** The library as copies of its declarations: every script call takes the bridge (src/script/in-worker-plan.ts). */
@@ -122,6 +136,13 @@ async function callsPerSecond(): Promise<void> {
           `${perCall(timing.totalMs - timing.waitedMs)} in QuickJS and the prelude (one run of ${CALLS} calls)\n` +
           `      runScript: ${timing.inWorkerCalls ? 'in-worker' : 'bridge'} +${(((run! - t!) / CALLS) * 1000).toFixed(1)} µs a call, ` +
           `every call over the bridge +${(((bridged! - t!) / CALLS) * 1000).toFixed(1)} µs a call`,
+      );
+      // CPU time of the process (every thread) per call, best round: steadier than wall time under load.
+      const [ct, cr, cb] = await cpuBest([viaTemplate, viaRun, viaBridge], ROUNDS || 7);
+      const us = (ms: number) => `${((ms / CALLS) * 1000).toFixed(1)} µs`;
+      console.log(
+        `      CPU a call (best of ${ROUNDS || 7}): template ${us(ct!)}, runScript ${us(cr!)} ` +
+          `(+${us(cr! - ct!)}, ${(cr! / ct!).toFixed(2)}×), every call over the bridge ${us(cb!)} (+${us(cb! - ct!)})`,
       );
     }
   } finally {

@@ -98,6 +98,8 @@ export function boundedReply(label: string, text: string, memoryBytes: number): 
 
 /** JSON text of a value the template layer produced: dates as ISO-8601, no functions or directives. */
 export function jsonText(value: unknown): string | undefined {
+  // Plain data (the usual result) needs no replacer, which costs a call per key.
+  if (isPlainData(value)) return JSON.stringify(value);
   return JSON.stringify(value, function (this: unknown, _key, v: unknown) {
     if (v instanceof FmDate) return new Date(v.epochMs).toISOString();
     if (v instanceof Map) return Object.fromEntries(v);
@@ -105,6 +107,38 @@ export function jsonText(value: unknown): string | undefined {
     if (typeof v === 'function' || (v !== null && typeof v === 'object' && DIRECTIVE in v)) return undefined;
     return v;
   });
+}
+
+/** Nodes looked at before giving up on the plain path (the replacer's path then writes the value). */
+const PLAIN_NODES = 1000;
+const PLAIN_PROTO = Object.prototype;
+
+/**
+ * Is the value only primitives, plain objects and arrays (no date, Map, bigint, directive, toJSON),
+ * within PLAIN_NODES containers and values? JSON.stringify then writes it as the replacer would.
+ */
+function isPlainData(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  let seen = 0;
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (++seen > PLAIN_NODES) return false;
+    if (typeof v === 'bigint') return false;
+    if (v === null || typeof v !== 'object') continue;
+    if (Array.isArray(v)) {
+      if (seen + stack.length + v.length > PLAIN_NODES) return false;
+      for (let i = 0; i < v.length; i++) stack.push(v[i]);
+      continue;
+    }
+    const proto = Object.getPrototypeOf(v) as unknown;
+    if (proto !== PLAIN_PROTO && proto !== null) return false;
+    if (DIRECTIVE in v || typeof (v as { toJSON?: unknown }).toJSON === 'function') return false;
+    for (const k in v) {
+      if (seen + stack.length >= PLAIN_NODES) return false;
+      stack.push((v as Record<string, unknown>)[k]);
+    }
+  }
+  return true;
 }
 
 export function isThenable(v: unknown): v is PromiseLike<unknown> {

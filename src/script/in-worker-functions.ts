@@ -27,6 +27,7 @@ import {
   functionErrorMessage,
   isThenable,
   valueReply,
+  type NamedParam,
 } from './call-codec.js';
 
 /** The groups the worker loads: a function declared pure elsewhere stays on the bridge. */
@@ -114,6 +115,11 @@ function workerContext(job: InWorkerJob, budget: Budget, clock: boolean): Execut
   return ctx;
 }
 
+interface Bound {
+  callable: BoundFunction;
+  params: readonly NamedParam[];
+}
+
 /** The in-worker calls of one script run. */
 export function openRun(job: InWorkerJob): InWorkerRun {
   const cell = new Float64Array(job.allocated);
@@ -128,22 +134,22 @@ export function openRun(job: InWorkerJob): InWorkerRun {
     locale: job.envLocale,
     timeZone: job.envTimeZone,
   };
-  const bound = new Map<string, BoundFunction>();
+  const bound = [new Map<string, Bound>(), new Map<string, Bound>()] as const;
   return {
     call(fn, label, clock, text) {
-      const key = clock ? `${fn}\u0000clock` : fn;
-      let callable = bound.get(key);
-      if (!callable) {
+      const byName = bound[clock ? 1 : 0];
+      let entry = byName.get(fn);
+      if (!entry) {
         const bind = bindOf(fn);
         if (!bind) return errorReply(`${label}: the function ${fn} is not in the script worker`);
-        bound.set(key, (callable = bind(contexts[clock ? 1 : 0])));
+        const params = FUNCTIONS.get(fn)!.forms[0]?.params ?? [];
+        byName.set(fn, (entry = { callable: bind(contexts[clock ? 1 : 0]), params }));
       }
       budget.allocated = cell[0]!;
       let result: unknown;
       try {
-        const params = FUNCTIONS.get(fn)!.forms[0]?.params ?? [];
-        const args = checkArguments(label, params, JSON.parse(text) as unknown);
-        result = callable.apply(env, args);
+        const args = checkArguments(label, entry.params, JSON.parse(text) as unknown);
+        result = entry.callable.apply(env, args);
       } catch (e) {
         return errorReply(functionErrorMessage(label, fn, e));
       } finally {

@@ -6,7 +6,8 @@
  * The table is imported the first time a script of this worker calls one of its methods, in the
  * background: until it is loaded those calls take the bridge, with the same results. Arguments
  * that carry request-input marks (`m…`) always take the bridge, which restores the marks.
- * Expects in scope: `workerData`, `perf` and `callHost` (host-call-source.ts).
+ * Expects in scope: `workerData` and `callHost` (host-call-source.ts); a run holds `inWorker`
+ * (null), `inWorkerMethods` (undefined until resolved) and `inWorkerCalls` (0).
  */
 export const IN_WORKER_SOURCE = String.raw`
 let inWorker = null;
@@ -14,14 +15,15 @@ let inWorkerLoading = false;
 let inWorkerTableText = null;
 let inWorkerMethods = null;
 
-function inWorkerEntry(job, method) {
-  const local = job.inWorker;
-  if (!local) return undefined;
+// The run's in-worker methods by id, resolved once per run (runs of one API share the map).
+function inWorkerMethodsOf(run) {
+  const local = run.job.inWorker;
+  if (!local) return (run.inWorkerMethods = null);
   if (local.table !== inWorkerTableText) {
     inWorkerMethods = new Map(JSON.parse(local.table).map((row) => [row[0], row]));
     inWorkerTableText = local.table;
   }
-  return inWorkerMethods.get(method);
+  return (run.inWorkerMethods = inWorkerMethods);
 }
 
 function loadInWorker() {
@@ -35,20 +37,19 @@ function loadInWorker() {
   );
 }
 
+// An in-worker call is the worker's own computing: its time counts toward the script's CPU time.
 function platformCall(run, method, args) {
   if (run !== null && run.stop === null && args.charAt(0) !== 'm') {
-    const entry = inWorkerEntry(run.job, method);
+    const methods = run.inWorkerMethods === undefined ? inWorkerMethodsOf(run) : run.inWorkerMethods;
+    const entry = methods === null ? undefined : methods.get(method);
     if (entry !== undefined) {
       if (inWorker !== null) {
-        const t = perf.now();
         run.inWorkerCalls++;
         try {
           if (run.inWorker === null) run.inWorker = inWorker.openRun(run.job.inWorker);
           return run.inWorker.call(entry[1], entry[2], entry[3] === 1, args);
         } catch (e) {
           return 'e' + JSON.stringify({ message: entry[2] + ': ' + String(e && e.message) });
-        } finally {
-          run.waited += perf.now() - t;
         }
       }
       loadInWorker();

@@ -176,7 +176,7 @@ ${HOST_FUNCTION_SOURCE}
 function runJob(module, job) {
   const limits = job.limits;
   const begin = performance.now();
-  const run = { job, begin, waited: 0, stop: null, seq: 0, calls: 0, inWorker: null, inWorkerCalls: 0 };
+  const run = { job, begin, waited: 0, stop: null, seq: 0, calls: 0, inWorker: null, inWorkerMethods: undefined, inWorkerCalls: 0 };
   let result;
   let broken = false;
   let sb = spare;

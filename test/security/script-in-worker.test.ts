@@ -118,6 +118,20 @@ describe('a pure function given a huge argument, in the worker', () => {
   });
 });
 
+describe('an in-worker call is the worker’s computing', () => {
+  it('an endless loop of in-worker calls ends at the CPU time limit (a bridged call’s time is waiting)', async () => {
+    await untilInWorker();
+    await expect(
+      runScript('for (;;) RMPUtilities.jsonPut({}, "a", 1);', {
+        ctx: live(),
+        limits: { cpuTimeMs: 300, wallTimeMs: 20_000 },
+      }),
+    ).rejects.toThrow(
+      /^script stopped: it ran for more than 300 ms of computing \(cpuTimeMs\) \(script line 1, column \d+\)$/,
+    );
+  });
+});
+
 describe('the worker’s function table is out of the script’s reach', () => {
   it('nothing of it is visible: no names, no require, no host function', async () => {
     await untilInWorker();
