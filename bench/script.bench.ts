@@ -128,12 +128,13 @@ async function callsPerSecond(): Promise<void> {
       const { timing } = await runScript(c.script, { ctx });
       const perCall = (ms: number) =>
         `${((ms / (timing.calls + (timing.inWorkerCalls ?? 0))) * 1000).toFixed(1)} µs`;
-      const where = timing.inWorkerCalls ? 'in the worker' : 'on the main thread';
       console.log(
         `   ${c.label}\n      template ${rate(CALLS, t!).padStart(10)}   script ${rate(CALLS, s!).padStart(10)}   ` +
           `script/template time ${(s! / t!).toFixed(2)}   (+${(((s! - t!) / CALLS) * 1000).toFixed(1)} µs a call)\n` +
-          `      a script call: ${perCall(timing.waitedMs)} in the function ${where}, ` +
-          `${perCall(timing.totalMs - timing.waitedMs)} in QuickJS and the prelude (one run of ${CALLS} calls)\n` +
+          (timing.inWorkerCalls
+            ? `      a script call: ${perCall(timing.totalMs)} in the worker (QuickJS, the prelude, the function; one run of ${CALLS} calls)\n`
+            : `      a script call: ${perCall(timing.waitedMs)} waiting on the main thread, ` +
+              `${perCall(timing.totalMs - timing.waitedMs)} in QuickJS and the prelude (one run of ${CALLS} calls)\n`) +
           `      runScript: ${timing.inWorkerCalls ? 'in-worker' : 'bridge'} +${(((run! - t!) / CALLS) * 1000).toFixed(1)} µs a call, ` +
           `every call over the bridge +${(((bridged! - t!) / CALLS) * 1000).toFixed(1)} µs a call`,
       );
