@@ -5,11 +5,14 @@
  *
  * The table is imported the first time a script of this worker calls one of its methods, in the
  * background: until it is loaded those calls take the bridge, with the same results. Arguments
- * that carry request-input marks (`m…`) always take the bridge, which restores the marks.
+ * that carry request-input marks (`m…`) always take the bridge, which restores the marks, and so
+ * do arguments longer than IN_WORKER_MAX_CHARS: a call that large gains nothing from the worker,
+ * and the worker's own heap (WORKER_HEAP_MB in pool.ts) is smaller than the main thread's.
  * Expects in scope: `workerData` and `callHost` (host-call-source.ts); a run holds `inWorker`
  * (null), `inWorkerMethods` (undefined until resolved) and `inWorkerCalls` (0).
  */
 export const IN_WORKER_SOURCE = String.raw`
+const IN_WORKER_MAX_CHARS = 1048576;
 let inWorker = null;
 let inWorkerLoading = false;
 let inWorkerTableText = null;
@@ -39,7 +42,7 @@ function loadInWorker() {
 
 // An in-worker call is the worker's own computing: its time counts toward the script's CPU time.
 function platformCall(run, method, args) {
-  if (run !== null && run.stop === null && args.charAt(0) !== 'm') {
+  if (run !== null && run.stop === null && args.charAt(0) !== 'm' && args.length <= IN_WORKER_MAX_CHARS) {
     const methods = run.inWorkerMethods === undefined ? inWorkerMethodsOf(run) : run.inWorkerMethods;
     const entry = methods === null ? undefined : methods.get(method);
     if (entry !== undefined) {

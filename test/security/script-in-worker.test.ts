@@ -53,52 +53,63 @@ async function templateError(
 beforeAll(() => untilInWorker(), 60_000);
 
 describe('a pure function given a huge argument, in the worker', () => {
-  it('load of 4 million characters of JSON under a 16 MB budget: refused before parsing, as from a template', async () => {
+  it('load of 600,000 characters of JSON under a 4 MB budget: refused before parsing, as from a template', async () => {
     await untilInWorker();
-    const script = `const big = '[' + '1,'.repeat(2000000) + '1]';
+    const script = `const big = '[' + '1,'.repeat(300000) + '1]';
       try { RMPUtilities.load(big, 'JSON'); RMPData.setOutput('loaded'); } catch (e) { RMPData.setOutput(e.message); }`;
-    const ctx = limited(16 * 1024 * 1024);
+    const ctx = limited(4 * 1024 * 1024);
     const { output, timing } = await runScript(script, { ctx });
     expect(timing.inWorkerCalls).toBe(1);
-    expect(output).toBe('RMPUtilities.load: the value would exceed the 16 MB limit for one evaluation');
+    expect(output).toBe('RMPUtilities.load: the value would exceed the 4 MB limit for one evaluation');
     expect(ctx.budget!.allocated).toBe(0);
-    const fromTemplate = await templateError('${load(big, "JSON")?size}', limited(16 * 1024 * 1024), {
-      big: '[' + '1,'.repeat(2_000_000) + '1]',
+    const fromTemplate = await templateError('${load(big, "JSON")?size}', limited(4 * 1024 * 1024), {
+      big: '[' + '1,'.repeat(300_000) + '1]',
     });
     expect(fromTemplate).toBe(
-      'Template execution stopped: load: the value would exceed the 16 MB limit for one evaluation.',
+      'Template execution stopped: load: the value would exceed the 4 MB limit for one evaluation.',
     );
   });
 
-  it('csv_to_json of 200,000 rows under a 4 MB budget: the same message as from a template', async () => {
+  it('csv_to_json of 100,000 rows under a 1 MB budget: the same message as from a template', async () => {
     await untilInWorker();
-    const ctx = limited(4 * 1024 * 1024);
+    const ctx = limited(1024 * 1024);
     const { output, timing } = await runScript(
-      `try { RMPUtilities.csvToJson('a;b\\n' + '1;2\\n'.repeat(200000)); } catch (e) { RMPData.setOutput(e.message); }`,
+      `try { RMPUtilities.csvToJson('a;b\\n' + '1;2\\n'.repeat(100000)); } catch (e) { RMPData.setOutput(e.message); }`,
       { ctx },
     );
     expect(timing.inWorkerCalls).toBe(1);
-    const fromTemplate = await templateError('${csv_to_json(big)?size}', limited(4 * 1024 * 1024), {
-      big: 'a;b\n' + '1;2\n'.repeat(200_000),
+    const fromTemplate = await templateError('${csv_to_json(big)?size}', limited(1024 * 1024), {
+      big: 'a;b\n' + '1;2\n'.repeat(100_000),
     });
     expect(fromTemplate).toBe(
-      'Template execution stopped: csv_to_json: the value would exceed the 4 MB limit for one evaluation.',
+      'Template execution stopped: csv_to_json: the value would exceed the 1 MB limit for one evaluation.',
     );
-    expect(output).toBe('RMPUtilities.csvToJson: the value would exceed the 4 MB limit for one evaluation');
+    expect(output).toBe('RMPUtilities.csvToJson: the value would exceed the 1 MB limit for one evaluation');
+  });
+
+  it('an argument of more than a million characters takes the bridge, with the same message', async () => {
+    await untilInWorker();
+    const script = `const big = '[' + '1,'.repeat(2000000) + '1]';
+      try { RMPUtilities.load(big, 'JSON'); RMPData.setOutput('loaded'); } catch (e) { RMPData.setOutput(e.message); }`;
+    const { output, timing } = await runScript(script, { ctx: limited(16 * 1024 * 1024) });
+    expect(timing.inWorkerCalls).toBe(0);
+    expect(timing.calls).toBe(1);
+    expect(output).toBe('RMPUtilities.load: the value would exceed the 16 MB limit for one evaluation');
   });
 
   it('a result too large for the script’s memory is refused as over the bridge', async () => {
-    const limits = { memoryBytes: 8 * 1024 * 1024 };
+    const limits = { memoryBytes: 4 * 1024 * 1024 };
     await untilInWorker(limits);
-    const script = `const big = 'x'.repeat(3 * 1024 * 1024);
-      try { RMPUtilities.jsonPut({}, 'a', big); RMPData.setOutput('handed over'); } catch (e) { RMPData.setOutput(e.message); }`;
+    // 600,000 characters in, 1.6 million out (hexadecimal of the Base64 text).
+    const script = `const big = 'x'.repeat(600000);
+      try { RMPUtilities.encode('BASE64', big, 'HEXA'); RMPData.setOutput('handed over'); } catch (e) { RMPData.setOutput(e.message); }`;
     const local = await runScript(script, { ctx: live(), limits });
     const bridged = await runScript(script, { ctx: live(), limits, registry: bridgeOnly });
     expect(local.timing.inWorkerCalls).toBe(1);
     expect(bridged.timing.inWorkerCalls).toBe(0);
     expect(local.output).toBe(
-      "RMPUtilities.jsonPut: the result (3145737 characters of JSON) is too large for the script's memory " +
-        '(at most 2097152 characters with memoryBytes 8388608)',
+      "RMPUtilities.encode: the result (1600003 characters of JSON) is too large for the script's memory " +
+        '(at most 1048576 characters with memoryBytes 4194304)',
     );
     expect(bridged.output).toBe(local.output);
   });
