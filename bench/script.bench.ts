@@ -2,7 +2,9 @@
  * The JavaScript backend, measured in one run:
  *  1. calls per second of a registry function from a script (RMPUtilities.jsonPut, a pure
  *     function, and RMPCollection.find, list_objects on SQLite) beside the same call from a
- *     template (the same function, same context, same loop), and the ratio;
+ *     template (the same function, same context, same loop), and the ratio; jsonPut runs in the
+ *     script worker (a pure function, src/script/in-worker-functions.ts), and the same script with
+ *     every call over the bridge (the path before) is measured beside it;
  *  2. the cost of a fresh context: a trivial script end to end (worker from the pool, new QuickJS
  *     runtime + context + RMP* objects, output back) beside a trivial template render; the part
  *     spent inside the worker setting up; and a worker's start (WebAssembly module included);
@@ -21,6 +23,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { newQuickJSAsyncWASMModule, RELEASE_ASYNC } from 'quickjs-emscripten';
 import { createExecutionContext } from '../src/functions/context.js';
+import { defaultRegistry, FunctionRegistry } from '../src/functions/registry.js';
 import { contextFor } from '../src/functions/request/index.js';
 import { evaluate } from '../src/hosts/evaluate.js';
 import { createPlatform } from '../src/platform/index.js';
@@ -58,7 +61,28 @@ async function timeAll(fns: Array<() => Promise<unknown>>, rounds: number): Prom
   return samples.map(median);
 }
 
+/** The least CPU time of the process (all threads, ms) each function took over `rounds`, interleaved. */
+async function cpuBest(fns: Array<() => Promise<unknown>>, rounds: number): Promise<number[]> {
+  const best = fns.map(() => Infinity);
+  for (let r = 0; r < rounds; r++) {
+    for (let j = 0; j < fns.length; j++) {
+      const before = process.cpuUsage();
+      await fns[j]!();
+      const used = process.cpuUsage(before);
+      best[j] = Math.min(best[j]!, (used.user + used.system) / 1000);
+    }
+  }
+  return best;
+}
+
 const rate = (calls: number, ms: number) => `${Math.round((calls / ms) * 1000).toLocaleString('en-US')}/s`;
+
+/** The library as copies of its declarations: every script call takes the bridge (src/script/in-worker-plan.ts). */
+const bridgeOnly = new FunctionRegistry(
+  defaultRegistry()
+    .list()
+    .map((s) => ({ ...s })),
+);
 
 async function callsPerSecond(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'flowmark-bench-script-'));
@@ -84,21 +108,42 @@ async function callsPerSecond(): Promise<void> {
       },
     ];
     console.log(`1. calls per second, ${CALLS} calls in a loop, template and script in the same context`);
+    // The worker loads its table of pure functions in the background on the first call of one.
+    for (let i = 0; i < 200; i++) {
+      const { timing } = await runScript(cases[0]!.script, { ctx });
+      if (timing.inWorkerCalls) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
     for (const c of cases) {
       const viaTemplate = () => evaluate(c.template, ctx);
       const viaScript = () => evaluate(`<@script env="js">${c.script}</@script>`, ctx);
-      const [t, s] = await timeAll([viaTemplate, viaScript], ROUNDS || 7);
+      // The bridge for every call (copies of the declarations are not the worker's): the path before in-worker calls.
+      const viaRun = () => runScript(c.script, { ctx });
+      const viaBridge = () => runScript(c.script, { ctx, registry: bridgeOnly });
+      const [t, s, run, bridged] = await timeAll([viaTemplate, viaScript, viaRun, viaBridge], ROUNDS || 7);
       const [a, b] = [(await viaTemplate()).output, (await viaScript()).output];
       if (a !== b) throw new Error(`${c.label}: template gave ${a}, script ${b}`);
       // Where a script's call goes: blocked on the main thread (the two hand-offs and the function)
       // or in the worker (QuickJS, the prelude's JSON, the host function).
       const { timing } = await runScript(c.script, { ctx });
-      const perCall = (ms: number) => `${((ms / timing.calls) * 1000).toFixed(1)} µs`;
+      const perCall = (ms: number) =>
+        `${((ms / (timing.calls + (timing.inWorkerCalls ?? 0))) * 1000).toFixed(1)} µs`;
       console.log(
         `   ${c.label}\n      template ${rate(CALLS, t!).padStart(10)}   script ${rate(CALLS, s!).padStart(10)}   ` +
           `script/template time ${(s! / t!).toFixed(2)}   (+${(((s! - t!) / CALLS) * 1000).toFixed(1)} µs a call)\n` +
-          `      a script call: ${perCall(timing.waitedMs)} waiting on the main thread, ` +
-          `${perCall(timing.totalMs - timing.waitedMs)} in the worker (one run of ${timing.calls} calls)`,
+          (timing.inWorkerCalls
+            ? `      a script call: ${perCall(timing.totalMs)} in the worker (QuickJS, the prelude, the function; one run of ${CALLS} calls)\n`
+            : `      a script call: ${perCall(timing.waitedMs)} waiting on the main thread, ` +
+              `${perCall(timing.totalMs - timing.waitedMs)} in QuickJS and the prelude (one run of ${CALLS} calls)\n`) +
+          `      runScript: ${timing.inWorkerCalls ? 'in-worker' : 'bridge'} +${(((run! - t!) / CALLS) * 1000).toFixed(1)} µs a call, ` +
+          `every call over the bridge +${(((bridged! - t!) / CALLS) * 1000).toFixed(1)} µs a call`,
+      );
+      // CPU time of the process (every thread) per call, best round: steadier than wall time under load.
+      const [ct, cr, cb] = await cpuBest([viaTemplate, viaRun, viaBridge], ROUNDS || 7);
+      const us = (ms: number) => `${((ms / CALLS) * 1000).toFixed(1)} µs`;
+      console.log(
+        `      CPU a call (best of ${ROUNDS || 7}): template ${us(ct!)}, runScript ${us(cr!)} ` +
+          `(+${us(cr! - ct!)}, ${(cr! / ct!).toFixed(2)}×), every call over the bridge ${us(cb!)} (+${us(cb! - ct!)})`,
       );
     }
   } finally {

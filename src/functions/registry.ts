@@ -179,7 +179,7 @@ function guarded(spec: FunctionSpec, name: string, ctx: ExecutionContext, fn: Bo
 }
 
 /** Why a function may not run on the context's surface, or undefined when it may. */
-function surfaceRefusal(spec: FunctionSpec, name: string, ctx: ExecutionContext): string | undefined {
+export function surfaceRefusal(spec: FunctionSpec, name: string, ctx: ExecutionContext): string | undefined {
   if (ctx.surface === 'web-interface' && !spec.flags?.webInterface)
     return `function ${name} is not available in a web interface`;
   if (spec.flags?.manualTaskInputOnly && ctx.surface !== 'manual-task-input')

@@ -113,6 +113,14 @@ export interface FunctionFlags {
   deprecated?: boolean;
   /** Works only while computing the input variables of a manual task. */
   manualTaskInputOnly?: boolean;
+  /**
+   * Needs no I/O, no platform state and nothing of its context but the locale, the time zone and
+   * the budget: a script's call runs inside the script worker (src/script/local-calls.ts) instead
+   * of crossing to the main thread. `'clock'`: it also reads the context's clock, so it runs there
+   * only when that clock is the system clock (a context that freezes time keeps it on the bridge).
+   * Only for `rights: 'none'` functions of the groups the worker loads (WORKER_GROUPS).
+   */
+  pure?: true | 'clock';
 }
 
 /**
@@ -182,6 +190,8 @@ export function defineFunction<const Fs extends readonly (readonly ParamSpec[])[
   if (!FUNCTION_GROUPS.includes(spec.group)) throw new Error(`${where}: unknown group ${spec.group}`);
   if (spec.forms.length === 0) throw new Error(`${where}: no form`);
   if (!FUNCTION_RIGHTS.includes(spec.rights)) throw new Error(`${where}: unknown rights ${spec.rights}`);
+  if (spec.flags?.pure && spec.rights !== 'none')
+    throw new Error(`${where}: a pure function checks no rights (rights 'none')`);
   for (const form of spec.forms) checkParams(where, form.params);
   return spec;
 }

@@ -20,6 +20,19 @@ import {
 import { MESSAGES } from '../platform/errors.js';
 import { DIRECTIVE, FmDate, isRequestInput, markAsRequestInput } from '../template/index.js';
 import type { DataAccessor, ScriptApi, ScriptMethod } from './api.js';
+import {
+  boundedReply,
+  checkArguments,
+  errorReply,
+  functionErrorMessage,
+  hasForbiddenKey,
+  isThenable,
+  jsonText,
+  paramName as namedParam,
+  valueReply,
+} from './call-codec.js';
+
+export { hasForbiddenKey, jsonText } from './call-codec.js';
 
 export interface BridgeOptions {
   ctx: ExecutionContext;
@@ -31,12 +44,6 @@ export interface BridgeOptions {
   /** The script's memory (limits.memoryBytes): a result must fit in it several times over. */
   memoryBytes: number;
 }
-
-/**
- * A result becomes, in the sandbox, UTF-8 bytes, a string and the parsed value: one larger than a
- * quarter of the script's memory is refused here, with a clear error, rather than exhausting it.
- */
-const RESULT_SHARE_OF_MEMORY = 4;
 
 /** The handler of one script's calls. */
 export function callBridge(
@@ -67,23 +74,16 @@ export function callBridge(
     } catch (e) {
       return failure(label, method, e);
     }
-    const maxChars = Math.floor(options.memoryBytes / RESULT_SHARE_OF_MEMORY);
-    const reply = (value: unknown): string => {
-      const text = carriesVariables(method) ? variableReply(value) : valueReply(adapt(method, value));
-      if (text.length <= maxChars) return text;
-      return errorReply(
-        `${label}: the result (${text.length} characters of JSON) is too large for the script's memory ` +
-          `(at most ${maxChars} characters with memoryBytes ${options.memoryBytes})`,
+    const reply = (value: unknown): string =>
+      boundedReply(
+        label,
+        carriesVariables(method) ? variableReply(value) : valueReply(adapt(method, value)),
+        options.memoryBytes,
       );
-    };
     if (isThenable(result))
       return Promise.resolve(result).then(reply, (e: unknown) => failure(label, method, e));
     return reply(result);
   };
-}
-
-function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return typeof (v as { then?: unknown } | null)?.then === 'function';
 }
 
 function decodeArguments(label: string, method: ScriptMethod, text: string): unknown[] {
@@ -91,18 +91,9 @@ function decodeArguments(label: string, method: ScriptMethod, text: string): unk
   let marks: unknown;
   if (text.startsWith('m')) [args, marks] = JSON.parse(text.slice(1)) as [unknown, unknown];
   else args = JSON.parse(text) as unknown;
-  if (!Array.isArray(args)) throw new Error('arguments must be an array');
-  for (let i = 0; i < args.length; i++) {
-    if (hasForbiddenKey(args[i])) {
-      throw new Error(
-        `${label}: argument ${i + 1}${paramName(method, i)} contains the key "__proto__", which is not allowed`,
-      );
-    }
-    // JSON null is a missing argument, as `undefined` is for a template.
-    if (args[i] === null) args[i] = undefined;
-  }
-  if (Array.isArray(marks)) markPaths(args, marks);
-  return args;
+  const checked = checkArguments(label, method.forms[0] ?? [], args);
+  if (Array.isArray(marks)) markPaths(checked, marks);
+  return checked;
 }
 
 /**
@@ -140,28 +131,7 @@ function markedPaths(value: unknown): (string | number)[][] {
 }
 
 function paramName(method: ScriptMethod, index: number): string {
-  const params = method.forms[0] ?? [];
-  const p = params[index] ?? (params[params.length - 1]?.variadic ? params[params.length - 1] : undefined);
-  return p ? ` (${p.name})` : '';
-}
-
-/** Is there an own `__proto__` key anywhere in a JSON value? (Iterative: depth is the sandbox's to bound.) */
-export function hasForbiddenKey(value: unknown): boolean {
-  const stack: unknown[] = [value];
-  while (stack.length) {
-    const v = stack.pop();
-    if (v === null || typeof v !== 'object') continue;
-    if (Array.isArray(v)) {
-      for (const x of v) if (x !== null && typeof x === 'object') stack.push(x);
-      continue;
-    }
-    for (const key of Object.keys(v)) {
-      if (key === '__proto__') return true;
-      const x = (v as Record<string, unknown>)[key];
-      if (x !== null && typeof x === 'object') stack.push(x);
-    }
-  }
-  return false;
+  return namedParam(method.forms[0] ?? [], index);
 }
 
 /** A platform variant's arguments as its function takes them (api.ts, ArgumentAdapter). */
@@ -235,19 +205,8 @@ function failure(label: string, method: ScriptMethod, e: unknown): string {
 /** The message the script's Error carries: the function's, named as the script called it. */
 function errorMessage(label: string, method: ScriptMethod, e: unknown): string {
   if (e instanceof ScriptThrownError) return e.message;
-  if (e instanceof FunctionError && e.functionName === method.function)
-    return `${label}: ${e.qualified.slice(e.functionName.length + 2)}`;
   if (e instanceof FunctionUnavailableError) return `${label}: ${e.message}`;
-  // Errors that keep their own class but carry the function's name (BudgetExceededError).
-  const fn = method.function;
-  if (fn && e instanceof Error && e.message.startsWith(`${fn}: `))
-    return `${label}: ${e.message.slice(fn.length + 2)}`;
-  if (e instanceof Error) return e.message.startsWith(`${label}: `) ? e.message : `${label}: ${e.message}`;
-  return `${label}: ${String(e)}`;
-}
-
-function errorReply(message: string): string {
-  return 'e' + JSON.stringify({ message });
+  return functionErrorMessage(label, method.function, e);
 }
 
 function carriesVariables(method: ScriptMethod): boolean {
@@ -259,22 +218,6 @@ function variableReply(value: unknown): string {
   const paths = markedPaths(value);
   if (paths.length === 0) return valueReply(value);
   return 'm' + jsonText([value, paths]);
-}
-
-function valueReply(value: unknown): string {
-  const json = jsonText(value);
-  return json === undefined ? 'u' : 'v' + json;
-}
-
-/** JSON text of a value the template layer produced: dates as ISO-8601, no functions or directives. */
-export function jsonText(value: unknown): string | undefined {
-  return JSON.stringify(value, function (this: unknown, _key, v: unknown) {
-    if (v instanceof FmDate) return new Date(v.epochMs).toISOString();
-    if (v instanceof Map) return Object.fromEntries(v);
-    if (typeof v === 'bigint') return v.toString();
-    if (typeof v === 'function' || (v !== null && typeof v === 'object' && DIRECTIVE in v)) return undefined;
-    return v;
-  });
 }
 
 function accessor(kind: DataAccessor, label: string, args: unknown[], options: BridgeOptions): unknown {

@@ -74,7 +74,10 @@ export function scriptApiMarkdown(registry: FunctionRegistry): string {
     out.push('| method | calls | returns | what it does |', '|---|---|---|---|');
     for (const group of rows.values()) {
       const m = group[0]!;
-      const calls = m.function ? `\`${m.function}\`` : '(RMPData itself)';
+      const pure = m.function ? registry.get(m.function)?.flags?.pure : undefined;
+      const where =
+        pure === true ? ' (in the worker)' : pure === 'clock' ? ' (in the worker on the system clock)' : '';
+      const calls = m.function ? `\`${m.function}\`${where}` : '(RMPData itself)';
       const signatures = group.flatMap((g) => g.signatures.map((s) => `\`${s.slice(object.length + 1)}\``));
       out.push(
         `| ${signatures.join('<br>')}${m.deprecated ? ' (deprecated)' : ''} | ${calls} | ${cell(m.returns)} | ${cell(m.doc)} |`,

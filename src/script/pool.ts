@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { ScriptLimits } from './limits.js';
+import { inWorkerModule } from './in-worker-plan.js';
 import { LEGACY_PRELUDE, MARKING, PRELUDE } from './prelude.js';
 import { WORKER_SOURCE } from './worker-source.js';
 
@@ -33,9 +34,12 @@ export interface RunTiming {
   prepareMs: number;
   /** The whole run in the worker, setup included (ms). */
   totalMs: number;
-  /** Time blocked on platform calls (ms). */
+  /** Time blocked on platform calls, or running them in the worker (ms). */
   waitedMs: number;
+  /** Platform calls sent to the main thread. */
   calls: number;
+  /** Platform calls answered in the worker (pure functions, in-worker-functions.ts). */
+  inWorkerCalls?: number;
 }
 
 export interface SandboxJob {
@@ -72,6 +76,7 @@ function defaultProgram(): SandboxProgram {
       legacyPrelude: LEGACY_PRELUDE,
       marking: MARKING,
       memoryBytes,
+      inWorker: inWorkerModule(),
     }),
   };
   return quickjsProgram;

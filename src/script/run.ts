@@ -7,6 +7,7 @@ import { budgetOf, type ExecutionContext } from '../functions/context.js';
 import { defaultRegistry, type CallEnv, type FunctionRegistry } from '../functions/registry.js';
 import { scriptApi } from './api.js';
 import { callBridge, hasForbiddenKey } from './bridge.js';
+import { inWorkerSession } from './in-worker-plan.js';
 import { ScriptBusyError, ScriptError } from './errors.js';
 import { bytesText, DEFAULT_SCRIPT_LIMITS, resolveLimits, type ScriptLimits } from './limits.js';
 import {
@@ -117,24 +118,29 @@ export async function runScript(source: string, options: ScriptRunOptions): Prom
   const limits = resolveLimits(settings.limits, options.limits);
   const registry = options.registry ?? defaultRegistry();
   const api = scriptApi(registry);
+  const env = options.env ?? detachedEnv(options.ctx);
   const onCall = callBridge({
     ctx: options.ctx,
-    env: options.env ?? detachedEnv(options.ctx),
+    env,
     registry,
     api,
     memoryBytes: limits.memoryBytes,
     ...(options.variableNames ? { variableNames: options.variableNames } : {}),
   });
+  // Pure functions run in the worker itself; their charges reach the budget through the session.
+  const inWorker = inWorkerSession(api, registry, options.ctx, env, limits.memoryBytes);
   let outcome;
   try {
     outcome = await pool.run(
-      { source, table: api.table, limits },
-      onCall,
+      { source, table: api.table, limits, ...(inWorker ? { extra: { inWorker: inWorker.job } } : {}) },
+      inWorker ? inWorker.bridge(onCall) : onCall,
       limits.wallTimeMs,
       options.ctx.accountId,
     );
   } catch (e) {
     throw sandboxRefusal(e, limits);
+  } finally {
+    inWorker?.finish();
   }
   if (outcome.failure) throw scriptError(outcome.failure, limits);
   return { output: outputText(outcome.output ?? 'n'), timing: outcome.timing };

@@ -14,11 +14,15 @@
  * time (time waiting on calls excluded) and wall time, and the wait itself bounded by the wall
  * time; the main thread terminates a worker that outlives its job.
  *
- * Messages in:  {run, source, table, limits}
+ * Calls of pure library functions run in the worker itself (in-worker-source.ts).
+ *
+ * Messages in:  {run, source, table, limits, inWorker?}
  * Messages out: {type:'call', run, call, method, args} · {type:'done', run, output?, failure?, timing, broken?}
  *               · {type:'retire'} (a finished script's runtime could not be freed)
  */
 import { HOST_CALL_SOURCE } from './host-call-source.js';
+import { HOST_FUNCTION_SOURCE } from './host-function-source.js';
+import { IN_WORKER_SOURCE } from './in-worker-source.js';
 
 export const WORKER_SOURCE = String.raw`
 'use strict';
@@ -133,10 +137,7 @@ function prepare(module, table) {
   try {
     const ctx = (sb.ctx = sb.rt.newContext());
     sb.full = ctx.newString(FULL_REPLY);
-    const host = ctx.newFunction('host', (method, args) => {
-      const reply = callHost(sb.run, ctx.getNumber(method), ctx.getString(args));
-      return roomFor(reply) ? ctx.newString(reply) : sb.full.dup();
-    });
+    const host = hostFunction(ctx, (method, args) => platformCall(sb.run, method, args), () => sb.full);
     // A table that is an object ({legacy, variables}) asks for the legacy engine's globals.
     const legacy = table.charAt(0) === '{';
     const prelude = ctx.unwrapResult(ctx.evalCode(legacy ? LEGACY_PRELUDE : PRELUDE, 'rmp.js'));
@@ -169,11 +170,13 @@ function release(sb) {
 }
 
 ${HOST_CALL_SOURCE}
+${IN_WORKER_SOURCE}
+${HOST_FUNCTION_SOURCE}
 
 function runJob(module, job) {
   const limits = job.limits;
   const begin = performance.now();
-  const run = { job, begin, waited: 0, stop: null, seq: 0, calls: 0 };
+  const run = { job, begin, waited: 0, stop: null, seq: 0, calls: 0, inWorker: null, inWorkerMethods: undefined, inWorkerCalls: 0 };
   let result;
   let broken = false;
   let sb = spare;
@@ -246,7 +249,7 @@ function runJob(module, job) {
   // list_empty(&rt->gc_obj_list). Such a runtime is not freed: the worker, its module and all its
   // memory are replaced instead.
   if (sb && run.stop !== null && inJobs) broken = true;
-  result.timing = { setupMs, prepareMs, totalMs: performance.now() - begin, waitedMs: run.waited, calls: run.calls };
+  result.timing = { setupMs, prepareMs, totalMs: performance.now() - begin, waitedMs: run.waited, calls: run.calls, inWorkerCalls: run.inWorkerCalls };
   // The heap never shrinks: a worker left with less than half its budget to grow is replaced.
   if (CAP_BYTES - memory.buffer.byteLength < workerData.memoryBytes / 2) broken = true;
   // Freeing the script's runtime is the slowest step after it (about 60 µs): the result goes out

@@ -75,6 +75,7 @@ const csvToJson = defineFunction({
   name: 'csv_to_json',
   group: 'Utilities',
   rights: 'none',
+  flags: { pure: true },
   doc:
     'Parses CSV text into JSON text. Without the header option: an array of arrays of strings; with header true: an array of objects keyed by the first row. ' +
     'Options: header, trim, charset (the text arrives decoded; the name is checked), delimiter (quoting character, default "), separator (default ,), ' +
@@ -233,6 +234,7 @@ const jsonToCsvFn = defineFunction({
   name: 'json_to_csv',
   group: 'Utilities',
   rights: 'none',
+  flags: { pure: true },
   doc:
     'Writes an array of flat objects (or of flat arrays) as CSV, each line ended by CRLF. Options: header (attribute names as first row, objects only), ' +
     'trim, separator (default ,), empty (for null or missing attributes), decimal_separator (default ,) for fractional numbers, ' +
@@ -290,6 +292,7 @@ const load = defineFunction({
   name: 'load',
   group: 'Utilities',
   rights: 'none',
+  flags: { pure: true },
   doc:
     'Parses `input` by `format`: TEXT (the text itself), JSON, XML (to JSON: attributes as @name, text beside them as #text, repeated elements as arrays; ' +
     'a DTD is refused), EDI (UN/EDIFACT: {"separators", "segments": [{"tag", "elements": [[components]]}]}), CSV_HEAD / CSV_NOHEAD (rows under "list": ' +
@@ -361,7 +364,7 @@ const toXml = defineFunction({
     'Writes `input` as XML under an element named `root` (root "" uses the single field of input as the root). Fields starting with @ become attributes, ' +
     '#text the element\u2019s text, arrays repeated elements, null an empty element. No XML declaration is written.',
   returns: 'string (XML)',
-  flags: { webInterface: true },
+  flags: { webInterface: true, pure: true },
   forms: [
     {
       params: [

@@ -82,6 +82,7 @@ const decipher = defineFunction({
   name: 'decipher',
   group: 'Utilities',
   rights: 'none',
+  flags: { pure: true },
   doc: 'Deciphers what cipher produced: `input` and `iv` in Base64 (iv is ignored for ECB), the same key and algorithm. The result is read as UTF-8.',
   returns: 'string',
   forms: [
@@ -108,6 +109,7 @@ const generateKey = defineFunction({
   name: 'generate_key',
   group: 'Utilities',
   rights: 'none',
+  flags: { pure: true },
   doc:
     'Derives a secret key from `paswword`, deterministically: PBKDF2WithHmacSHA256 with the argument as password and its UTF-8 bytes as salt, ' +
     '65536 iterations, 256 bits, returned in Base64 (the key form cipher and decipher take). The same text always gives the same key. ' +
@@ -192,7 +194,7 @@ const encrypt = defineFunction({
     '`SHA1,BASE64` is the Base64 of the SHA-1 digest. `output_type` CHAR gives the final bytes as (UTF-8) text, HEXA as lower-case hexadecimal. ' +
     'Defaults: algorithm SHA256; output_type HEXA when the chain ends with a digest, CHAR when it ends with BASE64. With one argument, it is the input.',
   returns: 'string',
-  flags: { webInterface: true },
+  flags: { webInterface: true, pure: true },
   forms: [
     {
       params: [{ name: 'input', type: 'string' }],
@@ -213,6 +215,7 @@ const passwordDigest = defineFunction({
   name: 'password_digest',
   group: 'Utilities',
   rights: 'none',
+  flags: { pure: true },
   doc: "The lower-case hexadecimal SHA-256 of the password's UTF-8 bytes (64 characters), neither salted nor keyed: a given password always gives the same digest. It is not a password hash to store (no salt, no work factor) nor the digest of HTTP Digest authentication (MD5 of user:realm:password).",
   returns: 'string',
   forms: [
@@ -236,6 +239,7 @@ const hmacHash = defineFunction({
   name: 'R_hmac_hash',
   group: 'Utilities',
   rights: 'none',
+  flags: { pure: true },
   doc: 'HMAC of the UTF-8 bytes of `data` with the UTF-8 bytes of `key`. algorithm SHA256 (default), SHA1 or MD5; encoding BASE64 (default), BASE64URL (padded) or HEXA (lower case).',
   returns: 'string',
   forms: [
@@ -266,6 +270,7 @@ const rsaHash = defineFunction({
   name: 'R_rsa_hash',
   group: 'Utilities',
   rights: 'none',
+  flags: { pure: true },
   doc:
     'RSA signature (PKCS#1 v1.5: SHA256withRSA, SHA1withRSA or MD5withRSA) of the UTF-8 bytes of `data`. `key` is an unencrypted private key in PEM, ' +
     'PKCS#8 (BEGIN PRIVATE KEY) or PKCS#1 (BEGIN RSA PRIVATE KEY); line breaks may be written as \\n. encoding BASE64 (default), BASE64URL (padded) or HEXA.',

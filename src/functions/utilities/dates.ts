@@ -64,7 +64,7 @@ export const dateFunctions: FunctionSpec[] = [
     rights: 'none',
     doc: 'Reads `date` with the SimpleDateFormat pattern `initial_format` and writes it with `target_format` (account time zone and locale).',
     returns: 'string',
-    flags: { webInterface: true },
+    flags: { webInterface: true, pure: 'clock' },
     forms: [
       {
         params: [
@@ -86,7 +86,7 @@ export const dateFunctions: FunctionSpec[] = [
     rights: 'none',
     doc: '`date` (read and written with `format`) moved by `offset` calendar days in the account time zone, the time of day kept (Java Calendar.add).',
     returns: 'string',
-    flags: { webInterface: true },
+    flags: { webInterface: true, pure: 'clock' },
     forms: [
       {
         params: [
@@ -109,7 +109,7 @@ export const dateFunctions: FunctionSpec[] = [
     rights: 'none',
     doc: 'Writes the instant `seconds` (since 1970-01-01T00:00:00Z) with `format`.',
     returns: 'string',
-    flags: { webInterface: true },
+    flags: { webInterface: true, pure: 'clock' },
     forms: [
       {
         params: [{ name: 'seconds', type: 'integer' }, formatParam('format')],
@@ -126,7 +126,7 @@ export const dateFunctions: FunctionSpec[] = [
     rights: 'none',
     doc: 'Reads `date` with `format` and gives the SECONDS since 1970-01-01T00:00:00Z (multiply by 1000 for milliseconds).',
     returns: 'integer',
-    flags: { webInterface: true },
+    flags: { webInterface: true, pure: 'clock' },
     forms: [
       {
         params: [{ name: 'date', type: 'string' }, formatParam('format')],
@@ -144,7 +144,7 @@ export const dateFunctions: FunctionSpec[] = [
     rights: 'none',
     doc: 'The current date and time written with `format`.',
     returns: 'string',
-    flags: { webInterface: true },
+    flags: { webInterface: true, pure: 'clock' },
     forms: [
       {
         params: [formatParam('format')],
@@ -158,7 +158,7 @@ export const dateFunctions: FunctionSpec[] = [
     rights: 'none',
     doc: 'The current time since 1970-01-01T00:00:00Z in MILLISEC (default) or SECOND.',
     returns: 'integer',
-    flags: { webInterface: true },
+    flags: { webInterface: true, pure: 'clock' },
     forms: [
       {
         params: [{ name: 'unit', type: 'string', optional: true, default: 'MILLISEC' }],

@@ -11,6 +11,7 @@ const encode = defineFunction({
   name: 'R_encode',
   group: 'Utilities',
   rights: 'none',
+  flags: { pure: true },
   doc:
     'Encodes the UTF-8 bytes of `input`: BASE64 and BASE64URL (padded, as java.util.Base64 writes them) or URL (java.net.URLEncoder in UTF-8: a space becomes +). ' +
     '`result` CHAR (default) gives the encoded text; HEXA gives the lower-case hexadecimal of the encoded text\u2019s bytes.',
@@ -41,7 +42,7 @@ const decode = defineFunction({
     'Decodes Base64 text (the only algorithm) and reads the bytes as UTF-8. As strict as java.util.Base64.getDecoder(): no line breaks, ' +
     'no URL-safe characters, padding checked when present, missing padding accepted.',
   returns: 'string',
-  flags: { webInterface: true },
+  flags: { webInterface: true, pure: true },
   forms: [
     {
       params: [
@@ -67,6 +68,7 @@ const babble = defineFunction({
   name: 'bubble_babble',
   group: 'Utilities',
   rights: 'none',
+  flags: { pure: true },
   doc: 'The Bubble Babble encoding (pronounceable, with a checksum) of the UTF-8 bytes of `input`: "" gives xexax.',
   returns: 'string',
   forms: [

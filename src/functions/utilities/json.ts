@@ -122,6 +122,7 @@ const jsonFunctions: FunctionSpec[] = [
     name: 'P_json_accumulate',
     group: 'Utilities',
     rights: 'none',
+    flags: { pure: true },
     doc: 'A copy of `object` where `value` is added to `field`: set when absent; when present the field becomes an array (or stays one) and the value is appended.',
     returns: 'object',
     forms: [
@@ -141,6 +142,7 @@ const jsonFunctions: FunctionSpec[] = [
     name: 'P_json_accumulateAll',
     group: 'Utilities',
     rights: 'none',
+    flags: { pure: true },
     doc: 'A copy of `object` with every field of `object2` accumulated into it (fields present in both become arrays).',
     returns: 'object',
     forms: [
@@ -162,6 +164,7 @@ const jsonFunctions: FunctionSpec[] = [
     name: 'P_json_parse',
     group: 'Utilities',
     rights: 'none',
+    flags: { pure: true },
     doc: 'Parses JSON text (an object, or any JSON value).',
     returns: 'object',
     forms: [
@@ -181,6 +184,7 @@ const jsonFunctions: FunctionSpec[] = [
     name: 'P_json_put',
     group: 'Utilities',
     rights: 'none',
+    flags: { pure: true },
     doc:
       'A copy of `object` with `field` set to `value`. Without forceString, a string holding JSON (number, boolean, object, array) is stored as that value; ' +
       'with forceString true the value is stored as text.',
@@ -200,6 +204,7 @@ const jsonFunctions: FunctionSpec[] = [
     name: 'P_json_put_ext',
     group: 'Utilities',
     rights: 'none',
+    flags: { pure: true },
     doc: 'Like P_json_put, `field` being a dot-separated path; missing levels are created as objects, numeric segments index existing arrays.',
     returns: 'object',
     forms: [
@@ -220,6 +225,7 @@ const jsonFunctions: FunctionSpec[] = [
     name: 'P_json_putAll',
     group: 'Utilities',
     rights: 'none',
+    flags: { pure: true },
     doc: 'A copy of `object` with every field of `object2`; fields present in both take the value of object2.',
     returns: 'object',
     forms: [
@@ -241,6 +247,7 @@ const jsonFunctions: FunctionSpec[] = [
     name: 'P_json_remove',
     group: 'Utilities',
     rights: 'none',
+    flags: { pure: true },
     doc: 'A copy of `object` without `field` (the same content when the field is absent).',
     returns: 'object',
     forms: [
@@ -260,6 +267,7 @@ const jsonFunctions: FunctionSpec[] = [
     name: 'P_json_remove_ext',
     group: 'Utilities',
     rights: 'none',
+    flags: { pure: true },
     doc: 'Like P_json_remove, `field` being a dot-separated path (numeric segments index arrays); nothing is done when a level is missing.',
     returns: 'object',
     forms: [
@@ -289,6 +297,7 @@ const jsonFunctions: FunctionSpec[] = [
     name: 'P_json_stringify',
     group: 'Utilities',
     rights: 'none',
+    flags: { pure: true },
     doc: 'Compact JSON text of a hash or sequence (JSON text given as a string is normalised; other text becomes a JSON string).',
     returns: 'string',
     forms: [
@@ -318,6 +327,7 @@ const jsonFunctions: FunctionSpec[] = [
     name: 'P_to_array',
     group: 'Utilities',
     rights: 'none',
+    flags: { pure: true },
     doc: 'The array under `key` of `json_object`: an array as it is, a single value as a one-element array, a missing key as an empty array.',
     returns: 'array',
     forms: [

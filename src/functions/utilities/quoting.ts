@@ -37,7 +37,7 @@ export const quotingFunctions: FunctionSpec[] = [
       'Quotes `input` as a JavaScript string literal, with `quote` (\' default, " or `) around it and escaped inside, as are backslashes, ' +
       'line breaks and `</` (a value cannot end the script element it is written in): `var label = ${P_quoted(i18n("k", "d"))};`.',
     returns: 'string',
-    flags: { webInterface: true },
+    flags: { webInterface: true, pure: true },
     forms: [
       {
         params: [

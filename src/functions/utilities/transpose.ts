@@ -62,7 +62,7 @@ export const transposeFunctions: FunctionSpec[] = [
       'Turns an object of columns ({"a":[1,2],"b":[3,4]}) into an array of row objects ([{"a":1,"b":3},{"a":2,"b":4}]) and the reverse. ' +
       'Short columns and rows lacking a key give null.',
     returns: 'array or object',
-    flags: { webInterface: true },
+    flags: { webInterface: true, pure: true },
     forms: [
       {
         params: [{ name: 'input', type: ['object', 'array'] }],
