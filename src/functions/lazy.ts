@@ -18,6 +18,21 @@ export type DeclaredFunction = Omit<FunctionSpec, 'forms'> & {
 /** Importers of the implementing modules, by DeclaredFunction.module. */
 export type ModuleImporters = Readonly<Record<string, () => Promise<unknown>>>;
 
+/** The specs lazySpecs made from the generated declarations (the library's own functions). */
+const generated = new WeakSet<FunctionSpec>();
+
+/**
+ * Whether `candidate` is `spec` as the library declares it: the same object, or the lazy registry's
+ * spec generated from the same declaration (an unrelated spec of the same name is not).
+ */
+export function declaresSame(candidate: FunctionSpec, spec: FunctionSpec): boolean {
+  if (candidate === spec) return true;
+  return (
+    generated.has(candidate) &&
+    JSON.stringify(declarationOf(candidate)) === JSON.stringify(declarationOf(spec))
+  );
+}
+
 /** The declaration of a spec as the generated table holds it (JSON-safe: no impl, no module). */
 export function declarationOf(spec: FunctionSpec): Omit<DeclaredFunction, 'module'> {
   return { ...spec, forms: spec.forms.map(({ impl: _impl, ...form }) => form) };
@@ -74,7 +89,7 @@ export function lazySpecs(
 
   const specs = declared.map(({ module, ...d }): FunctionSpec => {
     const name = d.name;
-    return {
+    const spec: FunctionSpec = {
       ...d,
       forms: d.forms.map((form, i) => ({
         ...form,
@@ -85,6 +100,8 @@ export function lazySpecs(
         },
       })),
     };
+    generated.add(spec);
+    return spec;
   });
   return {
     specs,

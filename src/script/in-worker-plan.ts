@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { budgetOf, type ExecutionContext } from '../functions/context.js';
+import { declaresSame } from '../functions/lazy.js';
 import { surfaceRefusal, type CallEnv, type FunctionRegistry } from '../functions/registry.js';
 import type { ScriptApi } from './api.js';
 import { workerFunctions, type InWorkerJob } from './in-worker-functions.js';
@@ -36,7 +37,8 @@ export function inWorkerTable(api: ScriptApi, registry: FunctionRegistry, ctx: E
       if (!m.function || m.args || m.result) continue;
       const spec = registry.get(m.function);
       const pure = spec?.flags?.pure;
-      if (!pure || spec !== WORKER_FUNCTIONS.get(m.function)) continue;
+      const own = WORKER_FUNCTIONS.get(m.function);
+      if (!pure || !own || !declaresSame(spec, own)) continue;
       if (pure === 'clock' && !systemClock) continue;
       if (surfaceRefusal(spec, m.function, ctx) !== undefined) continue;
       rows.push([m.id, m.function, `${m.object}.${m.name}`, pure === 'clock' ? 1 : 0]);
