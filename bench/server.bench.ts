@@ -7,6 +7,8 @@
 // plugin, the live route's exchange and answer): the ceiling of the composite rows.
 //
 //   npm run bench -- server            (BENCH_SECONDS=5 per round, 3 rounds per side by default)
+//   BENCH_ONLY=public                  only the targets whose name contains it (and the bare route)
+//   BENCH_PROFILE=/tmp/prof            the server process writes a V8 CPU profile there (--cpu-prof)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +32,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 10;
 const GOAL = 0.85;
+const ONLY = process.env.BENCH_ONLY;
+const PROFILE = process.env.BENCH_PROFILE;
 
 if (process.argv[2] === '--serve') await serve();
 else await measure();
@@ -132,9 +136,12 @@ async function serve(): Promise<void> {
 
 /** The parent: checks each target answers as expected, then alternates rounds of load on each. */
 async function measure(): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve'], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [];
+  const child = spawn(
+    process.execPath,
+    [...profile, '--import', 'tsx', fileURLToPath(import.meta.url), '--serve'],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
   const answers = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const exited = new Promise<never>((_, reject) =>
     child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`))),
@@ -144,7 +151,8 @@ async function measure(): Promise<void> {
     if (line.done) throw new Error('bench server closed its output');
     return line.value;
   };
-  const [bare, ...targets] = JSON.parse(await nextLine()) as Target[];
+  const [bare, ...every] = JSON.parse(await nextLine()) as Target[];
+  const targets = ONLY ? every.filter((t) => t.name.includes(ONLY)) : every;
   /** The server's CPU time so far (µs). */
   const serverCpu = async () => {
     child.stdin!.write('cpu\n');
@@ -202,7 +210,12 @@ async function measure(): Promise<void> {
       `goal: ${targets[0]!.name} ≥ ${GOAL.toFixed(2)} × bare: ${goal.toFixed(2)} (${goal >= GOAL ? 'met' : 'NOT met'})`,
     );
   } finally {
+    const ended = new Promise((resolve) => child.once('exit', resolve));
     child.stdin!.end();
+    if (PROFILE && child.exitCode === null) {
+      await ended; // the profile is written as the server exits
+      console.log(`CPU profile of the server in ${PROFILE}`);
+    }
   }
 }
 

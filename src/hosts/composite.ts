@@ -14,13 +14,28 @@ import {
   type ExecutionContext,
   type ExecutionLimits,
 } from '../functions/context.js';
-import { contextFor, shareEvaluationState } from '../functions/request/index.js';
+import {
+  builtEvaluationState,
+  contextFor,
+  internalParameterScope,
+  shareBuiltState,
+  type EvaluationState,
+} from '../functions/request/index.js';
+import { Budget, resolvedLimits, type EvaluationLimits } from '../limits/index.js';
 import type { Platform } from '../platform/index.js';
 import type { CompositeApi } from '../platform/scripted/index.js';
-import { compile, markRequestInput, TemplateError, type Template } from '../template/index.js';
+import {
+  compile,
+  markRequestInput,
+  prepareRender,
+  TemplateError,
+  type PreparedRender,
+  type Template,
+} from '../template/index.js';
+import { evaluationScope, PLATFORM_SETTINGS } from './evaluate.js';
 import { busyAnswer, errorAnswer, type Answer, type Exchange } from './http.js';
 import { loggedMessage, stepError } from './processes/failure.js';
-import { renderTemplate } from './render.js';
+import { withParameters } from './render.js';
 import { typedValue } from './typing.js';
 
 export interface CompositeHostOptions {
@@ -53,9 +68,21 @@ interface Route {
 
 interface CachedContext {
   readAt: number;
-  ctx: Promise<ExecutionContext>;
-  /** Once resolved. */
-  value?: ExecutionContext;
+  ready: Promise<Prepared>;
+  /** Once resolved: the context, its evaluation state and its render options, which every call shares. */
+  value?: Prepared;
+}
+
+/**
+ * What the calls of a context share, made once: the context (account settings, user, mode,
+ * project), its evaluation state (P_user, P_version …) and the render options (locale, time zone,
+ * the platform's settings). Each call has its own context on top, evaluation state copy, budget,
+ * response and Env; nothing a call writes reaches this.
+ */
+interface Prepared {
+  ctx: ExecutionContext;
+  state: EvaluationState;
+  render: PreparedRender;
 }
 
 /** Routes' contexts are shared by account, mode and project; each user has their own. */
@@ -94,12 +121,15 @@ export class CompositeHost {
   private readonly tables = new Map<string, RouteTable>();
   private readonly contexts = new Map<string, CachedContext>();
   private readonly limits: ExecutionLimits;
+  /** Each call's budget starts from these (startEvaluation's, resolved once). */
+  private readonly evaluationLimits: Readonly<EvaluationLimits>;
 
   constructor(
     readonly platform: Platform,
     readonly options: CompositeHostOptions = {},
   ) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.evaluationLimits = resolvedLimits(this.limits.evaluation);
   }
 
   async handle(exchange: Exchange): Promise<Answer> {
@@ -116,33 +146,32 @@ export class CompositeHost {
     const response: CompositeResponse = { headers: {} };
     const userId = exchange.caller?.user.id ?? null;
     const key = contextKey(route, userId);
-    const base = this.cachedContext(key) ?? (await this.loadContext(key, exchange.accountId, userId, api));
-    // The call's own context: the shared one underneath (read through the prototype), its response on top.
-    const ctx = Object.create(base) as ExecutionContext;
+    const shared = this.cachedContext(key) ?? (await this.loadContext(key, exchange.accountId, userId, api));
+    // The call's own context: the shared one underneath (read through the prototype), its response,
+    // budget and evaluation state (P_locks, P_message, lock owner) on top.
+    const ctx = Object.create(shared.ctx) as ExecutionContext;
     ctx.response = response;
-    await shareEvaluationState(base, ctx);
+    const budget = (ctx.budget = new Budget(this.evaluationLimits));
+    const internal = internalParameterScope(ctx, shareBuiltState(shared.state, ctx));
     let output: string;
     try {
       const template = (route.template ??= compile(api.template, {
         name: `composite ${api.method} ${api.path}`,
       }));
-      output = await renderTemplate(
-        ctx,
-        template,
-        {},
-        {
-          P_method: method,
-          P_path: path,
-          P_params: params,
-          P_header: requestInput(exchange.headers),
-          P_query: requestInput(exchange.query),
-          P_body: Buffer.isBuffer(exchange.body)
-            ? exchange.body.toString('base64')
-            : markRequestInput(exchange.body),
-          // Nothing is computed ahead of the one script (docs/hosts.md, "Composite APIs").
-          P_computed: {},
-        },
-      );
+      const scope = withParameters(evaluationScope(ctx, NO_DATA, internal), {
+        P_method: method,
+        P_path: path,
+        P_params: params,
+        P_header: requestInput(exchange.headers),
+        P_query: requestInput(exchange.query),
+        P_body: Buffer.isBuffer(exchange.body)
+          ? exchange.body.toString('base64')
+          : markRequestInput(exchange.body),
+        // Nothing is computed ahead of the one script (docs/hosts.md, "Composite APIs").
+        P_computed: {},
+      });
+      const rendered = template.renderPrepared(scope, shared.render, budget);
+      output = typeof rendered === 'string' ? rendered : await rendered;
     } catch (e) {
       if (!(e instanceof TemplateError)) throw e;
       return busyAnswer(e) ?? this.failed(exchange, api, e);
@@ -155,7 +184,7 @@ export class CompositeHost {
    * P_user, P_version …) and kept `contextCacheMs`; each call gets a copy with its own response,
    * P_locks, P_message and lock owner.
    */
-  private cachedContext(key: string): ExecutionContext | undefined {
+  private cachedContext(key: string): Prepared | undefined {
     const cached = this.contexts.get(key);
     if (cached?.value && Date.now() - cached.readAt < (this.options.contextCacheMs ?? 1000))
       return cached.value;
@@ -167,12 +196,12 @@ export class CompositeHost {
     accountId: string,
     userId: number | null,
     api: CompositeApi,
-  ): Promise<ExecutionContext> {
+  ): Promise<Prepared> {
     const pending = this.contexts.get(key);
     if (pending && !pending.value && Date.now() - pending.readAt < (this.options.contextCacheMs ?? 1000))
-      return pending.ctx;
+      return pending.ready;
     const { clock, random, randomBytes } = this.options;
-    const ctx = contextFor({
+    const ready = contextFor({
       platform: this.platform,
       account: accountId,
       user: userId,
@@ -183,15 +212,15 @@ export class CompositeHost {
       ...(clock ? { clock } : {}),
       ...(random ? { random } : {}),
       ...(randomBytes ? { randomBytes } : {}),
-    });
+    }).then(prepared);
     if (this.contexts.size > 10_000) this.contexts.clear();
-    const entry: CachedContext = { readAt: Date.now(), ctx };
+    const entry: CachedContext = { readAt: Date.now(), ready };
     this.contexts.set(key, entry);
     try {
-      entry.value = await ctx;
+      entry.value = await ready;
       return entry.value;
     } catch (e) {
-      this.contexts.delete(key);
+      if (this.contexts.get(key) === entry) this.contexts.delete(key);
       throw e;
     }
   }
@@ -294,6 +323,22 @@ export class CompositeHost {
   }
 }
 
+/** The data variables of a call: none (the request reaches the script as P_ parameters). */
+const NO_DATA: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+
+/** What the calls of a context share (see Prepared); its state is built by contextFor already. */
+function prepared(ctx: ExecutionContext): Prepared {
+  const state = builtEvaluationState(ctx);
+  if (!state) throw new Error('composite API: the context has no evaluation state');
+  const render = prepareRender({
+    locale: ctx.locale,
+    timeZone: ctx.timeZone,
+    now: ctx.clock,
+    settings: PLATFORM_SETTINGS,
+  });
+  return { ctx, state, render };
+}
+
 /**
  * markRequestInput, skipped for what it would leave unmarked anyway: the usual headers or query, a
  * flat object of strings none of whose keys starts with `$`.
@@ -352,10 +397,16 @@ function matchSegments(route: Route, segments: string[]): Record<string, string>
  */
 function answerOf(method: string, output: string, response: CompositeResponse): Answer {
   const status = response.status ?? 200;
-  const headers = { ...response.headers };
-  const hasType = Object.keys(headers).some((h) => h.toLowerCase() === 'content-type');
+  // The call's own response: its headers become the answer's (nothing else holds them).
+  const headers = response.headers;
+  let hasType = false;
+  for (const h in headers)
+    if (h.length === 12 && h.toLowerCase() === 'content-type') {
+      hasType = true;
+      break;
+    }
   let body: Answer['body'] = output;
-  if (output.trim() === '' && response.description !== undefined) {
+  if (response.description !== undefined && output.trim() === '') {
     body = { status, name: response.statusName ?? '', description: response.description };
   } else if (!hasType) {
     headers['content-type'] = isJsonContainer(output)

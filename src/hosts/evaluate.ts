@@ -10,7 +10,13 @@ import { boundedSize } from '../limits/index.js';
 import { INTERNAL_PARAMETERS, internalParameters } from '../functions/request/index.js';
 import { bind } from '../functions/registry.js';
 import { scriptDirective } from '../script/directive.js';
-import { compile, TemplateError, type RenderOptions, type Scope } from '../template/index.js';
+import {
+  compile,
+  TemplateError,
+  type RenderOptions,
+  type Scope,
+  type TemplateDirective,
+} from '../template/index.js';
 import { dataVariables } from './variables.js';
 
 const RESERVED: ReadonlySet<string> = new Set(INTERNAL_PARAMETERS);
@@ -45,11 +51,17 @@ export function evaluationScope(
   data: Record<string, unknown> | Map<string, unknown> = {},
   internal?: Scope,
 ): Scope {
-  const library = bind(ctx);
-  const script = scriptDirective(ctx, {
-    variableNames: () => (data instanceof Map ? data.keys() : Object.keys(data)),
-  });
-  const functions: Scope = { get: (name) => (name === 'script' ? script : library.get(name)) };
+  // Bound on first use: a template that calls no function (or no <@script>) never pays for them.
+  let library: Scope | undefined;
+  let script: TemplateDirective | undefined;
+  const functions: Scope = {
+    get: (name) =>
+      name === 'script'
+        ? (script ??= scriptDirective(ctx, {
+            variableNames: () => (data instanceof Map ? data.keys() : Object.keys(data)),
+          }))
+        : (library ??= bind(ctx)).get(name),
+  };
   const own = Object.prototype.hasOwnProperty;
   const fromData =
     data instanceof Map

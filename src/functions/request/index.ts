@@ -24,11 +24,14 @@ export const request: FunctionSpec[] = [
 ];
 
 export {
+  builtEvaluationState,
   contextFor,
   evaluationState,
   internalParameters,
+  internalParameterScope,
   internalParameterValues,
   INTERNAL_PARAMETERS,
+  shareBuiltState,
   shareEvaluationState,
   type ContextOptions,
   type EvaluationState,
