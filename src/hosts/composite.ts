@@ -17,7 +17,6 @@ import {
 import {
   builtEvaluationState,
   contextFor,
-  internalParameterScope,
   shareBuiltState,
   type EvaluationState,
 } from '../functions/request/index.js';
@@ -32,10 +31,9 @@ import {
   type PreparedRender,
   type Template,
 } from '../template/index.js';
-import { evaluationScope, PLATFORM_SETTINGS } from './evaluate.js';
+import { CallScope, PLATFORM_SETTINGS } from './evaluate.js';
 import { busyAnswer, errorAnswer, type Answer, type Exchange } from './http.js';
 import { loggedMessage, stepError } from './processes/failure.js';
-import { withParameters } from './render.js';
 import { typedValue } from './typing.js';
 
 export interface CompositeHostOptions {
@@ -152,13 +150,13 @@ export class CompositeHost {
     const ctx = Object.create(shared.ctx) as ExecutionContext;
     ctx.response = response;
     const budget = (ctx.budget = new Budget(this.evaluationLimits));
-    const internal = internalParameterScope(ctx, shareBuiltState(shared.state, ctx));
+    const state = shareBuiltState(shared.state, ctx);
     let output: string;
     try {
       const template = (route.template ??= compile(api.template, {
         name: `composite ${api.method} ${api.path}`,
       }));
-      const scope = withParameters(evaluationScope(ctx, NO_DATA, internal), {
+      const scope = new CallScope(ctx, state, {
         P_method: method,
         P_path: path,
         P_params: params,
@@ -322,9 +320,6 @@ export class CompositeHost {
     return errorAnswer(500, 'script-error', "The composite API's script failed (see the account's log).");
   }
 }
-
-/** The data variables of a call: none (the request reaches the script as P_ parameters). */
-const NO_DATA: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 
 /** What the calls of a context share (see Prepared); its state is built by contextFor already. */
 function prepared(ctx: ExecutionContext): Prepared {

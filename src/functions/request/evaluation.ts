@@ -99,16 +99,15 @@ export const INTERNAL_PARAMETERS = [
 /** Each context's state: a promise while it is being built, the state itself once it is. */
 const states = new WeakMap<ExecutionContext, EvaluationState | Promise<EvaluationState>>();
 /**
- * The state shareBuiltState gives a call's context, as the context's own hidden property (not
- * enumerable, so a copy of the context does not take it; a context made over it does not inherit
- * it): cheaper than an entry in `states` per call.
+ * The state shareBuiltState gives a call's context, as the context's own property under a symbol
+ * only this module knows (cheaper than an entry in `states` per call). Own only: a context made
+ * over that one (Object.create) does not inherit it, and gets its own state on first use.
  */
 const OWN_STATE = Symbol('evaluation state');
+type WithState = ExecutionContext & { [OWN_STATE]?: EvaluationState };
 
 function ownState(ctx: ExecutionContext): EvaluationState | undefined {
-  return Object.prototype.hasOwnProperty.call(ctx, OWN_STATE)
-    ? (ctx as unknown as { [OWN_STATE]: EvaluationState })[OWN_STATE]
-    : undefined;
+  return Object.prototype.hasOwnProperty.call(ctx, OWN_STATE) ? (ctx as WithState)[OWN_STATE] : undefined;
 }
 
 /**
@@ -211,7 +210,7 @@ export function shareBuiltState(from: EvaluationState, to: ExecutionContext): Ev
     message: '',
     lockOwner: evaluationOwner(),
   };
-  Object.defineProperty(to, OWN_STATE, { value: state, configurable: true });
+  (to as WithState)[OWN_STATE] = state;
   return state;
 }
 
@@ -227,36 +226,37 @@ export async function internalParameters(ctx: ExecutionContext): Promise<Scope> 
 
 /** internalParameters over the context's state, given (its builtEvaluationState or shareBuiltState's copy). */
 export function internalParameterScope(ctx: ExecutionContext, state: EvaluationState): Scope {
-  return {
-    get(name: string): unknown {
-      switch (name) {
-        case 'P_customer':
-          return ctx.accountId;
-        case 'P_mode':
-          return ctx.mode;
-        case 'P_user':
-          return state.user;
-        case 'P_urls':
-          return scriptUrls(state.urls);
-        case 'P_version':
-          return state.version;
-        case 'P_initiator':
-          return state.initiator;
-        case 'P_request':
-          return state.request;
-        case 'P_locks':
-          return state.locks.map((l) => ({ ...l }));
-        case 'P_message':
-          return state.message;
-        case 'P_connected_user':
-          return state.user;
-        case 'P_language':
-          return state.language;
-        default:
-          return undefined;
-      }
-    },
-  };
+  return { get: (name) => internalParameter(ctx, state, name) };
+}
+
+/** One internal parameter (undefined for another name), read from the context and its state. */
+export function internalParameter(ctx: ExecutionContext, state: EvaluationState, name: string): unknown {
+  switch (name) {
+    case 'P_customer':
+      return ctx.accountId;
+    case 'P_mode':
+      return ctx.mode;
+    case 'P_user':
+      return state.user;
+    case 'P_urls':
+      return scriptUrls(state.urls);
+    case 'P_version':
+      return state.version;
+    case 'P_initiator':
+      return state.initiator;
+    case 'P_request':
+      return state.request;
+    case 'P_locks':
+      return state.locks.map((l) => ({ ...l }));
+    case 'P_message':
+      return state.message;
+    case 'P_connected_user':
+      return state.user;
+    case 'P_language':
+      return state.language;
+    default:
+      return undefined;
+  }
 }
 
 /** The plain values of the internal parameters (for hosts that return them, and tests). */

@@ -27,6 +27,7 @@ export {
   builtEvaluationState,
   contextFor,
   evaluationState,
+  internalParameter,
   internalParameters,
   internalParameterScope,
   internalParameterValues,
