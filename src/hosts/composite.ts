@@ -130,10 +130,25 @@ export class CompositeHost {
     this.evaluationLimits = resolvedLimits(this.limits.evaluation);
   }
 
-  async handle(exchange: Exchange): Promise<Answer> {
+  /**
+   * The answer to one call: at once when the account's routes and the caller's context are held
+   * already and the script waits for nothing (a trivial script makes no promise), else a promise.
+   * Never throws: an unexpected error rejects.
+   */
+  handle(exchange: Exchange): Answer | Promise<Answer> {
+    try {
+      const table = this.cachedRoutes(exchange.accountId);
+      if (!table) return this.loadRoutes(exchange.accountId).then((t) => this.route(exchange, t));
+      return this.route(exchange, table);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** The call of the route the method and path match, with the caller's context. */
+  private route(exchange: Exchange, table: RouteTable): Answer | Promise<Answer> {
     const path = trimSlashes(exchange.path);
     const method = exchange.method.toUpperCase();
-    const table = this.cachedRoutes(exchange.accountId) ?? (await this.loadRoutes(exchange.accountId));
     const found = this.matched(table, method, path);
     if ('answer' in found) return found.answer;
     const { route } = found;
@@ -141,17 +156,34 @@ export class CompositeHost {
     const api = route.api;
     if (!api.isPublic && !exchange.caller)
       return errorAnswer(401, 'unauthenticated', 'Authentication required: log in or send an API token.');
-    const response: CompositeResponse = { headers: {} };
     const userId = exchange.caller?.user.id ?? null;
     const key = contextKey(route, userId);
-    const shared = this.cachedContext(key) ?? (await this.loadContext(key, exchange.accountId, userId, api));
+    const shared = this.cachedContext(key);
+    if (!shared)
+      return this.loadContext(key, exchange.accountId, userId, api).then((loaded) =>
+        this.call(exchange, method, path, route, params, loaded),
+      );
+    return this.call(exchange, method, path, route, params, shared);
+  }
+
+  /** Runs the route's script for one call. */
+  private call(
+    exchange: Exchange,
+    method: string,
+    path: string,
+    route: Route,
+    params: Record<string, string>,
+    shared: Prepared,
+  ): Answer | Promise<Answer> {
+    const api = route.api;
+    const response: CompositeResponse = { headers: {} };
     // The call's own context: the shared one underneath (read through the prototype), its response,
     // budget and evaluation state (P_locks, P_message, lock owner) on top.
     const ctx = Object.create(shared.ctx) as ExecutionContext;
     ctx.response = response;
     const budget = (ctx.budget = new Budget(this.evaluationLimits));
     const state = shareBuiltState(shared.state, ctx);
-    let output: string;
+    let rendered: string | Promise<string>;
     try {
       const template = (route.template ??= compile(api.template, {
         name: `composite ${api.method} ${api.path}`,
@@ -168,13 +200,21 @@ export class CompositeHost {
         // Nothing is computed ahead of the one script (docs/hosts.md, "Composite APIs").
         P_computed: {},
       });
-      const rendered = template.renderPrepared(scope, shared.render, budget);
-      output = typeof rendered === 'string' ? rendered : await rendered;
+      rendered = template.renderPrepared(scope, shared.render, budget);
     } catch (e) {
-      if (!(e instanceof TemplateError)) throw e;
-      return busyAnswer(e) ?? this.failed(exchange, api, e);
+      return this.scriptFailed(exchange, api, e);
     }
-    return answerOf(method, output, response);
+    if (typeof rendered === 'string') return answerOf(method, rendered, response);
+    return rendered.then(
+      (output) => answerOf(method, output, response),
+      (e: unknown) => this.scriptFailed(exchange, api, e),
+    );
+  }
+
+  /** A script's error: 429 when the script sandboxes are busy (busyAnswer), else `failed`; anything else is thrown on. */
+  private scriptFailed(exchange: Exchange, api: CompositeApi, e: unknown): Answer | Promise<Answer> {
+    if (!(e instanceof TemplateError)) throw e;
+    return busyAnswer(e) ?? this.failed(exchange, api, e);
   }
 
   /**
