@@ -118,11 +118,12 @@ async function serve(): Promise<void> {
     },
   ];
   process.stdout.write(`${JSON.stringify(targets)}\n`);
-  // Each line the parent sends asks for this process's CPU time so far (µs, user + system).
+  // Each line the parent sends asks for this process's CPU time so far (µs, user + system), and
+  // its resident set size (bytes).
   const lines = createInterface({ input: process.stdin });
   lines.on('line', () => {
     const { user, system } = process.cpuUsage();
-    process.stdout.write(`${user + system}\n`);
+    process.stdout.write(`${user + system} ${process.memoryUsage.rss()}\n`);
   });
   lines.on('close', async () => {
     await app.close();
@@ -154,15 +155,21 @@ async function measure(): Promise<void> {
   const [bare, ...every] = JSON.parse(await nextLine()) as Target[];
   const targets = ONLY ? every.filter((t) => t.name.includes(ONLY)) : every;
   /** The server's CPU time so far (µs). */
-  const serverCpu = async () => {
+  const serverState = async () => {
     child.stdin!.write('cpu\n');
-    return Number(await nextLine());
+    const [cpu, rss] = (await nextLine()).split(' ').map(Number);
+    return { cpu: cpu!, rss: rss! };
   };
+  const serverCpu = async () => (await serverState()).cpu;
+  /** The server's RSS: idle (before any load), then after each round of the goal's target. */
+  const rss: { idle: number; rounds: number[] } = { idle: (await serverState()).rss, rounds: [] };
   /** Requests per second, and the server's CPU µs per request (what the load on its neighbours does not bend). */
   const measured = async (t: Target, seconds: number) => {
     const before = await serverCpu();
     const { rps, requests } = await load(t, seconds);
-    return { rps, cpu: ((await serverCpu()) - before) / requests };
+    const after = await serverState();
+    if (t === targets[0]) rss.rounds.push(after.rss);
+    return { rps, cpu: (after.cpu - before) / requests, requests };
   };
   try {
     for (const t of [bare!, ...targets]) {
@@ -203,8 +210,16 @@ async function measure(): Promise<void> {
     for (const t of all) {
       const c = median(cpu.get(t.name)!);
       const ratio = t === bare ? '' : `   ratio ${(baseCpu / c).toFixed(2)}`;
-      console.log(`${t.name.padEnd(46)} ${c.toFixed(1).padStart(7)} µs${ratio}`);
+      const rounds = cpu
+        .get(t.name)!
+        .map((x) => x.toFixed(1))
+        .join(', ');
+      console.log(`${t.name.padEnd(46)} ${c.toFixed(1).padStart(7)} µs${ratio}   rounds ${rounds}`);
     }
+    const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+    console.log(
+      `server RSS: idle ${mb(rss.idle)}; after each round of ${targets[0]!.name}: ${rss.rounds.map(mb).join(', ')}`,
+    );
     const goal = median(rps.get(targets[0]!.name)!) / base;
     console.log(
       `goal: ${targets[0]!.name} ≥ ${GOAL.toFixed(2)} × bare: ${goal.toFixed(2)} (${goal >= GOAL ? 'met' : 'NOT met'})`,
