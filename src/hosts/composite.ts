@@ -137,16 +137,17 @@ export class CompositeHost {
    */
   handle(exchange: Exchange): Answer | Promise<Answer> {
     try {
-      const table = this.cachedRoutes(exchange.accountId);
-      if (!table) return this.loadRoutes(exchange.accountId).then((t) => this.route(exchange, t));
-      return this.route(exchange, table);
+      const now = Date.now(); // one clock reading for both caches
+      const table = this.cachedRoutes(exchange.accountId, now);
+      if (!table) return this.loadRoutes(exchange.accountId).then((t) => this.route(exchange, t, Date.now()));
+      return this.route(exchange, table, now);
     } catch (e) {
       return Promise.reject(e);
     }
   }
 
   /** The call of the route the method and path match, with the caller's context. */
-  private route(exchange: Exchange, table: RouteTable): Answer | Promise<Answer> {
+  private route(exchange: Exchange, table: RouteTable, now: number): Answer | Promise<Answer> {
     const path = trimSlashes(exchange.path);
     const method = exchange.method.toUpperCase();
     const found = this.matched(table, method, path);
@@ -158,7 +159,7 @@ export class CompositeHost {
       return errorAnswer(401, 'unauthenticated', 'Authentication required: log in or send an API token.');
     const userId = exchange.caller?.user.id ?? null;
     const key = contextKey(route, userId);
-    const shared = this.cachedContext(key);
+    const shared = this.cachedContext(key, now);
     if (!shared)
       return this.loadContext(key, exchange.accountId, userId, api).then((loaded) =>
         this.call(exchange, method, path, route, params, loaded),
@@ -222,10 +223,9 @@ export class CompositeHost {
    * P_user, P_version …) and kept `contextCacheMs`; each call gets a copy with its own response,
    * P_locks, P_message and lock owner.
    */
-  private cachedContext(key: string): Prepared | undefined {
+  private cachedContext(key: string, now: number): Prepared | undefined {
     const cached = this.contexts.get(key);
-    if (cached?.value && Date.now() - cached.readAt < (this.options.contextCacheMs ?? 1000))
-      return cached.value;
+    if (cached?.value && now - cached.readAt < (this.options.contextCacheMs ?? 1000)) return cached.value;
     return undefined;
   }
 
@@ -264,12 +264,12 @@ export class CompositeHost {
   }
 
   /** The account's routes, while fresh: read again after `routeCacheMs` or a change through this platform. */
-  private cachedRoutes(accountId: string): RouteTable | undefined {
+  private cachedRoutes(accountId: string, now: number): RouteTable | undefined {
     const cached = this.tables.get(accountId);
     if (
       cached &&
       cached.changes === this.platform.compositeApis.changes &&
-      Date.now() - cached.readAt < (this.options.routeCacheMs ?? 1000)
+      now - cached.readAt < (this.options.routeCacheMs ?? 1000)
     )
       return cached;
     return undefined;
