@@ -54,7 +54,7 @@ try {
   if (answer.body !== 'Hello bench') throw new Error(`composite answered ${JSON.stringify(answer)}`);
   const template = compile(source);
   const render = await measure(() => template.render({ P_query: { name: 'bench' } }));
-  const call = await measure(() => composite.handle(exchange));
+  const call = await measure(async () => composite.handle(exchange));
   console.log(`template render, plain data               ${render.toFixed(1).padStart(8)} µs`);
   console.log(
     `composite API call, trivial script         ${call.toFixed(1).padStart(8)} µs   ratio ${(call / render).toFixed(2)} × the render`,

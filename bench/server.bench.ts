@@ -7,6 +7,8 @@
 // plugin, the live route's exchange and answer): the ceiling of the composite rows.
 //
 //   npm run bench -- server            (BENCH_SECONDS=5 per round, 3 rounds per side by default)
+//   BENCH_ONLY=public                  only the targets whose name contains it (and the bare route)
+//   BENCH_PROFILE=/tmp/prof            the server process writes a V8 CPU profile there (--cpu-prof)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +32,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 10;
 const GOAL = 0.85;
+const ONLY = process.env.BENCH_ONLY;
+const PROFILE = process.env.BENCH_PROFILE;
 
 if (process.argv[2] === '--serve') await serve();
 else await measure();
@@ -114,11 +118,12 @@ async function serve(): Promise<void> {
     },
   ];
   process.stdout.write(`${JSON.stringify(targets)}\n`);
-  // Each line the parent sends asks for this process's CPU time so far (µs, user + system).
+  // Each line the parent sends asks for this process's CPU time so far (µs, user + system), and
+  // its resident set size (bytes).
   const lines = createInterface({ input: process.stdin });
   lines.on('line', () => {
     const { user, system } = process.cpuUsage();
-    process.stdout.write(`${user + system}\n`);
+    process.stdout.write(`${user + system} ${process.memoryUsage.rss()}\n`);
   });
   lines.on('close', async () => {
     await app.close();
@@ -132,9 +137,12 @@ async function serve(): Promise<void> {
 
 /** The parent: checks each target answers as expected, then alternates rounds of load on each. */
 async function measure(): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve'], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [];
+  const child = spawn(
+    process.execPath,
+    [...profile, '--import', 'tsx', fileURLToPath(import.meta.url), '--serve'],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
   const answers = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const exited = new Promise<never>((_, reject) =>
     child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`))),
@@ -144,17 +152,24 @@ async function measure(): Promise<void> {
     if (line.done) throw new Error('bench server closed its output');
     return line.value;
   };
-  const [bare, ...targets] = JSON.parse(await nextLine()) as Target[];
+  const [bare, ...every] = JSON.parse(await nextLine()) as Target[];
+  const targets = ONLY ? every.filter((t) => t.name.includes(ONLY)) : every;
   /** The server's CPU time so far (µs). */
-  const serverCpu = async () => {
+  const serverState = async () => {
     child.stdin!.write('cpu\n');
-    return Number(await nextLine());
+    const [cpu, rss] = (await nextLine()).split(' ').map(Number);
+    return { cpu: cpu!, rss: rss! };
   };
+  const serverCpu = async () => (await serverState()).cpu;
+  /** The server's RSS: idle (before any load), then after each round of the goal's target. */
+  const rss: { idle: number; rounds: number[] } = { idle: (await serverState()).rss, rounds: [] };
   /** Requests per second, and the server's CPU µs per request (what the load on its neighbours does not bend). */
   const measured = async (t: Target, seconds: number) => {
     const before = await serverCpu();
     const { rps, requests } = await load(t, seconds);
-    return { rps, cpu: ((await serverCpu()) - before) / requests };
+    const after = await serverState();
+    if (t === targets[0]) rss.rounds.push(after.rss);
+    return { rps, cpu: (after.cpu - before) / requests, requests };
   };
   try {
     for (const t of [bare!, ...targets]) {
@@ -195,14 +210,27 @@ async function measure(): Promise<void> {
     for (const t of all) {
       const c = median(cpu.get(t.name)!);
       const ratio = t === bare ? '' : `   ratio ${(baseCpu / c).toFixed(2)}`;
-      console.log(`${t.name.padEnd(46)} ${c.toFixed(1).padStart(7)} µs${ratio}`);
+      const rounds = cpu
+        .get(t.name)!
+        .map((x) => x.toFixed(1))
+        .join(', ');
+      console.log(`${t.name.padEnd(46)} ${c.toFixed(1).padStart(7)} µs${ratio}   rounds ${rounds}`);
     }
+    const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+    console.log(
+      `server RSS: idle ${mb(rss.idle)}; after each round of ${targets[0]!.name}: ${rss.rounds.map(mb).join(', ')}`,
+    );
     const goal = median(rps.get(targets[0]!.name)!) / base;
     console.log(
       `goal: ${targets[0]!.name} ≥ ${GOAL.toFixed(2)} × bare: ${goal.toFixed(2)} (${goal >= GOAL ? 'met' : 'NOT met'})`,
     );
   } finally {
+    const ended = new Promise((resolve) => child.once('exit', resolve));
     child.stdin!.end();
+    if (PROFILE && child.exitCode === null) {
+      await ended; // the profile is written as the server exits
+      console.log(`CPU profile of the server in ${PROFILE}`);
+    }
   }
 }
 

@@ -14,13 +14,26 @@ import {
   type ExecutionContext,
   type ExecutionLimits,
 } from '../functions/context.js';
-import { contextFor, shareEvaluationState } from '../functions/request/index.js';
+import {
+  builtEvaluationState,
+  contextFor,
+  shareBuiltState,
+  type EvaluationState,
+} from '../functions/request/index.js';
+import { Budget, resolvedLimits, type EvaluationLimits } from '../limits/index.js';
 import type { Platform } from '../platform/index.js';
 import type { CompositeApi } from '../platform/scripted/index.js';
-import { compile, markRequestInput, TemplateError, type Template } from '../template/index.js';
+import {
+  compile,
+  markRequestInput,
+  prepareRender,
+  TemplateError,
+  type PreparedRender,
+  type Template,
+} from '../template/index.js';
+import { CallScope, PLATFORM_SETTINGS } from './evaluate.js';
 import { busyAnswer, errorAnswer, type Answer, type Exchange } from './http.js';
 import { loggedMessage, stepError } from './processes/failure.js';
-import { renderTemplate } from './render.js';
 import { typedValue } from './typing.js';
 
 export interface CompositeHostOptions {
@@ -53,9 +66,21 @@ interface Route {
 
 interface CachedContext {
   readAt: number;
-  ctx: Promise<ExecutionContext>;
-  /** Once resolved. */
-  value?: ExecutionContext;
+  ready: Promise<Prepared>;
+  /** Once resolved: the context, its evaluation state and its render options, which every call shares. */
+  value?: Prepared;
+}
+
+/**
+ * What the calls of a context share, made once: the context (account settings, user, mode,
+ * project), its evaluation state (P_user, P_version …) and the render options (locale, time zone,
+ * the platform's settings). Each call has its own context on top, evaluation state copy, budget,
+ * response and Env; nothing a call writes reaches this.
+ */
+interface Prepared {
+  ctx: ExecutionContext;
+  state: EvaluationState;
+  render: PreparedRender;
 }
 
 /** Routes' contexts are shared by account, mode and project; each user has their own. */
@@ -94,18 +119,37 @@ export class CompositeHost {
   private readonly tables = new Map<string, RouteTable>();
   private readonly contexts = new Map<string, CachedContext>();
   private readonly limits: ExecutionLimits;
+  /** Each call's budget starts from these (startEvaluation's, resolved once). */
+  private readonly evaluationLimits: Readonly<EvaluationLimits>;
 
   constructor(
     readonly platform: Platform,
     readonly options: CompositeHostOptions = {},
   ) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.evaluationLimits = resolvedLimits(this.limits.evaluation);
   }
 
-  async handle(exchange: Exchange): Promise<Answer> {
+  /**
+   * The answer to one call: at once when the account's routes and the caller's context are held
+   * already and the script waits for nothing (a trivial script makes no promise), else a promise.
+   * Never throws: an unexpected error rejects.
+   */
+  handle(exchange: Exchange): Answer | Promise<Answer> {
+    try {
+      const now = Date.now(); // one clock reading for both caches
+      const table = this.cachedRoutes(exchange.accountId, now);
+      if (!table) return this.loadRoutes(exchange.accountId).then((t) => this.route(exchange, t, Date.now()));
+      return this.route(exchange, table, now);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** The call of the route the method and path match, with the caller's context. */
+  private route(exchange: Exchange, table: RouteTable, now: number): Answer | Promise<Answer> {
     const path = trimSlashes(exchange.path);
     const method = exchange.method.toUpperCase();
-    const table = this.cachedRoutes(exchange.accountId) ?? (await this.loadRoutes(exchange.accountId));
     const found = this.matched(table, method, path);
     if ('answer' in found) return found.answer;
     const { route } = found;
@@ -113,41 +157,65 @@ export class CompositeHost {
     const api = route.api;
     if (!api.isPublic && !exchange.caller)
       return errorAnswer(401, 'unauthenticated', 'Authentication required: log in or send an API token.');
-    const response: CompositeResponse = { headers: {} };
     const userId = exchange.caller?.user.id ?? null;
     const key = contextKey(route, userId);
-    const base = this.cachedContext(key) ?? (await this.loadContext(key, exchange.accountId, userId, api));
-    // The call's own context: the shared one underneath (read through the prototype), its response on top.
-    const ctx = Object.create(base) as ExecutionContext;
+    const shared = this.cachedContext(key, now);
+    if (!shared)
+      return this.loadContext(key, exchange.accountId, userId, api).then((loaded) =>
+        this.call(exchange, method, path, route, params, loaded),
+      );
+    return this.call(exchange, method, path, route, params, shared);
+  }
+
+  /** Runs the route's script for one call. */
+  private call(
+    exchange: Exchange,
+    method: string,
+    path: string,
+    route: Route,
+    params: Record<string, string>,
+    shared: Prepared,
+  ): Answer | Promise<Answer> {
+    const api = route.api;
+    const response: CompositeResponse = { headers: {} };
+    // The call's own context: the shared one underneath (read through the prototype), its response,
+    // budget and evaluation state (P_locks, P_message, lock owner) on top.
+    const ctx = Object.create(shared.ctx) as ExecutionContext;
     ctx.response = response;
-    await shareEvaluationState(base, ctx);
-    let output: string;
+    const budget = (ctx.budget = new Budget(this.evaluationLimits));
+    const state = shareBuiltState(shared.state, ctx);
+    let rendered: string | Promise<string>;
     try {
       const template = (route.template ??= compile(api.template, {
         name: `composite ${api.method} ${api.path}`,
       }));
-      output = await renderTemplate(
-        ctx,
-        template,
-        {},
-        {
-          P_method: method,
-          P_path: path,
-          P_params: params,
-          P_header: requestInput(exchange.headers),
-          P_query: requestInput(exchange.query),
-          P_body: Buffer.isBuffer(exchange.body)
-            ? exchange.body.toString('base64')
-            : markRequestInput(exchange.body),
-          // Nothing is computed ahead of the one script (docs/hosts.md, "Composite APIs").
-          P_computed: {},
-        },
-      );
+      const scope = new CallScope(ctx, state, {
+        P_method: method,
+        P_path: path,
+        P_params: params,
+        P_header: requestInput(exchange.headers),
+        P_query: requestInput(exchange.query),
+        P_body: Buffer.isBuffer(exchange.body)
+          ? exchange.body.toString('base64')
+          : markRequestInput(exchange.body),
+        // Nothing is computed ahead of the one script (docs/hosts.md, "Composite APIs").
+        P_computed: {},
+      });
+      rendered = template.renderPrepared(scope, shared.render, budget);
     } catch (e) {
-      if (!(e instanceof TemplateError)) throw e;
-      return busyAnswer(e) ?? this.failed(exchange, api, e);
+      return this.scriptFailed(exchange, api, e);
     }
-    return answerOf(method, output, response);
+    if (typeof rendered === 'string') return answerOf(method, rendered, response);
+    return rendered.then(
+      (output) => answerOf(method, output, response),
+      (e: unknown) => this.scriptFailed(exchange, api, e),
+    );
+  }
+
+  /** A script's error: 429 when the script sandboxes are busy (busyAnswer), else `failed`; anything else is thrown on. */
+  private scriptFailed(exchange: Exchange, api: CompositeApi, e: unknown): Answer | Promise<Answer> {
+    if (!(e instanceof TemplateError)) throw e;
+    return busyAnswer(e) ?? this.failed(exchange, api, e);
   }
 
   /**
@@ -155,10 +223,9 @@ export class CompositeHost {
    * P_user, P_version …) and kept `contextCacheMs`; each call gets a copy with its own response,
    * P_locks, P_message and lock owner.
    */
-  private cachedContext(key: string): ExecutionContext | undefined {
+  private cachedContext(key: string, now: number): Prepared | undefined {
     const cached = this.contexts.get(key);
-    if (cached?.value && Date.now() - cached.readAt < (this.options.contextCacheMs ?? 1000))
-      return cached.value;
+    if (cached?.value && now - cached.readAt < (this.options.contextCacheMs ?? 1000)) return cached.value;
     return undefined;
   }
 
@@ -167,12 +234,12 @@ export class CompositeHost {
     accountId: string,
     userId: number | null,
     api: CompositeApi,
-  ): Promise<ExecutionContext> {
+  ): Promise<Prepared> {
     const pending = this.contexts.get(key);
     if (pending && !pending.value && Date.now() - pending.readAt < (this.options.contextCacheMs ?? 1000))
-      return pending.ctx;
+      return pending.ready;
     const { clock, random, randomBytes } = this.options;
-    const ctx = contextFor({
+    const ready = contextFor({
       platform: this.platform,
       account: accountId,
       user: userId,
@@ -183,26 +250,26 @@ export class CompositeHost {
       ...(clock ? { clock } : {}),
       ...(random ? { random } : {}),
       ...(randomBytes ? { randomBytes } : {}),
-    });
+    }).then(prepared);
     if (this.contexts.size > 10_000) this.contexts.clear();
-    const entry: CachedContext = { readAt: Date.now(), ctx };
+    const entry: CachedContext = { readAt: Date.now(), ready };
     this.contexts.set(key, entry);
     try {
-      entry.value = await ctx;
+      entry.value = await ready;
       return entry.value;
     } catch (e) {
-      this.contexts.delete(key);
+      if (this.contexts.get(key) === entry) this.contexts.delete(key);
       throw e;
     }
   }
 
   /** The account's routes, while fresh: read again after `routeCacheMs` or a change through this platform. */
-  private cachedRoutes(accountId: string): RouteTable | undefined {
+  private cachedRoutes(accountId: string, now: number): RouteTable | undefined {
     const cached = this.tables.get(accountId);
     if (
       cached &&
       cached.changes === this.platform.compositeApis.changes &&
-      Date.now() - cached.readAt < (this.options.routeCacheMs ?? 1000)
+      now - cached.readAt < (this.options.routeCacheMs ?? 1000)
     )
       return cached;
     return undefined;
@@ -294,6 +361,19 @@ export class CompositeHost {
   }
 }
 
+/** What the calls of a context share (see Prepared); its state is built by contextFor already. */
+function prepared(ctx: ExecutionContext): Prepared {
+  const state = builtEvaluationState(ctx);
+  if (!state) throw new Error('composite API: the context has no evaluation state');
+  const render = prepareRender({
+    locale: ctx.locale,
+    timeZone: ctx.timeZone,
+    now: ctx.clock,
+    settings: PLATFORM_SETTINGS,
+  });
+  return { ctx, state, render };
+}
+
 /**
  * markRequestInput, skipped for what it would leave unmarked anyway: the usual headers or query, a
  * flat object of strings none of whose keys starts with `$`.
@@ -352,10 +432,16 @@ function matchSegments(route: Route, segments: string[]): Record<string, string>
  */
 function answerOf(method: string, output: string, response: CompositeResponse): Answer {
   const status = response.status ?? 200;
-  const headers = { ...response.headers };
-  const hasType = Object.keys(headers).some((h) => h.toLowerCase() === 'content-type');
+  // The call's own response: its headers become the answer's (nothing else holds them).
+  const headers = response.headers;
+  let hasType = false;
+  for (const h in headers)
+    if (h.length === 12 && h.toLowerCase() === 'content-type') {
+      hasType = true;
+      break;
+    }
   let body: Answer['body'] = output;
-  if (output.trim() === '' && response.description !== undefined) {
+  if (response.description !== undefined && output.trim() === '') {
     body = { status, name: response.statusName ?? '', description: response.description };
   } else if (!hasType) {
     headers['content-type'] = isJsonContainer(output)

@@ -7,10 +7,21 @@
  */
 import { startEvaluation, type ExecutionContext } from '../functions/context.js';
 import { boundedSize } from '../limits/index.js';
-import { INTERNAL_PARAMETERS, internalParameters } from '../functions/request/evaluation.js';
+import {
+  INTERNAL_PARAMETERS,
+  internalParameter,
+  internalParameters,
+  type EvaluationState,
+} from '../functions/request/evaluation.js';
 import { bind } from '../functions/registry.js';
 import { scriptDirective } from '../script/directive.js';
-import { compile, TemplateError, type RenderOptions, type Scope } from '../template/index.js';
+import {
+  compile,
+  TemplateError,
+  type RenderOptions,
+  type Scope,
+  type TemplateDirective,
+} from '../template/index.js';
 import { dataVariables } from './variables.js';
 
 const RESERVED: ReadonlySet<string> = new Set(INTERNAL_PARAMETERS);
@@ -45,11 +56,17 @@ export function evaluationScope(
   data: Record<string, unknown> | Map<string, unknown> = {},
   internal?: Scope,
 ): Scope {
-  const library = bind(ctx);
-  const script = scriptDirective(ctx, {
-    variableNames: () => (data instanceof Map ? data.keys() : Object.keys(data)),
-  });
-  const functions: Scope = { get: (name) => (name === 'script' ? script : library.get(name)) };
+  // Bound on first use: a template that calls no function (or no <@script>) never pays for them.
+  let library: Scope | undefined;
+  let script: TemplateDirective | undefined;
+  const functions: Scope = {
+    get: (name) =>
+      name === 'script'
+        ? (script ??= scriptDirective(ctx, {
+            variableNames: () => (data instanceof Map ? data.keys() : Object.keys(data)),
+          }))
+        : (library ??= bind(ctx)).get(name),
+  };
   const own = Object.prototype.hasOwnProperty;
   const fromData =
     data instanceof Map
@@ -59,6 +76,32 @@ export function evaluationScope(
   // An internal parameter is never taken from data, even when missing (P_user with nobody connected).
   return { get: (name) => (RESERVED.has(name) ? internal.get(name) : fromData(name)) };
 }
+
+/**
+ * The scope of one call of a host that gives no data variables (composite APIs): the host's own
+ * parameters (P_header …), then the internal parameters from the call's evaluation state, then
+ * the library — what `withParameters(evaluationScope(ctx, {}, internal), parameters)` reads, in
+ * one object per call.
+ */
+export class CallScope implements Scope {
+  private library: Scope | undefined;
+  private script: TemplateDirective | undefined;
+
+  constructor(
+    private readonly ctx: ExecutionContext,
+    private readonly state: EvaluationState,
+    private readonly parameters: Record<string, unknown>,
+  ) {}
+
+  get(name: string): unknown {
+    if (Object.prototype.hasOwnProperty.call(this.parameters, name)) return this.parameters[name];
+    if (RESERVED.has(name)) return internalParameter(this.ctx, this.state, name);
+    if (name === 'script') return (this.script ??= scriptDirective(this.ctx, { variableNames: noNames }));
+    return (this.library ??= bind(this.ctx)).get(name);
+  }
+}
+
+const noNames = (): string[] => [];
 
 export async function evaluate(
   source: string,

@@ -41,7 +41,8 @@ export type TaskAddress = TaskRef;
  * structurally): composite APIs, web interfaces, manual tasks, and process requests.
  */
 export interface Hosts {
-  composite(exchange: Exchange): Promise<Answer>;
+  /** At once when nothing waits (a trivial script, routes and context cached), else a promise. */
+  composite(exchange: Exchange): Answer | Promise<Answer>;
   webInterface(exchange: Exchange & { webInterfaceId: number }): Promise<Answer>;
   /** GET (the task's form data) and POST (a submission) of `/live/<account>/task/<request>/<step>/<iteration>`. */
   task(exchange: Exchange & { task: TaskAddress }): Promise<Answer>;

@@ -56,10 +56,11 @@ export class Budget {
   private readonly deadline: number;
 
   constructor(
-    limits: Partial<EvaluationLimits> = {},
-    private readonly now: () => number = () => performance.now(),
+    limits: Partial<EvaluationLimits> = DEFAULT_EVALUATION_LIMITS,
+    private readonly now: () => number = performanceNow,
   ) {
-    this.limits = { ...DEFAULT_EVALUATION_LIMITS, ...definedOnly(limits) };
+    // Limits resolved once and frozen (resolvedLimits) are shared as they are: no copy per evaluation.
+    this.limits = Object.isFrozen(limits) && isComplete(limits) ? limits : resolvedLimits(limits);
     this.deadline = this.now() + this.limits.wallTimeMs;
   }
 
@@ -130,6 +131,22 @@ function sizeText(bytes: number): string {
 /** `60 s`, `1500 ms`. */
 function durationText(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+const performanceNow = () => performance.now();
+
+/** The limits of an evaluation: the defaults under the given ones, frozen (a Budget shares them as they are). */
+export function resolvedLimits(limits: Partial<EvaluationLimits> = {}): Readonly<EvaluationLimits> {
+  return Object.freeze({ ...DEFAULT_EVALUATION_LIMITS, ...definedOnly(limits) });
+}
+
+function isComplete(limits: Partial<EvaluationLimits>): limits is EvaluationLimits {
+  return (
+    typeof limits.maxSteps === 'number' &&
+    typeof limits.wallTimeMs === 'number' &&
+    typeof limits.maxAllocBytes === 'number' &&
+    typeof limits.maxOutputChars === 'number'
+  );
 }
 
 function definedOnly<T extends object>(o: Partial<T>): Partial<T> {

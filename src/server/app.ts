@@ -18,7 +18,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fast
 import { CollectionService } from '../platform/collections/index.js';
 import { createPlatform, type Platform } from '../platform/index.js';
 import { migrations, pendingMigrations, sql, type Migration, type Store } from '../store/index.js';
-import { accessHook } from './auth/access.js';
+import { accessHook, hasAccessHook, routeAccess } from './auth/access.js';
 import { CallerCache, DEFAULT_CALLER_CACHE_MS } from './auth/cache.js';
 import { DEFAULT_SESSION_TTL_MS, Sessions } from './auth/sessions.js';
 import {
@@ -159,8 +159,15 @@ export async function createServer(options: ServerOptions): Promise<Api> {
     });
   });
 
-  // Every route documents the error body and, unless public, its credentials.
+  // Every route that is not public checks its caller first (auth/access.ts), with the access it
+  // declares known now rather than looked up per request; it documents the error body and,
+  // unless public, its credentials.
   app.addHook('onRoute', (route) => {
+    const required = routeAccess(route.url, route.config);
+    if (required !== 'public' && !hasAccessHook(route.onRequest)) {
+      const own = route.onRequest === undefined ? [] : [route.onRequest].flat();
+      route.onRequest = [...own, accessHook(deps, required, route.url)];
+    }
     const schema = (route.schema ??= {}) as {
       response?: Record<string, unknown>;
       security?: unknown;
@@ -178,7 +185,8 @@ export async function createServer(options: ServerOptions): Promise<Api> {
     if (access !== 'public') schema.security = [{ bearer: [] }, { session: [] }];
   });
 
-  await app.register(cookie);
+  // Without its hooks: the session cookie is read and written by auth/cookie.ts, when needed.
+  await app.register(cookie, { hook: false });
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
@@ -203,7 +211,6 @@ export async function createServer(options: ServerOptions): Promise<Api> {
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   if (options.corsOrigins?.length) app.addHook('onRequest', corsHook(options.corsOrigins));
-  app.addHook('onRequest', accessHook(deps));
 
   app.get(
     '/health',

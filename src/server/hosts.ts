@@ -62,8 +62,8 @@ export interface HostResponse {
 export interface ServerHosts {
   /** POST /api/v1/eval */
   evaluate?(input: EvalInput): Promise<EvalOutput>;
-  /** ANY /live/:account/composite/* — a composite API. */
-  composite?(exchange: HttpExchange): Promise<HostResponse>;
+  /** ANY /live/:account/composite/* — a composite API (the answer at once when nothing waits). */
+  composite?(exchange: HttpExchange): HostResponse | Promise<HostResponse>;
   /** GET /live/:account/webinterface/:id — a web interface page (P_mode, P_context in the query). */
   webInterface?(exchange: HttpExchange & { webInterfaceId: number }): Promise<HostResponse>;
   /**

@@ -17,6 +17,7 @@ import {
   Env,
   type DataModel,
   type EnvSettings,
+  type Limits,
   LimitError,
   MacroValue,
   budgetLimitError,
@@ -103,6 +104,59 @@ export interface Template {
     data: Scope | Record<string, unknown>,
     options?: RenderOptions,
   ): Promise<{ output: string; globals: Record<string, unknown> }>;
+  /**
+   * `render` with options resolved ahead (prepareRender) and the evaluation's own budget: what a
+   * host serving many calls alike pays per call is the render's Env only. The output comes at
+   * once (a string) when nothing in the template waits, else as a promise.
+   */
+  renderPrepared(data: Scope, prepared: PreparedRender, budget: Budget): string | Promise<string>;
+}
+
+/**
+ * Render options (locale, time zone, settings, clock) resolved once for many renders: made by
+ * prepareRender, given to Template.renderPrepared. Holds nothing of any one render.
+ */
+export interface PreparedRender {
+  readonly locale: string;
+  readonly timeZone: string;
+}
+
+interface Prepared extends PreparedRender {
+  /** Frozen: a setting changed by a render (<#setting>) replaces its Env's settings, never this. */
+  readonly settings: Readonly<EnvSettings>;
+  readonly now: (() => number) | undefined;
+  /** The Env limits of the last budget limits seen (a host's budgets share one limits object). */
+  limitsOf: { budgetLimits: object; limits: Limits } | undefined;
+}
+
+/**
+ * Resolves `locale`, `timeZone`, `settings` (but auto_import and auto_include) and `now` of
+ * RenderOptions once; a bad setting throws here as render would. `limits`, `budget` and `loader`
+ * are per render (renderPrepared takes the budget; a prepared render loads no templates).
+ */
+export function prepareRender(
+  options: Pick<RenderOptions, 'locale' | 'timeZone' | 'settings' | 'now'>,
+): PreparedRender {
+  const scratch = new Env(compileUnit('', unitOptions({ name: 'settings' })), dataModel(null), {
+    locale: (options.locale ?? 'en_US').replace('-', '_'),
+    timeZone: javaTimeZone(options.timeZone ?? 'UTC'),
+    limits: DEFAULT_LIMITS,
+    budget: null,
+    settings: { ...DEFAULT_SETTINGS },
+    strict: false,
+    compile: () => {
+      throw new Error('prepareRender compiles nothing');
+    },
+  });
+  if (options.settings !== undefined) applySettings(scratch, options.settings, 'settings');
+  const prepared: Prepared = {
+    locale: scratch.locale,
+    timeZone: scratch.timeZone,
+    settings: Object.freeze({ ...scratch.settings }),
+    now: options.now,
+    limitsOf: undefined,
+  };
+  return prepared;
 }
 
 /**
@@ -219,6 +273,31 @@ class CompiledTemplate implements Template {
     }
   }
 
+  renderPrepared(data: Scope, prepared: PreparedRender, budget: Budget): string | Promise<string> {
+    const p = prepared as Prepared;
+    let limits = p.limitsOf?.budgetLimits === budget.limits ? p.limitsOf.limits : undefined;
+    if (limits === undefined) {
+      limits = envLimits(budget, undefined);
+      p.limitsOf = { budgetLimits: budget.limits, limits };
+    }
+    const env = new Env(this.unit, dataModel(data), {
+      locale: p.locale,
+      timeZone: p.timeZone,
+      limits,
+      budget,
+      settings: p.settings,
+      strict: this.uo.strict,
+      compile: this.compileIncluded,
+      now: p.now,
+    });
+    const r = this.start(env, undefined);
+    return r === env ? env.buf.s : (r as Promise<Env>).then((done) => done.buf.s);
+  }
+
+  /** What an #include or #import of this template compiles with (its options, the included name). */
+  private readonly compileIncluded = (source: string, name: string): TemplateUnit =>
+    compileUnit(source, { ...this.uo, name });
+
   async renderDetailed(
     data: Scope | Record<string, unknown>,
     options: RenderOptions = {},
@@ -228,38 +307,34 @@ class CompiledTemplate implements Template {
   }
 
   private run(data: Scope | Record<string, unknown>, options: RenderOptions): Env | Promise<Env> {
-    let env: Env | undefined;
+    let env: Env;
+    try {
+      env = this.newEnv(data, options);
+    } catch (e) {
+      throw finalError(e, this.unit.name);
+    }
+    return this.start(env, options);
+  }
+
+  /** Runs the main template in `env`: the Env when it finished at once, else when it will. */
+  private start(env: Env, options: RenderOptions | undefined): Env | Promise<Env> {
     const fail = (e: unknown): never => {
       const err = finalError(e, this.unit.name);
-      if (err instanceof TemplateError && env) ensureStack(err, env.roots);
+      if (err instanceof TemplateError) ensureStack(err, env.roots);
       throw err;
     };
     try {
-      env = this.newEnv(data, options);
       const r = runMain(env, options);
-      if (r !== undefined) {
-        const done = env;
-        return r.then(() => done, fail);
-      }
+      if (r !== undefined) return r.then(() => env, fail);
     } catch (e) {
       fail(e);
     }
-    return env!;
+    return env;
   }
 
   private newEnv(data: Scope | Record<string, unknown>, options: RenderOptions): Env {
     const budget = options.budget ?? null;
-    const limits = budget
-      ? {
-          ...DEFAULT_LIMITS,
-          maxSteps: budget.limits.maxSteps,
-          maxOutputChars: budget.limits.maxOutputChars,
-          ...stripUndefined(options.limits ?? {}),
-        }
-      : options.limits === undefined
-        ? DEFAULT_LIMITS
-        : { ...DEFAULT_LIMITS, ...stripUndefined(options.limits) };
-    const uo = this.uo;
+    const limits = envLimits(budget, options.limits);
     const loader = options.loader;
     const env = new Env(this.unit, dataModel(data), {
       locale: (options.locale ?? 'en_US').replace('-', '_'),
@@ -267,20 +342,35 @@ class CompiledTemplate implements Template {
       limits,
       budget,
       settings: { ...DEFAULT_SETTINGS },
-      strict: uo.strict,
+      strict: this.uo.strict,
       loader: loader ? (name) => loader.load(name) : undefined,
-      compile: (source, name) => compileUnit(source, { ...uo, name }),
+      compile: this.compileIncluded,
       now: options.now,
     });
-    if (options.settings !== undefined) {
-      const at = { beginLine: 0, beginColumn: 0, endLine: 0, endColumn: 0, templateName: this.unit.name };
-      for (const [k, v] of Object.entries(options.settings)) {
-        const name = k.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
-        if (name === 'auto_import' || name === 'auto_include') continue;
-        applySetting(env, name, v, at);
-      }
-    }
+    if (options.settings !== undefined) applySettings(env, options.settings, this.unit.name);
     return env;
+  }
+}
+
+/** The engine's limits of a render: the budget's step and output limits (if any) under `limits`. */
+function envLimits(budget: Budget | null, limits: RenderOptions['limits']): Limits {
+  if (budget)
+    return {
+      ...DEFAULT_LIMITS,
+      maxSteps: budget.limits.maxSteps,
+      maxOutputChars: budget.limits.maxOutputChars,
+      ...stripUndefined(limits ?? {}),
+    };
+  return limits === undefined ? DEFAULT_LIMITS : { ...DEFAULT_LIMITS, ...stripUndefined(limits) };
+}
+
+/** Applies RenderOptions.settings to a new Env (but auto_import and auto_include, which runMain reads). */
+function applySettings(env: Env, settings: Record<string, string>, templateName: string): void {
+  const at = { beginLine: 0, beginColumn: 0, endLine: 0, endColumn: 0, templateName };
+  for (const [k, v] of Object.entries(settings)) {
+    const name = k.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
+    if (name === 'auto_import' || name === 'auto_include') continue;
+    applySetting(env, name, v, at);
   }
 }
 
@@ -289,13 +379,14 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
 }
 
 /** Defines the main template's macros, runs auto-imports, then the template. */
-function runMain(env: Env, options: RenderOptions): void | Promise<void> {
+function runMain(env: Env, options: RenderOptions | undefined): void | Promise<void> {
   const unit = env.mainUnit;
   for (const m of unit.macros) env.mainNs.vars.set(m.name, new MacroValue(m, env.mainNs));
-  if (options.settings?.auto_import === undefined && options.settings?.autoImport === undefined) {
+  const settings = options?.settings;
+  if (settings?.auto_import === undefined && settings?.autoImport === undefined) {
     return unit.run(env);
   }
-  const imports = (options.settings?.auto_import ?? options.settings?.autoImport ?? '')
+  const imports = (settings.auto_import ?? settings.autoImport ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);

@@ -96,7 +96,29 @@ export const INTERNAL_PARAMETERS = [
   'P_language',
 ] as const;
 
-const states = new WeakMap<ExecutionContext, Promise<EvaluationState>>();
+/** Each context's state: a promise while it is being built, the state itself once it is. */
+const states = new WeakMap<ExecutionContext, EvaluationState | Promise<EvaluationState>>();
+/**
+ * The state shareBuiltState gives a call's context, as the context's own property under a symbol
+ * only this module knows (cheaper than an entry in `states` per call). Own only: a context made
+ * over that one (Object.create) does not inherit it, and gets its own state on first use.
+ */
+const OWN_STATE = Symbol('evaluation state');
+type WithState = ExecutionContext & { [OWN_STATE]?: EvaluationState };
+
+function ownState(ctx: ExecutionContext): EvaluationState | undefined {
+  return Object.prototype.hasOwnProperty.call(ctx, OWN_STATE) ? (ctx as WithState)[OWN_STATE] : undefined;
+}
+
+/**
+ * Lock owners of evaluations outside a request: unique across calls (a counter) and across the
+ * processes sharing a store (a random prefix drawn once per process), without a UUID per call.
+ */
+const EVALUATION_PREFIX = `evaluation:${randomUUID()}-`;
+let evaluations = 0;
+function evaluationOwner(): string {
+  return EVALUATION_PREFIX + (++evaluations).toString(36);
+}
 const platforms = new WeakMap<Store, Platform>();
 
 /** The ExecutionContext of one evaluation, with the user resolved and the internal parameters prepared. */
@@ -132,22 +154,33 @@ export async function contextFor(options: ContextOptions): Promise<ExecutionCont
     ...(options.response ? { response: options.response } : {}),
     limits: options.limits as ExecutionLimits | undefined,
   });
-  states.set(
-    ctx,
-    buildState(ctx, platform, { request, version: options.version, logLevel: options.logLevel }),
-  );
-  await states.get(ctx);
+  const building = buildState(ctx, platform, {
+    request,
+    version: options.version,
+    logLevel: options.logLevel,
+  });
+  states.set(ctx, building);
+  states.set(ctx, await building);
   return ctx;
 }
 
 /** The evaluation state of a context (made on first use for contexts built elsewhere). */
 export function evaluationState(ctx: ExecutionContext): Promise<EvaluationState> {
-  let state = states.get(ctx);
-  if (!state) {
-    state = buildState(ctx, ctx.platform, {});
-    states.set(ctx, state);
-  }
-  return state;
+  const state = ownState(ctx) ?? states.get(ctx);
+  if (state) return state instanceof Promise ? state : Promise.resolve(state);
+  const building = buildState(ctx, ctx.platform, {});
+  states.set(ctx, building);
+  void building.then(
+    (built) => states.get(ctx) === building && states.set(ctx, built),
+    () => undefined,
+  );
+  return building;
+}
+
+/** The state of a context when it is built already (contextFor's contexts are), else undefined. */
+export function builtEvaluationState(ctx: ExecutionContext): EvaluationState | undefined {
+  const state = ownState(ctx) ?? states.get(ctx);
+  return state instanceof Promise ? undefined : state;
 }
 
 /**
@@ -156,11 +189,29 @@ export function evaluationState(ctx: ExecutionContext): Promise<EvaluationState>
  * context with a copy of its state: fresh P_locks, P_message and lock owner, the rest shared).
  */
 export async function shareEvaluationState(from: ExecutionContext, to: ExecutionContext): Promise<void> {
-  const state = await evaluationState(from);
-  states.set(
-    to,
-    Promise.resolve({ ...state, locks: [], message: '', lockOwner: `evaluation:${randomUUID()}` }),
-  );
+  shareBuiltState(builtEvaluationState(from) ?? (await evaluationState(from)), to);
+}
+
+/**
+ * shareEvaluationState from a state built already, at once; returns the copy `to` now has. Only
+ * the shared parts are shared: the copy's P_locks, P_message and lock owner are its own, and a
+ * change of its P_user (impersonate) is its own too.
+ */
+export function shareBuiltState(from: EvaluationState, to: ExecutionContext): EvaluationState {
+  const state: EvaluationState = {
+    urls: from.urls,
+    user: from.user,
+    language: from.language,
+    initiator: from.initiator,
+    request: from.request,
+    version: from.version,
+    logThreshold: from.logThreshold,
+    locks: [],
+    message: '',
+    lockOwner: evaluationOwner(),
+  };
+  (to as WithState)[OWN_STATE] = state;
+  return state;
 }
 
 /**
@@ -170,37 +221,42 @@ export async function shareEvaluationState(from: ExecutionContext, to: Execution
  * connected, P_request outside a request) is undefined.
  */
 export async function internalParameters(ctx: ExecutionContext): Promise<Scope> {
-  const state = await evaluationState(ctx);
-  return {
-    get(name: string): unknown {
-      switch (name) {
-        case 'P_customer':
-          return ctx.accountId;
-        case 'P_mode':
-          return ctx.mode;
-        case 'P_user':
-          return state.user;
-        case 'P_urls':
-          return scriptUrls(state.urls);
-        case 'P_version':
-          return state.version;
-        case 'P_initiator':
-          return state.initiator;
-        case 'P_request':
-          return state.request;
-        case 'P_locks':
-          return state.locks.map((l) => ({ ...l }));
-        case 'P_message':
-          return state.message;
-        case 'P_connected_user':
-          return state.user;
-        case 'P_language':
-          return state.language;
-        default:
-          return undefined;
-      }
-    },
-  };
+  return internalParameterScope(ctx, builtEvaluationState(ctx) ?? (await evaluationState(ctx)));
+}
+
+/** internalParameters over the context's state, given (its builtEvaluationState or shareBuiltState's copy). */
+export function internalParameterScope(ctx: ExecutionContext, state: EvaluationState): Scope {
+  return { get: (name) => internalParameter(ctx, state, name) };
+}
+
+/** One internal parameter (undefined for another name), read from the context and its state. */
+export function internalParameter(ctx: ExecutionContext, state: EvaluationState, name: string): unknown {
+  switch (name) {
+    case 'P_customer':
+      return ctx.accountId;
+    case 'P_mode':
+      return ctx.mode;
+    case 'P_user':
+      return state.user;
+    case 'P_urls':
+      return scriptUrls(state.urls);
+    case 'P_version':
+      return state.version;
+    case 'P_initiator':
+      return state.initiator;
+    case 'P_request':
+      return state.request;
+    case 'P_locks':
+      return state.locks.map((l) => ({ ...l }));
+    case 'P_message':
+      return state.message;
+    case 'P_connected_user':
+      return state.user;
+    case 'P_language':
+      return state.language;
+    default:
+      return undefined;
+  }
 }
 
 /** The plain values of the internal parameters (for hosts that return them, and tests). */
@@ -266,7 +322,7 @@ async function buildState(
     logThreshold: logThreshold(ctx.mode, options.logLevel ?? project?.logLevel),
     locks: request ? request.locks.map((l) => ({ ...l })) : [],
     message: request?.message ?? '',
-    lockOwner: request ? `request:${request.id}` : `evaluation:${randomUUID()}`,
+    lockOwner: request ? `request:${request.id}` : evaluationOwner(),
   };
 }
 
@@ -292,7 +348,7 @@ function detachedState(ctx: ExecutionContext, logLevel?: LogThreshold): Evaluati
     logThreshold: logThreshold(ctx.mode, logLevel),
     locks: [],
     message: '',
-    lockOwner: `evaluation:${randomUUID()}`,
+    lockOwner: evaluationOwner(),
   };
 }
 

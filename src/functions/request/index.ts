@@ -24,11 +24,15 @@ export const request: FunctionSpec[] = [
 ];
 
 export {
+  builtEvaluationState,
   contextFor,
   evaluationState,
+  internalParameter,
   internalParameters,
+  internalParameterScope,
   internalParameterValues,
   INTERNAL_PARAMETERS,
+  shareBuiltState,
   shareEvaluationState,
   type ContextOptions,
   type EvaluationState,

@@ -10,6 +10,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, forbidden, unauthenticated } from '../errors.js';
+import { sessionCookie } from './cookie.js';
 import { secretHash } from './secrets.js';
 import type { Caller } from '../hosts.js';
 import type { ServerDeps } from '../deps.js';
@@ -29,55 +30,118 @@ declare module 'fastify' {
 
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-export function accessHook(deps: ServerDeps) {
-  return async function access(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-    const url = request.routeOptions.url;
-    // API routes need a user unless they say otherwise; the documentation pages are public.
-    const required: Access =
-      request.routeOptions.config?.access ?? (url?.startsWith('/docs') ? 'public' : 'user');
-    // Unknown routes (404) and public ones need no caller.
-    if (url === undefined || required === 'public') return;
-    request.caller = await findCaller(request, deps, required === 'optional');
-    if (required === 'optional') return;
-    if (!request.caller) throw unauthenticated();
-    if (required === 'admin' && !request.caller.user.isAdmin)
+/**
+ * The hook of one route, whose access is known when it is registered (app.ts adds it to every
+ * route that is not public, in its onRoute hook): the caller is found at once when nothing must be
+ * read from the store (no credentials, or a credential remembered by the caller cache).
+ */
+export function accessHook(deps: ServerDeps, required: Exclude<Access, 'public'>, url: string) {
+  const optional = required === 'optional';
+  const admit = (request: FastifyRequest, caller: Caller | null): void => {
+    request.caller = caller;
+    if (optional) return;
+    if (!caller) throw unauthenticated();
+    if (required === 'admin' && !caller.user.isAdmin)
       throw forbidden(`Only an administrator of the account may call ${request.method} ${url}.`);
   };
+  const access = function access(
+    request: FastifyRequest,
+    _reply: FastifyReply,
+    done: (error?: Error) => void,
+  ): void {
+    let found: Caller | null | Promise<Caller | null>;
+    try {
+      found = findCaller(request, deps, optional);
+      if (!(found instanceof Promise)) admit(request, found);
+    } catch (e) {
+      done(e as Error);
+      return;
+    }
+    if (found instanceof Promise)
+      found.then(
+        (caller) => {
+          try {
+            admit(request, caller);
+          } catch (e) {
+            done(e as Error);
+            return;
+          }
+          done();
+        },
+        (e: Error) => done(e),
+      );
+    else done();
+  };
+  ACCESS_HOOKS.add(access);
+  return access;
 }
 
-/** The caller of a request, or null (no credentials, or an unknown or expired session). A bad token is an error. */
-async function findCaller(
+/** The hooks accessHook made (a route copied with its hooks, as Fastify's HEAD routes are, keeps its own). */
+const ACCESS_HOOKS = new WeakSet<object>();
+
+/** Whether a route's onRequest hooks have an access hook already. */
+export function hasAccessHook(hooks: unknown): boolean {
+  return Array.isArray(hooks)
+    ? hooks.some((h) => ACCESS_HOOKS.has(h as object))
+    : ACCESS_HOOKS.has(hooks as object);
+}
+
+/** The access a route requires: its `access` config, else public for the documentation pages, else `user`. */
+export function routeAccess(url: string, config: { access?: Access } | undefined): Access {
+  return config?.access ?? (url.startsWith('/docs') ? 'public' : 'user');
+}
+
+/**
+ * The caller of a request, or null (no credentials, or an unknown or expired session). A bad token
+ * is an error. At once when the caller cache knows the credential (or there is none), else a promise.
+ */
+function findCaller(
   request: FastifyRequest,
   deps: ServerDeps,
   optional: boolean,
-): Promise<Caller | null> {
+): Caller | null | Promise<Caller | null> {
   const authorization = request.headers.authorization;
   const bearer = authorization === undefined ? null : /^Bearer +(\S+)$/i.exec(authorization);
   // On optional routes (composite APIs) another scheme (Basic …) is the script's business.
   if (authorization !== undefined && (bearer || !optional)) {
-    const key = bearer ? `t:${secretHash(bearer[1]!)}` : '';
-    let caller = bearer ? deps.callerCache.get(key) : undefined;
-    if (!caller && bearer) {
-      const owner = await deps.tokens.resolve(bearer[1]!);
-      caller = owner && (await activeCaller(deps, owner.accountId, owner.userId, 'token'));
-      if (caller) deps.callerCache.set(key, caller);
-    }
-    if (!caller) throw new ApiError(401, 'invalid-token', 'The API token is invalid, expired or revoked.');
-    return caller;
+    if (!bearer) throw invalidToken();
+    const key = `t:${secretHash(bearer[1]!)}`;
+    const known = deps.callerCache.get(key);
+    if (known) return known;
+    return tokenCaller(deps, bearer[1]!, key);
   }
-  const sessionId = request.cookies?.[deps.settings.cookieName];
+  const sessionId = sessionCookie(request, deps);
   if (sessionId === undefined) return null;
   const key = `s:${secretHash(sessionId)}`;
-  let caller = deps.callerCache.get(key);
-  if (!caller) {
-    const owner = await deps.sessions.resolve(sessionId);
-    caller = owner && (await activeCaller(deps, owner.accountId, owner.userId, 'session'));
-    if (!caller) return null;
-    deps.callerCache.set(key, caller);
-  }
+  const known = deps.callerCache.get(key);
+  if (known) return sameOriginCaller(request, known);
+  return sessionCaller(deps, sessionId, key).then((caller) => caller && sameOriginCaller(request, caller));
+}
+
+async function tokenCaller(deps: ServerDeps, token: string, key: string): Promise<Caller> {
+  const owner = await deps.tokens.resolve(token);
+  const caller = owner && (await activeCaller(deps, owner.accountId, owner.userId, 'token'));
+  if (!caller) throw invalidToken();
+  deps.callerCache.set(key, caller);
+  return caller;
+}
+
+async function sessionCaller(deps: ServerDeps, sessionId: string, key: string): Promise<Caller | null> {
+  const owner = await deps.sessions.resolve(sessionId);
+  const caller = owner && (await activeCaller(deps, owner.accountId, owner.userId, 'session'));
+  if (!caller) return null;
+  deps.callerCache.set(key, caller);
+  return caller;
+}
+
+function sameOriginCaller(request: FastifyRequest, caller: Caller): Caller {
   if (UNSAFE_METHODS.has(request.method) && !sameOrigin(request))
     throw forbidden('Cross-origin requests may not use the session cookie.');
   return caller;
+}
+
+function invalidToken(): ApiError {
+  return new ApiError(401, 'invalid-token', 'The API token is invalid, expired or revoked.');
 }
 
 /** The caller for a user id, unless the user is gone or blocked. */

@@ -6,7 +6,7 @@ import { Type } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hashPassword, verifyPassword } from '../../platform/directory/index.js';
 import { callerOf } from '../auth/access.js';
-import { setSessionCookie } from '../auth/cookie.js';
+import { clearSessionCookie, sessionCookie, setSessionCookie } from '../auth/cookie.js';
 import { clientKey } from '../auth/throttle.js';
 import { newSecret } from '../auth/secrets.js';
 import { ApiError, notFound } from '../errors.js';
@@ -68,7 +68,7 @@ export async function authRoutes(app: Api, { deps }: { deps: ServerDeps }): Prom
       if (user.status !== 'active') throw new ApiError(403, 'blocked', 'This user is blocked.');
       throttle.login.succeed(loginKey);
       // A new session id at every login; the one this browser held before ends.
-      const previous = request.cookies?.[settings.cookieName];
+      const previous = sessionCookie(request, deps);
       if (previous !== undefined) {
         await sessions.close(previous);
         deps.callerCache.clear();
@@ -199,9 +199,9 @@ async function checkPassword(deps: ServerDeps, accountId: string, login: string,
 }
 
 async function logout(request: FastifyRequest, reply: FastifyReply, deps: ServerDeps): Promise<void> {
-  const id = request.cookies?.[deps.settings.cookieName];
+  const id = sessionCookie(request, deps);
   if (id !== undefined) await deps.sessions.close(id);
   deps.callerCache.clear();
-  reply.clearCookie(deps.settings.cookieName, { path: '/' });
+  clearSessionCookie(reply, deps);
   reply.code(204);
 }

@@ -43,12 +43,15 @@ export function liveRoutes(app: Api, deps: ServerDeps): void {
       summary: 'Call a composite API: method, headers, query and body reach its script',
       params: Type.Object({ account: AccountParam, '*': Type.String() }),
     },
-    handler: async (request, reply) => {
+    // Not async: an answer the host gives at once is sent at once, with no promise in between.
+    handler: (request, reply) => {
       const composite = deps.hosts.composite;
       if (!composite) throw new ApiError(501, 'not-implemented', 'This server has no composite API host.');
       const params = request.params as { account: string; '*': string };
-      const answer = await composite.call(deps.hosts, exchange(request, params.account, params['*']));
-      return send(reply, answer);
+      const answer = composite.call(deps.hosts, exchange(request, params.account, params['*']));
+      if (answer instanceof Promise) return answer.then((a) => send(reply, a));
+      send(reply, answer);
+      return undefined;
     },
   });
 
@@ -140,11 +143,13 @@ function send(reply: FastifyReply, answer: HostResponse): FastifyReply {
     if (phrase !== '') reply.raw.statusMessage = phrase;
   }
   let hasType = false;
-  for (const [name, value] of Object.entries(answer.headers)) {
+  const headers = answer.headers;
+  for (const name in headers) {
+    if (!Object.prototype.hasOwnProperty.call(headers, name)) continue;
     const lower = name.toLowerCase();
     if (REFUSED_RESPONSE_HEADERS.has(lower)) continue;
     if (lower === 'content-type') hasType = true;
-    reply.header(name, value);
+    reply.header(name, headers[name]!);
   }
   const body = answer.body;
   if (body === null || body === undefined) return reply.send();
