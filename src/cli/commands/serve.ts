@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import type { Command, CliIo } from '../main.js';
 import { ConfigError, loadConfig } from '../../config/index.js';
 import type { ExecutionLimits } from '../../functions/context.js';
+import { defaultRegistry } from '../../functions/registry.js';
 import { createHosts } from '../../hosts/index.js';
 import { createPlatform } from '../../platform/index.js';
 import { bootstrapFirstAccount, defaultAccount, type FirstStart } from '../../server/bootstrap.js';
@@ -264,6 +265,8 @@ async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstr
   let first: FirstStart | undefined;
   try {
     configureScripts(options.scripts);
+    // A server calls most of the library sooner or later: load it now rather than on a request.
+    await defaultRegistry().loadAll();
     const platform = createPlatform(store);
     first = bootstrap ? await bootstrapFirstAccount(platform) : undefined;
     const limits = options.limits;
