@@ -1,6 +1,6 @@
 /**
  * The sandbox workers (worker-source.ts): started on demand up to a maximum, reused from script
- * to script (each script gets a fresh QuickJS runtime inside), replaced when one fails or outlives
+ * to script (each script gets a fresh QuickJS context inside), replaced when one fails or outlives
  * its job. Scripts beyond the maximum wait their turn, within their wall time. Workers do not keep
  * the process alive.
  */
@@ -140,7 +140,8 @@ class SandboxWorker {
     this.replies.unref();
   }
 
-  run(job: SandboxJob, onCall: CallHandler): Promise<WorkerOutcome> {
+  /** `account`: the worker keeps a runtime for one account's scripts at a time (worker-source.ts). */
+  run(job: SandboxJob, onCall: CallHandler, account = ''): Promise<WorkerOutcome> {
     if (this.current) throw new Error('sandbox worker: one run at a time');
     const run = this.nextRun++;
     return new Promise<WorkerOutcome>((resolve, reject) => {
@@ -172,6 +173,7 @@ class SandboxWorker {
         source: job.source,
         table: job.table,
         limits: job.limits,
+        account,
       });
     });
   }
@@ -366,7 +368,7 @@ export class SandboxPool {
   async run(job: SandboxJob, onCall: CallHandler, waitMs: number, account = ''): Promise<WorkerOutcome> {
     const worker = await this.acquire(account, job.limits.memoryBytes, waitMs);
     try {
-      return await worker.run(job, onCall);
+      return await worker.run(job, onCall, account);
     } finally {
       this.running.set(account, (this.running.get(account) ?? 1) - 1);
       if (this.running.get(account) === 0) this.running.delete(account);

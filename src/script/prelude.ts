@@ -67,6 +67,9 @@ export const PRELUDE = compact(String.raw`(function (host, table, markingSource)
   var defineProperty = Object.defineProperty;
   var freeze = Object.freeze;
   var output = 'n';
+  // Scripts share a runtime (worker-source.ts): nothing may schedule work for after the script.
+  delete globalThis.WeakRef;
+  delete globalThis.FinalizationRegistry;
 
   // Objects of a request's input (marked by the host) stay marked here, so that the host can
   // mark them again when they come back as arguments: see bridge.ts.
@@ -171,6 +174,8 @@ export const LEGACY_PRELUDE = compact(String.raw`(function (host, table) {
   var values = Object.create(null);
   var StringCtor = String;
   var TypeErrorCtor = TypeError;
+  delete globalThis.WeakRef;
+  delete globalThis.FinalizationRegistry;
   // No method of a prototype is called here (push, join …): the script may have replaced them,
   // and the getter runs after the script, outside its limits. Arrays grow by defineProperty.
   function append(list, value) {

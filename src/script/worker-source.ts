@@ -1,10 +1,12 @@
 /**
  * The program of a sandbox worker thread (CommonJS, evaluated with `eval: true`, like the regex
  * worker of src/platform/files). It holds one QuickJS WebAssembly module (the synchronous
- * release build) and runs one script at a time, each in a fresh QuickJS runtime and context.
+ * release build) and runs one script at a time, each in a fresh QuickJS context.
  *
- * Each script gets a runtime and context no script ran in before; the next one is prepared as
- * soon as a script ends, so its setup is mostly off the scripts' path.
+ * Each script gets a context no script ran in before, in a runtime its account's earlier scripts
+ * may have used (runtimeFor: retired after a script that did not end cleanly, before another
+ * account's script, and every RUNTIME_SCRIPTS scripts); the next context is prepared as soon as a
+ * script ends, so its setup is mostly off the scripts' path.
  *
  * A platform call blocks the worker, never the server: the worker posts {call} to the main
  * thread, waits on a shared counter (Atomics.wait) and takes the reply from its reply port
@@ -14,7 +16,7 @@
  * time (time waiting on calls excluded) and wall time, and the wait itself bounded by the wall
  * time; the main thread terminates a worker that outlives its job.
  *
- * Messages in:  {run, source, table, limits}
+ * Messages in:  {run, source, table, limits, account}
  * Messages out: {type:'call', run, call, method, args} · {type:'done', run, output?, failure?, timing, broken?}
  *               · {type:'retire'} (a finished script's runtime could not be freed)
  */
@@ -44,11 +46,14 @@ const CAP_BYTES = (BASE_PAGES + Math.ceil(workerData.memoryBytes / PAGE)) * PAGE
 // Within a quarter of the script's memory of the cap: a large allocation (an array doubling) failed.
 const nearlyFull = () => memory.buffer.byteLength + Math.max(2 * PAGE, workerData.memoryBytes / 4) > CAP_BYTES;
 // Handing a string to QuickJS mallocs without checking the result, so a reply is only handed
-// over when the memory can still grow by twice its size; otherwise the script gets an error made
-// while there was room (FULL_REPLY). Workers whose heap grew past half the budget are replaced.
-const roomFor = (text) => CAP_BYTES - memory.buffer.byteLength >= 2 * Buffer.byteLength(text) + PAGE;
+// over when the heap can still give twice its size; otherwise the script gets an error made
+// while there was room (FULL_REPLY).
+const roomFor = (text) => hasRoom(2 * Buffer.byteLength(text) + PAGE);
 const FULL_REPLY = 'e' + JSON.stringify({ message: "the script's memory is full: no room for the result" });
 const ready = newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory: memory })).then((module) => {
+  // The Emscripten module's allocator, the one QuickJS uses (for hasRoom).
+  heap.malloc = module.module._malloc;
+  heap.free = module.module._free;
   parentPort.postMessage({ type: 'ready', ms: performance.now() - started });
   return module;
 });
@@ -111,9 +116,49 @@ function describe(dumped, stop) {
   return failure;
 }
 
-// A fresh runtime and context with the RMP* objects, made before it is needed: right after a
-// script ends the worker prepares the next one, so a script rarely waits for its setup. Nothing
-// runs in it before its script; the host function serves whichever run the sandbox is given.
+// The runtime a worker's scripts share, one account's at a time, each script in a context of its
+// own (docs/script.md, "One runtime, a fresh context per script"): creating and freeing a runtime
+// per script cost about as much as the script's context itself. It is retired (freed, which
+// collects everything its scripts left) after RUNTIME_SCRIPTS scripts or RUNTIME_CPU_MS of their
+// computing, before a script of another account, and after any script that did not end cleanly
+// (a limit, a host failure, promise jobs still pending).
+const RUNTIME_SCRIPTS = 32;
+const RUNTIME_CPU_MS = 20;
+let shared = null;
+
+function runtimeFor(module, account) {
+  if (shared !== null && shared.account !== account && !retireRuntime()) throw new Error('the previous runtime could not be freed');
+  if (shared === null) shared = { rt: module.newRuntime(), account, scripts: 0, cpuMs: 0 };
+  return shared;
+}
+
+/** Frees the shared runtime (its contexts are already freed); false when the module could not clean up. */
+function retireRuntime() {
+  const state = shared;
+  shared = null;
+  if (state === null) return true;
+  try {
+    if (state.rt.alive) state.rt.dispose();
+    return true;
+  } catch (e) {
+    return false;
+  }
+}
+
+// Whether the heap can still give a script its whole memoryBytes in one block (growing the memory
+// up to its cap if need be): a kept runtime holds what its earlier scripts left until it is
+// collected, and no script may start with less room than a fresh worker gives it.
+const heap = { malloc: null, free: null };
+function hasRoom(bytes) {
+  const at = heap.malloc(bytes);
+  if (at === 0) return false;
+  heap.free(at);
+  return true;
+}
+
+// A context with the RMP* objects, made before it is needed: right after a script ends the
+// worker prepares the next one, so a script rarely waits for its setup. Nothing runs in it before
+// its script; the host function serves whichever run the sandbox is given.
 let spare = null;
 
 // The method table as the prelude takes it (prelude.ts): one line per object, name TAB entries.
@@ -127,11 +172,12 @@ function tableLines(table) {
   return lastLines;
 }
 
-function prepare(module, table) {
+function prepare(module, table, account) {
   const begin = performance.now();
-  const sb = { table, run: null, rt: module.newRuntime(), ctx: null, getter: null, full: null, prepareMs: 0 };
+  const state = runtimeFor(module, account);
+  const sb = { table, account, state, run: null, ctx: null, getter: null, full: null, prepareMs: 0 };
   try {
-    const ctx = (sb.ctx = sb.rt.newContext());
+    const ctx = (sb.ctx = state.rt.newContext());
     sb.full = ctx.newString(FULL_REPLY);
     const host = ctx.newFunction('host', (method, args) => {
       const reply = callHost(sb.run, ctx.getNumber(method), ctx.getString(args));
@@ -149,19 +195,19 @@ function prepare(module, table) {
     host.dispose();
   } catch (e) {
     release(sb);
+    retireRuntime();
     throw e;
   }
   sb.prepareMs = performance.now() - begin;
   return sb;
 }
 
-/** Frees a sandbox; false when the module could not clean up. */
+/** Frees a sandbox's context (not its runtime); false when the module could not clean up. */
 function release(sb) {
   try {
     if (sb.getter && sb.getter.alive) sb.getter.dispose();
     if (sb.full && sb.full.alive) sb.full.dispose();
     if (sb.ctx && sb.ctx.alive) sb.ctx.dispose();
-    if (sb.rt.alive) sb.rt.dispose();
     return true;
   } catch (e) {
     return false;
@@ -172,6 +218,7 @@ ${HOST_CALL_SOURCE}
 
 function runJob(module, job) {
   const limits = job.limits;
+  const account = typeof job.account === 'string' ? job.account : '';
   const begin = performance.now();
   const run = { job, begin, waited: 0, stop: null, seq: 0, calls: 0 };
   let result;
@@ -182,17 +229,28 @@ function runJob(module, job) {
   let prepareMs = 0;
   let inJobs = false;
   try {
-    if (sb && sb.table !== job.table) {
+    if (sb && (sb.table !== job.table || sb.account !== account)) {
       if (!release(sb)) broken = true;
       sb = null;
     }
     if (!sb) {
-      sb = prepare(module, job.table);
+      sb = prepare(module, job.table, account);
       setupMs = sb.prepareMs;
+    }
+    // Room for the script's whole memoryBytes, or a fresh runtime; still none: the worker is
+    // replaced after this script.
+    if (!hasRoom(limits.memoryBytes)) {
+      const t = performance.now();
+      if (!release(sb) || !retireRuntime()) throw new Error('the previous runtime could not be freed');
+      sb = null;
+      sb = prepare(module, job.table, account);
+      setupMs += performance.now() - t;
+      if (!hasRoom(limits.memoryBytes)) broken = true;
     }
     prepareMs = sb.prepareMs;
     sb.run = run;
-    const { rt, ctx } = sb;
+    const { ctx } = sb;
+    const rt = sb.state.rt;
     rt.setMaxStackSize(limits.stackBytes);
     rt.setInterruptHandler(() => {
       if (run.stop === null) {
@@ -246,29 +304,44 @@ function runJob(module, job) {
   // list_empty(&rt->gc_obj_list). Such a runtime is not freed: the worker, its module and all its
   // memory are replaced instead.
   if (sb && run.stop !== null && inJobs) broken = true;
-  result.timing = { setupMs, prepareMs, totalMs: performance.now() - begin, waitedMs: run.waited, calls: run.calls };
-  // The heap never shrinks: a worker left with less than half its budget to grow is replaced.
-  if (CAP_BYTES - memory.buffer.byteLength < workerData.memoryBytes / 2) broken = true;
-  // Freeing the script's runtime is the slowest step after it (about 60 µs): the result goes out
-  // first. A runtime that cannot be freed makes the worker broken; the main thread learns it from
-  // the next 'done' (or the worker retires itself before taking another job: see 'retire').
+  const totalMs = performance.now() - begin;
+  result.timing = { setupMs, prepareMs, totalMs, waitedMs: run.waited, calls: run.calls };
+  // The result goes out before the cleanup. A context or runtime that cannot be freed makes the
+  // worker broken; the main thread learns it from the next 'done' (or the worker retires itself
+  // before taking another job: see 'retire').
   if (broken) {
     finish(job, result, true);
     return;
   }
   finish(job, result, false);
-  if (sb && !release(sb)) {
+  if (!release(sb)) {
     unusable = true;
     parentPort.postMessage({ type: 'retire' });
     return;
   }
-  // Right away (the result is already on its way): the next script finds its sandbox ready.
-  {
-    try {
-      spare = prepare(module, job.table);
-    } catch (e) {
-      spare = null;
+  // The runtime is kept for the next script only when this one ended cleanly: finished or threw,
+  // no limit reached, no promise job left (a job left behind would run in the next script).
+  const state = sb.state;
+  state.scripts++;
+  state.cpuMs += totalMs - run.waited;
+  const kind = result.failure && result.failure.kind;
+  const clean = run.stop === null && (kind === undefined || kind === 'exception' || kind === 'syntax');
+  let pending = true;
+  try {
+    pending = state.rt.hasPendingJob();
+  } catch (e) {}
+  if (!clean || pending || state.scripts >= RUNTIME_SCRIPTS || state.cpuMs >= RUNTIME_CPU_MS) {
+    if (!retireRuntime()) {
+      unusable = true;
+      parentPort.postMessage({ type: 'retire' });
+      return;
     }
+  }
+  // Right away (the result is already on its way): the next script finds its sandbox ready.
+  try {
+    spare = prepare(module, job.table, account);
+  } catch (e) {
+    spare = null;
   }
 }
 `;
