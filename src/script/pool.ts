@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { ScriptLimits } from './limits.js';
-import { LEGACY_PRELUDE, MARKING, PRELUDE } from './prelude.js';
+import { LEGACY_PRELUDE, MARKING, SETUP } from './prelude.js';
 import { WORKER_SOURCE } from './worker-source.js';
 
 /** What a worker reports about one run. */
@@ -68,7 +68,7 @@ function defaultProgram(): SandboxProgram {
     source: WORKER_SOURCE,
     data: (memoryBytes) => ({
       quickjs: createRequire(import.meta.url).resolve('quickjs-emscripten'),
-      prelude: PRELUDE,
+      setup: SETUP,
       legacyPrelude: LEGACY_PRELUDE,
       marking: MARKING,
       memoryBytes,

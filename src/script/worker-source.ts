@@ -28,7 +28,7 @@ const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_th
 const { newQuickJSWASMModule, newVariant, RELEASE_SYNC } = require(workerData.quickjs);
 const signal = new Int32Array(workerData.signal);
 const replies = workerData.replies;
-const PRELUDE = workerData.prelude;
+const SETUP = workerData.setup;
 const LEGACY_PRELUDE = workerData.legacyPrelude;
 const MARKING = workerData.marking;
 const perf = performance;
@@ -161,38 +161,32 @@ function hasRoom(bytes) {
 // its script; the host function serves whichever run the sandbox is given.
 let spare = null;
 
-// The method table as the prelude takes it (prelude.ts): one line per object, name TAB entries.
+// The method table by object, [[objectName, [[method, id], …]], …] (api.ts), parsed once per table.
 let lastTable = null;
-let lastLines = '';
-function tableLines(table) {
+let lastObjects = [];
+function tableObjects(table) {
   if (table !== lastTable) {
-    lastLines = JSON.parse(table).map((o) => o[0] + '\t' + JSON.stringify(o[1])).join('\n');
+    lastObjects = JSON.parse(table);
     lastTable = table;
   }
-  return lastLines;
+  return lastObjects;
 }
 
 function prepare(module, table, account) {
   const begin = performance.now();
   const state = runtimeFor(module, account);
-  const sb = { table, account, state, run: null, ctx: null, getter: null, full: null, prepareMs: 0 };
+  const sb = {
+    table, account, state, run: null, ctx: null, held: [], prepareMs: 0,
+    // The RMP* objects': the captured intrinsics (SETUP), the output, the marking (once needed).
+    intrinsics: null, cached: [], output: 'n', anyMarked: false, marking: null, full: null,
+    // The legacy prelude's output getter.
+    getter: null,
+  };
   try {
     const ctx = (sb.ctx = state.rt.newContext());
-    sb.full = ctx.newString(FULL_REPLY);
-    const host = ctx.newFunction('host', (method, args) => {
-      const reply = callHost(sb.run, ctx.getNumber(method), ctx.getString(args));
-      return roomFor(reply) ? ctx.newString(reply) : sb.full.dup();
-    });
     // A table that is an object ({legacy, variables}) asks for the legacy engine's globals.
-    const legacy = table.charAt(0) === '{';
-    const prelude = ctx.unwrapResult(ctx.evalCode(legacy ? LEGACY_PRELUDE : PRELUDE, 'rmp.js'));
-    const tableHandle = ctx.newString(legacy ? table : tableLines(table));
-    const markingHandle = ctx.newString(legacy ? '' : MARKING);
-    sb.getter = ctx.unwrapResult(ctx.callFunction(prelude, ctx.undefined, host, tableHandle, markingHandle));
-    prelude.dispose();
-    tableHandle.dispose();
-    markingHandle.dispose();
-    host.dispose();
+    if (table.charAt(0) === '{') prepareLegacy(sb, ctx, table);
+    else prepareObjects(sb, ctx, table);
   } catch (e) {
     release(sb);
     retireRuntime();
@@ -202,11 +196,165 @@ function prepare(module, table, account) {
   return sb;
 }
 
+function prepareLegacy(sb, ctx, table) {
+  const host = ctx.newFunction('host', () => ctx.newString('e' + JSON.stringify({ message: 'a legacy script makes no platform calls' })));
+  const prelude = ctx.unwrapResult(ctx.evalCode(LEGACY_PRELUDE, 'rmp.js'));
+  const tableHandle = ctx.newString(table);
+  sb.getter = ctx.unwrapResult(ctx.callFunction(prelude, ctx.undefined, host, tableHandle));
+  prelude.dispose();
+  tableHandle.dispose();
+  host.dispose();
+}
+
+/** Keeps a handle until the sandbox is released. */
+function hold(sb, handle) {
+  sb.held.push(handle);
+  return handle;
+}
+
+// ---- The RMP* objects, made with host functions (no JavaScript of ours is parsed for them).
+// Each global RMP* name is a read-only, non-enumerable accessor whose getter builds the frozen
+// object the first time the script names it; each method is a host function (named, not a
+// constructor, no prototype) that serialises its arguments with the JSON.stringify captured
+// before the script ran, makes the platform call (callHost) and decodes the reply with the
+// captured JSON.parse, or throws an Error made by the captured Error constructor (so its stack
+// shows the script's line). Only strings cross; no host value reaches the script.
+const STRINGIFY = 0, PARSE = 1, FREEZE = 2, ERROR = 3, ARRAY_OF = 4, IS_ARRAY = 5, KEYS = 6, WEAK_SET = 7;
+
+function intrinsic(sb, i) {
+  return sb.cached[i] || (sb.cached[i] = hold(sb, sb.ctx.getProp(sb.intrinsics, i)));
+}
+
+function prepareObjects(sb, ctx, table) {
+  sb.intrinsics = hold(sb, ctx.unwrapResult(ctx.evalCode(SETUP, 'rmp.js')));
+  const objects = tableObjects(table);
+  for (let i = 0; i < objects.length; i++) {
+    const objectName = objects[i][0];
+    const entries = objects[i][1];
+    let built = null;
+    const get = { [objectName]() {
+      if (built === null) built = hold(sb, buildObject(sb, objectName, entries));
+      return built.dup();
+    } }[objectName];
+    ctx.defineProp(ctx.global, objectName, { get, enumerable: false, configurable: false });
+  }
+}
+
+function buildObject(sb, objectName, entries) {
+  const ctx = sb.ctx;
+  const target = ctx.newObject();
+  try {
+    for (let j = 0; j < entries.length; j++) {
+      const id = entries[j][1];
+      const method = ctx.newFunction(entries[j][0], (...args) => platformCall(sb, id, args));
+      ctx.defineProp(target, entries[j][0], { value: method, enumerable: true });
+      method.dispose();
+    }
+    if (objectName === 'RMPData') {
+      const setOutput = ctx.newFunction('setOutput', (value) => setOutputOf(sb, value));
+      ctx.defineProp(target, 'setOutput', { value: setOutput, enumerable: true });
+      setOutput.dispose();
+    }
+    ctx.unwrapResult(ctx.callFunction(intrinsic(sb, FREEZE), ctx.undefined, target)).dispose();
+  } catch (e) {
+    target.dispose();
+    throw e;
+  }
+  return target;
+}
+
+/** RMPData.setOutput: the value is taken now, as s<text>, j<json> or n (nothing). */
+function setOutputOf(sb, value) {
+  const ctx = sb.ctx;
+  const type = value === undefined ? 'undefined' : ctx.typeof(value);
+  if (type === 'undefined' || ctx.sameValue(value, ctx.null)) {
+    sb.output = 'n';
+  } else if (type === 'string') {
+    sb.output = 's' + ctx.getString(value);
+  } else {
+    const json = ctx.callFunction(intrinsic(sb, STRINGIFY), ctx.undefined, value);
+    if (json.error) return json;
+    sb.output = ctx.typeof(json.value) === 'string' ? 'j' + ctx.getString(json.value) : 'n';
+    json.value.dispose();
+  }
+}
+
+/** The text of a result, a failed call's error as the value to throw. */
+function jsonText(sb, handle) {
+  const json = sb.ctx.callFunction(intrinsic(sb, STRINGIFY), sb.ctx.undefined, handle);
+  if (json.error) return json;
+  const text = sb.ctx.getString(json.value);
+  json.value.dispose();
+  return text;
+}
+
+function marking(sb) {
+  if (sb.marking === null) {
+    const ctx = sb.ctx;
+    const factory = hold(sb, ctx.unwrapResult(ctx.evalCode(MARKING, 'rmp.js')));
+    const made = hold(sb, ctx.unwrapResult(ctx.callFunction(factory, ctx.undefined, intrinsic(sb, IS_ARRAY), intrinsic(sb, KEYS), intrinsic(sb, WEAK_SET))));
+    sb.marking = { mark: hold(sb, ctx.getProp(made, 'markPaths')), paths: hold(sb, ctx.getProp(made, 'markedPaths')) };
+  }
+  return sb.marking;
+}
+
+/** One method call: arguments to JSON (trailing undefined ones dropped), the call, the reply decoded. */
+function platformCall(sb, id, args) {
+  const ctx = sb.ctx;
+  let n = args.length;
+  while (n > 0 && ctx.sameValue(args[n - 1], ctx.undefined)) n--;
+  const list = ctx.callFunction(intrinsic(sb, ARRAY_OF), ctx.undefined, args.slice(0, n));
+  if (list.error) return list;
+  let text;
+  try {
+    text = jsonText(sb, list.value);
+    if (typeof text !== 'string') return text;
+    if (sb.anyMarked) {
+      const paths = ctx.callFunction(marking(sb).paths, ctx.undefined, list.value);
+      if (paths.error) return paths;
+      const pathsText = jsonText(sb, paths.value);
+      paths.value.dispose();
+      if (typeof pathsText !== 'string') return pathsText;
+      if (pathsText !== '[]') text = 'm[' + text + ',' + pathsText + ']';
+    }
+  } finally {
+    list.value.dispose();
+  }
+  let reply = callHost(sb.run, id, text);
+  if (!roomFor(reply)) reply = FULL_REPLY;
+  const tag = reply.charAt(0);
+  if (tag === 'u') return undefined;
+  if (tag === 'e') {
+    const message = ctx.newString(JSON.parse(reply.slice(1)).message);
+    const error = ctx.callFunction(intrinsic(sb, ERROR), ctx.undefined, message);
+    message.dispose();
+    return { error: error.error || error.value };
+  }
+  const body = ctx.newString(reply.slice(1));
+  const parsed = ctx.callFunction(intrinsic(sb, PARSE), ctx.undefined, body);
+  body.dispose();
+  if (parsed.error || tag === 'v') return parsed;
+  // m: [value, paths of the request-input objects in it]
+  sb.anyMarked = true;
+  const value = ctx.getProp(parsed.value, 0);
+  const paths = ctx.getProp(parsed.value, 1);
+  parsed.value.dispose();
+  const marked = ctx.callFunction(marking(sb).mark, ctx.undefined, value, paths);
+  paths.dispose();
+  if (marked.error) {
+    value.dispose();
+    return marked;
+  }
+  marked.value.dispose();
+  return value;
+}
+
 /** Frees a sandbox's context (not its runtime); false when the module could not clean up. */
 function release(sb) {
   try {
+    for (const handle of sb.held) if (handle.alive) handle.dispose();
+    sb.held.length = 0;
     if (sb.getter && sb.getter.alive) sb.getter.dispose();
-    if (sb.full && sb.full.alive) sb.full.dispose();
     if (sb.ctx && sb.ctx.alive) sb.ctx.dispose();
     return true;
   } catch (e) {
@@ -287,6 +435,8 @@ function runJob(module, job) {
       result = { failure: describe(dumped, run.stop) };
     } else if (run.stop !== null) {
       result = { failure: { kind: run.stop } };
+    } else if (sb.getter === null) {
+      result = { output: sb.output };
     } else {
       const out = ctx.unwrapResult(ctx.callFunction(sb.getter, ctx.undefined));
       result = { output: ctx.getString(out) };
@@ -304,6 +454,9 @@ function runJob(module, job) {
   // list_empty(&rt->gc_obj_list). Such a runtime is not freed: the worker, its module and all its
   // memory are replaced instead.
   if (sb && run.stop !== null && inJobs) broken = true;
+  // A script that filled the memory leaves a heap grown to its cap and cut into pieces: the worker
+  // is replaced, so the next script finds the room (and the error positions) of a fresh one.
+  if (result.failure && result.failure.kind === 'memory') broken = true;
   const totalMs = performance.now() - begin;
   result.timing = { setupMs, prepareMs, totalMs, waitedMs: run.waited, calls: run.calls };
   // The result goes out before the cleanup. A context or runtime that cannot be freed makes the
