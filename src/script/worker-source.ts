@@ -43,8 +43,8 @@ const memory = new WebAssembly.Memory({
   maximum: BASE_PAGES + Math.ceil(workerData.memoryBytes / PAGE),
 });
 const CAP_BYTES = (BASE_PAGES + Math.ceil(workerData.memoryBytes / PAGE)) * PAGE;
-// Within a quarter of the script's memory of the cap: a large allocation (an array doubling) failed.
-const nearlyFull = () => memory.buffer.byteLength + Math.max(2 * PAGE, workerData.memoryBytes / 4) > CAP_BYTES;
+// No room left for a quarter of the script's memory: a large allocation (an array doubling) failed.
+const nearlyFull = () => !hasRoom(Math.max(2 * PAGE, workerData.memoryBytes / 4));
 // Handing a string to QuickJS mallocs without checking the result, so a reply is only handed
 // over when the heap can still give twice its size; otherwise the script gets an error made
 // while there was room (FULL_REPLY).
@@ -54,6 +54,7 @@ const ready = newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory: memory
   // The Emscripten module's allocator, the one QuickJS uses (for hasRoom).
   heap.malloc = module.module._malloc;
   heap.free = module.module._free;
+  measureRoom(module);
   parentPort.postMessage({ type: 'ready', ms: performance.now() - started });
   return module;
 });
@@ -145,15 +146,34 @@ function retireRuntime() {
   }
 }
 
-// Whether the heap can still give a script its whole memoryBytes in one block (growing the memory
-// up to its cap if need be): a kept runtime holds what its earlier scripts left until it is
-// collected, and no script may start with less room than a fresh worker gives it.
+// Whether the heap can give one block of that size (growing the memory up to its cap if need be).
 const heap = { malloc: null, free: null };
 function hasRoom(bytes) {
   const at = heap.malloc(bytes);
   if (at === 0) return false;
   heap.free(at);
   return true;
+}
+
+// The room a script starts with in a fresh worker (the largest block its heap can give once a
+// runtime and context are made), less ROOM_SLACK: a kept runtime holds what its earlier scripts
+// left until QuickJS collects it, and no script may start with less room than that — otherwise
+// the runtime is retired first (runJob). Measured once, when the module is loaded.
+const ROOM_SLACK = 2 * 1024 * 1024;
+let scriptRoom = 0;
+function measureRoom(module) {
+  const rt = module.newRuntime();
+  const ctx = rt.newContext();
+  let lo = 0;
+  let hi = CAP_BYTES;
+  while (hi - lo > PAGE) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (hasRoom(mid)) lo = mid;
+    else hi = mid;
+  }
+  ctx.dispose();
+  rt.dispose();
+  scriptRoom = Math.max(PAGE, lo - ROOM_SLACK);
 }
 
 // A context with the RMP* objects, made before it is needed: right after a script ends the
@@ -385,15 +405,15 @@ function runJob(module, job) {
       sb = prepare(module, job.table, account);
       setupMs = sb.prepareMs;
     }
-    // Room for the script's whole memoryBytes, or a fresh runtime; still none: the worker is
-    // replaced after this script.
-    if (!hasRoom(limits.memoryBytes)) {
+    // The room of a fresh worker, or a fresh runtime; still not: the worker is replaced after
+    // this script.
+    if (!hasRoom(scriptRoom)) {
       const t = performance.now();
       if (!release(sb) || !retireRuntime()) throw new Error('the previous runtime could not be freed');
       sb = null;
       sb = prepare(module, job.table, account);
       setupMs += performance.now() - t;
-      if (!hasRoom(limits.memoryBytes)) broken = true;
+      if (!hasRoom(scriptRoom)) broken = true;
     }
     prepareMs = sb.prepareMs;
     sb.run = run;
