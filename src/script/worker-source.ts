@@ -129,8 +129,26 @@ let shared = null;
 
 function runtimeFor(module, account) {
   if (shared !== null && shared.account !== account && !retireRuntime()) throw new Error('the previous runtime could not be freed');
-  if (shared === null) shared = { rt: module.newRuntime(), account, scripts: 0, cpuMs: 0 };
+  if (shared === null) shared = { rt: module.newRuntime(), account, scripts: 0, cpuMs: 0, keys: new Map() };
   return shared;
+}
+
+// Property names as QuickJS strings, made once per runtime (strings belong to the runtime, not to
+// a context) in the runtime's own context, and freed before it.
+function keyOf(state, name) {
+  let key = state.keys.get(name);
+  if (key === undefined) {
+    key = state.rt.getSystemContext().newString(name);
+    state.keys.set(name, key);
+  }
+  return key;
+}
+
+/** Object.defineProperty(target, name, {value or get, enumerable}), not writable nor configurable, straight through the FFI. */
+function defineOwn(sb, target, name, value, get, enumerable) {
+  const ctx = sb.ctx;
+  ctx.ffi.QTS_DefineProp(ctx.ctx.value, target.value, keyOf(sb.state, name).value,
+    (value || ctx.undefined).value, (get || ctx.undefined).value, ctx.undefined.value, false, enumerable, value !== null);
 }
 
 /** Frees the shared runtime (its contexts are already freed); false when the module could not clean up. */
@@ -139,6 +157,7 @@ function retireRuntime() {
   shared = null;
   if (state === null) return true;
   try {
+    for (const key of state.keys.values()) key.dispose();
     if (state.rt.alive) state.rt.dispose();
     return true;
   } catch (e) {
@@ -252,11 +271,12 @@ function prepareObjects(sb, ctx, table) {
     const objectName = objects[i][0];
     const entries = objects[i][1];
     let built = null;
-    const get = { [objectName]() {
+    const get = ctx.newFunction(objectName, () => {
       if (built === null) built = hold(sb, buildObject(sb, objectName, entries));
       return built.dup();
-    } }[objectName];
-    ctx.defineProp(ctx.global, objectName, { get, enumerable: false, configurable: false });
+    });
+    defineOwn(sb, ctx.global, objectName, null, get, false);
+    get.dispose();
   }
 }
 
@@ -267,12 +287,16 @@ function buildObject(sb, objectName, entries) {
     for (let j = 0; j < entries.length; j++) {
       const id = entries[j][1];
       const method = ctx.newFunction(entries[j][0], (...args) => platformCall(sb, id, args));
-      ctx.defineProp(target, entries[j][0], { value: method, enumerable: true });
+      defineOwn(sb, target, entries[j][0], method, null, true);
       method.dispose();
     }
     if (objectName === 'RMPData') {
       const setOutput = ctx.newFunction('setOutput', (value) => setOutputOf(sb, value));
-      ctx.defineProp(target, 'setOutput', { value: setOutput, enumerable: true });
+      // Its length as a method definition setOutput(value) has it (host functions get 0).
+      const one = ctx.newNumber(1);
+      ctx.defineProp(setOutput, 'length', { value: one, configurable: true });
+      one.dispose();
+      defineOwn(sb, target, 'setOutput', setOutput, null, true);
       setOutput.dispose();
     }
     ctx.unwrapResult(ctx.callFunction(intrinsic(sb, FREEZE), ctx.undefined, target)).dispose();

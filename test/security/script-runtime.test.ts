@@ -143,8 +143,8 @@ describe('the shared runtime: nothing a script leaves reaches the next one', () 
     expect(
       await out(`const d = Object.getOwnPropertyDescriptor(globalThis, "RMPData");
         RMPData.setOutput([typeof previous, RMPData === d.get(), Object.getPrototypeOf(RMPData) === Object.prototype,
-          RMPData.setOutput.name, RMPData.setOutput.length, "prototype" in RMPData.setOutput, Object.keys(RMPData).length])`),
-    ).toBe('["undefined",true,true,"setOutput",0,false,8]');
+          RMPData.setOutput.name, RMPData.setOutput.length, RMPData.getVariable.length, "prototype" in RMPData.setOutput, Object.keys(RMPData).length])`),
+    ).toBe('["undefined",true,true,"setOutput",1,0,false,8]');
     // Not a constructor, like a method definition.
     await expect(runScript('new RMPData.setOutput(1)', { ctx: mine })).rejects.toThrow(
       'TypeError: setOutput is not a constructor (script line 1, column 22)',
