@@ -52,6 +52,7 @@ const roomFor = (text) => hasRoom(2 * Buffer.byteLength(text) + PAGE);
 const FULL_REPLY = 'e' + JSON.stringify({ message: "the script's memory is full: no room for the result" });
 const ready = newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory: memory })).then((module) => {
   // The Emscripten module's allocator, the one QuickJS uses (for hasRoom).
+  heap.module = module.module;
   heap.malloc = module.module._malloc;
   heap.free = module.module._free;
   measureRoom(module);
@@ -118,7 +119,7 @@ function describe(dumped, stop) {
 }
 
 // The runtime a worker's scripts share, one account's at a time, each script in a context of its
-// own (docs/script.md, "One runtime, a fresh context per script"): creating and freeing a runtime
+// own (docs/script.md, "A fresh QuickJS context for every script"): creating and freeing a runtime
 // per script cost about as much as the script's context itself. It is retired (freed, which
 // collects everything its scripts left) after RUNTIME_SCRIPTS scripts or RUNTIME_CPU_MS of their
 // computing, before a script of another account, and after any script that did not end cleanly
@@ -166,7 +167,7 @@ function retireRuntime() {
 }
 
 // Whether the heap can give one block of that size (growing the memory up to its cap if need be).
-const heap = { malloc: null, free: null };
+const heap = { module: null, malloc: null, free: null };
 function hasRoom(bytes) {
   const at = heap.malloc(bytes);
   if (at === 0) return false;
@@ -266,6 +267,7 @@ function intrinsic(sb, i) {
 
 function prepareObjects(sb, ctx, table) {
   sb.intrinsics = hold(sb, ctx.unwrapResult(ctx.evalCode(SETUP, 'rmp.js')));
+  fastMethods(sb);
   const objects = tableObjects(table);
   for (let i = 0; i < objects.length; i++) {
     const objectName = objects[i][0];
@@ -286,7 +288,9 @@ function buildObject(sb, objectName, entries) {
   try {
     for (let j = 0; j < entries.length; j++) {
       const id = entries[j][1];
-      const method = ctx.newFunction(entries[j][0], (...args) => platformCall(sb, id, args));
+      const call = (...args) => methodThroughWrapper(sb, id, args);
+      call.rmpMethod = id;
+      const method = ctx.newFunction(entries[j][0], call);
       defineOwn(sb, target, entries[j][0], method, null, true);
       method.dispose();
     }
@@ -323,12 +327,52 @@ function setOutputOf(sb, value) {
   }
 }
 
-/** The text of a result, a failed call's error as the value to throw. */
-function jsonText(sb, handle) {
-  const json = sb.ctx.callFunction(intrinsic(sb, STRINGIFY), sb.ctx.undefined, handle);
-  if (json.error) return json;
-  const text = sb.ctx.getString(json.value);
-  json.value.dispose();
+// A platform call is the hot path (a script may make thousands): the FFI is used directly, with
+// one argument buffer per worker, so that no wrapper object is made per step.
+const ARGV_SLOTS = 64;
+let argv = 0;
+let words = new Uint32Array(0);
+
+/** fn(...values) in the sandbox: the result's JSValue pointer (the caller frees it), or {error: handle}. */
+function callRaw(sb, fn, values) {
+  const ctx = sb.ctx;
+  const ffi = ctx.ffi;
+  const c = ctx.ctx.value;
+  if (argv === 0) argv = heap.malloc(ARGV_SLOTS * 4);
+  if (words.buffer !== memory.buffer) words = new Uint32Array(memory.buffer);
+  for (let i = 0; i < values.length; i++) words[(argv >> 2) + i] = values[i];
+  const result = ffi.QTS_Call(c, fn.value, ctx.undefined.value, values.length, argv);
+  const error = ffi.QTS_ResolveException(c, result);
+  if (error) {
+    ffi.QTS_FreeValuePointer(c, result);
+    return { error: ctx.memory.heapValueHandle(error) };
+  }
+  return result;
+}
+
+function freeRaw(sb, pointer) {
+  sb.ctx.ffi.QTS_FreeValuePointer(sb.ctx.ctx.value, pointer);
+}
+
+/** A JavaScript string (the caller frees it). */
+function stringRaw(sb, text) {
+  const m = heap.module;
+  const bytes = m.lengthBytesUTF8(text) + 1;
+  const chars = heap.malloc(bytes);
+  if (chars === 0) return 0;
+  m.stringToUTF8(text, chars, bytes);
+  const value = sb.ctx.ffi.QTS_NewString(sb.ctx.ctx.value, chars);
+  heap.free(chars);
+  return value;
+}
+
+/** JSON.stringify(value) with the captured function: its text, or {error: handle}. */
+function jsonRaw(sb, pointer) {
+  const json = callRaw(sb, intrinsic(sb, STRINGIFY), [pointer]);
+  if (typeof json !== 'number') return json;
+  const ctx = sb.ctx;
+  const text = ctx.memory.consumeJSCharPointer(ctx.ffi.QTS_GetString(ctx.ctx.value, json));
+  freeRaw(sb, json);
   return text;
 }
 
@@ -342,55 +386,106 @@ function marking(sb) {
   return sb.marking;
 }
 
-/** One method call: arguments to JSON (trailing undefined ones dropped), the call, the reply decoded. */
-function platformCall(sb, id, args) {
+/**
+ * One method call, on the arguments' JSValue pointers: their JSON (trailing undefined ones
+ * dropped), the call, the reply decoded. Gives 0 (undefined), the result's pointer (owned by the
+ * caller) or {error: handle} to throw.
+ */
+function platformCall(sb, id, pointers) {
   const ctx = sb.ctx;
-  let n = args.length;
-  while (n > 0 && ctx.sameValue(args[n - 1], ctx.undefined)) n--;
-  const list = ctx.callFunction(intrinsic(sb, ARRAY_OF), ctx.undefined, args.slice(0, n));
-  if (list.error) return list;
+  const ffi = ctx.ffi;
+  const c = ctx.ctx.value;
+  let n = pointers.length;
+  while (n > 0 && ffi.QTS_IsEqual(c, pointers[n - 1], ctx.undefined.value, 0)) n--;
+  if (n > ARGV_SLOTS) return { error: ctx.newError('too many arguments') };
+  pointers.length = n;
+  const list = callRaw(sb, intrinsic(sb, ARRAY_OF), pointers);
+  if (typeof list !== 'number') return list;
   let text;
   try {
-    text = jsonText(sb, list.value);
+    text = jsonRaw(sb, list);
     if (typeof text !== 'string') return text;
     if (sb.anyMarked) {
-      const paths = ctx.callFunction(marking(sb).paths, ctx.undefined, list.value);
-      if (paths.error) return paths;
-      const pathsText = jsonText(sb, paths.value);
-      paths.value.dispose();
+      const paths = callRaw(sb, marking(sb).paths, [list]);
+      if (typeof paths !== 'number') return paths;
+      const pathsText = jsonRaw(sb, paths);
+      freeRaw(sb, paths);
       if (typeof pathsText !== 'string') return pathsText;
       if (pathsText !== '[]') text = 'm[' + text + ',' + pathsText + ']';
     }
   } finally {
-    list.value.dispose();
+    freeRaw(sb, list);
   }
   let reply = callHost(sb.run, id, text);
   if (!roomFor(reply)) reply = FULL_REPLY;
   const tag = reply.charAt(0);
-  if (tag === 'u') return undefined;
-  if (tag === 'e') {
-    const message = ctx.newString(JSON.parse(reply.slice(1)).message);
-    const error = ctx.callFunction(intrinsic(sb, ERROR), ctx.undefined, message);
-    message.dispose();
-    return { error: error.error || error.value };
-  }
-  const body = ctx.newString(reply.slice(1));
-  const parsed = ctx.callFunction(intrinsic(sb, PARSE), ctx.undefined, body);
-  body.dispose();
-  if (parsed.error || tag === 'v') return parsed;
+  if (tag === 'u') return 0;
+  const body = stringRaw(sb, tag === 'e' ? JSON.parse(reply.slice(1)).message : reply.slice(1));
+  if (body === 0) return { error: ctx.newError('out of memory') };
+  // e: an Error made by the captured constructor, while the script's frame is on the stack.
+  const made = callRaw(sb, intrinsic(sb, tag === 'e' ? ERROR : PARSE), [body]);
+  freeRaw(sb, body);
+  if (typeof made !== 'number' || tag === 'v') return made;
+  const value = ctx.memory.heapValueHandle(made);
+  if (tag === 'e') return { error: value };
   // m: [value, paths of the request-input objects in it]
   sb.anyMarked = true;
-  const value = ctx.getProp(parsed.value, 0);
-  const paths = ctx.getProp(parsed.value, 1);
-  parsed.value.dispose();
-  const marked = ctx.callFunction(marking(sb).mark, ctx.undefined, value, paths);
+  const result = ctx.getProp(value, 0);
+  const paths = ctx.getProp(value, 1);
+  value.dispose();
+  const marked = ctx.callFunction(marking(sb).mark, ctx.undefined, result, paths);
   paths.dispose();
   if (marked.error) {
-    value.dispose();
+    result.dispose();
     return marked;
   }
   marked.value.dispose();
-  return value;
+  const owned = ffi.QTS_DupValuePointer(c, result.value);
+  result.dispose();
+  return owned;
+}
+
+/** A method as quickjs-emscripten calls a host function (handles in, a handle out). */
+function methodThroughWrapper(sb, id, args) {
+  const made = platformCall(sb, id, args.map((h) => h.value));
+  if (made === 0) return undefined;
+  if (typeof made !== 'number') return made;
+  return sb.ctx.memory.heapValueHandle(made);
+}
+
+/**
+ * The methods' calls skip quickjs-emscripten's per-call wrapper (a scope, a handle per argument):
+ * the context's C → host dispatcher is given a first look at each call, and answers those of the
+ * functions buildObject marked (fn.rmpMethod) on raw pointers, as the C side expects — an owned
+ * JSValue pointer, 0 for undefined, or the pointer QTS_Throw gives. Any other host function goes
+ * the usual way; without the expected internals, methods use the wrapper (methodThroughWrapper).
+ */
+function fastMethods(sb) {
+  const ctx = sb.ctx;
+  const callbacks = ctx.cToHostCallbacks;
+  const refs = ctx.runtime && ctx.runtime.hostRefs;
+  if (!callbacks || typeof callbacks.callFunction !== 'function' || !refs || typeof refs.get !== 'function') return false;
+  const usual = callbacks.callFunction;
+  const ffi = ctx.ffi;
+  callbacks.callFunction = (c, thisPtr, argc, argvPtr, fnId) => {
+    const fn = refs.get(fnId);
+    if (fn === undefined || fn.rmpMethod === undefined || c !== ctx.ctx.value) return usual(c, thisPtr, argc, argvPtr, fnId);
+    try {
+      const pointers = new Array(argc);
+      for (let i = 0; i < argc; i++) pointers[i] = ffi.QTS_ArgvGetJSValueConstPointer(argvPtr, i);
+      const made = platformCall(sb, fn.rmpMethod, pointers);
+      if (typeof made === 'number') return made;
+      const thrown = ffi.QTS_Throw(c, made.error.value);
+      made.error.dispose();
+      return thrown;
+    } catch (e) {
+      const error = ctx.newError(e && e.message ? String(e.message) : 'the sandbox failed');
+      const thrown = ffi.QTS_Throw(c, error.value);
+      error.dispose();
+      return thrown;
+    }
+  };
+  return true;
 }
 
 /** Frees a sandbox's context (not its runtime); false when the module could not clean up. */

@@ -138,6 +138,18 @@ describe('the shared runtime: nothing a script leaves reaches the next one', () 
     expect(await out(LOOK, mine, { cpuTimeMs: 500 })).toBe(CLEAN);
   });
 
+  it('a method called while another one serialises its arguments (toJSON) answers both', async () => {
+    expect(
+      await out(`const inner = {toJSON() { return RMPUtilities.jsonPut({}, "x", [1, 2]); }};
+        RMPData.setOutput(RMPUtilities.jsonPut({a: inner}, "b", 2, undefined, undefined))`),
+    ).toBe('{"a":{"x":[1,2]},"b":2}');
+    await expect(
+      runScript('RMPUtilities.jsonPut({toJSON() { throw new RangeError("from toJSON"); }}, "b", 1)', {
+        ctx: mine,
+      }),
+    ).rejects.toThrow('RangeError: from toJSON (script line 1, column 54)');
+  });
+
   it('each script sees its own RMP* objects, not the previous context’s', async () => {
     await out('globalThis.previous = RMPData; RMPData.setOutput(1)');
     expect(
