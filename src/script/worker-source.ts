@@ -63,6 +63,9 @@ const ready = newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory: memory
 // Set when a finished script's runtime could not be freed: the module's state is unknown, so no
 // other script runs here; the main thread replaces the worker (see 'retire').
 let unusable = false;
+// Set when the heap cannot give a fresh worker's room any more: the worker asks to be replaced,
+// and a script already sent to it still runs, with the room there is.
+let retiring = false;
 
 parentPort.on('message', (job) => {
   if (unusable) {
@@ -272,7 +275,8 @@ function prepareObjects(sb, ctx, table) {
   for (let i = 0; i < objects.length; i++) {
     const objectName = objects[i][0];
     const entries = objects[i][1];
-    let built = null;
+    // RMPData (setOutput) is what nearly every script names: it is built now, off the script's path.
+    let built = objectName === 'RMPData' ? hold(sb, buildObject(sb, objectName, entries)) : null;
     const get = ctx.newFunction(objectName, () => {
       if (built === null) built = hold(sb, buildObject(sb, objectName, entries));
       return built.dup();
@@ -524,16 +528,6 @@ function runJob(module, job) {
       sb = prepare(module, job.table, account);
       setupMs = sb.prepareMs;
     }
-    // The room of a fresh worker, or a fresh runtime; still not: the worker is replaced after
-    // this script.
-    if (!hasRoom(scriptRoom)) {
-      const t = performance.now();
-      if (!release(sb) || !retireRuntime()) throw new Error('the previous runtime could not be freed');
-      sb = null;
-      sb = prepare(module, job.table, account);
-      setupMs += performance.now() - t;
-      if (!hasRoom(scriptRoom)) broken = true;
-    }
     prepareMs = sb.prepareMs;
     sb.run = run;
     const { ctx } = sb;
@@ -595,7 +589,7 @@ function runJob(module, job) {
   if (sb && run.stop !== null && inJobs) broken = true;
   // A script that filled the memory leaves a heap grown to its cap and cut into pieces: the worker
   // is replaced, so the next script finds the room (and the error positions) of a fresh one.
-  if (result.failure && result.failure.kind === 'memory') broken = true;
+  if ((result.failure && result.failure.kind === 'memory') || retiring) broken = true;
   const totalMs = performance.now() - begin;
   result.timing = { setupMs, prepareMs, totalMs, waitedMs: run.waited, calls: run.calls };
   // The result goes out before the cleanup. A context or runtime that cannot be freed makes the
@@ -622,12 +616,20 @@ function runJob(module, job) {
   try {
     pending = state.rt.hasPendingJob();
   } catch (e) {}
-  if (!clean || pending || state.scripts >= RUNTIME_SCRIPTS || state.cpuMs >= RUNTIME_CPU_MS) {
+  // The next script must find the room of a fresh worker: a runtime holding too much of what its
+  // scripts left is retired (its memory freed) now, before the next context is made.
+  if (!clean || pending || state.scripts >= RUNTIME_SCRIPTS || state.cpuMs >= RUNTIME_CPU_MS || !hasRoom(scriptRoom)) {
     if (!retireRuntime()) {
       unusable = true;
       parentPort.postMessage({ type: 'retire' });
       return;
     }
+  }
+  // Not even a fresh runtime's heap has it: the worker asks to be replaced (it still serves a
+  // script already sent to it, with the room it has).
+  if (!hasRoom(scriptRoom)) {
+    retiring = true;
+    parentPort.postMessage({ type: 'retire' });
   }
   // Right away (the result is already on its way): the next script finds its sandbox ready.
   try {
