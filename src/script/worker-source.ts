@@ -63,9 +63,6 @@ const ready = newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory: memory
 // Set when a finished script's runtime could not be freed: the module's state is unknown, so no
 // other script runs here; the main thread replaces the worker (see 'retire').
 let unusable = false;
-// Set when the heap cannot give a fresh worker's room any more: the worker asks to be replaced,
-// and a script already sent to it still runs, with the room there is.
-let retiring = false;
 
 parentPort.on('message', (job) => {
   if (unusable) {
@@ -277,10 +274,14 @@ function prepareObjects(sb, ctx, table) {
     const entries = objects[i][1];
     // RMPData (setOutput) is what nearly every script names: it is built now, off the script's path.
     let built = objectName === 'RMPData' ? hold(sb, buildObject(sb, objectName, entries)) : null;
-    const get = ctx.newFunction(objectName, () => {
+    const getter = () => {
       if (built === null) built = hold(sb, buildObject(sb, objectName, entries));
-      return built.dup();
-    });
+      return built;
+    };
+    const through = () => getter().dup();
+    // On the dispatcher's fast path (fastMethods): the object's pointer, owned by the caller.
+    through.rmpFast = () => ctx.ffi.QTS_DupValuePointer(ctx.ctx.value, getter().value);
+    const get = ctx.newFunction(objectName, through);
     defineOwn(sb, ctx.global, objectName, null, get, false);
     get.dispose();
   }
@@ -293,13 +294,15 @@ function buildObject(sb, objectName, entries) {
     for (let j = 0; j < entries.length; j++) {
       const id = entries[j][1];
       const call = (...args) => methodThroughWrapper(sb, id, args);
-      call.rmpMethod = id;
+      call.rmpFast = (pointers) => platformCall(sb, id, pointers);
       const method = ctx.newFunction(entries[j][0], call);
       defineOwn(sb, target, entries[j][0], method, null, true);
       method.dispose();
     }
     if (objectName === 'RMPData') {
-      const setOutput = ctx.newFunction('setOutput', (value) => setOutputOf(sb, value));
+      const through = (value) => setOutputOf(sb, value === undefined ? 0 : value.value);
+      through.rmpFast = (pointers) => setOutputOf(sb, pointers.length > 0 ? pointers[0] : 0);
+      const setOutput = ctx.newFunction('setOutput', through);
       // Its length as a method definition setOutput(value) has it (host functions get 0).
       const one = ctx.newNumber(1);
       ctx.defineProp(setOutput, 'length', { value: one, configurable: true });
@@ -315,20 +318,24 @@ function buildObject(sb, objectName, entries) {
   return target;
 }
 
-/** RMPData.setOutput: the value is taken now, as s<text>, j<json> or n (nothing). */
-function setOutputOf(sb, value) {
+/** RMPData.setOutput(value at that pointer; 0: none): taken now, as s<text>, j<json> or n (nothing). Gives 0 or {error}. */
+function setOutputOf(sb, pointer) {
   const ctx = sb.ctx;
-  const type = value === undefined ? 'undefined' : ctx.typeof(value);
-  if (type === 'undefined' || ctx.sameValue(value, ctx.null)) {
+  const ffi = ctx.ffi;
+  const c = ctx.ctx.value;
+  const type = pointer === 0 ? 'undefined' : ctx.memory.consumeHeapCharPointer(ffi.QTS_Typeof(c, pointer));
+  if (type === 'undefined' || ffi.QTS_IsEqual(c, pointer, ctx.null.value, 0)) {
     sb.output = 'n';
   } else if (type === 'string') {
-    sb.output = 's' + ctx.getString(value);
+    sb.output = 's' + ctx.memory.consumeJSCharPointer(ffi.QTS_GetString(c, pointer));
   } else {
-    const json = ctx.callFunction(intrinsic(sb, STRINGIFY), ctx.undefined, value);
-    if (json.error) return json;
-    sb.output = ctx.typeof(json.value) === 'string' ? 'j' + ctx.getString(json.value) : 'n';
-    json.value.dispose();
+    const json = callRaw(sb, intrinsic(sb, STRINGIFY), [pointer]);
+    if (typeof json !== 'number') return json;
+    const isText = ctx.memory.consumeHeapCharPointer(ffi.QTS_Typeof(c, json)) === 'string';
+    sb.output = isText ? 'j' + ctx.memory.consumeJSCharPointer(ffi.QTS_GetString(c, json)) : 'n';
+    freeRaw(sb, json);
   }
+  return 0;
 }
 
 // A platform call is the hot path (a script may make thousands): the FFI is used directly, with
@@ -460,7 +467,7 @@ function methodThroughWrapper(sb, id, args) {
 /**
  * The methods' calls skip quickjs-emscripten's per-call wrapper (a scope, a handle per argument):
  * the context's C → host dispatcher is given a first look at each call, and answers those of the
- * functions buildObject marked (fn.rmpMethod) on raw pointers, as the C side expects — an owned
+ * functions marked with an rmpFast (the RMP* getters and methods) on raw pointers, as the C side expects — an owned
  * JSValue pointer, 0 for undefined, or the pointer QTS_Throw gives. Any other host function goes
  * the usual way; without the expected internals, methods use the wrapper (methodThroughWrapper).
  */
@@ -473,11 +480,11 @@ function fastMethods(sb) {
   const ffi = ctx.ffi;
   callbacks.callFunction = (c, thisPtr, argc, argvPtr, fnId) => {
     const fn = refs.get(fnId);
-    if (fn === undefined || fn.rmpMethod === undefined || c !== ctx.ctx.value) return usual(c, thisPtr, argc, argvPtr, fnId);
+    if (fn === undefined || fn.rmpFast === undefined || c !== ctx.ctx.value) return usual(c, thisPtr, argc, argvPtr, fnId);
     try {
       const pointers = new Array(argc);
       for (let i = 0; i < argc; i++) pointers[i] = ffi.QTS_ArgvGetJSValueConstPointer(argvPtr, i);
-      const made = platformCall(sb, fn.rmpMethod, pointers);
+      const made = fn.rmpFast(pointers);
       if (typeof made === 'number') return made;
       const thrown = ffi.QTS_Throw(c, made.error.value);
       made.error.dispose();
@@ -589,7 +596,15 @@ function runJob(module, job) {
   if (sb && run.stop !== null && inJobs) broken = true;
   // A script that filled the memory leaves a heap grown to its cap and cut into pieces: the worker
   // is replaced, so the next script finds the room (and the error positions) of a fresh one.
-  if ((result.failure && result.failure.kind === 'memory') || retiring) broken = true;
+  if (result.failure && result.failure.kind === 'memory') broken = true;
+  // A script that leaves the heap without a fresh worker's room (what it keeps reachable counts):
+  // its context and runtime are freed before the result goes out, and if the heap still lacks the
+  // room the worker is replaced — the main thread knows before it sends the next script.
+  let freed = false;
+  if (!broken && sb && !hasRoom(scriptRoom)) {
+    if (!release(sb) || !retireRuntime() || !hasRoom(scriptRoom)) broken = true;
+    freed = true;
+  }
   const totalMs = performance.now() - begin;
   result.timing = { setupMs, prepareMs, totalMs, waitedMs: run.waited, calls: run.calls };
   // The result goes out before the cleanup. A context or runtime that cannot be freed makes the
@@ -600,6 +615,14 @@ function runJob(module, job) {
     return;
   }
   finish(job, result, false);
+  if (freed) {
+    try {
+      spare = prepare(module, job.table, account);
+    } catch (e) {
+      spare = null;
+    }
+    return;
+  }
   if (!release(sb)) {
     unusable = true;
     parentPort.postMessage({ type: 'retire' });
@@ -616,20 +639,12 @@ function runJob(module, job) {
   try {
     pending = state.rt.hasPendingJob();
   } catch (e) {}
-  // The next script must find the room of a fresh worker: a runtime holding too much of what its
-  // scripts left is retired (its memory freed) now, before the next context is made.
-  if (!clean || pending || state.scripts >= RUNTIME_SCRIPTS || state.cpuMs >= RUNTIME_CPU_MS || !hasRoom(scriptRoom)) {
+  if (!clean || pending || state.scripts >= RUNTIME_SCRIPTS || state.cpuMs >= RUNTIME_CPU_MS) {
     if (!retireRuntime()) {
       unusable = true;
       parentPort.postMessage({ type: 'retire' });
       return;
     }
-  }
-  // Not even a fresh runtime's heap has it: the worker asks to be replaced (it still serves a
-  // script already sent to it, with the room it has).
-  if (!hasRoom(scriptRoom)) {
-    retiring = true;
-    parentPort.postMessage({ type: 'retire' });
   }
   // Right away (the result is already on its way): the next script finds its sandbox ready.
   try {
