@@ -6,8 +6,10 @@
  *     script worker (a pure function, src/script/in-worker-functions.ts), and the same script with
  *     every call over the bridge (the path before) is measured beside it;
  *  2. the cost of a fresh context: a trivial script end to end (worker from the pool, new QuickJS
- *     runtime + context + RMP* objects, output back) beside a trivial template render; the part
- *     spent inside the worker setting up; and a worker's start (WebAssembly module included);
+ *     context in the worker's shared runtime + RMP* objects, output back) beside a trivial
+ *     template render; the part spent inside the worker setting up; the worker program's CPU time
+ *     per trivial script, run on this thread without the thread hand-offs (steady under load);
+ *     and a worker's start (WebAssembly module included);
  *  3. the asyncify build (quickjs-emscripten's async variant, rejected — docs/script.md): its cost
  *     per suspending call in the same process, and, in a child process, how deep a script can
  *     recurse before a suspending call once V8 has optimised the module.
@@ -35,6 +37,10 @@ import {
   warmScripts,
 } from '../src/script/index.js';
 import { openStore } from '../src/store/index.js';
+import { scriptApi } from '../src/script/api.js';
+import { DEFAULT_SCRIPT_LIMITS } from '../src/script/limits.js';
+import { LEGACY_PRELUDE, MARKING, SETUP } from '../src/script/prelude.js';
+import { WORKER_SOURCE } from '../src/script/worker-source.js';
 
 const CALLS = 2_000;
 /** Timed rounds (interleaved) of rows 1 and 2; BENCH_ROUNDS overrides both defaults. */
@@ -189,7 +195,7 @@ async function freshContext(): Promise<void> {
   const parallelMs = performance.now() - t;
   console.log('2. a fresh context per script');
   console.log(
-    `   a fresh QuickJS runtime + context + RMP* objects: ${((prepareSum / scripts) * 1000).toFixed(0)} µs in the worker ` +
+    `   a fresh QuickJS context + RMP* objects: ${((prepareSum / scripts) * 1000).toFixed(0)} µs in the worker ` +
       '(prepared as soon as the previous script ends)',
   );
   console.log(
@@ -202,6 +208,66 @@ async function freshContext(): Promise<void> {
       `first script after a cold start (worker + WebAssembly module): ${firstMs.toFixed(0)} ms`,
   );
   await closeScripts();
+  const cpu = await workerCpuPerScript(ROUNDS || 5);
+  console.log(
+    `   the worker program's CPU time per trivial script, on this thread (no hand-offs), ${cpu.length} rounds of 2,000: ` +
+      `best ${Math.min(...cpu).toFixed(0)} µs, median ${median(cpu).toFixed(0)} µs, worst ${Math.max(...cpu).toFixed(0)} µs`,
+  );
+}
+
+/**
+ * The worker program (worker-source.ts) run on this thread with a stand-in for worker_threads:
+ * CPU µs per trivial script over rounds of 2,000 — its run, its cleanup and the next sandbox.
+ */
+async function workerCpuPerScript(rounds: number): Promise<number[]> {
+  const require = createRequire(import.meta.url);
+  const table = scriptApi(defaultRegistry()).table;
+  let onMessage: (job: unknown) => void = () => {};
+  let done: { output?: string } | null = null;
+  const fake = {
+    parentPort: {
+      on: (_event: string, fn: (job: unknown) => void) => (onMessage = fn),
+      postMessage: (m: { type: string; output?: string }) => {
+        if (m.type === 'done') done = m;
+      },
+    },
+    workerData: {
+      quickjs: require.resolve('quickjs-emscripten'),
+      setup: SETUP,
+      legacyPrelude: LEGACY_PRELUDE,
+      marking: MARKING,
+      memoryBytes: DEFAULT_SCRIPT_LIMITS.memoryBytes,
+      signal: new SharedArrayBuffer(4),
+      replies: null,
+    },
+    receiveMessageOnPort: () => undefined,
+  };
+  const load = (id: string): unknown => (id === 'node:worker_threads' ? fake : require(id));
+  new Function('require', 'process', 'Buffer', WORKER_SOURCE)(load, process, Buffer);
+  let run = 0;
+  const one = async () => {
+    done = null;
+    onMessage({
+      run: ++run,
+      source: 'RMPData.setOutput("x")',
+      table,
+      limits: DEFAULT_SCRIPT_LIMITS,
+      account: '',
+    });
+    // The first job waits for the WebAssembly module (I/O); the others finish within microtasks.
+    while (done === null) await (run === 1 ? new Promise((r) => setTimeout(r, 5)) : null);
+    const out = (done as { output?: string }).output;
+    if (out !== 'sx') throw new Error(`the worker program answered ${JSON.stringify(done)}`);
+  };
+  for (let i = 0; i < 300; i++) await one();
+  const perScript: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const start = process.cpuUsage();
+    for (let i = 0; i < 2_000; i++) await one();
+    const used = process.cpuUsage(start);
+    perScript.push((used.user + used.system) / 2_000);
+  }
+  return perScript;
 }
 
 async function asyncify(): Promise<void> {

@@ -41,7 +41,7 @@ function loadInWorker() {
 }
 
 // An in-worker call is the worker's own computing: its time counts toward the script's CPU time.
-function platformCall(run, method, args) {
+function routeCall(run, method, args) {
   if (run !== null && run.stop === null && args.charAt(0) !== 'm' && args.length <= IN_WORKER_MAX_CHARS) {
     const methods = run.inWorkerMethods === undefined ? inWorkerMethodsOf(run) : run.inWorkerMethods;
     const entry = methods === null ? undefined : methods.get(method);

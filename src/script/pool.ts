@@ -1,6 +1,6 @@
 /**
  * The sandbox workers (worker-source.ts): started on demand up to a maximum, reused from script
- * to script (each script gets a fresh QuickJS runtime inside), replaced when one fails or outlives
+ * to script (each script gets a fresh QuickJS context inside), replaced when one fails or outlives
  * its job. Scripts beyond the maximum wait their turn, within their wall time. Workers do not keep
  * the process alive.
  */
@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { ScriptLimits } from './limits.js';
 import { inWorkerModule } from './in-worker-plan.js';
-import { LEGACY_PRELUDE, MARKING, PRELUDE } from './prelude.js';
+import { LEGACY_PRELUDE, MARKING, SETUP } from './prelude.js';
 import { WORKER_SOURCE } from './worker-source.js';
 
 /** What a worker reports about one run. */
@@ -72,7 +72,7 @@ function defaultProgram(): SandboxProgram {
     source: WORKER_SOURCE,
     data: (memoryBytes) => ({
       quickjs: createRequire(import.meta.url).resolve('quickjs-emscripten'),
-      prelude: PRELUDE,
+      setup: SETUP,
       legacyPrelude: LEGACY_PRELUDE,
       marking: MARKING,
       memoryBytes,
@@ -145,7 +145,8 @@ class SandboxWorker {
     this.replies.unref();
   }
 
-  run(job: SandboxJob, onCall: CallHandler): Promise<WorkerOutcome> {
+  /** `account`: the worker keeps a runtime for one account's scripts at a time (worker-source.ts). */
+  run(job: SandboxJob, onCall: CallHandler, account = ''): Promise<WorkerOutcome> {
     if (this.current) throw new Error('sandbox worker: one run at a time');
     const run = this.nextRun++;
     return new Promise<WorkerOutcome>((resolve, reject) => {
@@ -177,6 +178,7 @@ class SandboxWorker {
         source: job.source,
         table: job.table,
         limits: job.limits,
+        account,
       });
     });
   }
@@ -371,7 +373,7 @@ export class SandboxPool {
   async run(job: SandboxJob, onCall: CallHandler, waitMs: number, account = ''): Promise<WorkerOutcome> {
     const worker = await this.acquire(account, job.limits.memoryBytes, waitMs);
     try {
-      return await worker.run(job, onCall);
+      return await worker.run(job, onCall, account);
     } finally {
       this.running.set(account, (this.running.get(account) ?? 1) - 1);
       if (this.running.get(account) === 0) this.running.delete(account);

@@ -1,27 +1,34 @@
 /**
- * The JavaScript that runs inside the sandbox before the script: it builds the frozen RMP*
- * objects from the method table. Each method serialises its arguments to JSON text and calls the
- * one host function with (method id, JSON text); the reply is text too — `v<json>` (a value),
- * `m<json [value, paths]>` (a value with the paths of the request-input objects in it), `u`
- * (undefined) or `e<json {message}>` (an error, thrown here as an Error so the script can
- * catch it and its stack shows the script's line). Arguments holding request-input objects are
- * sent as `m<json [args, paths]>`. Nothing but strings crosses the boundary, and
- * the host function is only reachable through these closures.
- *
- * RMPData.setOutput runs here: it keeps the output as `s<text>`, `j<json>` or `n` (nothing);
- * the function this code evaluates to returns a getter of it. The legacy engine has its own
- * prelude (LEGACY_PRELUDE).
+ * What the sandbox compiles of ours. The RMP* objects themselves are made by the worker with host
+ * functions (worker-source.ts, "The RMP* objects"): no JavaScript of ours is parsed for them, as
+ * QuickJS parses about 13 characters a microsecond and the former 2.3 KB prelude was half of a
+ * script's start. What is left here is JavaScript only the rare cases need, compiled in the
+ * script's context the first time they do, and the legacy engine's prelude.
  */
-/** Whole-line comments and indentation out: the sandbox parses this for every script. */
+/** Whole-line comments and indentation out: the sandbox parses this text. */
 const compact = (source: string) => source.replace(/^\s*\/\/.*$/gm, '').replace(/^\s+/gm, '');
 
 /**
- * The request-input marking of the prelude (markPaths, markedPaths), compiled inside the sandbox
- * with the Function constructor the prelude captured, the first time a value carries marks. It is
- * handed to the prelude as an argument (a string made by the host), not written in it: QuickJS
- * parses about 15 characters a microsecond, and as a literal it was a quarter of the prelude.
+ * Done in every context before the script, in one evaluation: the constructors that could run
+ * code after the script ends are removed (scripts share a runtime, whose garbage collector and
+ * job queue are common: worker-source.ts), and the intrinsics the RMP* objects use are captured
+ * before the script can replace them — JSON.stringify, JSON.parse, Object.freeze, Error,
+ * Array.of, Array.isArray, Object.keys, WeakSet, in that order (INTRINSICS).
  */
-export const MARKING = compact(String.raw`'use strict';
+export const SETUP =
+  'delete globalThis.WeakRef,delete globalThis.FinalizationRegistry,' +
+  '[JSON.stringify,JSON.parse,Object.freeze,Error,Array.of,Array.isArray,Object.keys,WeakSet]';
+
+/**
+ * The request-input marking (markPaths, markedPaths), compiled in the script's context the first
+ * time a reply carries marks (most scripts never meet request input): a function of the captured
+ * (isArray, keys, WeakSetCtor) giving both. Objects of a request's input (marked by the host)
+ * stay marked here, so that the host can mark them again when they come back as arguments:
+ * see bridge.ts.
+ */
+export const MARKING = compact(String.raw`(function (isArray, keys, WeakSetCtor) {
+'use strict';
+var marked = new WeakSetCtor();
 function isObject(v) { return v !== null && typeof v === 'object'; }
 
 function markPaths(value, paths) {
@@ -29,7 +36,7 @@ function markPaths(value, paths) {
     var v = value;
     var path = paths[i];
     for (var j = 0; j < path.length && isObject(v); j++) v = v[path[j]];
-    if (isObject(v)) { marked.add(v); onMark(); }
+    if (isObject(v)) marked.add(v);
   }
 }
 
@@ -51,101 +58,7 @@ function markedPaths(value) {
   }
   return paths;
 }
-return { markPaths: markPaths, markedPaths: markedPaths };`);
-
-/**
- * Called with (host, table, markingSource): `table` is the method table as one line per object,
- * `name<TAB>json entries` (made in the worker, worker-source.ts), so that only the names are read
- * while the sandbox is prepared and an object's entries are parsed the first time the script names
- * it (parsing the whole table was a fifth of the setup); `markingSource` is MARKING.
- */
-export const PRELUDE = compact(String.raw`(function (host, table, markingSource) {
-  'use strict';
-  var stringify = JSON.stringify;
-  var parse = JSON.parse;
-  var ErrorCtor = Error;
-  var defineProperty = Object.defineProperty;
-  var freeze = Object.freeze;
-  var output = 'n';
-
-  // Objects of a request's input (marked by the host) stay marked here, so that the host can
-  // mark them again when they come back as arguments: see bridge.ts.
-  var WeakSetCtor = WeakSet;
-  var marked = new WeakSetCtor();
-  var anyMarked = false;
-  var isArray = Array.isArray;
-  var keys = Object.keys;
-
-  // The marking code is compiled the first time it is needed (most scripts never meet request
-  // input): parsed up front it cost every sandbox's setup about a quarter of its time.
-  var FunctionCtor = Function;
-  var marking = null;
-  function mark() {
-    return marking || (marking = FunctionCtor('isArray', 'keys', 'WeakSetCtor', 'marked', 'onMark', markingSource)(
-      isArray, keys, WeakSetCtor, marked, function () { anyMarked = true; }));
-  }
-
-  function call(id, args) {
-    var n = args.length;
-    while (n > 0 && args[n - 1] === undefined) n--;
-    args.length = n;
-    var paths = anyMarked ? mark().markedPaths(args) : [];
-    var reply = host(id, paths.length > 0 ? 'm' + stringify([args, paths]) : stringify(args));
-    var tag = reply.charAt(0);
-    if (tag === 'u') return undefined;
-    if (tag === 'v') return parse(reply.slice(1));
-    if (tag === 'm') {
-      var both = parse(reply.slice(1));
-      mark().markPaths(both[0], both[1]);
-      return both[0];
-    }
-    throw new ErrorCtor(parse(reply.slice(1)).message);
-  }
-
-  function encode(value) {
-    if (value === undefined || value === null) return 'n';
-    if (typeof value === 'string') return 's' + value;
-    var json = stringify(value);
-    return json === undefined ? 'n' : 'j' + json;
-  }
-
-  function method(name, id) {
-    // A method definition: named, not a constructor, no prototype.
-    return { [name](...args) { return call(id, args); } }[name];
-  }
-
-  function build(objectName, entriesJson) {
-    var entries = parse(entriesJson);
-    var target = {};
-    for (var j = 0; j < entries.length; j++) {
-      defineProperty(target, entries[j][0], { value: method(entries[j][0], entries[j][1]), enumerable: true });
-    }
-    if (objectName === 'RMPData') {
-      defineProperty(target, 'setOutput', {
-        value: { setOutput(value) { output = encode(value); } }.setOutput,
-        enumerable: true,
-      });
-    }
-    return freeze(target);
-  }
-
-  // Each object is built the first time the script names it (a script uses few of them; building
-  // all ~250 methods up front was a third of a sandbox's setup). The global stays read-only.
-  function lazy(objectName, entries) {
-    var built = null;
-    defineProperty(globalThis, objectName, {
-      get: { [objectName]() { return built || (built = build(objectName, entries)); } }[objectName],
-      enumerable: false,
-    });
-  }
-
-  // One line per object: name, a tab, its entries as JSON (preludeTable).
-  var lines = table.split('\n');
-  for (var i = 0; i < lines.length; i++) {
-    var tab = lines[i].indexOf('\t');
-    if (tab > 0) lazy(lines[i].slice(0, tab), lines[i].slice(tab + 1));
-  }
-  return function () { return output; };
+return { markPaths: markPaths, markedPaths: markedPaths };
 })`);
 
 /**
@@ -171,6 +84,8 @@ export const LEGACY_PRELUDE = compact(String.raw`(function (host, table) {
   var values = Object.create(null);
   var StringCtor = String;
   var TypeErrorCtor = TypeError;
+  delete globalThis.WeakRef;
+  delete globalThis.FinalizationRegistry;
   // No method of a prototype is called here (push, join …): the script may have replaced them,
   // and the getter runs after the script, outside its limits. Arrays grow by defineProperty.
   function append(list, value) {

@@ -135,7 +135,7 @@ describe('nothing of the host is reachable', () => {
         Array.prototype.map = function () { return "patched"; }; String.prototype.trim = null;
         try { RMPUtilities.jsonPut = () => "patched"; } catch (e) {}
         try { Object.defineProperty(globalThis, "RMPData", { value: 1 }); } catch (e) {}
-        new FinalizationRegistry(() => { throw new Error("from the previous script"); }).register({}, 1);
+        try { new FinalizationRegistry(() => { throw new Error("from the previous script"); }).register({}, 1); } catch (e) {}
         Promise.resolve().then(() => { globalThis.late = "a"; });
         RMPData.setOutput("left");`;
       const look = `RMPData.setOutput([typeof leaked, typeof declared, typeof late, typeof ({}).polluted,
