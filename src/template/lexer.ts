@@ -150,17 +150,31 @@ const UNKNOWN_DIRECTIVE_TIPS: Record<string, string> = dict({
   separ: 'You may meant #sep.',
 });
 
-const KEYWORDS = new Map<string, Tk>([
-  ['true', 'TRUE'],
-  ['false', 'FALSE'],
-  ['in', 'IN'],
-  ['as', 'AS'],
-  ['using', 'USING'],
-  ['lt', 'LESS_THAN'],
-  ['lte', 'LESS_THAN_EQUALS'],
-  ['gt', 'ESCAPED_GT'],
-  ['gte', 'ESCAPED_GTE'],
-]);
+/** The keywords among identifiers; a switch, not a Map: a fresh slice would be hashed first. */
+function keyword(raw: string): Tk | undefined {
+  if (raw.length > 5) return undefined;
+  switch (raw) {
+    case 'true':
+      return 'TRUE';
+    case 'false':
+      return 'FALSE';
+    case 'in':
+      return 'IN';
+    case 'as':
+      return 'AS';
+    case 'using':
+      return 'USING';
+    case 'lt':
+      return 'LESS_THAN';
+    case 'lte':
+      return 'LESS_THAN_EQUALS';
+    case 'gt':
+      return 'ESCAPED_GT';
+    case 'gte':
+      return 'ESCAPED_GTE';
+  }
+  return undefined;
+}
 
 function isBlank(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13;
@@ -936,7 +950,7 @@ export class Lexer {
       this.pos = j;
       const raw = src.slice(start, j);
       if (escaped) return this.tok('ID', start, j, raw.replace(/\\(.)/g, '$1'));
-      const kw = KEYWORDS.get(raw);
+      const kw = keyword(raw);
       if (kw) return this.tok(kw, start, j, raw);
       return this.tok('ID', start, j, raw);
     }
