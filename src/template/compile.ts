@@ -35,20 +35,27 @@ class Unit implements TemplateUnit {
   ) {}
 }
 
-const cache = new Map<string, Unit>();
+/**
+ * Units by source, then by options: the source string is the key itself (its hash is computed
+ * once per string), not a concatenation with the options that would be copied and hashed on
+ * every lookup. Least recently used sources go first once MAX_CACHE units are held.
+ */
+let cache = new Map<string, Map<string, Unit>>();
+let cached = 0;
 const MAX_CACHE = 1000;
 
-function cacheKey(source: string, o: UnitOptions): string {
-  return `${o.name}\u0000${o.incompatibleImprovements ?? ''}\u0000${o.strict ? 1 : 0}${o.tagSyntax ?? ''}\u0000${o.interpolationSyntax ?? ''}\u0000${o.strictSyntax ?? ''}${o.stripWhitespace ?? ''}\u0000${o.outputFormat ?? ''}\u0000${o.autoEscaping ?? ''}${o.recognizeStandardFileExtensions ?? ''}\u0000${source}`;
+function optionsKey(o: UnitOptions): string {
+  return `${o.name}\u0000${o.incompatibleImprovements ?? ''}\u0000${o.strict ? 1 : 0}${o.tagSyntax ?? ''}\u0000${o.interpolationSyntax ?? ''}\u0000${o.strictSyntax ?? ''}${o.stripWhitespace ?? ''}\u0000${o.outputFormat ?? ''}\u0000${o.autoEscaping ?? ''}${o.recognizeStandardFileExtensions ?? ''}`;
 }
 
 export function compileUnit(source: string, o: UnitOptions): TemplateUnit {
-  const key = cacheKey(source, o);
-  const hit = cache.get(key);
+  const key = optionsKey(o);
+  const bySource = cache.get(source);
+  const hit = bySource?.get(key);
   if (hit) {
-    // keep recently used entries at the end (LRU)
-    cache.delete(key);
-    cache.set(key, hit);
+    // keep recently used sources at the end (LRU)
+    cache.delete(source);
+    cache.set(source, bySource!);
     return hit;
   }
   let unit: Unit;
@@ -67,8 +74,17 @@ export function compileUnit(source: string, o: UnitOptions): TemplateUnit {
     }
     throw e;
   }
-  if (cache.size >= MAX_CACHE) cache.delete(cache.keys().next().value as string);
-  cache.set(key, unit);
+  if (cached >= MAX_CACHE) {
+    const [oldest, units] = cache.entries().next().value as [string, Map<string, Unit>];
+    units.delete(units.keys().next().value as string);
+    if (units.size === 0) cache.delete(oldest);
+    cached--;
+  }
+  const units = cache.get(source) ?? new Map<string, Unit>();
+  units.set(key, unit);
+  cache.delete(source);
+  cache.set(source, units);
+  cached++;
   return unit;
 }
 
@@ -102,10 +118,14 @@ function compileFresh(source: string, o: UnitOptions): Unit {
 }
 
 export function iciInt(v: string): number {
+  if (v === '2.3.31') return 2003031;
   const [a, b, c] = v.split('.').map(Number);
   return a * 1_000_000 + (b || 0) * 1_000 + (c || 0);
 }
 
 export function clearCompileCache(): void {
-  cache.clear();
+  // a new Map, not clear(): measured, clearing an old-space Map kept the units stored in it
+  // afterwards alive through scavenges until a full GC (its new table is in old space too)
+  cache = new Map();
+  cached = 0;
 }

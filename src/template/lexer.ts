@@ -150,17 +150,31 @@ const UNKNOWN_DIRECTIVE_TIPS: Record<string, string> = dict({
   separ: 'You may meant #sep.',
 });
 
-const KEYWORDS = new Map<string, Tk>([
-  ['true', 'TRUE'],
-  ['false', 'FALSE'],
-  ['in', 'IN'],
-  ['as', 'AS'],
-  ['using', 'USING'],
-  ['lt', 'LESS_THAN'],
-  ['lte', 'LESS_THAN_EQUALS'],
-  ['gt', 'ESCAPED_GT'],
-  ['gte', 'ESCAPED_GTE'],
-]);
+/** The keywords among identifiers; a switch, not a Map: a fresh slice would be hashed first. */
+function keyword(raw: string): Tk | undefined {
+  if (raw.length > 5) return undefined;
+  switch (raw) {
+    case 'true':
+      return 'TRUE';
+    case 'false':
+      return 'FALSE';
+    case 'in':
+      return 'IN';
+    case 'as':
+      return 'AS';
+    case 'using':
+      return 'USING';
+    case 'lt':
+      return 'LESS_THAN';
+    case 'lte':
+      return 'LESS_THAN_EQUALS';
+    case 'gt':
+      return 'ESCAPED_GT';
+    case 'gte':
+      return 'ESCAPED_GTE';
+  }
+  return undefined;
+}
 
 function isBlank(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13;
@@ -199,15 +213,20 @@ export class LineMap {
   /** Lines (0-based) that contain a tab; only those need a column walk. */
   private readonly tabbed = new Set<number>();
   constructor(private readonly src: string) {
-    for (let i = 0; i < src.length; i++) {
-      const c = src.charCodeAt(i);
-      if (c === 9) this.tabbed.add(this.starts.length - 1);
-      else if (c === 10) this.starts.push(i + 1);
-      else if (c === 13) {
-        if (src.charCodeAt(i + 1) === 10) i++;
-        this.starts.push(i + 1);
+    // indexOf scans natively; most templates have no CR and few tabs
+    if (src.indexOf('\r') < 0) {
+      for (let i = src.indexOf('\n'); i >= 0; i = src.indexOf('\n', i + 1)) this.starts.push(i + 1);
+    } else {
+      for (let i = 0; i < src.length; i++) {
+        const c = src.charCodeAt(i);
+        if (c === 10) this.starts.push(i + 1);
+        else if (c === 13) {
+          if (src.charCodeAt(i + 1) === 10) i++;
+          this.starts.push(i + 1);
+        }
       }
     }
+    for (let i = src.indexOf('\t'); i >= 0; i = src.indexOf('\t', i + 1)) this.tabbed.add(this.line(i) - 1);
   }
   /** The last line found (0-based); tokens are looked up mostly in order. */
   private last = 0;
@@ -925,18 +944,27 @@ export class Lexer {
       let j = start;
       let escaped = false;
       for (;;) {
-        const ch = src.charCodeAt(j);
-        if (ch === 92 && isEscapedIdChar(src.charCodeAt(j + 1))) {
+        const ch = src.charCodeAt(j); // NaN past the end
+        // ASCII identifier characters first (digits cannot start one: handled above)
+        if (
+          (ch >= 97 && ch <= 122) ||
+          (ch >= 64 && ch <= 90) ||
+          (ch >= 48 && ch <= 57) ||
+          ch === 95 ||
+          ch === 36
+        ) {
+          j++;
+        } else if (ch === 92 && isEscapedIdChar(src.charCodeAt(j + 1))) {
           escaped = true;
           j += 2;
-        } else if (j < src.length && (j === start ? isIdStart(ch) : isIdPart(ch))) {
+        } else if (ch >= 128 && (j === start ? isIdStart(ch) : isIdPart(ch))) {
           j++;
         } else break;
       }
       this.pos = j;
       const raw = src.slice(start, j);
       if (escaped) return this.tok('ID', start, j, raw.replace(/\\(.)/g, '$1'));
-      const kw = KEYWORDS.get(raw);
+      const kw = keyword(raw);
       if (kw) return this.tok(kw, start, j, raw);
       return this.tok('ID', start, j, raw);
     }

@@ -557,22 +557,39 @@ export class Parser {
     const t = this.lx.peek();
     this.enter(t);
     try {
-      return this.orExpression();
+      return this.binary(OR);
     } finally {
       this.depth--;
     }
   }
 
-  private orExpression(): A.Expr {
-    let left = this.andExpression();
-    while (this.lx.peek().t === 'OR') {
+  /**
+   * FTL.jj's OrExpression down to MultiplicativeExpression in one loop (precedence climbing): the
+   * operators of `minLevel` and tighter. ||, &&, + - and * / % chain left to right; an equality,
+   * relational or range operator does not chain, so only looser operators may follow it.
+   */
+  private binary(minLevel: number): A.Expr {
+    let left = this.unaryExpression();
+    let cap = MUL + 1;
+    for (;;) {
+      const t = this.lx.peek();
+      const level = opLevel(t.t);
+      if (level < minLevel || level >= cap) return left;
       this.lx.next();
-      const right = this.andExpression();
+      cap = level === EQ || level === REL || level === RANGE ? level : level + 1;
+      left = this.binaryNode(level, t, left);
+    }
+  }
+
+  /** The node of `left op …` for the operator token `t` of `level` (already consumed). */
+  private binaryNode(level: number, t: Token, left: A.Expr): A.Expr {
+    if (level === OR || level === AND) {
+      const right = this.binary(level + 1);
       this.booleanLiteralOnly(left);
       this.booleanLiteralOnly(right);
-      left = this.mk<A.Or>(
+      return this.mk<A.Or | A.And>(
         {
-          kind: 'or',
+          kind: level === OR ? 'or' : 'and',
           left,
           right,
           beginLine: 0,
@@ -586,58 +603,25 @@ export class Parser {
         right,
       );
     }
-    return left;
-  }
-
-  private andExpression(): A.Expr {
-    let left = this.equalityExpression();
-    while (this.lx.peek().t === 'AND') {
-      this.lx.next();
-      const right = this.equalityExpression();
-      this.booleanLiteralOnly(left);
-      this.booleanLiteralOnly(right);
-      left = this.mk<A.And>(
-        {
-          kind: 'and',
-          left,
-          right,
-          beginLine: 0,
-          beginColumn: 0,
-          endLine: 0,
-          endColumn: 0,
-          templateName: this.name,
-          calls: !!(left.calls || right.calls),
-        },
-        left,
-        right,
-      );
-    }
-    return left;
-  }
-
-  private equalityExpression(): A.Expr {
-    const left = this.relationalExpression();
-    const t = this.lx.peek();
-    if (t.t === 'NOT_EQUALS' || t.t === 'EQUALS' || t.t === 'DOUBLE_EQUALS') {
-      this.lx.next();
-      const right = this.relationalExpression();
-      for (const e of [left, right]) {
-        if (e.kind === 'hash')
-          throw this.err(
-            `Found hash literal: ${canonical(e)}. Expecting different type for equality check`,
-            e,
-          );
-        if (e.kind === 'list')
-          throw this.err(
-            `Found list literal: ${canonical(e)}. Expecting different type for equality check`,
-            e,
-          );
+    if (level === EQ || level === REL) {
+      const right = this.binary(level + 1);
+      if (level === EQ) {
+        for (const e of [left, right]) {
+          if (e.kind === 'hash' || e.kind === 'list')
+            throw this.err(
+              `Found ${e.kind} literal: ${canonical(e)}. Expecting different type for equality check`,
+              e,
+            );
+        }
+      } else {
+        this.numberLiteralOnly(left);
+        this.numberLiteralOnly(right);
       }
       return this.mk<A.Cmp>(
         {
           kind: 'cmp',
           op: t.image,
-          relation: t.t === 'NOT_EQUALS' ? 'ne' : 'eq',
+          relation: relationOf(t.t),
           left,
           right,
           beginLine: 0,
@@ -651,39 +635,14 @@ export class Parser {
         right,
       );
     }
-    return left;
-  }
-
-  private relationalExpression(): A.Expr {
-    const left = this.rangeExpression();
-    const t = this.lx.peek();
-    let kind: A.Cmp['relation'] | null = null;
-    switch (t.t) {
-      case 'NATURAL_GTE':
-      case 'ESCAPED_GTE':
-        kind = 'ge';
-        break;
-      case 'NATURAL_GT':
-      case 'ESCAPED_GT':
-        kind = 'gt';
-        break;
-      case 'LESS_THAN_EQUALS':
-        kind = 'le';
-        break;
-      case 'LESS_THAN':
-        kind = 'lt';
-        break;
-    }
-    if (kind === null) return left;
-    this.lx.next();
-    const right = this.rangeExpression();
-    this.numberLiteralOnly(left);
-    this.numberLiteralOnly(right);
-    return this.mk<A.Cmp>(
+    if (level === RANGE) return this.range(t, left);
+    if (level === MUL)
+      return this.arith(t.t === 'TIMES' ? '*' : t.t === 'DIVIDE' ? '/' : '%', left, this.unaryExpression());
+    const right = this.binary(MUL);
+    if (t.t === 'MINUS') return this.arith('-', left, right);
+    return this.mk<A.Add>(
       {
-        kind: 'cmp',
-        op: t.image,
-        relation: kind,
+        kind: 'add',
         left,
         right,
         beginLine: 0,
@@ -698,12 +657,10 @@ export class Parser {
     );
   }
 
-  private rangeExpression(): A.Expr {
-    const left = this.additiveExpression();
-    const t = this.lx.peek();
+  /** `left..<right`, `left..*right`, `left..right` or `left..` (`t`, the operator, consumed). */
+  private range(t: Token, left: A.Expr): A.Expr {
     if (t.t === 'DOT_DOT_LESS' || t.t === 'DOT_DOT_ASTERISK') {
-      this.lx.next();
-      const right = this.additiveExpression();
+      const right = this.binary(ADD);
       this.numberLiteralOnly(left);
       this.numberLiteralOnly(right);
       return this.mk<A.Range>(
@@ -724,89 +681,44 @@ export class Parser {
         right,
       );
     }
-    if (t.t === 'DOT_DOT') {
-      this.lx.next();
-      this.numberLiteralOnly(left);
-      if (EXPR_START.has(this.lx.peek().t)) {
-        const right = this.additiveExpression();
-        this.numberLiteralOnly(right);
-        return this.mk<A.Range>(
-          {
-            kind: 'range',
-            left,
-            right,
-            end: 'inclusive',
-            op: '..',
-            beginLine: 0,
-            beginColumn: 0,
-            endLine: 0,
-            endColumn: 0,
-            templateName: this.name,
-            calls: !!(left.calls || right.calls),
-          },
-          left,
-          right,
-        );
-      }
+    this.numberLiteralOnly(left);
+    if (EXPR_START.has(this.lx.peek().t)) {
+      const right = this.binary(ADD);
+      this.numberLiteralOnly(right);
       return this.mk<A.Range>(
         {
           kind: 'range',
           left,
-          end: 'unbound',
+          right,
+          end: 'inclusive',
           op: '..',
           beginLine: 0,
           beginColumn: 0,
           endLine: 0,
           endColumn: 0,
           templateName: this.name,
-          calls: !!left.calls,
+          calls: !!(left.calls || right.calls),
         },
         left,
-        this.tokPos(t),
+        right,
       );
     }
-    return left;
-  }
-
-  private additiveExpression(): A.Expr {
-    let left = this.multiplicativeExpression();
-    for (;;) {
-      const t = this.lx.peek();
-      if (t.t !== 'PLUS' && t.t !== 'MINUS') return left;
-      this.lx.next();
-      const right = this.multiplicativeExpression();
-      if (t.t === 'PLUS')
-        left = this.mk<A.Add>(
-          {
-            kind: 'add',
-            left,
-            right,
-            beginLine: 0,
-            beginColumn: 0,
-            endLine: 0,
-            endColumn: 0,
-            templateName: this.name,
-            calls: !!(left.calls || right.calls),
-          },
-          left,
-          right,
-        );
-      else left = this.arith('-', left, right);
-    }
-  }
-
-  private multiplicativeExpression(): A.Expr {
-    let left = this.unaryExpression();
-    for (;;) {
-      const t = this.lx.peek();
-      let op: A.Arith['op'];
-      if (t.t === 'TIMES') op = '*';
-      else if (t.t === 'DIVIDE') op = '/';
-      else if (t.t === 'PERCENT') op = '%';
-      else return left;
-      this.lx.next();
-      left = this.arith(op, left, this.unaryExpression());
-    }
+    return this.mk<A.Range>(
+      {
+        kind: 'range',
+        left,
+        end: 'unbound',
+        op: '..',
+        beginLine: 0,
+        beginColumn: 0,
+        endLine: 0,
+        endColumn: 0,
+        templateName: this.name,
+        calls: !!left.calls,
+      },
+      left,
+      this.tokPos(t),
+    );
   }
 
   /** `left op right` for - * / %: both sides must be able to be numbers. */
@@ -1522,6 +1434,65 @@ export class Parser {
     if (e.kind === 'num')
       throw this.err(`Found number literal: ${canonical(e)}. Expecting boolean (true/false)`, e);
   }
+}
+
+// Binary operator levels, loosest first (FTL.jj: OrExpression … MultiplicativeExpression)
+const OR = 1;
+const AND = 2;
+const EQ = 3;
+const REL = 4;
+const RANGE = 5;
+const ADD = 6;
+const MUL = 7;
+
+function opLevel(t: Tk): number {
+  switch (t) {
+    case 'OR':
+      return OR;
+    case 'AND':
+      return AND;
+    case 'NOT_EQUALS':
+    case 'EQUALS':
+    case 'DOUBLE_EQUALS':
+      return EQ;
+    case 'NATURAL_GTE':
+    case 'ESCAPED_GTE':
+    case 'NATURAL_GT':
+    case 'ESCAPED_GT':
+    case 'LESS_THAN_EQUALS':
+    case 'LESS_THAN':
+      return REL;
+    case 'DOT_DOT_LESS':
+    case 'DOT_DOT_ASTERISK':
+    case 'DOT_DOT':
+      return RANGE;
+    case 'PLUS':
+    case 'MINUS':
+      return ADD;
+    case 'TIMES':
+    case 'DIVIDE':
+    case 'PERCENT':
+      return MUL;
+  }
+  return 0;
+}
+
+function relationOf(t: Tk): A.Cmp['relation'] {
+  switch (t) {
+    case 'NOT_EQUALS':
+      return 'ne';
+    case 'NATURAL_GTE':
+    case 'ESCAPED_GTE':
+      return 'ge';
+    case 'NATURAL_GT':
+    case 'ESCAPED_GT':
+      return 'gt';
+    case 'LESS_THAN_EQUALS':
+      return 'le';
+    case 'LESS_THAN':
+      return 'lt';
+  }
+  return 'eq';
 }
 
 const STRING_COERCABLE = 'string or something automatically convertible to string (number, date or boolean)';

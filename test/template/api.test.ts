@@ -267,6 +267,25 @@ describe('data model, results and options', () => {
     const a = compile('same', { name: 'n' }) as unknown as { unit: unknown };
     const b = compile('same', { name: 'n' }) as unknown as { unit: unknown };
     expect(a.unit).toBe(b.unit);
+    const unit = (t: unknown): unknown => (t as { unit: unknown }).unit;
+    expect(unit(compile('same', { name: 'm' }))).not.toBe(a.unit);
+    expect(unit(compile('same', { name: 'n', strict: true }))).not.toBe(a.unit);
+    expect(unit(compile('same', { name: 'n' }))).toBe(a.unit);
+  });
+
+  it('keeps at most 1000 compiled templates, dropping the least recently used first', () => {
+    const unit = (src: string): unknown =>
+      (compile(src, { name: 'lru' }) as unknown as { unit: unknown }).unit;
+    const first = unit('first');
+    const second = unit('second');
+    for (let i = 0; i < 998; i++) {
+      unit(`filler ${i}`);
+      if (i === 500) expect(unit('first')).toBe(first); // used again: now the most recent
+    }
+    // 1000 held; one more drops the least recently used, 'second'
+    unit('one more');
+    expect(unit('first')).toBe(first);
+    expect(unit('second')).not.toBe(second);
   });
 
   it('uses the injected clock for .now, read at each use like FreeMarker', async () => {

@@ -56,3 +56,39 @@ describe('template basics', () => {
     );
   });
 });
+
+// Expected values from FreeMarker 2.3.31 (the oracle's fm batch).
+describe('binary operators', () => {
+  it('bind by FreeMarker precedence, left to right within a level', async () => {
+    expect(await render('${1 + 2 * 3 - 4 / 2 % 3}')).toBe('5');
+    expect(await render('${2 - 1 - 1} ${8 / 2 / 2}')).toBe('0 2');
+    expect(await render('<#if 1 < 2 == true>y</#if>')).toBe('y');
+    expect(await render('<#list 1 .. 2 + 1 as i>${i}</#list>')).toBe('123');
+    expect(await render('${(true || false && false)?c} ${(false && true || true)?c}')).toBe('true true');
+  });
+
+  it('do not chain equality and relational operators: the second one is a syntax error where FreeMarker puts it', () => {
+    for (const [src, col, op] of [
+      ['${1 == 2 == 3}', 10, '=='],
+      ['${1 == 1 != 2}', 10, '!='],
+      ['${1 < 2 < 3}', 9, '<'],
+      ['${1 > 2 > 3}', 9, '>'],
+    ] as const) {
+      expect(() => compile(src, { name: 't.ftl' })).toThrow(
+        `Syntax error in template "t.ftl" in line 1, column ${col}:\nEncountered "${op}"`,
+      );
+    }
+  });
+
+  it('check literal operands at parse time', () => {
+    expect(() => compile('${a || 1}', { name: 't.ftl' })).toThrow(
+      'Syntax error in template "t.ftl" in line 1, column 8:\nFound number literal: 1. Expecting boolean (true/false)',
+    );
+    expect(() => compile('<#if {} == 1>x</#if>', { name: 't.ftl' })).toThrow(
+      'Syntax error in template "t.ftl" in line 1, column 6:\nFound hash literal: {}. Expecting different type for equality check',
+    );
+    expect(() => compile('${1 - "a"}', { name: 't.ftl' })).toThrow(
+      'Syntax error in template "t.ftl" in line 1, column 7:\nFound string literal: "a". Expecting: number',
+    );
+  });
+});

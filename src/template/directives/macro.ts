@@ -111,9 +111,9 @@ function compile(el: A.MacroEl, c: ElementCompiler): Exec {
     body: c.block(el.children),
     ...(returned !== null ? { returns: { ev: evaluator(returned, cx), at: returned } } : {}),
     el,
-    get unit() {
-      return cx.unit();
-    },
+    // a value, not a getter: a getter in an object literal gives each definition its own hidden
+    // class (old space), which keeps the whole compiled template alive through every scavenge
+    unit: cx.unit(),
   };
   cx.macros.push(def);
   return (env) => {
