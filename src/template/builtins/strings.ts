@@ -640,6 +640,35 @@ stringBuiltIn('number', (s, _env, node) => {
   return n;
 });
 
+/**
+ * parseFtlNumber of the common texts ("12", "-260.75", "3.50": an optional minus, at most 15
+ * digits, an optional fraction) without the general BigDecimal syntax: the same values (an
+ * integer as a number, even "-0" and "2.00"; a fraction as the exact BigDec); null for any other text.
+ */
+function plainDecimal(s: string): number | BigDec | null {
+  const n = s.length;
+  if (n === 0 || n > 17) return null;
+  let i = s.charCodeAt(0) === 45 ? 1 : 0;
+  const intStart = i;
+  let c = 0;
+  while (i < n && (c = s.charCodeAt(i)) >= 48 && c <= 57) i++;
+  const intEnd = i;
+  if (intEnd === intStart) return null;
+  if (i === n) return n - intStart <= 15 ? Number(s) + 0 : null;
+  if (c !== 46) return null;
+  i++;
+  let fracZero = true;
+  const fracStart = i;
+  while (i < n && (c = s.charCodeAt(i)) >= 48 && c <= 57) {
+    if (c !== 48) fracZero = false;
+    i++;
+  }
+  if (i < n || i === fracStart || n - 1 - intStart > 15) return null;
+  if (fracZero) return Number(s.slice(0, intEnd)) + 0;
+  const unscaled = BigInt(s.slice(0, intEnd) + s.slice(fracStart));
+  return new BigDec(unscaled, n - fracStart);
+}
+
 /** ArithmeticEngine.toNumber: INF/NaN, else java.math.BigDecimal syntax. */
 export function parseFtlNumber(s: string): number | BigDec | JDouble | null {
   if (s.length > 2) {
@@ -647,6 +676,8 @@ export function parseFtlNumber(s: string): number | BigDec | JDouble | null {
     if (s === 'NaN') return new JDouble(NaN);
     if (s === '-INF' || s === '-Infinity') return new JDouble(-Infinity);
   }
+  const plain = plainDecimal(s);
+  if (plain !== null) return plain;
   try {
     const b = BigDec.parse(s.startsWith('+') ? s.slice(1) : s);
     if (b.scale <= 0 || b.stripTrailingZeros().scale <= 0) {
