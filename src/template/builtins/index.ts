@@ -14,8 +14,14 @@ import { stringTarget } from '../ops.js';
 import { type Env, type Ev, elError, exprError, missingError, typeName } from '../runtime.js';
 import { enableLazy } from '../lazy.js';
 import { BigDec } from '../bigdecimal.js';
-import { FormatError, numberFormatter, type NumberFormatter } from '../format.js';
-import { FmDate, FmMethod, MatchResult, StringBoolean, isNumber } from '../values.js';
+import {
+  FormatError,
+  dateFormatter,
+  numberFormatter,
+  type DateFormatter,
+  type NumberFormatter,
+} from '../format.js';
+import { FmDate, FmMethod, MatchResult, StringBoolean, isNumber, isSqlTime } from '../values.js';
 import { argString, builtInFamily, checkArgs, type BuiltInTable } from './registry.js';
 import { booleanString, numberString } from './numbers.js';
 import { dateString, formatDateChecked } from './dates.js';
@@ -178,6 +184,10 @@ def('string', {
     const fmt = args[0];
     let locale: string | null = null;
     let formatter: NumberFormatter | null = null;
+    let dateKind: string | null = null;
+    let dateLocale: string | null = null;
+    let dateZone: string | null = null;
+    let dateFmt: DateFormatter | null = null;
     return (env, t) => {
       if (typeof t === 'number' || t instanceof BigDec) {
         try {
@@ -191,6 +201,23 @@ def('string', {
           if (e instanceof FormatError) throw elError('_TemplateModelException', e.message, node);
           throw e;
         }
+      }
+      if (t instanceof FmDate && t.kind !== 'unknown') {
+        // the date formatter of the last kind, locale and time zone (the same text, errors included:
+        // anything unusual goes the general way)
+        if (t.kind === dateKind && env.locale === dateLocale && env.timeZone === dateZone) {
+          try {
+            return dateFmt!.format(t.epochMs, isSqlTime(t));
+          } catch {
+            dateKind = null;
+          }
+        }
+        const s = dateString(env, t, args as unknown[], node);
+        dateFmt = dateFormatter(fmt, t.kind, env.locale, env.timeZone);
+        dateKind = t.kind;
+        dateLocale = env.locale;
+        dateZone = env.timeZone;
+        return s;
       }
       return call(env, t, args as unknown[], node);
     };
