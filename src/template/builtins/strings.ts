@@ -86,6 +86,14 @@ function stringMethodBuiltIn(
   min: number,
   max: number,
   f: (s: string, args: unknown[], env: Env, node: A.BuiltInExpr) => unknown,
+  /**
+   * For literal arguments (their count checked): `(s, env, node) => result` with the arguments'
+   * work done once, or undefined (then `f` runs each time, and reports any bad argument).
+   */
+  prepare?: (
+    args: readonly unknown[],
+    node: A.BuiltInExpr,
+  ) => ((s: string, env: Env, node: A.BuiltInExpr) => unknown) | undefined,
 ): void {
   def(names, {
     call: (env, t, args, node) => {
@@ -93,6 +101,23 @@ function stringMethodBuiltIn(
       checkArgs(node, args, min, max);
       return charged(env, node, s, f(s, args, env, node));
     },
+    prepare:
+      prepare &&
+      ((args, node) => {
+        if (args.length < min || args.length > max) return undefined;
+        let p: ((s: string, env: Env, node: A.BuiltInExpr) => unknown) | undefined;
+        try {
+          p = prepare(args, node);
+        } catch {
+          return undefined;
+        }
+        if (p === undefined) return undefined;
+        const run = p;
+        return (env, t, node) => {
+          const s = str(env, t, node);
+          return charged(env, node, s, run(s, env, node));
+        };
+      }),
   });
 }
 
@@ -418,7 +443,8 @@ stringMethodBuiltIn('replace', 2, 3, (s, a, env, n) => {
   }
 });
 
-stringMethodBuiltIn('split', 1, 2, (s, a, env, n) => {
+/** ?split: literal, case-insensitive or regular-expression separators. */
+function splitString(s: string, a: unknown[], env: Env, n: A.BuiltInExpr): unknown {
   const sep = argString(n, a, 0);
   const f = flagsOf(n, a, 1, false, false, true);
   if (!f.regex) {
@@ -475,34 +501,69 @@ stringMethodBuiltIn('split', 1, 2, (s, a, env, n) => {
   while (out.length > 1 && out[out.length - 1] === '') out.pop();
   if (out.length === 1 && out[0] === '' && s === '') return [''];
   return out;
-});
+}
 
-stringMethodBuiltIn('matches', 1, 2, (s, a, env, n) => {
-  const f = flagsOf(n, a, 1, false, true, true);
-  const pattern = argString(n, a, 0);
-  const jp = compileJ(n, pattern, f, 'g');
-  const whole = wholeMatcher(jp, f.multiline);
-  if (needsWorker(whole)) {
-    return offThread(env, n, [job(whole, s, 'first'), job(jp.re, s, 'all')], ([w, all]) => {
-      env.allocateSlots(all.matches.length * (jp.groups.length + 2), '?matches');
-      const wm = w.matches[0];
-      const groups = jp.groups.map((g) => wm?.[g + 1] as string | undefined);
-      const items = all.matches.map(
-        (m) =>
-          new MatchItem(
-            m[1]!,
-            jp.groups.map((g) => m[g + 1] as string | undefined),
-          ),
-      );
-      return new MatchResult(wm !== undefined, () => items, groups);
-    });
-  }
-  const wm = whole.exec(s);
-  const matched = wm !== null;
-  const groups: (string | undefined)[] = wm ? userGroups(wm, jp.groups) : jp.groups.map(() => undefined);
-  // the list of matches is only made when the result is used as a sequence
-  return new MatchResult(matched, () => findAll(jp, s), groups);
-});
+stringMethodBuiltIn(
+  'split',
+  1,
+  2,
+  splitString,
+  // a literal separator without flags: split at once (the general way reads the flags each time)
+  (args, n) => {
+    const sep = argString(n, args as unknown[], 0);
+    const f = flagsOf(n, args as unknown[], 1, false, false, true);
+    if (f.regex || f.caseInsensitive || sep === '') return undefined;
+    return (s, env) =>
+      s.length <= 65536
+        ? chargedItems(env, s.split(sep), '?split')
+        : splitString(s, args as unknown[], env, n);
+  },
+);
+
+stringMethodBuiltIn(
+  'matches',
+  1,
+  2,
+  (s, a, env, n) => {
+    const f = flagsOf(n, a, 1, false, true, true);
+    const pattern = argString(n, a, 0);
+    const jp = compileJ(n, pattern, f, 'g');
+    const whole = wholeMatcher(jp, f.multiline);
+    if (needsWorker(whole)) {
+      return offThread(env, n, [job(whole, s, 'first'), job(jp.re, s, 'all')], ([w, all]) => {
+        env.allocateSlots(all.matches.length * (jp.groups.length + 2), '?matches');
+        const wm = w.matches[0];
+        const groups = jp.groups.map((g) => wm?.[g + 1] as string | undefined);
+        const items = all.matches.map(
+          (m) =>
+            new MatchItem(
+              m[1]!,
+              jp.groups.map((g) => m[g + 1] as string | undefined),
+            ),
+        );
+        return new MatchResult(wm !== undefined, () => items, groups);
+      });
+    }
+    const wm = whole.exec(s);
+    const matched = wm !== null;
+    const groups: (string | undefined)[] = wm ? userGroups(wm, jp.groups) : jp.groups.map(() => undefined);
+    // the list of matches is only made when the result is used as a sequence
+    return new MatchResult(matched, () => findAll(jp, s), groups);
+  },
+  // a literal pattern: compiled once, and without groups only tested (no match array)
+  (args, n) => {
+    const f = flagsOf(n, args as unknown[], 1, false, true, true);
+    const jp = compileJ(n, argString(n, args as unknown[], 0), f, 'g');
+    const whole = wholeMatcher(jp, f.multiline);
+    if (needsWorker(whole)) return undefined;
+    if (jp.groups.length === 0) return (s) => new MatchResult(whole.test(s), () => findAll(jp, s), []);
+    return (s) => {
+      const wm = whole.exec(s);
+      const groups = wm ? userGroups(wm, jp.groups) : jp.groups.map(() => undefined);
+      return new MatchResult(wm !== null, () => findAll(jp, s), groups);
+    };
+  },
+);
 
 /** The pattern anchored to the whole string (cached on the compiled pattern). */
 function wholeMatcher(jp: JavaRegExp & { whole?: RegExp; wholeMl?: RegExp }, multiline: boolean): RegExp {
