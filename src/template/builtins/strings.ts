@@ -726,8 +726,7 @@ function plainDecimal(s: string): number | BigDec | null {
   }
   if (i < n || i === fracStart || n - 1 - intStart > 15) return null;
   if (fracZero) return Number(s.slice(0, intEnd)) + 0;
-  const unscaled = BigInt(s.slice(0, intEnd) + s.slice(fracStart));
-  return new BigDec(unscaled, n - fracStart);
+  return BigDec.fromDigits(intStart === 1, s.slice(intStart, intEnd) + s.slice(fracStart), n - fracStart);
 }
 
 /** ArithmeticEngine.toNumber: INF/NaN, else java.math.BigDecimal syntax. */
