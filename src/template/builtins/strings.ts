@@ -987,6 +987,12 @@ for (const [name, keepSlash] of [
       if (!/^utf-?8$/i.test(cs) && !iconv.encodingExists(cs)) throw biError(n, `Unsupported charset: ${cs}`);
       return urlEnc(s, cs, keepSlash);
     },
+    // ?url("UTF-8"): the charset is known to be UTF-8 once for all
+    prepare: (a) => {
+      const cs = a[0];
+      if (a.length !== 1 || typeof cs !== 'string' || !/^utf-?8$/i.test(cs)) return undefined;
+      return (env, t, n) => urlEnc(str(env, t, n), cs, keepSlash);
+    },
   });
 }
 
