@@ -253,15 +253,16 @@ function pad(s: string, a: unknown[], env: Env, n: A.BuiltInExpr, left: boolean)
   if (width <= s.length) return s;
   env.checkStringSize(width);
   env.allocateString(width, `?${n.name}`);
-  let out = '';
+  // the filler repeated from the string's start: padding characters i … are filler[i % length]
+  const fl = filler.length;
   if (left) {
     const padLen = width - s.length;
-    for (let i = 0; i < padLen; i++) out += filler[i % filler.length];
-    return out + s;
+    return (fl === 1 ? filler.repeat(padLen) : filler.repeat(Math.ceil(padLen / fl)).slice(0, padLen)) + s;
   }
-  out = s;
-  for (let i = s.length; i < width; i++) out += filler[i % filler.length];
-  return out;
+  return (
+    s +
+    (fl === 1 ? filler.repeat(width - s.length) : filler.repeat(Math.ceil(width / fl)).slice(s.length, width))
+  );
 }
 
 stringMethodBuiltIn('substring', 1, 2, (s, a, _e, n) => {
