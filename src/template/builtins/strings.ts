@@ -904,28 +904,38 @@ export function javaStringEnc(s: string): string {
 
 /** StringUtil.javaScriptStringEnc / jsonStringEnc. */
 export function jsStringEnc(s: string, json: boolean): string {
+  // the runs between escapes are copied whole; a string without any comes back as it is
   let out = '';
+  let from = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    const ch = s[i];
-    if (c === 34) out += '\\"';
-    else if (c === 39 && !json) out += "\\'";
-    else if (c === 92) out += '\\\\';
-    else if (c === 47 && i > 0 && s[i - 1] === '<') out += '\\/';
-    else if (c === 62 && i > 1 && s[i - 1] === ']' && s[i - 2] === ']') out += json ? '\\u003E' : '\\>';
-    else if (c === 60 && s[i + 1] === '!' && !json) out += '\\x3C';
-    else if (c === 60 && s[i + 1] === '!' && json) out += '\\u003C';
-    else if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x2028 || c === 0x2029) {
-      if (c === 10) out += '\\n';
-      else if (c === 13) out += '\\r';
-      else if (c === 9) out += '\\t';
-      else if (c === 8) out += '\\b';
-      else if (c === 12) out += '\\f';
-      else if (!json && c < 0x100) out += '\\x' + c.toString(16).toUpperCase().padStart(2, '0');
-      else out += '\\u' + c.toString(16).toUpperCase().padStart(4, '0');
-    } else out += ch;
+    let e: string | null = null;
+    if (c === 34) e = '\\"';
+    else if (c === 39) {
+      if (!json) e = "\\'";
+    } else if (c === 92) e = '\\\\';
+    else if (c === 47) {
+      if (i > 0 && s.charCodeAt(i - 1) === 60) e = '\\/';
+    } else if (c === 62) {
+      if (i > 1 && s.charCodeAt(i - 1) === 93 && s.charCodeAt(i - 2) === 93) e = json ? '\\u003E' : '\\>';
+    } else if (c === 60) {
+      // "<!", and a "<" at the end (what follows the string might be "!"), as FreeMarker
+      if (i + 1 === s.length || s.charCodeAt(i + 1) === 33) e = json ? '\\u003C' : '\\x3C';
+    } else if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x2028 || c === 0x2029) {
+      if (c === 10) e = '\\n';
+      else if (c === 13) e = '\\r';
+      else if (c === 9) e = '\\t';
+      else if (c === 8) e = '\\b';
+      else if (c === 12) e = '\\f';
+      else if (!json && c < 0x100) e = '\\x' + c.toString(16).toUpperCase().padStart(2, '0');
+      else e = '\\u' + c.toString(16).toUpperCase().padStart(4, '0');
+    }
+    if (e !== null) {
+      out += s.slice(from, i) + e;
+      from = i + 1;
+    }
   }
-  return out;
+  return from === 0 ? s : out + s.slice(from);
 }
 
 const URL_SAFE = /[A-Za-z0-9_\-.!~*'()]/;
