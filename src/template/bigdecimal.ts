@@ -37,10 +37,59 @@ let magnitudeLimit: bigint | undefined;
 const SURELY_WITHIN = 1n << 1024n;
 
 export class BigDec {
+  /** The unscaled value; made from `digits` on first use when the number was read from text. */
+  private u: bigint | undefined;
+  /** |unscaled| in decimal without leading zeros ("0" for zero), once known. */
+  private digits: string | undefined;
+  /** Whether unscaled < 0, once known. */
+  private neg: boolean | undefined;
+
   constructor(
-    readonly unscaled: bigint,
+    unscaled: bigint,
     readonly scale: number,
-  ) {}
+  ) {
+    this.u = unscaled;
+    this.digits = undefined;
+    this.neg = undefined;
+  }
+
+  get unscaled(): bigint {
+    let u = this.u;
+    if (u === undefined) u = this.u = BigInt(this.neg ? '-' + this.digits! : this.digits!);
+    return u;
+  }
+
+  /**
+   * digits × 10^-scale, negated when `negative`: a number read from text keeps its digits, so
+   * formatting it needs no bigint (which costs more than the text it came from).
+   */
+  static fromDigits(negative: boolean, digits: string, scale: number): BigDec {
+    let lead = 0;
+    while (lead < digits.length - 1 && digits.charCodeAt(lead) === 48) lead++;
+    const d = lead > 0 ? digits.slice(lead) : digits;
+    const b = new BigDec(0n, scale);
+    b.u = undefined;
+    b.digits = d;
+    b.neg = negative && d !== '0';
+    return b;
+  }
+
+  /** |unscaled| in decimal, without leading zeros ("0" for zero). */
+  absDigits(): string {
+    let d = this.digits;
+    if (d === undefined) {
+      const u = this.u!;
+      d = this.digits = (u < 0n ? -u : u).toString();
+    }
+    return d;
+  }
+
+  /** unscaled < 0. */
+  isNegative(): boolean {
+    let n = this.neg;
+    if (n === undefined) n = this.neg = this.u! < 0n;
+    return n;
+  }
 
   /** Java's `new BigDecimal(String)`; throws on anything else. */
   static parse(text: string): BigDec {
@@ -54,9 +103,7 @@ export class BigDec {
     let scale = frac.length;
     if (m[4] !== undefined) scale -= Number(m[4]);
     if (!(Math.abs(scale) <= NUMBER_LIMIT)) throw new NumberLimitError(text, 'exponent');
-    let unscaled = BigInt((intPart || '0') + frac);
-    if (m[1] === '-') unscaled = -unscaled;
-    return new BigDec(unscaled, scale);
+    return BigDec.fromDigits(m[1] === '-', (intPart || '0') + frac, scale);
   }
 
   static fromInteger(n: number | bigint): BigDec {
@@ -162,10 +209,10 @@ export class BigDec {
 
   /** Digits without exponent (Java's toPlainString()). */
   toPlainString(): string {
-    const neg = this.unscaled < 0n;
-    let digits = (neg ? -this.unscaled : this.unscaled).toString();
+    const neg = this.isNegative();
+    let digits = this.absDigits();
     if (this.scale <= 0) {
-      if (this.unscaled !== 0n && this.scale < 0) digits += '0'.repeat(-this.scale);
+      if (digits !== '0' && this.scale < 0) digits += '0'.repeat(-this.scale);
       else if (this.scale < 0) digits = '0';
       return (neg ? '-' : '') + digits;
     }
@@ -176,8 +223,8 @@ export class BigDec {
 
   /** Java's BigDecimal.toString(): plain unless the exponent is small, else scientific notation. */
   toString(): string {
-    const neg = this.unscaled < 0n;
-    const coeff = (neg ? -this.unscaled : this.unscaled).toString();
+    const neg = this.isNegative();
+    const coeff = this.absDigits();
     const adjusted = -this.scale + (coeff.length - 1);
     if (this.scale >= 0 && adjusted >= -6) return this.toPlainString();
     let s = coeff.length > 1 ? coeff[0] + '.' + coeff.slice(1) : coeff;

@@ -77,12 +77,7 @@ function formatWith(df: DecimalFormat, n: FmNumber): string {
     if (!isFinite(n)) return df.format(n);
     return formatJsDecimal(df, n);
   }
-  if (n instanceof BigDec) {
-    const u = n.unscaled;
-    return u < 0n
-      ? df.formatUnscaled(true, (-u).toString(), n.scale)
-      : df.formatUnscaled(false, u.toString(), n.scale);
-  }
+  if (n instanceof BigDec) return df.formatUnscaled(n.isNegative(), n.absDigits(), n.scale);
   return df.format(n.value);
 }
 

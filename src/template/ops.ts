@@ -403,6 +403,8 @@ export function addValues(
   if (isNumber(l) && isNumber(r)) return numAdd(l, r);
   if (l === undefined) throw missingError(leftAt);
   if (r === undefined) throw missingError(rightAt);
+  // two hashes (a Map is never a sequence): the usual `h + {…}` without the other type tests
+  if (l instanceof Map && r instanceof Map) return concatHashes(env, l, r);
   if (isSequence(l) && isSequence(r)) return concatSequences(env, l, r);
   const hashConcat = isHash(l) && isHash(r);
   if (hashConcat) return concatHashes(env, l, r);

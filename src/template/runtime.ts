@@ -225,10 +225,21 @@ export class Env {
   callLog: unknown[] | null = null;
   callIdx = 0;
   /** Errors being handled by #recover (innermost last), for .error. */
-  readonly recovered: TemplateError[] = [];
-  readonly libs = new Map<string, Namespace>();
-  /** Element trees of the templates that ran, by name (FTL stack traces). */
-  readonly roots = new Map<string, A.El>();
+  get recovered(): TemplateError[] {
+    return (this.recoveredList ??= []);
+  }
+  /** Imported libraries by template name. */
+  get libs(): Map<string, Namespace> {
+    return (this.libsMap ??= new Map());
+  }
+  /** Element trees of the templates that ran, by name (FTL stack traces); the main one first. */
+  get roots(): Map<string, A.El> {
+    return (this.rootsMap ??= new Map([[this.mainUnit.name, this.mainUnit.root]]));
+  }
+  // made on first use: most renders import nothing, recover nothing and fail nowhere
+  private recoveredList: TemplateError[] | null = null;
+  private libsMap: Map<string, Namespace> | null = null;
+  private rootsMap: Map<string, A.El> | null = null;
   private callEnvObj: CallEnvImpl | null = null;
 
   constructor(
@@ -247,7 +258,6 @@ export class Env {
     },
   ) {
     this.unit = this.mainUnit = unit;
-    this.roots.set(unit.name, unit.root);
     this.mainNs = this.ns = new Namespace(unit.name);
     this.locale = opts.locale;
     this.timeZone = opts.timeZone;

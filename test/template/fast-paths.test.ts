@@ -171,3 +171,34 @@ describe('the default number format (#,##0.###, half-even)', () => {
     );
   });
 });
+
+describe('built-ins with literal arguments (prepared once)', () => {
+  // expected: the outputs and messages of the build before these built-ins were prepared
+  it("give the general path's results, and its errors on every call", async () => {
+    expect(await messageOf(render('<#list 1..2 as i>${i?string("0.0.0")}</#list>', {}))).toBe(
+      'Invalid number format pattern "0.0.0": Multiple decimal separators in pattern "0.0.0"\n\n----\nFTL stack trace ("~" means nesting-related):\n\t- Failed at: ${i?string("0.0.0")}  [in template "template" at line 1, column 18]\n\t~ Reached through: #list 1..2 as i  [in template "template" at line 1, column 1]\n----',
+    );
+    expect(await messageOf(render('<#list [1, "x"] as v>${v?string("0.00")}|</#list>', {}))).toBe(
+      'For "...(...)" callee: Expected a method or function, but this has evaluated to a string (wrapper: f.t.SimpleScalar):\n==> v?string  [in template "template" at line 1, column 24]\n\n----\nFTL stack trace ("~" means nesting-related):\n\t- Failed at: ${v?string("0.00")}  [in template "template" at line 1, column 22]\n\t~ Reached through: #list [1, "x"] as v  [in template "template" at line 1, column 1]\n----',
+    );
+    expect(await messageOf(render('<#list ["a", "b"] as s>${s?matches("(")?c}</#list>', {}))).toBe(
+      'Malformed regular expression: Invalid regular expression: /(/g: Unterminated group\n\n----\nFTL stack trace ("~" means nesting-related):\n\t- Failed at: ${s?matches("(")?c}  [in template "template" at line 1, column 24]\n\t~ Reached through: #list ["a", "b"] as s  [in template "template" at line 1, column 1]\n----',
+    );
+    expect(await render('<#list ["a;b", 3] as s>${s?split(";")?join("|")}</#list>', {})).toBe('a|b3');
+    expect(await render('<#list ["a b", 1.5] as s>${s?url("UTF-8")} </#list>', {})).toBe('a%20b 1.5 ');
+    expect(await messageOf(render('${s?url("UTF-8")}', {}))).toBe(
+      'The following has evaluated to null or missing:\n==> s  [in template "template" at line 1, column 3]\n\n----\nTip: If the failing expression is known to legally refer to something that\'s sometimes null or missing, either specify a default value like myOptionalVar!myDefault, or use <#if myOptionalVar??>when-present<#else>when-missing</#if>. (These only cover the last step of the expression; to cover the whole expression, use parenthesis: (myOptionalVar.foo)!myDefault, (myOptionalVar.foo)??\n----\n\n----\nFTL stack trace ("~" means nesting-related):\n\t- Failed at: ${s?url("UTF-8")}  [in template "template" at line 1, column 1]\n----',
+    );
+    expect(await messageOf(render('${"a"?left_pad(3, "")}', {}))).toBe(
+      '?left_pad(...) argument #2 can\'t be a 0-length string.\n\n----\nFTL stack trace ("~" means nesting-related):\n\t- Failed at: ${"a"?left_pad(3, "")}  [in template "template" at line 1, column 1]\n----',
+    );
+    expect(
+      await messageOf(
+        render('<#list [d, d2] as x>${x?string("yyyy")}|</#list>', { d: new Date(0), d2: 'no date' }),
+      ),
+    ).toBe(
+      'For "...(...)" callee: Expected a method or function, but this has evaluated to a string (wrapper: f.t.SimpleScalar):\n==> x?string  [in template "template" at line 1, column 23]\n\n----\nFTL stack trace ("~" means nesting-related):\n\t- Failed at: ${x?string("yyyy")}  [in template "template" at line 1, column 21]\n\t~ Reached through: #list [d, d2] as x  [in template "template" at line 1, column 1]\n----',
+    );
+    expect(await render('${n?string("0.00")}', { n: Number.NaN })).toBe('NaN');
+  });
+});

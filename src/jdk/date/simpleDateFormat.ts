@@ -92,6 +92,33 @@ const PATTERN_INDEX_TO_CALENDAR_FIELD = [
 
 type CompiledItem = { literal: string } | { tag: number; count: number };
 
+/** The pattern letters formatDirect handles (the zone ones through subFormat, once per format). */
+const DIRECT_TAGS = new Set([
+  P_ERA,
+  P_YEAR,
+  P_MONTH,
+  P_MONTH_STANDALONE,
+  P_DAY_OF_MONTH,
+  P_DAY_OF_WEEK,
+  P_ISO_DAY_OF_WEEK,
+  P_HOUR_OF_DAY0,
+  P_HOUR_OF_DAY1,
+  P_HOUR0,
+  P_HOUR1,
+  P_AM_PM,
+  P_MINUTE,
+  P_SECOND,
+  P_MILLISECOND,
+  P_ZONE_NAME,
+  P_ZONE_VALUE,
+  P_ISO_ZONE,
+]);
+/** The Gregorian cutover (1582-10-15T00:00 local): the calendar is Julian before it. */
+const GREGORIAN_CUTOVER_MS = -12219292800000;
+/** The last instant a Date holds (beyond it the arithmetic of formatDirect is not exact). */
+const MAX_DATE_MS = 8.64e15;
+const ONE_DAY_MS = 86400000;
+
 /** SimpleDateFormat.compile: throws Java's IllegalArgumentException for a bad pattern. */
 function compile(pattern: string): CompiledItem[] {
   const out: CompiledItem[] = [];
@@ -322,12 +349,15 @@ export class SimpleDateFormat {
   /** Construction time: the two-digit-year window starts 80 years before it (computed on first use). */
   private readonly createdAt: number;
   private centuryStart: { time: number; year: number } | null = null;
+  /** Every field of the pattern is one formatDirect gives. */
+  private readonly direct: boolean;
 
   constructor(pattern: string, options: SimpleDateFormatOptions = {}) {
     this.pattern = pattern;
     this.locale = options.locale ?? 'en_US';
     this.data = localeData(this.locale);
     this.compiled = compile(pattern);
+    this.direct = this.compiled.every((item) => 'literal' in item || DIRECT_TAGS.has(item.tag));
     this.calendar = new GregorianCalendar(
       getTimeZone(options.timeZone ?? 'UTC'),
       this.data.firstDayOfWeek,
@@ -375,12 +405,130 @@ export class SimpleDateFormat {
 
   format(epochMs: number): string {
     if (!Number.isFinite(epochMs)) throw new RangeError('SimpleDateFormat.format: not a finite epoch');
+    if (this.direct) {
+      const r = this.formatDirect(Math.trunc(epochMs));
+      if (r !== undefined) return r;
+    }
     const cal = this.calendar;
     cal.setTimeInMillis(Math.trunc(epochMs));
     let out = '';
     for (const item of this.compiled) {
       if ('literal' in item) out += item.literal;
       else out += this.subFormat(item.tag, item.count);
+    }
+    return out;
+  }
+
+  /**
+   * format() for the patterns whose fields a Gregorian date gives directly (era, year, month, day,
+   * weekday, hours, minutes, seconds, milliseconds, AM/PM, zone): the fields of the local time
+   * (epoch + the zone's offsets at that instant, as computeFields takes them) come from the
+   * proleptic Gregorian calendar of Date, which is the calendar's own from the cutover (1582-10-15)
+   * on; earlier instants (Julian) and week fields go through the calendar. Same text as subFormat.
+   */
+  private formatDirect(ms: number): string | undefined {
+    const zone = this.calendar.zone;
+    const offsets = zone.getOffsets(ms);
+    const local = ms + offsets[0] + offsets[1];
+    if (!(local >= GREGORIAN_CUTOVER_MS && local <= MAX_DATE_MS)) return undefined;
+    // civil date of the day (Hinnant's days-to-civil on the proleptic Gregorian calendar), then time of day
+    const days = Math.floor(local / ONE_DAY_MS);
+    let timeOfDay = local - days * ONE_DAY_MS;
+    const z = days + 719468;
+    const era = Math.floor(z / 146097);
+    const doe = z - era * 146097;
+    const yoe = Math.floor(
+      (doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365,
+    );
+    const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+    const mp = Math.floor((5 * doy + 2) / 153);
+    const dayOfMonth = doy - Math.floor((153 * mp + 2) / 5) + 1;
+    const month = mp < 10 ? mp + 2 : mp - 10; // 0-based
+    const year = yoe + era * 400 + (month <= 1 ? 1 : 0);
+    const dayOfWeek = ((((days + 4) % 7) + 7) % 7) + 1; // Calendar's 1 = Sunday (1970-01-01 was a Thursday)
+    const hours = Math.floor(timeOfDay / 3600000);
+    timeOfDay -= hours * 3600000;
+    const minutes = Math.floor(timeOfDay / 60000);
+    timeOfDay -= minutes * 60000;
+    const seconds = Math.floor(timeOfDay / 1000);
+    const millis = timeOfDay - seconds * 1000;
+    const d = this.data;
+    let out = '';
+    for (const item of this.compiled) {
+      if ('literal' in item) {
+        out += item.literal;
+        continue;
+      }
+      const count = item.count;
+      switch (item.tag) {
+        case P_ERA:
+          out += d.eras[1] ?? '';
+          break;
+        case P_YEAR:
+          out += count !== 2 ? zeroPadding(year, count, Infinity) : zeroPadding(year, 2, 2);
+          break;
+        case P_MONTH: {
+          out +=
+            count >= 4
+              ? d.months[month]!
+              : count === 3
+                ? d.shortMonths[month]!
+                : zeroPadding(month + 1, count, Infinity);
+          break;
+        }
+        case P_MONTH_STANDALONE: {
+          out +=
+            count >= 4
+              ? d.standaloneMonths[month]!
+              : count === 3
+                ? d.shortStandaloneMonths[month]!
+                : zeroPadding(month + 1, count, Infinity);
+          break;
+        }
+        case P_DAY_OF_MONTH:
+          out += zeroPadding(dayOfMonth, count, Infinity);
+          break;
+        case P_DAY_OF_WEEK: {
+          out += count >= 4 ? d.weekdays[dayOfWeek]! : d.shortWeekdays[dayOfWeek]!;
+          break;
+        }
+        case P_ISO_DAY_OF_WEEK:
+          out += zeroPadding(toISODayOfWeek(dayOfWeek), count, Infinity);
+          break;
+        case P_HOUR_OF_DAY0:
+          out += zeroPadding(hours, count, Infinity);
+          break;
+        case P_HOUR_OF_DAY1: {
+          const h = hours;
+          out += zeroPadding(h === 0 ? this.calendar.getMaximum(HOUR_OF_DAY) + 1 : h, count, Infinity);
+          break;
+        }
+        case P_HOUR0:
+          out += zeroPadding(hours % 12, count, Infinity);
+          break;
+        case P_HOUR1: {
+          const h = hours % 12;
+          out += zeroPadding(h === 0 ? this.calendar.getLeastMaximum(HOUR) + 1 : h, count, Infinity);
+          break;
+        }
+        case P_AM_PM:
+          out += d.ampm[hours < 12 ? 0 : 1]!;
+          break;
+        case P_MINUTE:
+          out += zeroPadding(minutes, count, Infinity);
+          break;
+        case P_SECOND:
+          out += zeroPadding(seconds, count, Infinity);
+          break;
+        case P_MILLISECOND:
+          out += zeroPadding(millis, count, Infinity);
+          break;
+        case P_ZONE_NAME:
+          out += zoneDisplayName(zone, offsets[1] !== 0, count >= 4, this.locale);
+          break;
+        default:
+          out += zoneOffsetText(item.tag, count, offsets[0] + offsets[1]);
+      }
     }
     return out;
   }
@@ -420,26 +568,9 @@ export class SimpleDateFormat {
         const daylight = cal.get(DST_OFFSET) !== 0;
         return zoneDisplayName(cal.zone, daylight, count >= 4, this.locale);
       }
-      case P_ZONE_VALUE: {
-        value = Math.trunc((cal.get(ZONE_OFFSET) + cal.get(DST_OFFSET)) / 60000);
-        let width = 4;
-        let out = '';
-        if (value >= 0) out += '+';
-        else width++;
-        const num = Math.trunc(value / 60) * 100 + (value % 60);
-        return out + sprintf0d(num, width);
-      }
-      case P_ISO_ZONE: {
-        value = cal.get(ZONE_OFFSET) + cal.get(DST_OFFSET);
-        if (value === 0) return 'Z';
-        value = Math.trunc(value / 60000);
-        let out = value >= 0 ? '+' : '-';
-        value = Math.abs(value);
-        out += sprintf0d(Math.trunc(value / 60), 2);
-        if (count === 1) return out;
-        if (count === 3) out += ':';
-        return out + sprintf0d(value % 60, 2);
-      }
+      case P_ZONE_VALUE:
+      case P_ISO_ZONE:
+        return zoneOffsetText(tag, count, cal.get(ZONE_OFFSET) + cal.get(DST_OFFSET));
       default:
         return zeroPadding(value, count, Infinity);
     }
@@ -845,7 +976,31 @@ function sprintf0d(value: number, width: number): string {
 }
 
 /** zeroPaddingNumber with the locale's integer NumberFormat (ASCII digits, no grouping). */
+/** The Z (RFC 822) and X (ISO 8601) fields of a total offset of `offsetMs`. */
+function zoneOffsetText(tag: number, count: number, offsetMs: number): string {
+  if (tag === P_ZONE_VALUE) {
+    const value = Math.trunc(offsetMs / 60000);
+    let width = 4;
+    let out = '';
+    if (value >= 0) out += '+';
+    else width++;
+    const num = Math.trunc(value / 60) * 100 + (value % 60);
+    return out + sprintf0d(num, width);
+  }
+  if (offsetMs === 0) return 'Z';
+  let value = Math.trunc(offsetMs / 60000);
+  let out = value >= 0 ? '+' : '-';
+  value = Math.abs(value);
+  out += sprintf0d(Math.trunc(value / 60), 2);
+  if (count === 1) return out;
+  if (count === 3) out += ':';
+  return out + sprintf0d(value % 60, 2);
+}
+
 function zeroPadding(value: number, minDigits: number, maxDigits: number): string {
+  // the usual fields: 0 … 99 in one or two digits
+  if (value >= 0 && value < 100 && minDigits <= 2 && maxDigits >= 2)
+    return value < 10 && minDigits === 2 ? '0' + value : '' + value;
   const negative = value < 0;
   let digits = String(Math.abs(value));
   if (digits.length > maxDigits) digits = digits.slice(digits.length - maxDigits);

@@ -49,6 +49,26 @@ export interface DecimalFormatOptions {
   roundingMode?: RoundingMode;
 }
 
+/** What fastFormat needs beyond the format's own fields. */
+interface FastPlan {
+  /** Decimal places the multiplier moves the point (1, 100, 1000). */
+  shift: number;
+  /** 0: no grouping. */
+  groupingSize: number;
+  grouping: string;
+  decimal: string;
+}
+
+/** A decimal digit string plus one ("0999" → "1000", "99" → "100"). */
+function increment(digits: string): string {
+  let i = digits.length - 1;
+  while (i >= 0 && digits.charCodeAt(i) === 57) i--;
+  if (i < 0) return '1' + '0'.repeat(digits.length);
+  return (
+    digits.slice(0, i) + String.fromCharCode(digits.charCodeAt(i) + 1) + '0'.repeat(digits.length - 1 - i)
+  );
+}
+
 /** Byte arithmetic of Java's `byte groupingCount`. */
 const toByte = (n: number) => (n << 24) >> 24;
 
@@ -81,6 +101,8 @@ export class DecimalFormat {
   private superMinInt = 1;
   private superMaxFrac = 3;
   private superMinFrac = 0;
+  /** The fixed-point fast path's settings (see fastFormat): undefined until first needed, null when it does not apply. */
+  private plan: FastPlan | null | undefined = undefined;
 
   constructor(pattern: string, options: DecimalFormatOptions = {}) {
     this.symbols = localeData(options.locale ?? 'en_US').symbols;
@@ -95,12 +117,14 @@ export class DecimalFormat {
   }
 
   setRoundingMode(mode: RoundingMode): void {
+    this.plan = undefined;
     if (!ROUNDING_MODES.includes(mode))
       throw new RangeError(`DecimalFormat: unknown rounding mode "${mode}"`);
     this.roundingModeValue = mode;
   }
 
   setMaximumIntegerDigits(newValue: number): void {
+    this.plan = undefined;
     this.maximumIntegerDigits = Math.min(Math.max(0, newValue), MAXIMUM_INTEGER_DIGITS);
     this.superMaxInt = Math.min(this.maximumIntegerDigits, DOUBLE_INTEGER_DIGITS);
     if (this.minimumIntegerDigits > this.maximumIntegerDigits) {
@@ -110,6 +134,7 @@ export class DecimalFormat {
   }
 
   setMinimumIntegerDigits(newValue: number): void {
+    this.plan = undefined;
     this.minimumIntegerDigits = Math.min(Math.max(0, newValue), MAXIMUM_INTEGER_DIGITS);
     this.superMinInt = Math.min(this.minimumIntegerDigits, DOUBLE_INTEGER_DIGITS);
     if (this.minimumIntegerDigits > this.maximumIntegerDigits) {
@@ -119,6 +144,7 @@ export class DecimalFormat {
   }
 
   setMaximumFractionDigits(newValue: number): void {
+    this.plan = undefined;
     this.maximumFractionDigits = Math.min(Math.max(0, newValue), MAXIMUM_FRACTION_DIGITS);
     this.superMaxFrac = Math.min(this.maximumFractionDigits, DOUBLE_FRACTION_DIGITS);
     if (this.minimumFractionDigits > this.maximumFractionDigits) {
@@ -128,6 +154,7 @@ export class DecimalFormat {
   }
 
   setMinimumFractionDigits(newValue: number): void {
+    this.plan = undefined;
     this.minimumFractionDigits = Math.min(Math.max(0, newValue), MAXIMUM_FRACTION_DIGITS);
     this.superMinFrac = Math.min(this.minimumFractionDigits, DOUBLE_FRACTION_DIGITS);
     if (this.minimumFractionDigits > this.maximumFractionDigits) {
@@ -150,10 +177,12 @@ export class DecimalFormat {
   }
 
   setGroupingUsed(value: boolean): void {
+    this.plan = undefined;
     this.groupingUsed = value;
   }
 
   setDecimalSeparatorAlwaysShown(value: boolean): void {
+    this.plan = undefined;
     this.decimalSeparatorAlwaysShown = value;
   }
 
@@ -161,6 +190,7 @@ export class DecimalFormat {
 
   /** DecimalFormat.applyPattern: throws Java's IllegalArgumentException for a malformed pattern. */
   applyPattern(pattern: string): void {
+    this.plan = undefined;
     const zeroDigit = PATTERN_ZERO_DIGIT;
     const groupingSeparator = PATTERN_GROUPING_SEPARATOR;
     const decimalSeparator = PATTERN_DECIMAL_SEPARATOR;
@@ -442,6 +472,11 @@ export class DecimalFormat {
   }
 
   private formatDouble(number: number): string {
+    // a safe integer's double is exact: its digits need no FloatingDecimal rounding
+    if (Number.isSafeInteger(number) && number !== 0) {
+      const r = this.fastFormat(number < 0, String(number < 0 ? -number : number), 0, true);
+      if (r !== undefined) return r;
+    }
     if (Number.isNaN(number) || (!Number.isFinite(number) && this.multiplier === 0)) return this.symbols.nan;
     const isNegative = (number < 0 || Object.is(number, -0)) !== this.multiplier < 0;
     if (this.multiplier !== 1) number *= this.multiplier;
@@ -508,6 +543,8 @@ export class DecimalFormat {
    * integer, decimal digits only) × 10^-scale, negated when `negative`.
    */
   formatUnscaled(negative: boolean, digits: string, scale: number): string {
+    const r = this.fastFormat(negative, digits, scale, false);
+    if (r !== undefined) return r;
     return this.formatDecimal(negative, digits, digits.length, -scale);
   }
 
@@ -564,6 +601,116 @@ export class DecimalFormat {
       this.subformatNumber(digitList, isInteger, maxIntDigits, minIntDigits, maxFraDigits, minFraDigits) +
       suffix
     );
+  }
+
+  /**
+   * The fixed-point patterns of everyday use ("0.00", "#,##0.00", "0.#", the locale's number,
+   * currency and percent instances) with HALF_EVEN rounding, computed on the decimal digits
+   * directly instead of through a DigitList; the same text as subformatNumber, which handles
+   * everything else (exponents, other rounding modes, other digit characters, a minimum of zero
+   * integer digits, truncated integer parts, long digit strings). `digits` are the unsigned
+   * unscaled digits, the value is digits × 10^-scale; `exactDouble`: a safe integer's double
+   * (multiplied as a double by Java, so a product past 2^53 goes the general way).
+   */
+  private fastFormat(
+    negative: boolean,
+    digits: string,
+    scale: number,
+    exactDouble: boolean,
+  ): string | undefined {
+    let p = this.plan;
+    if (p === undefined) p = this.plan = this.makePlan();
+    if (p === null || digits.length > 40) return undefined;
+    if (negative && /^0*$/.test(digits)) negative = false;
+    if (p.shift !== 0) {
+      if (exactDouble && Number(digits) * this.multiplier > Number.MAX_SAFE_INTEGER) return undefined;
+      scale -= p.shift;
+    }
+    if (scale > 60 || scale < -20) return undefined;
+    const len = digits.length;
+    let int: string;
+    let frac: string;
+    if (scale <= 0) {
+      int = scale === 0 ? digits : digits + '0'.repeat(-scale);
+      frac = '';
+    } else if (scale < len) {
+      int = digits.slice(0, len - scale);
+      frac = digits.slice(len - scale);
+    } else {
+      int = '';
+      frac = scale === len ? digits : '0'.repeat(scale - len) + digits;
+    }
+    const maxFrac = this.maximumFractionDigits;
+    if (frac.length > maxFrac) {
+      // HALF_EVEN on the exact digits: up past a half, down below it, to the even digit on a tie
+      const first = frac.charCodeAt(maxFrac) - 48;
+      let up = first > 5;
+      if (first === 5) {
+        up = false;
+        for (let i = maxFrac + 1; i < frac.length; i++) {
+          if (frac.charCodeAt(i) !== 48) {
+            up = true;
+            break;
+          }
+        }
+        if (!up) {
+          const before =
+            maxFrac > 0 ? frac.charCodeAt(maxFrac - 1) : int.length > 0 ? int.charCodeAt(int.length - 1) : 48;
+          up = ((before - 48) & 1) === 1;
+        }
+      }
+      frac = frac.slice(0, maxFrac);
+      if (up) {
+        const all = increment(int + frac);
+        int = all.slice(0, all.length - maxFrac);
+        frac = all.slice(all.length - maxFrac);
+      }
+    }
+    let fracEnd = frac.length;
+    const minFrac = this.minimumFractionDigits;
+    while (fracEnd > minFrac && frac.charCodeAt(fracEnd - 1) === 48) fracEnd--;
+    if (fracEnd < frac.length) frac = frac.slice(0, fracEnd);
+    else if (frac.length < minFrac) frac += '0'.repeat(minFrac - frac.length);
+    let lead = 0;
+    while (lead < int.length && int.charCodeAt(lead) === 48) lead++;
+    if (lead > 0) int = int.slice(lead);
+    if (int.length > this.maximumIntegerDigits) return undefined;
+    const minInt = this.minimumIntegerDigits;
+    if (int.length < minInt) int = '0'.repeat(minInt - int.length) + int;
+    const g = p.groupingSize;
+    if (g > 0 && int.length > g) {
+      let i = int.length % g || g;
+      let out = int.slice(0, i);
+      for (; i < int.length; i += g) out += p.grouping + int.slice(i, i + g);
+      int = out;
+    }
+    const number = frac.length > 0 ? int + p.decimal + frac : int;
+    return negative
+      ? this.negativePrefix + number + this.negativeSuffix
+      : this.positivePrefix + number + this.positiveSuffix;
+  }
+
+  private makePlan(): FastPlan | null {
+    const sym = this.symbols;
+    const m = this.multiplier;
+    if (
+      this.useExponentialNotation ||
+      this.roundingModeValue !== 'HALF_EVEN' ||
+      this.decimalSeparatorAlwaysShown ||
+      sym.zero !== '0' ||
+      (m !== 1 && m !== 100 && m !== 1000) ||
+      this.minimumIntegerDigits < 1 ||
+      this.minimumIntegerDigits > 20 ||
+      this.minimumFractionDigits > 20 ||
+      this.maximumFractionDigits > 340
+    )
+      return null;
+    return {
+      shift: m === 1 ? 0 : m === 100 ? 2 : 3,
+      groupingSize: this.groupingUsed ? this.groupingSize : 0,
+      grouping: this.isCurrencyFormat ? sym.monetaryGrouping : sym.grouping,
+      decimal: this.isCurrencyFormat ? sym.monetaryDecimal : sym.decimal,
+    };
   }
 
   private digitCharsCache: string[] | null = null;

@@ -13,7 +13,15 @@ import { ParseError, jQuote } from '../errors.js';
 import { stringTarget } from '../ops.js';
 import { type Env, type Ev, elError, exprError, missingError, typeName } from '../runtime.js';
 import { enableLazy } from '../lazy.js';
-import { FmDate, FmMethod, MatchResult, StringBoolean, isNumber } from '../values.js';
+import { BigDec } from '../bigdecimal.js';
+import {
+  FormatError,
+  dateFormatter,
+  numberFormatter,
+  type DateFormatter,
+  type NumberFormatter,
+} from '../format.js';
+import { FmDate, FmMethod, MatchResult, StringBoolean, isNumber, isSqlTime } from '../values.js';
 import { argString, builtInFamily, checkArgs, type BuiltInTable } from './registry.js';
 import { booleanString, numberString } from './numbers.js';
 import { dateString, formatDateChecked } from './dates.js';
@@ -77,6 +85,23 @@ export function compileBuiltIn(
     const A = node.args.map((a) => compile(a, cx));
     if (d.call) {
       const call = d.call;
+      const constants = literalArgs(node.args);
+      if (constants !== undefined) {
+        // literal arguments: evaluated once, and maybe a closure prepared for them
+        const prepared = d.prepare?.(constants, node);
+        if (prepared !== undefined) {
+          return (env) => {
+            const t = T(env);
+            if (t === undefined && !missingOk) throw missingError(tn);
+            return prepared(env, t, node);
+          };
+        }
+        return (env) => {
+          const t = T(env);
+          if (t === undefined && !missingOk) throw missingError(tn);
+          return call(env, t, constants as unknown[], node);
+        };
+      }
       return (env) => {
         const t = T(env);
         if (t === undefined && !missingOk) throw missingError(tn);
@@ -116,6 +141,17 @@ export function compileBuiltIn(
   };
 }
 
+/** The values of arguments that are all string, number or boolean literals (a shared, frozen array), else undefined. */
+function literalArgs(args: A.Expr[]): readonly unknown[] | undefined {
+  const out: unknown[] = [];
+  for (const a of args) {
+    if (a.kind === 'str' && !a.parts) out.push(a.value);
+    else if (a.kind === 'num' || a.kind === 'bool') out.push(a.value);
+    else return undefined;
+  }
+  return Object.freeze(out);
+}
+
 const { def, records } = builtInFamily();
 
 // ------------------------------------------------------------------ ?string (numbers, booleans, dates, strings)
@@ -141,6 +177,51 @@ def('string', {
     const s = stringTarget(env, t, node.target, 'string');
     return callMethod(env, s, args, node, { ...node, args: undefined });
   },
+  // x?string("0.00") of a number: the formatter of the last locale kept (the call looks it up each time)
+  prepare: (args, node) => {
+    const call = records.string!.call!;
+    if (args.length !== 1 || typeof args[0] !== 'string') return undefined;
+    const fmt = args[0];
+    let locale: string | null = null;
+    let formatter: NumberFormatter | null = null;
+    let dateKind: string | null = null;
+    let dateLocale: string | null = null;
+    let dateZone: string | null = null;
+    let dateFmt: DateFormatter | null = null;
+    return (env, t) => {
+      if (typeof t === 'number' || t instanceof BigDec) {
+        try {
+          if (env.locale !== locale) {
+            formatter = numberFormatter(fmt, env.locale);
+            locale = env.locale;
+          }
+          return formatter!(t);
+        } catch (e) {
+          locale = null;
+          if (e instanceof FormatError) throw elError('_TemplateModelException', e.message, node);
+          throw e;
+        }
+      }
+      if (t instanceof FmDate && t.kind !== 'unknown') {
+        // the date formatter of the last kind, locale and time zone (the same text, errors included:
+        // anything unusual goes the general way)
+        if (t.kind === dateKind && env.locale === dateLocale && env.timeZone === dateZone) {
+          try {
+            return dateFmt!.format(t.epochMs, isSqlTime(t));
+          } catch {
+            dateKind = null;
+          }
+        }
+        const s = dateString(env, t, args as unknown[], node);
+        dateFmt = dateFormatter(fmt, t.kind, env.locale, env.timeZone);
+        dateKind = t.kind;
+        dateLocale = env.locale;
+        dateZone = env.timeZone;
+        return s;
+      }
+      return call(env, t, args as unknown[], node);
+    };
+  },
 });
 
 /** `x?string.short`, `x?string.currency`, `d?date.iso` …: the format given after the dot. */
@@ -155,11 +236,20 @@ export function compileFormatDot(
   const T = compile(bi.target, cx);
   const fmt = dot.name;
   const kind = bi.name;
+  // the number formatter of the last locale (numberString looks it up each time)
+  let locale: string | null = null;
+  let formatter: NumberFormatter | null = null;
   return (env) => {
     const t = T(env);
     if (t === undefined) throw missingError(bi.target);
     if (kind === 'string') {
-      if (isNumber(t)) return numberString(env, t, fmt, bi);
+      if (isNumber(t)) {
+        if (env.locale === locale) return formatter!(t);
+        const s = numberString(env, t, fmt, bi);
+        formatter = numberFormatter(fmt, env.locale);
+        locale = env.locale;
+        return s;
+      }
       if (t instanceof FmDate) return formatDateChecked(env, t, fmt, bi);
       throw exprError(
         '_TemplateModelException',

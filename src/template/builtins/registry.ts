@@ -16,6 +16,12 @@ export interface BiDef {
   call?: BiCall;
   /** The target may be missing (`?default`, `?has_content` …). */
   missingOk?: boolean;
+  /**
+   * `x?name(args)` whose arguments are all literals: a closure for those arguments, made once when
+   * the template is compiled (e.g. ?string("0.00") keeps its formatter), or undefined for `call`.
+   * It must give what `call` gives with these arguments, errors included.
+   */
+  prepare?: (args: readonly unknown[], node: A.BuiltInExpr) => BiValue | undefined;
   /** Compiles the whole node itself (lazy parameters, lambdas, loop variables). */
   custom?: (node: A.BuiltInExpr, cx: ExprContext, compile: (e: A.Expr, cx: ExprContext) => Ev) => Ev;
 }

@@ -86,6 +86,14 @@ function stringMethodBuiltIn(
   min: number,
   max: number,
   f: (s: string, args: unknown[], env: Env, node: A.BuiltInExpr) => unknown,
+  /**
+   * For literal arguments (their count checked): `(s, env, node) => result` with the arguments'
+   * work done once, or undefined (then `f` runs each time, and reports any bad argument).
+   */
+  prepare?: (
+    args: readonly unknown[],
+    node: A.BuiltInExpr,
+  ) => ((s: string, env: Env, node: A.BuiltInExpr) => unknown) | undefined,
 ): void {
   def(names, {
     call: (env, t, args, node) => {
@@ -93,6 +101,23 @@ function stringMethodBuiltIn(
       checkArgs(node, args, min, max);
       return charged(env, node, s, f(s, args, env, node));
     },
+    prepare:
+      prepare &&
+      ((args, node) => {
+        if (args.length < min || args.length > max) return undefined;
+        let p: ((s: string, env: Env, node: A.BuiltInExpr) => unknown) | undefined;
+        try {
+          p = prepare(args, node);
+        } catch {
+          return undefined;
+        }
+        if (p === undefined) return undefined;
+        const run = p;
+        return (env, t, node) => {
+          const s = str(env, t, node);
+          return charged(env, node, s, run(s, env, node));
+        };
+      }),
   });
 }
 
@@ -228,15 +253,16 @@ function pad(s: string, a: unknown[], env: Env, n: A.BuiltInExpr, left: boolean)
   if (width <= s.length) return s;
   env.checkStringSize(width);
   env.allocateString(width, `?${n.name}`);
-  let out = '';
+  // the filler repeated from the string's start: padding characters i … are filler[i % length]
+  const fl = filler.length;
   if (left) {
     const padLen = width - s.length;
-    for (let i = 0; i < padLen; i++) out += filler[i % filler.length];
-    return out + s;
+    return (fl === 1 ? filler.repeat(padLen) : filler.repeat(Math.ceil(padLen / fl)).slice(0, padLen)) + s;
   }
-  out = s;
-  for (let i = s.length; i < width; i++) out += filler[i % filler.length];
-  return out;
+  return (
+    s +
+    (fl === 1 ? filler.repeat(width - s.length) : filler.repeat(Math.ceil(width / fl)).slice(s.length, width))
+  );
 }
 
 stringMethodBuiltIn('substring', 1, 2, (s, a, _e, n) => {
@@ -418,7 +444,8 @@ stringMethodBuiltIn('replace', 2, 3, (s, a, env, n) => {
   }
 });
 
-stringMethodBuiltIn('split', 1, 2, (s, a, env, n) => {
+/** ?split: literal, case-insensitive or regular-expression separators. */
+function splitString(s: string, a: unknown[], env: Env, n: A.BuiltInExpr): unknown {
   const sep = argString(n, a, 0);
   const f = flagsOf(n, a, 1, false, false, true);
   if (!f.regex) {
@@ -475,34 +502,69 @@ stringMethodBuiltIn('split', 1, 2, (s, a, env, n) => {
   while (out.length > 1 && out[out.length - 1] === '') out.pop();
   if (out.length === 1 && out[0] === '' && s === '') return [''];
   return out;
-});
+}
 
-stringMethodBuiltIn('matches', 1, 2, (s, a, env, n) => {
-  const f = flagsOf(n, a, 1, false, true, true);
-  const pattern = argString(n, a, 0);
-  const jp = compileJ(n, pattern, f, 'g');
-  const whole = wholeMatcher(jp, f.multiline);
-  if (needsWorker(whole)) {
-    return offThread(env, n, [job(whole, s, 'first'), job(jp.re, s, 'all')], ([w, all]) => {
-      env.allocateSlots(all.matches.length * (jp.groups.length + 2), '?matches');
-      const wm = w.matches[0];
-      const groups = jp.groups.map((g) => wm?.[g + 1] as string | undefined);
-      const items = all.matches.map(
-        (m) =>
-          new MatchItem(
-            m[1]!,
-            jp.groups.map((g) => m[g + 1] as string | undefined),
-          ),
-      );
-      return new MatchResult(wm !== undefined, () => items, groups);
-    });
-  }
-  const wm = whole.exec(s);
-  const matched = wm !== null;
-  const groups: (string | undefined)[] = wm ? userGroups(wm, jp.groups) : jp.groups.map(() => undefined);
-  // the list of matches is only made when the result is used as a sequence
-  return new MatchResult(matched, () => findAll(jp, s), groups);
-});
+stringMethodBuiltIn(
+  'split',
+  1,
+  2,
+  splitString,
+  // a literal separator without flags: split at once (the general way reads the flags each time)
+  (args, n) => {
+    const sep = argString(n, args as unknown[], 0);
+    const f = flagsOf(n, args as unknown[], 1, false, false, true);
+    if (f.regex || f.caseInsensitive || sep === '') return undefined;
+    return (s, env) =>
+      s.length <= 65536
+        ? chargedItems(env, s.split(sep), '?split')
+        : splitString(s, args as unknown[], env, n);
+  },
+);
+
+stringMethodBuiltIn(
+  'matches',
+  1,
+  2,
+  (s, a, env, n) => {
+    const f = flagsOf(n, a, 1, false, true, true);
+    const pattern = argString(n, a, 0);
+    const jp = compileJ(n, pattern, f, 'g');
+    const whole = wholeMatcher(jp, f.multiline);
+    if (needsWorker(whole)) {
+      return offThread(env, n, [job(whole, s, 'first'), job(jp.re, s, 'all')], ([w, all]) => {
+        env.allocateSlots(all.matches.length * (jp.groups.length + 2), '?matches');
+        const wm = w.matches[0];
+        const groups = jp.groups.map((g) => wm?.[g + 1] as string | undefined);
+        const items = all.matches.map(
+          (m) =>
+            new MatchItem(
+              m[1]!,
+              jp.groups.map((g) => m[g + 1] as string | undefined),
+            ),
+        );
+        return new MatchResult(wm !== undefined, () => items, groups);
+      });
+    }
+    const wm = whole.exec(s);
+    const matched = wm !== null;
+    const groups: (string | undefined)[] = wm ? userGroups(wm, jp.groups) : jp.groups.map(() => undefined);
+    // the list of matches is only made when the result is used as a sequence
+    return new MatchResult(matched, () => findAll(jp, s), groups);
+  },
+  // a literal pattern: compiled once, and without groups only tested (no match array)
+  (args, n) => {
+    const f = flagsOf(n, args as unknown[], 1, false, true, true);
+    const jp = compileJ(n, argString(n, args as unknown[], 0), f, 'g');
+    const whole = wholeMatcher(jp, f.multiline);
+    if (needsWorker(whole)) return undefined;
+    if (jp.groups.length === 0) return (s) => new MatchResult(whole.test(s), () => findAll(jp, s), []);
+    return (s) => {
+      const wm = whole.exec(s);
+      const groups = wm ? userGroups(wm, jp.groups) : jp.groups.map(() => undefined);
+      return new MatchResult(wm !== null, () => findAll(jp, s), groups);
+    };
+  },
+);
 
 /** The pattern anchored to the whole string (cached on the compiled pattern). */
 function wholeMatcher(jp: JavaRegExp & { whole?: RegExp; wholeMl?: RegExp }, multiline: boolean): RegExp {
@@ -640,6 +702,34 @@ stringBuiltIn('number', (s, _env, node) => {
   return n;
 });
 
+/**
+ * parseFtlNumber of the common texts ("12", "-260.75", "3.50": an optional minus, at most 15
+ * digits, an optional fraction) without the general BigDecimal syntax: the same values (an
+ * integer as a number, even "-0" and "2.00"; a fraction as the exact BigDec); null for any other text.
+ */
+function plainDecimal(s: string): number | BigDec | null {
+  const n = s.length;
+  if (n === 0 || n > 17) return null;
+  let i = s.charCodeAt(0) === 45 ? 1 : 0;
+  const intStart = i;
+  let c = 0;
+  while (i < n && (c = s.charCodeAt(i)) >= 48 && c <= 57) i++;
+  const intEnd = i;
+  if (intEnd === intStart) return null;
+  if (i === n) return n - intStart <= 15 ? Number(s) + 0 : null;
+  if (c !== 46) return null;
+  i++;
+  let fracZero = true;
+  const fracStart = i;
+  while (i < n && (c = s.charCodeAt(i)) >= 48 && c <= 57) {
+    if (c !== 48) fracZero = false;
+    i++;
+  }
+  if (i < n || i === fracStart || n - 1 - intStart > 15) return null;
+  if (fracZero) return Number(s.slice(0, intEnd)) + 0;
+  return BigDec.fromDigits(intStart === 1, s.slice(intStart, intEnd) + s.slice(fracStart), n - fracStart);
+}
+
 /** ArithmeticEngine.toNumber: INF/NaN, else java.math.BigDecimal syntax. */
 export function parseFtlNumber(s: string): number | BigDec | JDouble | null {
   if (s.length > 2) {
@@ -647,6 +737,8 @@ export function parseFtlNumber(s: string): number | BigDec | JDouble | null {
     if (s === 'NaN') return new JDouble(NaN);
     if (s === '-INF' || s === '-Infinity') return new JDouble(-Infinity);
   }
+  const plain = plainDecimal(s);
+  if (plain !== null) return plain;
   try {
     const b = BigDec.parse(s.startsWith('+') ? s.slice(1) : s);
     if (b.scale <= 0 || b.stripTrailingZeros().scale <= 0) {
@@ -812,28 +904,38 @@ export function javaStringEnc(s: string): string {
 
 /** StringUtil.javaScriptStringEnc / jsonStringEnc. */
 export function jsStringEnc(s: string, json: boolean): string {
+  // the runs between escapes are copied whole; a string without any comes back as it is
   let out = '';
+  let from = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    const ch = s[i];
-    if (c === 34) out += '\\"';
-    else if (c === 39 && !json) out += "\\'";
-    else if (c === 92) out += '\\\\';
-    else if (c === 47 && i > 0 && s[i - 1] === '<') out += '\\/';
-    else if (c === 62 && i > 1 && s[i - 1] === ']' && s[i - 2] === ']') out += json ? '\\u003E' : '\\>';
-    else if (c === 60 && s[i + 1] === '!' && !json) out += '\\x3C';
-    else if (c === 60 && s[i + 1] === '!' && json) out += '\\u003C';
-    else if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x2028 || c === 0x2029) {
-      if (c === 10) out += '\\n';
-      else if (c === 13) out += '\\r';
-      else if (c === 9) out += '\\t';
-      else if (c === 8) out += '\\b';
-      else if (c === 12) out += '\\f';
-      else if (!json && c < 0x100) out += '\\x' + c.toString(16).toUpperCase().padStart(2, '0');
-      else out += '\\u' + c.toString(16).toUpperCase().padStart(4, '0');
-    } else out += ch;
+    let e: string | null = null;
+    if (c === 34) e = '\\"';
+    else if (c === 39) {
+      if (!json) e = "\\'";
+    } else if (c === 92) e = '\\\\';
+    else if (c === 47) {
+      if (i > 0 && s.charCodeAt(i - 1) === 60) e = '\\/';
+    } else if (c === 62) {
+      if (i > 1 && s.charCodeAt(i - 1) === 93 && s.charCodeAt(i - 2) === 93) e = json ? '\\u003E' : '\\>';
+    } else if (c === 60) {
+      // "<!", and a "<" at the end (what follows the string might be "!"), as FreeMarker
+      if (i + 1 === s.length || s.charCodeAt(i + 1) === 33) e = json ? '\\u003C' : '\\x3C';
+    } else if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x2028 || c === 0x2029) {
+      if (c === 10) e = '\\n';
+      else if (c === 13) e = '\\r';
+      else if (c === 9) e = '\\t';
+      else if (c === 8) e = '\\b';
+      else if (c === 12) e = '\\f';
+      else if (!json && c < 0x100) e = '\\x' + c.toString(16).toUpperCase().padStart(2, '0');
+      else e = '\\u' + c.toString(16).toUpperCase().padStart(4, '0');
+    }
+    if (e !== null) {
+      out += s.slice(from, i) + e;
+      from = i + 1;
+    }
   }
-  return out;
+  return from === 0 ? s : out + s.slice(from);
 }
 
 const URL_SAFE = /[A-Za-z0-9_\-.!~*'()]/;
@@ -896,6 +998,12 @@ for (const [name, keepSlash] of [
       if (!/^utf-?8$/i.test(cs) && !iconv().encodingExists(cs))
         throw biError(n, `Unsupported charset: ${cs}`);
       return urlEnc(s, cs, keepSlash);
+    },
+    // ?url("UTF-8"): the charset is known to be UTF-8 once for all
+    prepare: (a) => {
+      const cs = a[0];
+      if (a.length !== 1 || typeof cs !== 'string' || !/^utf-?8$/i.test(cs)) return undefined;
+      return (env, t, n) => urlEnc(str(env, t, n), cs, keepSlash);
     },
   });
 }
