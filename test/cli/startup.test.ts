@@ -158,8 +158,9 @@ describe('the CLI loads a command when it runs', () => {
     expect(groupModules).toEqual([]);
     // required on first use (src/jdk/on-demand.ts): charsets, time-zone rules, regex workers
     expect(modules.filter((m) => ['iconv-lite', 'node:zlib', 'node:worker_threads'].includes(m))).toEqual([]);
-    // 211 modules before the library loaded on first use (bench/cli.bench.ts measures the time)
-    expect(modules.filter((m) => m.startsWith('dist/')).length).toBeLessThanOrEqual(133);
+    // 211 modules before the library loaded on first use, 133 after; 135 with the ?truncate family
+    // and SimpleDateFormat's field digits in modules of their own (bench/cli.bench.ts measures the time)
+    expect(modules.filter((m) => m.startsWith('dist/')).length).toBeLessThanOrEqual(135);
   });
 
   it('a function of the library loads its own module on first call, not its group', async () => {

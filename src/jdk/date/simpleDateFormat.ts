@@ -32,6 +32,7 @@ import {
   YEAR,
   ZONE_OFFSET,
 } from './gregorianCalendar.js';
+import { zeroPadding, zoneOffsetText, ZONE_VALUE_TAG } from './fieldDigits.js';
 import { getTimeZone, type JavaTimeZone } from './timeZone.js';
 import { zoneDisplayName, zoneStrings } from './zoneNames.js';
 
@@ -54,7 +55,7 @@ const P_AM_PM = 14;
 const P_HOUR1 = 15;
 const P_HOUR0 = 16;
 const P_ZONE_NAME = 17;
-const P_ZONE_VALUE = 18;
+const P_ZONE_VALUE = ZONE_VALUE_TAG;
 const P_WEEK_YEAR = 19;
 const P_ISO_DAY_OF_WEEK = 20;
 const P_ISO_ZONE = 21;
@@ -962,49 +963,3 @@ function subParseNumericZone(
 }
 
 const OUT_OF_BOUNDS = new Error('index out of bounds');
-
-/** CalendarUtils.sprintf0d: zero-padded to width (the minus sign counts in the width). */
-function sprintf0d(value: number, width: number): string {
-  let d = value;
-  let out = '';
-  if (d < 0) {
-    out = '-';
-    d = -d;
-    --width;
-  }
-  return out + String(d).padStart(width, '0');
-}
-
-/** zeroPaddingNumber with the locale's integer NumberFormat (ASCII digits, no grouping). */
-/** The Z (RFC 822) and X (ISO 8601) fields of a total offset of `offsetMs`. */
-function zoneOffsetText(tag: number, count: number, offsetMs: number): string {
-  if (tag === P_ZONE_VALUE) {
-    const value = Math.trunc(offsetMs / 60000);
-    let width = 4;
-    let out = '';
-    if (value >= 0) out += '+';
-    else width++;
-    const num = Math.trunc(value / 60) * 100 + (value % 60);
-    return out + sprintf0d(num, width);
-  }
-  if (offsetMs === 0) return 'Z';
-  let value = Math.trunc(offsetMs / 60000);
-  let out = value >= 0 ? '+' : '-';
-  value = Math.abs(value);
-  out += sprintf0d(Math.trunc(value / 60), 2);
-  if (count === 1) return out;
-  if (count === 3) out += ':';
-  return out + sprintf0d(value % 60, 2);
-}
-
-function zeroPadding(value: number, minDigits: number, maxDigits: number): string {
-  // the usual fields: 0 … 99 in one or two digits
-  if (value >= 0 && value < 100 && minDigits <= 2 && maxDigits >= 2)
-    return value < 10 && minDigits === 2 ? '0' + value : '' + value;
-  const negative = value < 0;
-  let digits = String(Math.abs(value));
-  if (digits.length > maxDigits) digits = digits.slice(digits.length - maxDigits);
-  const min = Math.min(minDigits, 309);
-  if (digits.length < min) digits = '0'.repeat(min - digits.length) + digits;
-  return (negative ? '-' : '') + digits;
-}

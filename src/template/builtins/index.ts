@@ -29,6 +29,7 @@ import { NUMBER_BUILT_INS } from './numbers.js';
 import { DATE_BUILT_INS } from './dates.js';
 import { SEQUENCE_BUILT_INS } from './sequences.js';
 import { STRING_BUILT_INS } from './strings.js';
+import { TRUNCATE_BUILT_INS } from './truncate.js';
 import { CONDITIONAL_BUILT_INS } from './conditionals.js';
 import { LAMBDA_BUILT_INS } from './lambdas.js';
 import { LOOP_VARIABLE_BUILT_INS } from './loop-variables.js';
@@ -284,6 +285,7 @@ export const BUILTINS: BuiltInTable = Object.assign(
   DATE_BUILT_INS,
   SEQUENCE_BUILT_INS,
   STRING_BUILT_INS,
+  TRUNCATE_BUILT_INS,
   STRING_CONVERSION_BUILT_INS,
   CONDITIONAL_BUILT_INS,
   LAMBDA_BUILT_INS,
