@@ -21,16 +21,9 @@ export type ModuleImporters = Readonly<Record<string, () => Promise<unknown>>>;
 /** The specs lazySpecs made from the generated declarations (the library's own functions). */
 const generated = new WeakSet<FunctionSpec>();
 
-/**
- * Whether `candidate` is `spec` as the library declares it: the same object, or the lazy registry's
- * spec generated from the same declaration (an unrelated spec of the same name is not).
- */
-export function declaresSame(candidate: FunctionSpec, spec: FunctionSpec): boolean {
-  if (candidate === spec) return true;
-  return (
-    generated.has(candidate) &&
-    JSON.stringify(declarationOf(candidate)) === JSON.stringify(declarationOf(spec))
-  );
+/** Whether `spec` is the library's own declaration (made by lazySpecs), not a copy or another spec of that name. */
+export function isLibraryDeclaration(spec: FunctionSpec): boolean {
+  return generated.has(spec);
 }
 
 /** The declaration of a spec as the generated table holds it (JSON-safe: no impl, no module). */

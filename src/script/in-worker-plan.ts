@@ -3,8 +3,11 @@
  * script's API run inside the script worker for one run, what the job tells the worker, and the
  * evaluation's budget kept in step with the worker's charges.
  *
- * A method runs in the worker when its function is declared pure (FunctionFlags.pure) in a group
- * the worker loads, is the very declaration the run's registry has, is called as declared (no
+ * A method runs in the worker when its function is declared pure (FunctionFlags.pure), the run's
+ * registry holds the library's own declaration of it (a registry of copies or other specs keeps
+ * the bridge; the worker loads every function the library declares pure, which
+ * test/script/in-worker.test.ts checks, so the main thread need not import the worker's table),
+ * it is called as declared (no
  * platform variant or result adapter), may run on the context's surface (a web interface's rule),
  * and — for `pure: 'clock'` — the context's clock is the system clock (a test context that
  * freezes time keeps those on the bridge). Everything else takes the bridge.
@@ -13,13 +16,11 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { budgetOf, type ExecutionContext } from '../functions/context.js';
-import { declaresSame } from '../functions/lazy.js';
+import { isLibraryDeclaration } from '../functions/lazy.js';
 import { surfaceRefusal, type CallEnv, type FunctionRegistry } from '../functions/registry.js';
 import type { ScriptApi } from './api.js';
-import { workerFunctions, type InWorkerJob } from './in-worker-functions.js';
+import type { InWorkerJob } from './in-worker-functions.js';
 import type { CallHandler } from './pool.js';
-
-const WORKER_FUNCTIONS = workerFunctions();
 
 /** Per API, per surface and clock: the table of its in-worker methods. */
 const tables = new WeakMap<ScriptApi, Map<string, string>>();
@@ -37,8 +38,7 @@ export function inWorkerTable(api: ScriptApi, registry: FunctionRegistry, ctx: E
       if (!m.function || m.args || m.result) continue;
       const spec = registry.get(m.function);
       const pure = spec?.flags?.pure;
-      const own = WORKER_FUNCTIONS.get(m.function);
-      if (!pure || !own || !declaresSame(spec, own)) continue;
+      if (!pure || !isLibraryDeclaration(spec)) continue;
       if (pure === 'clock' && !systemClock) continue;
       if (surfaceRefusal(spec, m.function, ctx) !== undefined) continue;
       rows.push([m.id, m.function, `${m.object}.${m.name}`, pure === 'clock' ? 1 : 0]);
