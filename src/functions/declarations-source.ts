@@ -33,7 +33,7 @@ function groupModules(): string[] {
  * Every function of the library in library order, with the module that exports its declaration
  * (the first non-index module of its group folder that does).
  */
-export async function declaredFunctions(): Promise<DeclaredFunction[]> {
+async function declaredFunctions(): Promise<DeclaredFunction[]> {
   const moduleOf = new Map<FunctionSpec, string>();
   for (const path of groupModules()) {
     const exports: unknown = await import(pathToFileURL(path).href);

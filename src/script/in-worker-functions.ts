@@ -34,7 +34,7 @@ import {
 export const WORKER_GROUPS: ReadonlyArray<readonly FunctionSpec[]> = [utilities];
 
 /** The pure declarations the worker has, by name and alias. */
-export function workerFunctions(): ReadonlyMap<string, FunctionSpec> {
+function workerFunctions(): ReadonlyMap<string, FunctionSpec> {
   const out = new Map<string, FunctionSpec>();
   for (const group of WORKER_GROUPS)
     for (const spec of group)

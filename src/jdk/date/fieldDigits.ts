@@ -8,7 +8,7 @@
 export const ZONE_VALUE_TAG = 18;
 
 /** CalendarUtils.sprintf0d: zero-padded to width (the minus sign counts in the width). */
-export function sprintf0d(value: number, width: number): string {
+function sprintf0d(value: number, width: number): string {
   let d = value;
   let out = '';
   if (d < 0) {
