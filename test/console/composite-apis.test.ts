@@ -10,9 +10,10 @@ import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
 import { createHosts } from '../../src/hosts/index.js';
 import { evalHost } from '../../src/hosts/eval-host.js';
-import { call, PASSWORD, useServer } from '../server/support.js';
+import { call, useServer } from '../server/support.js';
 import { describeEachEngine } from '../support/engines.js';
-import { describeWithBrowser, screenshotPath } from '../client/support/browser.js';
+import { describeWithBrowser } from '../client/support/browser.js';
+import { replaceText, screenshot, submitLogin } from './support.js';
 
 describeWithBrowser('web console: composite APIs and web interfaces', (browser) => {
   describeEachEngine('console scripts', (engine) => {
@@ -26,23 +27,13 @@ describeWithBrowser('web console: composite APIs and web interfaces', (browser) 
       page = await browser.context.newPage();
       page.on('pageerror', (e) => pageErrors.push(e.message));
       await page.goto(`${server.url}/console/`);
-      await page.getByLabel('Account').fill('acme');
-      await page.getByLabel('Login').fill('admin');
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Log in' }).click();
+      await submitLogin(page, 'acme', 'admin');
       await page.getByRole('heading', { name: 'Playground', level: 1 }).waitFor();
     });
 
-    const shoot = async (name: string) => {
-      if (engine.name === 'sqlite') await page.screenshot({ path: screenshotPath(name), fullPage: true });
-    };
+    const shoot = (name: string) => screenshot(page, engine.name, name);
     const editor = () => page.getByRole('combobox', { name: 'Template' });
-    async function setTemplate(text: string): Promise<void> {
-      await editor().focus();
-      await page.keyboard.press('Control+a');
-      await page.keyboard.press('Delete');
-      await page.evaluate((t) => document.execCommand('insertText', false, t), text);
-    }
+    const setTemplate = (text: string) => replaceText(page, editor(), text);
     /** Accepts (or dismisses) the next confirmation and says what it asked. */
     function nextDialog(accept: boolean): Promise<string> {
       return new Promise((resolve) =>
@@ -352,10 +343,7 @@ describeWithBrowser('web console: composite APIs and web interfaces', (browser) 
         }),
       );
       await page.getByRole('button', { name: 'Log out' }).click();
-      await page.getByLabel('Account').fill('acme');
-      await page.getByLabel('Login').fill('ann');
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Log in' }).click();
+      await submitLogin(page, 'acme', 'ann');
       await page.getByRole('link', { name: 'Web interfaces' }).waitFor();
       await page.getByRole('link', { name: 'Web interfaces' }).click();
       await page.getByRole('heading', { name: 'Web interfaces', level: 1 }).waitFor();

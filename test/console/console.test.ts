@@ -9,7 +9,8 @@ import { beforeAll, expect, it } from 'vitest';
 import { evalHost } from '../../src/hosts/eval-host.js';
 import { PASSWORD, useServer } from '../server/support.js';
 import { describeEachEngine } from '../support/engines.js';
-import { describeWithBrowser, screenshotPath } from '../client/support/browser.js';
+import { describeWithBrowser } from '../client/support/browser.js';
+import { replaceText, screenshot } from './support.js';
 
 describeWithBrowser('web console', (browser) => {
   describeEachEngine('console', (engine) => {
@@ -22,20 +23,11 @@ describeWithBrowser('web console', (browser) => {
       page.on('pageerror', (e) => pageErrors.push(e.message));
     });
 
-    /** A screenshot of the page as it is (full length), once: from the SQLite run. */
-    const shoot = async (name: string) => {
-      if (engine.name === 'sqlite') await page.screenshot({ path: screenshotPath(name), fullPage: true });
-    };
+    const shoot = (name: string) => screenshot(page, engine.name, name);
 
     const editor = () => page.getByRole('combobox', { name: 'Template' });
 
-    /** Replaces the editor's text (as typing would: input events, undo history). */
-    async function setTemplate(text: string): Promise<void> {
-      await editor().focus();
-      await page.keyboard.press('Control+a');
-      await page.keyboard.press('Delete');
-      await page.evaluate((t) => document.execCommand('insertText', false, t), text);
-    }
+    const setTemplate = (text: string) => replaceText(page, editor(), text);
 
     it('logs in: a wrong password is refused, then the playground opens', async () => {
       await page.goto(`${server.url}/console/`);

@@ -10,7 +10,8 @@ import { beforeAll, expect, it } from 'vitest';
 import { seedDemo, type DemoSummary } from '../../src/platform/demo.js';
 import { call, login, PASSWORD, useServer } from '../server/support.js';
 import { describeEachEngine } from '../support/engines.js';
-import { describeWithBrowser, screenshotPath } from '../client/support/browser.js';
+import { describeWithBrowser } from '../client/support/browser.js';
+import { screenshot, submitLogin } from './support.js';
 
 describeWithBrowser('web console: users, lanes and pools, API tokens', (browser) => {
   describeEachEngine('console directory', (engine) => {
@@ -26,17 +27,12 @@ describeWithBrowser('web console: users, lanes and pools, API tokens', (browser)
       page.on('pageerror', (e) => pageErrors.push(e.message));
     });
 
-    const shoot = async (name: string) => {
-      if (engine.name === 'sqlite') await page.screenshot({ path: screenshotPath(name), fullPage: true });
-    };
+    const shoot = (name: string) => screenshot(page, engine.name, name);
     const rows = (caption: string) => page.locator(`table:has(caption:text-is("${caption}")) tbody tr`);
 
     async function logInAs(login: string): Promise<void> {
       await page.goto(`${server.url}/console/#/users`);
-      await page.getByLabel('Account').fill('demo');
-      await page.getByLabel('Login').fill(login);
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Log in' }).click();
+      await submitLogin(page, 'demo', login);
       await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
     }
 

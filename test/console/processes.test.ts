@@ -13,9 +13,10 @@ import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
 import { createHosts } from '../../src/hosts/index.js';
 import { evalHost } from '../../src/hosts/eval-host.js';
-import { PASSWORD, useServer } from '../server/support.js';
+import { useServer } from '../server/support.js';
 import { describeEachEngine } from '../support/engines.js';
-import { describeWithBrowser, screenshotPath } from '../client/support/browser.js';
+import { describeWithBrowser } from '../client/support/browser.js';
+import { replaceText, screenshot, submitLogin } from './support.js';
 
 const INVALID = `{
   "name": "Approval",
@@ -62,25 +63,15 @@ describeWithBrowser('console: processes, requests and tasks', (browser) => {
       page.on('dialog', (d) => void d.accept());
     });
 
-    const shoot = async (name: string) => {
-      if (engine.name === 'sqlite') await page.screenshot({ path: screenshotPath(name), fullPage: true });
-    };
+    const shoot = (name: string) => screenshot(page, engine.name, name);
 
-    async function setDefinition(text: string): Promise<void> {
-      await page.getByLabel('Definition (JSON)').focus();
-      await page.keyboard.press('Control+a');
-      await page.keyboard.press('Delete');
-      await page.evaluate((t) => document.execCommand('insertText', false, t), text);
-    }
+    const setDefinition = (text: string) => replaceText(page, page.getByLabel('Definition (JSON)'), text);
 
     const fact = (name: string) => page.locator(`dl.facts dt:text-is("${name}") + dd`);
 
     it('logs in and refuses a definition with its error at its path', async () => {
       await page.goto(`${server.url}/console/`);
-      await page.getByLabel('Account').fill('acme');
-      await page.getByLabel('Login').fill('admin');
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Log in' }).click();
+      await submitLogin(page, 'acme', 'admin');
       await page.getByRole('heading', { name: 'Playground', level: 1 }).waitFor();
       await page.getByRole('link', { name: 'Processes' }).click();
       await page.getByRole('heading', { name: 'Processes', level: 1 }).waitFor();
@@ -350,10 +341,7 @@ describeWithBrowser('console: processes, requests and tasks', (browser) => {
     it('lets a user start a stored process by name and submit its task', async () => {
       await page.goto(`${server.url}/console/#/processes`);
       await page.getByRole('button', { name: 'Log out' }).click();
-      await page.getByLabel('Account').fill('acme');
-      await page.getByLabel('Login').fill('ann');
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Log in' }).click();
+      await submitLogin(page, 'acme', 'ann');
       await page.getByText('Process definitions are managed by administrators.', { exact: false }).waitFor();
       await page.getByLabel('Process name').fill('Approval');
       await page.getByLabel('Input data (JSON object)').fill('{"amount": 2}');
@@ -368,10 +356,7 @@ describeWithBrowser('console: processes, requests and tasks', (browser) => {
       await page.locator('.list p[role="status"]').getByText('2 requests').waitFor();
 
       await page.getByRole('button', { name: 'Log out' }).click();
-      await page.getByLabel('Account').fill('acme');
-      await page.getByLabel('Login').fill('admin');
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Log in' }).click();
+      await submitLogin(page, 'acme', 'admin');
       await page.getByRole('link', { name: 'Processes' }).waitFor();
     });
 
