@@ -62,6 +62,7 @@ export class Budget {
     // Limits resolved once and frozen (resolvedLimits) are shared as they are: no copy per evaluation.
     this.limits = Object.isFrozen(limits) && isComplete(limits) ? limits : resolvedLimits(limits);
     this.deadline = this.now() + this.limits.wallTimeMs;
+    evaluationStarted?.(this.limits.wallTimeMs);
   }
 
   /**
@@ -134,6 +135,17 @@ function durationText(ms: number): string {
 }
 
 const performanceNow = () => performance.now();
+
+let evaluationStarted: ((wallTimeMs: number) => void) | undefined;
+
+/**
+ * Tells `listener` of every budget started in this thread, with its wall time: an evaluation
+ * worker publishes its deadline to the thread that watches it (src/isolation), which stops the
+ * worker when an evaluation outruns its own checks.
+ */
+export function onEvaluationStart(listener: ((wallTimeMs: number) => void) | undefined): void {
+  evaluationStarted = listener;
+}
 
 /** The limits of an evaluation: the defaults under the given ones, frozen (a Budget shares them as they are). */
 export function resolvedLimits(limits: Partial<EvaluationLimits> = {}): Readonly<EvaluationLimits> {

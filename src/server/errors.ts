@@ -27,6 +27,21 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * An error raised in another thread (an evaluation worker, src/isolation) and answered as it was
+ * mapped there; `detail` is the original error's stack, logged when the reply is internal.
+ */
+export class RelayedError extends Error {
+  override name = 'RelayedError';
+  constructor(
+    readonly reply: ErrorReply,
+    readonly detail?: string,
+  ) {
+    super(reply.body.message);
+    if (detail) this.stack = detail;
+  }
+}
+
 export const unauthenticated = (message = 'Authentication required: log in or send an API token.') =>
   new ApiError(401, 'unauthenticated', message);
 export const forbidden = (message: string) => new ApiError(403, 'forbidden', message);
@@ -84,6 +99,7 @@ export function toErrorBody(error: unknown): ErrorReply {
     internal: false,
   });
   if (error instanceof ApiError) return body(error.status, error.code, error.message);
+  if (error instanceof RelayedError) return error.reply;
   if (error instanceof PlatformError)
     return error.code === 'contention'
       ? { ...body(409, 'contention', error.message), retryAfter: CONTENTION_RETRY_AFTER_SECONDS }

@@ -5,20 +5,19 @@ import { parseArgs } from 'node:util';
 import type { Command, CliIo } from '../main.js';
 import { ConfigError, loadConfig } from '../../config/index.js';
 import type { ExecutionLimits } from '../../functions/context.js';
-import { defaultRegistry } from '../../functions/registry.js';
-import { createHosts } from '../../hosts/index.js';
+import { sweepMsFromEnv } from '../../hosts/processes/sweeper.js';
+import { EvaluationPool } from '../../isolation/pool.js';
+import { remoteCollections, remoteHosts, remoteSweeper } from '../../isolation/remote.js';
+import { poolSettingsFromEnv } from '../../isolation/settings.js';
+import { evaluationLimitsFromEnv } from '../../limits/index.js';
+import { CollectionService } from '../../platform/collections/index.js';
 import { createPlatform } from '../../platform/index.js';
 import { bootstrapFirstAccount, defaultAccount, type FirstStart } from '../../server/bootstrap.js';
 import { corsOriginsFromEnv, parseCorsOrigins } from '../../server/cors.js';
-import { evalHost } from '../../hosts/eval-host.js';
 import { createServer, type Api } from '../../server/index.js';
 import { onSupervisorStop, Supervisor, workerThrottleShare } from '../../server/supervisor.js';
-import {
-  closeScripts,
-  configureScripts,
-  scriptSettingsFromEnv,
-  type ScriptChanges,
-} from '../../script/index.js';
+import type { ScriptChanges } from '../../script/run.js';
+import { scriptSettingsFromEnv } from '../../script/settings.js';
 import { openStore, type Store } from '../../store/index.js';
 import { evaluationLimits } from './limits.js';
 
@@ -184,12 +183,12 @@ async function serveInProcess(options: ServeOptions, io: CliIo, signals: SignalS
     if (!(e instanceof PortInUse)) throw e;
     return portInUse(options, io, e.first);
   }
-  const { app, store, first } = listening;
+  const { app, store, pool, first } = listening;
   const url = publicUrl(app.server.address());
   io.stdout.write(banner(url, store.location));
   if (first) io.stdout.write(firstStartMessage(url, first));
   await stopSignal(signals);
-  await shutDown(app, store);
+  await shutDown(app, store, pool);
   io.stdout.write('flowmark: stopped\n');
   return 0;
 }
@@ -202,9 +201,9 @@ async function serveWorker(args: string[], io: CliIo): Promise<number> {
   try {
     const options = parseServe(args, io);
     if (typeof options === 'number') return options;
-    const { app, store } = await listen(options, io, { bootstrap: false });
+    const { app, store, pool } = await listen(options, io, { bootstrap: false });
     await stopped;
-    await shutDown(app, store);
+    await shutDown(app, store, pool);
     return 0;
   } finally {
     release();
@@ -261,36 +260,64 @@ async function supervise(
 async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstrap: boolean }) {
   const config = loadConfig();
   const store = await openStore(config);
-  let app;
+  let app: Api | undefined;
+  let pool: EvaluationPool | undefined;
   let first: FirstStart | undefined;
   try {
-    configureScripts(options.scripts);
-    // A server calls most of the library sooner or later: load it now rather than on a request.
-    await defaultRegistry().loadAll();
     const platform = createPlatform(store);
     first = bootstrap ? await bootstrapFirstAccount(platform) : undefined;
     const limits = options.limits;
+    // Every evaluation runs in the pool's threads (docs/server.md "Isolation"); this thread serves HTTP.
+    const evaluation = limits.evaluation ?? evaluationLimitsFromEnv();
+    const settings = poolSettingsFromEnv();
+    pool = new EvaluationPool(settings, {
+      limits,
+      evaluationLimits: evaluation,
+      scripts: scriptsPerThread(options.scripts, settings.threads),
+    });
+    const evaluations = pool;
     app = await createServer({
       store,
       platform,
-      hosts: { ...evalHost(platform, { limits }), ...createHosts(platform, { limits }) },
+      hosts: {
+        ...remoteHosts(evaluations),
+        background: remoteSweeper(evaluations, sweepMsFromEnv(), (e) =>
+          app?.log.error({ err: e }, 'sweep failed'),
+        ),
+      },
+      collections: remoteCollections(evaluations, new CollectionService(store)),
       logger: { level: options.logLevel, stream: io.stdout },
       defaultAccountId: await defaultAccount(platform),
       secureCookies: options.secureCookies,
       trustProxy: options.trustProxy,
       corsOrigins: options.corsOrigins,
-      ...(limits.evaluation ? { evaluationLimits: limits.evaluation } : {}),
+      evaluationLimits: evaluation,
       ...(cluster.isWorker ? { shareThrottle: workerThrottleShare() } : {}),
     });
     await app.listen({ port: options.port, host: options.host });
-    return { app, store, first };
+    return { app, store, pool, first };
   } catch (e) {
     await app?.close();
+    await pool?.close();
     await store.close();
     if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new PortInUse(first);
     throw e;
   }
 }
+
+/** The script sandboxes of the process shared among its evaluation threads (each thread has its own). */
+function scriptsPerThread(scripts: ScriptChanges, threads: number): ScriptChanges {
+  const total = scripts.workers ?? DEFAULT_SCRIPT_WORKERS;
+  const workers = Math.max(1, Math.ceil(total / threads));
+  const accountWorkers =
+    scripts.accountWorkers === undefined || scripts.accountWorkers === null
+      ? scripts.accountWorkers
+      : Math.min(scripts.accountWorkers, workers);
+  return { ...scripts, workers, ...(accountWorkers !== undefined ? { accountWorkers } : {}) };
+}
+
+/** FLOWMARK_SCRIPT_WORKERS' default (src/script/run.ts), for the whole process. */
+const DEFAULT_SCRIPT_WORKERS = 4;
 
 /** The port was taken; the administrator of a first start was created all the same. */
 class PortInUse extends Error {
@@ -317,8 +344,8 @@ function portInUse(options: ServeOptions, io: CliIo, first: FirstStart | undefin
   return 1;
 }
 
-/** Finishes the requests in flight, then releases the script workers and the store. */
-async function shutDown(app: Api, store: Store): Promise<void> {
+/** Finishes the requests in flight, then stops the evaluation threads and releases the store. */
+async function shutDown(app: Api, store: Store, pool: EvaluationPool): Promise<void> {
   app.log.info('shutting down: finishing requests in flight');
   // Closing ends the connections idle at that moment; a keep-alive connection whose request was
   // in flight would stay open until its client lets go, so sweep again as requests finish.
@@ -328,7 +355,7 @@ async function shutDown(app: Api, store: Store): Promise<void> {
   } finally {
     clearInterval(sweep);
   }
-  await closeScripts();
+  await pool.close();
   await store.close();
 }
 

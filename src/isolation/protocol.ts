@@ -1,0 +1,66 @@
+/**
+ * The messages between the HTTP thread and an evaluation worker (docs/server.md "Isolation"): one
+ * typed record per task and per reply, shared by both sides. Values cross by structured clone,
+ * which keeps plain data, Dates, Maps and typed arrays but turns a Buffer into a Uint8Array: the
+ * bodies that may be Buffers are re-wrapped on arrival (`asBuffer`).
+ */
+import type { ErrorBody } from '../server/errors.js';
+
+/** The host methods an evaluation worker serves (src/server/hosts.ts: ServerHosts). */
+export type HostMethod =
+  | 'evaluate'
+  | 'composite'
+  | 'webInterface'
+  | 'task'
+  | 'startRequest'
+  | 'describeRequest'
+  | 'resumeRequest'
+  | 'cancelRequest';
+
+/** What the HTTP thread asks of the pool. */
+export type TaskRequest =
+  /** A host's method with its arguments. */
+  | { kind: 'host'; method: HostMethod; args: unknown[] }
+  /** A method of the collection service (the REST routes that query, update, aggregate). */
+  | { kind: 'collections'; method: string; args: unknown[] }
+  /** One look of the process sweeper, with the runs it resumed run to their next stop. */
+  | { kind: 'sweep' };
+
+/** A task as a worker receives it: the request and the slot where it publishes its deadline. */
+export type EvaluationTask = TaskRequest & { deadline: SharedArrayBuffer };
+
+export type EvaluationReply =
+  | {
+      ok: true;
+      value: unknown;
+      /** Bytes the task's budget charged (collection tasks). */ allocated?: number;
+    }
+  | { ok: false; error: RelayedErrorBody };
+
+/** An error as the API answers it, computed where it was raised. */
+export interface RelayedErrorBody {
+  body: ErrorBody;
+  /** The server's fault: the HTTP thread logs `detail` and shows the client only `Internal server error.` */
+  internal: boolean;
+  retryAfter?: number;
+  /** The original error's name, message and stack, for the log. */
+  detail?: string;
+}
+
+/** A Buffer again, when structured clone turned it into a Uint8Array. */
+export function asBuffer<T>(value: T): T | Buffer {
+  return value instanceof Uint8Array && !Buffer.isBuffer(value)
+    ? Buffer.from(value.buffer, value.byteOffset, value.byteLength)
+    : value;
+}
+
+/** Stands for the budget of a collection call: the worker puts its own there. */
+export const BUDGET_ARGUMENT = '\u0000budget';
+
+/** Index of the deadline (epoch ms, 0 when no evaluation has started) in a task's shared slot. */
+export const DEADLINE = 0;
+
+export function deadlineSlot(): { buffer: SharedArrayBuffer; view: Float64Array } {
+  const buffer = new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT);
+  return { buffer, view: new Float64Array(buffer) };
+}

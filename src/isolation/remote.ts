@@ -1,0 +1,131 @@
+/**
+ * What the HTTP thread holds in place of the hosts and the collection service: objects of the
+ * same shape whose every call is a task of the evaluation pool (docs/server.md "Isolation"). The
+ * routes do not change; only the thread that computes does.
+ */
+import type { Budget } from '../limits/index.js';
+import type { CollectionService } from '../platform/collections/index.js';
+import { RelayedError } from '../server/errors.js';
+import type { ServerHosts } from '../server/hosts.js';
+import { EvaluationStopped, type EvaluationPool } from './pool.js';
+import { asBuffer, BUDGET_ARGUMENT, type EvaluationReply, type HostMethod } from './protocol.js';
+
+/** The account of the system's own tasks (the process sweeper). */
+export const SYSTEM_ACCOUNT = '';
+
+/** The hosts, each call run by the pool under the caller's account. */
+export function remoteHosts(pool: EvaluationPool): Required<Omit<ServerHosts, 'background'>> {
+  const call = async (account: string, method: HostMethod, args: unknown[]) =>
+    unwrap(await relay(pool.run(account, { kind: 'host', method, args })));
+  const answer = async (account: string, method: HostMethod, args: unknown[]) => {
+    const a = (await call(account, method, args)) as { body: unknown };
+    a.body = asBuffer(a.body);
+    return a as never;
+  };
+  return {
+    evaluate: (input) => call(input.caller.accountId, 'evaluate', [input]) as never,
+    composite: (exchange) => answer(exchange.accountId, 'composite', [exchange]),
+    webInterface: (exchange) => answer(exchange.accountId, 'webInterface', [exchange]),
+    task: (exchange) => answer(exchange.accountId, 'task', [exchange]),
+    startRequest: (input) => call(input.caller.accountId, 'startRequest', [input]) as never,
+    describeRequest: (caller, id) => call(caller.accountId, 'describeRequest', [caller, id]) as never,
+    resumeRequest: (caller, id) => call(caller.accountId, 'resumeRequest', [caller, id]) as never,
+    cancelRequest: (caller, id) => call(caller.accountId, 'cancelRequest', [caller, id]) as never,
+  };
+}
+
+/**
+ * The process sweeper as the server starts and stops it: every `intervalMs` one sweep runs as a
+ * task of the pool (the system's own account), never two at once.
+ */
+export function remoteSweeper(
+  pool: EvaluationPool,
+  intervalMs: number,
+  onError: (e: unknown) => void,
+): { start(): void; stop(): Promise<void> } {
+  let timer: NodeJS.Timeout | undefined;
+  let sweeping: Promise<void> | undefined;
+  return {
+    start() {
+      timer ??= setInterval(() => {
+        sweeping ??= relay(pool.run(SYSTEM_ACCOUNT, { kind: 'sweep' }))
+          .then(unwrap)
+          .then(
+            () => undefined,
+            (e: unknown) => onError(e),
+          )
+          .finally(() => (sweeping = undefined));
+      }, intervalMs);
+      timer.unref();
+    },
+    async stop() {
+      clearInterval(timer);
+      timer = undefined;
+      await sweeping;
+    },
+  };
+}
+
+/**
+ * The collection service whose calls run in the pool: an options argument's budget stays here,
+ * the worker charges one of the same limits, and what it charged is added to this one. The
+ * import (whose source is a stream of the uploaded file) runs on `local`.
+ */
+export function remoteCollections(pool: EvaluationPool, local: CollectionService): CollectionService {
+  const methods = new Map<string, (...args: unknown[]) => Promise<unknown>>();
+  return new Proxy(local, {
+    get(target, name, receiver) {
+      if (typeof name !== 'string' || name === 'importDocuments' || name === 'then')
+        return Reflect.get(target, name, receiver) as unknown;
+      const own = Reflect.get(target, name, receiver) as unknown;
+      if (typeof own !== 'function') return own;
+      let method = methods.get(name);
+      if (!method) {
+        method = async (...args: unknown[]) => {
+          const budgets: Budget[] = [];
+          const sent = args.map((a) => {
+            const budget = (a as { budget?: Budget } | null)?.budget;
+            if (!budget || typeof budget !== 'object') return a;
+            budgets.push(budget);
+            return { ...(a as object), budget: BUDGET_ARGUMENT };
+          });
+          const actor = args[0] as { accountId?: unknown } | undefined;
+          const account = typeof actor?.accountId === 'string' ? actor.accountId : SYSTEM_ACCOUNT;
+          const reply = await relay(pool.run(account, { kind: 'collections', method: name, args: sent }));
+          const value = unwrap(reply);
+          if (reply.ok && reply.allocated) for (const b of budgets) b.allocated += reply.allocated;
+          return value;
+        };
+        methods.set(name, method);
+      }
+      return method;
+    },
+  });
+}
+
+/** The pool's refusal or stop as the error the API answers. */
+async function relay(reply: Promise<EvaluationReply>): Promise<EvaluationReply> {
+  try {
+    return await reply;
+  } catch (e) {
+    if (!(e instanceof EvaluationStopped)) throw e;
+    const internal = e.status >= 500 && e.code === 'internal';
+    throw new RelayedError(
+      {
+        body: {
+          status: e.status,
+          code: e.code,
+          message: internal ? 'Internal server error.' : e.message,
+        },
+        internal,
+        ...(e.retryAfter !== undefined ? { retryAfter: e.retryAfter } : {}),
+      },
+      internal ? e.message : undefined,
+    );
+  }
+}
+
+function unwrap(reply: EvaluationReply): unknown {
+  if (reply.ok) return reply.value;
+  throw new RelayedError(reply.error, reply.error.detail);
+}

@@ -1,0 +1,39 @@
+/**
+ * The evaluation pool's settings from the environment (docs/server.md "Limits"):
+ * FLOWMARK_EVAL_WORKERS (threads per server process), FLOWMARK_EVAL_HEAP_MB (each thread's heap),
+ * FLOWMARK_EVAL_ACCOUNT_WORKERS (one account's share, default half, at least 1) and
+ * FLOWMARK_EVAL_ACCOUNT_QUEUE (one account's waiting evaluations). A bad value is a ConfigError
+ * naming the variable.
+ */
+import { ConfigError } from '../config/index.js';
+import { evaluationLimitsFromEnv } from '../limits/index.js';
+import type { PoolSettings } from './pool.js';
+
+export const DEFAULT_EVAL_THREADS = 2;
+export const DEFAULT_EVAL_HEAP_MB = 512;
+export const DEFAULT_EVAL_ACCOUNT_QUEUE = 64;
+/** How far past its deadline an evaluation runs before its thread is stopped. */
+export const EVAL_GRACE_MS = 500;
+
+export function poolSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): PoolSettings {
+  const threads = integer(env, 'FLOWMARK_EVAL_WORKERS', 1, 64) ?? DEFAULT_EVAL_THREADS;
+  const accountThreads =
+    integer(env, 'FLOWMARK_EVAL_ACCOUNT_WORKERS', 1, 64) ?? Math.max(1, Math.floor(threads / 2));
+  return {
+    threads,
+    heapMb: integer(env, 'FLOWMARK_EVAL_HEAP_MB', 64, 65_536) ?? DEFAULT_EVAL_HEAP_MB,
+    accountThreads: Math.min(accountThreads, threads),
+    accountQueue: integer(env, 'FLOWMARK_EVAL_ACCOUNT_QUEUE', 0, 100_000) ?? DEFAULT_EVAL_ACCOUNT_QUEUE,
+    wallTimeMs: evaluationLimitsFromEnv(env).wallTimeMs,
+    graceMs: EVAL_GRACE_MS,
+  };
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
+  const text = env[name];
+  if (text === undefined || text.trim() === '') return undefined;
+  const n = /^\s*\d{1,6}\s*$/.test(text) ? Number(text) : NaN;
+  if (!(n >= min && n <= max))
+    throw new ConfigError(`${name}: expected an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
+  return n;
+}

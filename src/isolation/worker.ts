@@ -1,0 +1,123 @@
+/**
+ * An evaluation worker (docs/server.md "Isolation"): a worker thread of the evaluation pool with
+ * its own store connection, the whole function library, the hosts and the collection service.
+ * It runs one task at a time — a host's method, a collection query, a sweep of the process
+ * runs — and answers plain data or the error as the API would answer it. Every budget started
+ * here publishes its deadline to the task's shared slot, which the HTTP thread watches: a task
+ * that outruns its deadline is stopped by terminating this thread.
+ */
+import { workerData } from 'node:worker_threads';
+import { loadConfig } from '../config/index.js';
+import type { ExecutionLimits } from '../functions/context.js';
+import { defaultRegistry } from '../functions/registry.js';
+import { evalHost } from '../hosts/eval-host.js';
+import { createHosts } from '../hosts/index.js';
+import { Budget, onEvaluationStart, type EvaluationLimits } from '../limits/index.js';
+import { CollectionService } from '../platform/collections/index.js';
+import { createPlatform } from '../platform/index.js';
+import { configureScripts, type ScriptChanges } from '../script/index.js';
+import { toErrorBody } from '../server/errors.js';
+import { openStore } from '../store/index.js';
+import {
+  asBuffer,
+  BUDGET_ARGUMENT,
+  DEADLINE,
+  type EvaluationReply,
+  type EvaluationTask,
+  type HostMethod,
+} from './protocol.js';
+
+/** What the pool hands each worker it starts. */
+export interface WorkerSettings {
+  limits: Partial<ExecutionLimits>;
+  evaluationLimits: Partial<EvaluationLimits>;
+  scripts: ScriptChanges;
+}
+
+let slot: Float64Array | undefined;
+onEvaluationStart((wallTimeMs) => {
+  if (slot) slot[DEADLINE] = Math.max(slot[DEADLINE]!, Date.now() + wallTimeMs);
+});
+
+async function start(settings: WorkerSettings) {
+  configureScripts(settings.scripts);
+  await defaultRegistry().loadAll();
+  const store = await openStore(loadConfig());
+  const platform = createPlatform(store);
+  const limits = settings.limits;
+  const hosts = { ...evalHost(platform, { limits }), ...createHosts(platform, { limits }) };
+  const collections = new CollectionService(store);
+  const methods: Record<HostMethod, (...args: never[]) => unknown> = {
+    evaluate: hosts.evaluate,
+    composite: hosts.composite,
+    webInterface: hosts.webInterface,
+    task: hosts.task,
+    startRequest: hosts.startRequest,
+    describeRequest: hosts.describeRequest,
+    resumeRequest: hosts.resumeRequest,
+    cancelRequest: hosts.cancelRequest,
+  };
+
+  async function run(task: EvaluationTask): Promise<unknown> {
+    switch (task.kind) {
+      case 'host': {
+        const args = task.args.map(withBuffers);
+        return (methods[task.method] as (...a: unknown[]) => unknown).apply(hosts, args);
+      }
+      case 'collections': {
+        const budget = new Budget(settings.evaluationLimits);
+        const method = (collections as unknown as Record<string, unknown>)[task.method];
+        if (typeof method !== 'function' || task.method.startsWith('_'))
+          throw new Error(`the collection service has no method ${task.method}`);
+        const args = task.args.map((a) => withBudget(a, budget));
+        const value = await (method as (...a: unknown[]) => unknown).apply(collections, args);
+        return { value, allocated: budget.allocated };
+      }
+      case 'sweep':
+        await hosts.background.sweep();
+        await hosts.background.settled();
+        return undefined;
+    }
+  }
+
+  return async function handle(task: EvaluationTask): Promise<EvaluationReply> {
+    slot = new Float64Array(task.deadline);
+    try {
+      const value = await run(task);
+      if (task.kind === 'collections') {
+        const { value: v, allocated } = value as { value: unknown; allocated: number };
+        return { ok: true, value: v, allocated };
+      }
+      return { ok: true, value };
+    } catch (e) {
+      const reply = toErrorBody(e);
+      return {
+        ok: false,
+        error: {
+          ...reply,
+          ...(reply.internal ? { detail: e instanceof Error ? (e.stack ?? String(e)) : String(e) } : {}),
+        },
+      };
+    } finally {
+      slot = undefined;
+    }
+  };
+}
+
+/** The exchange's body a Buffer again (structured clone made it a Uint8Array). */
+function withBuffers(arg: unknown): unknown {
+  if (arg && typeof arg === 'object' && 'body' in arg) {
+    const exchange = arg as { body: unknown };
+    exchange.body = asBuffer(exchange.body);
+  }
+  return arg;
+}
+
+/** An options argument whose budget stayed on the HTTP thread gets this task's budget. */
+function withBudget(arg: unknown, budget: Budget): unknown {
+  if (arg && typeof arg === 'object' && (arg as { budget?: unknown }).budget === BUDGET_ARGUMENT)
+    return { ...(arg as object), budget };
+  return arg;
+}
+
+export default start(workerData as WorkerSettings);
