@@ -88,9 +88,11 @@ export class EvaluationPool {
   constructor(
     readonly settings: PoolSettings,
     workerSettings: WorkerSettings,
+    /** The worker program (default: flowmark's, src/isolation/worker.ts built). */
+    filename: string = workerFile(),
   ) {
     this.piscina = new Piscina({
-      filename: workerFile(),
+      filename,
       minThreads: settings.threads,
       maxThreads: settings.threads,
       concurrentTasksPerWorker: 1,

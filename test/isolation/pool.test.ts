@@ -1,0 +1,131 @@
+/**
+ * The evaluation pool (src/isolation/pool.ts) with a stand-in worker (fixtures/worker.mjs) that
+ * spins, grows its heap or sleeps on demand: a task that outruns its deadline is stopped by
+ * terminating its thread, a heap overflow ends only its own task, the thread is replaced and
+ * the next task runs; accounts share the threads fairly, with 429 past an account's queue.
+ */
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EvaluationPool, EvaluationStopped, type PoolSettings } from '../../src/isolation/pool.js';
+
+const FIXTURE = fileURLToPath(new URL('./fixtures/worker.mjs', import.meta.url));
+const pools: EvaluationPool[] = [];
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((p) => p.close()));
+});
+
+function pool(settings: Partial<PoolSettings> = {}): EvaluationPool {
+  const p = new EvaluationPool(
+    {
+      threads: 2,
+      heapMb: 64,
+      accountThreads: 1,
+      accountQueue: 4,
+      wallTimeMs: 5_000,
+      graceMs: 200,
+      ...settings,
+    },
+    { limits: {}, evaluationLimits: {}, scripts: {} },
+    FIXTURE,
+  );
+  pools.push(p);
+  return p;
+}
+
+const op = (what: Record<string, unknown>) => ({
+  kind: 'host' as const,
+  method: 'evaluate' as const,
+  args: [what],
+});
+
+async function stopped(promise: Promise<unknown>): Promise<EvaluationStopped> {
+  const e = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(e).toBeInstanceOf(EvaluationStopped);
+  return e as EvaluationStopped;
+}
+
+describe('evaluation pool', () => {
+  it('answers a task with the worker reply', async () => {
+    expect(await pool().run('acme', op({ op: 'echo', value: { a: [1, 2] } }))).toEqual({
+      ok: true,
+      value: { a: [1, 2] },
+    });
+  });
+
+  it('stops a task past its published deadline by terminating its thread; the next task runs on a new one', async () => {
+    const p = pool();
+    const started = Date.now();
+    const e = await stopped(p.run('acme', op({ op: 'spin', wallTimeMs: 300 })));
+    const took = Date.now() - started;
+    expect([e.status, e.code, e.message]).toEqual([
+      422,
+      'time-limit',
+      'The evaluation exceeded its time limit of 5 s and was stopped.',
+    ]);
+    // deadline 300 ms + grace 200 ms + one watchdog period (100 ms), with slack for a busy machine
+    expect(took).toBeGreaterThanOrEqual(500);
+    expect(took).toBeLessThan(2_500);
+    expect(await p.run('acme', op({ op: 'echo', value: 'after' }))).toEqual({ ok: true, value: 'after' });
+  });
+
+  it('stops a task that never starts an evaluation at the wall time', async () => {
+    const p = pool({ wallTimeMs: 400 });
+    const e = await stopped(p.run('acme', op({ op: 'sleep', ms: 10_000 })));
+    expect(e.code).toBe('time-limit');
+  });
+
+  it('ends a heap overflow as its own task only (413), and keeps serving', async () => {
+    const p = pool();
+    const slow = p.run('globex', op({ op: 'sleep', ms: 300 }));
+    const e = await stopped(p.run('acme', op({ op: 'grow' })));
+    expect([e.status, e.code, e.message]).toEqual([
+      413,
+      'too-large',
+      "The evaluation ran out of memory (an evaluation's heap is 64 MiB) and was stopped.",
+    ]);
+    expect(await slow).toEqual({ ok: true, value: 300 });
+    expect(await p.run('acme', op({ op: 'echo', value: 1 }))).toEqual({ ok: true, value: 1 });
+  });
+
+  it("keeps a thread for the other accounts while one account's evaluations wait for theirs", async () => {
+    const p = pool();
+    const acme = [1, 2, 3].map(() => p.run('acme', op({ op: 'sleep', ms: 400 })));
+    await new Promise((r) => setTimeout(r, 50));
+    const started = Date.now();
+    expect(await p.run('globex', op({ op: 'echo', value: 'quick' }))).toEqual({ ok: true, value: 'quick' });
+    expect(Date.now() - started).toBeLessThan(300);
+    // acme holds one thread at a time: its three sleeps take three turns
+    const began = Date.now();
+    await Promise.all(acme);
+    expect(Date.now() - began).toBeGreaterThanOrEqual(700);
+  });
+
+  it("refuses past an account's queue with 429 and Retry-After", async () => {
+    const p = pool({ accountQueue: 1 });
+    const first = p.run('acme', op({ op: 'sleep', ms: 200 }));
+    await new Promise((r) => setTimeout(r, 20));
+    const second = p.run('acme', op({ op: 'sleep', ms: 10 }));
+    const e = await stopped(p.run('acme', op({ op: 'echo', value: 3 })));
+    expect([e.status, e.code, e.retryAfter, e.message]).toEqual([
+      429,
+      'too-many-evaluations',
+      1,
+      'Too many evaluations of the account acme at once (1 running, 1 waiting): try again shortly.',
+    ]);
+    await Promise.all([first, second]);
+  });
+
+  it('refuses a task that waited its wall time for a thread', async () => {
+    const p = pool({ threads: 1, wallTimeMs: 300, accountQueue: 10 });
+    const busy = p.run('acme', op({ op: 'sleep', ms: 280 }));
+    const waiting = p.run('acme', op({ op: 'sleep', ms: 280 })).catch(() => undefined);
+    const third = p.run('acme', op({ op: 'echo', value: 'late' }));
+    const e = await stopped(third);
+    expect(e.code).toBe('too-many-evaluations');
+    await busy;
+    await waiting;
+  });
+});
