@@ -51,6 +51,19 @@ export class EvaluationStopped extends Error {
   }
 }
 
+/** Host methods that drive process requests: their steps may take a wall time each. */
+const PROCESS_METHODS: ReadonlySet<string> = new Set([
+  'startRequest',
+  'task',
+  'resumeRequest',
+  'cancelRequest',
+]);
+
+/** A task answering its caller with one evaluation: the time it waits for a thread counts against its wall time. */
+function answersAtOnce(task: TaskRequest): boolean {
+  return task.kind === 'collections' || (task.kind === 'host' && !PROCESS_METHODS.has(task.method));
+}
+
 interface Waiting {
   account: string;
   task: TaskRequest;
@@ -63,6 +76,7 @@ interface Running {
   account: string;
   slot: Float64Array;
   startedAt: number;
+  respondBy: number | undefined;
   abort: AbortController;
   stopped?: EvaluationStopped;
 }
@@ -174,16 +188,22 @@ export class EvaluationPool {
 
   private start(waiting: Waiting): void {
     const { buffer, view } = deadlineSlot();
+    const respondBy = answersAtOnce(waiting.task) ? waiting.queuedAt + this.settings.wallTimeMs : undefined;
     const running: Running = {
       account: waiting.account,
       slot: view,
       startedAt: Date.now(),
+      respondBy,
       abort: new AbortController(),
     };
     this.running.add(running);
     this.active++;
     this.busy.set(waiting.account, (this.busy.get(waiting.account) ?? 0) + 1);
-    const task: EvaluationTask = { ...waiting.task, deadline: buffer };
+    const task: EvaluationTask = {
+      ...waiting.task,
+      deadline: buffer,
+      ...(respondBy !== undefined ? { respondBy } : {}),
+    };
     this.piscina
       .run(task, { signal: running.abort.signal })
       .then(waiting.resolve, (e: unknown) => waiting.reject(running.stopped ?? stoppedBy(e, this.settings)))
@@ -201,7 +221,8 @@ export class EvaluationPool {
     const now = Date.now();
     for (const r of this.running) {
       if (r.stopped) continue;
-      const deadline = r.slot[DEADLINE]! || r.startedAt + this.settings.wallTimeMs;
+      const published = r.slot[DEADLINE]! || r.startedAt + this.settings.wallTimeMs;
+      const deadline = r.respondBy === undefined ? published : Math.min(published, r.respondBy);
       if (now > deadline + this.settings.graceMs) {
         r.stopped = new EvaluationStopped(
           422,

@@ -26,8 +26,12 @@ export type TaskRequest =
   /** One look of the process sweeper, with the runs it resumed run to their next stop. */
   | { kind: 'sweep' };
 
-/** A task as a worker receives it: the request and the slot where it publishes its deadline. */
-export type EvaluationTask = TaskRequest & { deadline: SharedArrayBuffer };
+/**
+ * A task as a worker receives it: the request, the slot where it publishes its deadline, and —
+ * for a task that answers an HTTP caller at once — the time by which it must answer (its arrival
+ * plus the evaluation's wall time: the time it waited for a thread counts).
+ */
+export type EvaluationTask = TaskRequest & { deadline: SharedArrayBuffer; respondBy?: number };
 
 export type EvaluationReply =
   | {

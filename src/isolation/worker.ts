@@ -35,8 +35,12 @@ export interface WorkerSettings {
 }
 
 let slot: Float64Array | undefined;
+let respondBy: number | undefined;
 onEvaluationStart((wallTimeMs) => {
-  if (slot) slot[DEADLINE] = Math.max(slot[DEADLINE]!, Date.now() + wallTimeMs);
+  const now = Date.now();
+  const room = respondBy === undefined ? wallTimeMs : Math.min(wallTimeMs, respondBy - now);
+  if (slot) slot[DEADLINE] = Math.max(slot[DEADLINE]!, now + room);
+  return room;
 });
 
 async function start(settings: WorkerSettings) {
@@ -82,6 +86,7 @@ async function start(settings: WorkerSettings) {
 
   return async function handle(task: EvaluationTask): Promise<EvaluationReply> {
     slot = new Float64Array(task.deadline);
+    respondBy = task.respondBy;
     try {
       const value = await run(task);
       if (task.kind === 'collections') {
@@ -100,6 +105,7 @@ async function start(settings: WorkerSettings) {
       };
     } finally {
       slot = undefined;
+      respondBy = undefined;
     }
   };
 }

@@ -61,8 +61,8 @@ export class Budget {
   ) {
     // Limits resolved once and frozen (resolvedLimits) are shared as they are: no copy per evaluation.
     this.limits = Object.isFrozen(limits) && isComplete(limits) ? limits : resolvedLimits(limits);
-    this.deadline = this.now() + this.limits.wallTimeMs;
-    evaluationStarted?.(this.limits.wallTimeMs);
+    const room = evaluationStarted?.(this.limits.wallTimeMs) ?? this.limits.wallTimeMs;
+    this.deadline = this.now() + Math.min(room, this.limits.wallTimeMs);
   }
 
   /**
@@ -136,14 +136,15 @@ function durationText(ms: number): string {
 
 const performanceNow = () => performance.now();
 
-let evaluationStarted: ((wallTimeMs: number) => void) | undefined;
+let evaluationStarted: ((wallTimeMs: number) => number | undefined) | undefined;
 
 /**
- * Tells `listener` of every budget started in this thread, with its wall time: an evaluation
- * worker publishes its deadline to the thread that watches it (src/isolation), which stops the
- * worker when an evaluation outruns its own checks.
+ * Tells `listener` of every budget started in this thread, with its wall time; the listener may
+ * answer the milliseconds the evaluation has left if fewer (the time its request already waited
+ * counts). An evaluation worker publishes the deadline to the thread that watches it
+ * (src/isolation), which stops the worker when an evaluation outruns its own checks.
  */
-export function onEvaluationStart(listener: ((wallTimeMs: number) => void) | undefined): void {
+export function onEvaluationStart(listener: ((wallTimeMs: number) => number | undefined) | undefined): void {
   evaluationStarted = listener;
 }
 

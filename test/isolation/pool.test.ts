@@ -118,6 +118,17 @@ describe('evaluation pool', () => {
     await Promise.all([first, second]);
   });
 
+  it('counts the time a call waited for a thread against its wall time; a process task has its own', async () => {
+    const p = pool({ threads: 1, wallTimeMs: 2_000 });
+    const busy = p.run('acme', op({ op: 'sleep', ms: 500 }));
+    const room = await p.run('acme', op({ op: 'room' }));
+    await busy;
+    expect(room.ok && (room.value as number)).toBeLessThanOrEqual(1_550);
+    expect(room.ok && (room.value as number)).toBeGreaterThan(1_000);
+    const processTask = { kind: 'host' as const, method: 'startRequest' as const, args: [{ op: 'room' }] };
+    expect(await p.run('acme', processTask)).toEqual({ ok: true, value: null });
+  });
+
   it('refuses a task that waited its wall time for a thread', async () => {
     const p = pool({ threads: 1, wallTimeMs: 300, accountQueue: 10 });
     const busy = p.run('acme', op({ op: 'sleep', ms: 280 }));
