@@ -23,6 +23,9 @@ import {
 } from './protocol.js';
 import type { WorkerSettings } from './worker.js';
 
+const SPARE_THREADS = 1;
+const EVALUATION_NICE = 5;
+
 export interface PoolSettings {
   /** Evaluation threads of this process. */
   threads: number;
@@ -96,6 +99,7 @@ export class EvaluationPool {
   private readonly busy = new Map<string, number>();
   private readonly running = new Set<Running>();
   private active = 0;
+  private ready = 0;
   private closed = false;
   private readonly watchdog: NodeJS.Timeout;
 
@@ -105,17 +109,27 @@ export class EvaluationPool {
     /** The worker program (default: flowmark's, src/isolation/worker.ts built). */
     filename: string = workerFile(),
   ) {
+    // One thread more than run at once: when a thread is stopped, the spare is already up and the
+    // replacement starts beside it, so the next call never waits for a thread to load the library.
     this.piscina = new Piscina({
       filename,
-      minThreads: settings.threads,
-      maxThreads: settings.threads,
+      minThreads: settings.threads + SPARE_THREADS,
+      maxThreads: settings.threads + SPARE_THREADS,
       concurrentTasksPerWorker: 1,
       idleTimeout: Number.MAX_SAFE_INTEGER,
       resourceLimits: { maxOldGenerationSizeMb: settings.heapMb },
       workerData: workerSettings,
       // the heap-limit flags of the server process are not the thread's
       execArgv: [],
+      // evaluations yield the CPU to the HTTP thread (Linux; a no-op where unsupported)
+      niceIncrement: EVALUATION_NICE,
     });
+    // Only threads that have loaded the library take tasks (a replacement counts once it is ready).
+    this.piscina.on('workerCreate', () => {
+      this.ready++;
+      this.dispatch();
+    });
+    this.piscina.on('workerDestroy', () => this.ready--);
     this.watchdog = setInterval(() => this.watch(), Math.min(100, settings.graceMs));
     this.watchdog.unref();
   }
@@ -149,7 +163,7 @@ export class EvaluationPool {
   get load(): { running: number; waiting: number; threads: number } {
     let waiting = 0;
     for (const q of this.queues.values()) waiting += q.length;
-    return { running: this.active, waiting, threads: this.piscina.threads.length };
+    return { running: this.active, waiting, threads: this.ready };
   }
 
   async close(): Promise<void> {
@@ -163,7 +177,7 @@ export class EvaluationPool {
 
   /** Starts waiting tasks while threads are free, taking the accounts in turn. */
   private dispatch(): void {
-    while (this.active < this.settings.threads) {
+    while (this.active < Math.min(this.settings.threads, this.ready)) {
       const next = this.nextWaiting();
       if (!next) return;
       this.start(next);
