@@ -4,7 +4,10 @@
 // Targets: a public composite API with a trivial script (the goal: ≥ 0.85 × the bare route, issue 20), the
 // same called with a Bearer token, and the eval endpoint with a trivial template. A second server
 // whose composite host answers at once shows the server's own share (routing, access hook, cookie
-// plugin, the live route's exchange and answer): the ceiling of the composite rows.
+// plugin, the live route's exchange and answer): the ceiling of the composite rows. A third server
+// runs its evaluations as `flowmark serve` does since the isolation work (src/isolation: every
+// evaluation in a worker thread of the evaluation pool); its composite row against the in-process
+// one is the cost of the hop (issue 25's goal: server CPU per request ≤ 1.3 × in-process).
 //
 //   npm run bench -- server            (BENCH_SECONDS=5 per round, 3 rounds per side by default)
 //   BENCH_ONLY=public                  only the targets whose name contains it (and the bare route)
@@ -32,6 +35,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 10;
 const GOAL = 0.85;
+const POOL_GOAL = 1.3;
 const ONLY = process.env.BENCH_ONLY;
 const PROFILE = process.env.BENCH_PROFILE;
 
@@ -78,6 +82,17 @@ async function serve(): Promise<void> {
   });
   const floor = await createServer({ store, platform, hosts: { ...hosts, composite: instant } });
   const floorAddress = await floor.listen({ port: 0, host: '127.0.0.1' });
+  // The pool's threads open the same store from the environment, as `flowmark serve`'s do.
+  process.env.FLOWMARK_DATA = dir;
+  process.env.DATABASE_URL = '';
+  const { EvaluationPool } = await code.load<typeof import('../src/isolation/pool.js')>('isolation/pool');
+  const { remoteHosts } = await code.load<typeof import('../src/isolation/remote.js')>('isolation/remote');
+  const { poolSettingsFromEnv } = await code.load<typeof import('../src/isolation/settings.js')>(
+    'isolation/settings',
+  );
+  const pool = new EvaluationPool(poolSettingsFromEnv(), { limits: {}, evaluationLimits: {}, scripts: {} });
+  const pooled = await createServer({ store, platform, hosts: remoteHosts(pool) });
+  const pooledAddress = await pooled.listen({ port: 0, host: '127.0.0.1' });
 
   const targets: Target[] = [
     {
@@ -90,6 +105,13 @@ async function serve(): Promise<void> {
     {
       name: 'composite API, public, trivial script',
       url: `${appAddress}/live/bench/composite/hello?name=bench`,
+      method: 'GET',
+      headers: {},
+      expect: 'Hello bench',
+    },
+    {
+      name: 'composite API, public, evaluation pool',
+      url: `${pooledAddress}/live/bench/composite/hello?name=bench`,
       method: 'GET',
       headers: {},
       expect: 'Hello bench',
@@ -127,6 +149,8 @@ async function serve(): Promise<void> {
   });
   lines.on('close', async () => {
     await app.close();
+    await pooled.close();
+    await pool.close();
     await floor.close();
     await bare.close();
     await store.close();
@@ -224,6 +248,15 @@ async function measure(): Promise<void> {
     console.log(
       `goal: ${targets[0]!.name} ≥ ${GOAL.toFixed(2)} × bare: ${goal.toFixed(2)} (${goal >= GOAL ? 'met' : 'NOT met'})`,
     );
+    const inProcess = cpu.get('composite API, public, trivial script');
+    const inPool = cpu.get('composite API, public, evaluation pool');
+    if (inProcess && inPool) {
+      const pooledRatio = median(inPool) / median(inProcess);
+      console.log(
+        `goal: composite-pool-cpu-ratio ${pooledRatio.toFixed(2)} x (server CPU per request, pool ÷ in-process; ≤ ${POOL_GOAL})`,
+      );
+      console.log(`goal: composite-cpu-ratio ${(baseCpu / median(inPool)).toFixed(2)} x`);
+    }
   } finally {
     const ended = new Promise((resolve) => child.once('exit', resolve));
     child.stdin!.end();

@@ -2,18 +2,18 @@
  * The evaluation pool (docs/server.md "Isolation"): the worker threads that run every evaluation
  * of a server process, so the HTTP thread only authenticates, routes and relays.
  *
- * - Threads come from Piscina, each with a bounded heap (`resourceLimits`) and one task at a time;
- *   a thread that dies (out of heap, or stopped) is replaced at once, the others go on.
+ * - Each thread (thread.ts) has a bounded heap (`resourceLimits`) and runs one task at a time; a
+ *   thread that ends (out of heap, stopped, crashed) is replaced at once, the others go on, and a
+ *   spare thread is up so the next task does not wait for a replacement to load the library.
  * - Fair between accounts: one account holds at most `accountThreads` threads; its further tasks
  *   wait in its own queue (at most `accountQueue`, then 429), and a free thread goes to the
  *   accounts in turn.
  * - A watchdog reads each running task's deadline (published by the worker whenever an
- *   evaluation starts) and aborts the task once it is `graceMs` past: Piscina terminates its
- *   thread, so CPU-bound code cannot outrun its deadline, and the caller gets the time-limit error.
+ *   evaluation starts) and terminates the task's thread once it is `graceMs` past, so CPU-bound
+ *   code cannot outrun its deadline, and the caller gets the time-limit error.
  */
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
-import { Piscina } from 'piscina';
 import {
   DEADLINE,
   deadlineSlot,
@@ -21,6 +21,7 @@ import {
   type EvaluationTask,
   type TaskRequest,
 } from './protocol.js';
+import { EvaluationThread, type ThreadEnd } from './thread.js';
 import type { WorkerSettings } from './worker.js';
 
 const SPARE_THREADS = 1;
@@ -77,59 +78,61 @@ interface Waiting {
 
 interface Running {
   account: string;
+  thread: EvaluationThread;
   slot: Float64Array;
   startedAt: number;
   respondBy: number | undefined;
-  abort: AbortController;
   stopped?: EvaluationStopped;
 }
 
-/** The built worker program (dist/isolation/worker.js), also when this module runs from src/ under a test runner. */
-export function workerFile(): string {
+/** A built module of this folder (dist/isolation/NAME.js), also when this module runs from src/ under a test runner. */
+function builtFile(name: string): string {
   const here = fileURLToPath(import.meta.url);
-  if (here.endsWith('.js')) return fileURLToPath(new URL('./worker.js', import.meta.url));
-  const built = fileURLToPath(new URL('../../dist/isolation/worker.js', import.meta.url));
+  if (here.endsWith('.js')) return fileURLToPath(new URL(`./${name}.js`, import.meta.url));
+  const built = fileURLToPath(new URL(`../../dist/isolation/${name}.js`, import.meta.url));
   if (!existsSync(built)) throw new Error(`the evaluation worker is not built (${built}): run npm run build`);
   return built;
 }
 
+/** The evaluation worker's handler (worker.ts, built). */
+export const workerFile = (): string => builtFile('worker');
+
 export class EvaluationPool {
-  private readonly piscina: Piscina<EvaluationTask, EvaluationReply>;
+  private readonly threads = new Set<EvaluationThread>();
   private readonly queues = new Map<string, Waiting[]>();
   private readonly busy = new Map<string, number>();
-  private readonly running = new Set<Running>();
-  private active = 0;
-  private ready = 0;
+  private readonly running = new Map<EvaluationThread, Running>();
   private closed = false;
   private readonly watchdog: NodeJS.Timeout;
+  private readonly spawn: () => void;
 
   constructor(
     readonly settings: PoolSettings,
     workerSettings: WorkerSettings,
-    /** The worker program (default: flowmark's, src/isolation/worker.ts built). */
-    filename: string = workerFile(),
+    /** The handler module (default: flowmark's, src/isolation/worker.ts built). */
+    handler: string = workerFile(),
   ) {
+    const main = builtFile('thread-main');
+    this.spawn = () => {
+      if (this.closed) return;
+      this.threads.add(
+        new EvaluationThread({
+          main,
+          handler,
+          settings: workerSettings,
+          heapMb: settings.heapMb,
+          nice: EVALUATION_NICE,
+          onReady: () => this.dispatch(),
+          onExit: (thread) => {
+            this.threads.delete(thread);
+            this.spawn();
+          },
+        }),
+      );
+    };
     // One thread more than run at once: when a thread is stopped, the spare is already up and the
     // replacement starts beside it, so the next call never waits for a thread to load the library.
-    this.piscina = new Piscina({
-      filename,
-      minThreads: settings.threads + SPARE_THREADS,
-      maxThreads: settings.threads + SPARE_THREADS,
-      concurrentTasksPerWorker: 1,
-      idleTimeout: Number.MAX_SAFE_INTEGER,
-      resourceLimits: { maxOldGenerationSizeMb: settings.heapMb },
-      workerData: workerSettings,
-      // the heap-limit flags of the server process are not the thread's
-      execArgv: [],
-      // evaluations yield the CPU to the HTTP thread (Linux; a no-op where unsupported)
-      niceIncrement: EVALUATION_NICE,
-    });
-    // Only threads that have loaded the library take tasks (a replacement counts once it is ready).
-    this.piscina.on('workerCreate', () => {
-      this.ready++;
-      this.dispatch();
-    });
-    this.piscina.on('workerDestroy', () => this.ready--);
+    for (let i = 0; i < settings.threads + SPARE_THREADS; i++) this.spawn();
     this.watchdog = setInterval(() => this.watch(), Math.min(100, settings.graceMs));
     this.watchdog.unref();
   }
@@ -163,7 +166,9 @@ export class EvaluationPool {
   get load(): { running: number; waiting: number; threads: number } {
     let waiting = 0;
     for (const q of this.queues.values()) waiting += q.length;
-    return { running: this.active, waiting, threads: this.ready };
+    let ready = 0;
+    for (const t of this.threads) if (t.ready) ready++;
+    return { running: this.running.size, waiting, threads: ready };
   }
 
   async close(): Promise<void> {
@@ -172,16 +177,23 @@ export class EvaluationPool {
     for (const queue of this.queues.values())
       for (const w of queue.splice(0))
         w.reject(new EvaluationStopped(503, 'unavailable', 'The server is stopping.', 1));
-    await this.piscina.close();
+    await Promise.all([...this.threads].map((t) => t.stop()));
   }
 
   /** Starts waiting tasks while threads are free, taking the accounts in turn. */
   private dispatch(): void {
-    while (this.active < Math.min(this.settings.threads, this.ready)) {
+    while (this.running.size < this.settings.threads) {
+      const thread = this.idleThread();
+      if (!thread) return;
       const next = this.nextWaiting();
       if (!next) return;
-      this.start(next);
+      this.start(next, thread);
     }
+  }
+
+  private idleThread(): EvaluationThread | undefined {
+    for (const t of this.threads) if (t.ready && !t.busy) return t;
+    return undefined;
   }
 
   private nextWaiting(): Waiting | undefined {
@@ -200,40 +212,45 @@ export class EvaluationPool {
     return undefined;
   }
 
-  private start(waiting: Waiting): void {
+  private start(waiting: Waiting, thread: EvaluationThread): void {
     const { buffer, view } = deadlineSlot();
     const respondBy = answersAtOnce(waiting.task) ? waiting.queuedAt + this.settings.wallTimeMs : undefined;
     const running: Running = {
       account: waiting.account,
+      thread,
       slot: view,
       startedAt: Date.now(),
       respondBy,
-      abort: new AbortController(),
     };
-    this.running.add(running);
-    this.active++;
+    this.running.set(thread, running);
     this.busy.set(waiting.account, (this.busy.get(waiting.account) ?? 0) + 1);
     const task: EvaluationTask = {
       ...waiting.task,
       deadline: buffer,
       ...(respondBy !== undefined ? { respondBy } : {}),
     };
-    this.piscina
-      .run(task, { signal: running.abort.signal })
-      .then(waiting.resolve, (e: unknown) => waiting.reject(running.stopped ?? stoppedBy(e, this.settings)))
-      .finally(() => {
-        this.running.delete(running);
-        this.active--;
-        const n = (this.busy.get(waiting.account) ?? 1) - 1;
-        if (n) this.busy.set(waiting.account, n);
-        else this.busy.delete(waiting.account);
-        this.dispatch();
-      });
+    const settle = () => {
+      this.running.delete(thread);
+      const n = (this.busy.get(waiting.account) ?? 1) - 1;
+      if (n) this.busy.set(waiting.account, n);
+      else this.busy.delete(waiting.account);
+      this.dispatch();
+    };
+    thread.run(task).then(
+      (reply) => {
+        settle();
+        waiting.resolve(reply);
+      },
+      (end: ThreadEnd) => {
+        settle();
+        waiting.reject(running.stopped ?? stoppedBy(end, this.settings));
+      },
+    );
   }
 
   private watch(): void {
     const now = Date.now();
-    for (const r of this.running) {
+    for (const r of this.running.values()) {
       if (r.stopped) continue;
       const published = r.slot[DEADLINE]! || r.startedAt + this.settings.wallTimeMs;
       const deadline = r.respondBy === undefined ? published : Math.min(published, r.respondBy);
@@ -243,7 +260,7 @@ export class EvaluationPool {
           'time-limit',
           `The evaluation exceeded its time limit of ${seconds(this.settings.wallTimeMs)} and was stopped.`,
         );
-        r.abort.abort();
+        void r.thread.stop();
       }
     }
     for (const [account, queue] of this.queues)
@@ -265,18 +282,14 @@ function seconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
-/** The error a task's thread failure becomes. */
-function stoppedBy(e: unknown, settings: PoolSettings): EvaluationStopped {
-  const code = (e as { code?: unknown })?.code;
-  if (code === 'ERR_WORKER_OUT_OF_MEMORY')
+/** The error a task's thread ending becomes. */
+function stoppedBy(end: ThreadEnd, settings: PoolSettings): EvaluationStopped {
+  if (end.reason === 'out-of-memory')
     return new EvaluationStopped(
       413,
       'too-large',
       `The evaluation ran out of memory (an evaluation's heap is ${settings.heapMb} MiB) and was stopped.`,
     );
-  return new EvaluationStopped(
-    500,
-    'internal',
-    `The evaluation's worker failed: ${e instanceof Error ? e.message : String(e)}`,
-  );
+  const why = end.reason === 'crashed' && end.error instanceof Error ? end.error.message : end.reason;
+  return new EvaluationStopped(500, 'internal', `The evaluation's thread ended: ${why}`);
 }

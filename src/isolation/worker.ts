@@ -6,7 +6,6 @@
  * here publishes its deadline to the task's shared slot, which the HTTP thread watches: a task
  * that outruns its deadline is stopped by terminating this thread.
  */
-import { workerData } from 'node:worker_threads';
 import { loadConfig } from '../config/index.js';
 import type { ExecutionLimits } from '../functions/context.js';
 import { defaultRegistry } from '../functions/registry.js';
@@ -43,7 +42,7 @@ onEvaluationStart((wallTimeMs) => {
   return room;
 });
 
-async function start(settings: WorkerSettings) {
+async function start(settings: WorkerSettings): Promise<(task: EvaluationTask) => Promise<EvaluationReply>> {
   configureScripts(settings.scripts);
   await defaultRegistry().loadAll();
   const store = await openStore(loadConfig());
@@ -126,4 +125,4 @@ function withBudget(arg: unknown, budget: Budget): unknown {
   return arg;
 }
 
-export default start(workerData as WorkerSettings);
+export default start;

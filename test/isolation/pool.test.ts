@@ -105,6 +105,7 @@ describe('evaluation pool', () => {
 
   it("refuses past an account's queue with 429 and Retry-After", async () => {
     const p = pool({ accountQueue: 1 });
+    await p.run('acme', op({ op: 'echo', value: 'warm' }));
     const first = p.run('acme', op({ op: 'sleep', ms: 200 }));
     await new Promise((r) => setTimeout(r, 20));
     const second = p.run('acme', op({ op: 'sleep', ms: 10 }));
@@ -120,6 +121,7 @@ describe('evaluation pool', () => {
 
   it('counts the time a call waited for a thread against its wall time; a process task has its own', async () => {
     const p = pool({ threads: 1, wallTimeMs: 2_000 });
+    await p.run('acme', op({ op: 'echo', value: 'warm' }));
     const busy = p.run('acme', op({ op: 'sleep', ms: 500 }));
     const room = await p.run('acme', op({ op: 'room' }));
     await busy;

@@ -6,7 +6,7 @@ import type { Command, CliIo } from '../main.js';
 import { ConfigError, loadConfig } from '../../config/index.js';
 import type { ExecutionLimits } from '../../functions/context.js';
 import { sweepMsFromEnv } from '../../hosts/processes/sweeper.js';
-import { EvaluationPool } from '../../isolation/pool.js';
+import { EvaluationPool, type PoolSettings } from '../../isolation/pool.js';
 import { remoteCollections, remoteHosts, remoteSweeper } from '../../isolation/remote.js';
 import { poolSettingsFromEnv } from '../../isolation/settings.js';
 import { evaluationLimitsFromEnv } from '../../limits/index.js';
@@ -68,6 +68,8 @@ interface ServeOptions {
   workerHeapMb: number;
   /** Origins whose pages may call the API with a token (CORS). */
   corsOrigins: string[];
+  /** The evaluation threads of each server process (src/isolation). */
+  pool: PoolSettings;
 }
 
 const DEFAULT_WORKERS = 2;
@@ -130,6 +132,7 @@ function parseServe(args: string[], io: CliIo, env: NodeJS.ProcessEnv = process.
       corsOrigins: values['cors-origin']
         ? parseCorsOrigins(values['cors-origin'], '--cors-origin')
         : corsOriginsFromEnv(env),
+      pool: poolSettingsFromEnv(env),
     };
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
@@ -269,7 +272,7 @@ async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstr
     const limits = options.limits;
     // Every evaluation runs in the pool's threads (docs/server.md "Isolation"); this thread serves HTTP.
     const evaluation = limits.evaluation ?? evaluationLimitsFromEnv();
-    const settings = poolSettingsFromEnv();
+    const settings = options.pool;
     pool = new EvaluationPool(settings, {
       limits,
       evaluationLimits: evaluation,

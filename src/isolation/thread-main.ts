@@ -1,0 +1,38 @@
+/**
+ * The program of an evaluation thread: lowers its CPU priority below the HTTP thread's, loads the
+ * task handler (`workerData.handler`: a module whose default export makes the handler from the
+ * pool's settings, at once or by a promise), says it is ready, then answers each task message `{id, task}` with `{id, reply}`, one at a
+ * time (the pool sends a thread one task at a time).
+ */
+import { getPriority, setPriority } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { EvaluationReply, EvaluationTask } from './protocol.js';
+
+export interface ThreadData {
+  /** The handler module's file URL. */
+  handler: string;
+  /** Added to the thread's nice value (Linux: per thread); 0 leaves it. */
+  nice: number;
+  /** Handed to the handler module's default export. */
+  settings: unknown;
+}
+
+export type ThreadMessage = { type: 'ready' } | { type: 'reply'; id: number; reply: EvaluationReply };
+
+const data = workerData as ThreadData;
+if (data.nice)
+  try {
+    // On Linux, priority 0 means "the calling thread": the HTTP thread keeps its own.
+    setPriority(Math.min(19, getPriority() + data.nice));
+  } catch {
+    // not permitted here: the thread runs at the process's priority
+  }
+
+const port = parentPort!;
+type Handler = (task: EvaluationTask) => Promise<EvaluationReply>;
+const loaded = (await import(data.handler)) as { default: (settings: unknown) => Handler | Promise<Handler> };
+const handle = await loaded.default(data.settings);
+port.on('message', (message: { id: number; task: EvaluationTask }) => {
+  void handle(message.task).then((reply) => port.postMessage({ type: 'reply', id: message.id, reply }));
+});
+port.postMessage({ type: 'ready' } satisfies ThreadMessage);

@@ -1,0 +1,90 @@
+/**
+ * One evaluation thread as the pool sees it: a worker thread (thread-main.ts) with a bounded heap
+ * that runs one task at a time, can be terminated at any instruction, and reports its end. A task
+ * in flight when the thread ends is rejected with the reason: stopped by the pool, out of heap, or
+ * crashed.
+ */
+import { Worker } from 'node:worker_threads';
+import { pathToFileURL } from 'node:url';
+import type { EvaluationReply, EvaluationTask } from './protocol.js';
+import type { ThreadData, ThreadMessage } from './thread-main.js';
+
+export interface ThreadOptions {
+  /** The built thread program (thread-main.js). */
+  main: string;
+  /** The handler module run inside it. */
+  handler: string;
+  settings: unknown;
+  heapMb: number;
+  nice: number;
+  onReady(thread: EvaluationThread): void;
+  onExit(thread: EvaluationThread): void;
+}
+
+/** Why a thread ended under a task. */
+export type ThreadEnd =
+  { reason: 'stopped' } | { reason: 'out-of-memory' } | { reason: 'crashed'; error: unknown };
+
+export class EvaluationThread {
+  private readonly worker: Worker;
+  private current: { id: number; resolve(r: EvaluationReply): void; reject(e: ThreadEnd): void } | undefined;
+  private nextId = 0;
+  private ended: ThreadEnd | undefined;
+  ready = false;
+
+  constructor(private readonly options: ThreadOptions) {
+    const data: ThreadData = {
+      handler: pathToFileURL(options.handler).href,
+      nice: options.nice,
+      settings: options.settings,
+    };
+    this.worker = new Worker(options.main, {
+      workerData: data,
+      resourceLimits: { maxOldGenerationSizeMb: options.heapMb },
+      // the heap flags of the server process are not the thread's
+      execArgv: [],
+    });
+    this.worker.on('message', (m: ThreadMessage) => {
+      if (m.type === 'ready') {
+        this.ready = true;
+        options.onReady(this);
+      } else if (this.current?.id === m.id) {
+        const { resolve } = this.current;
+        this.current = undefined;
+        resolve(m.reply);
+      }
+    });
+    this.worker.on('error', (error) => {
+      this.ended ??=
+        (error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? { reason: 'out-of-memory' }
+          : { reason: 'crashed', error };
+    });
+    this.worker.on('exit', () => {
+      this.ready = false;
+      const current = this.current;
+      this.current = undefined;
+      current?.reject(this.ended ?? { reason: 'crashed', error: new Error('the thread exited') });
+      options.onExit(this);
+    });
+  }
+
+  get busy(): boolean {
+    return this.current !== undefined;
+  }
+
+  /** Runs one task (the thread must be ready and idle). */
+  run(task: EvaluationTask): Promise<EvaluationReply> {
+    return new Promise((resolve, reject) => {
+      const id = this.nextId++;
+      this.current = { id, resolve, reject };
+      this.worker.postMessage({ id, task });
+    });
+  }
+
+  /** Ends the thread wherever it is; a task in flight is rejected with `stopped`. */
+  stop(): Promise<number> {
+    this.ended ??= { reason: 'stopped' };
+    return this.worker.terminate();
+  }
+}
