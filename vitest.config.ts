@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // the load tests run alone, after this suite (vitest.load.config.ts)
+    exclude: ['test/load/**', '**/node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // The storage suites open real databases; keep files isolated in their own processes.

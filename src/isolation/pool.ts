@@ -14,13 +14,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
-import {
-  DEADLINE,
-  deadlineSlot,
-  type EvaluationReply,
-  type EvaluationTask,
-  type TaskRequest,
-} from './protocol.js';
+import { DEADLINE, type EvaluationReply, type EvaluationTask, type TaskRequest } from './protocol.js';
 import { EvaluationThread, type ThreadEnd } from './thread.js';
 import type { WorkerSettings } from './worker.js';
 
@@ -213,12 +207,11 @@ export class EvaluationPool {
   }
 
   private start(waiting: Waiting, thread: EvaluationThread): void {
-    const { buffer, view } = deadlineSlot();
     const respondBy = answersAtOnce(waiting.task) ? waiting.queuedAt + this.settings.wallTimeMs : undefined;
     const running: Running = {
       account: waiting.account,
       thread,
-      slot: view,
+      slot: thread.deadline,
       startedAt: Date.now(),
       respondBy,
     };
@@ -226,7 +219,6 @@ export class EvaluationPool {
     this.busy.set(waiting.account, (this.busy.get(waiting.account) ?? 0) + 1);
     const task: EvaluationTask = {
       ...waiting.task,
-      deadline: buffer,
       ...(respondBy !== undefined ? { respondBy } : {}),
     };
     const settle = () => {

@@ -27,11 +27,11 @@ export type TaskRequest =
   | { kind: 'sweep' };
 
 /**
- * A task as a worker receives it: the request, the slot where it publishes its deadline, and —
- * for a task that answers an HTTP caller at once — the time by which it must answer (its arrival
- * plus the evaluation's wall time: the time it waited for a thread counts).
+ * A task as a worker receives it: the request and — for a task that answers an HTTP caller at
+ * once — the time by which it must answer (its arrival plus the evaluation's wall time: the time
+ * it waited for a thread counts). Its deadlines go to its thread's shared slot (`deadlineSlot`).
  */
-export type EvaluationTask = TaskRequest & { deadline: SharedArrayBuffer; respondBy?: number };
+export type EvaluationTask = TaskRequest & { respondBy?: number };
 
 export type EvaluationReply =
   | {
@@ -61,7 +61,10 @@ export function asBuffer<T>(value: T): T | Buffer {
 /** Stands for the budget of a collection call: the worker puts its own there. */
 export const BUDGET_ARGUMENT = '\u0000budget';
 
-/** Index of the deadline (epoch ms, 0 when no evaluation has started) in a task's shared slot. */
+/**
+ * Index of the deadline (epoch ms; 0 when the task has started no evaluation yet) in a thread's
+ * shared slot: the pool clears it before each task, the thread raises it as evaluations start.
+ */
 export const DEADLINE = 0;
 
 export function deadlineSlot(): { buffer: SharedArrayBuffer; view: Float64Array } {

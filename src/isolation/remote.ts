@@ -67,15 +67,31 @@ export function remoteSweeper(
 }
 
 /**
- * The collection service whose calls run in the pool: an options argument's budget stays here,
- * the worker charges one of the same limits, and what it charged is added to this one. The
- * import (whose source is a stream of the uploaded file) runs on `local`.
+ * The methods of the collection service that evaluate what the caller sent: queries, update
+ * operators, pipelines, documents to check and store. The others (the catalog, indexes) read and
+ * write rows the way any REST route does and stay on the HTTP thread, so a request is one task.
+ */
+const EVALUATING: ReadonlySet<string> = new Set([
+  'find',
+  'findOne',
+  'count',
+  'aggregate',
+  'explain',
+  'save',
+  'update',
+  'remove',
+]);
+
+/**
+ * The collection service whose evaluating calls run in the pool: an options argument's budget
+ * stays here, the worker charges one of the same limits, and what it charged is added to this
+ * one. The import (whose source is a stream of the uploaded file) runs on `local`, as the catalog.
  */
 export function remoteCollections(pool: EvaluationPool, local: CollectionService): CollectionService {
   const methods = new Map<string, (...args: unknown[]) => Promise<unknown>>();
   return new Proxy(local, {
     get(target, name, receiver) {
-      if (typeof name !== 'string' || name === 'importDocuments' || name === 'then')
+      if (typeof name !== 'string' || !EVALUATING.has(name))
         return Reflect.get(target, name, receiver) as unknown;
       const own = Reflect.get(target, name, receiver) as unknown;
       if (typeof own !== 'function') return own;

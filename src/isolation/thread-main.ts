@@ -15,6 +15,8 @@ export interface ThreadData {
   nice: number;
   /** Handed to the handler module's default export. */
   settings: unknown;
+  /** The thread's deadline slot (protocol.ts: DEADLINE), handed to the handler module too. */
+  deadline: SharedArrayBuffer;
 }
 
 export type ThreadMessage = { type: 'ready' } | { type: 'reply'; id: number; reply: EvaluationReply };
@@ -30,8 +32,10 @@ if (data.nice)
 
 const port = parentPort!;
 type Handler = (task: EvaluationTask) => Promise<EvaluationReply>;
-const loaded = (await import(data.handler)) as { default: (settings: unknown) => Handler | Promise<Handler> };
-const handle = await loaded.default(data.settings);
+const loaded = (await import(data.handler)) as {
+  default: (settings: unknown, deadline: Float64Array) => Handler | Promise<Handler>;
+};
+const handle = await loaded.default(data.settings, new Float64Array(data.deadline));
 port.on('message', (message: { id: number; task: EvaluationTask }) => {
   void handle(message.task).then((reply) => port.postMessage({ type: 'reply', id: message.id, reply }));
 });

@@ -6,7 +6,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
-import type { EvaluationReply, EvaluationTask } from './protocol.js';
+import { DEADLINE, deadlineSlot, type EvaluationReply, type EvaluationTask } from './protocol.js';
 import type { ThreadData, ThreadMessage } from './thread-main.js';
 
 export interface ThreadOptions {
@@ -31,12 +31,17 @@ export class EvaluationThread {
   private nextId = 0;
   private ended: ThreadEnd | undefined;
   ready = false;
+  /** Where the thread publishes the deadline of the evaluation it runs (protocol.ts: DEADLINE). */
+  readonly deadline: Float64Array;
 
   constructor(private readonly options: ThreadOptions) {
+    const slot = deadlineSlot();
+    this.deadline = slot.view;
     const data: ThreadData = {
       handler: pathToFileURL(options.handler).href,
       nice: options.nice,
       settings: options.settings,
+      deadline: slot.buffer,
     };
     this.worker = new Worker(options.main, {
       workerData: data,
@@ -78,13 +83,18 @@ export class EvaluationThread {
     return new Promise((resolve, reject) => {
       const id = this.nextId++;
       this.current = { id, resolve, reject };
+      this.deadline[DEADLINE] = 0;
       this.worker.postMessage({ id, task });
     });
   }
 
-  /** Ends the thread wherever it is; a task in flight is rejected with `stopped`. */
+  /** Ends the thread wherever it is; a task in flight is rejected with `stopped` at once. */
   stop(): Promise<number> {
     this.ended ??= { reason: 'stopped' };
+    this.ready = false;
+    const current = this.current;
+    this.current = undefined;
+    current?.reject(this.ended);
     return this.worker.terminate();
   }
 }

@@ -3,7 +3,7 @@
  * its own store connection, the whole function library, the hosts and the collection service.
  * It runs one task at a time — a host's method, a collection query, a sweep of the process
  * runs — and answers plain data or the error as the API would answer it. Every budget started
- * here publishes its deadline to the task's shared slot, which the HTTP thread watches: a task
+ * here publishes its deadline to the thread's shared slot, which the HTTP thread watches: a task
  * that outruns its deadline is stopped by terminating this thread.
  */
 import { loadConfig } from '../config/index.js';
@@ -33,16 +33,18 @@ export interface WorkerSettings {
   scripts: ScriptChanges;
 }
 
-let slot: Float64Array | undefined;
-let respondBy: number | undefined;
-onEvaluationStart((wallTimeMs) => {
-  const now = Date.now();
-  const room = respondBy === undefined ? wallTimeMs : Math.min(wallTimeMs, respondBy - now);
-  if (slot) slot[DEADLINE] = Math.max(slot[DEADLINE]!, now + room);
-  return room;
-});
+async function start(
+  settings: WorkerSettings,
+  slot: Float64Array,
+): Promise<(task: EvaluationTask) => Promise<EvaluationReply>> {
+  let respondBy: number | undefined;
+  onEvaluationStart((wallTimeMs) => {
+    const now = Date.now();
+    const room = respondBy === undefined ? wallTimeMs : Math.min(wallTimeMs, respondBy - now);
+    slot[DEADLINE] = Math.max(slot[DEADLINE]!, now + room);
+    return room;
+  });
 
-async function start(settings: WorkerSettings): Promise<(task: EvaluationTask) => Promise<EvaluationReply>> {
   configureScripts(settings.scripts);
   await defaultRegistry().loadAll();
   const store = await openStore(loadConfig());
@@ -84,7 +86,6 @@ async function start(settings: WorkerSettings): Promise<(task: EvaluationTask) =
   }
 
   return async function handle(task: EvaluationTask): Promise<EvaluationReply> {
-    slot = new Float64Array(task.deadline);
     respondBy = task.respondBy;
     try {
       const value = await run(task);
@@ -103,7 +104,6 @@ async function start(settings: WorkerSettings): Promise<(task: EvaluationTask) =
         },
       };
     } finally {
-      slot = undefined;
       respondBy = undefined;
     }
   };

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+// The load tests (test/load/): each starts a real server and measures latencies under load, so
+// they run after the main suite, one file at a time, with the machine to themselves.
+export default defineConfig({
+  test: {
+    include: ['test/load/**/*.test.ts'],
+    testTimeout: 600_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    fileParallelism: false,
+  },
+});
