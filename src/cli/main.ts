@@ -56,7 +56,7 @@ export async function runCli(argv: string[]): Promise<number> {
   } finally {
     if (argv[0] !== undefined && find(argv[0])?.scripts) {
       const { scriptsLoaded } = await import('../script/loaded.js');
-      if (scriptsLoaded()) await (await import('../script/run.js')).closeScripts();
+      if (scriptsLoaded()) await (await import('../script/lifecycle.js')).closeScripts();
     }
   }
 }

@@ -20,7 +20,6 @@ export { scriptDirective, scriptSource, type ScriptDirectiveOptions } from './di
 export { ScriptBusyError, ScriptError, type ScriptErrorKind } from './errors.js';
 export { DEFAULT_SCRIPT_LIMITS, type ScriptLimits } from './limits.js';
 export {
-  closeScripts,
   configureScripts,
   runScript,
   scriptWorkers,
@@ -30,6 +29,7 @@ export {
   type ScriptRunOptions,
   type ScriptSettings,
 } from './run.js';
+export { closeScripts } from './lifecycle.js';
 export { scriptSettingsFromEnv } from './settings.js';
 export {
   closePythonScripts,

@@ -18,7 +18,6 @@ import {
   type RunTiming,
   type WorkerFailure,
 } from './pool.js';
-import { closePythonScripts } from './python/run.js';
 
 export interface ScriptRunOptions {
   ctx: ExecutionContext;
@@ -94,9 +93,9 @@ export function warmScripts(): void {
   pool.warm(settings.limits.memoryBytes);
 }
 
-/** Stops every sandbox worker, JavaScript and Python (the next script starts new ones). */
-export async function closeScripts(): Promise<void> {
-  await Promise.all([pool.close(), closePythonScripts()]);
+/** Stops every JavaScript sandbox worker (the next script starts new ones); closeScripts (lifecycle.ts) stops Python's too. */
+export function closeJavaScriptScripts(): Promise<void> {
+  return pool.close();
 }
 
 /** The process-wide limits with an evaluation's on top (for the Python backend, python/run.ts). */
