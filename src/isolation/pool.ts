@@ -14,7 +14,13 @@
  */
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
-import { DEADLINE, type EvaluationReply, type EvaluationTask, type TaskRequest } from './protocol.js';
+import {
+  DEADLINE,
+  type EvaluationReply,
+  type EvaluationTask,
+  type Progress,
+  type TaskRequest,
+} from './protocol.js';
 import { EvaluationThread, type ThreadEnd } from './thread.js';
 import type { WorkerSettings } from './worker.js';
 
@@ -65,6 +71,7 @@ function answersAtOnce(task: TaskRequest): boolean {
 interface Waiting {
   account: string;
   task: TaskRequest;
+  onProgress: ((p: Progress) => void) | undefined;
   resolve(reply: EvaluationReply): void;
   reject(error: unknown): void;
   queuedAt: number;
@@ -132,7 +139,7 @@ export class EvaluationPool {
   }
 
   /** Runs `task` for `account` when a thread is free for it; the worker's reply. */
-  run(account: string, task: TaskRequest): Promise<EvaluationReply> {
+  run(account: string, task: TaskRequest, onProgress?: (p: Progress) => void): Promise<EvaluationReply> {
     if (this.closed)
       return Promise.reject(new EvaluationStopped(503, 'unavailable', 'The server is stopping.', 1));
     let queue = this.queues.get(account);
@@ -151,7 +158,7 @@ export class EvaluationPool {
         ),
       );
     return new Promise((resolve, reject) => {
-      queue.push({ account, task, resolve, reject, queuedAt: Date.now() });
+      queue.push({ account, task, onProgress, resolve, reject, queuedAt: Date.now() });
       this.dispatch();
     });
   }
@@ -228,7 +235,7 @@ export class EvaluationPool {
       else this.busy.delete(waiting.account);
       this.dispatch();
     };
-    thread.run(task).then(
+    thread.run(task, waiting.onProgress).then(
       (reply) => {
         settle();
         waiting.resolve(reply);

@@ -33,6 +33,12 @@ export type TaskRequest =
  */
 export type EvaluationTask = TaskRequest & { respondBy?: number };
 
+/** What a task may tell while it runs (an import's progress), before its reply. */
+export type Progress = Record<string, unknown>;
+
+/** Stands for a progress callback of a collection call: the worker puts one that reports to the pool. */
+export const PROGRESS_ARGUMENT = '\u0000progress';
+
 export type EvaluationReply =
   | {
       ok: true;

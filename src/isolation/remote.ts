@@ -8,7 +8,14 @@ import type { CollectionService } from '../platform/collections/index.js';
 import { RelayedError } from '../server/errors.js';
 import type { ServerHosts } from '../server/hosts.js';
 import { EvaluationStopped, type EvaluationPool } from './pool.js';
-import { asBuffer, BUDGET_ARGUMENT, type EvaluationReply, type HostMethod } from './protocol.js';
+import {
+  asBuffer,
+  BUDGET_ARGUMENT,
+  PROGRESS_ARGUMENT,
+  type EvaluationReply,
+  type HostMethod,
+  type Progress,
+} from './protocol.js';
 
 /** The account of the system's own tasks (the process sweeper). */
 export const SYSTEM_ACCOUNT = '';
@@ -80,6 +87,7 @@ const EVALUATING: ReadonlySet<string> = new Set([
   'save',
   'update',
   'remove',
+  'importFile',
 ]);
 
 /**
@@ -99,15 +107,26 @@ export function remoteCollections(pool: EvaluationPool, local: CollectionService
       if (!method) {
         method = async (...args: unknown[]) => {
           const budgets: Budget[] = [];
+          let onProgress: ((p: Progress) => void) | undefined;
           const sent = args.map((a) => {
-            const budget = (a as { budget?: Budget } | null)?.budget;
+            if (!a || typeof a !== 'object' || Array.isArray(a) || ArrayBuffer.isView(a)) return a;
+            const { budget, onProgress: progress } = a as {
+              budget?: Budget;
+              onProgress?: (p: Progress) => void;
+            };
+            if (typeof progress === 'function') {
+              onProgress = progress;
+              a = { ...(a as object), onProgress: PROGRESS_ARGUMENT };
+            }
             if (!budget || typeof budget !== 'object') return a;
             budgets.push(budget);
             return { ...(a as object), budget: BUDGET_ARGUMENT };
           });
           const actor = args[0] as { accountId?: unknown } | undefined;
           const account = typeof actor?.accountId === 'string' ? actor.accountId : SYSTEM_ACCOUNT;
-          const reply = await relay(pool.run(account, { kind: 'collections', method: name, args: sent }));
+          const reply = await relay(
+            pool.run(account, { kind: 'collections', method: name, args: sent }, onProgress),
+          );
           const value = unwrap(reply);
           if (reply.ok && reply.allocated) for (const b of budgets) b.allocated += reply.allocated;
           return value;

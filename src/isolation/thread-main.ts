@@ -6,7 +6,7 @@
  */
 import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { EvaluationReply, EvaluationTask } from './protocol.js';
+import type { EvaluationReply, EvaluationTask, Progress } from './protocol.js';
 
 export interface ThreadData {
   /** The handler module's file URL. */
@@ -19,7 +19,10 @@ export interface ThreadData {
   deadline: SharedArrayBuffer;
 }
 
-export type ThreadMessage = { type: 'ready' } | { type: 'reply'; id: number; reply: EvaluationReply };
+export type ThreadMessage =
+  | { type: 'ready' }
+  | { type: 'progress'; id: number; progress: Progress }
+  | { type: 'reply'; id: number; reply: EvaluationReply };
 
 const data = workerData as ThreadData;
 if (data.nice)
@@ -31,12 +34,17 @@ if (data.nice)
   }
 
 const port = parentPort!;
-type Handler = (task: EvaluationTask) => Promise<EvaluationReply>;
+type Handler = (task: EvaluationTask, progress: (p: Progress) => void) => Promise<EvaluationReply>;
 const loaded = (await import(data.handler)) as {
   default: (settings: unknown, deadline: Float64Array) => Handler | Promise<Handler>;
 };
 const handle = await loaded.default(data.settings, new Float64Array(data.deadline));
 port.on('message', (message: { id: number; task: EvaluationTask }) => {
-  void handle(message.task).then((reply) => port.postMessage({ type: 'reply', id: message.id, reply }));
+  const { id } = message;
+  const progress = (p: Progress) =>
+    port.postMessage({ type: 'progress', id, progress: p } satisfies ThreadMessage);
+  void handle(message.task, progress).then((reply) =>
+    port.postMessage({ type: 'reply', id, reply } satisfies ThreadMessage),
+  );
 });
 port.postMessage({ type: 'ready' } satisfies ThreadMessage);

@@ -6,7 +6,13 @@
  */
 import { Worker } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
-import { DEADLINE, deadlineSlot, type EvaluationReply, type EvaluationTask } from './protocol.js';
+import {
+  DEADLINE,
+  deadlineSlot,
+  type EvaluationReply,
+  type EvaluationTask,
+  type Progress,
+} from './protocol.js';
 import type { ThreadData, ThreadMessage } from './thread-main.js';
 
 export interface ThreadOptions {
@@ -27,7 +33,14 @@ export type ThreadEnd =
 
 export class EvaluationThread {
   private readonly worker: Worker;
-  private current: { id: number; resolve(r: EvaluationReply): void; reject(e: ThreadEnd): void } | undefined;
+  private current:
+    | {
+        id: number;
+        resolve(r: EvaluationReply): void;
+        reject(e: ThreadEnd): void;
+        onProgress: ((p: Progress) => void) | undefined;
+      }
+    | undefined;
   private nextId = 0;
   private ended: ThreadEnd | undefined;
   ready = false;
@@ -53,6 +66,8 @@ export class EvaluationThread {
       if (m.type === 'ready') {
         this.ready = true;
         options.onReady(this);
+      } else if (m.type === 'progress') {
+        if (this.current?.id === m.id) this.current.onProgress?.(m.progress);
       } else if (this.current?.id === m.id) {
         const { resolve } = this.current;
         this.current = undefined;
@@ -79,10 +94,10 @@ export class EvaluationThread {
   }
 
   /** Runs one task (the thread must be ready and idle). */
-  run(task: EvaluationTask): Promise<EvaluationReply> {
+  run(task: EvaluationTask, onProgress?: (p: Progress) => void): Promise<EvaluationReply> {
     return new Promise((resolve, reject) => {
       const id = this.nextId++;
-      this.current = { id, resolve, reject };
+      this.current = { id, resolve, reject, onProgress };
       this.deadline[DEADLINE] = 0;
       this.worker.postMessage({ id, task });
     });

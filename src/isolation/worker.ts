@@ -21,6 +21,8 @@ import {
   asBuffer,
   BUDGET_ARGUMENT,
   DEADLINE,
+  PROGRESS_ARGUMENT,
+  type Progress,
   type EvaluationReply,
   type EvaluationTask,
   type HostMethod,
@@ -36,7 +38,7 @@ export interface WorkerSettings {
 async function start(
   settings: WorkerSettings,
   slot: Float64Array,
-): Promise<(task: EvaluationTask) => Promise<EvaluationReply>> {
+): Promise<(task: EvaluationTask, progress: (p: Progress) => void) => Promise<EvaluationReply>> {
   let respondBy: number | undefined;
   onEvaluationStart((wallTimeMs) => {
     const now = Date.now();
@@ -63,7 +65,7 @@ async function start(
     cancelRequest: hosts.cancelRequest,
   };
 
-  async function run(task: EvaluationTask): Promise<unknown> {
+  async function run(task: EvaluationTask, progress: (p: Progress) => void): Promise<unknown> {
     switch (task.kind) {
       case 'host': {
         const args = task.args.map(withBuffers);
@@ -74,7 +76,7 @@ async function start(
         const method = (collections as unknown as Record<string, unknown>)[task.method];
         if (typeof method !== 'function' || task.method.startsWith('_'))
           throw new Error(`the collection service has no method ${task.method}`);
-        const args = task.args.map((a) => withBudget(a, budget));
+        const args = task.args.map((a) => withBudget(a, budget, progress));
         const value = await (method as (...a: unknown[]) => unknown).apply(collections, args);
         return { value, allocated: budget.allocated };
       }
@@ -85,10 +87,13 @@ async function start(
     }
   }
 
-  return async function handle(task: EvaluationTask): Promise<EvaluationReply> {
+  return async function handle(
+    task: EvaluationTask,
+    progress: (p: Progress) => void,
+  ): Promise<EvaluationReply> {
     respondBy = task.respondBy;
     try {
-      const value = await run(task);
+      const value = await run(task, progress);
       if (task.kind === 'collections') {
         const { value: v, allocated } = value as { value: unknown; allocated: number };
         return { ok: true, value: v, allocated };
@@ -118,10 +123,15 @@ function withBuffers(arg: unknown): unknown {
   return arg;
 }
 
-/** An options argument whose budget stayed on the HTTP thread gets this task's budget. */
-function withBudget(arg: unknown, budget: Budget): unknown {
-  if (arg && typeof arg === 'object' && (arg as { budget?: unknown }).budget === BUDGET_ARGUMENT)
-    return { ...(arg as object), budget };
+/**
+ * An options argument whose budget stayed on the HTTP thread gets this task's budget, and one
+ * whose progress callback stayed there a callback that reports to it.
+ */
+function withBudget(arg: unknown, budget: Budget, progress: (p: Progress) => void): unknown {
+  if (!arg || typeof arg !== 'object') return arg;
+  const options = arg as { budget?: unknown; onProgress?: unknown };
+  if (options.budget === BUDGET_ARGUMENT) arg = { ...(arg as object), budget };
+  if (options.onProgress === PROGRESS_ARGUMENT) arg = { ...(arg as object), onProgress: progress };
   return arg;
 }
 

@@ -73,6 +73,9 @@ describe('evaluation pool', () => {
 
   it('stops a task that never starts an evaluation at the wall time', async () => {
     const p = pool({ wallTimeMs: 400 });
+    await p
+      .run('acme', op({ op: 'echo', value: 'warm' }))
+      .catch(() => p.run('acme', op({ op: 'echo', value: 'warm' })));
     const e = await stopped(p.run('acme', op({ op: 'sleep', ms: 10_000 })));
     expect(e.code).toBe('time-limit');
   });

@@ -25,6 +25,7 @@ import type {
   SortSpec,
 } from './types.js';
 import * as writes from './writes.js';
+import { readImport, type ImportOptions } from './import.js';
 
 export type { CollectionServiceOptions } from './core.js';
 export type { ImportProgress } from './writes.js';
@@ -174,6 +175,20 @@ export class CollectionService {
     options: { drop?: boolean; onProgress?: (p: writes.ImportProgress) => void } = {},
   ): Promise<number> {
     return writes.importDocuments(this.core, actor, name, source, options);
+  }
+
+  /** Imports an uploaded file (its bytes, in chunks) read with import_objects' options; see importDocuments. */
+  importFile(
+    actor: Actor,
+    name: string,
+    content: Uint8Array[],
+    format: ImportOptions,
+    options: { drop?: boolean; onProgress?: (p: writes.ImportProgress) => void } = {},
+  ): Promise<number> {
+    const chunks = content.map((c) =>
+      Buffer.isBuffer(c) ? c : Buffer.from(c.buffer, c.byteOffset, c.byteLength),
+    );
+    return this.importDocuments(actor, name, readImport(chunks, format), options);
   }
 
   // ───────────────────────────── indexes (indexes.ts)

@@ -8,7 +8,6 @@ import { Type, type Static } from '@fastify/type-provider-typebox';
 import { Budget } from '../../limits/index.js';
 import {
   importOptions,
-  readImport,
   type Actor,
   type CollectionService,
   type SortSpec,
@@ -506,10 +505,14 @@ export async function collectionRoutes(app: Api, { deps }: { deps: ServerDeps })
         } else throw badRequest(`unknown field ${JSON.stringify(part.fieldname)} (file, options)`);
       }
       if (!content) throw badRequest('no file: send it in the part named "file"');
-      const options = importOptions(raw);
-      const source = readImport([content], options);
+      const format = importOptions(raw);
       if (!(request.headers.accept ?? '').includes('application/x-ndjson')) {
-        const imported = await collections.importDocuments(actorOf(request), request.params.name, source);
+        const imported = await collections.importFile(
+          actorOf(request),
+          request.params.name,
+          [content],
+          format,
+        );
         reply.code(201);
         return { imported };
       }
@@ -518,7 +521,7 @@ export async function collectionRoutes(app: Api, { deps }: { deps: ServerDeps })
       const lines = new PassThrough();
       const line = (value: unknown) => lines.write(`${JSON.stringify(value)}\n`);
       collections
-        .importDocuments(actorOf(request), request.params.name, source, {
+        .importFile(actorOf(request), request.params.name, [content], format, {
           onProgress: (p) => line({ documents: p.documents }),
         })
         .then(
