@@ -87,9 +87,8 @@ async function serve(): Promise<void> {
   process.env.DATABASE_URL = '';
   const { EvaluationPool } = await code.load<typeof import('../src/isolation/pool.js')>('isolation/pool');
   const { remoteHosts } = await code.load<typeof import('../src/isolation/remote.js')>('isolation/remote');
-  const { poolSettingsFromEnv } = await code.load<typeof import('../src/isolation/settings.js')>(
-    'isolation/settings',
-  );
+  const { poolSettingsFromEnv } =
+    await code.load<typeof import('../src/isolation/settings.js')>('isolation/settings');
   const pool = new EvaluationPool(poolSettingsFromEnv(), { limits: {}, evaluationLimits: {}, scripts: {} });
   const pooled = await createServer({ store, platform, hosts: remoteHosts(pool) });
   const pooledAddress = await pooled.listen({ port: 0, host: '127.0.0.1' });
