@@ -54,6 +54,15 @@ export { defineMigration, migrate, pendingMigrations, type Migration } from './m
 export { allMigrations as migrations };
 export { CONTENTION_MESSAGE, CONTENTION_RETRY_AFTER_SECONDS, isContention } from './contention.js';
 export {
+  isStorageFull,
+  isUnavailable,
+  storeFaultAnswer,
+  type StoreFaultAnswer,
+  STORAGE_FULL_MESSAGE,
+  UNAVAILABLE_MESSAGE,
+  UNAVAILABLE_RETRY_AFTER_SECONDS,
+} from './faults.js';
+export {
   isAddressablePath,
   JSON_ARRAY,
   JSON_BOOLEAN,

@@ -231,6 +231,9 @@ class Connection {
             statement.run(...params);
             return undefined;
           }
+          // A write (… RETURNING) steps to its end: .get() stops at the first row and resets the
+          // statement, and the reset's error — an autocommit that failed (disk full) — is lost.
+          if (!statement.readonly) return statement.all(...params)[0];
           return statement.get(...params);
         case 'run':
           return { changes: statement.run(...params).changes };
