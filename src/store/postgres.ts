@@ -55,6 +55,7 @@ export class PostgresStore implements Store {
     const settings: string[] = [];
     if (options.schema) {
       const setup = new pg.Client({ connectionString: url });
+      setup.on('error', () => {}); // its query rejects with the same error
       await setup.connect();
       try {
         await setup.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(options.schema)}`);
@@ -70,7 +71,8 @@ export class PostgresStore implements Store {
     }
     if (settings.length) config.options = settings.join(' ');
     const pool = new pg.Pool(config);
-    // An idle client's error (server restart) must not crash the process; the next query reconnects.
+    // An idle client's error (server restart) must not crash the process; the pool drops that
+    // client and the next query opens a new connection.
     pool.on('error', () => {});
     try {
       const { rows } = await pool.query<{ collate: string; db: string }>(
@@ -137,7 +139,15 @@ export class PostgresStore implements Store {
     const client = await this.pool.connect();
     const state: TxState = { done: false, savepoints: 0, client, handle: undefined as never };
     state.handle = this.handle(state);
-    let broken = false;
+    let broken: Error | boolean = false;
+    // pg-pool listens for a client's errors only while it is idle: a connection that dies inside
+    // the transaction (server restart, pg_terminate_backend) would raise an unhandled 'error' and
+    // end the process. It fails this transaction only (its statements reject), and the client is
+    // released as broken so the pool opens a fresh connection for the next one.
+    const onError = (e: Error) => {
+      broken = e;
+    };
+    client.on('error', onError);
     try {
       const level = (options.isolation ?? 'read committed').toUpperCase();
       await client.query(`BEGIN ISOLATION LEVEL ${level}${options.readOnly ? ' READ ONLY' : ''}`);
@@ -146,15 +156,18 @@ export class PostgresStore implements Store {
         await client.query('COMMIT');
         return result;
       } catch (e) {
-        try {
-          await client.query('ROLLBACK');
-        } catch {
-          broken = true;
+        if (!broken) {
+          try {
+            await client.query('ROLLBACK');
+          } catch {
+            broken = true;
+          }
         }
         throw e;
       }
     } finally {
       state.done = true;
+      client.off('error', onError);
       client.release(broken);
     }
   }
