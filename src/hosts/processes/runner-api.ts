@@ -69,6 +69,8 @@ export interface NewRun {
   userId: number | null;
   parentId: string | null;
   depth: number;
+  /** The client's Idempotency-Key with the fingerprint of what it asked (stored with the request). */
+  idempotency?: { key: string; fingerprint: string };
 }
 
 /** `step 3 (Approve)`: how errors and logs name a step. */

@@ -142,6 +142,7 @@ export class ProcessRunner {
         initiatorId: input.initiatorId,
         parentId: input.parentId,
         status: STATUS_RUNNING,
+        ...(input.idempotency ? { idempotency: input.idempotency } : {}),
       });
       await this.options.inject?.('request-stored');
       await this.platform.processes.runs.create(accountId, {
