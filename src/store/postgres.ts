@@ -44,6 +44,7 @@ export class PostgresStore implements Store {
     private readonly pool: pg.Pool,
     readonly dialect: Dialect,
     location: string,
+    readonly lockWaitMs: number | undefined,
   ) {
     this.location = location;
   }
@@ -69,7 +70,17 @@ export class PostgresStore implements Store {
         throw new Error(`store: lockTimeoutMs must be a whole number of ms, got ${options.lockTimeoutMs}`);
       settings.push(`-c lock_timeout=${options.lockTimeoutMs}`);
     }
-    if (settings.length) config.options = settings.join(' ');
+    if (settings.length) {
+      // pg takes a URL's `options` parameter over config.options: keep both, the URL's first.
+      const parsed = parseUrl(url);
+      const own = parsed?.searchParams.get('options');
+      if (parsed && own) {
+        parsed.searchParams.delete('options');
+        config.connectionString = parsed.toString();
+        settings.unshift(own);
+      }
+      config.options = settings.join(' ');
+    }
     const pool = new pg.Pool(config);
     // An idle client's error (server restart) must not crash the process; the pool drops that
     // client and the next query opens a new connection.
@@ -80,7 +91,12 @@ export class PostgresStore implements Store {
       );
       const collate = rows[0]?.collate ?? '';
       const binary = /^(C|POSIX|C\.UTF-?8)$/i.test(collate);
-      return new PostgresStore(pool, postgresDialect(binary), `postgresql database ${rows[0]?.db ?? '?'}`);
+      return new PostgresStore(
+        pool,
+        postgresDialect(binary),
+        `postgresql database ${rows[0]?.db ?? '?'}`,
+        options.lockTimeoutMs,
+      );
     } catch (e) {
       await pool.end();
       throw e;
@@ -193,6 +209,7 @@ export class PostgresStore implements Store {
     };
     return {
       dialect: this.dialect,
+      lockWaitMs: this.lockWaitMs,
       all: async (q) => (await this.query(q, open())).rows as never[],
       get: async (q) => (await this.query(q, open())).rows[0] as never,
       run: async (q) => ({ changes: (await this.query(q, open())).rowCount ?? 0 }),
@@ -201,5 +218,13 @@ export class PostgresStore implements Store {
       },
       transaction: (fn) => this.savepoint(state, fn),
     };
+  }
+}
+
+function parseUrl(url: string): URL | undefined {
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;
   }
 }

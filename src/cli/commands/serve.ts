@@ -3,11 +3,13 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Command, CliIo } from '../main.js';
-import { ConfigError, loadConfig } from '../../config/index.js';
+import { ConfigError, DEFAULT_LOCK_WAIT_MS, loadConfig, lockWaitMs } from '../../config/index.js';
 import type { ExecutionLimits } from '../../functions/context.js';
 import { defaultRegistry } from '../../functions/registry.js';
 import { createHosts } from '../../hosts/index.js';
+import { sweepMsFromEnv } from '../../hosts/processes/sweeper.js';
 import { createPlatform } from '../../platform/index.js';
+import { leaseMsFromEnv } from '../../platform/processes/index.js';
 import { bootstrapFirstAccount, defaultAccount, type FirstStart } from '../../server/bootstrap.js';
 import { corsOriginsFromEnv, parseCorsOrigins } from '../../server/cors.js';
 import { evalHost } from '../../hosts/eval-host.js';
@@ -19,7 +21,7 @@ import {
   scriptSettingsFromEnv,
   type ScriptChanges,
 } from '../../script/index.js';
-import { openStore, type Store } from '../../store/index.js';
+import { openStore, StoreOpenError, type Store } from '../../store/index.js';
 import { evaluationLimits } from './limits.js';
 
 /** The program the supervisor's workers run (this CLI, built). */
@@ -69,6 +71,11 @@ interface ServeOptions {
   workerHeapMb: number;
   /** Origins whose pages may call the API with a token (CORS). */
   corsOrigins: string[];
+  /** FLOWMARK_LOCK_WAIT_MS: the bound of waiting on the store (default 10 s). */
+  lockWaitMs: number;
+  /** FLOWMARK_SWEEP_MS and FLOWMARK_LEASE_MS, checked at start. */
+  sweepMs: number;
+  leaseMs: number;
 }
 
 const DEFAULT_WORKERS = 2;
@@ -131,6 +138,10 @@ function parseServe(args: string[], io: CliIo, env: NodeJS.ProcessEnv = process.
       corsOrigins: values['cors-origin']
         ? parseCorsOrigins(values['cors-origin'], '--cors-origin')
         : corsOriginsFromEnv(env),
+      lockWaitMs: lockWaitMs(env) ?? DEFAULT_LOCK_WAIT_MS,
+      // Read again by each worker's sweeper: a bad value stops the supervisor here, before any worker.
+      sweepMs: sweepMsFromEnv(env),
+      leaseMs: leaseMsFromEnv(env),
     };
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
@@ -165,8 +176,14 @@ export async function startServe(
   if (cluster.isWorker) return serveWorker(args, io);
   const options = parseServe(args, io);
   if (typeof options === 'number') return options;
-  if (options.workers === 0) return serveInProcess(options, io, signals);
-  return supervise(args, options, io, signals);
+  try {
+    if (options.workers === 0) return await serveInProcess(options, io, signals);
+    return await supervise(args, options, io, signals);
+  } catch (e) {
+    if (!(e instanceof StoreOpenError)) throw e;
+    io.stderr.write(`flowmark serve: ${e.message}\n`);
+    return 1;
+  }
 }
 
 /** One server in this process, stopped by SIGINT/SIGTERM (what `--workers 0` runs). */
@@ -221,7 +238,7 @@ async function supervise(
   io: CliIo,
   signals: SignalSource,
 ): Promise<number> {
-  const store = await openStore(loadConfig());
+  const store = await openStore({ ...loadConfig(), lockWaitMs: options.lockWaitMs });
   let first: FirstStart | undefined;
   try {
     first = await bootstrapFirstAccount(createPlatform(store));
@@ -259,8 +276,7 @@ async function supervise(
 }
 
 async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstrap: boolean }) {
-  const config = loadConfig();
-  const store = await openStore(config);
+  const store = await openStore({ ...loadConfig(), lockWaitMs: options.lockWaitMs });
   let app;
   let first: FirstStart | undefined;
   try {

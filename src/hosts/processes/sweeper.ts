@@ -7,6 +7,7 @@
  *   const sweeper = new ProcessSweeper(host.runner, { onError: (e) => log.error(e) });
  *   sweeper.start();  …  await sweeper.stop();
  */
+import { ConfigError } from '../../config/index.js';
 import type { ProcessRunner } from './runner.js';
 
 export interface SweeperOptions {
@@ -109,6 +110,8 @@ export function sweepMsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   if (text === undefined || text === '') return 1000;
   const value = Number(text);
   if (!Number.isInteger(value) || value < 50 || value > 60_000)
-    throw new Error(`FLOWMARK_SWEEP_MS: expected milliseconds from 50 to 60000, got ${JSON.stringify(text)}`);
+    throw new ConfigError(
+      `FLOWMARK_SWEEP_MS: expected milliseconds from 50 to 60000, got ${JSON.stringify(text)}`,
+    );
   return value;
 }
