@@ -3,7 +3,8 @@
  * itself (on a small disk, a throw-away PostgreSQL …), and a tiny tmpfs for a full disk.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Store } from '../../src/store/index.js';
@@ -52,4 +53,92 @@ export function canMount(): boolean {
   const probe = mountTinyDisk(64 * 1024);
   probe?.unmount();
   return probe !== undefined;
+}
+
+/** A PostgreSQL server of the test's own, which it may stop and start (initdb + pg_ctl). */
+export interface Cluster {
+  /** postgres://flowmark@127.0.0.1:PORT/flowmark */
+  url: string;
+  port: number;
+  start(): void;
+  /** `fast` ends every connection at once (rollback); `immediate` as a crash would. */
+  stop(mode?: 'fast' | 'immediate'): void;
+  destroy(): void;
+}
+
+/** The newest PostgreSQL server binaries installed (/usr/lib/postgresql/N/bin), if any. */
+export function postgresBin(): string | undefined {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(a) - Number(b));
+  const newest = versions.at(-1);
+  return newest === undefined ? undefined : join(root, newest, 'bin');
+}
+
+/** Creates and starts a throw-away cluster on `port` (as the postgres user when run as root). */
+export function throwAwayCluster(port: number): Cluster {
+  const bin = postgresBin();
+  if (!bin) throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql');
+  const dir = mkdtempSync(join(tmpdir(), 'flowmark-pg-'));
+  const root = process.getuid?.() === 0;
+  if (root) execFileSync('chown', ['postgres', dir]);
+  const run = (tool: string, args: string[]) =>
+    execFileSync(
+      root ? 'runuser' : join(bin, tool),
+      root ? ['-u', 'postgres', '--', join(bin, tool), ...args] : args,
+      {
+        stdio: 'ignore',
+      },
+    );
+  run('initdb', [
+    '-D',
+    join(dir, 'data'),
+    '-U',
+    'flowmark',
+    '--auth=trust',
+    '-E',
+    'UTF8',
+    '--locale=C.UTF-8',
+  ]);
+  const cluster: Cluster = {
+    url: `postgres://flowmark@127.0.0.1:${port}/flowmark`,
+    port,
+    start() {
+      run('pg_ctl', [
+        '-D',
+        join(dir, 'data'),
+        '-l',
+        join(dir, 'server.log'),
+        '-w',
+        '-o',
+        `-h 127.0.0.1 -p ${port} -k ${dir} -c fsync=off`,
+        'start',
+      ]);
+    },
+    stop(mode = 'fast') {
+      run('pg_ctl', ['-D', join(dir, 'data'), '-m', mode, '-w', 'stop']);
+    },
+    destroy() {
+      try {
+        cluster.stop('immediate');
+      } catch {
+        // already stopped
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  cluster.start();
+  run('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'flowmark', 'flowmark']);
+  return cluster;
+}
+
+/** A TCP port nobody listens on now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
