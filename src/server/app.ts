@@ -239,6 +239,7 @@ export async function createServer(options: ServerOptions): Promise<Api> {
         reply.log.error({ err: e }, 'health: store unreachable');
         return reply
           .code(503)
+          .header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS))
           .send({ status: 503, code: 'unavailable', message: 'The store is unreachable.' });
       }
       return { status: 'ok' as const, engine: deps.store.dialect.name };

@@ -85,6 +85,9 @@ describe.skipIf(!process.env.FLOWMARK_TEST_PG || !postgresBin())(
       const ready = await call(url, 'GET', '/ready');
       expect(ready.body).toEqual({ status: 503, code: 'unavailable', message: 'The store is unreachable.' });
       expect(ready.headers.get('retry-after')).toBe('2');
+      const health = await call(url, 'GET', '/health');
+      expect(health.body).toEqual({ status: 503, code: 'unavailable', message: 'The store is unreachable.' });
+      expect(health.headers.get('retry-after')).toBe('2');
 
       await new Promise((r) => setTimeout(r, 1000));
       cluster.start();
