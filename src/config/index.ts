@@ -53,3 +53,22 @@ export function dataDocumentLimit(env: NodeJS.ProcessEnv = process.env): number 
     ? undefined
     : parseByteSize(text, 'FLOWMARK_DATA_DOCUMENT_LIMIT');
 }
+
+/** How long a statement waits on the store for another connection's lock by default when serving. */
+export const DEFAULT_LOCK_WAIT_MS = 10_000;
+
+/**
+ * FLOWMARK_LOCK_WAIT_MS: the bound of waiting on the store (a lock another connection or process
+ * holds, SQLite's write lock, PostgreSQL's lock_timeout), 100 ms to 10 min; undefined when unset.
+ * Beyond it a call answers `409 contention` with Retry-After.
+ */
+export function lockWaitMs(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const text = env.FLOWMARK_LOCK_WAIT_MS;
+  if (text === undefined || text.trim() === '') return undefined;
+  const value = /^\s*\d{1,9}\s*$/.test(text) ? Number(text) : NaN;
+  if (!(value >= 100 && value <= 600_000))
+    throw new ConfigError(
+      `FLOWMARK_LOCK_WAIT_MS: expected milliseconds from 100 to 600000, got ${JSON.stringify(text)}`,
+    );
+  return value;
+}

@@ -11,6 +11,7 @@ import { contextFor } from '../functions/request/index.js';
 import type { LogEntry } from '../platform/logs.js';
 import type { Platform } from '../platform/index.js';
 import { TemplateError } from '../template/index.js';
+import { storeFaultAnswer } from '../store/index.js';
 import { evaluate } from './evaluate.js';
 import type { HostCaller } from './http.js';
 
@@ -99,7 +100,8 @@ export function evalHost(
         const result = await evaluate(input.template, ctx, input.data);
         return { output: result.output, variables: result.globals, logs: logs(), response: shaped() };
       } catch (e) {
-        if (!(e instanceof TemplateError)) throw e;
+        // A store fault is the server's answer (507, 503, 409), not the template's error.
+        if (!(e instanceof TemplateError) || storeFaultAnswer(e)) throw e;
         return {
           output: '',
           variables: {},

@@ -4,6 +4,7 @@
  * import it (the types match structurally; `flowmark serve` wires the objects together).
  */
 import { ScriptBusyError } from '../script/index.js';
+import { storeFaultAnswer } from '../store/index.js';
 import type { TemplateError } from '../template/index.js';
 
 export interface HostCaller {
@@ -44,10 +45,18 @@ export function errorAnswer(
 }
 
 /**
+ * A store fault under the template's error: 409 contention / 503 unavailable (with Retry-After) /
+ * 507 insufficient-storage (store/faults.ts). Else
  * 429 with Retry-After when the template failed because a script was refused for its account's
  * full queue (the scripts are shared fairly between accounts: docs/server.md "Limits").
  */
 export function busyAnswer(e: TemplateError): Answer | undefined {
+  const fault = storeFaultAnswer(e);
+  if (fault) {
+    const answer = errorAnswer(fault.status, fault.code, fault.message);
+    if (fault.retryAfter !== undefined) answer.headers['retry-after'] = String(fault.retryAfter);
+    return answer;
+  }
   if (!(e.cause instanceof ScriptBusyError)) return undefined;
   const answer = errorAnswer(429, 'too-many-scripts', e.cause.message);
   answer.headers['retry-after'] = String(e.cause.retryAfterSeconds);

@@ -52,7 +52,9 @@ export interface Hosts {
     process: number | string;
     mode: Mode;
     data: Record<string, unknown>;
-  }): Promise<{ requestId: string }>;
+    /** The client's Idempotency-Key: a retry gets the request the first start created (`replayed`). */
+    idempotencyKey?: string;
+  }): Promise<{ requestId: string; replayed?: boolean }>;
   /** A request with its steps and tasks (its initiator and administrators). */
   describeRequest(caller: HostCaller, requestId: string): Promise<RequestBody>;
   /** Resumes a request paused by P_set_request_status(102) (its initiator and administrators). */
@@ -81,9 +83,15 @@ export function createHosts(platform: Platform, options: HostsOptions = {}): Hos
     composite: (exchange) => composite.handle(exchange),
     webInterface: (exchange) => webInterfaces.render(exchange),
     task: (exchange) => taskExchange(processes, exchange),
-    async startRequest({ caller, process, mode, data }) {
-      const view = await processes.start(caller.accountId, { process, data, user: caller.user.id, mode });
-      return { requestId: view.request.id };
+    async startRequest({ caller, process, mode, data, idempotencyKey }) {
+      const view = await processes.start(caller.accountId, {
+        process,
+        data,
+        user: caller.user.id,
+        mode,
+        ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+      });
+      return { requestId: view.request.id, ...(view.replayed ? { replayed: true } : {}) };
     },
     async describeRequest(caller, requestId) {
       await visible(caller, requestId);

@@ -33,6 +33,8 @@ export interface WorkerSettings {
   limits: Partial<ExecutionLimits>;
   evaluationLimits: Partial<EvaluationLimits>;
   scripts: ScriptChanges;
+  /** FLOWMARK_LOCK_WAIT_MS, as the server process opens its own store with. */
+  lockWaitMs?: number;
 }
 
 async function start(
@@ -49,7 +51,10 @@ async function start(
 
   configureScripts(settings.scripts);
   await defaultRegistry().loadAll();
-  const store = await openStore(loadConfig());
+  const store = await openStore({
+    ...loadConfig(),
+    ...(settings.lockWaitMs !== undefined ? { lockWaitMs: settings.lockWaitMs } : {}),
+  });
   const platform = createPlatform(store);
   const limits = settings.limits;
   const hosts = { ...evalHost(platform, { limits }), ...createHosts(platform, { limits }) };

@@ -2,6 +2,7 @@
  * Small shared pieces of the platform model: execution modes, JSON columns, ids, retries.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DEFAULT_LOCK_WAIT_MS } from '../config/index.js';
 import type { Queryable } from '../store/index.js';
 import { isForbiddenKey, isPlainObject } from './collections/safety.js';
 import { MESSAGES, PlatformError } from './errors.js';
@@ -82,6 +83,11 @@ export interface ContentionPolicy {
   firstPauseMs: number;
   /** Longest pause (default 200 ms). */
   maxPauseMs: number;
+  /**
+   * The most time the tries take together, their waits for the lock included (default: the
+   * store's lock wait, FLOWMARK_LOCK_WAIT_MS when serving): no retry starts past it.
+   */
+  totalWaitMs?: number;
 }
 
 export const DEFAULT_CONTENTION: ContentionPolicy = { attempts: 8, firstPauseMs: 10, maxPauseMs: 200 };
@@ -89,7 +95,8 @@ export const DEFAULT_CONTENTION: ContentionPolicy = { attempts: 8, firstPauseMs:
 /**
  * Runs one atomic statement (or short transaction) again while the engine reports a transient
  * conflict (deadlock, serialization failure, a lock held past the store's lock wait, busy
- * database); after `policy.attempts` tries the spec's contention error:
+ * database), within `policy.totalWaitMs` (default the store's lock wait, 10 s) in all; after
+ * `policy.attempts` tries, or when that time is up, the spec's contention error:
  * `Counter already being modified, cannot increment it.`
  */
 export async function withContentionRetry<T>(
@@ -97,14 +104,21 @@ export async function withContentionRetry<T>(
   fn: () => Promise<T>,
   policy: ContentionPolicy = DEFAULT_CONTENTION,
 ): Promise<T> {
+  const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn();
     } catch (e) {
       if (!db.dialect.isRetryable(e)) throw e;
-      if (attempt >= policy.attempts) throw new PlatformError('contention', MESSAGES.contention);
-      const pause = Math.min(policy.firstPauseMs * 2 ** (attempt - 1), policy.maxPauseMs);
-      await sleep(pause * (0.5 + Math.random()));
+      const pause =
+        Math.min(policy.firstPauseMs * 2 ** (attempt - 1), policy.maxPauseMs) * (0.5 + Math.random());
+      // Each try may itself have waited the store's whole lock wait: the tries together stay within it.
+      if (
+        attempt >= policy.attempts ||
+        Date.now() - started + pause > (policy.totalWaitMs ?? db.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS)
+      )
+        throw new PlatformError('contention', MESSAGES.contention);
+      await sleep(pause);
     }
   }
 }

@@ -88,7 +88,15 @@ export interface NewRequest {
   data?: Record<string, unknown>;
   initiatorId?: number | null;
   parentId?: string | null;
+  /**
+   * The client's Idempotency-Key (unique per account and initiator) and the fingerprint of what
+   * it asked: a retry with the key finds this request (findByKey) instead of starting another.
+   */
+  idempotency?: { key: string; fingerprint: string };
 }
+
+/** The unique index a second request with the same Idempotency-Key violates. */
+const IDEMPOTENCY_INDEX = 'requests_idempotency';
 
 export interface RequestChanges {
   status?: number;
@@ -133,14 +141,32 @@ export class Requests {
     const now = this.clock();
     const row = await this.store.get<RequestRow>(sql`
       INSERT INTO requests (account_id, id, project_id, version_id, mode, status, data, p_locks, p_message,
-                            initiator_id, parent_id, created_at, updated_at)
+                            initiator_id, parent_id, created_at, updated_at, idempotency_key, idempotency_fingerprint)
       VALUES (${accountId}, ${id}, ${input.projectId ?? null}, ${input.versionId ?? null}, ${input.mode},
               ${input.status ?? STATUS_RUNNING}, ${toJson(toJsonObject(input.data ?? {}, 'the data document'))},
-              ${'[]'}, ${''}, ${input.initiatorId ?? null}, ${input.parentId ?? null}, ${now}, ${now})
+              ${'[]'}, ${''}, ${input.initiatorId ?? null}, ${input.parentId ?? null}, ${now}, ${now},
+              ${input.idempotency?.key ?? null}, ${input.idempotency?.fingerprint ?? null})
       ON CONFLICT (account_id, id) DO NOTHING
       RETURNING *`);
     if (!row) throw new PlatformError('conflict', `request ${id} already exists`);
     return toRequest(row);
+  }
+
+  /** True when `error` is the refusal of a second request with an Idempotency-Key already used. */
+  isKeyTaken(error: unknown): boolean {
+    return this.store.dialect.uniqueViolation(error)?.constraint === IDEMPOTENCY_INDEX;
+  }
+
+  /** The request an initiator created with an Idempotency-Key, with the fingerprint of what was asked. */
+  async findByKey(
+    accountId: string,
+    initiatorId: number,
+    key: string,
+  ): Promise<{ request: ProcessRequest; fingerprint: string } | undefined> {
+    const row = await this.store.get<RequestRow & { idempotency_fingerprint: string }>(sql`
+      SELECT * FROM requests
+      WHERE account_id = ${accountId} AND initiator_id = ${initiatorId} AND idempotency_key = ${key}`);
+    return row && { request: toRequest(row), fingerprint: row.idempotency_fingerprint };
   }
 
   async find(accountId: string, id: string): Promise<ProcessRequest | undefined> {

@@ -17,7 +17,14 @@ import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
 import { CollectionService } from '../platform/collections/index.js';
 import { createPlatform, type Platform } from '../platform/index.js';
-import { migrations, pendingMigrations, sql, type Migration, type Store } from '../store/index.js';
+import {
+  migrations,
+  pendingMigrations,
+  sql,
+  UNAVAILABLE_RETRY_AFTER_SECONDS,
+  type Migration,
+  type Store,
+} from '../store/index.js';
 import { accessHook, hasAccessHook, routeAccess } from './auth/access.js';
 import { CallerCache, DEFAULT_CALLER_CACHE_MS } from './auth/cache.js';
 import { DEFAULT_SESSION_TTL_MS, Sessions } from './auth/sessions.js';
@@ -232,6 +239,7 @@ export async function createServer(options: ServerOptions): Promise<Api> {
         reply.log.error({ err: e }, 'health: store unreachable');
         return reply
           .code(503)
+          .header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS))
           .send({ status: 503, code: 'unavailable', message: 'The store is unreachable.' });
       }
       return { status: 'ok' as const, engine: deps.store.dialect.name };
@@ -264,6 +272,7 @@ export async function createServer(options: ServerOptions): Promise<Api> {
         reply.log.error({ err: e }, 'ready: store unreachable');
         return reply
           .code(503)
+          .header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS))
           .send({ status: 503, code: 'unavailable', message: 'The store is unreachable.' });
       }
       if (pending.length > 0)

@@ -7,7 +7,7 @@ import { FunctionError } from '../functions/errors.js';
 import { PlatformError, type PlatformErrorCode } from '../platform/errors.js';
 import { CollectionError, type CollectionErrorCode } from '../platform/collections/errors.js';
 import { BudgetExceededError } from '../limits/index.js';
-import { CONTENTION_MESSAGE, CONTENTION_RETRY_AFTER_SECONDS, isContention } from '../store/index.js';
+import { CONTENTION_RETRY_AFTER_SECONDS, storeFaultAnswer } from '../store/index.js';
 
 export interface ErrorBody {
   status: number;
@@ -104,9 +104,10 @@ export function toErrorBody(error: unknown): ErrorReply {
     return error.code === 'contention'
       ? { ...body(409, 'contention', error.message), retryAfter: CONTENTION_RETRY_AFTER_SECONDS }
       : body(PLATFORM_STATUS[error.code], error.code, error.message);
-  // Another connection or process held the database past the store's lock wait (store/contention.ts).
-  if (isContention(error))
-    return { ...body(409, 'contention', CONTENTION_MESSAGE), retryAfter: CONTENTION_RETRY_AFTER_SECONDS };
+  // A store fault, also when it caused another error (a template's function call): contention
+  // (409), a database unavailable (503) or full (507), never a success nor a 500 (store/faults.ts).
+  const fault = storeFaultAnswer(error);
+  if (fault) return { ...body(fault.status, fault.code, fault.message), retryAfter: fault.retryAfter };
   if (error instanceof BudgetExceededError)
     return error.limit === 'time'
       ? body(422, 'time-limit', error.message)

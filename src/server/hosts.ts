@@ -26,6 +26,8 @@ export interface StartRequestInput {
   mode: Mode;
   /** The initial data document. */
   data: Record<string, unknown>;
+  /** The `Idempotency-Key` header: a retry with it gets the request the first call created. */
+  idempotencyKey?: string;
 }
 
 /** A manual task's place in its request (the URL `task/<requestId>/<stepId>/<iteration>`). */
@@ -72,7 +74,7 @@ export interface ServerHosts {
    */
   task?(exchange: HttpExchange & { task: TaskAddress }): Promise<HostResponse>;
   /** POST /api/v1/requests — start a request; the server answers with the stored request. */
-  startRequest?(input: StartRequestInput): Promise<{ requestId: string }>;
+  startRequest?(input: StartRequestInput): Promise<{ requestId: string; replayed?: boolean }>;
   /** GET /api/v1/requests/:id/run — the request with its steps and tasks (its initiator, administrators). */
   describeRequest?(caller: Caller, requestId: string): Promise<RequestRun>;
   /** POST /api/v1/requests/:id/resume — continue a request paused by P_set_request_status(102). */

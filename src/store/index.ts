@@ -54,6 +54,15 @@ export { defineMigration, migrate, pendingMigrations, type Migration } from './m
 export { allMigrations as migrations };
 export { CONTENTION_MESSAGE, CONTENTION_RETRY_AFTER_SECONDS, isContention } from './contention.js';
 export {
+  isStorageFull,
+  isUnavailable,
+  storeFaultAnswer,
+  type StoreFaultAnswer,
+  STORAGE_FULL_MESSAGE,
+  UNAVAILABLE_MESSAGE,
+  UNAVAILABLE_RETRY_AFTER_SECONDS,
+} from './faults.js';
+export {
   isAddressablePath,
   JSON_ARRAY,
   JSON_BOOLEAN,
@@ -94,19 +103,31 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
   let store: Store;
   if (config.databaseUrl) {
     const { PostgresStore } = await import('./postgres.js'); // its driver loads only when used
-    store = await PostgresStore.open(config.databaseUrl, {
-      schema: options.pgSchema,
-      poolSize: options.poolSize,
-      lockTimeoutMs: options.lockWaitMs,
-    });
+    try {
+      store = await PostgresStore.open(config.databaseUrl, {
+        schema: options.pgSchema,
+        poolSize: options.poolSize,
+        lockTimeoutMs: options.lockWaitMs,
+      });
+    } catch (e) {
+      throw new StoreOpenError(`PostgreSQL at ${serverOf(config.databaseUrl)} (DATABASE_URL)`, e);
+    }
   } else {
     let file = options.sqliteFile;
-    if (!file) {
-      mkdirSync(config.dataDir, { recursive: true });
-      file = join(config.dataDir, 'flowmark.db');
-    }
     const { SqliteStore } = await import('./sqlite.js');
-    store = new SqliteStore(file, { busyWaitMs: options.lockWaitMs });
+    try {
+      if (!file) {
+        mkdirSync(config.dataDir, { recursive: true });
+        file = join(config.dataDir, 'flowmark.db');
+      }
+      store = new SqliteStore(file, { busyWaitMs: options.lockWaitMs });
+    } catch (e) {
+      const where = file ?? config.dataDir;
+      throw new StoreOpenError(
+        `the SQLite database ${where}${options.sqliteFile ? '' : ' (FLOWMARK_DATA)'}`,
+        e,
+      );
+    }
   }
   try {
     await migrate(store, options.migrations ?? allMigrations);
@@ -115,4 +136,26 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     throw e;
   }
   return store;
+}
+
+/** The store could not be opened: the message names what was being opened (never a password). */
+export class StoreOpenError extends Error {
+  override name = 'StoreOpenError';
+  constructor(
+    readonly what: string,
+    override readonly cause: unknown,
+  ) {
+    super(`cannot open ${what}: ${(cause as Error)?.message ?? String(cause)}`);
+  }
+}
+
+/** host:port of a PostgreSQL URL (the parts that say where, without credentials). */
+function serverOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const host = parsed.hostname || parsed.searchParams.get('host') || 'localhost';
+    return `${host}:${parsed.port || '5432'}`;
+  } catch {
+    return 'an unreadable URL';
+  }
 }

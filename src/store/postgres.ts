@@ -44,6 +44,7 @@ export class PostgresStore implements Store {
     private readonly pool: pg.Pool,
     readonly dialect: Dialect,
     location: string,
+    readonly lockWaitMs: number | undefined,
   ) {
     this.location = location;
   }
@@ -55,6 +56,7 @@ export class PostgresStore implements Store {
     const settings: string[] = [];
     if (options.schema) {
       const setup = new pg.Client({ connectionString: url });
+      setup.on('error', () => {}); // its query rejects with the same error
       await setup.connect();
       try {
         await setup.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(options.schema)}`);
@@ -68,9 +70,20 @@ export class PostgresStore implements Store {
         throw new Error(`store: lockTimeoutMs must be a whole number of ms, got ${options.lockTimeoutMs}`);
       settings.push(`-c lock_timeout=${options.lockTimeoutMs}`);
     }
-    if (settings.length) config.options = settings.join(' ');
+    if (settings.length) {
+      // pg takes a URL's `options` parameter over config.options: keep both, the URL's first.
+      const parsed = parseUrl(url);
+      const own = parsed?.searchParams.get('options');
+      if (parsed && own) {
+        parsed.searchParams.delete('options');
+        config.connectionString = parsed.toString();
+        settings.unshift(own);
+      }
+      config.options = settings.join(' ');
+    }
     const pool = new pg.Pool(config);
-    // An idle client's error (server restart) must not crash the process; the next query reconnects.
+    // An idle client's error (server restart) must not crash the process; the pool drops that
+    // client and the next query opens a new connection.
     pool.on('error', () => {});
     try {
       const { rows } = await pool.query<{ collate: string; db: string }>(
@@ -78,7 +91,12 @@ export class PostgresStore implements Store {
       );
       const collate = rows[0]?.collate ?? '';
       const binary = /^(C|POSIX|C\.UTF-?8)$/i.test(collate);
-      return new PostgresStore(pool, postgresDialect(binary), `postgresql database ${rows[0]?.db ?? '?'}`);
+      return new PostgresStore(
+        pool,
+        postgresDialect(binary),
+        `postgresql database ${rows[0]?.db ?? '?'}`,
+        options.lockTimeoutMs,
+      );
     } catch (e) {
       await pool.end();
       throw e;
@@ -137,7 +155,15 @@ export class PostgresStore implements Store {
     const client = await this.pool.connect();
     const state: TxState = { done: false, savepoints: 0, client, handle: undefined as never };
     state.handle = this.handle(state);
-    let broken = false;
+    let broken: Error | boolean = false;
+    // pg-pool listens for a client's errors only while it is idle: a connection that dies inside
+    // the transaction (server restart, pg_terminate_backend) would raise an unhandled 'error' and
+    // end the process. It fails this transaction only (its statements reject), and the client is
+    // released as broken so the pool opens a fresh connection for the next one.
+    const onError = (e: Error) => {
+      broken = e;
+    };
+    client.on('error', onError);
     try {
       const level = (options.isolation ?? 'read committed').toUpperCase();
       await client.query(`BEGIN ISOLATION LEVEL ${level}${options.readOnly ? ' READ ONLY' : ''}`);
@@ -146,15 +172,18 @@ export class PostgresStore implements Store {
         await client.query('COMMIT');
         return result;
       } catch (e) {
-        try {
-          await client.query('ROLLBACK');
-        } catch {
-          broken = true;
+        if (!broken) {
+          try {
+            await client.query('ROLLBACK');
+          } catch {
+            broken = true;
+          }
         }
         throw e;
       }
     } finally {
       state.done = true;
+      client.off('error', onError);
       client.release(broken);
     }
   }
@@ -180,6 +209,7 @@ export class PostgresStore implements Store {
     };
     return {
       dialect: this.dialect,
+      lockWaitMs: this.lockWaitMs,
       all: async (q) => (await this.query(q, open())).rows as never[],
       get: async (q) => (await this.query(q, open())).rows[0] as never,
       run: async (q) => ({ changes: (await this.query(q, open())).rowCount ?? 0 }),
@@ -188,5 +218,13 @@ export class PostgresStore implements Store {
       },
       transaction: (fn) => this.savepoint(state, fn),
     };
+  }
+}
+
+function parseUrl(url: string): URL | undefined {
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;
   }
 }

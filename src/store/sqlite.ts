@@ -38,6 +38,7 @@ export interface SqliteOptions {
 export class SqliteStore implements Store {
   readonly dialect = sqliteDialect;
   readonly location: string;
+  readonly lockWaitMs: number;
   private readonly writer: Connection;
   private readonly reader: Connection;
   private readonly context = new Ambient<TxState>();
@@ -45,6 +46,7 @@ export class SqliteStore implements Store {
   constructor(file: string, options: SqliteOptions = {}) {
     this.location = file;
     const busyWaitMs = options.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS;
+    this.lockWaitMs = busyWaitMs;
     this.writer = new Connection(file, busyWaitMs);
     // A private in-memory database exists once per connection: it gets no separate reader.
     this.reader = file === ':memory:' || file === '' ? this.writer : new Connection(file, busyWaitMs);
@@ -167,6 +169,7 @@ export class SqliteStore implements Store {
     };
     return {
       dialect: this.dialect,
+      lockWaitMs: this.lockWaitMs,
       all: async (q) => open().executeSql(q, 'all') as never[],
       get: async (q) => open().executeSql(q, 'get') as never,
       run: async (q) => open().executeSql(q, 'run') as RunResult,
@@ -231,6 +234,9 @@ class Connection {
             statement.run(...params);
             return undefined;
           }
+          // A write (… RETURNING) steps to its end: .get() stops at the first row and resets the
+          // statement, and the reset's error — an autocommit that failed (disk full) — is lost.
+          if (!statement.readonly) return statement.all(...params)[0];
           return statement.get(...params);
         case 'run':
           return { changes: statement.run(...params).changes };

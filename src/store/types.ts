@@ -30,6 +30,12 @@ export interface TransactionOptions {
 /** What both a store and an open transaction can do. */
 export interface Queryable {
   readonly dialect: Dialect;
+  /**
+   * How long one statement waits for a lock another connection or process holds (SQLite's write
+   * lock, PostgreSQL's lock_timeout); retries of a conflict stay within it too. Undefined: the
+   * engine's default (SQLite 10 s, PostgreSQL none).
+   */
+  readonly lockWaitMs?: number;
   /** Every row of a query (statements without a result set give []). */
   all<T extends Row = Row>(query: Sql): Promise<T[]>;
   /** The first row, or undefined. */

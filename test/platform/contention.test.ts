@@ -56,7 +56,8 @@ for (const engine of availableEngines()) {
     beforeAll(async () => {
       db = await isolatedDatabase(engine, {
         lockWaitMs: LOCK_WAIT_MS,
-        platform: { contention: { attempts: ATTEMPTS } },
+        // Tries beyond the store's lock wait in all, to see each of them wait (the default stops at it).
+        platform: { contention: { attempts: ATTEMPTS, totalWaitMs: 60_000 } },
       });
       holder = await db.openStore();
     });
@@ -93,7 +94,7 @@ for (const engine of availableEngines()) {
 
     it('next_value gets its value when the conflict ends while it retries', async () => {
       // The same database with more tries: the lock is released after the first ones failed.
-      const patient = createPlatform(db.store, { contention: { attempts: 8 } });
+      const patient = createPlatform(db.store, { contention: { attempts: 8, totalWaitMs: 60_000 } });
       const ctx = await contextFor({ platform: patient, account: db.account, mode: 'LIVE' });
       const lock = await lockCounter('invoice');
       const started = performance.now();

@@ -3,7 +3,7 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Command, CliIo } from '../main.js';
-import { ConfigError, loadConfig } from '../../config/index.js';
+import { ConfigError, DEFAULT_LOCK_WAIT_MS, loadConfig, lockWaitMs } from '../../config/index.js';
 import type { ExecutionLimits } from '../../functions/context.js';
 import { sweepMsFromEnv } from '../../hosts/processes/sweeper.js';
 import { EvaluationPool, type PoolSettings } from '../../isolation/pool.js';
@@ -12,13 +12,14 @@ import { poolSettingsFromEnv } from '../../isolation/settings.js';
 import { evaluationLimitsFromEnv } from '../../limits/index.js';
 import { CollectionService } from '../../platform/collections/index.js';
 import { createPlatform } from '../../platform/index.js';
+import { leaseMsFromEnv } from '../../platform/processes/index.js';
 import { bootstrapFirstAccount, defaultAccount, type FirstStart } from '../../server/bootstrap.js';
 import { corsOriginsFromEnv, parseCorsOrigins } from '../../server/cors.js';
 import { createServer, type Api } from '../../server/index.js';
 import { onSupervisorStop, Supervisor, workerThrottleShare } from '../../server/supervisor.js';
 import type { ScriptChanges } from '../../script/run.js';
 import { scriptSettingsFromEnv } from '../../script/settings.js';
-import { openStore, type Store } from '../../store/index.js';
+import { openStore, StoreOpenError, type Store } from '../../store/index.js';
 import { evaluationLimits } from './limits.js';
 
 /** The program the supervisor's workers run (this CLI, built). */
@@ -70,6 +71,11 @@ interface ServeOptions {
   corsOrigins: string[];
   /** The evaluation threads of each server process (src/isolation). */
   pool: PoolSettings;
+  /** FLOWMARK_LOCK_WAIT_MS: the bound of waiting on the store (default 10 s). */
+  lockWaitMs: number;
+  /** FLOWMARK_SWEEP_MS and FLOWMARK_LEASE_MS, checked at start. */
+  sweepMs: number;
+  leaseMs: number;
 }
 
 const DEFAULT_WORKERS = 2;
@@ -133,6 +139,10 @@ function parseServe(args: string[], io: CliIo, env: NodeJS.ProcessEnv = process.
         ? parseCorsOrigins(values['cors-origin'], '--cors-origin')
         : corsOriginsFromEnv(env),
       pool: poolSettingsFromEnv(env),
+      lockWaitMs: lockWaitMs(env) ?? DEFAULT_LOCK_WAIT_MS,
+      // Read again by each evaluation thread's runner: a bad value stops the supervisor here, before any worker.
+      sweepMs: sweepMsFromEnv(env),
+      leaseMs: leaseMsFromEnv(env),
     };
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
@@ -167,8 +177,14 @@ export async function startServe(
   if (cluster.isWorker) return serveWorker(args, io);
   const options = parseServe(args, io);
   if (typeof options === 'number') return options;
-  if (options.workers === 0) return serveInProcess(options, io, signals);
-  return supervise(args, options, io, signals);
+  try {
+    if (options.workers === 0) return await serveInProcess(options, io, signals);
+    return await supervise(args, options, io, signals);
+  } catch (e) {
+    if (!(e instanceof StoreOpenError)) throw e;
+    io.stderr.write(`flowmark serve: ${e.message}\n`);
+    return 1;
+  }
 }
 
 /** One server in this process, stopped by SIGINT/SIGTERM (what `--workers 0` runs). */
@@ -223,7 +239,7 @@ async function supervise(
   io: CliIo,
   signals: SignalSource,
 ): Promise<number> {
-  const store = await openStore(loadConfig());
+  const store = await openStore({ ...loadConfig(), lockWaitMs: options.lockWaitMs });
   let first: FirstStart | undefined;
   try {
     first = await bootstrapFirstAccount(createPlatform(store));
@@ -261,8 +277,7 @@ async function supervise(
 }
 
 async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstrap: boolean }) {
-  const config = loadConfig();
-  const store = await openStore(config);
+  const store = await openStore({ ...loadConfig(), lockWaitMs: options.lockWaitMs });
   let app: Api | undefined;
   let pool: EvaluationPool | undefined;
   let first: FirstStart | undefined;
@@ -277,6 +292,7 @@ async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstr
       limits,
       evaluationLimits: evaluation,
       scripts: scriptsPerThread(options.scripts, settings.threads),
+      lockWaitMs: options.lockWaitMs,
     });
     const evaluations = pool;
     app = await createServer({
@@ -284,7 +300,7 @@ async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstr
       platform,
       hosts: {
         ...remoteHosts(evaluations),
-        background: remoteSweeper(evaluations, sweepMsFromEnv(), (e) =>
+        background: remoteSweeper(evaluations, options.sweepMs, (e) =>
           app?.log.error({ err: e }, 'sweep failed'),
         ),
       },

@@ -8,6 +8,7 @@
  *   const { request } = await host.start('acme', { definition, data: { amount: 12 }, user: 'ann', mode: 'LIVE' });
  *   await host.submitTask('acme', { requestId: request.id, stepId: 2, iteration: 0 }, { fields: { ok: true }, user: ann });
  */
+import { createHash } from 'node:crypto';
 import type { Mode } from '../../functions/context.js';
 import {
   accountUrls,
@@ -51,6 +52,12 @@ export interface StartInput {
   mode?: Mode;
   /** Default: the definition's project. */
   projectId?: number;
+  /**
+   * The client's Idempotency-Key (needs `user`): a start with a key the initiator already used
+   * answers that request (`replayed`) instead of starting another; with another process, mode or
+   * data it is refused (409).
+   */
+  idempotencyKey?: string;
 }
 
 export type TaskView = {
@@ -80,6 +87,8 @@ export interface RequestView {
   process: string;
   steps: StepRecord[];
   tasks: TaskView[];
+  /** Set when a start with an Idempotency-Key found the request an earlier start created. */
+  replayed?: true;
 }
 
 export class ProcessHost {
@@ -111,19 +120,60 @@ export class ProcessHost {
       if (user.status === 'blocked') throw new PlatformError('not-allowed', `user ${user.login} is blocked`);
       initiatorId = user.id;
     }
-    const requestId = await this.runner.create(accountId, {
-      definition,
-      definitionId,
-      data: input.data ?? {},
-      mode: input.mode ?? 'TEST',
-      projectId: input.projectId ?? definition.project,
-      initiatorId,
-      userId: initiatorId,
-      parentId: null,
-      depth: 0,
-    });
+    const mode = input.mode ?? 'TEST';
+    const data = input.data ?? {};
+    const projectId = input.projectId ?? definition.project;
+    let idempotency: { key: string; fingerprint: string } | undefined;
+    if (input.idempotencyKey !== undefined) {
+      if (initiatorId === null) throw new PlatformError('invalid', 'an Idempotency-Key needs an initiator');
+      const fingerprint = createHash('sha256')
+        .update(JSON.stringify([definitionId ?? definition.name, mode, projectId ?? null, data]))
+        .digest('base64url');
+      idempotency = { key: input.idempotencyKey, fingerprint };
+      const earlier = await this.replay(accountId, initiatorId, idempotency);
+      if (earlier) return earlier;
+    }
+    let requestId: string;
+    try {
+      requestId = await this.runner.create(accountId, {
+        definition,
+        definitionId,
+        data,
+        mode,
+        projectId,
+        initiatorId,
+        userId: initiatorId,
+        parentId: null,
+        depth: 0,
+        ...(idempotency ? { idempotency } : {}),
+      });
+    } catch (e) {
+      // The same key sent twice at once: the other start committed first.
+      const earlier =
+        idempotency && this.platform.requests.isKeyTaken(e)
+          ? await this.replay(accountId, initiatorId!, idempotency)
+          : undefined;
+      if (earlier) return earlier;
+      throw e;
+    }
     await this.runner.drive(accountId, requestId);
     return this.view(accountId, requestId);
+  }
+
+  /** The request an earlier start with this Idempotency-Key created (refused when it asked something else). */
+  private async replay(
+    accountId: string,
+    initiatorId: number,
+    idempotency: { key: string; fingerprint: string },
+  ): Promise<RequestView | undefined> {
+    const earlier = await this.platform.requests.findByKey(accountId, initiatorId, idempotency.key);
+    if (!earlier) return undefined;
+    if (earlier.fingerprint !== idempotency.fingerprint)
+      throw new PlatformError(
+        'conflict',
+        `Idempotency-Key ${JSON.stringify(idempotency.key)} was used for another request (another process, mode or data)`,
+      );
+    return { ...(await this.view(accountId, earlier.request.id)), replayed: true };
   }
 
   /** A request with its steps and tasks. */

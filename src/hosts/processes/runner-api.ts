@@ -22,7 +22,16 @@ export interface RunnerOptions {
   maxIterations?: number;
   /** The leases this runner takes on the runs it drives (default: this process, FLOWMARK_LEASE_MS or 30 s). */
   lease?: Partial<LeaseSettings>;
+  /**
+   * Fault injection for tests (test/faults/): called at each point of a creation where a crash
+   * once left an orphan — `request-stored` (the request row written, not yet its run) and
+   * `child-created` (a sub-process request created, not yet its parent's step record). What it
+   * throws fails the creation there, as a crash would.
+   */
+  inject?: (point: CreationPoint) => void | Promise<void>;
 }
+
+export type CreationPoint = 'request-stored' | 'child-created';
 
 export type ProcessEvent =
   | { type: 'started'; requestId: string; parentId: string | null; name: string }
@@ -60,6 +69,8 @@ export interface NewRun {
   userId: number | null;
   parentId: string | null;
   depth: number;
+  /** The client's Idempotency-Key with the fingerprint of what it asked (stored with the request). */
+  idempotency?: { key: string; fingerprint: string };
 }
 
 /** `step 3 (Approve)`: how errors and logs name a step. */

@@ -66,7 +66,13 @@ import { decideLoop, dueTime } from './loops.js';
 import { stepLabel, type NewRun, type ProcessEvent, type RunnerOptions } from './runner-api.js';
 import { checkDataSize, checkNewDocumentSize, checkSubmission } from './submission.js';
 
-export { stepLabel, type NewRun, type ProcessEvent, type RunnerOptions } from './runner-api.js';
+export {
+  stepLabel,
+  type CreationPoint,
+  type NewRun,
+  type ProcessEvent,
+  type RunnerOptions,
+} from './runner-api.js';
 
 /** How one iteration of a step went: done (with the loop's bound to keep), no iteration left, or waiting. */
 type Outcome = { kind: 'next'; loop: RunCursor['loop'] } | { kind: 'leave' } | { kind: 'waiting' };
@@ -126,21 +132,28 @@ export class ProcessRunner {
   async create(accountId: string, input: NewRun): Promise<string> {
     const data = toJsonObject(input.data, 'the data document');
     checkNewDocumentSize(data, this.limits.dataDocumentBytes);
-    const request = await this.platform.requests.create(accountId, {
-      projectId: input.projectId,
-      mode: input.mode,
-      data,
-      initiatorId: input.initiatorId,
-      parentId: input.parentId,
-      status: STATUS_RUNNING,
-    });
-    await this.platform.processes.runs.create(accountId, {
-      requestId: request.id,
-      definition: input.definition,
-      definitionId: input.definitionId,
-      userId: input.userId,
-      depth: input.depth,
-      lease: this.leaseUntil(),
+    // The request and its run commit together: a request without a run has no lease for a
+    // sweeper to find and would stay running forever.
+    const request = await this.platform.processes.transaction(async () => {
+      const request = await this.platform.requests.create(accountId, {
+        projectId: input.projectId,
+        mode: input.mode,
+        data,
+        initiatorId: input.initiatorId,
+        parentId: input.parentId,
+        status: STATUS_RUNNING,
+        ...(input.idempotency ? { idempotency: input.idempotency } : {}),
+      });
+      await this.options.inject?.('request-stored');
+      await this.platform.processes.runs.create(accountId, {
+        requestId: request.id,
+        definition: input.definition,
+        definitionId: input.definitionId,
+        userId: input.userId,
+        depth: input.depth,
+        lease: this.leaseUntil(),
+      });
+      return request;
     });
     this.emit({
       type: 'started',
@@ -656,18 +669,24 @@ export class ProcessRunner {
         `${stepLabel(step)}: sub-processes are nested more than ${DEFINITION_LIMITS.nesting} levels deep`,
       );
     const current = await this.platform.requests.require(run.accountId, run.requestId);
-    const childId = await this.create(run.accountId, {
-      definition,
-      definitionId,
-      data: {},
-      mode: current.mode,
-      projectId: definition.project ?? current.projectId,
-      initiatorId: current.initiatorId,
-      userId: run.userId,
-      parentId: run.requestId,
-      depth: run.depth + 1,
+    // The child (request and run) and the parent's step record naming it commit together: a
+    // crash between them would leave a child no parent waits for and a step that starts another.
+    const childId = await this.platform.processes.transaction(async () => {
+      const childId = await this.create(run.accountId, {
+        definition,
+        definitionId,
+        data: {},
+        mode: current.mode,
+        projectId: definition.project ?? current.projectId,
+        initiatorId: current.initiatorId,
+        userId: run.userId,
+        parentId: run.requestId,
+        depth: run.depth + 1,
+      });
+      await this.options.inject?.('child-created');
+      await this.platform.processes.steps.update(run.accountId, record.id, { childRequestId: childId });
+      return childId;
     });
-    await this.platform.processes.steps.update(run.accountId, record.id, { childRequestId: childId });
     if (!step.wait) {
       await this.drive(run.accountId, childId);
       const result = { request: childId };

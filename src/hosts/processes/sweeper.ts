@@ -7,6 +7,7 @@
  *   const sweeper = new ProcessSweeper(host.runner, { onError: (e) => log.error(e) });
  *   sweeper.start();  …  await sweeper.stop();
  */
+import { ConfigError } from '../../config/index.js';
 import type { ProcessRunner } from './runner.js';
 
 export interface SweeperOptions {
@@ -20,12 +21,17 @@ export interface SweeperOptions {
 
 export const TIMER_LEASE = 'timers';
 
+/** P_message of a request ended because it was left without a run. */
+export const ORPHAN_MESSAGE =
+  'ended by the process sweeper: the server that created this request stopped before storing its run (an older flowmark version), so no step ever ran';
+
 export class ProcessSweeper {
   private timer: NodeJS.Timeout | undefined;
   private looking: Promise<unknown> | undefined;
   private readonly resuming = new Set<Promise<void>>();
   private readonly intervalMs: number;
   private readonly batch: number;
+  private orphansLooked = 0;
 
   constructor(
     readonly runner: ProcessRunner,
@@ -54,9 +60,13 @@ export class ProcessSweeper {
     await this.runner.platform.processes.leases.release(TIMER_LEASE, this.runner.lease.owner);
   }
 
-  /** One look: runs claimed (their recovery goes on in the background) and timers fired. */
-  async sweep(): Promise<{ resumed: number; fired: number }> {
+  /**
+   * One look: runs claimed (their recovery goes on in the background), timers fired, and — at
+   * most once a lease period — requests an older version left without a run ended.
+   */
+  async sweep(): Promise<{ resumed: number; fired: number; orphans: number }> {
     const { processes } = this.runner.platform;
+    const orphans = await this.endOrphans();
     const claimed = await processes.runs.claimExpired(this.runner.leaseUntil(), Date.now(), this.batch);
     for (const run of claimed) {
       const recovery = this.runner.recover(run).catch((e) => this.options.onError?.(e));
@@ -74,7 +84,18 @@ export class ProcessSweeper {
         }
       }
     }
-    return { resumed: claimed.length, fired };
+    return { resumed: claimed.length, fired, orphans };
+  }
+
+  private async endOrphans(): Promise<number> {
+    const now = Date.now();
+    const { ttlMs } = this.runner.lease;
+    if (now - this.orphansLooked < ttlMs) return 0;
+    this.orphansLooked = now;
+    // A request and its run are written in one transaction since this version: a running request
+    // older than a lease without a run was left by an older version's crash.
+    const ended = await this.runner.platform.processes.runs.endOrphans(now - ttlMs, now, ORPHAN_MESSAGE);
+    return ended.length;
   }
 
   /** Resolves when the runs resumed so far have stopped (waiting or ended). */
@@ -89,6 +110,8 @@ export function sweepMsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   if (text === undefined || text === '') return 1000;
   const value = Number(text);
   if (!Number.isInteger(value) || value < 50 || value > 60_000)
-    throw new Error(`FLOWMARK_SWEEP_MS: expected milliseconds from 50 to 60000, got ${JSON.stringify(text)}`);
+    throw new ConfigError(
+      `FLOWMARK_SWEEP_MS: expected milliseconds from 50 to 60000, got ${JSON.stringify(text)}`,
+    );
   return value;
 }

@@ -8,6 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { ConfigError } from '../../config/index.js';
 import { sql, type Store } from '../../store/index.js';
 
 /** This server process, as the owner of the leases it takes. */
@@ -21,7 +22,7 @@ export function leaseMsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   if (text === undefined || text === '') return DEFAULT_LEASE_MS;
   const value = Number(text);
   if (!Number.isInteger(value) || value < 1000 || value > 3_600_000)
-    throw new Error(
+    throw new ConfigError(
       `FLOWMARK_LEASE_MS: expected milliseconds from 1000 to 3600000, got ${JSON.stringify(text)}`,
     );
   return value;

@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { sql, type Store } from '../../store/index.js';
 import { notFound } from '../errors.js';
 import { fromJson, toJson } from '../model.js';
+import { STATUS_ABORTED, STATUS_RUNNING } from '../requests.js';
 import type { ProcessDefinition } from './definition.js';
 import type { Lease } from './leases.js';
 
@@ -160,6 +161,26 @@ export class ProcessRuns {
         SELECT request_id FROM process_runs WHERE lease_expires < ${now} ORDER BY lease_expires LIMIT ${limit}${skipLocked})
       RETURNING ${COLUMNS}`);
     return rows.map(toRun);
+  }
+
+  /**
+   * Ends (301, with `message`) the running requests created before `before` that have no run: a
+   * server of an older version stopped between writing a request and its run, and such a request
+   * has no lease for a sweeper to find. Requests of other origins (the demo's, which name a project
+   * version) are left alone. Returns the requests ended.
+   */
+  async endOrphans(
+    before: number,
+    now: number,
+    message: string,
+  ): Promise<Array<{ accountId: string; id: string }>> {
+    const rows = await this.store.all<{ account_id: string; id: string }>(sql`
+      UPDATE requests SET status = ${STATUS_ABORTED}, p_message = ${message}, updated_at = ${now}
+      WHERE status = ${STATUS_RUNNING} AND version_id IS NULL AND created_at < ${before}
+        AND NOT EXISTS (SELECT 1 FROM process_runs r
+                        WHERE r.account_id = requests.account_id AND r.request_id = requests.id)
+      RETURNING account_id, id`);
+    return rows.map((r) => ({ accountId: r.account_id, id: r.id }));
   }
 
   /** Extends the leases `owner` holds on these requests. */

@@ -97,6 +97,16 @@ export function runtimeRoutes(app: Api, deps: ServerDeps): void {
         tags: ['requests'],
         summary:
           'Start a process request from a stored definition (by id or name); the caller is its initiator',
+        description:
+          'With an `Idempotency-Key` header (1 to 255 visible ASCII characters), a retry with the same key ' +
+          '(same caller) answers the request the first call started, with `Idempotent-Replayed: true`, ' +
+          'instead of starting another; the same key with another process, mode or data is refused (409). ' +
+          'Retry after a 503 or a lost connection with the same key.',
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(
+            Type.String({ minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' }),
+          ),
+        }),
         body: Type.Object(
           {
             process: Type.Union([
@@ -116,7 +126,15 @@ export function runtimeRoutes(app: Api, deps: ServerDeps): void {
       const start = deps.hosts.startRequest;
       if (!start) throw new ApiError(501, 'not-implemented', 'This server has no process host.');
       const { process, mode = 'LIVE', data = {} } = request.body;
-      const { requestId } = await start.call(deps.hosts, { caller, process, mode, data });
+      const idempotencyKey = request.headers['idempotency-key'];
+      const { requestId, replayed } = await start.call(deps.hosts, {
+        caller,
+        process,
+        mode,
+        data,
+        ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+      });
+      if (replayed) reply.header('Idempotent-Replayed', 'true');
       reply.code(201);
       return toRequestBody(await requests.require(caller.accountId, requestId));
     },

@@ -18,6 +18,8 @@ const modules: Array<{ default: Migration }> = await Promise.all([
   import('./0410_durable_requests.js'),
   import('./0500_rights.js'),
   import('./0510_document_keys.js'),
+  import('./0520_running_requests.js'),
+  import('./0530_request_keys.js'),
 ]);
 
 export const migrations: readonly Migration[] = modules.map((m) => m.default);

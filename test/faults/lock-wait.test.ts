@@ -1,0 +1,42 @@
+/**
+ * One bound for waiting on the store (FLOWMARK_LOCK_WAIT_MS, the store's `lockWaitMs`): a write
+ * behind a lock another connection holds gives up after it, and the retries of a conflicted
+ * statement (next_value) stay within it in all — before, each of next_value's 8 tries waited the
+ * whole bound (8 × 10 s on SQLite).
+ */
+import { expect, it } from 'vitest';
+import { createPlatform } from '../../src/platform/index.js';
+import { sql } from '../../src/store/index.js';
+import { describeEachEngine } from '../support/engines.js';
+
+describeEachEngine('waiting on the store', (engine) => {
+  it('next_value behind a held lock gives up within the lock wait, with the contention error', async () => {
+    const bounded = await engine.openStore({ lockWaitMs: 500 });
+    const counters = createPlatform(bounded).counters;
+    expect(await counters.next('acme', 'held')).toBe(1);
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    // Another connection (its own store) holds the counter's row (PostgreSQL) / the write lock (SQLite).
+    const other = await engine.openStore();
+    const holding = other.transaction(async (tx) => {
+      await tx.run(sql`UPDATE counters SET value = value WHERE account_id = 'acme' AND name = 'held'`);
+      locked();
+      await released;
+    });
+    await isLocked;
+    const started = Date.now();
+    const outcome = await counters.next('acme', 'held').then(
+      (v) => v,
+      (e: Error) => e.message,
+    );
+    const waited = Date.now() - started;
+    release();
+    await holding;
+    expect(outcome).toBe('Counter already being modified, cannot increment it.');
+    expect(waited).toBeGreaterThanOrEqual(450);
+    expect(waited).toBeLessThan(1500);
+    expect(await counters.next('acme', 'held')).toBe(2);
+  });
+});
