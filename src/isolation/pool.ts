@@ -104,6 +104,7 @@ export class EvaluationPool {
   private readonly busy = new Map<string, number>();
   private readonly running = new Map<EvaluationThread, Running>();
   private closed = false;
+  private failedStarts = 0;
   private readonly watchdog: NodeJS.Timeout;
   private readonly spawn: () => void;
 
@@ -123,10 +124,16 @@ export class EvaluationPool {
           settings: workerSettings,
           heapMb: settings.heapMb,
           nice: EVALUATION_NICE,
-          onReady: () => this.dispatch(),
-          onExit: (thread) => {
+          onReady: () => {
+            this.failedStarts = 0;
+            this.dispatch();
+          },
+          onExit: (thread, wasReady) => {
             this.threads.delete(thread);
-            this.spawn();
+            if (wasReady) return this.spawn();
+            // a thread that could not even start (a broken install): retry with a growing delay
+            const delay = Math.min(30_000, 250 * 2 ** this.failedStarts++);
+            setTimeout(this.spawn, delay).unref();
           },
         }),
       );
@@ -164,12 +171,12 @@ export class EvaluationPool {
   }
 
   /** Tasks running and waiting, for tests and the logs. */
-  get load(): { running: number; waiting: number; threads: number } {
+  get load(): { running: number; waiting: number; threads: number; failedStarts: number } {
     let waiting = 0;
     for (const q of this.queues.values()) waiting += q.length;
     let ready = 0;
     for (const t of this.threads) if (t.ready) ready++;
-    return { running: this.running.size, waiting, threads: ready };
+    return { running: this.running.size, waiting, threads: ready, failedStarts: this.failedStarts };
   }
 
   async close(): Promise<void> {

@@ -24,7 +24,8 @@ export interface ThreadOptions {
   heapMb: number;
   nice: number;
   onReady(thread: EvaluationThread): void;
-  onExit(thread: EvaluationThread): void;
+  /** `wasReady`: it had loaded its handler (else it died starting). */
+  onExit(thread: EvaluationThread, wasReady: boolean): void;
 }
 
 /** Why a thread ended under a task. */
@@ -44,6 +45,7 @@ export class EvaluationThread {
   private nextId = 0;
   private ended: ThreadEnd | undefined;
   ready = false;
+  private started = false;
   /** Where the thread publishes the deadline of the evaluation it runs (protocol.ts: DEADLINE). */
   readonly deadline: Float64Array;
 
@@ -64,7 +66,7 @@ export class EvaluationThread {
     });
     this.worker.on('message', (m: ThreadMessage) => {
       if (m.type === 'ready') {
-        this.ready = true;
+        this.ready = this.started = true;
         options.onReady(this);
       } else if (m.type === 'progress') {
         if (this.current?.id === m.id) this.current.onProgress?.(m.progress);
@@ -81,11 +83,12 @@ export class EvaluationThread {
           : { reason: 'crashed', error };
     });
     this.worker.on('exit', () => {
+      const wasReady = this.started;
       this.ready = false;
       const current = this.current;
       this.current = undefined;
       current?.reject(this.ended ?? { reason: 'crashed', error: new Error('the thread exited') });
-      options.onExit(this);
+      options.onExit(this, wasReady);
     });
   }
 

@@ -51,26 +51,18 @@ async function start(
 
   configureScripts(settings.scripts);
   await defaultRegistry().loadAll();
-  const store = await openStore({
-    ...loadConfig(),
-    ...(settings.lockWaitMs !== undefined ? { lockWaitMs: settings.lockWaitMs } : {}),
-  });
-  const platform = createPlatform(store);
-  const limits = settings.limits;
-  const hosts = { ...evalHost(platform, { limits }), ...createHosts(platform, { limits }) };
-  const collections = new CollectionService(store);
-  const methods: Record<HostMethod, (...args: never[]) => unknown> = {
-    evaluate: hosts.evaluate,
-    composite: hosts.composite,
-    webInterface: hosts.webInterface,
-    task: hosts.task,
-    startRequest: hosts.startRequest,
-    describeRequest: hosts.describeRequest,
-    resumeRequest: hosts.resumeRequest,
-    cancelRequest: hosts.cancelRequest,
-  };
+  // The store opens at start, and again on the next task after it failed (the database was down
+  // when the thread started): the task answers the store's error (503) rather than the thread dying.
+  let opened: ReturnType<typeof open> | undefined;
+  const services = () =>
+    (opened ??= open(settings).catch((e: unknown) => {
+      opened = undefined;
+      throw e;
+    }));
+  void services().catch(() => undefined);
 
   async function run(task: EvaluationTask, progress: (p: Progress) => void): Promise<unknown> {
+    const { hosts, methods, collections } = await services();
     switch (task.kind) {
       case 'host': {
         const args = task.args.map(withBuffers);
@@ -117,6 +109,28 @@ async function start(
       respondBy = undefined;
     }
   };
+}
+
+/** The store and what works over it: the platform, the hosts, the collection service. */
+async function open(settings: WorkerSettings) {
+  const store = await openStore({
+    ...loadConfig(),
+    ...(settings.lockWaitMs !== undefined ? { lockWaitMs: settings.lockWaitMs } : {}),
+  });
+  const platform = createPlatform(store);
+  const limits = settings.limits;
+  const hosts = { ...evalHost(platform, { limits }), ...createHosts(platform, { limits }) };
+  const methods: Record<HostMethod, (...args: never[]) => unknown> = {
+    evaluate: hosts.evaluate,
+    composite: hosts.composite,
+    webInterface: hosts.webInterface,
+    task: hosts.task,
+    startRequest: hosts.startRequest,
+    describeRequest: hosts.describeRequest,
+    resumeRequest: hosts.resumeRequest,
+    cancelRequest: hosts.cancelRequest,
+  };
+  return { hosts, methods, collections: new CollectionService(store) };
 }
 
 /** The exchange's body a Buffer again (structured clone made it a Uint8Array). */

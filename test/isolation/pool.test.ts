@@ -14,7 +14,7 @@ afterEach(async () => {
   await Promise.all(pools.splice(0).map((p) => p.close()));
 });
 
-function pool(settings: Partial<PoolSettings> = {}): EvaluationPool {
+function pool(settings: Partial<PoolSettings> = {}, handler = FIXTURE): EvaluationPool {
   const p = new EvaluationPool(
     {
       threads: 2,
@@ -26,7 +26,7 @@ function pool(settings: Partial<PoolSettings> = {}): EvaluationPool {
       ...settings,
     },
     { limits: {}, evaluationLimits: {}, scripts: {} },
-    FIXTURE,
+    handler,
   );
   pools.push(p);
   return p;
@@ -143,5 +143,16 @@ describe('evaluation pool', () => {
     expect(e.code).toBe('too-many-evaluations');
     await busy;
     await waiting;
+  });
+
+  it('retries a thread that cannot start with a growing delay, and answers its calls 429 after the wall time', async () => {
+    const broken = fileURLToPath(new URL('./fixtures/broken.mjs', import.meta.url));
+    const p = pool({ wallTimeMs: 1_500 }, broken);
+    const e = await stopped(p.run('acme', op({ op: 'echo', value: 1 })));
+    expect(e.code).toBe('too-many-evaluations');
+    // 3 threads failing from 0.25 s, doubling: a handful of starts in 1.5 s, not a spin
+    expect(p.load.threads).toBe(0);
+    expect(p.load.failedStarts).toBeGreaterThan(2);
+    expect(p.load.failedStarts).toBeLessThan(16);
   });
 });
