@@ -4,6 +4,7 @@
  * processes sharing the database) each get a distinct value with no gap. A transient engine
  * conflict is retried; only when retries cannot resolve it does the spec's contention error surface.
  */
+import { DEFAULT_LOCK_WAIT_MS } from '../config/index.js';
 import { sql, type Store } from '../store/index.js';
 import { PlatformError } from './errors.js';
 import { DEFAULT_CONTENTION, withContentionRetry, type ContentionPolicy } from './model.js';
@@ -14,8 +15,22 @@ export class Counters {
     private readonly contention: ContentionPolicy = DEFAULT_CONTENTION,
   ) {}
 
-  async next(accountId: string, name: string): Promise<number> {
+  /**
+   * The counter's next value. `withinMs`: the caller's remaining time (an evaluation's), which
+   * the retries of a conflict stay within as well as within the store's lock wait.
+   */
+  async next(accountId: string, name: string, options: { withinMs?: number } = {}): Promise<number> {
     checkName(name);
+    const policy =
+      options.withinMs === undefined
+        ? this.contention
+        : {
+            ...this.contention,
+            totalWaitMs: Math.min(
+              this.contention.totalWaitMs ?? this.store.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS,
+              Math.max(options.withinMs, 0),
+            ),
+          };
     const row = await withContentionRetry(
       this.store,
       () =>
@@ -23,7 +38,7 @@ export class Counters {
         INSERT INTO counters (account_id, name, value) VALUES (${accountId}, ${name}, 1)
         ON CONFLICT (account_id, name) DO UPDATE SET value = counters.value + 1
         RETURNING value`),
-      this.contention,
+      policy,
     );
     return Number(row!.value);
   }

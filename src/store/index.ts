@@ -90,7 +90,9 @@ export interface OpenStoreOptions extends Partial<Config> {
   /**
    * How long one statement waits for a lock another connection or process holds before the engine
    * reports a (retryable) conflict: SQLite's wait for the write lock (default 10 s), PostgreSQL's
-   * `lock_timeout` (default the server's, normally none: it waits).
+   * `lock_timeout` (default the server's, normally none: it waits); on PostgreSQL also how long
+   * opening a connection, or waiting for a free one of the pool, may take (at least 2 s; default
+   * no limit).
    */
   lockWaitMs?: number;
   /** The migrations to apply (default: all of src/store/migrations). */
@@ -108,6 +110,8 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
         schema: options.pgSchema,
         poolSize: options.poolSize,
         lockTimeoutMs: options.lockWaitMs,
+        // A connection takes a few round trips (and a busy machine longer): never under 2 s.
+        connectTimeoutMs: options.lockWaitMs === undefined ? undefined : Math.max(options.lockWaitMs, 2000),
       });
     } catch (e) {
       throw new StoreOpenError(`PostgreSQL at ${serverOf(config.databaseUrl)} (DATABASE_URL)`, e);

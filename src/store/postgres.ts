@@ -35,6 +35,11 @@ export interface PostgresOptions {
    * transaction holds before failing with 55P03 (retryable). Default: the server's (normally no limit).
    */
   lockTimeoutMs?: number;
+  /**
+   * How long opening a connection, or waiting for a free one of the pool, may take before the
+   * statement fails (answered 503 unavailable). Default: no limit.
+   */
+  connectTimeoutMs?: number;
 }
 
 /** PostgreSQL through a `pg` pool: every statement outside a transaction takes any free connection. */
@@ -52,7 +57,16 @@ export class PostgresStore implements Store {
   private readonly context = new Ambient<TxState>();
 
   static async open(url: string, options: PostgresOptions = {}): Promise<PostgresStore> {
-    const config: pg.PoolConfig = { connectionString: url, max: options.poolSize ?? 10, types: typeParsers };
+    const config: pg.PoolConfig = {
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      types: typeParsers,
+      // A server that vanished without closing its connections (a machine lost) is noticed.
+      keepAlive: true,
+      ...(options.connectTimeoutMs !== undefined
+        ? { connectionTimeoutMillis: options.connectTimeoutMs }
+        : {}),
+    };
     const settings: string[] = [];
     if (options.schema) {
       const setup = new pg.Client({ connectionString: url });

@@ -5,6 +5,8 @@
  * whole bound (8 × 10 s on SQLite).
  */
 import { expect, it } from 'vitest';
+import { contextFor } from '../../src/functions/request/index.js';
+import { evaluate } from '../../src/hosts/evaluate.js';
 import { createPlatform } from '../../src/platform/index.js';
 import { sql } from '../../src/store/index.js';
 import { describeEachEngine } from '../support/engines.js';
@@ -38,5 +40,41 @@ describeEachEngine('waiting on the store', (engine) => {
     expect(waited).toBeGreaterThanOrEqual(450);
     expect(waited).toBeLessThan(1500);
     expect(await counters.next('acme', 'held')).toBe(2);
+  });
+
+  it("next_value's retries stop at the evaluation's remaining time", async () => {
+    // Many tries allowed beyond the lock wait: only the evaluation's 1 s wall time bounds them.
+    const bounded = await engine.openStore({ lockWaitMs: 200 });
+    const platform = createPlatform(bounded, { contention: { attempts: 100, totalWaitMs: 60_000 } });
+    await platform.accounts.create({ id: 'timed', name: 'Timed' });
+    expect(await platform.counters.next('timed', 'held')).toBe(1);
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const other = await engine.openStore();
+    const holding = other.transaction(async (tx) => {
+      await tx.run(sql`UPDATE counters SET value = value WHERE account_id = 'timed' AND name = 'held'`);
+      locked();
+      await released;
+    });
+    await isLocked;
+    const ctx = await contextFor({
+      platform,
+      account: 'timed',
+      mode: 'LIVE',
+      limits: { dataDocumentBytes: 5 * 1024 * 1024, evaluation: { wallTimeMs: 1000 } },
+    });
+    const started = Date.now();
+    const outcome = await evaluate('${next_value("held")}', ctx).then(
+      (r) => r.output,
+      (e: Error) => e.message.split('\n')[0],
+    );
+    const waited = Date.now() - started;
+    release();
+    await holding;
+    expect(outcome).toBe('Counter already being modified, cannot increment it.');
+    expect(waited).toBeGreaterThanOrEqual(700);
+    expect(waited).toBeLessThan(1600);
   });
 });

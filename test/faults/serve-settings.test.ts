@@ -6,6 +6,7 @@
  * holds answers `409 contention` with Retry-After once FLOWMARK_LOCK_WAIT_MS has passed.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -42,6 +43,27 @@ describe('flowmark serve: settings checked before the workers start', () => {
       code: 2,
       stderr: 'flowmark serve: FLOWMARK_LOCK_WAIT_MS: expected milliseconds from 100 to 600000, got "ten"\n',
     });
+  });
+
+  it('gives up on a PostgreSQL server that accepts and never answers after FLOWMARK_LOCK_WAIT_MS, exit 1', async () => {
+    // A port that takes the connection and says nothing (a hung server, a stuck proxy).
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    try {
+      const started = Date.now();
+      const run = await refused({
+        DATABASE_URL: `postgres://flowmark@127.0.0.1:${port}/flowmark`,
+        FLOWMARK_LOCK_WAIT_MS: '800',
+      });
+      expect(run).toEqual({
+        code: 1,
+        stderr: `flowmark serve: cannot open PostgreSQL at 127.0.0.1:${port} (DATABASE_URL): Connection terminated due to connection timeout\n`,
+      });
+      expect(Date.now() - started).toBeLessThan(8000);
+    } finally {
+      silent.close();
+    }
   });
 
   it('names the PostgreSQL server it could not reach (without the password), exit 1', async () => {

@@ -4,7 +4,7 @@
 import { laneModeFor } from '../../platform/model.js';
 import { MESSAGES } from '../../platform/errors.js';
 import { RIGHTS_MESSAGES } from '../../platform/rights.js';
-import type { ExecutionContext } from '../context.js';
+import { budgetOf, type ExecutionContext } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';
 import { defineFunction, type FunctionSpec } from '../spec.js';
 import { requireRight, requireUser } from '../rights.js';
@@ -78,7 +78,9 @@ export const stateFunctions: FunctionSpec[] = [
           const platform = platformOf(fn, ctx);
           if (name === '' || name.length > 255)
             throw argumentError(fn, 1, 'name', 'must be 1 to 255 characters');
-          return platformCall(fn, () => platform.counters.next(ctx.accountId, name));
+          // Its retries never outlast the evaluation (docs/server.md, Limits).
+          const withinMs = budgetOf(ctx).remainingMs();
+          return platformCall(fn, () => platform.counters.next(ctx.accountId, name, { withinMs }));
         },
       },
     ],

@@ -65,14 +65,9 @@ import { failureMessage, loggedMessage, StepFailure, stepError } from './failure
 import { decideLoop, dueTime } from './loops.js';
 import { stepLabel, type NewRun, type ProcessEvent, type RunnerOptions } from './runner-api.js';
 import { checkDataSize, checkNewDocumentSize, checkSubmission } from './submission.js';
+import { storeNewRun } from './creation.js';
 
-export {
-  stepLabel,
-  type CreationPoint,
-  type NewRun,
-  type ProcessEvent,
-  type RunnerOptions,
-} from './runner-api.js';
+export { stepLabel, type NewRun, type ProcessEvent, type RunnerOptions } from './runner-api.js';
 
 /** How one iteration of a step went: done (with the loop's bound to keep), no iteration left, or waiting. */
 type Outcome = { kind: 'next'; loop: RunCursor['loop'] } | { kind: 'leave' } | { kind: 'waiting' };
@@ -132,29 +127,14 @@ export class ProcessRunner {
   async create(accountId: string, input: NewRun): Promise<string> {
     const data = toJsonObject(input.data, 'the data document');
     checkNewDocumentSize(data, this.limits.dataDocumentBytes);
-    // The request and its run commit together: a request without a run has no lease for a
-    // sweeper to find and would stay running forever.
-    const request = await this.platform.processes.transaction(async () => {
-      const request = await this.platform.requests.create(accountId, {
-        projectId: input.projectId,
-        mode: input.mode,
-        data,
-        initiatorId: input.initiatorId,
-        parentId: input.parentId,
-        status: STATUS_RUNNING,
-        ...(input.idempotency ? { idempotency: input.idempotency } : {}),
-      });
-      await this.options.inject?.('request-stored');
-      await this.platform.processes.runs.create(accountId, {
-        requestId: request.id,
-        definition: input.definition,
-        definitionId: input.definitionId,
-        userId: input.userId,
-        depth: input.depth,
-        lease: this.leaseUntil(),
-      });
-      return request;
-    });
+    const request = await storeNewRun(
+      this.platform,
+      accountId,
+      input,
+      data,
+      () => this.leaseUntil(),
+      this.options.inject,
+    );
     this.emit({
       type: 'started',
       requestId: request.id,
