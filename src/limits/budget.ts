@@ -103,6 +103,15 @@ export class Budget {
     );
   }
 
+  /** A value a function would copy (`what` names the function and argument) is larger than the memory left. */
+  tooLargeError(what: string): BudgetExceededError {
+    return new BudgetExceededError(
+      `${what} is too large: a copy of it would exceed the ${sizeText(this.limits.maxAllocBytes)} limit for one evaluation`,
+      'memory',
+      what,
+    );
+  }
+
   timeError(what: string): BudgetExceededError {
     return new BudgetExceededError(
       `${what}: the evaluation exceeded its time limit of ${durationText(this.limits.wallTimeMs)}`,

@@ -6,7 +6,7 @@
 import type { CollectionService, SortSpec } from '../../platform/collections/index.js';
 import { CollectionError } from '../../platform/collections/errors.js';
 import { CONTENTION_MESSAGE, isContention } from '../../store/contention.js';
-import { BudgetExceededError } from '../../limits/index.js';
+import { type Budget, BudgetExceededError, chargeCopy } from '../../limits/index.js';
 import { isHash, parseJsonObjectText } from '../coercion.js';
 import type { ExecutionContext } from '../context.js';
 import { argumentError, FunctionError, messageOf } from '../errors.js';
@@ -84,9 +84,25 @@ export function condition(
   index: number,
   name: string,
   value: unknown,
+  budget: Budget,
 ): Record<string, unknown> | undefined {
+  chargeArgument(budget, fn, index, name, value);
   const parsed = objectArgument(fn, index, name, neutraliseQuery(fn, index, name, value));
   return parsed === undefined || Object.keys(parsed).length === 0 ? undefined : parsed;
+}
+
+/**
+ * Charges the copy a function is about to make of an argument (limits/chargeCopy): shared
+ * structure too large to copy is refused before any walk expands it.
+ */
+export function chargeArgument(
+  budget: Budget,
+  fn: string,
+  index: number,
+  name: string,
+  value: unknown,
+): void {
+  chargeCopy(budget, value, `${fn}: argument ${index} (${name})`);
 }
 
 /** A hash or the JSON text of an object; undefined for missing or blank. */
