@@ -49,10 +49,15 @@ export class BudgetExceededError extends Error {
   }
 }
 
+/** Steps between two looks at the clock in `step`. */
+const STEPS_PER_TIME_CHECK = 4096;
+
 export class Budget {
   readonly limits: Readonly<EvaluationLimits>;
   /** Bytes charged so far. */
   allocated = 0;
+  /** Steps charged so far by `step` (collection-expression iterations …; the template engine counts its own). */
+  steps = 0;
   private readonly deadline: number;
 
   constructor(
@@ -83,6 +88,28 @@ export class Budget {
   /** `allocate` for `count` sequence items / hash entries / array slots. */
   allocateSlots(count: number, what: string): void {
     this.allocate(count * SLOT_BYTES, what);
+  }
+
+  /**
+   * Charges `count` steps of work `what` is about to do (an operator's iterations over an array,
+   * documents leaving a stage): past the step limit the evaluation stops, and the wall time is
+   * looked at every few thousand steps.
+   */
+  step(count: number, what: string): void {
+    if (!(count > 0)) return;
+    const before = this.steps;
+    this.steps = before + count;
+    if (this.steps > this.limits.maxSteps) throw this.stepsError(what);
+    if (Math.floor(before / STEPS_PER_TIME_CHECK) !== Math.floor(this.steps / STEPS_PER_TIME_CHECK))
+      this.checkTime(what);
+  }
+
+  stepsError(what: string): BudgetExceededError {
+    return new BudgetExceededError(
+      `${what}: the evaluation exceeded its limit of ${this.limits.maxSteps} steps`,
+      'steps',
+      what,
+    );
   }
 
   /** Throws when the evaluation is past its wall time. Cheap enough to call every few hundred steps. */
