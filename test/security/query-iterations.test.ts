@@ -69,10 +69,7 @@ describeEachEngine('collection expressions: iterations are steps, run-time keys 
   it('the steps are the evaluation’s: queries that each fit add up', async () => {
     const q = `<#assign r = aggregate_collection("c", ${json({ $project: { x: { $reduce: { ...REDUCE.$reduce, input: { $range: [0, 700_000] } } } } })})>`;
     expect((await evaluate(q + '${r?size}', ann)).output).toBe('2');
-    await refused(
-      q + q + '${r?size}',
-      `Template execution stopped: aggregate_collection: $add: ${STEPS}.`,
-    );
+    await refused(q + q + '${r?size}', `Template execution stopped: aggregate_collection: $add: ${STEPS}.`);
   });
 
   it('the same operators over ordinary sizes still give their results', async () => {
