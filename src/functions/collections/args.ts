@@ -8,9 +8,9 @@ import { CollectionError } from '../../platform/collections/errors.js';
 import { CONTENTION_MESSAGE, isContention } from '../../store/contention.js';
 import { type Budget, BudgetExceededError, chargeCopy } from '../../limits/index.js';
 import { isHash, parseJsonObjectText } from '../coercion.js';
-import type { ExecutionContext } from '../context.js';
+import { budgetOf, type ExecutionContext } from '../context.js';
 import { argumentError, FunctionError, messageOf } from '../errors.js';
-import { neutraliseQuery } from './request-input.js';
+import { neutraliseQuery, requestTexts } from './request-input.js';
 
 export function collectionsOf(fn: string, ctx: ExecutionContext): CollectionService {
   const service = (ctx.platform as { collections?: CollectionService } | undefined)?.collections;
@@ -84,10 +84,10 @@ export function condition(
   index: number,
   name: string,
   value: unknown,
-  budget: Budget,
+  ctx: ExecutionContext,
 ): Record<string, unknown> | undefined {
-  chargeArgument(budget, fn, index, name, value);
-  const parsed = objectArgument(fn, index, name, neutraliseQuery(fn, index, name, value));
+  chargeArgument(budgetOf(ctx), fn, index, name, value);
+  const parsed = objectArgument(fn, index, name, neutraliseQuery(fn, index, name, value, requestTexts(ctx)));
   return parsed === undefined || Object.keys(parsed).length === 0 ? undefined : parsed;
 }
 

@@ -17,7 +17,7 @@ import {
   splitQuery,
   toPlain,
 } from './args.js';
-import { neutralisePipeline, scriptUpdate } from './request-input.js';
+import { neutralisePipeline, requestTexts, scriptUpdate, type RequestTexts } from './request-input.js';
 
 const NAME = { name: 'name', type: 'string', doc: 'name of the collection' } as const;
 
@@ -46,7 +46,7 @@ export const documentFunctions: FunctionSpec[] = [
         ],
         async impl(ctx, [query, name, first, limit], _call, fn) {
           const page = paging(fn, first, limit);
-          const q = condition(fn, 1, 'query', query, budgetOf(ctx));
+          const q = condition(fn, 1, 'query', query, ctx);
           const { filter, sort } = q ? splitQuery(fn, 1, 'query', q) : { filter: {}, sort: undefined };
           if (Object.keys(filter).length === 0)
             throw new FunctionError(fn, 'Cannot list objects with an empty condition.');
@@ -72,7 +72,7 @@ export const documentFunctions: FunctionSpec[] = [
       {
         params: [{ name: 'where', type: 'any', doc: 'condition: hash or JSON text' }, NAME],
         async impl(ctx, [where, name], _call, fn) {
-          const filter = condition(fn, 1, 'where', where, budgetOf(ctx));
+          const filter = condition(fn, 1, 'where', where, ctx);
           if (!filter) throw new FunctionError(fn, 'Cannot count objects with an empty condition.');
           return collectionCall(fn, () =>
             collectionsOf(fn, ctx).count(ctx, name, filter, { budget: budgetOf(ctx) }),
@@ -94,7 +94,7 @@ export const documentFunctions: FunctionSpec[] = [
           NAME,
         ],
         async impl(ctx, [where, name], _call, fn) {
-          const q = condition(fn, 1, 'where', where, budgetOf(ctx));
+          const q = condition(fn, 1, 'where', where, ctx);
           const { filter, sort } = q ? splitQuery(fn, 1, 'where', q) : { filter: {}, sort: undefined };
           if (Object.keys(filter).length === 0)
             throw new FunctionError(fn, 'Cannot load an object with an empty condition.');
@@ -148,7 +148,7 @@ export const documentFunctions: FunctionSpec[] = [
       {
         params: [{ name: 'where', type: 'any', doc: 'condition: hash or JSON text' }, NAME],
         async impl(ctx, [where, name], _call, fn) {
-          const filter = condition(fn, 1, 'where', where, budgetOf(ctx));
+          const filter = condition(fn, 1, 'where', where, ctx);
           if (!filter) throw new FunctionError(fn, 'Cannot remove objects with an empty condition.');
           return collectionCall(fn, () =>
             collectionsOf(fn, ctx).remove(ctx, name, filter, { budget: budgetOf(ctx) }),
@@ -185,7 +185,7 @@ export const documentFunctions: FunctionSpec[] = [
           },
         ],
         async impl(ctx, [where, variable, name, multi], env, fn) {
-          const filter = condition(fn, 1, 'where', where, budgetOf(ctx));
+          const filter = condition(fn, 1, 'where', where, ctx);
           if (!filter) throw new FunctionError(fn, 'Cannot update objects with an empty condition.');
           let value: unknown = variable;
           if (typeof variable === 'string') value = env.getVariable(variable);
@@ -228,7 +228,7 @@ export const documentFunctions: FunctionSpec[] = [
           },
         ],
         async impl(ctx, [where, fieldname, name, multi], _call, fn) {
-          const filter = condition(fn, 1, 'where', where, budgetOf(ctx));
+          const filter = condition(fn, 1, 'where', where, ctx);
           if (!filter) throw new FunctionError(fn, 'Cannot update objects fields with an empty condition.');
           chargeArgument(budgetOf(ctx), fn, 2, 'fieldname', fieldname);
           const spec = objectArgument(fn, 2, 'fieldname', scriptUpdate(fn, 2, 'fieldname', fieldname));
@@ -267,7 +267,7 @@ export const documentFunctions: FunctionSpec[] = [
           },
         ],
         async impl(ctx, [where, fieldname, name, multi], _call, fn) {
-          const filter = condition(fn, 1, 'where', where, budgetOf(ctx)) ?? {};
+          const filter = condition(fn, 1, 'where', where, ctx) ?? {};
           const field = fieldname.trim();
           if (field === '' || field === '_id')
             throw argumentError(fn, 2, 'fieldname', `cannot be '${field}'`);
@@ -307,7 +307,8 @@ export const documentFunctions: FunctionSpec[] = [
         ],
         async impl(ctx, [name, ...pipelines], _call, fn) {
           const stages: Record<string, unknown>[] = [];
-          pipelines.forEach((p, i) => stages.push(...pipelineStages(fn, p, i + 1, budgetOf(ctx))));
+          const texts = requestTexts(ctx);
+          pipelines.forEach((p, i) => stages.push(...pipelineStages(fn, p, i + 1, budgetOf(ctx), texts)));
           const result = await collectionCall(fn, () =>
             collectionsOf(fn, ctx).aggregate(ctx, name, stages, { budget: budgetOf(ctx) }),
           );
@@ -324,6 +325,7 @@ function pipelineStages(
   value: unknown,
   position: number,
   budget: Budget,
+  texts: RequestTexts,
 ): Record<string, unknown>[] {
   const invalid = () => new FunctionError(fn, `Invalid pipeline at position ${position}.`);
   let v: unknown = value;
@@ -335,7 +337,7 @@ function pipelineStages(
     }
   }
   chargeArgument(budget, fn, position + 1, 'pipeline', v);
-  v = toPlain(neutralisePipeline(fn, position + 1, 'pipeline', v));
+  v = toPlain(neutralisePipeline(fn, position + 1, 'pipeline', v, texts));
   try {
     assertSafeSpec(v);
   } catch (e) {
