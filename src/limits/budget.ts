@@ -20,6 +20,12 @@ export interface EvaluationLimits {
   maxAllocBytes: number;
   /** Characters one evaluation may output (`${}` and static text, JSON/XML printed for a response). */
   maxOutputChars: number;
+  /**
+   * Wall time of one regular expression run off the main thread (a pattern with back-references or
+   * look-arounds), in ms: within the evaluation's own wall time, so one pattern holds a regex
+   * thread for seconds, not for the whole evaluation.
+   */
+  regexTimeMs: number;
 }
 
 export const DEFAULT_EVALUATION_LIMITS: Readonly<EvaluationLimits> = Object.freeze({
@@ -27,6 +33,7 @@ export const DEFAULT_EVALUATION_LIMITS: Readonly<EvaluationLimits> = Object.free
   wallTimeMs: 60_000,
   maxAllocBytes: 256 * 1024 * 1024,
   maxOutputChars: 20_000_000,
+  regexTimeMs: 5_000,
 });
 
 /** Bytes a string of `length` characters is charged. */
@@ -139,6 +146,19 @@ export class Budget {
     );
   }
 
+  /** Milliseconds one regular expression may run: the regex limit within what is left of the evaluation. */
+  regexTimeoutMs(): number {
+    return Math.min(this.remainingMs(), this.limits.regexTimeMs);
+  }
+
+  regexTimeError(what: string): BudgetExceededError {
+    return new BudgetExceededError(
+      `${what}: the regular expression ran longer than its limit of ${durationText(this.limits.regexTimeMs)} (FLOWMARK_REGEX_TIME_MS)`,
+      'time',
+      what,
+    );
+  }
+
   timeError(what: string): BudgetExceededError {
     return new BudgetExceededError(
       `${what}: the evaluation exceeded its time limit of ${durationText(this.limits.wallTimeMs)}`,
@@ -181,7 +201,8 @@ function isComplete(limits: Partial<EvaluationLimits>): limits is EvaluationLimi
     typeof limits.maxSteps === 'number' &&
     typeof limits.wallTimeMs === 'number' &&
     typeof limits.maxAllocBytes === 'number' &&
-    typeof limits.maxOutputChars === 'number'
+    typeof limits.maxOutputChars === 'number' &&
+    typeof limits.regexTimeMs === 'number'
   );
 }
 

@@ -356,7 +356,8 @@ function offThread<T>(env: Env, n: A.BuiltInExpr, jobs: RegexJob[], build: (r: R
   const what = `?${n.name}`;
   if (env.callLog === null)
     throw biError(n, `${what}: a pattern with back-references or look-arounds can't be used here.`);
-  const timeout = env.budget.remainingMs();
+  const regexCapped = env.budget.limits.regexTimeMs < env.budget.remainingMs();
+  const timeout = env.budget.regexTimeoutMs();
   const p = Promise.all(jobs.map((j) => runRegex(j, timeout))).then(
     (results) => {
       for (const r of results) if (r.tooMany) throw budgetLimitError(env.budget.memoryError(what));
@@ -368,7 +369,8 @@ function offThread<T>(env: Env, n: A.BuiltInExpr, jobs: RegexJob[], build: (r: R
       }
     },
     (e: unknown) => {
-      if (e instanceof RegexTimeoutError) throw budgetLimitError(env.budget.timeError(what));
+      if (e instanceof RegexTimeoutError)
+        throw budgetLimitError(regexCapped ? env.budget.regexTimeError(what) : env.budget.timeError(what));
       throw biError(n, `${what}: the regular expression failed: ${(e as Error).message}`);
     },
   );
