@@ -274,6 +274,11 @@ function overInput(op: ExpressionOperator, budget: Budget, name: string): Expres
 function overArguments(op: ExpressionOperator, budget: Budget, name: string): ExpressionOperator {
   return (obj, expr, options) => {
     const args = evaluate(obj, expr, options);
+    if (name === '$in' && Array.isArray(args) && args.length === 2 && !Array.isArray(args[1]))
+      throw new CollectionError(
+        'invalid',
+        `$in requires an array as a second argument, found: ${args[1] === undefined ? 'missing' : args[1] === null ? 'null' : typeof args[1]}`,
+      );
     if (Array.isArray(args)) {
       budget.step(args.length, name);
       for (const a of args) if (Array.isArray(a)) budget.step(a.length, name);

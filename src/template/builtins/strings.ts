@@ -904,13 +904,18 @@ function urlEnc(s: string, charset: string, keepSlash: boolean): string {
   return out;
 }
 
+/** After FreeMarker's message: what a flowmark script (whose "programmers" are its own authors) can do. */
+const URL_CHARSET_HINT =
+  " (flowmark sets neither for a template: give the charset to the built-in, e.g. foo?url('UTF-8'), or set it once at the top of the template: <#setting url_escaping_charset='UTF-8'>)";
+
 function urlCharset(env: Env, a: unknown[], n: A.BuiltInExpr): string {
   if (a.length) return argString(n, a, 0);
   const cs = env.settings.urlEscapingCharset ?? env.settings.outputEncoding;
   if (!cs) {
     throw biError(
       n,
-      'To do URL encoding, the framework that encloses FreeMarker must specify the "output_encoding" setting or the "url_escaping_charset" setting, so ask the programmers to set them. Or, as a last chance, you can set the url_encoding_charset setting in the template, e.g. <#setting url_escaping_charset=\'ISO-8859-1\'>, or give the charset explicitly to the built-in, e.g. foo?url(\'ISO-8859-1\').',
+      'To do URL encoding, the framework that encloses FreeMarker must specify the "output_encoding" setting or the "url_escaping_charset" setting, so ask the programmers to set them. Or, as a last chance, you can set the url_encoding_charset setting in the template, e.g. <#setting url_escaping_charset=\'ISO-8859-1\'>, or give the charset explicitly to the built-in, e.g. foo?url(\'ISO-8859-1\').' +
+        URL_CHARSET_HINT,
     );
   }
   return cs;
