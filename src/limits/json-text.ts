@@ -160,3 +160,16 @@ export function chargeCopy(budget: Budget, value: unknown, what: string): void {
   const bytes = boundedCopyBytes(value, room, () => budget.tooLargeError(what));
   budget.allocate(bytes, what);
 }
+
+/**
+ * How long a text a function may write from a value (JSON, XML, CSV): one string, so at most the
+ * per-string limit (`maxOutputChars`), and at most what is left of the evaluation's memory; the
+ * error is the one of the limit that binds.
+ */
+export function textRoom(budget: Budget, what: string): { maxChars: number; tooLarge: () => Error } {
+  const memory = Math.floor((budget.limits.maxAllocBytes - budget.allocated) / STRING_CHAR_BYTES);
+  const output = budget.limits.maxOutputChars;
+  return output < memory
+    ? { maxChars: output, tooLarge: () => budget.outputError(what) }
+    : { maxChars: memory, tooLarge: () => budget.memoryError(what) };
+}

@@ -96,12 +96,12 @@ describeEachEngine('shared structure handed to functions', (engine) => {
 });
 
 it('flowmark render: to_xml, json_to_csv and text arguments refuse 60 levels of shared structure', async () => {
-  const memory = (fn: string) =>
-    `Template execution stopped: ${fn}: the value would exceed the 256 MB limit for one evaluation.`;
+  const text = (fn: string) =>
+    `Template execution stopped: ${fn}: the output would exceed the limit of 20000000 characters for one evaluation.`;
   for (const [template, message] of [
-    [`${SEQ}\${to_xml("r", {"h": h})?length}`, memory('to_xml')],
-    [`${HASH}\${to_xml("r", h)?length}`, memory('to_xml')],
-    [`${SEQ}\${json_to_csv([h])?length}`, memory('json_to_csv')],
+    [`${SEQ}\${to_xml("r", {"h": h})?length}`, text('to_xml')],
+    [`${HASH}\${to_xml("r", h)?length}`, text('to_xml')],
+    [`${SEQ}\${json_to_csv([h])?length}`, text('json_to_csv')],
     [
       `${SEQ}\${csv_to_json(h)?size}`,
       'csv_to_json: argument 1 (input) is too large: its JSON text would exceed 20000000 characters',
