@@ -3,7 +3,7 @@
  * P_body / P_query that starts with `$` used inside `$expr`, `$project`, `$addFields`, `$group` …
  * is read literally; when the query also holds the same text (the script's own path, as in a login
  * check comparing `"$password"` with the posted value) the query is refused. The texts are known
- * by value, so copies made in JavaScript (`JSON.parse(JSON.stringify(P_body))`) and `?eval_json`
+ * by value, so copies made in JavaScript (`JSON.parse(JSON.stringify(P_body))`) or Python and `?eval_json`
  * of request text keep being data. Anonymous composite API calls on a real server, both engines.
  */
 import { beforeAll, expect, it } from 'vitest';
@@ -67,6 +67,15 @@ describeEachEngine('security: request strings in collection expressions', (engin
         'RMPData.setOutput(String(RMPCollection.count({login: b.login, $expr: {$eq: ["$password", b.password]}}, "accounts")));' +
         '</#noparse></@script>',
     );
+    // the same through a copy made in Python
+    await api(
+      'POST',
+      'login-py',
+      '<@script env="python"><#noparse>import json\n' +
+        'b = json.loads(json.dumps(RMPData.getVariable("P_body")))\n' +
+        'RMPData.setOutput(str(RMPCollection.count({"login": b["login"], "$expr": {"$eq": ["$password", b["password"]]}}, "accounts")))\n' +
+        '</#noparse></@script>',
+    );
     // a label taken from the query string
     await api(
       'GET',
@@ -96,6 +105,13 @@ describeEachEngine('security: request strings in collection expressions', (engin
       /^error: RMPCollection\.count: argument 1 \(where\) reads the text "\$password" from the request's input/,
     );
   });
+
+  it('a copy made in Python keeps the posted text data', async () => {
+    expect(await post('login-py', { login: 'ann', password: 's3cret' })).toBe('1');
+    expect(await post('login-py', { login: 'ann', password: '$password' })).toMatch(
+      /^error: RMPCollection\.count: argument 1 \(where\) reads the text "\$password" from the request's input/,
+    );
+  }, 60_000);
 
   it('a label from the query string is the literal text, never a field or the document', async () => {
     const label = async (text: string) => await get(`label?label=${encodeURIComponent(text)}`);
