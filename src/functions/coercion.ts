@@ -2,6 +2,22 @@ import { firstJsonObject } from './json-object-text.js';
 import type { ParamType } from './spec.js';
 import { messageOf } from './errors.js';
 import { parseJsonSafely } from '../safety/index.js';
+import { boundedJson, DEFAULT_EVALUATION_LIMITS } from '../limits/index.js';
+
+/**
+ * A hash or sequence passed where text is expected is written as JSON, at most as long as one
+ * string may be (the default per-string limit): shared structure (`[h, h]` nested 60 times) is
+ * refused as soon as its text passes it instead of being expanded.
+ */
+export const MAX_ARGUMENT_TEXT = DEFAULT_EVALUATION_LIMITS.maxOutputChars;
+
+/** Thrown by the string coercer for such a value; the caller names the function and argument. */
+export class ArgumentTextTooLargeError extends Error {
+  override name = 'ArgumentTextTooLargeError';
+  constructor() {
+    super(`is too large: its JSON text would exceed ${MAX_ARGUMENT_TEXT} characters`);
+  }
+}
 
 /**
  * Argument coercion the way real scripts pass values: objects and arrays as hashes/sequences or
@@ -36,7 +52,12 @@ const coercers: Record<ParamType, Coercer> = {
       case 'boolean':
         return v ? 'true' : 'false';
       default:
-        if (Array.isArray(v) || isHash(v)) return JSON.stringify(hashToObject(v as Record<string, unknown>));
+        if (Array.isArray(v) || isHash(v))
+          return boundedJson(
+            hashToObject(v as Record<string, unknown>),
+            MAX_ARGUMENT_TEXT,
+            () => new ArgumentTextTooLargeError(),
+          );
         return NO_MATCH;
     }
   },

@@ -68,6 +68,11 @@ export interface ExecutionContext {
    * Absent in contexts built by hand; `budgetOf` then gives the context a default one.
    */
   budget?: Budget;
+  /**
+   * The texts starting with `$` in the request's input (template/provenance.ts requestStrings):
+   * a collection query never reads one of them as a field path or variable.
+   */
+  requestStrings?: ReadonlySet<string>;
 }
 
 /** The context's budget, a default one made on first use when the host gave none. */

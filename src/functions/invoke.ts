@@ -1,5 +1,12 @@
 import type { ExecutionContext } from './context.js';
-import { coercerFor, describeType, explainMismatch, NO_MATCH, type Coercer } from './coercion.js';
+import {
+  ArgumentTextTooLargeError,
+  coercerFor,
+  describeType,
+  explainMismatch,
+  NO_MATCH,
+  type Coercer,
+} from './coercion.js';
 import { argumentError, FunctionError } from './errors.js';
 import { arityOf, type FunctionForm, type FunctionSpec, type ParamSpec, type ParamType } from './spec.js';
 import type { CallEnv } from './template-types.js';
@@ -60,7 +67,7 @@ function compileForm(fn: string, form: FunctionForm): CompiledForm {
   const variadic = last?.variadic ? last : undefined;
   /** Parameters before the variadic one. */
   const fixed = variadic ? params.length - 1 : params.length;
-  const coercers: Coercer[] = params.map((p) => coercerFor(p.type));
+  const coercers: Coercer[] = params.map((p, i) => naming(fn, i, p, coercerFor(p.type)));
   const defaults = params.map((p) => p.default);
   const optional = params.map((p) => p.optional === true);
   const kinds = params.map((p) =>
@@ -99,6 +106,20 @@ function compileForm(fn: string, form: FunctionForm): CompiledForm {
       }
       return args;
     },
+  };
+}
+
+/** A text coercer whose too-large refusal names the function and argument. */
+function naming(fn: string, i: number, p: ParamSpec, coerce: Coercer): Coercer {
+  const types = Array.isArray(p.type) ? p.type : [p.type];
+  if (!types.includes('string')) return coerce;
+  return (v) => {
+    try {
+      return coerce(v);
+    } catch (e) {
+      if (e instanceof ArgumentTextTooLargeError) throw argumentError(fn, i + 1, p.name, e.message);
+      throw e;
+    }
   };
 }
 

@@ -27,6 +27,7 @@ import {
   compile,
   markRequestInput,
   prepareRender,
+  requestStrings,
   TemplateError,
   type PreparedRender,
   type Template,
@@ -182,6 +183,11 @@ export class CompositeHost {
     // budget and evaluation state (P_locks, P_message, lock owner) on top.
     const ctx = Object.create(shared.ctx) as ExecutionContext;
     ctx.response = response;
+    ctx.requestStrings = requestStrings(
+      exchange.headers,
+      exchange.query,
+      Buffer.isBuffer(exchange.body) ? undefined : exchange.body,
+    );
     const budget = (ctx.budget = new Budget(this.evaluationLimits));
     const state = shareBuiltState(shared.state, ctx);
     let rendered: string | Promise<string>;

@@ -11,7 +11,7 @@
 import { DEFAULT_LIMITS, type ExecutionLimits, type Mode } from '../functions/context.js';
 import { contextFor } from '../functions/request/index.js';
 import { isInterfaceContext, laneModeFor, type Platform } from '../platform/index.js';
-import { markRequestInput, TemplateError } from '../template/index.js';
+import { markRequestInput, requestStrings, TemplateError } from '../template/index.js';
 import { busyAnswer, errorAnswer, queryValue, type Answer, type Exchange } from './http.js';
 import { loggedMessage, stepError } from './processes/failure.js';
 import { renderIn } from './render.js';
@@ -66,6 +66,7 @@ export class WebInterfaceHost {
       ...(random ? { random } : {}),
       ...(randomBytes ? { randomBytes } : {}),
     });
+    ctx.requestStrings = requestStrings(exchange.query);
     try {
       const html = await renderIn(ctx, template, {
         name: `web interface ${wi.id}`,

@@ -20,6 +20,12 @@ export interface EvaluationLimits {
   maxAllocBytes: number;
   /** Characters one evaluation may output (`${}` and static text, JSON/XML printed for a response). */
   maxOutputChars: number;
+  /**
+   * Wall time of one regular expression run off the main thread (a pattern with back-references or
+   * look-arounds), in ms: within the evaluation's own wall time, so one pattern holds a regex
+   * thread for seconds, not for the whole evaluation.
+   */
+  regexTimeMs: number;
 }
 
 export const DEFAULT_EVALUATION_LIMITS: Readonly<EvaluationLimits> = Object.freeze({
@@ -27,6 +33,7 @@ export const DEFAULT_EVALUATION_LIMITS: Readonly<EvaluationLimits> = Object.free
   wallTimeMs: 60_000,
   maxAllocBytes: 256 * 1024 * 1024,
   maxOutputChars: 20_000_000,
+  regexTimeMs: 5_000,
 });
 
 /** Bytes a string of `length` characters is charged. */
@@ -49,10 +56,15 @@ export class BudgetExceededError extends Error {
   }
 }
 
+/** Steps between two looks at the clock in `step`. */
+const STEPS_PER_TIME_CHECK = 4096;
+
 export class Budget {
   readonly limits: Readonly<EvaluationLimits>;
   /** Bytes charged so far. */
   allocated = 0;
+  /** Steps charged so far by `step` (collection-expression iterations …; the template engine counts its own). */
+  steps = 0;
   private readonly deadline: number;
 
   constructor(
@@ -86,6 +98,28 @@ export class Budget {
     this.allocate(count * SLOT_BYTES, what);
   }
 
+  /**
+   * Charges `count` steps of work `what` is about to do (an operator's iterations over an array,
+   * documents leaving a stage): past the step limit the evaluation stops, and the wall time is
+   * looked at every few thousand steps.
+   */
+  step(count: number, what: string): void {
+    if (!(count > 0)) return;
+    const before = this.steps;
+    this.steps = before + count;
+    if (this.steps > this.limits.maxSteps) throw this.stepsError(what);
+    if (Math.floor(before / STEPS_PER_TIME_CHECK) !== Math.floor(this.steps / STEPS_PER_TIME_CHECK))
+      this.checkTime(what);
+  }
+
+  stepsError(what: string): BudgetExceededError {
+    return new BudgetExceededError(
+      `${what}: the evaluation exceeded its limit of ${this.limits.maxSteps} steps`,
+      'steps',
+      what,
+    );
+  }
+
   /** Throws when the evaluation is past its wall time. Cheap enough to call every few hundred steps. */
   checkTime(what: string): void {
     if (this.now() > this.deadline) throw this.timeError(what);
@@ -100,6 +134,28 @@ export class Budget {
     return new BudgetExceededError(
       `${what}: the value would exceed the ${sizeText(this.limits.maxAllocBytes)} limit for one evaluation`,
       'memory',
+      what,
+    );
+  }
+
+  /** A value a function would copy (`what` names the function and argument) is larger than the memory left. */
+  tooLargeError(what: string): BudgetExceededError {
+    return new BudgetExceededError(
+      `${what} is too large: a copy of it would exceed the ${sizeText(this.limits.maxAllocBytes)} limit for one evaluation`,
+      'memory',
+      what,
+    );
+  }
+
+  /** Milliseconds one regular expression may run: the regex limit within what is left of the evaluation. */
+  regexTimeoutMs(): number {
+    return Math.min(this.remainingMs(), this.limits.regexTimeMs);
+  }
+
+  regexTimeError(what: string): BudgetExceededError {
+    return new BudgetExceededError(
+      `${what}: the regular expression ran longer than its limit of ${durationText(this.limits.regexTimeMs)} (FLOWMARK_REGEX_TIME_MS)`,
+      'time',
       what,
     );
   }
@@ -158,7 +214,8 @@ function isComplete(limits: Partial<EvaluationLimits>): limits is EvaluationLimi
     typeof limits.maxSteps === 'number' &&
     typeof limits.wallTimeMs === 'number' &&
     typeof limits.maxAllocBytes === 'number' &&
-    typeof limits.maxOutputChars === 'number'
+    typeof limits.maxOutputChars === 'number' &&
+    typeof limits.regexTimeMs === 'number'
   );
 }
 

@@ -1,7 +1,7 @@
 /**
  * The deployment's evaluation limits from the environment (docs/server.md "Limits"):
  * FLOWMARK_EVAL_STEPS, FLOWMARK_EVAL_TIME_MS, FLOWMARK_EVAL_MEMORY (bytes, or with KiB/MiB) and
- * FLOWMARK_EVAL_OUTPUT_CHARS. An unset variable keeps the default; a bad one is a ConfigError
+ * FLOWMARK_EVAL_OUTPUT_CHARS, and FLOWMARK_REGEX_TIME_MS. An unset variable keeps the default; a bad one is a ConfigError
  * naming it.
  */
 import { ConfigError, parseByteSize } from '../config/index.js';
@@ -17,6 +17,8 @@ export function evaluationLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): E
   if (memory?.trim()) out.maxAllocBytes = parseByteSize(memory, 'FLOWMARK_EVAL_MEMORY');
   const output = env.FLOWMARK_EVAL_OUTPUT_CHARS;
   if (output?.trim()) out.maxOutputChars = positiveInteger(output, 'FLOWMARK_EVAL_OUTPUT_CHARS', 1e9);
+  const regex = env.FLOWMARK_REGEX_TIME_MS;
+  if (regex?.trim()) out.regexTimeMs = positiveInteger(regex, 'FLOWMARK_REGEX_TIME_MS', 3_600_000);
   return out;
 }
 

@@ -6,6 +6,7 @@ import { DEFAULT_LOCK_WAIT_MS } from '../config/index.js';
 import type { Queryable } from '../store/index.js';
 import { isForbiddenKey, isPlainObject } from './collections/safety.js';
 import { MESSAGES, PlatformError } from './errors.js';
+import { boundedCopyBytes, DEFAULT_EVALUATION_LIMITS } from '../limits/index.js';
 
 export type Mode = 'LIVE' | 'ACCEPTANCE' | 'TEST';
 export const MODES: readonly Mode[] = ['LIVE', 'ACCEPTANCE', 'TEST'];
@@ -40,6 +41,7 @@ export { isForbiddenKey, isPlainObject } from './collections/safety.js';
  * prototype and nesting deeper than 100 levels. `what` names the value in errors.
  */
 export function toJsonValue(value: unknown, what: string, depth = 0): unknown {
+  if (depth === 0) refuseHugeCopy(value, what);
   if (depth > 100) throw new PlatformError('invalid', `${what} is nested more than 100 levels deep`);
   if (value === null || value === undefined) return null;
   switch (typeof value) {
@@ -66,6 +68,20 @@ export function toJsonValue(value: unknown, what: string, depth = 0): unknown {
     out[k] = toJsonValue(v, what, depth + 1);
   }
   return out;
+}
+
+/**
+ * Refuses a value whose full copy would pass one evaluation's default memory (shared structure:
+ * `[h, h]` nested 60 times is 2^60 leaves in 60 arrays) before the copy expands it.
+ */
+function refuseHugeCopy(value: unknown, what: string): void {
+  if (value === null || typeof value !== 'object') return;
+  const max = DEFAULT_EVALUATION_LIMITS.maxAllocBytes;
+  boundedCopyBytes(
+    value,
+    max,
+    () => new PlatformError('invalid', `${what} is too large: a copy of it would exceed ${max} bytes`),
+  );
 }
 
 /** A JSON object (see toJsonValue), refusing anything else. */

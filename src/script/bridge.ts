@@ -21,14 +21,13 @@ import { MESSAGES } from '../platform/errors.js';
 import { DIRECTIVE, FmDate, isRequestInput, markAsRequestInput } from '../template/index.js';
 import type { DataAccessor, ScriptApi, ScriptMethod } from './api.js';
 import {
-  boundedReply,
   checkArguments,
   errorReply,
   functionErrorMessage,
   hasForbiddenKey,
   isThenable,
-  jsonText,
   paramName as namedParam,
+  boundedValueReply,
   valueReply,
 } from './call-codec.js';
 
@@ -75,11 +74,9 @@ export function callBridge(
       return failure(label, method, e);
     }
     const reply = (value: unknown): string =>
-      boundedReply(
-        label,
-        carriesVariables(method) ? variableReply(value) : valueReply(adapt(method, value)),
-        options.memoryBytes,
-      );
+      carriesVariables(method)
+        ? variableReply(label, value, options.memoryBytes)
+        : boundedValueReply(label, adapt(method, value), options.memoryBytes);
     if (isThenable(result))
       return Promise.resolve(result).then(reply, (e: unknown) => failure(label, method, e));
     return reply(result);
@@ -214,10 +211,11 @@ function carriesVariables(method: ScriptMethod): boolean {
 }
 
 /** A variable's value, with the paths of the request-input objects in it when there are any. */
-function variableReply(value: unknown): string {
+function variableReply(label: string, value: unknown, memoryBytes: number): string {
   const paths = markedPaths(value);
-  if (paths.length === 0) return valueReply(value);
-  return 'm' + jsonText([value, paths]);
+  if (paths.length === 0) return boundedValueReply(label, value, memoryBytes);
+  const reply = boundedValueReply(label, [value, paths], memoryBytes);
+  return reply.startsWith('v') ? 'm' + reply.slice(1) : reply;
 }
 
 function accessor(kind: DataAccessor, label: string, args: unknown[], options: BridgeOptions): unknown {

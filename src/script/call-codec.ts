@@ -7,6 +7,7 @@
  */
 import { FunctionError } from '../functions/errors.js';
 import { DIRECTIVE, FmDate } from '../template/values.js';
+import { boundedJson } from '../limits/index.js';
 
 /** A parameter as the errors name it. */
 export interface NamedParam {
@@ -96,17 +97,44 @@ export function boundedReply(label: string, text: string, memoryBytes: number): 
   );
 }
 
-/** JSON text of a value the template layer produced: dates as ISO-8601, no functions or directives. */
-export function jsonText(value: unknown): string | undefined {
+/**
+ * A reply carrying `value`, or the error a result too large for the script's memory gets: the
+ * text is written by the bounded writer (limits/json-text.ts), so shared structure (`[h, h]`
+ * nested 60 times) is refused when its text passes the limit instead of being expanded.
+ */
+export function boundedValueReply(label: string, value: unknown, memoryBytes: number): string {
+  const maxChars = Math.floor(memoryBytes / RESULT_SHARE_OF_MEMORY);
+  let json: string | undefined;
+  try {
+    json = jsonText(value, maxChars);
+  } catch (e) {
+    if (!(e instanceof ResultTooLargeError)) throw e;
+    return errorReply(
+      `${label}: the result (more than ${maxChars} characters of JSON) is too large for the script's memory ` +
+        `(at most ${maxChars} characters with memoryBytes ${memoryBytes})`,
+    );
+  }
+  return boundedReply(label, json === undefined ? 'u' : 'v' + json, memoryBytes);
+}
+
+class ResultTooLargeError extends Error {}
+
+/**
+ * JSON text of a value the template layer produced: dates as ISO-8601, no functions or directives;
+ * past `maxChars` a ResultTooLargeError.
+ */
+export function jsonText(value: unknown, maxChars = Infinity): string | undefined {
   // Plain data (the usual result) needs no replacer, which costs a call per key.
   if (isPlainData(value)) return JSON.stringify(value);
-  return JSON.stringify(value, function (this: unknown, _key, v: unknown) {
-    if (v instanceof FmDate) return new Date(v.epochMs).toISOString();
-    if (v instanceof Map) return Object.fromEntries(v);
-    if (typeof v === 'bigint') return v.toString();
-    if (typeof v === 'function' || (v !== null && typeof v === 'object' && DIRECTIVE in v)) return undefined;
-    return v;
-  });
+  return boundedJson(value, maxChars, () => new ResultTooLargeError(), templateReplacer);
+}
+
+function templateReplacer(v: unknown): unknown {
+  if (v instanceof FmDate) return new Date(v.epochMs).toISOString();
+  if (v instanceof Map) return Object.fromEntries(v);
+  if (typeof v === 'bigint') return v.toString();
+  if (typeof v === 'function' || (v !== null && typeof v === 'object' && DIRECTIVE in v)) return undefined;
+  return v;
 }
 
 /** Nodes looked at before giving up on the plain path (the replacer's path then writes the value). */

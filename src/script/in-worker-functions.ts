@@ -21,12 +21,11 @@ import { utilities } from '../functions/utilities/index.js';
 import { Budget, type EvaluationLimits } from '../limits/index.js';
 import type { CallEnv } from '../template/index.js';
 import {
-  boundedReply,
   checkArguments,
   errorReply,
   functionErrorMessage,
   isThenable,
-  valueReply,
+  boundedValueReply,
   type NamedParam,
 } from './call-codec.js';
 
@@ -157,7 +156,7 @@ export function openRun(job: InWorkerJob): InWorkerRun {
       }
       if (isThenable(result))
         return errorReply(`${label}: the function ${fn} is declared pure but is asynchronous`);
-      return boundedReply(label, valueReply(result), job.memoryBytes);
+      return boundedValueReply(label, result, job.memoryBytes);
     },
   };
 }

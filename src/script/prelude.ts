@@ -84,6 +84,12 @@ export const LEGACY_PRELUDE = compact(String.raw`(function (host, table) {
   var values = Object.create(null);
   var StringCtor = String;
   var TypeErrorCtor = TypeError;
+  var isArray = Array.isArray;
+  var keys = Object.keys;
+  var apply = Reflect.apply;
+  var WeakMapCtor = WeakMap;
+  var weakGet = WeakMap.prototype.get;
+  var weakSet = WeakMap.prototype.set;
   delete globalThis.WeakRef;
   delete globalThis.FinalizationRegistry;
   // No method of a prototype is called here (push, join …): the script may have replaced them,
@@ -103,12 +109,40 @@ export const LEGACY_PRELUDE = compact(String.raw`(function (host, table) {
     charge(text.length, 'print');
     append(printed, text);
   }
+  // The text's size is measured first, each shared container once (h = [h, h] sixty times is
+  // 2^60 leaves in 60 arrays), and refused past the room left; JSON.stringify then runs with a
+  // replacer that counts what it writes (a getter may give a fresh value each time it is read).
+  function measure(v, sizes, room) {
+    if (v === null || typeof v !== 'object') return typeof v === 'string' ? v.length + 2 : 1;
+    var known = apply(weakGet, sizes, [v]);
+    if (known !== undefined) return known;
+    apply(weakSet, sizes, [v, 0]);
+    var n = 2;
+    if (isArray(v)) {
+      for (var i = 0; i < v.length && n <= room; i++) n += 1 + measure(v[i], sizes, room);
+    } else {
+      var ks = keys(v);
+      for (var j = 0; j < ks.length && n <= room; j++) n += ks[j].length + 4 + measure(v[ks[j]], sizes, room);
+    }
+    if (n > room) charge(cap + 1, 'setVariable');
+    apply(weakSet, sizes, [v, n]);
+    return n;
+  }
+  function boundedStringify(value, room) {
+    if (measure(value, new WeakMapCtor(), room) > room) charge(cap + 1, 'setVariable');
+    var n = 0;
+    return stringify(value, function (key, v) {
+      n += 1 + (isArray(this) ? 0 : key.length + 3) + (typeof v === 'string' ? v.length : 0);
+      if (n > room) charge(cap + 1, 'setVariable');
+      return v;
+    });
+  }
   function setVariable(name, value) {
     if (typeof name !== 'string' || name.length === 0 || name.length > 256)
       throw new TypeErrorCtor('setVariable: argument 1 (name) must be a non-empty string of at most 256 characters');
     if (name === '__proto__')
       throw new TypeErrorCtor('setVariable: argument 1 (name) "__proto__" is not allowed');
-    var json = stringify(value === undefined ? null : value);
+    var json = boundedStringify(value === undefined ? null : value, cap - used - name.length);
     if (typeof json !== 'string') json = 'null';
     var known = name in values;
     if (!known && names.length >= maxVariables)

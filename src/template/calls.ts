@@ -123,8 +123,10 @@ function enterCall(env: Env): void {
     env.depth--;
     throw limitError(`macro/function calls nested deeper than ${env.maxDepth} levels`);
   }
-  env.tick();
+  // a call (its frame, scope and arguments) costs several times a directive
+  env.ticks(CALL_STEPS);
 }
+const CALL_STEPS = 8;
 
 /** Calls a #function from an expression: output discarded, the #return value is the result. */
 export function callFunction(env: Env, fn: MacroValue, args: unknown[], at: A.Pos): unknown {

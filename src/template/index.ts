@@ -31,7 +31,7 @@ import { type Budget, BudgetExceededError } from '../limits/budget.js';
 
 export { TemplateError, ParseError } from './errors.js';
 export { FmDate, DIRECTIVE, StringBoolean } from './values.js';
-export { isRequestInput, markAsRequestInput, markRequestInput } from './provenance.js';
+export { isRequestInput, markAsRequestInput, markRequestInput, requestStrings } from './provenance.js';
 
 export interface CompileOptions {
   /** Template name used in errors (default "template"). */

@@ -62,3 +62,45 @@ function isPlain(v: object): boolean {
   const proto = Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;
 }
+
+/** Request text longer than this is not read as JSON for its `$` texts (the body limit is 1 MiB). */
+const MAX_JSON_TEXT = 2 * 1024 * 1024;
+
+/**
+ * The texts starting with `$` anywhere in a request's input — values, not keys — including those
+ * inside request text that is JSON (what `?eval_json` or `JSON.parse` would make of it). Strings
+ * cannot carry a mark, and a copy made in JavaScript or Python keeps none, so a collection query
+ * recognises them by their text (functions/collections/request-input.ts).
+ */
+export function requestStrings(...inputs: unknown[]): Set<string> {
+  const found = new Set<string>();
+  const seen = new Set<object>();
+  const pending: unknown[] = [...inputs];
+  const depths: number[] = inputs.map(() => 0);
+  while (pending.length > 0) {
+    const v = pending.pop();
+    const depth = depths.pop()! + 1;
+    if (typeof v === 'string') {
+      if (v.charCodeAt(0) === 0x24) found.add(v);
+      else if (v.length <= MAX_JSON_TEXT && /^\s*[[{"]/.test(v)) {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(v);
+        } catch {
+          continue;
+        }
+        pending.push(parsed);
+        depths.push(depth);
+      }
+      continue;
+    }
+    if (v === null || typeof v !== 'object' || depth > MAX_DEPTH || seen.has(v)) continue;
+    seen.add(v);
+    const items = Array.isArray(v) ? v : v instanceof Map ? [...v.values()] : Object.values(v);
+    for (const item of items) {
+      pending.push(item);
+      depths.push(depth);
+    }
+  }
+  return found;
+}

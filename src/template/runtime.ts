@@ -791,7 +791,11 @@ function convert(v: object, depth: number, memo: PlainMemo): unknown {
   if (depth > 100) return undefined;
   if (v instanceof StringBoolean) return v.value;
   if (v instanceof EmptyDefault) return '';
-  if (v instanceof BigDec) return v.toNumber();
+  if (v instanceof BigDec) {
+    // beyond a double's range (a 99,999-digit number): its text, not Infinity (JSON's null)
+    const n = v.toNumber();
+    return Number.isFinite(n) ? n : v.toString();
+  }
   if (v instanceof JDouble) return v.value;
   if (v instanceof FmDate) return v;
   if (Array.isArray(v)) {

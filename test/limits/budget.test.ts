@@ -44,7 +44,9 @@ describe('Budget', () => {
       maxAllocBytes: 64 * 1024 * 1024,
       wallTimeMs: 5000,
       maxSteps: 5_000_000,
+      regexTimeMs: 5000,
     });
+    expect(evaluationLimitsFromEnv({ FLOWMARK_REGEX_TIME_MS: '1500' }).regexTimeMs).toBe(1500);
     expect(() => evaluationLimitsFromEnv({ FLOWMARK_EVAL_STEPS: 'lots' })).toThrow(
       'FLOWMARK_EVAL_STEPS: expected an integer from 1 to 1000000000, got "lots"',
     );

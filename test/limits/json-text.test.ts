@@ -1,6 +1,7 @@
 /** The bounded JSON writer and size measure: shared structure once, cycles, early refusal. */
 import { describe, expect, it } from 'vitest';
-import { boundedJson, boundedSize } from '../../src/limits/json-text.js';
+import { Budget } from '../../src/limits/budget.js';
+import { boundedCopyBytes, boundedJson, boundedSize, chargeCopy } from '../../src/limits/json-text.js';
 import { compile } from '../../src/template/index.js';
 
 const tooLarge = () => new Error('too large');
@@ -64,5 +65,28 @@ describe('${hash} and ${sequence} (the compact JSON printer)', () => {
       'Template execution stopped: printing a hash or sequence as JSON: the output would exceed the limit of 10 characters for one evaluation.',
     );
     expect(await t.render({ h: [1, 2] }, { limits: { maxOutputChars: 100 } })).toHaveLength(95);
+  });
+});
+
+describe('boundedCopyBytes and chargeCopy', () => {
+  it('weighs a full copy in the budget’s units and measures shared containers once', () => {
+    // 2 arrays of one slot each around a 3-character string: 2 × (32 + 8) + 6
+    expect(boundedCopyBytes([['abc']], 1e6, tooLarge)).toBe(86);
+    const started = performance.now();
+    expect(() => boundedCopyBytes(dag(60), 256 * 1024 * 1024, tooLarge)).toThrow('too large');
+    expect(() => boundedCopyBytes(new Map([['k', dag(60)]]), 256 * 1024 * 1024, tooLarge)).toThrow(
+      'too large',
+    );
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('charges the copy to the budget, and refuses one past what is left naming the argument', () => {
+    const budget = new Budget({ maxAllocBytes: 1000 });
+    chargeCopy(budget, [['abc']], 'f: argument 1 (x)');
+    expect(budget.allocated).toBe(86);
+    expect(() => chargeCopy(budget, dag(10), 'f: argument 1 (x)')).toThrow(
+      'f: argument 1 (x) is too large: a copy of it would exceed the 1000 bytes limit for one evaluation',
+    );
+    expect(budget.allocated).toBe(86);
   });
 });

@@ -59,6 +59,28 @@ describe('regex built-ins: flowmark render', () => {
   });
 });
 
+describe('issue 25: a regex has its own time cap (FLOWMARK_REGEX_TIME_MS), within the evaluation’s', () => {
+  it.each(CATASTROPHIC.slice(0, 4))(
+    'stops %s at the regex limit, long before the evaluation’s 60 s',
+    async (template) => {
+      const r = await renderCli(template, { FLOWMARK_REGEX_TIME_MS: '1000' });
+      const builtin = /\?(\w+)\(/.exec(template)![1]!;
+      expect(firstLine(r.err)).toBe(
+        `Template execution stopped: ?${builtin}: the regular expression ran longer than its limit of 1 s (FLOWMARK_REGEX_TIME_MS).`,
+      );
+      expect(r.ms).toBeGreaterThan(900);
+      expect(r.ms).toBeLessThan(4000);
+    },
+  );
+
+  it('the ordinary results are unchanged under a short cap; a bad setting is named', async () => {
+    const r = await renderCli(RESULTS[0]![0], { FLOWMARK_REGEX_TIME_MS: '1000' });
+    expect(r.out).toBe(RESULTS[0]![1]);
+    const bad = await renderCli('x', { FLOWMARK_REGEX_TIME_MS: 'soon' });
+    expect(bad.err).toContain('FLOWMARK_REGEX_TIME_MS: expected an integer from 1 to 3600000, got "soon"');
+  });
+});
+
 describeEachEngine('regex built-ins: POST /api/v1/eval', (engine) => {
   const server = useServer(engine, (platform) => ({
     hosts: evalHost(platform, { limits: { evaluation: { wallTimeMs: 1500 } } }),

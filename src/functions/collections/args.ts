@@ -6,11 +6,11 @@
 import type { CollectionService, SortSpec } from '../../platform/collections/index.js';
 import { CollectionError } from '../../platform/collections/errors.js';
 import { CONTENTION_MESSAGE, isContention } from '../../store/contention.js';
-import { BudgetExceededError } from '../../limits/index.js';
+import { type Budget, BudgetExceededError, chargeCopy } from '../../limits/index.js';
 import { isHash, parseJsonObjectText } from '../coercion.js';
-import type { ExecutionContext } from '../context.js';
+import { budgetOf, type ExecutionContext } from '../context.js';
 import { argumentError, FunctionError, messageOf } from '../errors.js';
-import { neutraliseQuery } from './request-input.js';
+import { neutraliseQuery, requestTexts } from './request-input.js';
 
 export function collectionsOf(fn: string, ctx: ExecutionContext): CollectionService {
   const service = (ctx.platform as { collections?: CollectionService } | undefined)?.collections;
@@ -84,9 +84,25 @@ export function condition(
   index: number,
   name: string,
   value: unknown,
+  ctx: ExecutionContext,
 ): Record<string, unknown> | undefined {
-  const parsed = objectArgument(fn, index, name, neutraliseQuery(fn, index, name, value));
+  chargeArgument(budgetOf(ctx), fn, index, name, value);
+  const parsed = objectArgument(fn, index, name, neutraliseQuery(fn, index, name, value, requestTexts(ctx)));
   return parsed === undefined || Object.keys(parsed).length === 0 ? undefined : parsed;
+}
+
+/**
+ * Charges the copy a function is about to make of an argument (limits/chargeCopy): shared
+ * structure too large to copy is refused before any walk expands it.
+ */
+export function chargeArgument(
+  budget: Budget,
+  fn: string,
+  index: number,
+  name: string,
+  value: unknown,
+): void {
+  chargeCopy(budget, value, `${fn}: argument ${index} (${name})`);
 }
 
 /** A hash or the JSON text of an object; undefined for missing or blank. */

@@ -5,7 +5,9 @@ import { isHash } from '../coercion.js';
 import { budgetOf } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';
 import { defineFunction, type FunctionSpec } from '../spec.js';
+import type { Budget } from '../../limits/index.js';
 import {
+  chargeArgument,
   collectionCall,
   collectionsOf,
   condition,
@@ -15,7 +17,7 @@ import {
   splitQuery,
   toPlain,
 } from './args.js';
-import { neutralisePipeline, scriptUpdate } from './request-input.js';
+import { neutralisePipeline, requestTexts, scriptUpdate, type RequestTexts } from './request-input.js';
 
 const NAME = { name: 'name', type: 'string', doc: 'name of the collection' } as const;
 
@@ -44,7 +46,7 @@ export const documentFunctions: FunctionSpec[] = [
         ],
         async impl(ctx, [query, name, first, limit], _call, fn) {
           const page = paging(fn, first, limit);
-          const q = condition(fn, 1, 'query', query);
+          const q = condition(fn, 1, 'query', query, ctx);
           const { filter, sort } = q ? splitQuery(fn, 1, 'query', q) : { filter: {}, sort: undefined };
           if (Object.keys(filter).length === 0)
             throw new FunctionError(fn, 'Cannot list objects with an empty condition.');
@@ -70,7 +72,7 @@ export const documentFunctions: FunctionSpec[] = [
       {
         params: [{ name: 'where', type: 'any', doc: 'condition: hash or JSON text' }, NAME],
         async impl(ctx, [where, name], _call, fn) {
-          const filter = condition(fn, 1, 'where', where);
+          const filter = condition(fn, 1, 'where', where, ctx);
           if (!filter) throw new FunctionError(fn, 'Cannot count objects with an empty condition.');
           return collectionCall(fn, () =>
             collectionsOf(fn, ctx).count(ctx, name, filter, { budget: budgetOf(ctx) }),
@@ -92,7 +94,7 @@ export const documentFunctions: FunctionSpec[] = [
           NAME,
         ],
         async impl(ctx, [where, name], _call, fn) {
-          const q = condition(fn, 1, 'where', where);
+          const q = condition(fn, 1, 'where', where, ctx);
           const { filter, sort } = q ? splitQuery(fn, 1, 'where', q) : { filter: {}, sort: undefined };
           if (Object.keys(filter).length === 0)
             throw new FunctionError(fn, 'Cannot load an object with an empty condition.');
@@ -123,6 +125,7 @@ export const documentFunctions: FunctionSpec[] = [
           NAME,
         ],
         async impl(ctx, [object, name], _call, fn) {
+          chargeArgument(budgetOf(ctx), fn, 1, 'object', object);
           const many = Array.isArray(object);
           const values = (many ? object : [object]).map((v, i) => {
             const plain = toPlain(v);
@@ -145,7 +148,7 @@ export const documentFunctions: FunctionSpec[] = [
       {
         params: [{ name: 'where', type: 'any', doc: 'condition: hash or JSON text' }, NAME],
         async impl(ctx, [where, name], _call, fn) {
-          const filter = condition(fn, 1, 'where', where);
+          const filter = condition(fn, 1, 'where', where, ctx);
           if (!filter) throw new FunctionError(fn, 'Cannot remove objects with an empty condition.');
           return collectionCall(fn, () =>
             collectionsOf(fn, ctx).remove(ctx, name, filter, { budget: budgetOf(ctx) }),
@@ -182,12 +185,13 @@ export const documentFunctions: FunctionSpec[] = [
           },
         ],
         async impl(ctx, [where, variable, name, multi], env, fn) {
-          const filter = condition(fn, 1, 'where', where);
+          const filter = condition(fn, 1, 'where', where, ctx);
           if (!filter) throw new FunctionError(fn, 'Cannot update objects with an empty condition.');
           let value: unknown = variable;
           if (typeof variable === 'string') value = env.getVariable(variable);
           else if (variable !== undefined && variable !== null && !isHash(variable))
             throw argumentError(fn, 2, 'variable', 'must be the name of a variable');
+          chargeArgument(budgetOf(ctx), fn, 2, 'variable', value);
           const change = objectArgument(fn, 2, 'variable', scriptUpdate(fn, 2, 'variable', value));
           if (!change) throw new FunctionError(fn, 'Cannot update objects with a null object.');
           return collectionCall(fn, () =>
@@ -224,8 +228,9 @@ export const documentFunctions: FunctionSpec[] = [
           },
         ],
         async impl(ctx, [where, fieldname, name, multi], _call, fn) {
-          const filter = condition(fn, 1, 'where', where);
+          const filter = condition(fn, 1, 'where', where, ctx);
           if (!filter) throw new FunctionError(fn, 'Cannot update objects fields with an empty condition.');
+          chargeArgument(budgetOf(ctx), fn, 2, 'fieldname', fieldname);
           const spec = objectArgument(fn, 2, 'fieldname', scriptUpdate(fn, 2, 'fieldname', fieldname));
           if (!spec || Object.keys(spec).length === 0)
             throw argumentError(fn, 2, 'fieldname', 'must name the fields to update');
@@ -262,7 +267,7 @@ export const documentFunctions: FunctionSpec[] = [
           },
         ],
         async impl(ctx, [where, fieldname, name, multi], _call, fn) {
-          const filter = condition(fn, 1, 'where', where) ?? {};
+          const filter = condition(fn, 1, 'where', where, ctx) ?? {};
           const field = fieldname.trim();
           if (field === '' || field === '_id')
             throw argumentError(fn, 2, 'fieldname', `cannot be '${field}'`);
@@ -302,7 +307,8 @@ export const documentFunctions: FunctionSpec[] = [
         ],
         async impl(ctx, [name, ...pipelines], _call, fn) {
           const stages: Record<string, unknown>[] = [];
-          pipelines.forEach((p, i) => stages.push(...pipelineStages(fn, p, i + 1)));
+          const texts = requestTexts(ctx);
+          pipelines.forEach((p, i) => stages.push(...pipelineStages(fn, p, i + 1, budgetOf(ctx), texts)));
           const result = await collectionCall(fn, () =>
             collectionsOf(fn, ctx).aggregate(ctx, name, stages, { budget: budgetOf(ctx) }),
           );
@@ -314,7 +320,13 @@ export const documentFunctions: FunctionSpec[] = [
 ];
 
 /** The stages of one pipeline argument, or `Invalid pipeline at position N.` */
-function pipelineStages(fn: string, value: unknown, position: number): Record<string, unknown>[] {
+function pipelineStages(
+  fn: string,
+  value: unknown,
+  position: number,
+  budget: Budget,
+  texts: RequestTexts,
+): Record<string, unknown>[] {
   const invalid = () => new FunctionError(fn, `Invalid pipeline at position ${position}.`);
   let v: unknown = value;
   if (typeof v === 'string') {
@@ -324,7 +336,8 @@ function pipelineStages(fn: string, value: unknown, position: number): Record<st
       throw invalid();
     }
   }
-  v = toPlain(neutralisePipeline(fn, position + 1, 'pipeline', v));
+  chargeArgument(budget, fn, position + 1, 'pipeline', v);
+  v = toPlain(neutralisePipeline(fn, position + 1, 'pipeline', v, texts));
   try {
     assertSafeSpec(v);
   } catch (e) {

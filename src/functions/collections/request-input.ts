@@ -17,7 +17,40 @@
  */
 import { isRequestInput } from '../../template/index.js';
 import { isHash } from '../coercion.js';
+import type { ExecutionContext } from '../context.js';
 import { argumentError } from '../errors.js';
+
+/**
+ * The request's texts starting with `$` (ExecutionContext.requestStrings) and how often a query
+ * argument of one function call held each where an aggregation expression reads a field path or a
+ * variable. Strings carry no mark, so they are known by their text: met once, it is taken
+ * literally (`{"$literal": …}`: a label taken from the query string prints as that text); met
+ * more than once, the script may have written the same text as its own field path (a login check
+ * comparing `"$password"` with the posted value), and the query is refused.
+ */
+export interface RequestTexts {
+  strings: ReadonlySet<string>;
+  counts: Map<string, number>;
+  refuse?: (text: string) => never;
+}
+
+export function requestTexts(ctx: ExecutionContext): RequestTexts {
+  return { strings: ctx.requestStrings ?? NO_STRINGS, counts: new Map() };
+}
+const NO_STRINGS: ReadonlySet<string> = new Set();
+
+function textRefuser(fn: string, index: number, name: string): (text: string) => never {
+  return (text) => {
+    throw argumentError(
+      fn,
+      index,
+      name,
+      `reads the text ${JSON.stringify(text.length > 60 ? text.slice(0, 60) + '…' : text)} from the request's input ` +
+        'where a field path or variable is read, and the query uses the same text more than once: ' +
+        'refused, a request value is never a field path (write the path in the script, or compare with {"$literal": …})',
+    );
+  };
+}
 
 /** Deeper than this the query engine refuses the query anyway (platform/collections/safety.ts). */
 const MAX_DEPTH = 200;
@@ -55,12 +88,25 @@ function build(pairs: [string, unknown][]): Record<string, unknown> {
  * A query argument (hash, possibly with `$query`/`$orderby`) with request input neutralised; JSON
  * text and other values are returned as they are.
  */
-export function neutraliseQuery(fn: string, index: number, name: string, value: unknown): unknown {
+export function neutraliseQuery(
+  fn: string,
+  index: number,
+  name: string,
+  value: unknown,
+  texts: RequestTexts = requestTextsNone(),
+): unknown {
   if (!isHash(value)) return value;
   const refuse = refuser(fn, index, name);
+  texts.refuse = textRefuser(fn, index, name);
   if (!isRequestInput(value) && entries(value).some(([k]) => k === '$query' || k === '$orderby'))
-    return build(entries(value).map(([k, v]) => [k, k === '$query' && isHash(v) ? filter(v, refuse, 0) : v]));
-  return filter(value, refuse, 0);
+    return build(
+      entries(value).map(([k, v]) => [k, k === '$query' && isHash(v) ? filter(v, refuse, 0, texts) : v]),
+    );
+  return filter(value, refuse, 0, texts);
+}
+
+function requestTextsNone(): RequestTexts {
+  return { strings: NO_STRINGS, counts: new Map() };
 }
 
 /**
@@ -76,16 +122,23 @@ export function scriptUpdate(fn: string, index: number, name: string, value: unk
 }
 
 /** The stages of a pipeline argument (one stage or an array of them) with request input neutralised. */
-export function neutralisePipeline(fn: string, index: number, name: string, value: unknown): unknown {
-  return pipeline(value, refuser(fn, index, name), 0);
+export function neutralisePipeline(
+  fn: string,
+  index: number,
+  name: string,
+  value: unknown,
+  texts: RequestTexts = requestTextsNone(),
+): unknown {
+  texts.refuse = textRefuser(fn, index, name);
+  return pipeline(value, refuser(fn, index, name), 0, texts);
 }
 
-function pipeline(value: unknown, refuse: Refuse, depth: number): unknown {
-  if (Array.isArray(value)) return value.map((stage) => pipelineStage(stage, refuse, depth + 1));
-  return pipelineStage(value, refuse, depth);
+function pipeline(value: unknown, refuse: Refuse, depth: number, texts: RequestTexts): unknown {
+  if (Array.isArray(value)) return value.map((stage) => pipelineStage(stage, refuse, depth + 1, texts));
+  return pipelineStage(value, refuse, depth, texts);
 }
 
-function pipelineStage(stage: unknown, refuse: Refuse, depth: number): unknown {
+function pipelineStage(stage: unknown, refuse: Refuse, depth: number, texts: RequestTexts): unknown {
   if (!isHash(stage)) return stage;
   if (isRequestInput(stage)) {
     const operator = operatorOf(stage);
@@ -94,16 +147,21 @@ function pipelineStage(stage: unknown, refuse: Refuse, depth: number): unknown {
   }
   return build(
     entries(stage).map(([k, v]) => {
-      if (k === '$match' && isHash(v)) return [k, filter(v, refuse, depth + 1)];
+      if (k === '$match' && isHash(v)) return [k, filter(v, refuse, depth + 1, texts)];
       if (k === '$facet' && isHash(v))
-        return [k, build(entries(v).map(([f, p]) => [f, pipeline(p, refuse, depth + 2)]))];
-      return [k, expression(v, depth + 1)];
+        return [k, build(entries(v).map(([f, p]) => [f, pipeline(p, refuse, depth + 2, texts)]))];
+      return [k, expression(v, depth + 1, texts)];
     }),
   );
 }
 
 /** A condition: field names to values, and the logical operators of the query language. */
-function filter(f: Record<string, unknown>, refuse: Refuse, depth: number): Record<string, unknown> {
+function filter(
+  f: Record<string, unknown>,
+  refuse: Refuse,
+  depth: number,
+  texts: RequestTexts,
+): Record<string, unknown> {
   if (depth > MAX_DEPTH) return f;
   const fromRequest = isRequestInput(f);
   return build(
@@ -111,8 +169,8 @@ function filter(f: Record<string, unknown>, refuse: Refuse, depth: number): Reco
       if (!k.startsWith('$')) return [k, fieldValue(v, refuse, depth + 1)];
       if (fromRequest) refuse(k);
       if ((k === '$and' || k === '$or' || k === '$nor') && Array.isArray(v))
-        return [k, v.map((clause) => (isHash(clause) ? filter(clause, refuse, depth + 2) : clause))];
-      if (k === '$expr') return [k, expression(v, depth + 1)];
+        return [k, v.map((clause) => (isHash(clause) ? filter(clause, refuse, depth + 2, texts) : clause))];
+      if (k === '$expr') return [k, expression(v, depth + 1, texts)];
       return [k, v];
     }),
   );
@@ -149,17 +207,31 @@ function fieldValue(v: unknown, refuse: Refuse, depth: number): unknown {
 function elementCondition(v: unknown, refuse: Refuse, depth: number): unknown {
   if (!isHash(v)) return v;
   const operator = operatorOf(v);
-  if (isRequestInput(v)) return operator === undefined ? filter(v, refuse, depth) : { $eq: v };
+  // $expr is not allowed inside $elemMatch: no request text is read as a path here
+  const texts = requestTextsNone();
+  if (isRequestInput(v)) return operator === undefined ? filter(v, refuse, depth, texts) : { $eq: v };
   return operator === undefined || operator === '$and' || operator === '$or' || operator === '$nor'
-    ? filter(v, refuse, depth)
+    ? filter(v, refuse, depth, texts)
     : fieldValue(v, refuse, depth);
 }
 
-/** An aggregation expression: request objects with `$`-keys become `{"$literal": …}`. */
-function expression(v: unknown, depth: number): unknown {
+/**
+ * An aggregation expression: request objects with `$`-keys become `{"$literal": …}`, and so do the
+ * request's `$` texts (RequestTexts: refused when one is met more than once).
+ */
+function expression(v: unknown, depth: number, texts: RequestTexts): unknown {
   if (depth > MAX_DEPTH) return v;
-  if (Array.isArray(v)) return v.map((item) => expression(item, depth + 1));
+  if (typeof v === 'string') {
+    if (!texts.strings.has(v)) return v;
+    const n = (texts.counts.get(v) ?? 0) + 1;
+    texts.counts.set(v, n);
+    if (n > 1) texts.refuse!(v);
+    return { $literal: v };
+  }
+  if (Array.isArray(v)) return v.map((item) => expression(item, depth + 1, texts));
   if (!isHash(v)) return v;
   if (isRequestInput(v) && operatorOf(v) !== undefined) return { $literal: v };
-  return build(entries(v).map(([k, item]) => [k, expression(item, depth + 1)]));
+  // what $literal holds is read as it is
+  if (entries(v).length === 1 && entries(v)[0]![0] === '$literal') return v;
+  return build(entries(v).map(([k, item]) => [k, expression(item, depth + 1, texts)]));
 }

@@ -1,10 +1,10 @@
 /** Collections (spec 4.2): import_objects (from an uploaded file) and inject_objects. */
 import { isHash, parseJsonText } from '../coercion.js';
-import type { ExecutionContext } from '../context.js';
+import { budgetOf, type ExecutionContext } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';
 import { defineFunction, type FunctionSpec } from '../spec.js';
 import { PlatformError } from '../../platform/errors.js';
-import { collectionCall, collectionsOf, filesOf, toPlain } from './args.js';
+import { chargeArgument, collectionCall, collectionsOf, filesOf, toPlain } from './args.js';
 
 /**
  * Raised when inject_objects would make the request's data document larger than its limit:
@@ -80,7 +80,7 @@ export const transferFunctions: FunctionSpec[] = [
           DROP,
         ],
         impl: (ctx, [file, name, options, drop], _call, fn) =>
-          importFile(fn, ctx, file, name, toPlain(options) as Record<string, unknown>, drop),
+          importFile(fn, ctx, file, name, plainOptions(ctx, fn, options), drop),
       },
       {
         deprecated: true,
@@ -113,7 +113,9 @@ export const transferFunctions: FunctionSpec[] = [
         ],
         async impl(ctx, [variable, filter], env, fn) {
           const name = variable.trim();
-          let value = toPlain(env.getVariable(name));
+          const variableValue = env.getVariable(name);
+          chargeArgument(budgetOf(ctx), fn, 1, 'variable', variableValue);
+          let value = toPlain(variableValue);
           if (value === undefined || value === null)
             throw argumentError(fn, 1, 'variable', `names no variable ('${name}')`);
           if (typeof value === 'string') {
@@ -185,4 +187,10 @@ async function persist(ctx: ExecutionContext, fn: string, name: string, injected
       `the data document would reach ${bytes} bytes, over its maximum of ${limit} bytes: the process is stopped`,
     );
   if (request && requests && ctx.requestId) await requests.update(ctx.accountId, ctx.requestId, { data });
+}
+
+/** import_objects' options as plain values, their copy charged first. */
+function plainOptions(ctx: ExecutionContext, fn: string, options: unknown): Record<string, unknown> {
+  chargeArgument(budgetOf(ctx), fn, 3, 'options', options);
+  return toPlain(options) as Record<string, unknown>;
 }

@@ -1,5 +1,11 @@
 /** Helpers the Utilities functions share to check the values of their arguments and options. */
-import { coercerFor, describeValue, explainMismatch, NO_MATCH } from '../coercion.js';
+import {
+  ArgumentTextTooLargeError,
+  coercerFor,
+  describeValue,
+  explainMismatch,
+  NO_MATCH,
+} from '../coercion.js';
 import { argumentError } from '../errors.js';
 import type { ParamType, ValueOf } from '../spec.js';
 
@@ -62,7 +68,14 @@ export function readOptions<S extends Readonly<Record<string, OptionSpec>>>(
       );
     if (raw === null || raw === undefined) continue;
     const spec = schema[key];
-    const value = coercerFor(spec.type)(raw);
+    let value: unknown;
+    try {
+      value = coercerFor(spec.type)(raw);
+    } catch (e) {
+      if (e instanceof ArgumentTextTooLargeError)
+        throw argumentError(fn, index, name, `option ${JSON.stringify(key)} ${e.message}`);
+      throw e;
+    }
     if (value === NO_MATCH)
       throw argumentError(
         fn,

@@ -2,7 +2,7 @@
 import iconv from 'iconv-lite';
 import { doubleToString, SimpleDateFormat, urlDecode } from '../../jdk/index.js';
 import { describeValue, isHash, parseJsonText } from '../coercion.js';
-import { type Budget, boundedSize, STRING_CHAR_BYTES } from '../../limits/index.js';
+import { type Budget, boundedSize, STRING_CHAR_BYTES, textRoom } from '../../limits/index.js';
 import { budgetOf, type ExecutionContext } from '../context.js';
 import { argumentError, messageOf } from '../errors.js';
 import { defineFunction, type FunctionSpec } from '../spec.js';
@@ -142,8 +142,8 @@ function jsonToCsv(
 ): string {
   const o = readOptions(fn, 2, 'options', raw, jsonToCsvOptions);
   const budget = budgetOf(ctx);
-  const room = Math.floor((budget.limits.maxAllocBytes - budget.allocated) / STRING_CHAR_BYTES);
-  boundedSize(input, room, () => budget.memoryError(fn));
+  const room = textRoom(budget, fn);
+  boundedSize(input, room.maxChars, room.tooLarge);
   const trim = o.trim ?? false;
   const empty = o.empty ?? '';
   const decimal = o.decimal_separator ?? ',';
@@ -374,8 +374,8 @@ const toXml = defineFunction({
       impl(ctx, args) {
         const [root, input] = args;
         const budget = budgetOf(ctx);
-        const room = Math.floor((budget.limits.maxAllocBytes - budget.allocated) / STRING_CHAR_BYTES);
-        boundedSize(input, room, () => budget.memoryError('to_xml'));
+        const room = textRoom(budget, 'to_xml');
+        boundedSize(input, room.maxChars, room.tooLarge);
         if (root !== '' && !/^[A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?$/.test(root))
           throw argumentError('to_xml', 1, 'root', `${JSON.stringify(root)} is not a valid XML element name`);
         return converting('to_xml', 2, 'input', () => jsonToXml(root, input, javaNumberText));

@@ -2,7 +2,7 @@
  * The P_json_* family and P_to_array. Every function returns a new value (the argument is never
  * changed), and refuses a key or path segment __proto__, constructor or prototype.
  */
-import { boundedJson, STRING_CHAR_BYTES } from '../../limits/index.js';
+import { boundedJson, textRoom } from '../../limits/index.js';
 import { isHash, parseJsonText } from '../coercion.js';
 import { budgetOf } from '../context.js';
 import { argumentError, messageOf } from '../errors.js';
@@ -306,9 +306,8 @@ const jsonFunctions: FunctionSpec[] = [
         impl(ctx, args, _call, fn) {
           const value = args[0];
           const budget = budgetOf(ctx);
-          const room = Math.floor((budget.limits.maxAllocBytes - budget.allocated) / STRING_CHAR_BYTES);
-          const stringify = (v: unknown): string | undefined =>
-            boundedJson(v, room, () => budget.memoryError(fn));
+          const room = textRoom(budget, fn);
+          const stringify = (v: unknown): string | undefined => boundedJson(v, room.maxChars, room.tooLarge);
           if (typeof value === 'string') {
             let parsed: unknown;
             try {

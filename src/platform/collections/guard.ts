@@ -15,6 +15,8 @@ import { mingo } from './mingo-lib.js';
 import type { Options } from 'mingo/types';
 import { Budget } from '../../limits/index.js';
 import { LINEAR_REGEX, regexExpressionOperators, regexQueryOperator } from './regex.js';
+import { CollectionError } from './errors.js';
+import { isPrototypeKey, keyNotAllowed, PROTOTYPE_KEYS } from '../../safety/index.js';
 
 type AnyObject = Record<string, unknown>;
 type ExpressionOperator = (obj: AnyObject, expr: unknown, options: Options) => unknown;
@@ -69,9 +71,6 @@ const BUILDING_STAGES = new Set([
 /** What a new document costs besides its fields, in slots (the object and its place in the stream). */
 const DOCUMENT_SLOTS = 4;
 
-/** Operator calls between two looks at the clock. */
-const TIME_CHECK_EVERY = 256;
-
 const contexts = new WeakMap<Budget, Context>();
 
 /** The mingo context of one evaluation: every operator charged to `budget`. */
@@ -96,25 +95,30 @@ function buildContext(budget: Budget): Context {
       window: windowOperators,
     },
   } = mingo();
-  let calls = 0;
-  const tick = (what: string) => {
-    if (++calls % TIME_CHECK_EVERY === 0) budget.checkTime(what);
-  };
+  // Each operator call, each item an operator iterates over and each document leaving a stage is
+  // a step of the evaluation's budget (Budget.step looks at the clock every few thousand).
+  const tick = (what: string) => budget.step(1, what);
 
   const expression: Ops<ExpressionOperator> = {};
   const builtins = {
     ...operators<ExpressionOperator>(expressionOperators),
     ...regexExpressionOperators(budget),
   };
-  for (const [name, op] of Object.entries(builtins)) {
+  for (const [name, builtin] of Object.entries(builtins)) {
+    const counted = ITERATING[name];
+    const keyed = KEYED[name];
+    const op0 = keyed ? keyed(builtin, name) : builtin;
+    const op = counted ? counted(op0, budget, name) : op0;
     const precheck = PRECHECKS[name];
     const sized = precheck ? precheck(op, budget, name) : op;
     // A prechecked operator was charged for its result before building it.
-    const charge = !precheck && !PASS_THROUGH.has(name);
+    const builds = !PASS_THROUGH.has(name);
+    const charge = !precheck && builds;
     expression[name] = (obj, expr, options) => {
       tick(name);
       const result = sized(obj, expr, options);
       if (charge) chargeValue(budget, result, name);
+      if (builds) refusePrototypeKeys(result, name);
       return result;
     };
   }
@@ -123,6 +127,7 @@ function buildContext(budget: Budget): Context {
   for (const [name, op] of Object.entries(operators<AccumulatorOperator>(accumulatorOperators))) {
     accumulator[name] = (collection, expr, options) => {
       tick(name);
+      if (Array.isArray(collection)) budget.step(collection.length, name);
       const result = op(collection, expr, options);
       chargeValue(budget, result, name);
       return result;
@@ -134,9 +139,14 @@ function buildContext(budget: Budget): Context {
     const builds = BUILDING_STAGES.has(name);
     pipeline[name] = (collection, expr, options) => {
       if (name === '$densify') chargeDensify(budget, expr);
-      return op(collection, expr, options).map((doc: unknown) => {
-        tick(name);
-        if (builds) budget.allocateSlots(DOCUMENT_SLOTS + keyCount(doc), name);
+      const input = name === '$unwind' ? chargeUnwind(budget, collection, expr) : collection;
+      return op(input, expr, options).map((doc: unknown) => {
+        if (builds) {
+          // a new document costs steps as it costs slots: its fields were each computed
+          const slots = DOCUMENT_SLOTS + keyCount(doc);
+          budget.step(slots, name);
+          budget.allocateSlots(slots, name);
+        } else tick(name);
         return doc;
       });
     };
@@ -218,6 +228,105 @@ const PRECHECKS: Record<string, Precheck> = {
   },
 };
 
+/**
+ * Operators that iterate over arrays their arguments give: the arrays are evaluated first and their
+ * items charged as steps before the operator runs over them (a `$reduce` over a `$range` of ten
+ * million, `$map` inside `$map`), then the built-in runs on the evaluated arrays (as literals).
+ */
+const ITERATING: Record<string, Precheck> = {
+  ...Object.fromEntries(['$map', '$filter', '$reduce', '$sortArray'].map((name) => [name, overInput])),
+  ...Object.fromEntries(
+    [
+      '$in',
+      '$indexOfArray',
+      '$setUnion',
+      '$setIntersection',
+      '$setDifference',
+      '$setEquals',
+      '$setIsSubset',
+      '$allElementsTrue',
+      '$anyElementTrue',
+      '$reverseArray',
+      '$arrayToObject',
+      '$objectToArray',
+      '$sum',
+      '$avg',
+      '$max',
+      '$min',
+      '$stdDevPop',
+      '$stdDevSamp',
+    ].map((name) => [name, overArguments]),
+  ),
+};
+
+/** `{input: <array expression>, …}`: the input evaluated and its items charged as steps. */
+function overInput(op: ExpressionOperator, budget: Budget, name: string): ExpressionOperator {
+  return (obj, expr, options) => {
+    if (expr === null || typeof expr !== 'object' || Array.isArray(expr) || !('input' in expr))
+      return op(obj, expr, options);
+    const input = evaluate(obj, (expr as { input: unknown }).input, options);
+    if (Array.isArray(input)) budget.step(input.length, name);
+    return op(obj, { ...expr, input: { $literal: input } }, options);
+  };
+}
+
+/** Arguments that are (or hold) arrays: evaluated, the items of each array charged as steps. */
+function overArguments(op: ExpressionOperator, budget: Budget, name: string): ExpressionOperator {
+  return (obj, expr, options) => {
+    const args = evaluate(obj, expr, options);
+    if (name === '$in' && Array.isArray(args) && args.length === 2 && !Array.isArray(args[1]))
+      throw new CollectionError(
+        'invalid',
+        `$in requires an array as a second argument, found: ${args[1] === undefined ? 'missing' : args[1] === null ? 'null' : typeof args[1]}`,
+      );
+    if (Array.isArray(args)) {
+      budget.step(args.length, name);
+      for (const a of args) if (Array.isArray(a)) budget.step(a.length, name);
+    } else if (args !== null && typeof args === 'object' && !(args instanceof Date)) {
+      budget.step(Object.keys(args).length, name);
+    }
+    // an array of arguments keeps its arity; a single expression (`"$field"`) stays one value
+    return op(obj, Array.isArray(expr) ? literals(args) : { $literal: args }, options);
+  };
+}
+
+/**
+ * A key made at run time that would reach a prototype (`__proto__`, `constructor`, `prototype`):
+ * `$arrayToObject` would set its result's prototype, `$setField` write an own `constructor`.
+ * The keys are read before the object is built, and every object an expression returns is looked
+ * at as well (a `$mergeObjects` of such an object).
+ */
+const KEYED: Record<string, (op: ExpressionOperator, name: string) => ExpressionOperator> = {
+  $arrayToObject: (op, name) => (obj, expr, options) => {
+    const items = evaluate(obj, expr, options);
+    // the key of each item as mingo reads it: an array flattened, or an object's k
+    if (Array.isArray(items))
+      for (const item of items) {
+        const key = Array.isArray(item) ? item.flat(Infinity)[0] : (item as { k?: unknown } | null)?.k;
+        if (typeof key === 'string' && isPrototypeKey(key)) throw refusedKey(name, key);
+      }
+    return op(obj, { $literal: items }, options);
+  },
+  $setField: (op, name) => (obj, expr, options) => {
+    const field = (expr as { field?: unknown } | null)?.field;
+    const key = field === undefined ? undefined : evaluate(obj, field, options);
+    if (typeof key === 'string' && isPrototypeKey(key)) throw refusedKey(name, key);
+    return op(obj, expr, options);
+  },
+};
+
+function refusePrototypeKeys(value: unknown, name: string): void {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Date) return;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) throw refusedKey(name, '__proto__');
+  for (const key of PROTOTYPE_KEYS)
+    if (Object.prototype.hasOwnProperty.call(value, key)) throw refusedKey(name, key);
+}
+
+function refusedKey(name: string, key: string): CollectionError {
+  return new CollectionError('not-allowed', `${name}: ${keyNotAllowed(key)}`);
+}
+
 /** $replaceAll / $replaceOne: the result's length, counted before the string is built. */
 function replacing(op: ExpressionOperator, budget: Budget, name: string, all: boolean): ExpressionOperator {
   return (obj, expr, options) => {
@@ -238,6 +347,26 @@ function occurrences(input: string, find: string): number {
   let n = 0;
   for (let i = input.indexOf(find); i !== -1; i = input.indexOf(find, i + find.length)) n++;
   return n;
+}
+
+/**
+ * `$unwind` makes a shallow copy of the document per item of the unwound array: the items times
+ * the document's top-level fields are charged as steps before it is unwound.
+ */
+function chargeUnwind(budget: Budget, collection: Stream, expr: unknown): Stream {
+  const path = typeof expr === 'string' ? expr : (expr as { path?: unknown } | null)?.path;
+  if (typeof path !== 'string' || !path.startsWith('$')) return collection;
+  const segments = path.slice(1).split('.');
+  return collection.map((doc) => {
+    let v: unknown = doc;
+    for (const k of segments) v = v !== null && typeof v === 'object' ? (v as AnyObject)[k] : undefined;
+    if (Array.isArray(v)) budget.step(v.length * documentWidth(doc), '$unwind');
+    return doc;
+  });
+}
+
+function documentWidth(doc: unknown): number {
+  return doc !== null && typeof doc === 'object' ? 1 + Object.keys(doc).length : 1;
 }
 
 /** $densify over explicit numeric bounds makes (upper - lower) / step documents: charged first. */

@@ -21,6 +21,31 @@ function optionsFor(budget: Budget, extra?: Partial<Options>): Partial<Options> 
 export function checkSpec(spec: unknown): void {
   assertSafeSpec(spec);
   checkRegexes(spec);
+  checkArrayOperands(spec, 0);
+}
+
+/** Operators whose operand is a list, in the query language and as expressions alike. */
+const LIST_OPERATORS = new Set(['$in', '$nin', '$all']);
+
+/**
+ * `{"$in": <object>}` would reach mingo as an object it iterates (`input[(input.length - 1)] is
+ * not iterable`): refused first, naming the operator. What `$literal` holds is not looked at.
+ */
+function checkArrayOperands(spec: unknown, depth: number): void {
+  if (spec === null || typeof spec !== 'object' || depth > 200) return;
+  if (Array.isArray(spec)) {
+    for (const item of spec) checkArrayOperands(item, depth + 1);
+    return;
+  }
+  for (const [key, value] of Object.entries(spec)) {
+    if (key === '$literal') continue;
+    if (LIST_OPERATORS.has(key) && !Array.isArray(value))
+      throw new CollectionError(
+        'invalid',
+        `${key} needs an array, not ${value === null ? 'null' : typeof value === 'object' ? 'an object' : `a ${typeof value}`}`,
+      );
+    checkArrayOperands(value, depth + 1);
+  }
 }
 
 /**

@@ -25,6 +25,25 @@ import type { Actor, BudgetOption, Document, FindOptions, SortSpec } from './typ
 /** Pipeline stages that would write or read outside the collection: refused. */
 const REFUSED_STAGES = new Set(['$out', '$merge', '$lookup', '$graphLookup', '$unionWith', '$documents']);
 
+/** Refuses REFUSED_STAGES, also inside the sub-pipelines of `$facet` (named in the message). */
+function refuseStages(stages: readonly unknown[], facet: string | undefined): void {
+  for (const stage of stages) {
+    if (stage === null || typeof stage !== 'object') continue;
+    const [op] = Object.keys(stage);
+    if (op && REFUSED_STAGES.has(op))
+      throw new CollectionError(
+        'not-allowed',
+        facet === undefined
+          ? `operator ${op} is not supported`
+          : `operator ${op} is not supported (in the sub-pipeline '${facet}' of $facet)`,
+      );
+    const sub = op === '$facet' ? (stage as { $facet?: unknown }).$facet : undefined;
+    if (sub !== null && typeof sub === 'object')
+      for (const [name, pipeline] of Object.entries(sub))
+        if (Array.isArray(pipeline)) refuseStages(pipeline, name);
+  }
+}
+
 /** Documents matching `filter` (MongoDB syntax), sorted, skipped and limited like a MongoDB cursor. */
 export async function find(
   core: CollectionCore,
@@ -104,11 +123,7 @@ export async function aggregate(
 ): Promise<Record<string, unknown>[]> {
   const budget = options.budget ?? new Budget();
   checkSpec(stages);
-  for (const stage of stages) {
-    const [op] = Object.keys(stage);
-    if (op && REFUSED_STAGES.has(op))
-      throw new CollectionError('not-allowed', `operator ${op} is not supported`);
-  }
+  refuseStages(stages, undefined);
   const matches: Record<string, unknown>[] = [];
   let i = 0;
   for (; i < stages.length && isStage(stages[i]!, '$match') && isPlainObject(stages[i]!.$match); i++)

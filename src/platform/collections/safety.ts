@@ -1,5 +1,6 @@
 import { CollectionError } from './errors.js';
 import { PROTOTYPE_KEYS as FORBIDDEN_KEYS } from '../../safety/index.js';
+import { boundedCopyBytes, DEFAULT_EVALUATION_LIMITS } from '../../limits/index.js';
 
 /** Operators that would run JavaScript on the server: refused everywhere. */
 const SCRIPT_OPERATORS = new Set(['$where', '$function', '$accumulator']);
@@ -58,6 +59,12 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
  * Throws CollectionError('invalid') naming the offending field.
  */
 export function toJsonDocument(value: unknown): Record<string, unknown> {
+  const max = DEFAULT_EVALUATION_LIMITS.maxAllocBytes;
+  boundedCopyBytes(
+    value,
+    max,
+    () => new CollectionError('invalid', `the document is too large: a copy of it would exceed ${max} bytes`),
+  );
   const copy = toJsonValue(value, '', 0);
   if (!isPlainObject(copy))
     throw new CollectionError('invalid', `a document must be an object, not ${kindOf(value)}`);

@@ -196,6 +196,7 @@ lambdaBuiltin(
   'map',
   lazyMap,
   (env, list, step) => {
+    env.allocateSlots(list.length, '?map');
     const out = new Array<unknown>(list.length);
     for (let i = 0; i < list.length; i++) {
       env.tick();

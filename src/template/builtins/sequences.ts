@@ -90,7 +90,13 @@ def('last', {
   },
 });
 
-def('reverse', { value: (env, t, node) => items(env, seq(t, node), node).slice().reverse() });
+def('reverse', {
+  value: (env, t, node) => {
+    const list = items(env, seq(t, node), node);
+    env.allocateSlots(list.length, '?reverse');
+    return list.slice().reverse();
+  },
+});
 
 def('sequence', {
   value: (env, t, node) => {
@@ -232,6 +238,9 @@ function lazyIndexOf(env: Env, it: FmIterator, args: unknown[], node: A.BuiltInE
 def('seq_index_of', { call: indexOf(false) });
 def('seq_last_index_of', { call: indexOf(true) });
 
+/** What one chunk costs besides its items, in slots (a small array's header and backing store in V8). */
+const CHUNK_SLOTS = 8;
+
 def('chunk', {
   call: (env, t, args, node) => {
     const list = items(env, seq(t, node), node);
@@ -240,7 +249,8 @@ def('chunk', {
     if (size < 1) throw biError(node, `The 1st argument to ?${node.name}(...) must be at least 1.`);
     const fill = args.length > 1;
     const chunks = Math.ceil(list.length / size);
-    env.allocateSlots(chunks * (size + 4), '?chunk');
+    // a chunk is an array of its own: its header and backing store besides its items
+    env.allocateSlots(chunks * (size + CHUNK_SLOTS), '?chunk');
     const out: unknown[][] = [];
     for (let i = 0; i < list.length; i += size) {
       const c = list.slice(i, i + size);
@@ -303,6 +313,8 @@ function sortValues(env: Env, keys: unknown[], node: A.BuiltInExpr, keyDesc: str
 def('sort', {
   value: (env, t, node) => {
     const list = items(env, seq(t, node), node);
+    // the order and the sorted copy
+    env.allocateSlots(2 * list.length, '?sort');
     const order = sortValues(env, list, node, null);
     return order.map((i) => list[i]);
   },
@@ -311,6 +323,8 @@ def('sort', {
 def('sort_by', {
   call: (env, t, args, node) => {
     const list = items(env, seq(t, node), node);
+    // the keys, the order and the sorted copy
+    env.allocateSlots(3 * list.length, '?sort_by');
     checkArgs(node, args, 1);
     const a = args[0];
     let path: string[];

@@ -37,9 +37,26 @@ import { SLOT_BYTES } from '../../limits/budget.js';
 
 const { def, records } = builtInFamily();
 
+/**
+ * The target string of a built-in. A long one weighs its length in steps (one per
+ * WORK_CHARS_PER_STEP characters): `?matches`, `?replace`, `?index_of` … read the whole string,
+ * so a loop over a 15M-character string reaches the step limit instead of running for minutes.
+ */
 function str(env: Env, t: unknown, node: A.BuiltInExpr): string {
-  return stringTarget(env, t, node.target, node.name);
+  const s = stringTarget(env, t, node.target, node.name);
+  if (s.length > 4096 && !CONSTANT_TIME.has(node.name)) env.ticks(Math.floor(s.length / WORK_CHARS_PER_STEP));
+  return s;
 }
+const WORK_CHARS_PER_STEP = 64;
+/** Built-ins that do not read their target through (or only a bounded part of it). */
+const CONSTANT_TIME = new Set([
+  'length',
+  'string',
+  'starts_with',
+  'ends_with',
+  'remove_beginning',
+  'remove_ending',
+]);
 
 /**
  * Charges a long string a built-in made (?upper_case, ?html, ?cap_first …: at most a few times the
@@ -190,24 +207,53 @@ stringBuiltIn('word_list', (s, env) => {
   if (s.length > start) out.push(s.slice(start));
   return out;
 });
+/**
+ * An escaping built-in's result, its length checked against the per-string limit *before* it is
+ * built: its output may be up to `worst` times its input (`&quot;`, `\u0000`, `%E2%82%AC`), so a
+ * target that could pass the limit is measured first, escaped piece by piece without keeping the
+ * pieces. The result is then charged like any string a built-in made.
+ */
+function escaped(
+  env: Env,
+  node: A.BuiltInExpr,
+  s: string,
+  escape: (s: string) => string,
+  worst: number,
+): string {
+  if (s.length * worst > env.maxOut) {
+    let total = 0;
+    for (let i = 0; i < s.length;) {
+      let end = Math.min(s.length, i + ESCAPE_MEASURE_CHUNK);
+      // a surrogate pair stays in one piece
+      if (end < s.length && (s.charCodeAt(end - 1) & 0xfc00) === 0xd800) end++;
+      total += escape(s.slice(i, end)).length;
+      i = end;
+    }
+    env.checkStringSize(total);
+  }
+  return escape(s);
+}
+const ESCAPE_MEASURE_CHUNK = 65536;
+
 def(['html', 'web_safe'], {
   custom: (node, cx, compile) => {
     const t = compile(node.target, cx);
     const legacy = cx.ici < 2003020;
+    const escape = legacy ? (x: string) => escapeXhtml(x).replace(/&#39;/g, "'") : escapeXhtml;
     return (env) => {
       const v = t(env);
       if (v === undefined) throw missingError(node.target);
       const s = str(env, v, node);
-      return legacy ? escapeXhtml(s).replace(/&#39;/g, "'") : escapeXhtml(s);
+      return charged(env, node, s, escaped(env, node, s, escape, 6));
     };
   },
 });
-stringBuiltIn('xhtml', (s) => escapeXhtml(s));
-stringBuiltIn('xml', (s) => escapeXml(s));
-stringBuiltIn('rtf', (s) => escapeRtf(s));
-stringBuiltIn('j_string', (s) => javaStringEnc(s));
-stringBuiltIn('js_string', (s) => jsStringEnc(s, false));
-stringBuiltIn('json_string', (s) => jsStringEnc(s, true));
+stringBuiltIn('xhtml', (s, env, n) => escaped(env, n, s, escapeXhtml, 6));
+stringBuiltIn('xml', (s, env, n) => escaped(env, n, s, escapeXml, 6));
+stringBuiltIn('rtf', (s, env, n) => escaped(env, n, s, escapeRtf, 2));
+stringBuiltIn('j_string', (s, env, n) => escaped(env, n, s, javaStringEnc, 6));
+stringBuiltIn('js_string', (s, env, n) => escaped(env, n, s, (x) => jsStringEnc(x, false), 6));
+stringBuiltIn('json_string', (s, env, n) => escaped(env, n, s, (x) => jsStringEnc(x, true), 6));
 
 function capFirst(s: string, env: Env, up: boolean): string {
   let i = 0;
@@ -310,7 +356,8 @@ function offThread<T>(env: Env, n: A.BuiltInExpr, jobs: RegexJob[], build: (r: R
   const what = `?${n.name}`;
   if (env.callLog === null)
     throw biError(n, `${what}: a pattern with back-references or look-arounds can't be used here.`);
-  const timeout = env.budget.remainingMs();
+  const regexCapped = env.budget.limits.regexTimeMs < env.budget.remainingMs();
+  const timeout = env.budget.regexTimeoutMs();
   const p = Promise.all(jobs.map((j) => runRegex(j, timeout))).then(
     (results) => {
       for (const r of results) if (r.tooMany) throw budgetLimitError(env.budget.memoryError(what));
@@ -322,7 +369,8 @@ function offThread<T>(env: Env, n: A.BuiltInExpr, jobs: RegexJob[], build: (r: R
       }
     },
     (e: unknown) => {
-      if (e instanceof RegexTimeoutError) throw budgetLimitError(env.budget.timeError(what));
+      if (e instanceof RegexTimeoutError)
+        throw budgetLimitError(regexCapped ? env.budget.regexTimeError(what) : env.budget.timeError(what));
       throw biError(n, `${what}: the regular expression failed: ${(e as Error).message}`);
     },
   );
@@ -856,13 +904,18 @@ function urlEnc(s: string, charset: string, keepSlash: boolean): string {
   return out;
 }
 
+/** After FreeMarker's message: what a flowmark script (whose "programmers" are its own authors) can do. */
+const URL_CHARSET_HINT =
+  " (flowmark sets neither for a template: give the charset to the built-in, e.g. foo?url('UTF-8'), or set it once at the top of the template: <#setting url_escaping_charset='UTF-8'>)";
+
 function urlCharset(env: Env, a: unknown[], n: A.BuiltInExpr): string {
   if (a.length) return argString(n, a, 0);
   const cs = env.settings.urlEscapingCharset ?? env.settings.outputEncoding;
   if (!cs) {
     throw biError(
       n,
-      'To do URL encoding, the framework that encloses FreeMarker must specify the "output_encoding" setting or the "url_escaping_charset" setting, so ask the programmers to set them. Or, as a last chance, you can set the url_encoding_charset setting in the template, e.g. <#setting url_escaping_charset=\'ISO-8859-1\'>, or give the charset explicitly to the built-in, e.g. foo?url(\'ISO-8859-1\').',
+      'To do URL encoding, the framework that encloses FreeMarker must specify the "output_encoding" setting or the "url_escaping_charset" setting, so ask the programmers to set them. Or, as a last chance, you can set the url_encoding_charset setting in the template, e.g. <#setting url_escaping_charset=\'ISO-8859-1\'>, or give the charset explicitly to the built-in, e.g. foo?url(\'ISO-8859-1\').' +
+        URL_CHARSET_HINT,
     );
   }
   return cs;
@@ -872,21 +925,32 @@ for (const [name, keepSlash] of [
   ['url', false],
   ['url_path', true],
 ] as const) {
+  // a UTF-16 unit is at most 3 bytes of UTF-8 (4 for a pair), other charsets at most 4: %XX each
+  const url = (env: Env, n: A.BuiltInExpr, s: string, cs: string) =>
+    charged(
+      env,
+      n,
+      s,
+      escaped(env, n, s, (x) => urlEnc(x, cs, keepSlash), 12),
+    );
   def(name, {
-    value: (env, t, n) => urlEnc(str(env, t, n), urlCharset(env, [], n), keepSlash),
+    value: (env, t, n) => {
+      const s = str(env, t, n);
+      return url(env, n, s, urlCharset(env, [], n));
+    },
     call: (env, t, a, n) => {
       const s = str(env, t, n);
       checkArgs(n, a, 0, 1);
       const cs = urlCharset(env, a, n);
       if (!/^utf-?8$/i.test(cs) && !iconv().encodingExists(cs))
         throw biError(n, `Unsupported charset: ${cs}`);
-      return urlEnc(s, cs, keepSlash);
+      return url(env, n, s, cs);
     },
     // ?url("UTF-8"): the charset is known to be UTF-8 once for all
     prepare: (a) => {
       const cs = a[0];
       if (a.length !== 1 || typeof cs !== 'string' || !/^utf-?8$/i.test(cs)) return undefined;
-      return (env, t, n) => urlEnc(str(env, t, n), cs, keepSlash);
+      return (env, t, n) => url(env, n, str(env, t, n), cs);
     },
   });
 }
