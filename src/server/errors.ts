@@ -111,7 +111,9 @@ export function toErrorBody(error: unknown): ErrorReply {
   if (error instanceof BudgetExceededError)
     return error.limit === 'time'
       ? body(422, 'time-limit', error.message)
-      : body(413, 'too-large', error.message);
+      : error.limit === 'steps'
+        ? body(422, 'step-limit', error.message)
+        : body(413, 'too-large', error.message);
   if (error instanceof CollectionError) return body(COLLECTION_STATUS[error.code], error.code, error.message);
   if (error instanceof FunctionError) return body(400, 'invalid', error.message);
   const e = error as { validation?: unknown; code?: unknown; statusCode?: unknown; message?: unknown };
