@@ -22,9 +22,7 @@ export type TaskRequest =
   /** A host's method with its arguments. */
   | { kind: 'host'; method: HostMethod; args: unknown[] }
   /** A method of the collection service (the REST routes that query, update, aggregate). */
-  | { kind: 'collections'; method: string; args: unknown[] }
-  /** One look of the process sweeper, with the runs it resumed run to their next stop. */
-  | { kind: 'sweep' };
+  | { kind: 'collections'; method: string; args: unknown[] };
 
 /**
  * A task as a worker receives it: the request and — for a task that answers an HTTP caller at

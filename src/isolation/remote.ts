@@ -17,7 +17,7 @@ import {
   type Progress,
 } from './protocol.js';
 
-/** The account of the system's own tasks (the process sweeper). */
+/** The account of a task that names none (a collection call without an actor). */
 export const SYSTEM_ACCOUNT = '';
 
 /** The hosts, each call run by the pool under the caller's account. */
@@ -38,38 +38,6 @@ export function remoteHosts(pool: EvaluationPool): Required<Omit<ServerHosts, 'b
     describeRequest: (caller, id) => call(caller.accountId, 'describeRequest', [caller, id]) as never,
     resumeRequest: (caller, id) => call(caller.accountId, 'resumeRequest', [caller, id]) as never,
     cancelRequest: (caller, id) => call(caller.accountId, 'cancelRequest', [caller, id]) as never,
-  };
-}
-
-/**
- * The process sweeper as the server starts and stops it: every `intervalMs` one sweep runs as a
- * task of the pool (the system's own account), never two at once.
- */
-export function remoteSweeper(
-  pool: EvaluationPool,
-  intervalMs: number,
-  onError: (e: unknown) => void,
-): { start(): void; stop(): Promise<void> } {
-  let timer: NodeJS.Timeout | undefined;
-  let sweeping: Promise<void> | undefined;
-  return {
-    start() {
-      timer ??= setInterval(() => {
-        sweeping ??= relay(pool.run(SYSTEM_ACCOUNT, { kind: 'sweep' }))
-          .then(unwrap)
-          .then(
-            () => undefined,
-            (e: unknown) => onError(e),
-          )
-          .finally(() => (sweeping = undefined));
-      }, intervalMs);
-      timer.unref();
-    },
-    async stop() {
-      clearInterval(timer);
-      timer = undefined;
-      await sweeping;
-    },
   };
 }
 

@@ -1,8 +1,8 @@
 /**
  * An evaluation worker (docs/server.md "Isolation"): a worker thread of the evaluation pool with
  * its own store connection, the whole function library, the hosts and the collection service.
- * It runs one task at a time — a host's method, a collection query, a sweep of the process
- * runs — and answers plain data or the error as the API would answer it. Every budget started
+ * It runs one task at a time — a host's method or a collection call — and answers plain data
+ * or the error as the API would answer it. Every budget started
  * here publishes its deadline to the thread's shared slot, which the HTTP thread watches: a task
  * that outruns its deadline is stopped by terminating this thread.
  */
@@ -77,10 +77,6 @@ async function start(
         const value = await (method as (...a: unknown[]) => unknown).apply(collections, args);
         return { value, allocated: budget.allocated };
       }
-      case 'sweep':
-        await hosts.background.sweep();
-        await hosts.background.settled();
-        return undefined;
     }
   }
 

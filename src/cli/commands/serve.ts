@@ -7,7 +7,8 @@ import { ConfigError, DEFAULT_LOCK_WAIT_MS, loadConfig, lockWaitMs } from '../..
 import type { ExecutionLimits } from '../../functions/context.js';
 import { sweepMsFromEnv } from '../../hosts/processes/sweeper.js';
 import { EvaluationPool, type PoolSettings } from '../../isolation/pool.js';
-import { remoteCollections, remoteHosts, remoteSweeper } from '../../isolation/remote.js';
+import { createHosts } from '../../hosts/index.js';
+import { remoteCollections, remoteHosts } from '../../isolation/remote.js';
 import { poolSettingsFromEnv } from '../../isolation/settings.js';
 import { evaluationLimitsFromEnv } from '../../limits/index.js';
 import { CollectionService } from '../../platform/collections/index.js';
@@ -17,7 +18,8 @@ import { bootstrapFirstAccount, defaultAccount, type FirstStart } from '../../se
 import { corsOriginsFromEnv, parseCorsOrigins } from '../../server/cors.js';
 import { createServer, type Api } from '../../server/index.js';
 import { onSupervisorStop, Supervisor, workerThrottleShare } from '../../server/supervisor.js';
-import type { ScriptChanges } from '../../script/run.js';
+import { configureScripts, type ScriptChanges } from '../../script/run.js';
+import { closeScripts } from '../../script/lifecycle.js';
 import { scriptSettingsFromEnv } from '../../script/settings.js';
 import { openStore, StoreOpenError, type Store } from '../../store/index.js';
 import { evaluationLimits } from './limits.js';
@@ -295,14 +297,20 @@ async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstr
       lockWaitMs: options.lockWaitMs,
     });
     const evaluations = pool;
+    const remote = remoteHosts(evaluations);
+    configureScripts(options.scripts);
+    const processHosts = createHosts(platform, { limits, sweeper: { intervalMs: options.sweepMs } });
     app = await createServer({
       store,
       platform,
       hosts: {
-        ...remoteHosts(evaluations),
-        background: remoteSweeper(evaluations, options.sweepMs, (e) =>
-          app?.log.error({ err: e }, 'sweep failed'),
-        ),
+        // Process requests (start, tasks, resume, cancel and the sweeper) still run here: a
+        // step may wait (a lock, a sub-process) and an account's requests must not queue for
+        // its one evaluation thread (docs/server.md "Isolation").
+        ...processHosts,
+        evaluate: remote.evaluate,
+        composite: remote.composite,
+        webInterface: remote.webInterface,
       },
       collections: remoteCollections(evaluations, new CollectionService(store)),
       logger: { level: options.logLevel, stream: io.stdout },
@@ -375,6 +383,7 @@ async function shutDown(app: Api, store: Store, pool: EvaluationPool): Promise<v
     clearInterval(sweep);
   }
   await pool.close();
+  await closeScripts();
   await store.close();
 }
 
