@@ -225,16 +225,18 @@ for (const engine of availableEngines())
         await Promise.all([probe(), attacker(0), attacker(3), attacker(6)]);
 
         // every hostile request: a clear error within its deadline + 1 s
+        // (the eval endpoint answers a template's error as 200 with `error` in its body: docs/server.md)
         const unclear = attacks.filter((a) => {
-          const body = a.body as { code?: unknown; message?: unknown } | null;
-          return (
-            a.status < 400 ||
-            typeof body?.code !== 'string' ||
-            body.code === 'internal' ||
-            typeof body.message !== 'string' ||
-            body.message === '' ||
-            a.ms > DEADLINE_MS + 1000
-          );
+          const body = a.body as { code?: unknown; message?: unknown; error?: { message?: unknown } } | null;
+          const evalError =
+            a.status === 200 && typeof body?.error?.message === 'string' && body.error.message !== '';
+          const apiError =
+            a.status >= 400 &&
+            typeof body?.code === 'string' &&
+            body.code !== 'internal' &&
+            typeof body.message === 'string' &&
+            body.message !== '';
+          return !(evalError || apiError) || a.ms > DEADLINE_MS + 1000;
         });
         expect(
           unclear.map(
