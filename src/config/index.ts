@@ -72,3 +72,21 @@ export function lockWaitMs(env: NodeJS.ProcessEnv = process.env): number | undef
     );
   return value;
 }
+
+/**
+ * The integer setting `name` of the environment, from min to max; undefined when unset or blank.
+ * A bad value is a ConfigError naming the variable and the range.
+ */
+export function integerFromEnv(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  min: number,
+  max: number,
+): number | undefined {
+  const text = env[name];
+  if (text === undefined || text.trim() === '') return undefined;
+  const n = /^\s*\d{1,6}\s*$/.test(text) ? Number(text) : NaN;
+  if (!(n >= min && n <= max))
+    throw new ConfigError(`${name}: expected an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
+  return n;
+}

@@ -5,7 +5,7 @@
  * FLOWMARK_EVAL_ACCOUNT_QUEUE (one account's waiting evaluations). A bad value is a ConfigError
  * naming the variable.
  */
-import { ConfigError } from '../config/index.js';
+import { integerFromEnv as integer } from '../config/index.js';
 import { evaluationLimitsFromEnv } from '../limits/index.js';
 import type { PoolSettings } from './pool.js';
 
@@ -27,13 +27,4 @@ export function poolSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): PoolS
     wallTimeMs: evaluationLimitsFromEnv(env).wallTimeMs,
     graceMs: EVAL_GRACE_MS,
   };
-}
-
-function integer(env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
-  const text = env[name];
-  if (text === undefined || text.trim() === '') return undefined;
-  const n = /^\s*\d{1,6}\s*$/.test(text) ? Number(text) : NaN;
-  if (!(n >= min && n <= max))
-    throw new ConfigError(`${name}: expected an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
-  return n;
 }

@@ -61,12 +61,13 @@ async function start(
     }));
   void services().catch(() => undefined);
 
-  async function run(task: EvaluationTask, progress: (p: Progress) => void): Promise<unknown> {
+  async function run(task: EvaluationTask, progress: (p: Progress) => void): Promise<EvaluationReply> {
     const { hosts, methods, collections } = await services();
     switch (task.kind) {
       case 'host': {
         const args = task.args.map(withBuffers);
-        return (methods[task.method] as (...a: unknown[]) => unknown).apply(hosts, args);
+        const value = await (methods[task.method] as (...a: unknown[]) => unknown).apply(hosts, args);
+        return { ok: true, value };
       }
       case 'collections': {
         const budget = new Budget(settings.evaluationLimits);
@@ -75,7 +76,7 @@ async function start(
           throw new Error(`the collection service has no method ${task.method}`);
         const args = task.args.map((a) => withBudget(a, budget, progress));
         const value = await (method as (...a: unknown[]) => unknown).apply(collections, args);
-        return { value, allocated: budget.allocated };
+        return { ok: true, value, allocated: budget.allocated };
       }
     }
   }
@@ -86,12 +87,7 @@ async function start(
   ): Promise<EvaluationReply> {
     respondBy = task.respondBy;
     try {
-      const value = await run(task, progress);
-      if (task.kind === 'collections') {
-        const { value: v, allocated } = value as { value: unknown; allocated: number };
-        return { ok: true, value: v, allocated };
-      }
-      return { ok: true, value };
+      return await run(task, progress);
     } catch (e) {
       const reply = toErrorBody(e);
       return {

@@ -6,7 +6,7 @@
  * FLOWMARK_SCRIPT_ACCOUNT_QUEUE (one account's waiting scripts). An unset variable keeps the
  * default; a bad one is a ConfigError naming it.
  */
-import { ConfigError, parseByteSize } from '../config/index.js';
+import { ConfigError, integerFromEnv as integer, parseByteSize } from '../config/index.js';
 import { bytesText, SCRIPT_LIMIT_CEILINGS, type ScriptLimits } from './limits.js';
 import type { ScriptChanges } from './run.js';
 
@@ -42,13 +42,4 @@ export function scriptSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Scr
   const accountQueue = integer(env, 'FLOWMARK_SCRIPT_ACCOUNT_QUEUE', 0, 100_000);
   if (accountQueue !== undefined) out.accountQueue = accountQueue;
   return out;
-}
-
-function integer(env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
-  const text = env[name];
-  if (text === undefined || text.trim() === '') return undefined;
-  const n = /^\s*\d{1,6}\s*$/.test(text) ? Number(text) : NaN;
-  if (!(n >= min && n <= max))
-    throw new ConfigError(`${name}: expected an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
-  return n;
 }

@@ -296,8 +296,7 @@ async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstr
       scripts: scriptsPerThread(options.scripts, settings.threads),
       lockWaitMs: options.lockWaitMs,
     });
-    const evaluations = pool;
-    const remote = remoteHosts(evaluations);
+    const remote = remoteHosts(pool);
     configureScripts(options.scripts);
     const processHosts = createHosts(platform, { limits, sweeper: { intervalMs: options.sweepMs } });
     app = await createServer({
@@ -312,7 +311,7 @@ async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstr
         composite: remote.composite,
         webInterface: remote.webInterface,
       },
-      collections: remoteCollections(evaluations, new CollectionService(store)),
+      collections: remoteCollections(pool, new CollectionService(store)),
       logger: { level: options.logLevel, stream: io.stdout },
       defaultAccountId: await defaultAccount(platform),
       secureCookies: options.secureCookies,
