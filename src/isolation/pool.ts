@@ -101,7 +101,6 @@ export const workerFile = (): string => builtFile('worker');
 export class EvaluationPool {
   private readonly threads = new Set<EvaluationThread>();
   private readonly queues = new Map<string, Waiting[]>();
-  private readonly busy = new Map<string, number>();
   private readonly running = new Map<EvaluationThread, Running>();
   private closed = false;
   private failedStarts = 0;
@@ -151,10 +150,7 @@ export class EvaluationPool {
       return Promise.reject(new EvaluationStopped(503, 'unavailable', 'The server is stopping.', 1));
     let queue = this.queues.get(account);
     if (!queue) this.queues.set(account, (queue = []));
-    if (
-      queue.length >= this.settings.accountQueue &&
-      (this.busy.get(account) ?? 0) >= this.settings.accountThreads
-    )
+    if (queue.length >= this.settings.accountQueue && this.runningOf(account) >= this.settings.accountThreads)
       return Promise.reject(
         new EvaluationStopped(
           429,
@@ -199,6 +195,13 @@ export class EvaluationPool {
     }
   }
 
+  /** Tasks of `account` running now (at most the thread count: counted, not kept). */
+  private runningOf(account: string): number {
+    let n = 0;
+    for (const r of this.running.values()) if (r.account === account) n++;
+    return n;
+  }
+
   private idleThread(): EvaluationThread | undefined {
     for (const t of this.threads) if (t.ready && !t.busy) return t;
     return undefined;
@@ -210,7 +213,7 @@ export class EvaluationPool {
         this.queues.delete(account);
         continue;
       }
-      if ((this.busy.get(account) ?? 0) >= this.settings.accountThreads) continue;
+      if (this.runningOf(account) >= this.settings.accountThreads) continue;
       const waiting = queue.shift()!;
       // this account goes to the back of the turn
       this.queues.delete(account);
@@ -230,16 +233,12 @@ export class EvaluationPool {
       respondBy,
     };
     this.running.set(thread, running);
-    this.busy.set(waiting.account, (this.busy.get(waiting.account) ?? 0) + 1);
     const task: EvaluationTask = {
       ...waiting.task,
       ...(respondBy !== undefined ? { respondBy } : {}),
     };
     const settle = () => {
       this.running.delete(thread);
-      const n = (this.busy.get(waiting.account) ?? 1) - 1;
-      if (n) this.busy.set(waiting.account, n);
-      else this.busy.delete(waiting.account);
       this.dispatch();
     };
     thread.run(task, waiting.onProgress).then(
