@@ -8,7 +8,7 @@ import { expect, it } from 'vitest';
 import { contextFor } from '../../src/functions/request/index.js';
 import { evaluate } from '../../src/hosts/evaluate.js';
 import { createPlatform } from '../../src/platform/index.js';
-import { sql } from '../../src/store/index.js';
+import { sql, type Store } from '../../src/store/index.js';
 import { describeEachEngine } from '../support/engines.js';
 
 describeEachEngine('waiting on the store', (engine) => {
@@ -16,18 +16,7 @@ describeEachEngine('waiting on the store', (engine) => {
     const bounded = await engine.openStore({ lockWaitMs: 500 });
     const counters = createPlatform(bounded).counters;
     expect(await counters.next('acme', 'held')).toBe(1);
-    let release!: () => void;
-    const released = new Promise<void>((r) => (release = r));
-    let locked!: () => void;
-    const isLocked = new Promise<void>((r) => (locked = r));
-    // Another connection (its own store) holds the counter's row (PostgreSQL) / the write lock (SQLite).
-    const other = await engine.openStore();
-    const holding = other.transaction(async (tx) => {
-      await tx.run(sql`UPDATE counters SET value = value WHERE account_id = 'acme' AND name = 'held'`);
-      locked();
-      await released;
-    });
-    await isLocked;
+    const { release, holding } = await holdCounter(engine, 'acme');
     const started = Date.now();
     const outcome = await counters.next('acme', 'held').then(
       (v) => v,
@@ -48,17 +37,7 @@ describeEachEngine('waiting on the store', (engine) => {
     const platform = createPlatform(bounded, { contention: { attempts: 100, totalWaitMs: 60_000 } });
     await platform.accounts.create({ id: 'timed', name: 'Timed' });
     expect(await platform.counters.next('timed', 'held')).toBe(1);
-    let release!: () => void;
-    const released = new Promise<void>((r) => (release = r));
-    let locked!: () => void;
-    const isLocked = new Promise<void>((r) => (locked = r));
-    const other = await engine.openStore();
-    const holding = other.transaction(async (tx) => {
-      await tx.run(sql`UPDATE counters SET value = value WHERE account_id = 'timed' AND name = 'held'`);
-      locked();
-      await released;
-    });
-    await isLocked;
+    const { release, holding } = await holdCounter(engine, 'timed');
     const ctx = await contextFor({
       platform,
       account: 'timed',
@@ -78,3 +57,25 @@ describeEachEngine('waiting on the store', (engine) => {
     expect(waited).toBeLessThan(1600);
   });
 });
+
+/**
+ * Another connection (its own store) holding the counter "held" of `account` in an open
+ * transaction: its row on PostgreSQL, the write lock on SQLite; `release` ends it.
+ */
+async function holdCounter(
+  engine: { openStore(): Promise<Store> },
+  account: string,
+): Promise<{ release: () => void; holding: Promise<unknown> }> {
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let locked!: () => void;
+  const isLocked = new Promise<void>((r) => (locked = r));
+  const other = await engine.openStore();
+  const holding = other.transaction(async (tx) => {
+    await tx.run(sql`UPDATE counters SET value = value WHERE account_id = ${account} AND name = 'held'`);
+    locked();
+    await released;
+  });
+  await isLocked;
+  return { release, holding };
+}
