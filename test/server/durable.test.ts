@@ -108,7 +108,7 @@ for (const engine of availableEngines()) {
       const a = serve(env);
       servers.push(a);
       const urlA = await urlOf(a);
-      const password = /password: (\S+)/.exec(a.out)![1]!;
+      const password = await until(async () => /password: (\S+)\n/.exec(a.out)?.[1], 'the password', 30_000);
       const login = /login: +(\S+)/.exec(a.out)![1]!;
       const b = engine === 'postgres' ? serve(env) : undefined;
       if (b) servers.push(b);

@@ -206,8 +206,8 @@ async function serveInProcess(options: ServeOptions, io: CliIo, signals: SignalS
   }
   const { app, store, pool, first } = listening;
   const url = publicUrl(app.server.address());
-  io.stdout.write(banner(url, store.location));
-  if (first) io.stdout.write(firstStartMessage(url, first));
+  // One write: a reader that saw the banner must also see the password (a pipe may split two writes).
+  io.stdout.write(banner(url, store.location) + (first ? firstStartMessage(url, first) : ''));
   await stopSignal(signals);
   await shutDown(app, store, pool);
   io.stdout.write('flowmark: stopped\n');
@@ -268,8 +268,7 @@ async function supervise(
   }
   if (address) {
     const url = publicUrl(address);
-    io.stdout.write(banner(url, store.location));
-    if (first) io.stdout.write(firstStartMessage(url, first));
+    io.stdout.write(banner(url, store.location) + (first ? firstStartMessage(url, first) : ''));
     await stopping;
   }
   void stopSignal(signals).then(() => supervisor.kill());
