@@ -54,6 +54,8 @@ export interface Hosts {
     data: Record<string, unknown>;
     /** The client's Idempotency-Key: a retry gets the request the first start created (`replayed`). */
     idempotencyKey?: string;
+    /** Told the request's id once it is stored, before its steps run. */
+    onCreated?: (requestId: string) => void;
   }): Promise<{ requestId: string; replayed?: boolean }>;
   /** A request with its steps and tasks (its initiator and administrators). */
   describeRequest(caller: HostCaller, requestId: string): Promise<RequestBody>;
@@ -83,13 +85,14 @@ export function createHosts(platform: Platform, options: HostsOptions = {}): Hos
     composite: (exchange) => composite.handle(exchange),
     webInterface: (exchange) => webInterfaces.render(exchange),
     task: (exchange) => taskExchange(processes, exchange),
-    async startRequest({ caller, process, mode, data, idempotencyKey }) {
+    async startRequest({ caller, process, mode, data, idempotencyKey, onCreated }) {
       const view = await processes.start(caller.accountId, {
         process,
         data,
         user: caller.user.id,
         mode,
         ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+        ...(onCreated ? { onCreated } : {}),
       });
       return { requestId: view.request.id, ...(view.replayed ? { replayed: true } : {}) };
     },

@@ -2,26 +2,25 @@
  * The evaluation pool (docs/server.md "Isolation"): the worker threads that run every evaluation
  * of a server process, so the HTTP thread only authenticates, routes and relays.
  *
- * - Each thread (thread.ts) has a bounded heap (`resourceLimits`) and runs one task at a time; a
- *   thread that ends (out of heap, stopped, crashed) is replaced at once, the others go on, and a
- *   spare thread is up so the next task does not wait for a replacement to load the library.
+ * - Each thread (thread.ts) has a bounded heap (`resourceLimits`); a thread that ends (out of
+ *   heap, stopped, crashed) is replaced at once, the others go on, and a spare thread is up so the
+ *   next task does not wait for a replacement to load the library.
+ * - A thread serves one account at a time, up to `threadTasks` of its tasks at once: they
+ *   interleave where they wait (a lock, the store, an HTTP call, a sub-process), and stopping the
+ *   thread can only harm that account's own evaluations.
  * - Fair between accounts: one account holds at most `accountThreads` threads; its further tasks
  *   wait in its own queue (at most `accountQueue`, then 429), and a free thread goes to the
  *   accounts in turn.
- * - A watchdog reads each running task's deadline (published by the worker whenever an
- *   evaluation starts) and terminates the task's thread once it is `graceMs` past, so CPU-bound
- *   code cannot outrun its deadline, and the caller gets the time-limit error.
+ * - A watchdog reads each running task's deadline (published by the worker whenever one of the
+ *   task's evaluations starts) and terminates the task's thread once it is `graceMs` past, so
+ *   CPU-bound code cannot outrun its deadline: that task's caller gets the time-limit error, the
+ *   account's other tasks on the thread 503 with Retry-After.
  */
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
-import {
-  DEADLINE,
-  type EvaluationReply,
-  type EvaluationTask,
-  type Progress,
-  type TaskRequest,
-} from './protocol.js';
+import { type EvaluationReply, type EvaluationTask, type Progress, type TaskRequest } from './protocol.js';
 import { EvaluationThread, type ThreadEnd } from './thread.js';
+import type { LeaseKeeper } from '../platform/processes/leases.js';
 import type { WorkerSettings } from './worker.js';
 
 const SPARE_THREADS = 1;
@@ -34,6 +33,8 @@ export interface PoolSettings {
   heapMb: number;
   /** Threads one account may hold at once. */
   accountThreads: number;
+  /** Tasks of its account one thread runs at once. */
+  threadTasks: number;
   /** Tasks one account may have waiting. */
   accountQueue: number;
   /** The evaluation wall time: a task waits for a thread at most this long, and runs at most this long without starting an evaluation. */
@@ -61,6 +62,8 @@ const PROCESS_METHODS: ReadonlySet<string> = new Set([
   'task',
   'resumeRequest',
   'cancelRequest',
+  'recoverRun',
+  'fireTimer',
 ]);
 
 /** A task answering its caller with one evaluation: the time it waits for a thread counts against its wall time. */
@@ -78,12 +81,18 @@ interface Waiting {
 }
 
 interface Running {
-  account: string;
   thread: EvaluationThread;
-  slot: Float64Array;
+  /** Its index in the thread's deadline slots. */
+  slot: number;
   startedAt: number;
   respondBy: number | undefined;
   stopped?: EvaluationStopped;
+}
+
+/** A thread serving an account: its tasks by slot. */
+interface Lease {
+  account: string;
+  tasks: Map<number, Running>;
 }
 
 /** A built module of this folder (dist/isolation/NAME.js), also when this module runs from src/ under a test runner. */
@@ -98,10 +107,23 @@ function builtFile(name: string): string {
 /** The evaluation worker's handler (worker.ts, built). */
 export const workerFile = (): string => builtFile('worker');
 
+export interface PoolOptions {
+  /** The handler module (default: flowmark's, src/isolation/worker.ts built). */
+  handler?: string;
+  /**
+   * Renews, on this thread, the leases the threads hold on process runs: a step that keeps its
+   * thread busy keeps its lease, and the leases of a thread that ended lapse.
+   */
+  leases?: LeaseKeeper;
+}
+
 export class EvaluationPool {
   private readonly threads = new Set<EvaluationThread>();
+  /** The leases on process runs each thread holds (request id → holds). */
+  private readonly held = new Map<EvaluationThread, Map<string, number>>();
   private readonly queues = new Map<string, Waiting[]>();
-  private readonly running = new Map<EvaluationThread, Running>();
+  /** The threads serving an account now. */
+  private readonly leased = new Map<EvaluationThread, Lease>();
   private closed = false;
   private failedStarts = 0;
   private readonly watchdog: NodeJS.Timeout;
@@ -110,8 +132,7 @@ export class EvaluationPool {
   constructor(
     readonly settings: PoolSettings,
     workerSettings: WorkerSettings,
-    /** The handler module (default: flowmark's, src/isolation/worker.ts built). */
-    handler: string = workerFile(),
+    { handler = workerFile(), leases }: PoolOptions = {},
   ) {
     const main = builtFile('thread-main');
     this.spawn = () => {
@@ -122,13 +143,28 @@ export class EvaluationPool {
           handler,
           settings: workerSettings,
           heapMb: settings.heapMb,
+          tasks: settings.threadTasks,
           nice: EVALUATION_NICE,
           onReady: () => {
             this.failedStarts = 0;
             this.dispatch();
           },
+          onLease: (thread, { hold, requestId }) => {
+            if (!leases) return;
+            let held = this.held.get(thread);
+            if (!held) this.held.set(thread, (held = new Map()));
+            const n = (held.get(requestId) ?? 0) + (hold ? 1 : -1);
+            if (n > 0) held.set(requestId, n);
+            else held.delete(requestId);
+            if (hold) leases.hold(requestId);
+            else leases.release(requestId);
+          },
           onExit: (thread, wasReady) => {
             this.threads.delete(thread);
+            // its runs' leases lapse: the sweeper resumes them
+            for (const [requestId, n] of this.held.get(thread) ?? [])
+              for (let i = 0; i < n; i++) leases?.release(requestId);
+            this.held.delete(thread);
             if (wasReady) return this.spawn();
             // a thread that could not even start (a broken install): retry with a growing delay
             const delay = Math.min(30_000, 250 * 2 ** this.failedStarts++);
@@ -150,12 +186,12 @@ export class EvaluationPool {
       return Promise.reject(new EvaluationStopped(503, 'unavailable', 'The server is stopping.', 1));
     let queue = this.queues.get(account);
     if (!queue) this.queues.set(account, (queue = []));
-    if (queue.length >= this.settings.accountQueue && this.runningOf(account) >= this.settings.accountThreads)
+    if (queue.length >= this.settings.accountQueue && this.full(account))
       return Promise.reject(
         new EvaluationStopped(
           429,
           'too-many-evaluations',
-          `Too many evaluations of the account ${account} at once (${this.settings.accountThreads} running, ` +
+          `Too many evaluations of the account ${account} at once (${this.runningOf(account)} running, ` +
             `${this.settings.accountQueue} waiting): try again shortly.`,
           1,
         ),
@@ -170,9 +206,11 @@ export class EvaluationPool {
   get load(): { running: number; waiting: number; threads: number; failedStarts: number } {
     let waiting = 0;
     for (const q of this.queues.values()) waiting += q.length;
+    let running = 0;
+    for (const l of this.leased.values()) running += l.tasks.size;
     let ready = 0;
     for (const t of this.threads) if (t.ready) ready++;
-    return { running: this.running.size, waiting, threads: ready, failedStarts: this.failedStarts };
+    return { running, waiting, threads: ready, failedStarts: this.failedStarts };
   }
 
   async close(): Promise<void> {
@@ -184,61 +222,79 @@ export class EvaluationPool {
     await Promise.all([...this.threads].map((t) => t.stop()));
   }
 
-  /** Starts waiting tasks while threads are free, taking the accounts in turn. */
+  /** Starts waiting tasks while threads have room, taking the accounts in turn. */
   private dispatch(): void {
-    while (this.running.size < this.settings.threads) {
-      const thread = this.idleThread();
-      if (!thread) return;
+    for (;;) {
       const next = this.nextWaiting();
       if (!next) return;
-      this.start(next, thread);
+      this.start(next.waiting, next.thread);
     }
   }
 
-  /** Tasks of `account` running now (at most the thread count: counted, not kept). */
+  /** Tasks of `account` running now. */
   private runningOf(account: string): number {
     let n = 0;
-    for (const r of this.running.values()) if (r.account === account) n++;
+    for (const l of this.leased.values()) if (l.account === account) n += l.tasks.size;
     return n;
   }
 
-  private idleThread(): EvaluationThread | undefined {
-    for (const t of this.threads) if (t.ready && !t.busy) return t;
+  /** `account` holds all the threads it may, each running all the tasks it may. */
+  private full(account: string): boolean {
+    let threads = 0;
+    for (const l of this.leased.values()) {
+      if (l.account !== account) continue;
+      if (l.tasks.size < this.settings.threadTasks) return false;
+      threads++;
+    }
+    return threads >= this.settings.accountThreads;
+  }
+
+  /** A thread with room for a task of `account`: one it holds, else a free one it may take. */
+  private threadFor(account: string): EvaluationThread | undefined {
+    let held = 0;
+    for (const [thread, l] of this.leased) {
+      if (l.account !== account) continue;
+      if (thread.ready && l.tasks.size < this.settings.threadTasks) return thread;
+      held++;
+    }
+    if (held >= this.settings.accountThreads || this.leased.size >= this.settings.threads) return undefined;
+    for (const t of this.threads) if (t.ready && !this.leased.has(t)) return t;
     return undefined;
   }
 
-  private nextWaiting(): Waiting | undefined {
+  private nextWaiting(): { waiting: Waiting; thread: EvaluationThread } | undefined {
     for (const [account, queue] of this.queues) {
       if (queue.length === 0) {
         this.queues.delete(account);
         continue;
       }
-      if (this.runningOf(account) >= this.settings.accountThreads) continue;
+      const thread = this.threadFor(account);
+      if (!thread) continue;
       const waiting = queue.shift()!;
       // this account goes to the back of the turn
       this.queues.delete(account);
       if (queue.length) this.queues.set(account, queue);
-      return waiting;
+      return { waiting, thread };
     }
     return undefined;
   }
 
   private start(waiting: Waiting, thread: EvaluationThread): void {
+    let lease = this.leased.get(thread);
+    if (!lease) this.leased.set(thread, (lease = { account: waiting.account, tasks: new Map() }));
+    let slot = 0;
+    while (lease.tasks.has(slot)) slot++;
     const respondBy = answersAtOnce(waiting.task) ? waiting.queuedAt + this.settings.wallTimeMs : undefined;
-    const running: Running = {
-      account: waiting.account,
-      thread,
-      slot: thread.deadline,
-      startedAt: Date.now(),
-      respondBy,
-    };
-    this.running.set(thread, running);
+    const running: Running = { thread, slot, startedAt: Date.now(), respondBy };
+    lease.tasks.set(slot, running);
     const task: EvaluationTask = {
       ...waiting.task,
+      slot,
       ...(respondBy !== undefined ? { respondBy } : {}),
     };
     const settle = () => {
-      this.running.delete(thread);
+      lease.tasks.delete(slot);
+      if (lease.tasks.size === 0 && this.leased.get(thread) === lease) this.leased.delete(thread);
       this.dispatch();
     };
     thread.run(task, waiting.onProgress).then(
@@ -248,25 +304,41 @@ export class EvaluationPool {
       },
       (end: ThreadEnd) => {
         settle();
-        waiting.reject(running.stopped ?? stoppedBy(end, this.settings));
+        waiting.reject(running.stopped ?? stoppedBy(end, this.settings, lease.account));
       },
     );
   }
 
   private watch(): void {
     const now = Date.now();
-    for (const r of this.running.values()) {
-      if (r.stopped) continue;
-      const published = r.slot[DEADLINE]! || r.startedAt + this.settings.wallTimeMs;
-      const deadline = r.respondBy === undefined ? published : Math.min(published, r.respondBy);
-      if (now > deadline + this.settings.graceMs) {
-        r.stopped = new EvaluationStopped(
-          422,
-          'time-limit',
-          `The evaluation exceeded its time limit of ${seconds(this.settings.wallTimeMs)} and was stopped.`,
-        );
-        void r.thread.stop();
+    for (const [thread, lease] of this.leased) {
+      let overdue: Running | undefined;
+      for (const r of lease.tasks.values()) {
+        if (r.stopped) continue;
+        const published = thread.deadlines[r.slot]! || r.startedAt + this.settings.wallTimeMs;
+        const deadline = r.respondBy === undefined ? published : Math.min(published, r.respondBy);
+        if (now > deadline + this.settings.graceMs) overdue = r;
       }
+      if (!overdue) continue;
+      // A task past its deadline by the grace has outrun its own checks: only stopping its
+      // thread ends it, and with it the account's other tasks there.
+      for (const r of lease.tasks.values())
+        r.stopped ??=
+          r === overdue
+            ? new EvaluationStopped(
+                422,
+                'time-limit',
+                `The evaluation exceeded its time limit of ${seconds(this.settings.wallTimeMs)} and was stopped.`,
+              )
+            : new EvaluationStopped(
+                503,
+                'unavailable',
+                `The evaluation was stopped with another evaluation of the account ${lease.account} that ` +
+                  'outran its time limit on the same thread: try again.',
+                1,
+              );
+      this.leased.delete(thread);
+      void thread.stop();
     }
     for (const [account, queue] of this.queues)
       while (queue.length && now - queue[0]!.queuedAt > this.settings.wallTimeMs)
@@ -288,12 +360,15 @@ function seconds(ms: number): string {
 }
 
 /** The error a task's thread ending becomes. */
-function stoppedBy(end: ThreadEnd, settings: PoolSettings): EvaluationStopped {
+function stoppedBy(end: ThreadEnd, settings: PoolSettings, account: string): EvaluationStopped {
   if (end.reason === 'out-of-memory')
     return new EvaluationStopped(
       413,
       'too-large',
-      `The evaluation ran out of memory (an evaluation's heap is ${settings.heapMb} MiB) and was stopped.`,
+      settings.threadTasks === 1
+        ? `The evaluation ran out of memory (an evaluation's heap is ${settings.heapMb} MiB) and was stopped.`
+        : `The evaluation ran out of memory (the heap of the account ${account}'s evaluations on one thread ` +
+            `is ${settings.heapMb} MiB) and was stopped.`,
     );
   const why = end.reason === 'crashed' && end.error instanceof Error ? end.error.message : end.reason;
   return new EvaluationStopped(500, 'internal', `The evaluation's thread ended: ${why}`);

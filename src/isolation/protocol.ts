@@ -15,7 +15,10 @@ export type HostMethod =
   | 'startRequest'
   | 'describeRequest'
   | 'resumeRequest'
-  | 'cancelRequest';
+  | 'cancelRequest'
+  /** The sweeper's work (hosts/processes/sweeper.ts), claimed on the HTTP thread, run here. */
+  | 'recoverRun'
+  | 'fireTimer';
 
 /** What the HTTP thread asks of the pool. */
 export type TaskRequest =
@@ -25,11 +28,12 @@ export type TaskRequest =
   | { kind: 'collections'; method: string; args: unknown[] };
 
 /**
- * A task as a worker receives it: the request and — for a task that answers an HTTP caller at
- * once — the time by which it must answer (its arrival plus the evaluation's wall time: the time
- * it waited for a thread counts). Its deadlines go to its thread's shared slot (`deadlineSlot`).
+ * A task as a worker receives it: the request, the index of its deadline in the thread's shared
+ * slots (`deadlineSlots`), and — for a task that answers an HTTP caller at once — the time by
+ * which it must answer (its arrival plus the evaluation's wall time: the time it waited for a
+ * thread counts).
  */
-export type EvaluationTask = TaskRequest & { respondBy?: number };
+export type EvaluationTask = TaskRequest & { slot: number; respondBy?: number };
 
 /** What a task may tell while it runs (an import's progress), before its reply. */
 export type Progress = Record<string, unknown>;
@@ -66,12 +70,11 @@ export function asBuffer<T>(value: T): T | Buffer {
 export const BUDGET_ARGUMENT = '\u0000budget';
 
 /**
- * Index of the deadline (epoch ms; 0 when the task has started no evaluation yet) in a thread's
- * shared slot: the pool clears it before each task, the thread raises it as evaluations start.
+ * A thread's deadlines, one slot per task it may run at once (epoch ms; 0 while the task has
+ * started no evaluation): the pool clears a task's slot before sending it, the thread raises it
+ * as the task's evaluations start, and the pool's watchdog reads it.
  */
-export const DEADLINE = 0;
-
-export function deadlineSlot(): { buffer: SharedArrayBuffer; view: Float64Array } {
-  const buffer = new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT);
+export function deadlineSlots(tasks: number): { buffer: SharedArrayBuffer; view: Float64Array } {
+  const buffer = new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT * tasks);
   return { buffer, view: new Float64Array(buffer) };
 }

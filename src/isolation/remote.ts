@@ -7,6 +7,7 @@ import type { Budget } from '../limits/index.js';
 import type { CollectionService } from '../platform/collections/index.js';
 import { RelayedError } from '../server/errors.js';
 import type { ServerHosts } from '../server/hosts.js';
+import type { SweepWork } from '../hosts/processes/sweeper.js';
 import { EvaluationStopped, type EvaluationPool } from './pool.js';
 import {
   asBuffer,
@@ -24,6 +25,28 @@ export const SYSTEM_ACCOUNT = '';
 export function remoteHosts(pool: EvaluationPool): Required<Omit<ServerHosts, 'background'>> {
   const call = async (account: string, method: HostMethod, args: unknown[]) =>
     unwrap(await relay(pool.run(account, { kind: 'host', method, args })));
+  /**
+   * A start whose thread was stopped after the request was stored answers that request: it is
+   * durable, and the sweeper resumes it once its lease lapses.
+   */
+  const startRequest: RemoteHosts['startRequest'] = async (input) => {
+    let created: string | undefined;
+    const reply = pool.run(
+      input.caller.accountId,
+      { kind: 'host', method: 'startRequest', args: [input] },
+      (p) => {
+        if (typeof p.requestId === 'string') created = p.requestId;
+      },
+    );
+    const answered = await relay(
+      reply.catch((e: unknown) => {
+        if (e instanceof EvaluationStopped && created !== undefined)
+          return { ok: true as const, value: { requestId: created } };
+        throw e;
+      }),
+    );
+    return unwrap(answered) as never;
+  };
   const answer = async (account: string, method: HostMethod, args: unknown[]) => {
     const a = (await call(account, method, args)) as { body: unknown };
     a.body = asBuffer(a.body);
@@ -34,10 +57,25 @@ export function remoteHosts(pool: EvaluationPool): Required<Omit<ServerHosts, 'b
     composite: (exchange) => answer(exchange.accountId, 'composite', [exchange]),
     webInterface: (exchange) => answer(exchange.accountId, 'webInterface', [exchange]),
     task: (exchange) => answer(exchange.accountId, 'task', [exchange]),
-    startRequest: (input) => call(input.caller.accountId, 'startRequest', [input]) as never,
+    startRequest,
     describeRequest: (caller, id) => call(caller.accountId, 'describeRequest', [caller, id]) as never,
     resumeRequest: (caller, id) => call(caller.accountId, 'resumeRequest', [caller, id]) as never,
     cancelRequest: (caller, id) => call(caller.accountId, 'cancelRequest', [caller, id]) as never,
+  };
+}
+
+type RemoteHosts = Required<Omit<ServerHosts, 'background'>>;
+
+/**
+ * The sweeper's work on the runs and timers it claimed (hosts/processes/sweeper.ts), run by the
+ * pool under the run's account: the claim is bookkeeping, resuming a run evaluates its steps.
+ */
+export function remoteSweeps(pool: EvaluationPool): SweepWork {
+  const call = async (account: string, method: HostMethod, args: unknown[]) =>
+    unwrap(await relay(pool.run(account, { kind: 'host', method, args })));
+  return {
+    recover: async (run) => void (await call(run.accountId, 'recoverRun', [run])),
+    fireTimer: async (timer) => (await call(timer.accountId, 'fireTimer', [timer])) as boolean,
   };
 }
 

@@ -1,8 +1,9 @@
 /**
  * The program of an evaluation thread: lowers its CPU priority below the HTTP thread's, loads the
  * task handler (`workerData.handler`: a module whose default export makes the handler from the
- * pool's settings, at once or by a promise), says it is ready, then answers each task message `{id, task}` with `{id, reply}`, one at a
- * time (the pool sends a thread one task at a time).
+ * pool's settings, its deadline slots and a way to tell the leases it holds on process runs, at
+ * once or by a promise), says it is ready, then answers each task message
+ * `{id, task}` with `{id, reply}`; tasks run side by side (the pool sends at most its `tasks`).
  */
 import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -15,12 +16,19 @@ export interface ThreadData {
   nice: number;
   /** Handed to the handler module's default export. */
   settings: unknown;
-  /** The thread's deadline slot (protocol.ts: DEADLINE), handed to the handler module too. */
-  deadline: SharedArrayBuffer;
+  /** The thread's deadline slots (protocol.ts: deadlineSlots), handed to the handler module too. */
+  deadlines: SharedArrayBuffer;
+}
+
+/** A lease on a process run the thread holds from now, or no longer (see LeaseNotice). */
+export interface LeaseNotice {
+  hold: boolean;
+  requestId: string;
 }
 
 export type ThreadMessage =
   | { type: 'ready' }
+  | ({ type: 'lease' } & LeaseNotice)
   | { type: 'progress'; id: number; progress: Progress }
   | { type: 'reply'; id: number; reply: EvaluationReply };
 
@@ -36,9 +44,15 @@ if (data.nice)
 const port = parentPort!;
 type Handler = (task: EvaluationTask, progress: (p: Progress) => void) => Promise<EvaluationReply>;
 const loaded = (await import(data.handler)) as {
-  default: (settings: unknown, deadline: Float64Array) => Handler | Promise<Handler>;
+  default: (
+    settings: unknown,
+    deadlines: Float64Array,
+    leases: (notice: LeaseNotice) => void,
+  ) => Handler | Promise<Handler>;
 };
-const handle = await loaded.default(data.settings, new Float64Array(data.deadline));
+const handle = await loaded.default(data.settings, new Float64Array(data.deadlines), (notice) =>
+  port.postMessage({ type: 'lease', ...notice } satisfies ThreadMessage),
+);
 port.on('message', (message: { id: number; task: EvaluationTask }) => {
   const { id } = message;
   const progress = (p: Progress) =>

@@ -1,19 +1,13 @@
 /**
  * One evaluation thread as the pool sees it: a worker thread (thread-main.ts) with a bounded heap
- * that runs one task at a time, can be terminated at any instruction, and reports its end. A task
- * in flight when the thread ends is rejected with the reason: stopped by the pool, out of heap, or
- * crashed.
+ * that runs up to `tasks` tasks at once (they interleave where they wait: the store, a lock, an
+ * HTTP call), can be terminated at any instruction, and reports its end. The tasks in flight when
+ * the thread ends are rejected with the reason: stopped by the pool, out of heap, or crashed.
  */
 import { Worker } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
-import {
-  DEADLINE,
-  deadlineSlot,
-  type EvaluationReply,
-  type EvaluationTask,
-  type Progress,
-} from './protocol.js';
-import type { ThreadData, ThreadMessage } from './thread-main.js';
+import { deadlineSlots, type EvaluationReply, type EvaluationTask, type Progress } from './protocol.js';
+import type { LeaseNotice, ThreadData, ThreadMessage } from './thread-main.js';
 
 export interface ThreadOptions {
   /** The built thread program (thread-main.js). */
@@ -22,8 +16,12 @@ export interface ThreadOptions {
   handler: string;
   settings: unknown;
   heapMb: number;
+  /** Tasks it runs at once. */
+  tasks: number;
   nice: number;
   onReady(thread: EvaluationThread): void;
+  /** The thread holds a lease on a process run from now, or no longer. */
+  onLease?(thread: EvaluationThread, notice: LeaseNotice): void;
   /** `wasReady`: it had loaded its handler (else it died starting). */
   onExit(thread: EvaluationThread, wasReady: boolean): void;
 }
@@ -32,31 +30,30 @@ export interface ThreadOptions {
 export type ThreadEnd =
   { reason: 'stopped' } | { reason: 'out-of-memory' } | { reason: 'crashed'; error: unknown };
 
+interface InFlight {
+  resolve(r: EvaluationReply): void;
+  reject(e: ThreadEnd): void;
+  onProgress: ((p: Progress) => void) | undefined;
+}
+
 export class EvaluationThread {
   private readonly worker: Worker;
-  private current:
-    | {
-        id: number;
-        resolve(r: EvaluationReply): void;
-        reject(e: ThreadEnd): void;
-        onProgress: ((p: Progress) => void) | undefined;
-      }
-    | undefined;
+  private readonly inFlight = new Map<number, InFlight>();
   private nextId = 0;
   private ended: ThreadEnd | undefined;
   ready = false;
   private started = false;
-  /** Where the thread publishes the deadline of the evaluation it runs (protocol.ts: DEADLINE). */
-  readonly deadline: Float64Array;
+  /** Where the thread publishes each task's deadline, by the task's slot (protocol.ts: deadlineSlots). */
+  readonly deadlines: Float64Array;
 
   constructor(private readonly options: ThreadOptions) {
-    const slot = deadlineSlot();
-    this.deadline = slot.view;
+    const slot = deadlineSlots(options.tasks);
+    this.deadlines = slot.view;
     const data: ThreadData = {
       handler: pathToFileURL(options.handler).href,
       nice: options.nice,
       settings: options.settings,
-      deadline: slot.buffer,
+      deadlines: slot.buffer,
     };
     this.worker = new Worker(options.main, {
       workerData: data,
@@ -68,12 +65,14 @@ export class EvaluationThread {
       if (m.type === 'ready') {
         this.ready = this.started = true;
         options.onReady(this);
+      } else if (m.type === 'lease') {
+        options.onLease?.(this, { hold: m.hold, requestId: m.requestId });
       } else if (m.type === 'progress') {
-        if (this.current?.id === m.id) this.current.onProgress?.(m.progress);
-      } else if (this.current?.id === m.id) {
-        const { resolve } = this.current;
-        this.current = undefined;
-        resolve(m.reply);
+        this.inFlight.get(m.id)?.onProgress?.(m.progress);
+      } else {
+        const task = this.inFlight.get(m.id);
+        this.inFlight.delete(m.id);
+        task?.resolve(m.reply);
       }
     });
     this.worker.on('error', (error) => {
@@ -85,34 +84,37 @@ export class EvaluationThread {
     this.worker.on('exit', () => {
       const wasReady = this.started;
       this.ready = false;
-      const current = this.current;
-      this.current = undefined;
-      current?.reject(this.ended ?? { reason: 'crashed', error: new Error('the thread exited') });
+      this.rejectAll(this.ended ?? { reason: 'crashed', error: new Error('the thread exited') });
       options.onExit(this, wasReady);
     });
   }
 
-  get busy(): boolean {
-    return this.current !== undefined;
+  /** Tasks in flight. */
+  get active(): number {
+    return this.inFlight.size;
   }
 
-  /** Runs one task (the thread must be ready and idle). */
+  /** Runs a task (the thread must be ready; `task.slot` free among its deadline slots). */
   run(task: EvaluationTask, onProgress?: (p: Progress) => void): Promise<EvaluationReply> {
     return new Promise((resolve, reject) => {
       const id = this.nextId++;
-      this.current = { id, resolve, reject, onProgress };
-      this.deadline[DEADLINE] = 0;
+      this.inFlight.set(id, { resolve, reject, onProgress });
+      this.deadlines[task.slot] = 0;
       this.worker.postMessage({ id, task });
     });
   }
 
-  /** Ends the thread wherever it is; a task in flight is rejected with `stopped` at once. */
+  /** Ends the thread wherever it is; the tasks in flight are rejected with `stopped` at once. */
   stop(): Promise<number> {
     this.ended ??= { reason: 'stopped' };
     this.ready = false;
-    const current = this.current;
-    this.current = undefined;
-    current?.reject(this.ended);
+    this.rejectAll(this.ended);
     return this.worker.terminate();
+  }
+
+  private rejectAll(end: ThreadEnd): void {
+    const tasks = [...this.inFlight.values()];
+    this.inFlight.clear();
+    for (const t of tasks) t.reject(end);
   }
 }

@@ -1,11 +1,12 @@
 /**
  * An evaluation worker (docs/server.md "Isolation"): a worker thread of the evaluation pool with
  * its own store connection, the whole function library, the hosts and the collection service.
- * It runs one task at a time — a host's method or a collection call — and answers plain data
- * or the error as the API would answer it. Every budget started
- * here publishes its deadline to the thread's shared slot, which the HTTP thread watches: a task
- * that outruns its deadline is stopped by terminating this thread.
+ * It runs the tasks of one account side by side — a host's method or a collection call — and
+ * answers plain data or the error as the API would answer it. Every budget started here
+ * publishes its deadline to its task's shared slot, which the HTTP thread watches: a task that
+ * outruns its deadline is stopped by terminating this thread.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { loadConfig } from '../config/index.js';
 import type { ExecutionLimits } from '../functions/context.js';
 import { defaultRegistry } from '../functions/registry.js';
@@ -14,13 +15,14 @@ import { createHosts } from '../hosts/index.js';
 import { Budget, onEvaluationStart, type EvaluationLimits } from '../limits/index.js';
 import { CollectionService } from '../platform/collections/index.js';
 import { createPlatform } from '../platform/index.js';
+import type { LeaseKeeper, ProcessRun, ProcessTimer } from '../platform/processes/index.js';
+import type { LeaseNotice } from './thread-main.js';
 import { configureScripts, type ScriptChanges } from '../script/index.js';
 import { toErrorBody } from '../server/errors.js';
 import { openStore } from '../store/index.js';
 import {
   asBuffer,
   BUDGET_ARGUMENT,
-  DEADLINE,
   PROGRESS_ARGUMENT,
   type Progress,
   type EvaluationReply,
@@ -35,17 +37,31 @@ export interface WorkerSettings {
   scripts: ScriptChanges;
   /** FLOWMARK_LOCK_WAIT_MS, as the server process opens its own store with. */
   lockWaitMs?: number;
+  /**
+   * The owner of the leases on process runs: the server process's, so a run its sweeper claimed
+   * is renewed by the thread that resumes it (each thread renews only the runs it drives).
+   */
+  leaseOwner?: string;
+}
+
+/** The task an evaluation belongs to: where its deadline goes, and by when it must answer. */
+interface TaskScope {
+  slot: number;
+  respondBy: number | undefined;
 }
 
 async function start(
   settings: WorkerSettings,
-  slot: Float64Array,
+  deadlines: Float64Array,
+  leases: (notice: LeaseNotice) => void,
 ): Promise<(task: EvaluationTask, progress: (p: Progress) => void) => Promise<EvaluationReply>> {
-  let respondBy: number | undefined;
+  const scope = new AsyncLocalStorage<TaskScope>();
   onEvaluationStart((wallTimeMs) => {
+    const task = scope.getStore();
+    if (!task) return wallTimeMs;
     const now = Date.now();
-    const room = respondBy === undefined ? wallTimeMs : Math.min(wallTimeMs, respondBy - now);
-    slot[DEADLINE] = Math.max(slot[DEADLINE]!, now + room);
+    const room = task.respondBy === undefined ? wallTimeMs : Math.min(wallTimeMs, task.respondBy - now);
+    deadlines[task.slot] = Math.max(deadlines[task.slot]!, now + room);
     return room;
   });
 
@@ -54,8 +70,12 @@ async function start(
   // The store opens at start, and again on the next task after it failed (the database was down
   // when the thread started): the task answers the store's error (503) rather than the thread dying.
   let opened: ReturnType<typeof open> | undefined;
+  const keeper: LeaseKeeper = {
+    hold: (requestId) => leases({ hold: true, requestId }),
+    release: (requestId) => leases({ hold: false, requestId }),
+  };
   const services = () =>
-    (opened ??= open(settings).catch((e: unknown) => {
+    (opened ??= open(settings, keeper).catch((e: unknown) => {
       opened = undefined;
       throw e;
     }));
@@ -66,6 +86,9 @@ async function start(
     switch (task.kind) {
       case 'host': {
         const args = task.args.map(withBuffers);
+        if (task.method === 'startRequest' && args[0] && typeof args[0] === 'object')
+          // the caller learns the request's id even if this thread is stopped while it runs
+          (args[0] as { onCreated?: unknown }).onCreated = (requestId: string) => progress({ requestId });
         const value = await (methods[task.method] as (...a: unknown[]) => unknown).apply(hosts, args);
         return { ok: true, value };
       }
@@ -85,9 +108,8 @@ async function start(
     task: EvaluationTask,
     progress: (p: Progress) => void,
   ): Promise<EvaluationReply> {
-    respondBy = task.respondBy;
     try {
-      return await run(task, progress);
+      return await scope.run({ slot: task.slot, respondBy: task.respondBy }, () => run(task, progress));
     } catch (e) {
       const reply = toErrorBody(e);
       return {
@@ -97,21 +119,22 @@ async function start(
           ...(reply.internal ? { detail: e instanceof Error ? (e.stack ?? String(e)) : String(e) } : {}),
         },
       };
-    } finally {
-      respondBy = undefined;
     }
   };
 }
 
 /** The store and what works over it: the platform, the hosts, the collection service. */
-async function open(settings: WorkerSettings) {
+async function open(settings: WorkerSettings, leases: LeaseKeeper) {
   const store = await openStore({
     ...loadConfig(),
     ...(settings.lockWaitMs !== undefined ? { lockWaitMs: settings.lockWaitMs } : {}),
   });
   const platform = createPlatform(store);
   const limits = settings.limits;
-  const hosts = { ...evalHost(platform, { limits }), ...createHosts(platform, { limits }) };
+  // With the server's lease owner, the HTTP thread renews the leases of the runs driven here.
+  const lease = settings.leaseOwner !== undefined ? { lease: { owner: settings.leaseOwner }, leases } : {};
+  const hosts = { ...evalHost(platform, { limits }), ...createHosts(platform, { limits, ...lease }) };
+  const { runner } = hosts.background;
   const methods: Record<HostMethod, (...args: never[]) => unknown> = {
     evaluate: hosts.evaluate,
     composite: hosts.composite,
@@ -121,6 +144,8 @@ async function open(settings: WorkerSettings) {
     describeRequest: hosts.describeRequest,
     resumeRequest: hosts.resumeRequest,
     cancelRequest: hosts.cancelRequest,
+    recoverRun: (run: ProcessRun) => runner.recover(run),
+    fireTimer: (timer: ProcessTimer) => runner.fireTimer(timer),
   };
   return { hosts, methods, collections: new CollectionService(store) };
 }

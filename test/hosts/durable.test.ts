@@ -150,6 +150,49 @@ describeEachEngine('durable requests', (engine) => {
     await sweeper.settled();
   }
 
+  it('a step that stopped its server each time it ran ends its request with 301 after 3 recoveries', async () => {
+    const a = await server(mortal(await engine.openStore()), 'server-a-poison');
+    const b = await server(engine.store, 'server-b-poison');
+    await w.platform.locks.tryAcquire(w.account, 'gate', 'test', NOW, NOW + 3_600_000);
+    const starts = [0, 1].map((i) =>
+      a.host.start(w.account, { definition: GATED, data: { i }, mode: 'TEST' }).catch(() => 'failed'),
+    );
+    const ids = await until(async () => {
+      const rows = await engine.store.all<{ request_id: string; data: string }>(sql`
+        SELECT s.request_id, r.data FROM request_steps s JOIN requests r ON r.account_id = s.account_id AND r.id = s.request_id
+        WHERE s.account_id = ${w.account} AND s.step_id = 2 AND s.status = 'running' AND CAST(r.data AS TEXT) LIKE '%"tries"%'`);
+      return rows.length === 2 ? rows.map((r) => r.request_id) : undefined;
+    }, 'two requests at the gate');
+    a.store.die();
+    expect(await Promise.all(starts)).toEqual(['failed', 'failed']);
+    await w.platform.locks.release(w.account, 'gate', 'test');
+    // As if each had already been resumed after a stop: the first twice, the second three times.
+    const [twice, thrice] = ids as [string, string];
+    await engine.store.run(
+      sql`UPDATE process_runs SET recoveries = 2 WHERE account_id = ${w.account} AND request_id = ${twice}`,
+    );
+    await engine.store.run(
+      sql`UPDATE process_runs SET recoveries = 3 WHERE account_id = ${w.account} AND request_id = ${thrice}`,
+    );
+    await resumeAll(b.sweeper, 2);
+
+    const resumed = await w.host.view(w.account, twice);
+    expect(resumed.request.status).toBe(201);
+    const failed = await w.host.view(w.account, thrice);
+    const message =
+      'step 2 (Two): interrupted 4 times (its server or evaluation thread stopped while it ran each time), not run again';
+    expect([failed.request.status, failed.request.message]).toEqual([301, message]);
+    expect(stepsOf(failed)).toEqual([
+      [1, 0, 'done'],
+      [2, 0, 'failed'],
+    ]);
+    const counted = await engine.store.all(
+      sql`SELECT recoveries FROM process_runs WHERE account_id = ${w.account} AND request_id = ${twice}`,
+    );
+    // the step it re-ran committed: the count starts again at the next step
+    expect(counted.map((r) => Number(r.recoveries))).toEqual([0]);
+  });
+
   it('a server dying in the output variables of a submitted task: the submission is taken again', async () => {
     const a = await server(mortal(await engine.openStore()), 'server-a');
     const b = await server(engine.store, 'server-b');

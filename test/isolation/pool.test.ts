@@ -2,7 +2,8 @@
  * The evaluation pool (src/isolation/pool.ts) with a stand-in worker (fixtures/worker.mjs) that
  * spins, grows its heap or sleeps on demand: a task that outruns its deadline is stopped by
  * terminating its thread, a heap overflow ends only its own task, the thread is replaced and
- * the next task runs; accounts share the threads fairly, with 429 past an account's queue.
+ * the next task runs; accounts share the threads fairly, with 429 past an account's queue; a
+ * thread runs one account's tasks side by side, never two accounts'.
  */
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,13 +21,14 @@ function pool(settings: Partial<PoolSettings> = {}, handler = FIXTURE): Evaluati
       threads: 2,
       heapMb: 64,
       accountThreads: 1,
+      threadTasks: 1,
       accountQueue: 4,
       wallTimeMs: 5_000,
       graceMs: 200,
       ...settings,
     },
     { limits: {}, evaluationLimits: {}, scripts: {} },
-    handler,
+    { handler },
   );
   pools.push(p);
   return p;
@@ -37,6 +39,17 @@ const op = (what: Record<string, unknown>) => ({
   method: 'evaluate' as const,
   args: [what],
 });
+
+/** Waits for the pool's threads to be up (a short wall time could refuse a call made while they load). */
+async function warm(p: EvaluationPool): Promise<void> {
+  for (let i = 0; ; i++) {
+    const ok = await p.run('warm', op({ op: 'echo', value: 1 })).then(
+      () => true,
+      () => false,
+    );
+    if (ok || i > 20) return;
+  }
+}
 
 async function stopped(promise: Promise<unknown>): Promise<EvaluationStopped> {
   const e = await promise.then(
@@ -73,9 +86,7 @@ describe('evaluation pool', () => {
 
   it('stops a task that never starts an evaluation at the wall time', async () => {
     const p = pool({ wallTimeMs: 400 });
-    await p
-      .run('acme', op({ op: 'echo', value: 'warm' }))
-      .catch(() => p.run('acme', op({ op: 'echo', value: 'warm' })));
+    await warm(p);
     const e = await stopped(p.run('acme', op({ op: 'sleep', ms: 10_000 })));
     expect(e.code).toBe('time-limit');
   });
@@ -136,6 +147,7 @@ describe('evaluation pool', () => {
 
   it('refuses a task that waited its wall time for a thread', async () => {
     const p = pool({ threads: 1, wallTimeMs: 300, accountQueue: 10 });
+    await warm(p);
     const busy = p.run('acme', op({ op: 'sleep', ms: 280 }));
     const waiting = p.run('acme', op({ op: 'sleep', ms: 280 })).catch(() => undefined);
     const third = p.run('acme', op({ op: 'echo', value: 'late' }));
@@ -154,5 +166,53 @@ describe('evaluation pool', () => {
     expect(p.load.threads).toBe(0);
     expect(p.load.failedStarts).toBeGreaterThan(2);
     expect(p.load.failedStarts).toBeLessThan(16);
+  });
+
+  it("runs an account's tasks side by side on its thread, up to threadTasks", async () => {
+    const p = pool({ threadTasks: 8 });
+    await p.run('acme', op({ op: 'echo', value: 'warm' }));
+    const began = Date.now();
+    const sleeps = await Promise.all(
+      Array.from({ length: 8 }, () => p.run('acme', op({ op: 'sleep', ms: 300 }))),
+    );
+    expect(sleeps).toEqual(Array(8).fill({ ok: true, value: 300 }));
+    // eight 300 ms waits at once, not one after another (2.4 s)
+    expect(Date.now() - began).toBeLessThan(1_200);
+  });
+
+  it('never runs two accounts on one thread', async () => {
+    const p = pool({ threads: 1, threadTasks: 4 });
+    await p.run('acme', op({ op: 'echo', value: 'warm' }));
+    const acme = p.run('acme', op({ op: 'sleep', ms: 400 }));
+    await new Promise((r) => setTimeout(r, 50));
+    const began = Date.now();
+    expect(await p.run('globex', op({ op: 'echo', value: 'after acme' }))).toEqual({
+      ok: true,
+      value: 'after acme',
+    });
+    expect(Date.now() - began).toBeGreaterThanOrEqual(300);
+    await acme;
+  });
+
+  it("stops a thread for the task that outran its deadline: 422 to it, 503 to its account's other tasks there, nothing to another account", async () => {
+    const p = pool({ threadTasks: 4 });
+    await Promise.all([
+      p.run('acme', op({ op: 'echo', value: 1 })),
+      p.run('globex', op({ op: 'echo', value: 1 })),
+    ]);
+    const sibling = p.run('acme', op({ op: 'sleep', ms: 3_000 }));
+    const other = p.run('globex', op({ op: 'sleep', ms: 1_000 }));
+    await new Promise((r) => setTimeout(r, 20));
+    const spin = await stopped(p.run('acme', op({ op: 'spin', wallTimeMs: 300 })));
+    expect([spin.status, spin.code]).toEqual([422, 'time-limit']);
+    const e = await stopped(sibling);
+    expect([e.status, e.code, e.retryAfter, e.message]).toEqual([
+      503,
+      'unavailable',
+      1,
+      'The evaluation was stopped with another evaluation of the account acme that outran its time limit on the same thread: try again.',
+    ]);
+    expect(await other).toEqual({ ok: true, value: 1_000 });
+    expect(await p.run('acme', op({ op: 'echo', value: 'again' }))).toEqual({ ok: true, value: 'again' });
   });
 });

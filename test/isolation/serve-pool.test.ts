@@ -28,6 +28,7 @@ beforeAll(async () => {
       FLOWMARK_EVAL_TIME_MS: String(DEADLINE_MS),
       FLOWMARK_EVAL_WORKERS: '1',
       FLOWMARK_EVAL_ACCOUNT_QUEUE: '0',
+      FLOWMARK_EVAL_THREAD_TASKS: '1',
     },
   });
   const text = collect(server);

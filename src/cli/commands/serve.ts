@@ -8,12 +8,12 @@ import type { ExecutionLimits } from '../../functions/context.js';
 import { sweepMsFromEnv } from '../../hosts/processes/sweeper.js';
 import { EvaluationPool, type PoolSettings } from '../../isolation/pool.js';
 import { createHosts } from '../../hosts/index.js';
-import { remoteCollections, remoteHosts } from '../../isolation/remote.js';
+import { remoteCollections, remoteHosts, remoteSweeps } from '../../isolation/remote.js';
 import { poolSettingsFromEnv } from '../../isolation/settings.js';
 import { evaluationLimitsFromEnv } from '../../limits/index.js';
 import { CollectionService } from '../../platform/collections/index.js';
 import { createPlatform } from '../../platform/index.js';
-import { leaseMsFromEnv } from '../../platform/processes/index.js';
+import { leaseHeartbeat, leaseMsFromEnv, PROCESS_OWNER } from '../../platform/processes/index.js';
 import { bootstrapFirstAccount, defaultAccount, type FirstStart } from '../../server/bootstrap.js';
 import { corsOriginsFromEnv, parseCorsOrigins } from '../../server/cors.js';
 import { createServer, type Api } from '../../server/index.js';
@@ -289,27 +289,29 @@ async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstr
     // Every evaluation runs in the pool's threads (docs/server.md "Isolation"); this thread serves HTTP.
     const evaluation = limits.evaluation ?? evaluationLimitsFromEnv();
     const settings = options.pool;
-    pool = new EvaluationPool(settings, {
-      limits,
-      evaluationLimits: evaluation,
-      scripts: scriptsPerThread(options.scripts, settings.threads),
-      lockWaitMs: options.lockWaitMs,
-    });
+    pool = new EvaluationPool(
+      settings,
+      {
+        limits,
+        evaluationLimits: evaluation,
+        scripts: scriptsPerThread(options.scripts, settings.threads),
+        lockWaitMs: options.lockWaitMs,
+        leaseOwner: PROCESS_OWNER,
+      },
+      { leases: leaseHeartbeat(platform.processes.runs, { owner: PROCESS_OWNER, ttlMs: leaseMsFromEnv() }) },
+    );
     const remote = remoteHosts(pool);
     configureScripts(options.scripts);
-    const processHosts = createHosts(platform, { limits, sweeper: { intervalMs: options.sweepMs } });
+    // This thread's process host only claims: the sweeper finds the runs other servers lost and
+    // the timers due, and the pool resumes and fires them.
+    const { background } = createHosts(platform, {
+      limits,
+      sweeper: { intervalMs: options.sweepMs, work: remoteSweeps(pool) },
+    });
     app = await createServer({
       store,
       platform,
-      hosts: {
-        // Process requests (start, tasks, resume, cancel and the sweeper) still run here: a
-        // step may wait (a lock, a sub-process) and an account's requests must not queue for
-        // its one evaluation thread (docs/server.md "Isolation").
-        ...processHosts,
-        evaluate: remote.evaluate,
-        composite: remote.composite,
-        webInterface: remote.webInterface,
-      },
+      hosts: { ...remote, background },
       collections: remoteCollections(pool, new CollectionService(store)),
       logger: { level: options.logLevel, stream: io.stdout },
       defaultAccountId: await defaultAccount(platform),

@@ -58,6 +58,8 @@ export interface StartInput {
    * data it is refused (409).
    */
   idempotencyKey?: string;
+  /** Told the new request's id once it is stored, before its steps run. */
+  onCreated?: (requestId: string) => void;
 }
 
 export type TaskView = {
@@ -156,6 +158,7 @@ export class ProcessHost {
       if (earlier) return earlier;
       throw e;
     }
+    input.onCreated?.(requestId);
     await this.runner.drive(accountId, requestId);
     return this.view(accountId, requestId);
   }

@@ -3,6 +3,7 @@ import type { ExecutionLimits } from '../../functions/context.js';
 import type { ProcessRequest } from '../../platform/index.js';
 import type {
   StepDefinition,
+  LeaseKeeper,
   LeaseSettings,
   ProcessDefinition,
   StepError,
@@ -22,6 +23,12 @@ export interface RunnerOptions {
   maxIterations?: number;
   /** The leases this runner takes on the runs it drives (default: this process, FLOWMARK_LEASE_MS or 30 s). */
   lease?: Partial<LeaseSettings>;
+  /**
+   * Who renews those leases while a run is driven (default: a heartbeat of this runner's own).
+   * In an evaluation thread, the HTTP thread renews them: a step that keeps the thread busy
+   * does not let its lease lapse, and a thread that is stopped stops renewing.
+   */
+  leases?: LeaseKeeper;
   /**
    * Fault injection for tests (test/faults/): called at each point of a creation where a crash
    * once left an orphan — `request-stored` (the request row written, not yet its run) and

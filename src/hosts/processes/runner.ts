@@ -33,7 +33,7 @@ import {
 } from '../../platform/index.js';
 import {
   DEFINITION_LIMITS,
-  Heartbeat,
+  leaseHeartbeat,
   isTemplateText,
   leaseMsFromEnv,
   PROCESS_OWNER,
@@ -52,6 +52,7 @@ import {
   type SubprocessStep,
   type Lease,
   type ManualTask,
+  type LeaseKeeper,
   type LeaseSettings,
   type ProcessTimer,
   type TaskRef,
@@ -74,12 +75,15 @@ type Outcome = { kind: 'next'; loop: RunCursor['loop'] } | { kind: 'leave' } | {
 
 type Parameters = Record<string, unknown>;
 
+/** Times a step is resumed after its server or thread stopped under it, before its request fails. */
+export const MAX_RECOVERIES = 3;
+
 const conflict = (message: string) => new PlatformError('conflict', message);
 
 export class ProcessRunner {
   readonly limits: ExecutionLimits;
   readonly lease: LeaseSettings;
-  private readonly heartbeat: Heartbeat;
+  private readonly heartbeat: LeaseKeeper;
 
   constructor(
     readonly platform: Platform,
@@ -90,10 +94,7 @@ export class ProcessRunner {
       owner: options.lease?.owner ?? PROCESS_OWNER,
       ttlMs: options.lease?.ttlMs ?? leaseMsFromEnv(),
     };
-    this.heartbeat = new Heartbeat(
-      (ids) => this.platform.processes.runs.renew(ids, this.leaseUntil()),
-      Math.max(Math.floor(this.lease.ttlMs / 3), 50),
-    );
+    this.heartbeat = options.leases ?? leaseHeartbeat(platform.processes.runs, this.lease);
   }
 
   /** The lease this runner writes now. */
@@ -350,6 +351,18 @@ export class ProcessRunner {
     if (step) {
       await this.platform.processes.steps.discard(accountId, requestId, step.id, cursor.iteration);
       if (step.type === 'manual') await this.platform.processes.tasks.discard(accountId, ref);
+    }
+    if (step && run.recoveries > MAX_RECOVERIES) {
+      // It stopped its server or thread each time it ran: it is not run again.
+      return this.fail(
+        run,
+        step,
+        undefined,
+        new Error(
+          `${stepLabel(step)}: interrupted ${run.recoveries} times (its server or evaluation thread ` +
+            'stopped while it ran each time), not run again',
+        ),
+      );
     }
     const again: RunCursor = { step: cursor.step, iteration: cursor.iteration, phase: 'ready' };
     if (cursor.loop) again.loop = cursor.loop;

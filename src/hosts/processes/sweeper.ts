@@ -8,7 +8,14 @@
  *   sweeper.start();  …  await sweeper.stop();
  */
 import { ConfigError } from '../../config/index.js';
+import type { ProcessRun, ProcessTimer } from '../../platform/processes/index.js';
 import type { ProcessRunner } from './runner.js';
+
+/** What the sweeper does with what it claimed: resume a run, fire a timer (by default its runner). */
+export interface SweepWork {
+  recover(run: ProcessRun): Promise<void>;
+  fireTimer(timer: ProcessTimer): Promise<boolean>;
+}
 
 export interface SweeperOptions {
   /** How often it looks (default FLOWMARK_SWEEP_MS, else 1 s). */
@@ -17,6 +24,8 @@ export interface SweeperOptions {
   batch?: number;
   /** Told what failed (a store error, a recovery that threw). */
   onError?: (error: unknown) => void;
+  /** Where claimed runs are resumed and timers fired (`flowmark serve`: the evaluation pool). */
+  work?: SweepWork;
 }
 
 export const TIMER_LEASE = 'timers';
@@ -32,6 +41,7 @@ export class ProcessSweeper {
   private readonly intervalMs: number;
   private readonly batch: number;
   private orphansLooked = 0;
+  private readonly work: SweepWork;
 
   constructor(
     readonly runner: ProcessRunner,
@@ -39,6 +49,7 @@ export class ProcessSweeper {
   ) {
     this.intervalMs = options.intervalMs ?? sweepMsFromEnv();
     this.batch = options.batch ?? 100;
+    this.work = options.work ?? runner;
   }
 
   start(): void {
@@ -69,7 +80,7 @@ export class ProcessSweeper {
     const orphans = await this.endOrphans();
     const claimed = await processes.runs.claimExpired(this.runner.leaseUntil(), Date.now(), this.batch);
     for (const run of claimed) {
-      const recovery = this.runner.recover(run).catch((e) => this.options.onError?.(e));
+      const recovery = this.work.recover(run).catch((e) => this.options.onError?.(e));
       this.resuming.add(recovery);
       void recovery.finally(() => this.resuming.delete(recovery));
     }
@@ -78,7 +89,7 @@ export class ProcessSweeper {
     if (await processes.leases.acquire(TIMER_LEASE, owner, Date.now(), ttlMs)) {
       for (const timer of await processes.timers.due(this.runner.now(), this.batch)) {
         try {
-          if (await this.runner.fireTimer(timer)) fired++;
+          if (await this.work.fireTimer(timer)) fired++;
         } catch (e) {
           this.options.onError?.(e);
         }

@@ -56,9 +56,11 @@ export { definitionMissing, type StoredDefinition } from './definitions.js';
 export {
   DEFAULT_LEASE_MS,
   Heartbeat,
+  leaseHeartbeat,
   leaseMsFromEnv,
   PROCESS_OWNER,
   type Lease,
+  type LeaseKeeper,
   type LeaseSettings,
 } from './leases.js';
 export type { ProcessRun, RunCursor } from './runs.js';

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { ConfigError } from '../../config/index.js';
 import { sql, type Store } from '../../store/index.js';
+import type { ProcessRuns } from './runs.js';
 
 /** This server process, as the owner of the leases it takes. */
 export const PROCESS_OWNER = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
@@ -61,7 +62,21 @@ export class NamedLeases {
  * Renews, every third of the lease, the leases of the runs this process is driving (one UPDATE
  * for all of them); runs nobody here drives any more are left to expire.
  */
-export class Heartbeat {
+/** Who renews the leases of the runs a runner drives, while it holds them. */
+export interface LeaseKeeper {
+  hold(requestId: string): void;
+  release(requestId: string): void;
+}
+
+/** A heartbeat renewing the leases `lease.owner` holds on runs, three times a lease period. */
+export function leaseHeartbeat(runs: Pick<ProcessRuns, 'renew'>, lease: LeaseSettings): Heartbeat {
+  return new Heartbeat(
+    (ids) => runs.renew(ids, { owner: lease.owner, expires: Date.now() + lease.ttlMs }),
+    Math.max(Math.floor(lease.ttlMs / 3), 50),
+  );
+}
+
+export class Heartbeat implements LeaseKeeper {
   private readonly held = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
 

@@ -17,7 +17,7 @@ import type { Lease } from './leases.js';
 
 /** Every column but the step's data snapshot (read only when a run is resumed). */
 const COLUMNS = sql.raw(
-  'account_id, request_id, definition_id, definition, cursor, user_id, secret, depth, version',
+  'account_id, request_id, definition_id, definition, cursor, user_id, secret, depth, version, recoveries',
 );
 
 /**
@@ -52,6 +52,8 @@ export interface ProcessRun {
   /** 0 for a top-level request, parent's depth + 1 for a sub-process. */
   depth: number;
   version: number;
+  /** Times it was resumed after its server or thread stopped while it ran this step. */
+  recoveries: number;
 }
 
 type RunRow = {
@@ -64,6 +66,7 @@ type RunRow = {
   secret: string;
   depth: number;
   version: number;
+  recoveries: number;
 };
 
 export class ProcessRuns {
@@ -121,12 +124,17 @@ export class ProcessRuns {
       : lease
         ? sql`, lease_owner = ${lease.owner}, lease_expires = ${lease.expires}`
         : sql``;
+    // a new step (or iteration) starts its count of recoveries again
+    const recoveries =
+      cursor.step !== run.cursor.step || cursor.iteration !== run.cursor.iteration
+        ? sql`, recoveries = 0`
+        : sql``;
     const snapshot =
       cursor.phase === 'running' && run.cursor.phase !== 'running'
         ? sql`, step_data = (SELECT data FROM requests WHERE account_id = ${run.accountId} AND id = ${run.requestId})`
         : sql``;
     const row = await this.store.get<RunRow>(sql`
-      UPDATE process_runs SET cursor = ${toJson(cursor)}, user_id = ${userId}, version = version + 1${leaseSet}${snapshot}
+      UPDATE process_runs SET cursor = ${toJson(cursor)}, user_id = ${userId}, version = version + 1${leaseSet}${snapshot}${recoveries}
       WHERE account_id = ${run.accountId} AND request_id = ${run.requestId} AND version = ${run.version}
       RETURNING ${COLUMNS}`);
     return row && toRun(row);
@@ -156,7 +164,8 @@ export class ProcessRuns {
   async claimExpired(lease: Lease, now: number, limit: number): Promise<ProcessRun[]> {
     const skipLocked = this.store.dialect.name === 'postgres' ? sql` FOR UPDATE SKIP LOCKED` : sql``;
     const rows = await this.store.all<RunRow>(sql`
-      UPDATE process_runs SET lease_owner = ${lease.owner}, lease_expires = ${lease.expires}, version = version + 1
+      UPDATE process_runs SET lease_owner = ${lease.owner}, lease_expires = ${lease.expires}, version = version + 1,
+        recoveries = recoveries + 1
       WHERE lease_expires < ${now} AND request_id IN (
         SELECT request_id FROM process_runs WHERE lease_expires < ${now} ORDER BY lease_expires LIMIT ${limit}${skipLocked})
       RETURNING ${COLUMNS}`);
@@ -211,5 +220,6 @@ function toRun(row: RunRow): ProcessRun {
     secret: row.secret,
     depth: Number(row.depth),
     version: Number(row.version),
+    recoveries: Number(row.recoveries),
   };
 }
