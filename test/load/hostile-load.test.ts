@@ -155,6 +155,11 @@ for (const engine of availableEngines())
         await post('/api/v1/collections/c/documents', { _id: 'a', x: 1 });
         for (const [path, template] of Object.entries(HOSTILE_COMPOSITES))
           await post('/api/v1/composite-apis', { method: 'GET', path, template, isPublic: true });
+        // a process whose one step runs until its time limit (process requests run in the pool too)
+        await post('/api/v1/processes', {
+          name: 'Hostile',
+          steps: [{ id: 1, name: 'Spin', script: HOSTILE_COMPOSITES.recursion }],
+        });
         const plain = await login(url, 'default', 'plain', PLAIN_PASSWORD);
         // the other account's trivial composite API
         const victim = await login(url, 'victim', 'admin', VICTIM_PASSWORD);
@@ -190,6 +195,14 @@ for (const engine of availableEngines())
                   cookie: plain,
                 },
               ),
+          ],
+          [
+            'process start',
+            () =>
+              call(url, 'POST', '/api/v1/requests', {
+                cookie: designer,
+                body: { process: 'Hostile', mode: 'TEST' },
+              }),
           ],
           ...Object.keys(HOSTILE_COMPOSITES).map(
             (path) =>
@@ -227,7 +240,19 @@ for (const engine of availableEngines())
         // every hostile request: a clear error within its deadline + 1 s
         // (the eval endpoint answers a template's error as 200 with `error` in its body: docs/server.md)
         const unclear = attacks.filter((a) => {
-          const body = a.body as { code?: unknown; message?: unknown; error?: { message?: unknown } } | null;
+          const body = a.body as {
+            code?: unknown;
+            message?: unknown;
+            status?: unknown;
+            error?: { message?: unknown };
+          } | null;
+          // a request whose step failed: started (201), ended 301 with the step's error as P_message
+          const failedRequest =
+            a.what === 'process start' &&
+            a.status === 201 &&
+            body?.status === 301 &&
+            typeof body.message === 'string' &&
+            body.message !== '';
           const evalError =
             a.status === 200 && typeof body?.error?.message === 'string' && body.error.message !== '';
           const apiError =
@@ -236,7 +261,7 @@ for (const engine of availableEngines())
             body.code !== 'internal' &&
             typeof body.message === 'string' &&
             body.message !== '';
-          return !(evalError || apiError) || a.ms > DEADLINE_MS + 1000;
+          return !(evalError || apiError || failedRequest) || a.ms > DEADLINE_MS + 1000;
         });
         expect(
           unclear.map(
