@@ -125,4 +125,35 @@ describeEachEngine('security: request strings in collection expressions', (engin
     expect(await group('all')).toEqual([{ _id: 'all', n: 2 }]);
     expect(await group('$password')).toEqual([{ _id: '$password', n: 2 }]);
   });
+
+  it("a process request's data (its starter's, its task submissions) is data in its steps' queries", async () => {
+    const defined = await call(server.url, 'POST', '/api/v1/processes', {
+      token: admin(),
+      body: {
+        name: 'Check',
+        steps: [
+          {
+            id: 1,
+            name: 'Count',
+            script:
+              '${count_objects({"login": login, "$expr": {"$eq": ["$password", password]}}, "accounts")}',
+          },
+        ],
+      },
+    });
+    expect(defined.status).toBe(201);
+    const start = async (password: string) =>
+      (
+        await call(server.url, 'POST', '/api/v1/requests', {
+          token: admin(),
+          body: { process: 'Check', mode: 'TEST', data: { login: 'ann', password } },
+        })
+      ).body as { status: number; message: string };
+    expect((await start('s3cret')).status).toBe(201);
+    const injected = await start('$password');
+    expect(injected.status).toBe(301);
+    expect(injected.message).toContain(
+      'count_objects: argument 1 (where) reads the text "$password" from the request\'s input where a field path or variable is read',
+    );
+  });
 });

@@ -59,7 +59,7 @@ import {
   type VariableDefinition,
 } from '../../platform/processes/index.js';
 import { toJsonObject, toJsonValue } from '../../platform/model.js';
-import { markRequestInput } from '../../template/index.js';
+import { markRequestInput, requestStrings } from '../../template/index.js';
 import { renderIn } from '../render.js';
 import { typedValue } from '../typing.js';
 import { failureMessage, loggedMessage, StepFailure, stepError } from './failure.js';
@@ -836,6 +836,9 @@ export class ProcessRunner {
       ...(randomBytes ? { randomBytes } : {}),
     });
     if (step.lane !== null) ctx.laneId = step.lane;
+    // The data document came from the request's starter and its task submissions: its `$` texts
+    // are never field paths or variables in a step's collection queries (template/provenance.ts).
+    ctx.requestStrings = requestStrings(request.data);
     return ctx;
   }
 
