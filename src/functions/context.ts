@@ -35,6 +35,13 @@ export interface ExecutionContext {
   mode: Mode;
   surface: Surface;
   projectId?: number;
+  /**
+   * The project whose stored script this is (a process step or task, a composite API, a web
+   * interface; docs/platform.md "Rights"): the script acts with that project's design authority
+   * for the functions whose rule is the design right or depends on it, whoever runs it. Unset for
+   * ad-hoc evaluation (the eval endpoint, the playground, `flowmark render`).
+   */
+  designedIn?: number;
   requestId?: string;
   /**
    * The lane the current step runs in (process tasks, manual tasks): the default lane of the

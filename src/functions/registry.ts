@@ -156,13 +156,16 @@ export class FunctionRegistry {
 /**
  * The callable with its declared rights enforced before it runs (FunctionRights): the connected
  * user for `user`, `self-or-admin`, `admin`, `design`; the administrator right for `admin`; the
- * design right on the context's project for `design`. `argument` and `service` check in the impl.
+ * design right on the context's project for `design` (held by a script stored in that project,
+ * ExecutionContext.designedIn, whoever runs it). `argument` and `service` check in the impl.
  */
 function guarded(spec: FunctionSpec, name: string, ctx: ExecutionContext, fn: BoundFunction): BoundFunction {
   const rule = spec.rights;
   if (rule === 'none' || rule === 'argument' || rule === 'service') return fn;
   if (rule === 'design') {
     return async function (this: CallEnv | undefined, ...args: unknown[]) {
+      // a script stored in the project acts with its design authority, whoever runs it
+      if (ctx.designedIn !== undefined && ctx.designedIn === ctx.projectId) return fn.apply(this, args);
       const user = requireUser(name, ctx);
       if (ctx.projectId === undefined) throw new FunctionError(name, MESSAGES.projectNotFound);
       if (!(await platformOf(name, ctx).rights.canDesign(ctx.accountId, user, ctx.projectId)))

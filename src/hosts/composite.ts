@@ -252,6 +252,7 @@ export class CompositeHost {
       mode: api.mode,
       surface: 'composite-api',
       ...(api.projectId !== null ? { project: api.projectId } : {}),
+      designed: true,
       limits: this.limits,
       ...(clock ? { clock } : {}),
       ...(random ? { random } : {}),

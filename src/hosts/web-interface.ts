@@ -61,6 +61,7 @@ export class WebInterfaceHost {
       mode,
       surface: 'web-interface',
       project: wi.projectId,
+      designed: true,
       limits: this.limits,
       ...(clock ? { clock } : {}),
       ...(random ? { random } : {}),

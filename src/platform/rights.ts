@@ -153,10 +153,22 @@ export class Rights {
    * Adding or removing a lane's users: administrators on any lane; designers of a project using
    * the lane's pool on its runtime lanes (the platform's "ADMIN, DESIGNER or SUPERVISOR").
    */
-  async canWriteLaneMembership(accountId: string, actor: Actor | null, lane: Lane): Promise<boolean> {
-    if (actor === null) return false;
-    if (actor.isAdmin) return true;
+  async canWriteLaneMembership(
+    accountId: string,
+    actor: Actor | null,
+    lane: Lane,
+    /** The project of the stored script making the change (its design authority). */
+    designedIn?: number,
+  ): Promise<boolean> {
+    if (actor?.isAdmin) return true;
     if (!lane.runtime) return false;
+    if (designedIn !== undefined) {
+      const used = await this.store.get(sql`
+        SELECT 1 AS found FROM project_pools
+        WHERE account_id = ${accountId} AND project_id = ${designedIn} AND pool_id = ${lane.poolId}`);
+      if (used) return true;
+    }
+    if (actor === null) return false;
     const row = await this.store.get(sql`
       SELECT 1 AS found FROM project_designers d
       JOIN project_pools p ON p.project_id = d.project_id AND p.account_id = d.account_id
@@ -169,8 +181,11 @@ export class Rights {
     accountId: string,
     actor: Actor | null,
     list: { projectId: number | null },
+    /** The project of the stored script making the change (its design authority). */
+    designedIn?: number,
   ): Promise<boolean> {
     if (actor?.isAdmin) return true;
+    if (designedIn !== undefined && list.projectId === designedIn) return true;
     return list.projectId !== null && this.canDesign(accountId, actor, list.projectId);
   }
 

@@ -5,7 +5,9 @@
  * a lane's, a project's or the account's data carry a probe; the probes run as the account's
  * administrator, a designer of the project, a plain user and an anonymous caller, through the
  * four surfaces of a real server — POST /api/v1/eval, a process step, a web interface and a
- * public composite API — and each outcome is compared with what the rule allows.
+ * public composite API — and each outcome is compared with what the rule allows. The rights that
+ * are (or depend on) the project's design right are held by the project's stored scripts — a
+ * process step, a web interface, a composite API — whoever runs them (`designed`), never by eval.
  */
 import { beforeAll, expect, it } from 'vitest';
 import { createHosts } from '../../src/hosts/index.js';
@@ -42,6 +44,11 @@ interface Row {
   outcome?: (role: Role, surface: Surface) => string;
   /** The probe gives text to show after `ok` (a boolean as in/out). */
   show?: boolean;
+  /**
+   * The right is the project's design right (or depends on it): a script stored in the project —
+   * a process step, a web interface, a composite API — holds it whoever runs it; eval does not.
+   */
+  designed?: true;
 }
 
 const ALL: readonly Role[] = ROLES;
@@ -77,6 +84,7 @@ const ROWS: Record<string, Row> = {
     rule: 'argument',
     probe: () => 'save_custom_list("matrix", [])',
     allowed: DESIGNERS,
+    designed: true,
     refusal: RIGHTS_MESSAGES.customList('matrix'),
   },
   get_i18n: { rule: 'none', probe: () => 'get_i18n("k", "d")' },
@@ -86,17 +94,23 @@ const ROWS: Record<string, Row> = {
     rule: 'argument',
     probe: (ids) => `P_add_user_to_lane(${ids.runtimeLane}, "carl")`,
     allowed: DESIGNERS,
+    designed: true,
     refusal: (ids) => RIGHTS_MESSAGES.laneMembership(ids.runtimeLane),
   },
   P_remove_user_from_lane: {
     rule: 'argument',
     probe: (ids) => `P_remove_user_from_lane(${ids.runtimeLane}, "carl")`,
     allowed: DESIGNERS,
+    designed: true,
     refusal: (ids) => RIGHTS_MESSAGES.laneMembership(ids.runtimeLane),
   },
   P_load_project_vault: { rule: 'none', probe: () => 'P_load_project_vault()' },
-  P_save_project_vault: { rule: 'design', probe: () => 'P_save_project_vault({"key": "v"})' },
-  P_delete_project_vault: { rule: 'design', probe: () => 'P_delete_project_vault()' },
+  P_save_project_vault: {
+    rule: 'design',
+    probe: () => 'P_save_project_vault({"key": "v"})',
+    designed: true,
+  },
+  P_delete_project_vault: { rule: 'design', probe: () => 'P_delete_project_vault()', designed: true },
   P_get_oauth2_token: { rule: 'none', probe: () => 'P_get_oauth2_token("svc")' },
   P_save_oauth2_token: { rule: 'user', probe: () => 'P_save_oauth2_token("svc", {"access_token": "t"})' },
   P_log: { rule: 'none', probe: () => 'P_log("matrix")' },
@@ -201,7 +215,8 @@ function expected(name: string, row: Row, role: Role, surface: Surface, ids: Ids
       argument: [],
       service: [],
     }[row.rule];
-  if (allowedRoles.includes(role)) return row.outcome?.(role, surface) ?? 'ok';
+  if (allowedRoles.includes(role) || (row.designed && surface !== 'eval'))
+    return row.outcome?.(role, surface) ?? 'ok';
   if (role === 'anonymous') return `${name}: ${row.anonymous ?? RIGHTS_MESSAGES.anonymous}`;
   const refusal =
     typeof row.refusal === 'function'
@@ -246,6 +261,10 @@ it('has one row per function of the registry, with the rule its declaration give
   // Every rule that protects data has a probe.
   for (const [name, row] of Object.entries(ROWS))
     if (row.rule !== 'none' && row.rule !== 'service') expect(row.probe, name).toBeDefined();
+  // The design right is held by the project's stored scripts: every design row says so.
+  for (const [name, row] of Object.entries(ROWS))
+    if (row.rule === 'design')
+      expect(row.designed, `${name}: a design row has the stored-script column`).toBe(true);
 });
 
 describeEachEngine('rights matrix', (engine) => {

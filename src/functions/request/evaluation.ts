@@ -58,6 +58,11 @@ export interface ContextOptions {
   randomBytes?: (size: number) => Uint8Array;
   limits?: Partial<ExecutionLimits>;
   response?: CompositeResponse;
+  /**
+   * The script is stored in its project (a process step, a composite API, a web interface): it
+   * acts with the project's design authority (ExecutionContext.designedIn), whoever runs it.
+   */
+  designed?: boolean;
 }
 
 /** What an evaluation keeps beside its context. */
@@ -144,6 +149,7 @@ export async function contextFor(options: ContextOptions): Promise<ExecutionCont
     mode,
     surface: options.surface ?? 'eval',
     ...(projectId !== undefined ? { projectId } : {}),
+    ...(options.designed && projectId !== undefined ? { designedIn: projectId } : {}),
     ...(request ? { requestId: request.id } : {}),
     locale: account.locale,
     timeZone: account.timeZone,

@@ -75,12 +75,12 @@ export const listFunctions: FunctionSpec[] = [
         ],
         async impl(ctx, [listId, data], _call, fn) {
           const platform = platformOf(fn, ctx);
-          const user = requireUser(fn, ctx);
+          const user = ctx.designedIn === undefined ? requireUser(fn, ctx) : ctx.user;
           return platformCall(fn, async () => {
             const list = await platform.customLists.require(ctx.accountId, listId);
             await requireRight(
               fn,
-              platform.rights.canWriteCustomList(ctx.accountId, user, list),
+              platform.rights.canWriteCustomList(ctx.accountId, user, list, ctx.designedIn),
               RIGHTS_MESSAGES.customList(list.id),
             );
             return platform.customLists.save(ctx.accountId, list.id, data);

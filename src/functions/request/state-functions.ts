@@ -37,14 +37,14 @@ function laneMembership(name: 'P_add_user_to_lane' | 'P_remove_user_from_lane', 
         ],
         async impl(ctx, [laneId, userId]) {
           const platform = platformOf(name, ctx);
-          const actor = requireUser(name, ctx);
+          const actor = ctx.designedIn === undefined ? requireUser(name, ctx) : ctx.user;
           return platformCall(name, async () => {
             const lanes = platform.directory.lanes;
             const lane = await lanes.require(ctx.accountId, laneId);
             if (!lane.runtime) throw new FunctionError(name, RIGHTS_MESSAGES.laneNotRuntime(lane.id));
             await requireRight(
               name,
-              platform.rights.canWriteLaneMembership(ctx.accountId, actor, lane),
+              platform.rights.canWriteLaneMembership(ctx.accountId, actor, lane, ctx.designedIn),
               RIGHTS_MESSAGES.laneMembership(lane.id),
             );
             const user = await platform.directory.users.require(ctx.accountId, userId);

@@ -830,6 +830,8 @@ export class ProcessRunner {
       mode: request.mode,
       surface,
       request: request.id,
+      // the process's scripts act with its project's design authority, whoever started it
+      designed: true,
       limits: this.limits,
       ...(clock ? { clock } : {}),
       ...(random ? { random } : {}),
