@@ -8,6 +8,7 @@ import type { CollectionService } from '../platform/collections/index.js';
 import { RelayedError } from '../server/errors.js';
 import type { ServerHosts } from '../server/hosts.js';
 import type { SweepWork } from '../hosts/processes/sweeper.js';
+import type { LeaseKeeper } from '../platform/processes/index.js';
 import { EvaluationStopped, type EvaluationPool } from './pool.js';
 import {
   asBuffer,
@@ -69,12 +70,21 @@ type RemoteHosts = Required<Omit<ServerHosts, 'background'>>;
 /**
  * The sweeper's work on the runs and timers it claimed (hosts/processes/sweeper.ts), run by the
  * pool under the run's account: the claim is bookkeeping, resuming a run evaluates its steps.
+ * `leases` renews a claimed run's lease from its claim on, while the task waits for a thread and
+ * starts (else a slow start would let it lapse, and another claim count a recovery that was not).
  */
-export function remoteSweeps(pool: EvaluationPool): SweepWork {
+export function remoteSweeps(pool: EvaluationPool, leases: LeaseKeeper): SweepWork {
   const call = async (account: string, method: HostMethod, args: unknown[]) =>
     unwrap(await relay(pool.run(account, { kind: 'host', method, args })));
   return {
-    recover: async (run) => void (await call(run.accountId, 'recoverRun', [run])),
+    recover: async (run) => {
+      leases.hold(run.requestId);
+      try {
+        await call(run.accountId, 'recoverRun', [run]);
+      } finally {
+        leases.release(run.requestId);
+      }
+    },
     fireTimer: async (timer) => (await call(timer.accountId, 'fireTimer', [timer])) as boolean,
   };
 }

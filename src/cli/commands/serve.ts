@@ -289,6 +289,8 @@ async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstr
     // Every evaluation runs in the pool's threads (docs/server.md "Isolation"); this thread serves HTTP.
     const evaluation = limits.evaluation ?? evaluationLimitsFromEnv();
     const settings = options.pool;
+    // Renews, here, the leases of the runs the evaluation threads drive and the sweeper claims.
+    const leases = leaseHeartbeat(platform.processes.runs, { owner: PROCESS_OWNER, ttlMs: leaseMsFromEnv() });
     pool = new EvaluationPool(
       settings,
       {
@@ -298,7 +300,7 @@ async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstr
         lockWaitMs: options.lockWaitMs,
         leaseOwner: PROCESS_OWNER,
       },
-      { leases: leaseHeartbeat(platform.processes.runs, { owner: PROCESS_OWNER, ttlMs: leaseMsFromEnv() }) },
+      { leases },
     );
     const remote = remoteHosts(pool);
     configureScripts(options.scripts);
@@ -306,7 +308,7 @@ async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstr
     // the timers due, and the pool resumes and fires them.
     const { background } = createHosts(platform, {
       limits,
-      sweeper: { intervalMs: options.sweepMs, work: remoteSweeps(pool) },
+      sweeper: { intervalMs: options.sweepMs, work: remoteSweeps(pool, leases) },
     });
     app = await createServer({
       store,
