@@ -34,7 +34,14 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
   }
   const entry = find(name);
   if (!entry) {
-    io.stderr.write(`flowmark: unknown command '${name}'\n\n${usage()}`);
+    // loaded here only: `flowmark version` loads one module (test/cli/startup.test.ts)
+    const { closestName } = await import('../template/suggest.js');
+    const near = closestName(
+      name,
+      commands.map((c) => c.name),
+    );
+    const hint = near ? ` — did you mean '${near}'?` : '';
+    io.stderr.write(`flowmark: unknown command '${name}'${hint}\n\n${usage()}`);
     return 2;
   }
   const command = await entry.load();

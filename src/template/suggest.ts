@@ -13,13 +13,21 @@ export function registerCallableNames(names: () => Iterable<string>): void {
 
 /** The registered name closest to `name` when it is close enough to be a misspelling, else undefined. */
 export function suggestCallable(name: string): string | undefined {
-  if (!known || name.length < 4) return undefined;
-  // one edit for short names, two from 8 characters on; ties go to the first in the list
+  return known ? closestName(name, known()) : undefined;
+}
+
+/**
+ * The candidate closest to `name` when it is close enough to be a misspelling (one edit for short
+ * names, two from 8 characters on; names under 4 characters get none), else undefined; ties go to
+ * the first candidate. Also the CLI's "did you mean" for a mistyped command.
+ */
+export function closestName(name: string, candidates: Iterable<string>): string | undefined {
+  if (name.length < 4) return undefined;
   const limit = name.length >= 8 ? 2 : 1;
   let best: string | undefined;
   let bestDistance = limit + 1;
   const lower = name.toLowerCase();
-  for (const candidate of known()) {
+  for (const candidate of candidates) {
     if (candidate === name) return undefined;
     if (Math.abs(candidate.length - name.length) > limit) continue;
     const d = candidate.toLowerCase() === lower ? 0.5 : distance(lower, candidate.toLowerCase(), limit);

@@ -62,6 +62,12 @@ export const commands: readonly CommandEntry[] = [
     scripts: false,
   },
   {
+    name: 'users',
+    summary: "list an account's users; give a user a new password (a lost administrator password)",
+    load: async () => (await import('./users.js')).users,
+    scripts: false,
+  },
+  {
     name: 'seed',
     summary: 'create the demo account (users, lanes, a project, a request …)',
     load: async () => (await import('./seed.js')).seed,

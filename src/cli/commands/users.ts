@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import type { Command, CliIo } from '../main.js';
+import { createPlatform } from '../../platform/index.js';
+import { defaultAccount } from '../../server/bootstrap.js';
+import { openStore } from '../../store/index.js';
+
+const USAGE =
+  'flowmark users list [--account ID]\n' +
+  '       flowmark users reset-password --user LOGIN [--account ID]\n\n' +
+  '`reset-password` gives the user a new random password and prints it (shown only once): the way\n' +
+  'back in when an administrator lost theirs. The account defaults to "default", or the only account\n' +
+  'of the store. Uses the same store as `flowmark serve` (FLOWMARK_DATA / DATABASE_URL).';
+
+export const users: Command = {
+  name: 'users',
+  usage: USAGE,
+  async run(args, io) {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args,
+        options: { user: { type: 'string' }, account: { type: 'string' } },
+        strict: true,
+        allowPositionals: true,
+      });
+    } catch (e) {
+      return usageError(io, (e as Error).message);
+    }
+    const { values, positionals } = parsed;
+    const [action, ...rest] = positionals;
+    if (action !== 'list' && action !== 'reset-password')
+      return usageError(io, action ? `unknown action ${JSON.stringify(action)}` : 'an action is required');
+    if (rest.length > 0) return usageError(io, `unexpected argument ${rest[0]}`);
+    if (action === 'reset-password' && values.user === undefined)
+      return usageError(io, 'reset-password: --user LOGIN is required');
+
+    const store = await openStore();
+    try {
+      const platform = createPlatform(store);
+      const accountId = values.account ?? (await defaultAccount(platform));
+      if (accountId === undefined)
+        return failure(
+          io,
+          'the store has several accounts and none is "default" (or none): choose one with --account',
+        );
+      if (!(await platform.accounts.get(accountId))) return failure(io, `no account ${accountId}`);
+      const directory = platform.directory.users;
+      if (action === 'list') {
+        for (const u of await directory.list(accountId))
+          io.stdout.write(`${u.id}  ${u.login}  ${u.isAdmin ? 'administrator' : 'user'}  ${u.status}\n`);
+        return 0;
+      }
+      const user = await directory.find(accountId, values.user!);
+      if (!user) return failure(io, `no user ${values.user} in account ${accountId}`);
+      const password = randomBytes(18).toString('base64url');
+      await directory.update(accountId, user.id, { password });
+      io.stdout.write(`${password}\n`);
+      io.stderr.write(`new password of ${user.login} in account ${accountId}; it is shown only once\n`);
+      return 0;
+    } finally {
+      await store.close();
+    }
+  },
+};
+
+function usageError(io: CliIo, message: string): number {
+  io.stderr.write(`flowmark users: ${message}\nusage: ${USAGE}\n`);
+  return 2;
+}
+
+function failure(io: CliIo, message: string): number {
+  io.stderr.write(`flowmark users: ${message}\n`);
+  return 1;
+}
