@@ -9,5 +9,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // The storage suites open real databases; keep files isolated in their own processes.
     pool: 'forks',
+    // never the developer's ./data or DATABASE_URL (test/support/isolated-store.ts)
+    globalSetup: ['test/support/isolated-store.ts'],
   },
 });

@@ -8,6 +8,8 @@ export default defineConfig({
     testTimeout: 600_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // never the developer's ./data or DATABASE_URL (test/support/isolated-store.ts)
+    globalSetup: ['test/support/isolated-store.ts'],
     fileParallelism: false,
   },
 });
