@@ -68,6 +68,12 @@ export const commands: readonly CommandEntry[] = [
     scripts: false,
   },
   {
+    name: 'secrets',
+    summary: 'count the stored secrets by key; seal them with the current key (key rotation)',
+    load: async () => (await import('./secrets.js')).secrets,
+    scripts: false,
+  },
+  {
     name: 'seed',
     summary: 'create the demo account (users, lanes, a project, a request …)',
     load: async () => (await import('./seed.js')).seed,

@@ -13,6 +13,7 @@ import { poolSettingsFromEnv } from '../../isolation/settings.js';
 import { evaluationLimitsFromEnv } from '../../limits/index.js';
 import { CollectionService } from '../../platform/collections/index.js';
 import { createPlatform } from '../../platform/index.js';
+import { secretBox } from '../../platform/secrets.js';
 import { leaseHeartbeat, leaseMsFromEnv, PROCESS_OWNER } from '../../platform/processes/index.js';
 import { bootstrapFirstAccount, defaultAccount, type FirstStart } from '../../server/bootstrap.js';
 import { corsOriginsFromEnv, parseCorsOrigins } from '../../server/cors.js';
@@ -78,6 +79,8 @@ interface ServeOptions {
   /** FLOWMARK_SWEEP_MS and FLOWMARK_LEASE_MS, checked at start. */
   sweepMs: number;
   leaseMs: number;
+  /** The fingerprint of the secret key (platform/secrets.ts), loaded at start. */
+  secretKey: string;
 }
 
 const DEFAULT_WORKERS = 2;
@@ -145,6 +148,8 @@ function parseServe(args: string[], io: CliIo, env: NodeJS.ProcessEnv = process.
       // Read again by each evaluation thread's runner: a bad value stops the supervisor here, before any worker.
       sweepMs: sweepMsFromEnv(env),
       leaseMs: leaseMsFromEnv(env),
+      // the secret key of vaults and OAuth2 tokens, made on first start when none is set (a bad one stops here)
+      secretKey: secretBox().fingerprint,
     };
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;

@@ -1,9 +1,11 @@
 /**
  * Project vaults: one free-form object per project and execution mode (LIVE, ACCEPTANCE, TEST),
- * for the secrets and settings a project's scripts read with P_load_project_vault.
+ * for the secrets and settings a project's scripts read with P_load_project_vault. Stored sealed
+ * (platform/secrets.ts): the database alone does not reveal them.
  */
 import { sql, type Store } from '../../store/index.js';
 import { fromJson, toJson, toJsonObject, type Mode } from '../model.js';
+import { secretBox } from '../secrets.js';
 
 export class Vaults {
   constructor(
@@ -15,7 +17,13 @@ export class Vaults {
   async load(accountId: string, projectId: number, mode: Mode): Promise<Record<string, unknown> | undefined> {
     const row = await this.store.get<{ data: string }>(sql`
       SELECT data FROM project_vaults WHERE account_id = ${accountId} AND project_id = ${projectId} AND mode = ${mode}`);
-    return row && fromJson(row.data);
+    return (
+      row &&
+      (secretBox().open(fromJson(row.data), `the vault of project ${projectId} (${mode})`) as Record<
+        string,
+        unknown
+      >)
+    );
   }
 
   /** Creates or replaces the vault and returns what is stored. */
@@ -28,7 +36,7 @@ export class Vaults {
     const copy = toJsonObject(data, 'the vault');
     await this.store.run(sql`
       INSERT INTO project_vaults (account_id, project_id, mode, data, updated_at)
-      VALUES (${accountId}, ${projectId}, ${mode}, ${toJson(copy)}, ${this.clock()})
+      VALUES (${accountId}, ${projectId}, ${mode}, ${toJson(secretBox().seal(copy))}, ${this.clock()})
       ON CONFLICT (project_id, mode) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`);
     return copy;
   }
