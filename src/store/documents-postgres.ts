@@ -84,6 +84,28 @@ function condition(atom: Atom, bits: number, keys: KeyColumns, binaryTextOrder: 
 }
 
 /**
+ * The CREATE INDEX of a collection index. Each field key is ordered as orderBy orders it
+ * (ascending: NULLS FIRST; descending: NULLS LAST, PostgreSQL's defaults being the opposite),
+ * so a sort on it — either direction, the index read backwards for the other — is an index scan
+ * that stops at the LIMIT instead of a sort of every match.
+ */
+export function createIndexStatement(
+  sqlName: string,
+  collectionId: number,
+  def: DocumentIndexDefinition,
+  keys: KeyColumns,
+): Sql {
+  const direction = def.ascending ? ' NULLS FIRST' : ' DESC NULLS LAST';
+  const render = (s: Sql) => s.render('postgres').text;
+  const columns = def.keys.map((key) =>
+    key === '_id' ? `id${def.ascending ? '' : ' DESC'}` : `(${render(valueOf(key, keys))})${direction}`,
+  );
+  return sql.raw(
+    `CREATE ${def.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(sqlName)} ON documents (${['account_id', ...columns].join(', ')}) WHERE collection_id = ${Math.trunc(collectionId)}`,
+  );
+}
+
+/**
  * The leading scope column is account_id alone: PostgreSQL drops `collection_id = N` from the
  * index conditions (the partial predicate implies it), and as a column it would leave a gap
  * before the keys, so every search would walk the whole collection. Unique indexes do not check
@@ -96,14 +118,7 @@ function createIndex(
   keys: KeyColumns,
   fill: readonly string[],
 ): Sql[] {
-  const direction = def.ascending ? '' : ' DESC';
-  const render = (s: Sql) => s.render('postgres').text;
-  const columns = def.keys.map((key) =>
-    key === '_id' ? `id${direction}` : `(${render(valueOf(key, keys))})${direction}`,
-  );
-  const create = sql.raw(
-    `CREATE ${def.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(sqlName)} ON documents (${['account_id', ...columns].join(', ')}) WHERE collection_id = ${Math.trunc(collectionId)}`,
-  );
+  const create = createIndexStatement(sqlName, collectionId, def, keys);
   // Key columns are filled once their index exists: filling first would leave HOT chains the
   // new index breaks, and PostgreSQL would then ignore the index while any older snapshot lives.
   const fills = fill.map((path) => {
@@ -122,7 +137,7 @@ function createIndex(
   // (key columns have their own, once analyzed).
   const expressions = fields
     .filter((k) => keys[k] === undefined)
-    .map((k) => `(${render(expressionField(k))})`);
+    .map((k) => `(${expressionField(k).render('postgres').text})`);
   const statistics = expressions.length
     ? [
         sql.raw(
@@ -174,6 +189,8 @@ export function postgresDocuments(binaryTextOrder: boolean): DocumentDialect {
     },
     explain: (query) => sql`EXPLAIN (COSTS OFF) ${query}`,
     planLines: (rows) => rows.map((r) => String(r['QUERY PLAN'])),
+    // A full `Sort` node sorts every row; an `Incremental Sort` only orders the ties of an index's order.
+    sortsByIndex: (plan) => !plan.some((line) => /^\s*(->\s+)?Sort$/.test(line)),
     documentColumn: (inlineBytes) =>
       sql`CASE WHEN octet_length(doc::text) <= ${inlineBytes} THEN doc::text ELSE octet_length(doc::text) || ':' || seq END AS doc`,
     stateInSelect: true,

@@ -146,6 +146,8 @@ export const sqliteDocuments: DocumentDialect = {
   },
   explain: (query) => sql`EXPLAIN QUERY PLAN ${query}`,
   planLines: (rows) => rows.map((r) => String(r.detail)),
+  // `USE TEMP B-TREE FOR RIGHT PART OF ORDER BY` only orders the ties of an index's order.
+  sortsByIndex: (plan) => !plan.some((line) => line.includes('USE TEMP B-TREE FOR ORDER BY')),
   documentColumn: (inlineBytes) =>
     sql`CASE WHEN octet_length(doc) <= ${inlineBytes} THEN doc ELSE octet_length(doc) || ':' || seq END AS doc`,
   stateInSelect: false,

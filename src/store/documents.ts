@@ -91,6 +91,8 @@ export interface DocumentDialect {
   /** The statement asking the engine's plan of a query, and the plan's lines from its rows. */
   explain(query: Sql): Sql;
   planLines(rows: Row[]): string[];
+  /** True when a plan (planLines) orders its rows by reading an index, not by sorting them all. */
+  sortsByIndex(plan: readonly string[]): boolean;
   /**
    * The document column of a read: the JSON text of a document up to `inlineBytes`, else
    * `<size in bytes>:<seq>` (JSON text always starts with `{`).

@@ -44,6 +44,26 @@ function refuseStages(stages: readonly unknown[], facet: string | undefined): vo
   }
 }
 
+export interface ExplainOptions {
+  sort?: SortSpec;
+  skip?: number;
+  limit?: number;
+  count?: boolean;
+}
+
+export interface Explanation {
+  /** Some condition went to SQL. */
+  pushed: boolean;
+  /** SQL selects exactly mingo's matches (no re-check). */
+  exact: boolean;
+  /** SQL orders exactly as mingo would (no sort in memory). */
+  sortPushed: boolean;
+  /** The engine orders by reading an index (no sort of every match); false for a count. */
+  sortIndexed: boolean;
+  /** The engine's plan of the statement. */
+  plan: string[];
+}
+
 /** Documents matching `filter` (MongoDB syntax), sorted, skipped and limited like a MongoDB cursor. */
 export async function find(
   core: CollectionCore,
@@ -164,23 +184,26 @@ export async function explain(
   actor: Actor,
   name: string,
   filter: Record<string, unknown>,
-  options: { sort?: SortSpec; count?: boolean } = {},
-): Promise<{ pushed: boolean; exact: boolean; sortPushed: boolean; plan: string[] }> {
+  options: ExplainOptions = {},
+): Promise<Explanation> {
   compileFilter(filter);
   const sort = checkSort(options.sort);
   const dialect = core.store.dialect;
   const result = await core.read(actor, name, undefined, async (row, plan) => {
     const predicate = compilePredicate(splitFilter(filter), plan.shape, dialect, plan.keys);
     const order = sort?.length ? compileSort(sort, plan.shape, dialect, plan.keys) : sql`seq`;
+    // The statement findIn runs when the filter is exact (ties broken by natural order).
     const query = options.count
       ? sql`SELECT count(*) AS n FROM documents WHERE ${scope(row)}${and(predicate.where)}`
-      : sql`SELECT doc FROM documents WHERE ${scope(row)}${and(predicate.where)} ORDER BY ${order ?? sql`seq`}`;
-    const rows = await core.store.all(dialect.documents.explain(query));
+      : sql`SELECT doc FROM documents WHERE ${scope(row)}${and(predicate.where)}
+            ORDER BY ${order ?? sql`seq`}${sort?.length && order ? sql`, seq` : sql``}${dialect.documents.limitOffset(options.limit, options.skip ?? 0)}`;
+    const lines = dialect.documents.planLines(await core.store.all(dialect.documents.explain(query)));
     return {
       pushed: predicate.where !== undefined,
       exact: predicate.exact,
       sortPushed: order !== undefined,
-      plan: dialect.documents.planLines(rows),
+      sortIndexed: !options.count && order !== undefined && dialect.documents.sortsByIndex(lines),
+      plan: lines,
     };
   });
   if (!result) throw unknownCollection(name);

@@ -6,6 +6,7 @@ import {
   CollectionService,
   type SortSpec,
 } from '../../../src/platform/collections/index.js';
+import sortedKeyIndexes from '../../../src/store/migrations/0600_sorted_key_indexes.js';
 import { describeEachEngine } from '../../support/engines.js';
 
 const admin = { accountId: 'acme', user: { id: 1, login: 'boss', isAdmin: true } };
@@ -480,9 +481,63 @@ describeEachEngine('collection service', (engine) => {
         );
         expect(defs.map((d) => d.indexdef.replace(/^.* USING btree /, ''))).toEqual([
           // The field's key column (store/documents-postgres.ts), so a count is answered from the index.
-          `(account_id, k1) WHERE (collection_id = ${id})`,
+          `(account_id, k1 NULLS FIRST) WHERE (collection_id = ${id})`,
         ]);
       }
+    });
+
+    it("sorts with a limit by reading the index, both ways, in mingo's order", async () => {
+      const s = service();
+      const name = fresh();
+      // null and missing sort first ascending, last descending (mingo): the index keeps them there.
+      const docs = Array.from({ length: 3000 }, (_, i) => ({
+        ...(i % 11 === 0 ? {} : { k: i % 13 === 0 ? null : i % 500 }),
+        i,
+        pad: 'p'.repeat(800),
+      }));
+      await s.save(member, name, docs);
+      await s.createIndex(member, name, 'by_k', { keys: ['k'], unique: false, ascending: true });
+      const stored = await s.find(member, name, {});
+      for (const direction of [1, -1] as const) {
+        const sort: SortSpec = [['k', direction]];
+        const expected = mingoFind(stored, {}).sort({ k: direction }).limit(25).all();
+        expect(await s.find(member, name, {}, { sort, limit: 25 })).toEqual(expected);
+        const explained = await s.explain(member, name, {}, { sort, limit: 25 });
+        expect(explained).toMatchObject({ sortPushed: true, sortIndexed: true });
+        const plan = explained.plan.join('\n');
+        expect(plan).toMatch(/fmx_\d+_[0-9a-f]+/);
+        if (engine.name === 'postgres') {
+          expect(plan).toMatch(direction === 1 ? /Index Scan using fmx_/ : /Index Scan Backward using fmx_/);
+          expect(plan).not.toMatch(/^\s*(->\s+)?Sort$/m);
+        }
+      }
+      if (engine.name === 'postgres') {
+        // An index built before 0600_sorted_key_indexes (default NULLS order) is rebuilt by it.
+        const id = (await s.getCollection(member, name))!.id;
+        const [index] = await engine.store.all<{ sql_name: string }>(
+          sql`SELECT sql_name FROM collection_indexes WHERE collection_id = ${id}`,
+        );
+        await engine.store.exec(`DROP INDEX ${index!.sql_name}`);
+        await engine.store.exec(
+          `CREATE INDEX ${index!.sql_name} ON documents (account_id, k1) WHERE collection_id = ${id}`,
+        );
+        const before = await s.explain(member, name, {}, { sort: [['k', 1]], limit: 25 });
+        expect(before.sortIndexed).toBe(false);
+        await engine.store.transaction((tx) => sortedKeyIndexes.up(tx));
+        const defs = await engine.store.all<{ indexdef: string }>(
+          sql`SELECT indexdef FROM pg_indexes WHERE indexname = ${index!.sql_name}`,
+        );
+        expect(defs.map((d) => d.indexdef.replace(/^.* USING btree /, ''))).toEqual([
+          `(account_id, k1 NULLS FIRST) WHERE (collection_id = ${id})`,
+        ]);
+        const after = await s.explain(member, name, {}, { sort: [['k', 1]], limit: 25 });
+        expect(after.sortIndexed).toBe(true);
+      }
+      // Without an index on the field, every match is sorted.
+      expect(await s.explain(member, name, {}, { sort: [['i', 1]], limit: 25 })).toMatchObject({
+        sortPushed: true,
+        sortIndexed: false,
+      });
     });
 
     it('plans again when another process changed the shape meanwhile', async () => {
