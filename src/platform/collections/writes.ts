@@ -11,6 +11,9 @@ import { scan } from './scan.js';
 import type { Actor, BudgetOption, Document } from './types.js';
 import { INSERT_BATCH } from './writer.js';
 
+/** The JSON characters of the new versions an update holds before it writes them. */
+const UPDATE_BATCH_CHARS = 8 * 1024 * 1024;
+
 export interface ImportProgress {
   /** Documents inserted so far. */
   documents: number;
@@ -69,6 +72,15 @@ export async function update(
   const modify = modifier(core, change, budget);
   const n = await core.write(actor, name, false, async (w) => {
     let matched = 0;
+    // New versions are written a batch at a time (INSERT_BATCH documents or UPDATE_BATCH_CHARS of
+    // JSON), in the transaction: a failure on any document undoes every one.
+    let pending: Array<{ seq: number; doc: Document }> = [];
+    let pendingChars = 0;
+    const flush = async () => {
+      await w.replace(pending);
+      pending = [];
+      pendingChars = 0;
+    };
     const predicate = compilePredicate(splitFilter(filter), w.shape, core.store.dialect, w.keys);
     await scan(
       core,
@@ -76,14 +88,17 @@ export async function update(
       predicate.where,
       false,
       budget,
-      async (doc, seq) => {
+      async (doc, seq, size) => {
         if (!predicate.exact && !query.test(doc)) return true;
         matched++;
-        await w.replace(seq, modify(doc));
+        pending.push({ seq, doc: modify(doc) });
+        pendingChars += size;
+        if (pending.length >= INSERT_BATCH || pendingChars >= UPDATE_BATCH_CHARS) await flush();
         return options.multi;
       },
       w.tx,
     );
+    if (pending.length) await flush();
     return matched;
   });
   return n ?? 0;

@@ -249,6 +249,47 @@ describeEachEngine('collection service', (engine) => {
       ]);
     });
 
+    it('updates many documents in batches, all or none', async () => {
+      const s = new CollectionService(engine.store, { limits: { maxDocumentBytes: 400 } });
+      const name = fresh();
+      // Document 1000 is near the limit: setting t on it fails after two batches were written.
+      const docs = Array.from({ length: 1300 }, (_, i) => ({
+        _id: `d${String(i).padStart(4, '0')}`,
+        i,
+        r: i % 7,
+        s: 'a'.repeat(i === 1000 ? 330 : 10),
+      }));
+      await s.save(member, name, docs);
+      await s.createIndex(member, name, 'by_r', { keys: ['r'], unique: false, ascending: true });
+      const all = { i: { $gte: 0 } };
+      const error = await rejects(
+        s.update(member, name, all, { $set: { t: 'x'.repeat(40) }, $inc: { r: 1 } }, { multi: true }),
+      );
+      expect(error.message).toMatch(/^a document of 4\d\d bytes is larger than the limit of 400 bytes$/);
+      expect(await s.find(member, name, all)).toEqual(docs);
+      expect(await s.count(member, name, { r: 0 })).toBe(186);
+      expect(await s.count(member, name, { t: { $exists: true } })).toBe(0);
+
+      // A filter mingo re-checks ($mod), operators changing an indexed field: the same as one by one.
+      const filter = { i: { $mod: [3, 0] } };
+      const change = { $inc: { r: 1 }, $set: { t: 'y' }, $unset: { s: '' } };
+      expect(await s.update(member, name, filter, change, { multi: true })).toBe(434);
+      const expected = docs.map((d) => (d.i % 3 === 0 ? { _id: d._id, i: d.i, r: d.r + 1, t: 'y' } : d));
+      expect(await s.find(member, name, all)).toEqual(expected);
+      expect(await s.count(member, name, { r: 7 })).toBe(expected.filter((d) => d.r === 7).length);
+      expect(await s.find(member, name, { r: 7 }, { sort: [['i', -1]], limit: 2 })).toEqual(
+        expected
+          .filter((d) => d.r === 7)
+          .reverse()
+          .slice(0, 2),
+      );
+      // Without multi, only the first match in natural order.
+      expect(await s.update(member, name, { r: 7 }, { $set: { first: true } }, { multi: false })).toBe(1);
+      expect(await s.find(member, name, { first: true })).toEqual([
+        { ...expected.find((d) => d.r === 7)!, first: true },
+      ]);
+    });
+
     it('refuses malformed updates', async () => {
       const s = service();
       const name = fresh();
