@@ -22,6 +22,7 @@ import {
   type Atom,
   type DocumentDialect,
   type DocumentIndexDefinition,
+  type GroupQuery,
   type KeyColumns,
   type Scalar,
 } from './documents.js';
@@ -148,6 +149,54 @@ function createIndex(
   return [create, ...fills, ...statistics, sql.raw('ANALYZE documents')];
 }
 
+/**
+ * GroupQuery (documents.ts). Each document's JSON is parsed once (`OFFSET 0` keeps the subquery
+ * from being merged into the expressions that read it); sums are `numeric`, exact; strings
+ * compare by code point (`COLLATE "C"`) whatever the database's collation.
+ */
+function groupQuery(q: GroupQuery): Sql {
+  const at = (path: string) =>
+    sql.raw(
+      `(j${path
+        .split('.')
+        .map((s) => ` -> ${quoteString(s)}`)
+        .join('')})`,
+    );
+  const number = (path: string) =>
+    sql`CASE WHEN jsonb_typeof(${at(path)}) = 'number' THEN (${at(path)})::numeric END`;
+  const string = (path: string) =>
+    sql`CASE WHEN jsonb_typeof(${at(path)}) = 'string' THEN ${at(path)} #>> '{}' END`;
+  const values: Sql[] = [sql`seq`];
+  const columns: Sql[] = [];
+  q.keys.forEach(({ path, nullIsMissing }, i) => {
+    const raw = at(path);
+    const g = sql.raw(`g${i}`);
+    values.push(sql`(${nullIsMissing ? sql`NULLIF(${raw}, 'null'::jsonb)` : raw})::text AS ${g}`);
+    columns.push(g);
+  });
+  columns.push(sql`min(seq) AS first`, sql`count(*) AS n`);
+  q.sums.forEach((path, i) => {
+    const v = sql.raw(`v${i}`);
+    values.push(sql`${number(path)} AS ${v}`);
+    columns.push(
+      sql`sum(${v}) AS ${sql.raw(`s${i}`)}`,
+      sql`count(${v}) AS ${sql.raw(`c${i}`)}`,
+      sql`count(*) FILTER (WHERE ${v} <> trunc(${v})) AS ${sql.raw(`x${i}`)}`,
+      sql`max(abs(${v})) AS ${sql.raw(`a${i}`)}`,
+    );
+  });
+  q.extremes.forEach(({ path, type }, i) => {
+    const e = sql.raw(`e${i}`);
+    values.push(sql`${type === 'number' ? number(path) : string(path)} AS ${e}`);
+    const v = type === 'number' ? e : sql`${e} COLLATE "C"`;
+    columns.push(sql`min(${v}) AS ${sql.raw(`lo${i}`)}`, sql`max(${v}) AS ${sql.raw(`hi${i}`)}`);
+  });
+  const groupBy = q.keys.length ? sql` GROUP BY ${sql.join(q.keys.map((_, i) => sql.raw(`g${i}`)))}` : sql``;
+  return sql`SELECT ${sql.join(columns)}${q.extra}
+    FROM (SELECT ${sql.join(values)} FROM (SELECT seq, (doc)::jsonb AS j FROM documents WHERE ${q.where} OFFSET 0) AS parsed) AS d${groupBy}
+    ORDER BY first`;
+}
+
 /** `doc[path]` as PostgreSQL's `->` reads it: through objects only; undefined when missing. */
 function valueAt(doc: Record<string, unknown>, path: string): unknown {
   let current: unknown = doc;
@@ -187,6 +236,7 @@ export function postgresDocuments(binaryTextOrder: boolean): DocumentDialect {
       const value = valueAt(doc, path);
       return sql`${value === undefined || value === null ? null : JSON.stringify(value)}::jsonb`;
     },
+    groupQuery,
     explain: (query) => sql`EXPLAIN (COSTS OFF) ${query}`,
     planLines: (rows) => rows.map((r) => String(r['QUERY PLAN'])),
     // A full `Sort` node sorts every row; an `Incremental Sort` only orders the ties of an index's order.

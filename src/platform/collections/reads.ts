@@ -16,6 +16,7 @@ import {
   sortDocuments,
   type PreparedFilter,
 } from './mingo.js';
+import { groupResults, groupStatement, planGroup } from './group.js';
 import { compilePredicate, compileSort, splitFilter } from './pushdown.js';
 import { and, countPrefix, scope, type CollectionRow } from './rows.js';
 import { isPlainObject } from './safety.js';
@@ -149,6 +150,13 @@ export async function aggregate(
   for (; i < stages.length && isStage(stages[i]!, '$match') && isPlainObject(stages[i]!.$match); i++)
     matches.push(stages[i]!.$match as Record<string, unknown>);
   const filter = matches.length === 0 ? {} : matches.length === 1 ? matches[0]! : { $and: matches };
+  if (i < stages.length && isStage(stages[i]!, '$group')) {
+    const grouped = await groupInSql(core, actor, name, filter, stages[i]!.$group, budget);
+    if (grouped) {
+      const after = stages.slice(i + 1);
+      return after.length ? runPipeline(grouped, after, budget) : grouped;
+    }
+  }
   let sort: SortSpec | undefined;
   if (i < stages.length && isStage(stages[i]!, '$sort')) {
     sort = sortFromObject(stages[i]!.$sort);
@@ -172,6 +180,39 @@ export async function aggregate(
   );
   if (limit === undefined && docs.length > core.limits.maxInMemoryDocuments) throw core.tooMany();
   return rest.length ? runPipeline(docs, rest, budget) : docs;
+}
+
+/**
+ * A `$group` after the leading `$match` stages, as one GROUP BY (group.ts) when the filter is
+ * pushed exactly and the stage is one SQL answers as mingo would; else undefined (mingo runs it).
+ * The groups are what is held in memory, under the in-memory bound.
+ */
+async function groupInSql(
+  core: CollectionCore,
+  actor: Actor,
+  name: string,
+  filter: Record<string, unknown>,
+  spec: unknown,
+  budget: Budget,
+): Promise<Record<string, unknown>[] | undefined> {
+  const prepared = prepareFilter(filter, budget);
+  const dialect = core.store.dialect;
+  return core.read(actor, name, [], async (row, plan, check) => {
+    const group = planGroup(spec, plan.shape);
+    if (!group) return undefined;
+    const predicate = compilePredicate(prepared.split, plan.shape, dialect, plan.keys);
+    if (!predicate.exact) return undefined;
+    const rows = await core.store.all(
+      groupStatement(group, dialect, sql`${scope(row)}${and(predicate.where)}`, stateColumn(core, row)),
+    );
+    if (check) await core.checkState(row, rows);
+    if (rows.length > core.limits.maxInMemoryDocuments) throw core.tooMany();
+    // The groups are what the evaluation holds: charged like the documents a read keeps.
+    let size = 0;
+    for (const r of rows) for (const v of Object.values(r)) size += typeof v === 'string' ? v.length : 8;
+    budget.allocateString(size, documentsOf(row));
+    return groupResults(group, rows);
+  });
 }
 
 /**
