@@ -20,7 +20,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { find as mingoFind } from 'mingo';
+import { Aggregator, find as mingoFind } from 'mingo';
 import pg from 'pg';
 import { createExecutionContext } from '../src/functions/context.js';
 import { defaultRegistry, type BoundFunction, type CallEnv } from '../src/functions/registry.js';
@@ -79,6 +79,119 @@ async function timeAll(fns: Array<() => Promise<unknown> | unknown>, runs: numbe
     }
   }
   return samples.map(median);
+}
+
+interface CostContext {
+  store: Store;
+  service: CollectionService;
+  engine: string;
+  all: Record<string, unknown>[];
+  scope: Sql;
+  field: (name: string) => Sql;
+  runs: number;
+  lo: number;
+  key: number;
+  missed: string[];
+}
+
+/**
+ * Issue 29's rows, each against a reference measured here, ending with `goal:` lines: sort +
+ * limit on an indexed field against an indexed equality; `$group` against the hand-written
+ * GROUP BY (and mingo over the documents in memory, the build before, where it could run);
+ * `update_objects` with multi against reading the same documents (and against one UPDATE per
+ * document, the build before).
+ */
+async function costRows(c: CostContext): Promise<void> {
+  const { store, service, engine, all, scope, field, runs, lo, key, missed } = c;
+  const goal = (name: string, value: number, bound: number, what: string) => {
+    const met = value <= bound;
+    if (!met) missed.push(`${name}: ${value.toFixed(2)}× (goal ≤ ${bound}×)`);
+    console.log(`goal: ${name} ${value.toFixed(2)} x (${what}; ≤ ${bound}) ${met ? 'met' : 'NOT met'}`);
+  };
+  console.log('\nissue 29 (median ms)');
+
+  // ── sort + limit on an indexed field (both directions) vs an indexed equality of the same size
+  const sortAsc = () => service.find(actor, 'orders', {}, { sort: [['r', 1]], limit: 10 });
+  const sortDesc = () => service.find(actor, 'orders', {}, { sort: [['r', -1]], limit: 10 });
+  const equal = () => service.find(actor, 'orders', { k: key }, { limit: 10 });
+  const expected = [...all]
+    .sort((a, b) => (a.r as number) - (b.r as number))
+    .slice(0, 10)
+    .map((d) => d._id);
+  if (JSON.stringify((await sortAsc()).map((d) => d._id)) !== JSON.stringify(expected))
+    throw new Error('sort + limit: not the 10 least r');
+  const explained = await service.explain(actor, 'orders', {}, { sort: [['r', 1]], limit: 10 });
+  const [tAsc, tDesc, tEqual] = await timeAll([sortAsc, sortDesc, equal], runs);
+  console.log(
+    `sort r asc + limit 10 ${tAsc.toFixed(3)}, desc ${tDesc.toFixed(3)}; equality k + limit 10 ${tEqual.toFixed(3)}` +
+      ` (sortIndexed: ${explained.sortIndexed})`,
+  );
+  goal(
+    'sort-limit-vs-equality',
+    Math.max(tAsc, tDesc) / tEqual,
+    5,
+    'the slower direction ÷ an indexed equality',
+  );
+
+  // ── $group over the whole collection vs the hand-written GROUP BY
+  const pipeline = [
+    { $group: { _id: '$status', n: { $count: {} }, total: { $sum: '$r' }, hi: { $max: '$k' } } },
+  ];
+  const grouped = () => service.aggregate(actor, 'orders', pipeline);
+  const rawGroup = () =>
+    store.all(
+      engine === 'sqlite'
+        ? sql`SELECT json_extract(doc, '$."status"') AS s, count(*) AS n, sum(json_extract(doc, '$."r"')) AS total,
+              max(json_extract(doc, '$."k"')) AS hi FROM documents WHERE ${scope} GROUP BY s ORDER BY min(seq)`
+        : sql`SELECT doc::jsonb ->> 'status' AS s, count(*) AS n, sum((doc::jsonb ->> 'r')::bigint) AS total,
+              max((doc::jsonb ->> 'k')::bigint) AS hi FROM documents WHERE ${scope} GROUP BY s ORDER BY min(seq)`,
+    );
+  const ours = await grouped();
+  const theirs = (await rawGroup()).map((r) => ({
+    _id: r.s,
+    n: Number(r.n),
+    total: Number(r.total),
+    hi: Number(r.hi),
+  }));
+  if (JSON.stringify(ours) !== JSON.stringify(theirs)) throw new Error('$group: differs from raw GROUP BY');
+  const groupRuns = Math.max(3, Math.floor(runs / 10));
+  const [tGroup, tRawGroup] = await timeAll([grouped, rawGroup], groupRuns);
+  const [tMingoGroup] = await timeAll(
+    [() => new Aggregator(pipeline).run(all)],
+    Math.max(3, Math.floor(groupRuns / 3)),
+  );
+  console.log(
+    `$group over ${all.length.toLocaleString('en')} documents ${tGroup.toFixed(1)}; raw GROUP BY ${tRawGroup.toFixed(1)};` +
+      ` mingo on the documents already in memory ${tMingoGroup.toFixed(1)}` +
+      (all.length > 200_000 ? ' (the build before refused this: more than 200,000 documents)' : ''),
+  );
+  goal('group-vs-raw', tGroup / tRawGroup, 3, '$group ÷ hand-written GROUP BY');
+
+  // ── update_objects multi: 1,000 documents vs reading them; and the build before's one UPDATE each
+  const range = { r: { $gte: lo, $lt: lo + 1000 } };
+  const update = () => service.update(actor, 'orders', range, { $inc: { touched: 1 } }, { multi: true });
+  const read = () => service.find(actor, 'orders', range, { limit: 1000 });
+  const perDocument = async () => {
+    const rows = await store.all<{ seq: number; doc: string }>(
+      sql`SELECT seq, doc FROM documents WHERE ${scope} AND ${field('r')} >= ${engine === 'sqlite' ? sql`${lo}` : sql`${JSON.stringify(lo)}::jsonb`}
+          AND ${field('r')} < ${engine === 'sqlite' ? sql`${lo + 1000}` : sql`${JSON.stringify(lo + 1000)}::jsonb`} ORDER BY seq`,
+    );
+    await store.transaction(async (tx) => {
+      for (const r of rows) {
+        const d = JSON.parse(r.doc) as Record<string, number>;
+        d.touched = (d.touched ?? 0) + 1;
+        await tx.run(sql`UPDATE documents SET doc = ${JSON.stringify(d)} WHERE ${scope} AND seq = ${r.seq}`);
+      }
+    });
+  };
+  if ((await update()) !== 1000) throw new Error('update: expected 1000 documents');
+  const updateRuns = Math.max(5, Math.floor(runs / 5));
+  const [tUpdate, tRead, tPerDocument] = await timeAll([update, read, perDocument], updateRuns);
+  console.log(
+    `update_objects multi, 1000 documents ${tUpdate.toFixed(1)}; reading them ${tRead.toFixed(1)};` +
+      ` one UPDATE per document (the build before) ${tPerDocument.toFixed(1)}`,
+  );
+  goal('bulk-update-vs-read', tUpdate / tRead, 5, 'update of 1000 documents ÷ reading them');
 }
 
 async function main() {
@@ -279,6 +392,8 @@ async function main() {
           `${`${Math.round(vsMingo).toLocaleString('en')}×`.padStart(17)}  ${pass ? 'ok' : 'MISSED'}`,
       );
     }
+    await costRows({ store, service, engine, all, scope, field, runs, lo, key, missed });
+
     if (!judgeScan)
       console.log(
         `\n(the ≥ 100× mingo goal is judged at 1,000,000 documents only: here the scan covers ${N.toLocaleString('en')})`,

@@ -14,7 +14,7 @@ export interface Status {
   meaning: string;
 }
 
-/** A request as `GET /requests/:id` and the requests list answer it. */
+/** A request as `GET /requests/:id` answers it (the list: RequestSummaryInfo). */
 export interface RequestInfo {
   id: string;
   projectId: number | null;
@@ -28,6 +28,9 @@ export interface RequestInfo {
   createdAt: number;
   updatedAt: number;
 }
+
+/** A request as the requests list answers it: no data document, no P_locks. */
+export type RequestSummaryInfo = Omit<RequestInfo, 'data' | 'locks'>;
 
 interface StepInfo {
   id: number;

@@ -10,7 +10,7 @@ import {
   requestLink,
   requestStatuses,
   statusLabel,
-  type RequestInfo,
+  type RequestSummaryInfo,
   type Status,
 } from './request.js';
 import { identity } from './session.js';
@@ -58,7 +58,7 @@ export async function renderRequests(main: HTMLElement): Promise<void> {
 
   async function refresh(): Promise<void> {
     try {
-      const { items, total } = await api<{ items: RequestInfo[]; total: number }>(
+      const { items, total } = await api<{ items: RequestSummaryInfo[]; total: number }>(
         'GET',
         `/requests${query({ projectId: projectId.value, status: status.value, nb: 100 })}`,
       );

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../store/index.js';
-import { sql } from '../store/sql.js';
+import { sql, type Sql } from '../store/sql.js';
 import { MESSAGES, notFound, PlatformError } from './errors.js';
 import { fromJson, isMode, toJson, toJsonObject, type Mode } from './model.js';
 
@@ -47,6 +47,39 @@ function requestFilters(accountId: string, options: RequestFilters) {
   if (options.initiatorId !== undefined) where.push(sql`initiator_id = ${options.initiatorId}`);
   if (options.status !== undefined) where.push(sql`status = ${options.status}`);
   return where;
+}
+
+/** A request as the request list shows it: everything but its data document and P_locks. */
+export type RequestSummary = Omit<ProcessRequest, 'data' | 'locks'>;
+
+/** The paging of Requests.page: after the request `before` (keyset), then skip `first`, at most `limit`. */
+export interface RequestPaging {
+  /** The id of the last request of the previous page: the page starts after it. */
+  before?: string;
+  first?: number;
+  limit?: number;
+}
+
+const SUMMARY_COLUMNS = sql.raw(
+  'account_id, id, project_id, version_id, mode, status, p_message, initiator_id, parent_id, created_at, updated_at',
+);
+
+/**
+ * The request list's statement: newest first (ties by id), each filter served by an index ending
+ * in the same order (migration 0610_request_list), so a page reads its rows and stops, and
+ * `before` is a keyset: the rows after the cursor's (created_at, id), with no OFFSET walked.
+ */
+export function requestPageQuery(accountId: string, options: RequestFilters & RequestPaging = {}): Sql {
+  const where = requestFilters(accountId, options);
+  if (options.before !== undefined) {
+    const cursor = sql`(SELECT created_at FROM requests WHERE account_id = ${accountId} AND id = ${options.before})`;
+    // The first term bounds the index range; the second only drops the cursor's ties before it.
+    where.push(sql`created_at <= ${cursor} AND (created_at < ${cursor} OR id > ${options.before})`);
+  }
+  const limit = Math.max(0, Math.min(options.limit ?? 100, 1000));
+  const first = Math.max(0, options.first ?? 0);
+  return sql`SELECT ${SUMMARY_COLUMNS} FROM requests WHERE ${sql.join(where, ' AND ')}
+    ORDER BY created_at DESC, id LIMIT ${limit}${first > 0 ? sql` OFFSET ${first}` : sql``}`;
 }
 
 /** A status after which a request runs no further step (201, 301, 302, 400, 401). */
@@ -205,6 +238,23 @@ export class Requests {
     return rows.map(toRequest);
   }
 
+  /**
+   * A page of the request list (REST and console): the summaries of the requests matching the
+   * filters, newest first, after the request `before` when given (which must match the same
+   * filters, else `before: no request 'x' in this list`).
+   */
+  async page(accountId: string, options: RequestFilters & RequestPaging = {}): Promise<RequestSummary[]> {
+    if (options.before !== undefined) {
+      const where = requestFilters(accountId, options);
+      const cursor = await this.store.get(
+        sql`SELECT id FROM requests WHERE ${sql.join(where, ' AND ')} AND id = ${options.before}`,
+      );
+      if (!cursor) throw new PlatformError('invalid', `before: no request '${options.before}' in this list`);
+    }
+    const rows = await this.store.all<SummaryRow>(requestPageQuery(accountId, options));
+    return rows.map(toSummary);
+  }
+
   /** How many requests match the filters of `list` (without its paging). */
   async count(accountId: string, options: RequestFilters = {}): Promise<number> {
     const row = await this.store.get<{ n: number | string }>(sql`
@@ -249,7 +299,9 @@ export class Requests {
   }
 }
 
-function toRequest(row: RequestRow): ProcessRequest {
+type SummaryRow = Omit<RequestRow, 'data' | 'p_locks'>;
+
+function toSummary(row: SummaryRow): RequestSummary {
   return {
     id: row.id,
     accountId: row.account_id,
@@ -257,12 +309,24 @@ function toRequest(row: RequestRow): ProcessRequest {
     versionId: row.version_id,
     mode: row.mode as Mode,
     status: row.status,
-    data: fromJson(row.data),
-    locks: fromJson(row.p_locks),
     message: row.p_message,
     initiatorId: row.initiator_id,
     parentId: row.parent_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+  };
+}
+
+function toRequest(row: RequestRow): ProcessRequest {
+  const { message, initiatorId, parentId, createdAt, updatedAt, ...head } = toSummary(row);
+  return {
+    ...head,
+    data: fromJson(row.data),
+    locks: fromJson(row.p_locks),
+    message,
+    initiatorId,
+    parentId,
+    createdAt,
+    updatedAt,
   };
 }

@@ -251,6 +251,9 @@ export const ProcessRequest = Type.Object({
   updatedAt: EpochMs,
 });
 
+/** A request as the request list shows it: no data document, no P_locks. */
+export const RequestSummary = Type.Omit(ProcessRequest, ['data', 'locks']);
+
 /** A page of a list: the items after filters, order and paging, and how many matched in all. */
 export const Page = <T extends TSchema>(item: T) =>
   Type.Object({ items: Type.Array(item), total: Type.Integer(), first: Type.Integer(), nb: Type.Integer() });

@@ -22,6 +22,7 @@ import {
   type Atom,
   type DocumentDialect,
   type DocumentIndexDefinition,
+  type GroupQuery,
   type KeyColumns,
   type Scalar,
 } from './documents.js';
@@ -84,6 +85,28 @@ function condition(atom: Atom, bits: number, keys: KeyColumns, binaryTextOrder: 
 }
 
 /**
+ * The CREATE INDEX of a collection index. Each field key is ordered as orderBy orders it
+ * (ascending: NULLS FIRST; descending: NULLS LAST, PostgreSQL's defaults being the opposite),
+ * so a sort on it — either direction, the index read backwards for the other — is an index scan
+ * that stops at the LIMIT instead of a sort of every match.
+ */
+export function createIndexStatement(
+  sqlName: string,
+  collectionId: number,
+  def: DocumentIndexDefinition,
+  keys: KeyColumns,
+): Sql {
+  const direction = def.ascending ? ' NULLS FIRST' : ' DESC NULLS LAST';
+  const render = (s: Sql) => s.render('postgres').text;
+  const columns = def.keys.map((key) =>
+    key === '_id' ? `id${def.ascending ? '' : ' DESC'}` : `(${render(valueOf(key, keys))})${direction}`,
+  );
+  return sql.raw(
+    `CREATE ${def.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(sqlName)} ON documents (${['account_id', ...columns].join(', ')}) WHERE collection_id = ${Math.trunc(collectionId)}`,
+  );
+}
+
+/**
  * The leading scope column is account_id alone: PostgreSQL drops `collection_id = N` from the
  * index conditions (the partial predicate implies it), and as a column it would leave a gap
  * before the keys, so every search would walk the whole collection. Unique indexes do not check
@@ -96,14 +119,7 @@ function createIndex(
   keys: KeyColumns,
   fill: readonly string[],
 ): Sql[] {
-  const direction = def.ascending ? '' : ' DESC';
-  const render = (s: Sql) => s.render('postgres').text;
-  const columns = def.keys.map((key) =>
-    key === '_id' ? `id${direction}` : `(${render(valueOf(key, keys))})${direction}`,
-  );
-  const create = sql.raw(
-    `CREATE ${def.unique ? 'UNIQUE ' : ''}INDEX ${quoteIdent(sqlName)} ON documents (${['account_id', ...columns].join(', ')}) WHERE collection_id = ${Math.trunc(collectionId)}`,
-  );
+  const create = createIndexStatement(sqlName, collectionId, def, keys);
   // Key columns are filled once their index exists: filling first would leave HOT chains the
   // new index breaks, and PostgreSQL would then ignore the index while any older snapshot lives.
   const fills = fill.map((path) => {
@@ -122,7 +138,7 @@ function createIndex(
   // (key columns have their own, once analyzed).
   const expressions = fields
     .filter((k) => keys[k] === undefined)
-    .map((k) => `(${render(expressionField(k))})`);
+    .map((k) => `(${expressionField(k).render('postgres').text})`);
   const statistics = expressions.length
     ? [
         sql.raw(
@@ -131,6 +147,54 @@ function createIndex(
       ]
     : [];
   return [create, ...fills, ...statistics, sql.raw('ANALYZE documents')];
+}
+
+/**
+ * GroupQuery (documents.ts). Each document's JSON is parsed once (`OFFSET 0` keeps the subquery
+ * from being merged into the expressions that read it); sums are `numeric`, exact; strings
+ * compare by code point (`COLLATE "C"`) whatever the database's collation.
+ */
+function groupQuery(q: GroupQuery): Sql {
+  const at = (path: string) =>
+    sql.raw(
+      `(j${path
+        .split('.')
+        .map((s) => ` -> ${quoteString(s)}`)
+        .join('')})`,
+    );
+  const number = (path: string) =>
+    sql`CASE WHEN jsonb_typeof(${at(path)}) = 'number' THEN (${at(path)})::numeric END`;
+  const string = (path: string) =>
+    sql`CASE WHEN jsonb_typeof(${at(path)}) = 'string' THEN ${at(path)} #>> '{}' END`;
+  const values: Sql[] = [sql`seq`];
+  const columns: Sql[] = [];
+  q.keys.forEach(({ path, nullIsMissing }, i) => {
+    const raw = at(path);
+    const g = sql.raw(`g${i}`);
+    values.push(sql`(${nullIsMissing ? sql`NULLIF(${raw}, 'null'::jsonb)` : raw})::text AS ${g}`);
+    columns.push(g);
+  });
+  columns.push(sql`min(seq) AS first`, sql`count(*) AS n`);
+  q.sums.forEach((path, i) => {
+    const v = sql.raw(`v${i}`);
+    values.push(sql`${number(path)} AS ${v}`);
+    columns.push(
+      sql`sum(${v}) AS ${sql.raw(`s${i}`)}`,
+      sql`count(${v}) AS ${sql.raw(`c${i}`)}`,
+      sql`count(*) FILTER (WHERE ${v} <> trunc(${v})) AS ${sql.raw(`x${i}`)}`,
+      sql`max(abs(${v})) AS ${sql.raw(`a${i}`)}`,
+    );
+  });
+  q.extremes.forEach(({ path, type }, i) => {
+    const e = sql.raw(`e${i}`);
+    values.push(sql`${type === 'number' ? number(path) : string(path)} AS ${e}`);
+    const v = type === 'number' ? e : sql`${e} COLLATE "C"`;
+    columns.push(sql`min(${v}) AS ${sql.raw(`lo${i}`)}`, sql`max(${v}) AS ${sql.raw(`hi${i}`)}`);
+  });
+  const groupBy = q.keys.length ? sql` GROUP BY ${sql.join(q.keys.map((_, i) => sql.raw(`g${i}`)))}` : sql``;
+  return sql`SELECT ${sql.join(columns)}${q.extra}
+    FROM (SELECT ${sql.join(values)} FROM (SELECT seq, (doc)::jsonb AS j FROM documents WHERE ${q.where} OFFSET 0) AS parsed) AS d${groupBy}
+    ORDER BY first`;
 }
 
 /** `doc[path]` as PostgreSQL's `->` reads it: through objects only; undefined when missing. */
@@ -172,8 +236,11 @@ export function postgresDocuments(binaryTextOrder: boolean): DocumentDialect {
       const value = valueAt(doc, path);
       return sql`${value === undefined || value === null ? null : JSON.stringify(value)}::jsonb`;
     },
+    groupQuery,
     explain: (query) => sql`EXPLAIN (COSTS OFF) ${query}`,
     planLines: (rows) => rows.map((r) => String(r['QUERY PLAN'])),
+    // A full `Sort` node sorts every row; an `Incremental Sort` only orders the ties of an index's order.
+    sortsByIndex: (plan) => !plan.some((line) => /^\s*(->\s+)?Sort$/.test(line)),
     documentColumn: (inlineBytes) =>
       sql`CASE WHEN octet_length(doc::text) <= ${inlineBytes} THEN doc::text ELSE octet_length(doc::text) || ':' || seq END AS doc`,
     stateInSelect: true,

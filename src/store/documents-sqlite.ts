@@ -17,6 +17,7 @@ import {
   type Atom,
   type DocumentDialect,
   type DocumentIndexDefinition,
+  type GroupQuery,
   type Scalar,
 } from './documents.js';
 import { quoteIdent, quoteString, sql, type Sql } from './sql.js';
@@ -24,6 +25,8 @@ import { quoteIdent, quoteString, sql, type Sql } from './sql.js';
 interface FieldSql {
   value: Sql;
   type: Sql;
+  /** The JSON text of the value as stored (`doc -> path`), NULL when missing. */
+  text: Sql;
 }
 
 const field = perPath((path): FieldSql => {
@@ -34,8 +37,41 @@ const field = perPath((path): FieldSql => {
         .map((s) => `."${s}"`)
         .join(''),
   );
-  return { value: sql.raw(`json_extract(doc, ${jsonPath})`), type: sql.raw(`json_type(doc, ${jsonPath})`) };
+  return {
+    value: sql.raw(`json_extract(doc, ${jsonPath})`),
+    type: sql.raw(`json_type(doc, ${jsonPath})`),
+    text: sql.raw(`(doc -> ${jsonPath})`),
+  };
 });
+
+/** GroupQuery (documents.ts). Documents are stored as JSON.stringify wrote them: equal values, equal text. */
+function groupQuery(q: GroupQuery): Sql {
+  const columns: Sql[] = q.keys.map(({ path, nullIsMissing }, i) => {
+    const text = field(path).text;
+    return sql`${nullIsMissing ? sql`NULLIF(${text}, 'null')` : text} AS ${sql.raw(`g${i}`)}`;
+  });
+  columns.push(sql`min(seq) AS first`, sql`count(*) AS n`);
+  const number = (path: string) => {
+    const { value, type } = field(path);
+    return sql`CASE WHEN ${type} IN ('integer', 'real') THEN ${value} END`;
+  };
+  q.sums.forEach((path, i) => {
+    const n = number(path);
+    columns.push(
+      sql`total(${n}) AS ${sql.raw(`s${i}`)}`,
+      sql`count(${n}) AS ${sql.raw(`c${i}`)}`,
+      sql`count(CASE WHEN ${field(path).type} = 'real' THEN 1 END) AS ${sql.raw(`x${i}`)}`,
+      sql`max(abs(${n})) AS ${sql.raw(`a${i}`)}`,
+    );
+  });
+  q.extremes.forEach(({ path, type }, i) => {
+    const { value, type: t } = field(path);
+    const v = type === 'number' ? number(path) : sql`CASE WHEN ${t} = 'text' THEN ${value} END`;
+    columns.push(sql`min(${v}) AS ${sql.raw(`lo${i}`)}`, sql`max(${v}) AS ${sql.raw(`hi${i}`)}`);
+  });
+  const groupBy = q.keys.length ? sql` GROUP BY ${sql.join(q.keys.map((_, i) => sql.raw(`g${i}`)))}` : sql``;
+  return sql`SELECT ${sql.join(columns)}${q.extra} FROM documents WHERE ${q.where}${groupBy} ORDER BY first`;
+}
 
 const FALSE = sql.raw('1 = 0');
 
@@ -144,8 +180,11 @@ export const sqliteDocuments: DocumentDialect = {
   keyValue() {
     throw new Error('SQLite documents have no key columns');
   },
+  groupQuery,
   explain: (query) => sql`EXPLAIN QUERY PLAN ${query}`,
   planLines: (rows) => rows.map((r) => String(r.detail)),
+  // `USE TEMP B-TREE FOR RIGHT PART OF ORDER BY` only orders the ties of an index's order.
+  sortsByIndex: (plan) => !plan.some((line) => line.includes('USE TEMP B-TREE FOR ORDER BY')),
   documentColumn: (inlineBytes) =>
     sql`CASE WHEN octet_length(doc) <= ${inlineBytes} THEN doc ELSE octet_length(doc) || ':' || seq END AS doc`,
   stateInSelect: false,

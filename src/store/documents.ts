@@ -57,6 +57,30 @@ export interface DocumentIndexDefinition {
 /** Field path → key column of a collection (`{"r": "k1"}`); empty where the engine has none. */
 export type KeyColumns = Readonly<Record<string, string>>;
 
+/**
+ * One GROUP BY over the documents a condition selects (the `$group` pushdown,
+ * platform/collections/group.ts). The statement's columns, one row per group in the order of
+ * each group's first document (natural order):
+ *
+ * - `g0`…: each key's JSON text (equal values give equal text), SQL NULL when missing (and for
+ *   JSON null too with `nullIsMissing`);
+ * - `first` (the group's least seq), `n` (its documents);
+ * - per field of `sums`: `s<i>` the sum of its numbers, `c<i>` how many numbers, `x<i>` how many
+ *   of them are not integers, `a<i>` the greatest absolute value (the caller uses the sum only
+ *   where it is exact as a double);
+ * - per entry of `extremes`: `lo<i>` / `hi<i>`, the least / greatest number (or string, by code
+ *   point) of the field, NULL when it has none.
+ */
+export interface GroupQuery {
+  /** The documents' condition (scope and pushed filter), over `documents`. */
+  where: Sql;
+  keys: ReadonlyArray<{ path: string; nullIsMissing: boolean }>;
+  sums: readonly string[];
+  extremes: ReadonlyArray<{ path: string; type: 'number' | 'string' }>;
+  /** More select-list items, after the others (`, <expr> AS v`). */
+  extra: Sql;
+}
+
 export interface DocumentDialect {
   readonly name: EngineName;
   /** The key columns `documents` has for indexed fields (none on SQLite). */
@@ -88,9 +112,13 @@ export interface DocumentDialect {
   dropIndex(sqlName: string, collectionId: number, release?: readonly string[]): Sql[];
   /** The value a key column holds for a document's field `path` (what createIndex fills it with). */
   keyValue(doc: Record<string, unknown>, path: string): Sql;
+  /** The GROUP BY statement of a `$group` pushdown (GroupQuery). */
+  groupQuery(query: GroupQuery): Sql;
   /** The statement asking the engine's plan of a query, and the plan's lines from its rows. */
   explain(query: Sql): Sql;
   planLines(rows: Row[]): string[];
+  /** True when a plan (planLines) orders its rows by reading an index, not by sorting them all. */
+  sortsByIndex(plan: readonly string[]): boolean;
   /**
    * The document column of a read: the JSON text of a document up to `inlineBytes`, else
    * `<size in bytes>:<seq>` (JSON text always starts with `{`).

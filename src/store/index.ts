@@ -75,6 +75,7 @@ export {
   type Bound,
   type DocumentDialect,
   type DocumentIndexDefinition,
+  type GroupQuery,
   type KeyColumns,
   type Scalar,
 } from './documents.js';

@@ -38,11 +38,36 @@ class Unit implements TemplateUnit {
 /**
  * Units by source, then by options: the source string is the key itself (its hash is computed
  * once per string), not a concatenation with the options that would be copied and hashed on
- * every lookup. Least recently used sources go first once MAX_CACHE units are held.
+ * every lookup. Least recently used sources go first once the cache holds `units` units or
+ * `sourceChars` characters of source (counted once per unit): a compiled unit keeps about 45
+ * bytes of heap per source character (its tree and closures), so a bound by count alone let
+ * ~190 distinct 100 KB templates fill a 1 GiB heap. A unit larger than the whole character bound
+ * is not kept.
  */
 let cache = new Map<string, Map<string, Unit>>();
 let cached = 0;
-const MAX_CACHE = 1000;
+let cachedChars = 0;
+const DEFAULT_LIMITS = { units: 1000, sourceChars: 4 * 1024 * 1024 };
+let limits = { ...DEFAULT_LIMITS };
+
+/** The compile cache's bounds (a test's, or a deployment's); undefined fields keep the defaults. */
+export function setCompileCacheLimits(next: Partial<typeof DEFAULT_LIMITS> = {}): void {
+  limits = { ...DEFAULT_LIMITS, ...next };
+  while (cached > limits.units || cachedChars > limits.sourceChars) evictOldest();
+}
+
+/** What the compile cache holds: units and characters of their sources. */
+export function compileCacheSize(): { units: number; sourceChars: number } {
+  return { units: cached, sourceChars: cachedChars };
+}
+
+function evictOldest(): void {
+  const [oldest, units] = cache.entries().next().value as [string, Map<string, Unit>];
+  units.delete(units.keys().next().value as string);
+  if (units.size === 0) cache.delete(oldest);
+  cached--;
+  cachedChars -= oldest.length;
+}
 
 function optionsKey(o: UnitOptions): string {
   return `${o.name}\u0000${o.incompatibleImprovements ?? ''}\u0000${o.strict ? 1 : 0}${o.tagSyntax ?? ''}\u0000${o.interpolationSyntax ?? ''}\u0000${o.strictSyntax ?? ''}${o.stripWhitespace ?? ''}\u0000${o.outputFormat ?? ''}\u0000${o.autoEscaping ?? ''}${o.recognizeStandardFileExtensions ?? ''}`;
@@ -74,17 +99,15 @@ export function compileUnit(source: string, o: UnitOptions): TemplateUnit {
     }
     throw e;
   }
-  if (cached >= MAX_CACHE) {
-    const [oldest, units] = cache.entries().next().value as [string, Map<string, Unit>];
-    units.delete(units.keys().next().value as string);
-    if (units.size === 0) cache.delete(oldest);
-    cached--;
-  }
+  if (source.length > limits.sourceChars) return unit;
+  while (cached > 0 && (cached >= limits.units || cachedChars + source.length > limits.sourceChars))
+    evictOldest();
   const units = cache.get(source) ?? new Map<string, Unit>();
   units.set(key, unit);
   cache.delete(source);
   cache.set(source, units);
   cached++;
+  cachedChars += source.length;
   return unit;
 }
 
@@ -128,4 +151,5 @@ export function clearCompileCache(): void {
   // afterwards alive through scavenges until a full GC (its new table is in old space too)
   cache = new Map();
   cached = 0;
+  cachedChars = 0;
 }

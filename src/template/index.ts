@@ -30,6 +30,7 @@ import { javaTimeZone } from '../jdk/index.js';
 import { type Budget, BudgetExceededError } from '../limits/budget.js';
 
 export { TemplateError, ParseError } from './errors.js';
+export { compileCacheSize, setCompileCacheLimits } from './compile.js';
 export { FmDate, DIRECTIVE, StringBoolean } from './values.js';
 export { isRequestInput, markAsRequestInput, markRequestInput, requestStrings } from './provenance.js';
 

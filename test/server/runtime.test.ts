@@ -138,7 +138,9 @@ describeEachEngine('server: requests, logs, eval and the /live routes', (engine)
       updatedAt: expect.any(Number),
     });
     const annList = await call(server.url, 'GET', '/api/v1/requests', { token: as('user') });
-    expect(annList.body).toEqual({ items: [mine.body], total: 1, first: 0, nb: 100 });
+    // The list shows a summary: no data document, no P_locks (test/server/request-list.test.ts).
+    const { data: _data, locks: _locks, ...summary } = mine.body;
+    expect(annList.body).toEqual({ items: [summary], total: 1, first: 0, nb: 100 });
     const adminList = await call(server.url, 'GET', '/api/v1/requests?nb=1', { token: as('admin') });
     expect(adminList.body.items.map((r: { id: string }) => r.id)).toEqual(['r-admin']);
     expect(adminList.body.total).toBe(2);

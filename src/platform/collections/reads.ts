@@ -16,6 +16,7 @@ import {
   sortDocuments,
   type PreparedFilter,
 } from './mingo.js';
+import { groupResults, groupStatement, planGroup } from './group.js';
 import { compilePredicate, compileSort, splitFilter } from './pushdown.js';
 import { and, countPrefix, scope, type CollectionRow } from './rows.js';
 import { isPlainObject } from './safety.js';
@@ -42,6 +43,26 @@ function refuseStages(stages: readonly unknown[], facet: string | undefined): vo
       for (const [name, pipeline] of Object.entries(sub))
         if (Array.isArray(pipeline)) refuseStages(pipeline, name);
   }
+}
+
+export interface ExplainOptions {
+  sort?: SortSpec;
+  skip?: number;
+  limit?: number;
+  count?: boolean;
+}
+
+export interface Explanation {
+  /** Some condition went to SQL. */
+  pushed: boolean;
+  /** SQL selects exactly mingo's matches (no re-check). */
+  exact: boolean;
+  /** SQL orders exactly as mingo would (no sort in memory). */
+  sortPushed: boolean;
+  /** The engine orders by reading an index (no sort of every match); false for a count. */
+  sortIndexed: boolean;
+  /** The engine's plan of the statement. */
+  plan: string[];
 }
 
 /** Documents matching `filter` (MongoDB syntax), sorted, skipped and limited like a MongoDB cursor. */
@@ -129,6 +150,13 @@ export async function aggregate(
   for (; i < stages.length && isStage(stages[i]!, '$match') && isPlainObject(stages[i]!.$match); i++)
     matches.push(stages[i]!.$match as Record<string, unknown>);
   const filter = matches.length === 0 ? {} : matches.length === 1 ? matches[0]! : { $and: matches };
+  if (i < stages.length && isStage(stages[i]!, '$group')) {
+    const grouped = await groupInSql(core, actor, name, filter, stages[i]!.$group, budget);
+    if (grouped) {
+      const after = stages.slice(i + 1);
+      return after.length ? runPipeline(grouped, after, budget) : grouped;
+    }
+  }
   let sort: SortSpec | undefined;
   if (i < stages.length && isStage(stages[i]!, '$sort')) {
     sort = sortFromObject(stages[i]!.$sort);
@@ -155,6 +183,39 @@ export async function aggregate(
 }
 
 /**
+ * A `$group` after the leading `$match` stages, as one GROUP BY (group.ts) when the filter is
+ * pushed exactly and the stage is one SQL answers as mingo would; else undefined (mingo runs it).
+ * The groups are what is held in memory, under the in-memory bound.
+ */
+async function groupInSql(
+  core: CollectionCore,
+  actor: Actor,
+  name: string,
+  filter: Record<string, unknown>,
+  spec: unknown,
+  budget: Budget,
+): Promise<Record<string, unknown>[] | undefined> {
+  const prepared = prepareFilter(filter, budget);
+  const dialect = core.store.dialect;
+  return core.read(actor, name, [], async (row, plan, check) => {
+    const group = planGroup(spec, plan.shape);
+    if (!group) return undefined;
+    const predicate = compilePredicate(prepared.split, plan.shape, dialect, plan.keys);
+    if (!predicate.exact) return undefined;
+    const rows = await core.store.all(
+      groupStatement(group, dialect, sql`${scope(row)}${and(predicate.where)}`, stateColumn(core, row)),
+    );
+    if (check) await core.checkState(row, rows);
+    if (rows.length > core.limits.maxInMemoryDocuments) throw core.tooMany();
+    // The groups are what the evaluation holds: charged like the documents a read keeps.
+    let size = 0;
+    for (const r of rows) for (const v of Object.values(r)) size += typeof v === 'string' ? v.length : 8;
+    budget.allocateString(size, documentsOf(row));
+    return groupResults(group, rows);
+  });
+}
+
+/**
  * How a find (or with `count`, a count) would run: the SQL condition pushed down (if any),
  * whether it is exact (no mingo re-check), whether the sort is done by SQL, and the engine's plan
  * of the statement.
@@ -164,23 +225,26 @@ export async function explain(
   actor: Actor,
   name: string,
   filter: Record<string, unknown>,
-  options: { sort?: SortSpec; count?: boolean } = {},
-): Promise<{ pushed: boolean; exact: boolean; sortPushed: boolean; plan: string[] }> {
+  options: ExplainOptions = {},
+): Promise<Explanation> {
   compileFilter(filter);
   const sort = checkSort(options.sort);
   const dialect = core.store.dialect;
   const result = await core.read(actor, name, undefined, async (row, plan) => {
     const predicate = compilePredicate(splitFilter(filter), plan.shape, dialect, plan.keys);
     const order = sort?.length ? compileSort(sort, plan.shape, dialect, plan.keys) : sql`seq`;
+    // The statement findIn runs when the filter is exact (ties broken by natural order).
     const query = options.count
       ? sql`SELECT count(*) AS n FROM documents WHERE ${scope(row)}${and(predicate.where)}`
-      : sql`SELECT doc FROM documents WHERE ${scope(row)}${and(predicate.where)} ORDER BY ${order ?? sql`seq`}`;
-    const rows = await core.store.all(dialect.documents.explain(query));
+      : sql`SELECT doc FROM documents WHERE ${scope(row)}${and(predicate.where)}
+            ORDER BY ${order ?? sql`seq`}${sort?.length && order ? sql`, seq` : sql``}${dialect.documents.limitOffset(options.limit, options.skip ?? 0)}`;
+    const lines = dialect.documents.planLines(await core.store.all(dialect.documents.explain(query)));
     return {
       pushed: predicate.where !== undefined,
       exact: predicate.exact,
       sortPushed: order !== undefined,
-      plan: dialect.documents.planLines(rows),
+      sortIndexed: !options.count && order !== undefined && dialect.documents.sortsByIndex(lines),
+      plan: lines,
     };
   });
   if (!result) throw unknownCollection(name);

@@ -82,9 +82,11 @@ export async function scan(
   const walk = async (db: Queryable) => {
     let last = -1;
     for (let first = true; ; first = false) {
+      // No `seq >` bound on the first batch: with one, SQLite walks the natural-order index over
+      // the whole collection instead of searching the index of the condition.
       const rows = await db.all<DocRow>(
         sql`SELECT seq, ${docColumn(core)}${stateColumn(core, row)} FROM documents
-            WHERE ${scope(row)}${and(where)} AND seq > ${last} ORDER BY seq LIMIT ${BATCH}`,
+            WHERE ${scope(row)}${and(where)}${first ? sql`` : sql` AND seq > ${last}`} ORDER BY seq LIMIT ${BATCH}`,
       );
       if (check && first) await core.checkState(row, rows);
       for (const r of rows) {

@@ -129,13 +129,13 @@ export class CollectionService {
     return reads.aggregate(this.core, actor, name, stages, options);
   }
 
-  /** How a find (a count with `count`) would run: what is pushed down, whether exactly, the engine's plan. */
+  /** How a find (a count with `count`) would run: what is pushed down, whether exactly, whether the sort reads an index, the engine's plan. */
   explain(
     actor: Actor,
     name: string,
     filter: Record<string, unknown>,
-    options: { sort?: SortSpec; count?: boolean } = {},
-  ): Promise<{ pushed: boolean; exact: boolean; sortPushed: boolean; plan: string[] }> {
+    options: reads.ExplainOptions = {},
+  ): Promise<reads.Explanation> {
     return reads.explain(this.core, actor, name, filter, options);
   }
 

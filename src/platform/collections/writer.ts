@@ -62,14 +62,27 @@ export class Writer {
     }
   }
 
-  async replace(seq: number, doc: Document): Promise<void> {
-    this.track(doc);
-    const keys = this.keyList.map(
-      ([path, column]) => sql`, ${sql.raw(column)} = ${this.tx.dialect.documents.keyValue(doc, path)}`,
-    );
-    await this.tx.run(
-      sql`UPDATE documents SET doc = ${JSON.stringify(doc)}${sql.join(keys, '')} WHERE ${scope(this.row)} AND seq = ${seq}`,
-    );
+  /**
+   * Replaces documents by seq in one statement (at most INSERT_BATCH at a time): a table of the
+   * new versions joined to `documents` (`WITH v AS (VALUES …) UPDATE … FROM v`, both engines).
+   */
+  async replace(items: ReadonlyArray<{ seq: number; doc: Document }>): Promise<void> {
+    const types = this.tx.dialect.types;
+    const documents = this.tx.dialect.documents;
+    const columns = ['s', 'd', ...this.keyList.map((_, i) => `x${i}`)].join(', ');
+    const sets = this.keyList.map(([, column], i) => sql.raw(`, ${column} = v.x${i}`));
+    for (let i = 0; i < items.length; i += INSERT_BATCH) {
+      const values = items.slice(i, i + INSERT_BATCH).map(({ seq, doc }) => {
+        this.track(doc);
+        const keys = this.keyList.map(([path]) => sql`, ${documents.keyValue(doc, path)}`);
+        // Typed in every row: PostgreSQL would otherwise read the parameters of VALUES as text.
+        return sql`(CAST(${seq} AS ${sql.raw(types.bigint)}), CAST(${JSON.stringify(doc)} AS ${sql.raw(types.json)})${sql.join(keys, '')})`;
+      });
+      await this.tx.run(
+        sql`WITH v (${sql.raw(columns)}) AS (VALUES ${sql.join(values)})
+            UPDATE documents SET doc = v.d${sql.join(sets, '')} FROM v WHERE ${scope(this.row)} AND documents.seq = v.s`,
+      );
+    }
   }
 
   async saveShape(): Promise<void> {

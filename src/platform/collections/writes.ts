@@ -11,6 +11,9 @@ import { scan } from './scan.js';
 import type { Actor, BudgetOption, Document } from './types.js';
 import { INSERT_BATCH } from './writer.js';
 
+/** The JSON characters of the new versions an update holds before it writes them. */
+const UPDATE_BATCH_CHARS = 8 * 1024 * 1024;
+
 export interface ImportProgress {
   /** Documents inserted so far. */
   documents: number;
@@ -69,6 +72,16 @@ export async function update(
   const modify = modifier(core, change, budget);
   const n = await core.write(actor, name, false, async (w) => {
     let matched = 0;
+    // New versions are written a batch at a time (INSERT_BATCH documents or UPDATE_BATCH_CHARS of
+    // JSON), in the transaction: a failure on any document undoes every one.
+    let pending: Array<{ seq: number; doc: Document }> = [];
+    let pendingChars = 0;
+    const flush = async () => {
+      const changed = modify(pending.map((p) => p.doc));
+      await w.replace(pending.map((p, i) => ({ seq: p.seq, doc: changed[i]! })));
+      pending = [];
+      pendingChars = 0;
+    };
     const predicate = compilePredicate(splitFilter(filter), w.shape, core.store.dialect, w.keys);
     await scan(
       core,
@@ -76,14 +89,17 @@ export async function update(
       predicate.where,
       false,
       budget,
-      async (doc, seq) => {
+      async (doc, seq, size) => {
         if (!predicate.exact && !query.test(doc)) return true;
         matched++;
-        await w.replace(seq, modify(doc));
+        pending.push({ seq, doc });
+        pendingChars += size;
+        if (pending.length >= INSERT_BATCH || pendingChars >= UPDATE_BATCH_CHARS) await flush();
         return options.multi;
       },
       w.tx,
     );
+    if (pending.length) await flush();
     return matched;
   });
   return n ?? 0;
@@ -179,23 +195,24 @@ function prepareDocument(core: CollectionCore, value: unknown): Document {
   return doc;
 }
 
-/** The function turning a matched document into its new version. */
+/** The function turning matched documents into their new versions (in order). */
 function modifier(
   core: CollectionCore,
   change: Record<string, unknown>,
   budget: Budget,
-): (doc: Document) => Document {
+): (docs: Document[]) => Document[] {
   checkSpec(change);
   const keys = Object.keys(change);
   const operators = keys.filter((k) => k.startsWith('$'));
   if (operators.length === 0) {
     // A replacement: the new body under the old _id.
     const replacement = toJsonDocument(change);
-    return (doc) => {
-      if (replacement._id !== undefined && String(replacement._id) !== doc._id)
-        throw new CollectionError('invalid', `the replacement cannot change _id ('${doc._id}')`);
-      return prepareDocument(core, { ...replacement, _id: doc._id });
-    };
+    return (docs) =>
+      docs.map((doc) => {
+        if (replacement._id !== undefined && String(replacement._id) !== doc._id)
+          throw new CollectionError('invalid', `the replacement cannot change _id ('${doc._id}')`);
+        return prepareDocument(core, { ...replacement, _id: doc._id });
+      });
   }
   if (operators.length !== keys.length)
     throw new CollectionError('invalid', 'an update cannot mix operators ($set …) with plain fields');
@@ -208,9 +225,9 @@ function modifier(
         throw new CollectionError('invalid', `the field '_id' cannot be changed`);
     }
   }
-  return (doc) => {
-    const id = doc._id;
-    applyUpdate(doc, change, budget);
-    return prepareDocument(core, { ...doc, _id: id });
+  return (docs) => {
+    const ids = docs.map((doc) => doc._id);
+    applyUpdate(docs, change, budget);
+    return docs.map((doc, i) => prepareDocument(core, { ...doc, _id: ids[i] }));
   };
 }

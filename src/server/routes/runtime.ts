@@ -3,17 +3,21 @@
  * user who started it and to administrators; the account-wide log only to administrators.
  */
 import { Type, type Static } from '@fastify/type-provider-typebox';
-import type { ProcessRequest as RequestRecord } from '../../platform/requests.js';
+import type {
+  ProcessRequest as RequestRecord,
+  RequestSummary as RequestSummaryRecord,
+} from '../../platform/requests.js';
 import type { LogEntry as LogRecord } from '../../platform/logs.js';
 import { canReadRequest, REQUEST_STATUSES } from '../../platform/index.js';
 import { callerOf } from '../auth/access.js';
 import type { Caller } from '../hosts.js';
 import type { Api, ServerDeps } from '../deps.js';
 import { ApiError, notFound } from '../errors.js';
-import { Account, JsonObject, LogEntry, Mode, ProcessRequest } from '../schemas.js';
+import { Account, JsonObject, LogEntry, Mode, ProcessRequest, RequestSummary } from '../schemas.js';
 
 const RequestParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) });
 const toRequestBody = ({ accountId: _a, ...request }: RequestRecord) => request;
+const toSummaryBody = ({ accountId: _a, ...request }: RequestSummaryRecord) => request;
 const toLogBody = ({ accountId: _a, ...entry }: LogRecord) => entry;
 
 export function runtimeRoutes(app: Api, deps: ServerDeps): void {
@@ -38,34 +42,47 @@ export function runtimeRoutes(app: Api, deps: ServerDeps): void {
       schema: {
         tags: ['requests'],
         summary:
-          "Process requests, newest first: the caller's own (administrators: the account's, or one initiator's)",
+          "Process requests, newest first: the caller's own (administrators: the account's, or one initiator's); " +
+          'each without its data document and P_locks (GET /requests/{id} has them)',
         querystring: Type.Object({
           projectId: Type.Optional(Type.Integer({ minimum: 1 })),
           initiatorId: Type.Optional(Type.Integer({ minimum: 1 })),
           status: Type.Optional(Type.Integer()),
+          before: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 128,
+              description:
+                "the id of the previous page's last request (its `next`): the page starts after it",
+            }),
+          ),
           first: Type.Optional(Type.Integer({ minimum: 0 })),
           nb: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
         }),
         response: {
           200: Type.Object({
-            items: Type.Array(ProcessRequest),
+            items: Type.Array(RequestSummary),
             total: Type.Integer({ description: 'how many requests match the filters' }),
             first: Type.Integer(),
             nb: Type.Integer(),
+            next: Type.Optional(
+              Type.String({ description: 'when the page is full: `before` of the next page' }),
+            ),
           }),
         },
       },
     },
     async (request) => {
       const caller = callerOf(request);
-      const { first = 0, nb = 100, ...filters } = request.query;
+      const { first = 0, nb = 100, before, ...filters } = request.query;
       const initiatorId = caller.user.isAdmin ? filters.initiatorId : caller.user.id;
       const where = { ...filters, initiatorId };
       const [list, total] = await Promise.all([
-        requests.list(caller.accountId, { ...where, first, limit: nb }),
+        requests.page(caller.accountId, { ...where, before, first, limit: nb }),
         requests.count(caller.accountId, where),
       ]);
-      return { items: list.map(toRequestBody), total, first, nb };
+      const items = list.map(toSummaryBody);
+      return { items, total, first, nb, ...(items.length === nb ? { next: items[nb - 1]!.id } : {}) };
     },
   );
 

@@ -21,6 +21,8 @@ const modules: Array<{ default: Migration }> = await Promise.all([
   import('./0520_running_requests.js'),
   import('./0530_request_keys.js'),
   import('./0540_run_recoveries.js'),
+  import('./0600_sorted_key_indexes.js'),
+  import('./0610_request_list.js'),
 ]);
 
 export const migrations: readonly Migration[] = modules.map((m) => m.default);

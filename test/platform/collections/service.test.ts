@@ -6,6 +6,7 @@ import {
   CollectionService,
   type SortSpec,
 } from '../../../src/platform/collections/index.js';
+import sortedKeyIndexes from '../../../src/store/migrations/0600_sorted_key_indexes.js';
 import { describeEachEngine } from '../../support/engines.js';
 
 const admin = { accountId: 'acme', user: { id: 1, login: 'boss', isAdmin: true } };
@@ -248,6 +249,47 @@ describeEachEngine('collection service', (engine) => {
       ]);
     });
 
+    it('updates many documents in batches, all or none', async () => {
+      const s = new CollectionService(engine.store, { limits: { maxDocumentBytes: 400 } });
+      const name = fresh();
+      // Document 1000 is near the limit: setting t on it fails after two batches were written.
+      const docs = Array.from({ length: 1300 }, (_, i) => ({
+        _id: `d${String(i).padStart(4, '0')}`,
+        i,
+        r: i % 7,
+        s: 'a'.repeat(i === 1000 ? 330 : 10),
+      }));
+      await s.save(member, name, docs);
+      await s.createIndex(member, name, 'by_r', { keys: ['r'], unique: false, ascending: true });
+      const all = { i: { $gte: 0 } };
+      const error = await rejects(
+        s.update(member, name, all, { $set: { t: 'x'.repeat(40) }, $inc: { r: 1 } }, { multi: true }),
+      );
+      expect(error.message).toMatch(/^a document of 4\d\d bytes is larger than the limit of 400 bytes$/);
+      expect(await s.find(member, name, all)).toEqual(docs);
+      expect(await s.count(member, name, { r: 0 })).toBe(186);
+      expect(await s.count(member, name, { t: { $exists: true } })).toBe(0);
+
+      // A filter mingo re-checks ($mod), operators changing an indexed field: the same as one by one.
+      const filter = { i: { $mod: [3, 0] } };
+      const change = { $inc: { r: 1 }, $set: { t: 'y' }, $unset: { s: '' } };
+      expect(await s.update(member, name, filter, change, { multi: true })).toBe(434);
+      const expected = docs.map((d) => (d.i % 3 === 0 ? { _id: d._id, i: d.i, r: d.r + 1, t: 'y' } : d));
+      expect(await s.find(member, name, all)).toEqual(expected);
+      expect(await s.count(member, name, { r: 7 })).toBe(expected.filter((d) => d.r === 7).length);
+      expect(await s.find(member, name, { r: 7 }, { sort: [['i', -1]], limit: 2 })).toEqual(
+        expected
+          .filter((d) => d.r === 7)
+          .reverse()
+          .slice(0, 2),
+      );
+      // Without multi, only the first match in natural order.
+      expect(await s.update(member, name, { r: 7 }, { $set: { first: true } }, { multi: false })).toBe(1);
+      expect(await s.find(member, name, { first: true })).toEqual([
+        { ...expected.find((d) => d.r === 7)!, first: true },
+      ]);
+    });
+
     it('refuses malformed updates', async () => {
       const s = service();
       const name = fresh();
@@ -480,9 +522,63 @@ describeEachEngine('collection service', (engine) => {
         );
         expect(defs.map((d) => d.indexdef.replace(/^.* USING btree /, ''))).toEqual([
           // The field's key column (store/documents-postgres.ts), so a count is answered from the index.
-          `(account_id, k1) WHERE (collection_id = ${id})`,
+          `(account_id, k1 NULLS FIRST) WHERE (collection_id = ${id})`,
         ]);
       }
+    });
+
+    it("sorts with a limit by reading the index, both ways, in mingo's order", async () => {
+      const s = service();
+      const name = fresh();
+      // null and missing sort first ascending, last descending (mingo): the index keeps them there.
+      const docs = Array.from({ length: 3000 }, (_, i) => ({
+        ...(i % 11 === 0 ? {} : { k: i % 13 === 0 ? null : i % 500 }),
+        i,
+        pad: 'p'.repeat(800),
+      }));
+      await s.save(member, name, docs);
+      await s.createIndex(member, name, 'by_k', { keys: ['k'], unique: false, ascending: true });
+      const stored = await s.find(member, name, {});
+      for (const direction of [1, -1] as const) {
+        const sort: SortSpec = [['k', direction]];
+        const expected = mingoFind(stored, {}).sort({ k: direction }).limit(25).all();
+        expect(await s.find(member, name, {}, { sort, limit: 25 })).toEqual(expected);
+        const explained = await s.explain(member, name, {}, { sort, limit: 25 });
+        expect(explained).toMatchObject({ sortPushed: true, sortIndexed: true });
+        const plan = explained.plan.join('\n');
+        expect(plan).toMatch(/fmx_\d+_[0-9a-f]+/);
+        if (engine.name === 'postgres') {
+          expect(plan).toMatch(direction === 1 ? /Index Scan using fmx_/ : /Index Scan Backward using fmx_/);
+          expect(plan).not.toMatch(/^\s*(->\s+)?Sort$/m);
+        }
+      }
+      if (engine.name === 'postgres') {
+        // An index built before 0600_sorted_key_indexes (default NULLS order) is rebuilt by it.
+        const id = (await s.getCollection(member, name))!.id;
+        const [index] = await engine.store.all<{ sql_name: string }>(
+          sql`SELECT sql_name FROM collection_indexes WHERE collection_id = ${id}`,
+        );
+        await engine.store.exec(`DROP INDEX ${index!.sql_name}`);
+        await engine.store.exec(
+          `CREATE INDEX ${index!.sql_name} ON documents (account_id, k1) WHERE collection_id = ${id}`,
+        );
+        const before = await s.explain(member, name, {}, { sort: [['k', 1]], limit: 25 });
+        expect(before.sortIndexed).toBe(false);
+        await engine.store.transaction((tx) => sortedKeyIndexes.up(tx));
+        const defs = await engine.store.all<{ indexdef: string }>(
+          sql`SELECT indexdef FROM pg_indexes WHERE indexname = ${index!.sql_name}`,
+        );
+        expect(defs.map((d) => d.indexdef.replace(/^.* USING btree /, ''))).toEqual([
+          `(account_id, k1 NULLS FIRST) WHERE (collection_id = ${id})`,
+        ]);
+        const after = await s.explain(member, name, {}, { sort: [['k', 1]], limit: 25 });
+        expect(after.sortIndexed).toBe(true);
+      }
+      // Without an index on the field, every match is sorted.
+      expect(await s.explain(member, name, {}, { sort: [['i', 1]], limit: 25 })).toMatchObject({
+        sortPushed: true,
+        sortIndexed: false,
+      });
     });
 
     it('plans again when another process changed the shape meanwhile', async () => {
