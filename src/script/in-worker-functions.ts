@@ -2,7 +2,7 @@
  * The script worker's own function table: library functions declared pure (FunctionFlags.pure)
  * run here, inside the sandbox's worker thread, when a script calls them — no hand-off to the
  * main thread and back. The worker imports this module the first time one of its scripts calls
- * such a function (in-worker-source.ts); until it is loaded, and for every other method, calls
+ * such a function (worker/in-worker-route.ts); until it is loaded, and for every other method, calls
  * take the bridge (bridge.ts).
  *
  * A call here is the bridge's call, run elsewhere: the same declaration compiled by invoke.ts (the
