@@ -43,7 +43,7 @@ function workerFunctions(): ReadonlyMap<string, FunctionSpec> {
 
 /** What the main thread sends with each job (in-worker-plan.ts); structured-cloneable. */
 export interface InWorkerJob {
-  /** JSON `[[method id, function name, label, clock]…]`: the methods that run here for this run. */
+  /** JSON InWorkerMethod[] (worker/messages.ts): the methods that run here for this run. */
   table: string;
   /** Holds one float: the bytes the evaluation's budget has allocated (shared with the main thread). */
   allocated: SharedArrayBuffer;

@@ -247,8 +247,10 @@ def _flowmark_setup():
 
         def objects(run, table):
             made = {}
-            for obj, entries in loads(table):
-                attrs = {name: staticmethod(method(run, obj, name, mid)) for name, mid in entries}
+            # TableObject records of ../worker/messages.ts
+            for entry in loads(table):
+                obj = entry['object']
+                attrs = {m['name']: staticmethod(method(run, obj, m['name'], m['id'])) for m in entry['methods']}
                 if obj == 'RMPData':
                     def setOutput(value):
                         run.output = encode(value)

@@ -11,7 +11,7 @@
  */
 import type { InWorkerRun } from '../in-worker-functions.js';
 import type { BridgeRun } from './host-call.cjs';
-import type { InWorkerModule } from './messages.js';
+import type { InWorkerMethod, InWorkerModule } from './messages.js';
 
 const IN_WORKER_MAX_CHARS = 1048576;
 
@@ -19,12 +19,9 @@ const IN_WORKER_MAX_CHARS = 1048576;
 export interface RoutedRun extends BridgeRun {
   inWorker: InWorkerRun | null;
   /** The run's in-worker methods by id, resolved on its first call (undefined until then). */
-  inWorkerMethods: Map<number, InWorkerRow> | null | undefined;
+  inWorkerMethods: Map<number, InWorkerMethod> | null | undefined;
   inWorkerCalls: number;
 }
-
-/** [method id, function name, label, 1 when it reads the clock] (in-worker-plan.ts). */
-type InWorkerRow = [number, string, string, number];
 
 interface InWorkerFunctions {
   openRun: typeof import('../in-worker-functions.js').openRun;
@@ -37,14 +34,14 @@ export function callRouter(
   let loaded: InWorkerFunctions | null = null;
   let loading = false;
   let lastTable: string | null = null;
-  let lastMethods: Map<number, InWorkerRow> | null = null;
+  let lastMethods: Map<number, InWorkerMethod> | null = null;
 
   // Runs of one API share the map.
-  const methodsOf = (run: RoutedRun): Map<number, InWorkerRow> | null => {
+  const methodsOf = (run: RoutedRun): Map<number, InWorkerMethod> | null => {
     const local = run.job.inWorker;
     if (!local) return (run.inWorkerMethods = null);
     if (local.table !== lastTable) {
-      lastMethods = new Map((JSON.parse(local.table) as InWorkerRow[]).map((row) => [row[0], row]));
+      lastMethods = new Map((JSON.parse(local.table) as InWorkerMethod[]).map((row) => [row.id, row]));
       lastTable = local.table;
     }
     return (run.inWorkerMethods = lastMethods);
@@ -80,12 +77,12 @@ export function callRouter(
           run.inWorkerCalls++;
           try {
             if (run.inWorker === null) run.inWorker = loaded.openRun(run.job.inWorker!);
-            return run.inWorker.call(entry[1], entry[2], entry[3] === 1, args);
+            return run.inWorker.call(entry.fn, entry.label, entry.clock, args);
           } catch (e) {
             return (
               'e' +
               JSON.stringify({
-                message: entry[2] + ': ' + String(e ? (e as { message?: unknown }).message : e),
+                message: entry.label + ': ' + String(e ? (e as { message?: unknown }).message : e),
               })
             );
           }

@@ -43,11 +43,32 @@ export interface InWorkerModule {
   tsx?: string;
 }
 
+/**
+ * The method table a job carries (api.ts writes it once per API, as JSON text: the workers cache
+ * what they parsed by the text's identity): per RMP* object, its methods' names and ids. The
+ * QuickJS worker (quickjs.ts) and sandbox.py build the objects from it.
+ */
+export interface TableObject {
+  object: string;
+  methods: Array<{ name: string; id: number }>;
+}
+
+/** A method the worker answers itself (in-worker-plan.ts writes them, in-worker-route.ts reads them). */
+export interface InWorkerMethod {
+  id: number;
+  /** The registry function. */
+  fn: string;
+  /** As the script names it: `RMPUtilities.jsonPut`. */
+  label: string;
+  /** It reads the clock. */
+  clock: boolean;
+}
+
 /** One script to run. */
 export interface RunJob {
   run: number;
   source: string;
-  /** The method table (api.ts), or the legacy engine's `{legacy, variables}`. */
+  /** The method table (TableObject[] as JSON, api.ts), or the legacy engine's `{legacy, variables}`. */
   table: string;
   limits: ScriptLimits;
   account: string;

@@ -29,6 +29,7 @@ import {
   type QuickJSWorkerData,
   type RunJob,
   type RunResult,
+  type TableObject,
   type WorkerFailure,
   type WorkerMessage,
 } from './messages.js';
@@ -375,12 +376,12 @@ export function startQuickJSWorker(io: WorkerIO): void {
   // its script; the host function serves whichever run the sandbox is given.
   let spare: Sandbox | null = null;
 
-  // The method table by object, [[objectName, [[method, id], …]], …] (api.ts), parsed once per table.
+  // The method table by object (TableObject[], api.ts), parsed once per table.
   let lastTable: string | null = null;
-  let lastObjects: Array<[string, Array<[string, number]>]> = [];
-  function tableObjects(table: string): Array<[string, Array<[string, number]>]> {
+  let lastObjects: TableObject[] = [];
+  function tableObjects(table: string): TableObject[] {
     if (table !== lastTable) {
-      lastObjects = JSON.parse(table) as Array<[string, Array<[string, number]>]>;
+      lastObjects = JSON.parse(table) as TableObject[];
       lastTable = table;
     }
     return lastObjects;
@@ -452,8 +453,8 @@ export function startQuickJSWorker(io: WorkerIO): void {
     fastMethods(sb);
     const objects = tableObjects(table);
     for (let i = 0; i < objects.length; i++) {
-      const objectName = objects[i]![0];
-      const entries = objects[i]![1];
+      const objectName = objects[i]!.object;
+      const entries = objects[i]!.methods;
       // RMPData (setOutput) is what nearly every script names: it is built now, off the script's path.
       let built = objectName === 'RMPData' ? hold(sb, buildObject(sb, objectName, entries)) : null;
       const getter = (): QuickJSHandle => {
@@ -469,16 +470,16 @@ export function startQuickJSWorker(io: WorkerIO): void {
     }
   }
 
-  function buildObject(sb: Sandbox, objectName: string, entries: Array<[string, number]>): QuickJSHandle {
+  function buildObject(sb: Sandbox, objectName: string, entries: TableObject['methods']): QuickJSHandle {
     const ctx = sb.ctx;
     const target = ctx.newObject();
     try {
       for (let j = 0; j < entries.length; j++) {
-        const id = entries[j]![1];
+        const id = entries[j]!.id;
         const call: HostFn = (...args) => methodThroughWrapper(sb, id, args);
         call.rmpFast = (pointers) => platformCall(sb, id, pointers);
-        const method = ctx.newFunction(entries[j]![0], call);
-        defineOwn(sb, target, entries[j]![0], method, null, true);
+        const method = ctx.newFunction(entries[j]!.name, call);
+        defineOwn(sb, target, entries[j]!.name, method, null, true);
         method.dispose();
       }
       if (objectName === 'RMPData') {
