@@ -20,6 +20,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import type { MessagePort } from 'node:worker_threads';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -39,8 +40,8 @@ import {
 import { openStore } from '../src/store/index.js';
 import { scriptApi } from '../src/script/api.js';
 import { DEFAULT_SCRIPT_LIMITS } from '../src/script/limits.js';
-import { LEGACY_PRELUDE, MARKING, SETUP } from '../src/script/prelude.js';
-import { WORKER_SOURCE } from '../src/script/worker-source.js';
+import { startQuickJSWorker } from '../src/script/worker/quickjs.js';
+import type { RunJob, WorkerMessage } from '../src/script/worker/messages.js';
 
 const CALLS = 2_000;
 /** Timed rounds (interleaved) of rows 1 and 2; BENCH_ROUNDS overrides both defaults. */
@@ -216,34 +217,25 @@ async function freshContext(): Promise<void> {
 }
 
 /**
- * The worker program (worker-source.ts) run on this thread with a stand-in for worker_threads:
+ * The worker program (src/script/worker/quickjs.ts) run on this thread with a stand-in for worker_threads:
  * CPU µs per trivial script over rounds of 2,000 — its run, its cleanup and the next sandbox.
  */
 async function workerCpuPerScript(rounds: number): Promise<number[]> {
-  const require = createRequire(import.meta.url);
   const table = scriptApi(defaultRegistry()).table;
-  let onMessage: (job: unknown) => void = () => {};
+  let onMessage: (job: RunJob) => void = () => {};
   let done: { output?: string } | null = null;
-  const fake = {
-    parentPort: {
-      on: (_event: string, fn: (job: unknown) => void) => (onMessage = fn),
-      postMessage: (m: { type: string; output?: string }) => {
-        if (m.type === 'done') done = m;
-      },
+  startQuickJSWorker({
+    on: (_event, fn) => (onMessage = fn),
+    post: (m: WorkerMessage) => {
+      if (m.type === 'done') done = m;
     },
     workerData: {
-      quickjs: require.resolve('quickjs-emscripten'),
-      setup: SETUP,
-      legacyPrelude: LEGACY_PRELUDE,
-      marking: MARKING,
       memoryBytes: DEFAULT_SCRIPT_LIMITS.memoryBytes,
       signal: new SharedArrayBuffer(4),
-      replies: null,
+      replies: null as unknown as MessagePort,
     },
-    receiveMessageOnPort: () => undefined,
-  };
-  const load = (id: string): unknown => (id === 'node:worker_threads' ? fake : require(id));
-  new Function('require', 'process', 'Buffer', WORKER_SOURCE)(load, process, Buffer);
+    receive: () => undefined,
+  });
   let run = 0;
   const one = async () => {
     done = null;

@@ -1,7 +1,7 @@
 /**
- * The worker threads (JS sandbox, file_replace's regex) do not inherit the flags of the Node process that starts them: their program
- * is CommonJS evaluated with `eval: true`, which `--input-type=module` (inherited) would read as an
- * ES module, failing every script on `require`.
+ * The worker threads (JS sandbox, file_replace's regex) do not inherit the flags of the Node process that starts them: the
+ * regex worker's program is CommonJS evaluated with `eval: true`, which `--input-type=module` (inherited) would read as an
+ * ES module, failing on `require`; the sandbox workers are built modules (src/script/worker/), run without a loader.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

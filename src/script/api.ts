@@ -11,6 +11,7 @@
  * The same description drives the sandbox (method ids), docs/script.md and autocompletion
  * (`describeScriptApi`). Adding a function to the registry adds its method here.
  */
+import type { TableObject } from './worker/messages.js';
 import {
   FUNCTION_GROUPS,
   formSignature,
@@ -193,7 +194,7 @@ export interface ScriptApi {
   readonly methods: readonly ScriptMethod[];
   /** The methods of each object, sorted by name, setOutput included (id -1). */
   readonly objects: Readonly<Record<ScriptObjectName, readonly ScriptMethod[]>>;
-  /** What the sandbox needs to build the objects: [[object, [[method, id] …]] …] as JSON. */
+  /** What the sandbox needs to build the objects: TableObject[] (worker/messages.ts) as JSON. */
   readonly table: string;
 }
 
@@ -283,7 +284,10 @@ function buildApi(specs: readonly FunctionSpec[]): ScriptApi {
     objects[object] = list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
   const table = JSON.stringify(
-    SCRIPT_OBJECTS.map((o) => [o, objects[o].filter((m) => m.id >= 0).map((m) => [m.name, m.id])]),
+    SCRIPT_OBJECTS.map((o): TableObject => ({
+      object: o,
+      methods: objects[o].filter((m) => m.id >= 0).map((m) => ({ name: m.name, id: m.id })),
+    })),
   );
   return { methods, objects, table };
 }

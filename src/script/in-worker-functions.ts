@@ -2,7 +2,7 @@
  * The script worker's own function table: library functions declared pure (FunctionFlags.pure)
  * run here, inside the sandbox's worker thread, when a script calls them — no hand-off to the
  * main thread and back. The worker imports this module the first time one of its scripts calls
- * such a function (in-worker-source.ts); until it is loaded, and for every other method, calls
+ * such a function (worker/in-worker-route.ts); until it is loaded, and for every other method, calls
  * take the bridge (bridge.ts).
  *
  * A call here is the bridge's call, run elsewhere: the same declaration compiled by invoke.ts (the
@@ -43,7 +43,7 @@ function workerFunctions(): ReadonlyMap<string, FunctionSpec> {
 
 /** What the main thread sends with each job (in-worker-plan.ts); structured-cloneable. */
 export interface InWorkerJob {
-  /** JSON `[[method id, function name, label, clock]…]`: the methods that run here for this run. */
+  /** JSON InWorkerMethod[] (worker/messages.ts): the methods that run here for this run. */
   table: string;
   /** Holds one float: the bytes the evaluation's budget has allocated (shared with the main thread). */
   allocated: SharedArrayBuffer;

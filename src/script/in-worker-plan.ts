@@ -21,11 +21,12 @@ import { surfaceRefusal, type CallEnv, type FunctionRegistry } from '../function
 import type { ScriptApi } from './api.js';
 import type { InWorkerJob } from './in-worker-functions.js';
 import type { CallHandler } from './pool.js';
+import type { InWorkerMethod } from './worker/messages.js';
 
 /** Per API, per surface and clock: the table of its in-worker methods. */
 const tables = new WeakMap<ScriptApi, Map<string, string>>();
 
-/** JSON `[[method id, function name, label, clock 0|1]…]` of the methods that run in the worker. */
+/** JSON InWorkerMethod[] (worker/messages.ts): the methods that run in the worker. */
 export function inWorkerTable(api: ScriptApi, registry: FunctionRegistry, ctx: ExecutionContext): string {
   const systemClock = ctx.clock === Date.now;
   const key = `${ctx.surface}${systemClock ? '+clock' : ''}`;
@@ -33,7 +34,7 @@ export function inWorkerTable(api: ScriptApi, registry: FunctionRegistry, ctx: E
   if (!byKey) tables.set(api, (byKey = new Map()));
   let table = byKey.get(key);
   if (table === undefined) {
-    const rows: Array<[number, string, string, number]> = [];
+    const rows: InWorkerMethod[] = [];
     for (const m of api.methods) {
       if (!m.function || m.args || m.result) continue;
       const spec = registry.get(m.function);
@@ -41,7 +42,7 @@ export function inWorkerTable(api: ScriptApi, registry: FunctionRegistry, ctx: E
       if (!pure || !isLibraryDeclaration(spec)) continue;
       if (pure === 'clock' && !systemClock) continue;
       if (surfaceRefusal(spec, m.function, ctx) !== undefined) continue;
-      rows.push([m.id, m.function, `${m.object}.${m.name}`, pure === 'clock' ? 1 : 0]);
+      rows.push({ id: m.id, fn: m.function, label: `${m.object}.${m.name}`, clock: pure === 'clock' });
     }
     byKey.set(key, (table = JSON.stringify(rows)));
   }

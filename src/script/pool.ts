@@ -1,66 +1,46 @@
 /**
- * The sandbox workers (worker-source.ts): started on demand up to a maximum, reused from script
+ * The sandbox workers (worker/quickjs.ts, or python/worker.ts): started on demand up to a maximum, reused from script
  * to script (each script gets a fresh QuickJS context inside), replaced when one fails or outlives
  * its job. Scripts beyond the maximum wait their turn, within their wall time. Workers do not keep
  * the process alive.
  */
-import { createRequire } from 'node:module';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { ScriptLimits } from './limits.js';
 import { inWorkerModule } from './in-worker-plan.js';
-import { LEGACY_PRELUDE, MARKING, SETUP } from './prelude.js';
-import { WORKER_SOURCE } from './worker-source.js';
+import { builtScriptFile } from './program-file.js';
+import type {
+  BridgeData,
+  Reply,
+  RunJob,
+  RunResult,
+  RunTiming,
+  WorkerFailure,
+  WorkerMessage,
+} from './worker/messages.js';
 
 /** What a worker reports about one run. */
-export interface WorkerOutcome {
-  /** The output getter's tagged text: `s<text>`, `j<json>` or `n`. */
-  output?: string;
-  failure?: WorkerFailure;
-  timing: RunTiming;
-}
-
-export interface WorkerFailure {
-  kind: 'exception' | 'syntax' | 'cpu-time' | 'wall-time' | 'memory' | 'stack' | 'internal';
-  name?: string;
-  message?: string;
-  line?: number;
-  column?: number;
-}
-
-export interface RunTiming {
-  /** The part of preparing the fresh runtime + context + RMP* objects the script waited for (ms): 0 when prepared ahead. */
-  setupMs: number;
-  /** What preparing that sandbox took, ahead of the script or not (ms). */
-  prepareMs: number;
-  /** The whole run in the worker, setup included (ms). */
-  totalMs: number;
-  /** Time blocked on platform calls, or running them in the worker (ms). */
-  waitedMs: number;
-  /** Platform calls sent to the main thread. */
-  calls: number;
-  /** Platform calls answered in the worker (pure functions, in-worker-functions.ts). */
-  inWorkerCalls?: number;
-}
+export type WorkerOutcome = RunResult;
+export type { RunTiming, WorkerFailure };
 
 export interface SandboxJob {
   source: string;
   table: string;
   limits: ScriptLimits;
   /** More fields for the worker's job message (structured-cloneable; a SharedArrayBuffer stays shared). */
-  extra?: Record<string, unknown>;
+  extra?: Pick<RunJob, 'inWorker' | 'interrupt'>;
   /** Ends the run from outside: the worker is terminated and the run reports this failure kind. */
   abort?: AbortSignal;
 }
 
 /**
- * The program a pool's workers run: the QuickJS program of worker-source.ts by default; the
- * Python backend (python/) hands its own, speaking the same messages.
+ * The program a pool's workers run: the QuickJS program of worker/quickjs.ts by default; the
+ * Python backend (python/) hands its own, speaking the same messages (worker/messages.ts).
  */
 export interface SandboxProgram {
-  /** CommonJS source, evaluated with `eval: true`. */
-  source: string;
+  /** The worker's module, built (program-file.ts); asked when a worker starts. */
+  file(): URL;
   /** The worker's workerData besides the bridge's signal and reply port. */
-  data(memoryBytes: number): Record<string, unknown>;
+  data(memoryBytes: number): Omit<BridgeData, 'signal' | 'replies'> & Record<string, unknown>;
   /** The worker's native stack, when the default (WORKER_STACK_MB) does not suit its interpreter. */
   stackSizeMb?: number;
 }
@@ -69,15 +49,8 @@ let quickjsProgram: SandboxProgram | undefined;
 
 function defaultProgram(): SandboxProgram {
   quickjsProgram ??= {
-    source: WORKER_SOURCE,
-    data: (memoryBytes) => ({
-      quickjs: createRequire(import.meta.url).resolve('quickjs-emscripten'),
-      setup: SETUP,
-      legacyPrelude: LEGACY_PRELUDE,
-      marking: MARKING,
-      memoryBytes,
-      inWorker: inWorkerModule(),
-    }),
+    file: () => builtScriptFile('worker/quickjs-main'),
+    data: (memoryBytes) => ({ memoryBytes, inWorker: inWorkerModule() }),
   };
   return quickjsProgram;
 }
@@ -124,10 +97,8 @@ class SandboxWorker {
     this.signal = new Int32Array(shared);
     const { port1, port2 } = new MessageChannel();
     this.replies = port1;
-    this.worker = new Worker(program.source, {
-      eval: true,
-      // Not the parent's flags: under `node --input-type=module -e …` (or a loader such as tsx)
-      // the CommonJS source would be read as an ES module and fail on `require`.
+    this.worker = new Worker(program.file(), {
+      // Not the parent's flags (a loader such as tsx, --input-type): the worker is built JavaScript.
       execArgv: [],
       workerData: { ...program.data(memoryBytes), signal: shared, replies: port2 },
       transferList: [port2],
@@ -145,7 +116,7 @@ class SandboxWorker {
     this.replies.unref();
   }
 
-  /** `account`: the worker keeps a runtime for one account's scripts at a time (worker-source.ts). */
+  /** `account`: the worker keeps a runtime for one account's scripts at a time (worker/quickjs.ts). */
   run(job: SandboxJob, onCall: CallHandler, account = ''): Promise<WorkerOutcome> {
     if (this.current) throw new Error('sandbox worker: one run at a time');
     const run = this.nextRun++;
@@ -172,14 +143,15 @@ class SandboxWorker {
       // A running script keeps the process alive (its result is awaited); an idle worker does not.
       this.worker.ref();
       job.abort?.addEventListener('abort', () => stop(abortKind(job.abort!.reason)), { once: true });
-      this.worker.postMessage({
+      const message: RunJob = {
         ...job.extra,
         run,
         source: job.source,
         table: job.table,
         limits: job.limits,
         account,
-      });
+      };
+      this.worker.postMessage(message);
     });
   }
 
@@ -187,7 +159,7 @@ class SandboxWorker {
     const current = this.current;
     if (m.type === 'retire') {
       // The worker could not free a finished script's runtime (it reported that script first). An
-      // idle worker goes now; a run already sent to it ends as broken (worker-source.ts).
+      // idle worker goes now; a run already sent to it ends as broken (worker/quickjs.ts).
       if (!current) this.retire();
       return;
     }
@@ -216,7 +188,8 @@ class SandboxWorker {
 
   private reply(run: number, call: number, reply: string): void {
     if (this.current?.run !== run || this.dead) return;
-    this.replies.postMessage({ call, reply });
+    const message: Reply = { call, reply };
+    this.replies.postMessage(message);
     Atomics.add(this.signal, 0, 1);
     Atomics.notify(this.signal, 0);
   }
@@ -254,20 +227,6 @@ class SandboxWorker {
     return this.worker.terminate();
   }
 }
-
-type WorkerMessage =
-  | { type: 'ready'; ms: number }
-  | { type: 'retire' }
-  | { type: 'call'; run: number; call: number; method: number; args: string }
-  | {
-      type: 'done';
-      run: number;
-      output?: string;
-      failure?: WorkerFailure;
-      timing: RunTiming;
-      /** The worker asks to be replaced. */
-      broken?: boolean;
-    };
 
 function abortKind(reason: unknown): WorkerFailure['kind'] {
   return reason === 'cpu-time' || reason === 'memory' || reason === 'wall-time' ? reason : 'internal';

@@ -192,7 +192,7 @@ export function legacyCap(limits: ScriptLimits): number {
   return Math.floor(limits.memoryBytes / 8);
 }
 
-/** `l<json text>` then `\n<json name>\t<json value>` lines (prelude.ts). */
+/** `l<json text>` then `\n<json name>\t<json value>` lines (worker/legacy-prelude.js). */
 function legacyResult(tagged: string): { printed: string; variables: Array<[string, string]> } {
   const lines = tagged.slice(1).split('\n');
   const printed = JSON.parse(lines[0]!) as string;

@@ -14,6 +14,7 @@ import { evaluate } from '../../src/hosts/evaluate.js';
 import { Budget } from '../../src/limits/index.js';
 import { closeScripts, jsMethodName, runScript, scriptApi } from '../../src/script/index.js';
 import { inWorkerTable } from '../../src/script/in-worker-plan.js';
+import type { InWorkerMethod } from '../../src/script/worker/messages.js';
 import { WORKER_GROUPS } from '../../src/script/in-worker-functions.js';
 import {
   call,
@@ -165,9 +166,7 @@ describe('the in-worker function table', () => {
   it('lists for a run exactly the pure methods the surface and the clock allow', () => {
     const api = scriptApi(registry);
     const names = (ctx: ExecutionContext) =>
-      (JSON.parse(inWorkerTable(api, registry, ctx)) as Array<[number, string, string, number]>).map(
-        (r) => r[2],
-      );
+      (JSON.parse(inWorkerTable(api, registry, ctx)) as InWorkerMethod[]).map((r) => r.label);
     const live = names(liveContext());
     expect(live).toContain('RMPUtilities.jsonPut');
     expect(live).toContain('RMPUtilities.now');

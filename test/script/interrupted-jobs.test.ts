@@ -2,7 +2,7 @@
  * A script stopped at its CPU time limit inside promise callbacks: QuickJS can be left with
  * unbalanced reference counts, and freeing that runtime made it abort on its own assertion
  * (`Aborted(Assertion failed: list_empty(&rt->gc_obj_list) … JS_FreeRuntime)` on stderr). The
- * worker replaces itself instead (src/script/worker-source.ts). Run in a child process on dist/,
+ * worker replaces itself instead (src/script/worker/quickjs.ts). Run in a child process on dist/,
  * so that its whole stderr is seen.
  */
 import { spawnSync } from 'node:child_process';

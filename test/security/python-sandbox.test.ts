@@ -245,20 +245,15 @@ describe('the platform bridge survives a script that breaks its own', () => {
 describe('the JavaScript world around the interpreter is closed too (defence in depth)', () => {
   it('a JsProxy planted before the lockdown cannot generate code (Function, eval are refused)', async () => {
     const { SandboxPool } = await import('../../src/script/pool.js');
-    const { PY_WORKER_SOURCE } = await import('../../src/script/python/worker-source.js');
-    const { PY_SETUP } = await import('../../src/script/python/prelude.js');
+    const { pythonProgram, pythonSetup } = await import('../../src/script/python/run.js');
     const { scriptApi, DEFAULT_SCRIPT_LIMITS } = await import('../../src/script/index.js');
     const { defaultRegistry } = await import('../../src/functions/registry.js');
-    const { createRequire } = await import('node:module');
-    const { dirname } = await import('node:path');
-    const pyodide = dirname(createRequire(import.meta.url).resolve('pyodide/package.json'));
     // A worker whose setup keeps a way to make JsProxies (what an escape would have to find).
-    const planted = `${PY_SETUP}\nimport builtins, _pyodide_core\nbuiltins.planted = _pyodide_core.create_proxy\n`;
-    const pool = new SandboxPool(1, {
-      source: PY_WORKER_SOURCE,
-      stackSizeMb: 64,
-      data: (memoryBytes) => ({ pyodide, setup: planted, memoryBytes }),
-    });
+    const planted = `${pythonSetup()}\nimport builtins, _pyodide_core\nbuiltins.planted = _pyodide_core.create_proxy\n`;
+    const pool = new SandboxPool(
+      1,
+      pythonProgram(() => planted),
+    );
     const run = async (source: string) => {
       const outcome = await pool.run(
         {

@@ -1,5 +1,5 @@
 /**
- * Hostile scripts against the shared QuickJS runtime (src/script/worker-source.ts): a worker keeps
+ * Hostile scripts against the shared QuickJS runtime (src/script/worker/quickjs.ts): a worker keeps
  * one runtime for one account's scripts, each script in a fresh context. Nothing a script leaves —
  * promise jobs, objects for the garbage collector, memory, a CPU stop half-way — may reach the
  * next script on the same worker, of the same account or another. One worker throughout, so

@@ -4,6 +4,7 @@
  * backend, and a watchdog on this thread for the CPU and wall time (a SIGINT written into the
  * job's interrupt buffer, then the worker terminated if the script does not stop).
  */
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { defaultRegistry } from '../../functions/registry.js';
@@ -18,8 +19,7 @@ import {
   type ScriptResult,
   type ScriptRunOptions,
 } from '../run.js';
-import { PY_SETUP } from './prelude.js';
-import { PY_WORKER_SOURCE } from './worker-source.js';
+import { builtScriptFile } from '../program-file.js';
 import { markScriptsLoaded } from '../loaded.js';
 
 markScriptsLoaded();
@@ -31,17 +31,28 @@ const DEFAULT_WORKERS = 2;
 const STOP_GRACE_MS = 500;
 
 let pyodideDir: string | undefined;
+let setupSource: string | undefined;
 
-const program: SandboxProgram = {
-  source: PY_WORKER_SOURCE,
-  stackSizeMb: 64,
-  data: (memoryBytes) => {
-    pyodideDir ??= dirname(createRequire(import.meta.url).resolve('pyodide/package.json'));
-    return { pyodide: pyodideDir, setup: PY_SETUP, memoryBytes };
-  },
-};
+/** The pyodide package's folder. */
+export function pyodideFolder(): string {
+  return (pyodideDir ??= dirname(createRequire(import.meta.url).resolve('pyodide/package.json')));
+}
 
-const pool = new SandboxPool(DEFAULT_WORKERS, program);
+/** sandbox.py: the Python each interpreter runs once, before its snapshot (beside this module in src/ and dist/). */
+export function pythonSetup(): string {
+  return (setupSource ??= readFileSync(new URL('./sandbox.py', import.meta.url), 'utf8'));
+}
+
+/** The Python worker program (worker.ts) with that setup. */
+export function pythonProgram(setup: () => string = pythonSetup): SandboxProgram {
+  return {
+    file: () => builtScriptFile('python/worker', 'cjs'),
+    stackSizeMb: 64,
+    data: (memoryBytes) => ({ pyodide: pyodideFolder(), setup: setup(), memoryBytes }),
+  };
+}
+
+const pool = new SandboxPool(DEFAULT_WORKERS, pythonProgram());
 
 /** Starts a Python worker now (loading the interpreter takes seconds), so the first script does not wait for it. */
 export function warmPythonScripts(): void {

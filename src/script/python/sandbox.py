@@ -1,17 +1,18 @@
-/**
- * The Python that runs once in each worker's interpreter, before the memory snapshot every
- * script starts from (see worker-source.ts). It closes the interpreter (the JavaScript bridge
- * modules removed and their dicts cleared, an audit hook refusing the imports and operations a
- * script may not use) and returns `run(source, table, seed, recursion)`, which builds
- * the RMP* objects from the method table, runs one script and returns its outcome as JSON text.
- *
- * Platform calls go through the character device `/dev/rmp`, opened here: a request is one
- * write of `<method id> <JSON arguments>` (UTF-8), its reply is read until end of file — the
- * prelude of the JavaScript backend's reply format (`v<json>`, `m<json>`, `u`, `e<json>`). Python
- * never holds a JavaScript object: only bytes cross.
- */
-/** Defines `_flowmark_setup()`, called directly (not through runPython, whose code it takes apart). */
-export const PY_SETUP = String.raw`
+# The Python that runs once in each worker's interpreter, before the memory snapshot every
+# script starts from (see worker.ts). It defines `_flowmark_setup()`, which the worker calls
+# directly (not through runPython, whose code it takes apart): it closes the interpreter (the
+# JavaScript bridge modules removed and their dicts cleared, an audit hook refusing the imports
+# and operations a script may not use) and returns `run(source, table, seed, recursion)`, which
+# builds the RMP* objects from the method table, runs one script and returns its outcome as JSON
+# text (the RunResult of ../worker/messages.ts, without its timing).
+#
+# Platform calls go through the character device `/dev/rmp`, opened here: a request is one
+# write of `<method id> <JSON arguments>` (UTF-8), its reply is read until end of file — the
+# JavaScript backend's reply format (`v<json>`, `m<json>`, `u`, `e<json>`). Python never holds a
+# JavaScript object: only bytes cross.
+#
+# Read by run.ts when the pool starts (shipped in dist/ by `npm run build`).
+
 def _flowmark_setup():
     import sys, os, gc, json, random, builtins, textwrap, _imp, datetime as _dt
     from types import SimpleNamespace
@@ -246,8 +247,10 @@ def _flowmark_setup():
 
         def objects(run, table):
             made = {}
-            for obj, entries in loads(table):
-                attrs = {name: staticmethod(method(run, obj, name, mid)) for name, mid in entries}
+            # TableObject records of ../worker/messages.ts
+            for entry in loads(table):
+                obj = entry['object']
+                attrs = {m['name']: staticmethod(method(run, obj, m['name'], m['id'])) for m in entry['methods']}
                 if obj == 'RMPData':
                     def setOutput(value):
                         run.output = encode(value)
@@ -335,4 +338,3 @@ def _flowmark_setup():
     runner = make_runner()
     sys.addaudithook(hook)
     return runner
-`;
