@@ -155,7 +155,8 @@ function definitionAt(value: unknown, path: string, depth: number): ProcessDefin
   let project: number | null = null;
   if (value.project !== undefined && value.project !== null)
     project = attempt(() => positiveInteger(value.project, `${path}.project`)) ?? null;
-  if (!Array.isArray(value.steps) || value.steps.length === 0)
+  // A graph may have no task (start → end); a list of steps alone must have one.
+  if (!Array.isArray(value.steps) || (value.steps.length === 0 && value.graph === undefined))
     problems.push(invalid(`${path}.steps`, 'must be a non-empty array of steps').message);
   else if (value.steps.length > DEFINITION_LIMITS.steps)
     problems.push(invalid(`${path}.steps`, `has more than ${DEFINITION_LIMITS.steps} steps`).message);
