@@ -66,7 +66,7 @@ export async function walk(
 ): Promise<Arrival> {
   const pending: Token[] = [...(state.tokens ?? [])];
   const joins = structuredClone(state.joins ?? {});
-  let params: Record<string, unknown> | undefined;
+  let params = state.params;
   let moving: Token[] = leave(index, from, state.branch, result);
   let hops = 0;
   for (;;) {
