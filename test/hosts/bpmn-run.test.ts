@@ -72,12 +72,34 @@ describe('flowmark run FILE.bpmn', () => {
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toBe(
       'flowmark run: process "Odd" cannot run: outside the executable subset: bpmn:ScriptTask (scriptFormat "groovy") "Work" (line 6), ' +
-        'bpmn:ComplexGateway "Tangle" (line 9), bpmn:Task "Plain" (line 10), bpmn:IntermediateCatchEvent "Wait" (line 13)\n',
+        'bpmn:ComplexGateway "Tangle" (line 9), bpmn:MultiInstanceLoopCharacteristics "Plain" (line 10), bpmn:IntermediateCatchEvent "Wait" (line 13)\n',
     );
     const broken = join(dir, 'broken.bpmn');
     (await import('node:fs')).writeFileSync(broken, '<definitions');
     const malformed = await flowmark(['run', broken], { env: env(), timeoutMs: 30_000 });
     expect(malformed.code).toBe(1);
     expect(malformed.stderr).toMatch(/^flowmark run: PROCESS\.bpmn: BPMN document: /);
+  });
+
+  it('runs the MIWG reference model A.1.0 and refuses A.3.0, naming what it cannot run', async () => {
+    const miwg = (name: string) => fixture(`miwg/${name}.bpmn`);
+    const a1 = await flowmark(['run', miwg('A.1.0')], { env: env(), timeoutMs: 30_000 });
+    expect(a1.code).toBe(0);
+    expect(anonymous(a1.stdout)).toBe(
+      '[<short>] started "A.1.0"\n' +
+        '[<short>] step 1 (Task 1) done → {}\n' +
+        '[<short>] step 2 (Task 2) done → {}\n' +
+        '[<short>] step 3 (Task 3) done → {}\n' +
+        '[<short>] ended 201 COMPLETED\n' +
+        'request <id>: 201 COMPLETED\n{}\n',
+    );
+    const a3 = await flowmark(['run', miwg('A.3.0')], { env: env(), timeoutMs: 30_000 });
+    expect(a3.code).toBe(1);
+    expect(a3.stderr).toBe(
+      'flowmark run: process "A.3.0" cannot run: outside the executable subset: ' +
+        'bpmn:SubProcess "_1ae31d1b-2559-4f78-a3ec-47986a49db48" (line 11), ' +
+        'bpmn:BoundaryEvent (bpmn:MessageEventDefinition) "_428dcbf5-8e5e-48e0-9c0c-d93003fa8c82" (line 15), ' +
+        'bpmn:BoundaryEvent (bpmn:EscalationEventDefinition) "_178e16eb-4c9e-4ea0-9644-7c5fb2b71825" (line 19)\n',
+    );
   });
 });

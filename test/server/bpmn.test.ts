@@ -63,7 +63,7 @@ describeEachEngine('server: BPMN process definitions', (engine) => {
     expect(created.body.unsupported).toEqual([
       { type: 'bpmn:ScriptTask (scriptFormat "groovy")', id: 'Work', line: 6 },
       { type: 'bpmn:ComplexGateway', id: 'Tangle', line: 9 },
-      { type: 'bpmn:Task', id: 'Plain', line: 10 },
+      { type: 'bpmn:MultiInstanceLoopCharacteristics', id: 'Plain', line: 10 },
       { type: 'bpmn:IntermediateCatchEvent', id: 'Wait', line: 13 },
     ]);
     const exported = await call(server.url, 'GET', `/api/v1/processes/${created.body.id}?format=bpmn`, {
@@ -79,7 +79,7 @@ describeEachEngine('server: BPMN process definitions', (engine) => {
       code: 'invalid',
       message:
         'process "Odd" cannot run: outside the executable subset: bpmn:ScriptTask (scriptFormat "groovy") "Work" (line 6), ' +
-        'bpmn:ComplexGateway "Tangle" (line 9), bpmn:Task "Plain" (line 10), bpmn:IntermediateCatchEvent "Wait" (line 13)',
+        'bpmn:ComplexGateway "Tangle" (line 9), bpmn:MultiInstanceLoopCharacteristics "Plain" (line 10), bpmn:IntermediateCatchEvent "Wait" (line 13)',
     });
   });
 

@@ -189,6 +189,7 @@ function definitionAt(value: unknown, path: string, depth: number): ProcessDefin
         value.graph,
         steps.map((s) => s.id),
         `${path}.graph`,
+        !(Array.isArray(value.unsupported) && value.unsupported.length > 0),
       ),
     );
   let unsupported: UnsupportedElement[] | undefined;

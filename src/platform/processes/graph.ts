@@ -125,7 +125,13 @@ function only(value: Record<string, unknown>, allowed: readonly string[], path: 
  * event, each step on exactly one task node, a default flow leaving its gateway, a boundary event
  * on a task. `path` names the definition in errors.
  */
-export function parseGraph(value: unknown, stepIds: readonly number[], path: string): ProcessGraph {
+export function parseGraph(
+  value: unknown,
+  stepIds: readonly number[],
+  path: string,
+  /** false: the definition cannot run anyway (elements outside the subset), so it may lack its start event. */
+  runnable = true,
+): ProcessGraph {
   if (!isPlainObject(value)) throw invalid(path, 'must be {"nodes": […], "flows": […]}');
   only(value, ['nodes', 'flows'], path);
   if (!Array.isArray(value.nodes) || value.nodes.length > GRAPH_LIMITS.nodes)
@@ -150,7 +156,7 @@ export function parseGraph(value: unknown, stepIds: readonly number[], path: str
         );
   });
   const starts = nodes.filter((n) => n.kind === 'start');
-  if (starts.length !== 1)
+  if (starts.length > 1 || (starts.length === 0 && runnable))
     throw invalid(`${path}.nodes`, `must have exactly one start event, not ${starts.length}`);
   const onNode = new Map<number, string>();
   nodes.forEach((n, i) => {

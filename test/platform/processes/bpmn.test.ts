@@ -105,7 +105,7 @@ describe('BPMN', () => {
     expect(definition.unsupported).toEqual([
       { type: 'bpmn:ScriptTask (scriptFormat "groovy")', id: 'Work', line: 6 },
       { type: 'bpmn:ComplexGateway', id: 'Tangle', line: 9 },
-      { type: 'bpmn:Task', id: 'Plain', line: 10 },
+      { type: 'bpmn:MultiInstanceLoopCharacteristics', id: 'Plain', line: 10 },
       { type: 'bpmn:IntermediateCatchEvent', id: 'Wait', line: 13 },
     ]);
     expect(definition.name).toBe('Odd');

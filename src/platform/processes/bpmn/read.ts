@@ -56,7 +56,10 @@ export async function readBpmn(xml: string): Promise<DefinitionValue> {
   const unsupported: UnsupportedElement[] = [];
   const flag = (type: string, id: string | undefined) =>
     unsupported.push({ type, id: id ?? '', line: id === undefined ? null : lines(id) });
-  for (const warning of parsed.warnings) {
+  // The text is already decoded: a declared encoding bpmn-moddle does not know changes nothing.
+  for (const warning of parsed.warnings.filter(
+    (w) => !w.message.startsWith('unsupported document encoding'),
+  )) {
     const line = /line: (\d+)/.exec(warning.message);
     unsupported.push({
       type: `unparsable content: ${firstLine(warning.message)}`,
@@ -77,7 +80,7 @@ export async function readBpmn(xml: string): Promise<DefinitionValue> {
   const stepIds = new Map<ModdleElement, number>();
   const elements = list(process.flowElements);
   const activities = elements.filter((e) =>
-    ['bpmn:ScriptTask', 'bpmn:UserTask', 'bpmn:CallActivity'].includes(e.$type),
+    ['bpmn:Task', 'bpmn:ScriptTask', 'bpmn:UserTask', 'bpmn:CallActivity'].includes(e.$type),
   );
   const taken = new Set<number>();
   for (const a of activities) {
@@ -106,6 +109,7 @@ export async function readBpmn(xml: string): Promise<DefinitionValue> {
     switch (e.$type) {
       case 'bpmn:StartEvent':
         if (definitions.length > 0) for (const d of definitions) flag(`${e.$type} (${d.$type})`, id);
+        else if (nodes.some((n) => n.kind === 'start')) flag(`${e.$type} (a second start event)`, id);
         else nodes.push({ id, kind: 'start', ...named });
         break;
       case 'bpmn:EndEvent': {
@@ -145,6 +149,7 @@ export async function readBpmn(xml: string): Promise<DefinitionValue> {
         } else flag(`${e.$type}${d ? ` (${d.$type})` : ''}`, id);
         break;
       }
+      case 'bpmn:Task':
       case 'bpmn:ScriptTask':
       case 'bpmn:UserTask':
       case 'bpmn:CallActivity': {
@@ -226,6 +231,10 @@ function activityStep(
       ...(retry.backoff !== undefined ? { backoff: retry.backoff } : {}),
     };
   switch (e.$type) {
+    case 'bpmn:Task':
+      // An abstract task does nothing but its variables: a script step without a script.
+      step.type = 'script';
+      return step;
     case 'bpmn:ScriptTask': {
       const format = SCRIPT_FORMATS[String(e.scriptFormat ?? 'freemarker').toLowerCase()];
       if (!format) {
