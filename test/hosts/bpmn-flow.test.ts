@@ -7,6 +7,7 @@
 import { beforeAll, expect, it } from 'vitest';
 import { readBpmn } from '../../src/platform/processes/bpmn/index.js';
 import { describeEachEngine } from '../support/engines.js';
+import { NOW } from '../platform/world.js';
 import { hostWorld, ref, stepsOf, type HostWorld } from './support.js';
 
 const NS =
@@ -330,5 +331,89 @@ describeEachEngine('process graph: execution', (engine) => {
       [1, 0, 'failed'],
     ]);
     expect(exhausted.request.data).toEqual({ tries: 2 });
+  });
+
+  const timer = (id: string, wait: string) =>
+    `<bpmn:intermediateCatchEvent id="${id}" name="${id}"><bpmn:timerEventDefinition><bpmn:timeDuration>${wait}</bpmn:timeDuration></bpmn:timerEventDefinition></bpmn:intermediateCatchEvent>`;
+  const fire = async (requestId: string) => {
+    const timers = await w.platform.processes.timers.list(w.account, requestId);
+    const open = timers.filter((t) => t.firedAt === null);
+    expect(open).toHaveLength(1);
+    expect(await w.host.runner.fireTimer(open[0]!)).toBe(true);
+    expect(await w.host.runner.fireTimer(open[0]!)).toBe(false);
+    return w.host.view(w.account, requestId);
+  };
+
+  it('waits at an intermediate timer catch event until the timer fires', async () => {
+    const view = await start(
+      model(
+        'Timed',
+        [
+          '<bpmn:startEvent id="start" />',
+          script('Before', 'before'),
+          timer('Pause', '${pause}'),
+          script('After', 'after'),
+          '<bpmn:endEvent id="end" />',
+          flow('f1', 'start', 'Before'),
+          flow('f2', 'Before', 'Pause'),
+          flow('f3', 'Pause', 'After'),
+          flow('f4', 'After', 'end'),
+        ].join('\n'),
+      ),
+      { pause: 'PT90S' },
+    );
+    expect(view.request.status).toBe(102);
+    expect(results(view)).toEqual(['before']);
+    const [waiting] = await w.platform.processes.timers.list(w.account, view.request.id);
+    expect(waiting).toMatchObject({ kind: 'wait', message: 'Pause', dueAt: NOW + 90_000, firedAt: null });
+    const run = await w.platform.processes.runs.require(w.account, view.request.id);
+    expect(run.cursor).toEqual({ step: 0, iteration: 0, phase: 'timer', at: 'Pause' });
+    const done = await fire(view.request.id);
+    expect(done.request.status).toBe(201);
+    expect(results(done)).toEqual(['before', 'after']);
+  });
+
+  it('joins a branch with a timer and a branch whose failed task an error boundary event caught', async () => {
+    const view = await start(
+      model(
+        'TimerAndError',
+        [
+          '<bpmn:startEvent id="start" />',
+          '<bpmn:parallelGateway id="fork" />',
+          timer('Later', 'PT1M'),
+          script('Slow', 'slow'),
+          script('Risky', '${missing}'),
+          '<bpmn:boundaryEvent id="catch" attachedToRef="Risky"><bpmn:errorEventDefinition /></bpmn:boundaryEvent>',
+          script('Recover', 'recovered'),
+          '<bpmn:exclusiveGateway id="merge" />',
+          '<bpmn:parallelGateway id="join" />',
+          script('Both', '${P_branch_timed} + ${P_branch_risky}'),
+          '<bpmn:endEvent id="end" />',
+          flow('f0', 'start', 'fork'),
+          flow('f1', 'fork', 'Later', undefined, 'timed'),
+          flow('f2', 'Later', 'Slow'),
+          flow('f3', 'Slow', 'join'),
+          flow('f4', 'fork', 'Risky', undefined, 'risky'),
+          flow('f5', 'Risky', 'merge'),
+          flow('f6', 'catch', 'Recover'),
+          flow('f7', 'Recover', 'merge'),
+          flow('f7b', 'merge', 'join'),
+          flow('f8', 'join', 'Both'),
+          flow('f9', 'Both', 'end'),
+        ].join('\n'),
+      ),
+    );
+    // The timed branch runs first and waits; the other branch runs once the timer fired.
+    expect(view.request.status).toBe(102);
+    expect(view.steps).toEqual([]);
+    const done = await fire(view.request.id);
+    expect(done.request.message).toBe('');
+    expect(done.request.status).toBe(201);
+    expect(done.steps.map((s) => [s.stepId, s.status, s.result])).toEqual([
+      [1, 'done', 'slow'],
+      [2, 'failed', null],
+      [3, 'done', 'recovered'],
+      [4, 'done', 'slow + recovered'],
+    ]);
   });
 });

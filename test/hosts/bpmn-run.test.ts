@@ -72,7 +72,7 @@ describe('flowmark run FILE.bpmn', () => {
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toBe(
       'flowmark run: process "Odd" cannot run: outside the executable subset: bpmn:ScriptTask (scriptFormat "groovy") "Work" (line 6), ' +
-        'bpmn:ComplexGateway "Tangle" (line 9), bpmn:MultiInstanceLoopCharacteristics "Plain" (line 10), bpmn:IntermediateCatchEvent "Wait" (line 13)\n',
+        'bpmn:ComplexGateway "Tangle" (line 9), bpmn:MultiInstanceLoopCharacteristics "Plain" (line 10), bpmn:IntermediateCatchEvent (bpmn:TimerEventDefinition) "Wait" (line 13)\n',
     );
     const broken = join(dir, 'broken.bpmn');
     (await import('node:fs')).writeFileSync(broken, '<definitions');

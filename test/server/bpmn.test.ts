@@ -64,7 +64,7 @@ describeEachEngine('server: BPMN process definitions', (engine) => {
       { type: 'bpmn:ScriptTask (scriptFormat "groovy")', id: 'Work', line: 6 },
       { type: 'bpmn:ComplexGateway', id: 'Tangle', line: 9 },
       { type: 'bpmn:MultiInstanceLoopCharacteristics', id: 'Plain', line: 10 },
-      { type: 'bpmn:IntermediateCatchEvent', id: 'Wait', line: 13 },
+      { type: 'bpmn:IntermediateCatchEvent (bpmn:TimerEventDefinition)', id: 'Wait', line: 13 },
     ]);
     const exported = await call(server.url, 'GET', `/api/v1/processes/${created.body.id}?format=bpmn`, {
       token: admin(),
@@ -79,7 +79,7 @@ describeEachEngine('server: BPMN process definitions', (engine) => {
       code: 'invalid',
       message:
         'process "Odd" cannot run: outside the executable subset: bpmn:ScriptTask (scriptFormat "groovy") "Work" (line 6), ' +
-        'bpmn:ComplexGateway "Tangle" (line 9), bpmn:MultiInstanceLoopCharacteristics "Plain" (line 10), bpmn:IntermediateCatchEvent "Wait" (line 13)',
+        'bpmn:ComplexGateway "Tangle" (line 9), bpmn:MultiInstanceLoopCharacteristics "Plain" (line 10), bpmn:IntermediateCatchEvent (bpmn:TimerEventDefinition) "Wait" (line 13)',
     });
   });
 

@@ -395,6 +395,7 @@ export class ProcessRunner {
    * the transaction that makes its effect; false when it had been fired already.
    */
   async fireTimer(timer: ProcessTimer): Promise<boolean> {
+    if (timer.kind === 'wait') return this.fireWait(timer);
     const { accountId, requestId } = timer;
     const ref: TaskRef = { requestId, stepId: timer.stepId, iteration: timer.iteration };
     const now = this.now();
@@ -1113,8 +1114,87 @@ export class ProcessRunner {
       return undefined;
     }
     if (arrival.kind === 'end') return { step: run.definition.steps.length, iteration: 0, phase: 'ready' };
+    if (arrival.kind === 'timer') {
+      await this.waitTimer(run, request, step, arrival.node, arrival.state);
+      return undefined;
+    }
     const next = run.definition.steps.findIndex((s) => s.id === arrival.step);
     return { ...arrival.state, step: next, iteration: 0, phase: 'ready' };
+  }
+
+  /**
+   * A token reached an intermediate timer catch event: the timer (a `wait` row of the existing
+   * timers), the cursor waiting at the node and the request waiting (102) commit together; the
+   * sweeper fires it (fireTimer) and the token goes on from the node.
+   */
+  private async waitTimer(
+    run: ProcessRun,
+    request: ProcessRequest,
+    step: StepDefinition | undefined,
+    node: FlowNode & { kind: 'timer' },
+    state: TokenState,
+  ): Promise<void> {
+    let dueAt: number;
+    try {
+      let value: unknown = node.wait;
+      if (isTemplateText(node.wait)) {
+        const ctx = await this.createContext(run, request, step, 'process-task');
+        const { data } = await this.platform.requests.require(run.accountId, run.requestId);
+        value = typedValue(
+          await renderIn(ctx, node.wait, {
+            name: `${nodeLabel(node)} timer`,
+            data,
+            parameters: { P_branch: state.branch?.split('/').pop(), ...state.params },
+          }),
+        );
+      }
+      dueAt = dueTime(value, this.now(), nodeLabel(node), 'timer');
+    } catch (e) {
+      await this.platform.requests.update(run.accountId, run.requestId, {
+        status: STATUS_ABORTED,
+        message: failureMessage(stepError(e)),
+      });
+      await this.end(run, STATUS_ABORTED);
+      return;
+    }
+    const cursor: RunCursor = { ...state, step: run.cursor.step, iteration: 0, phase: 'timer', at: node.id };
+    await this.platform.processes.transaction(async () => {
+      await this.platform.processes.timers.create(
+        run.accountId,
+        { requestId: run.requestId, stepId: 0, iteration: 0 },
+        { kind: 'wait', dueAt, message: node.id },
+      );
+      if (!(await this.platform.processes.runs.move(run, cursor)))
+        throw conflict('The request moved while its token reached a timer.');
+      await this.platform.requests.transition(run.accountId, run.requestId, [STATUS_RUNNING], STATUS_WAITING);
+    });
+  }
+
+  /** An intermediate timer fired: the request runs again from the timer's node (false: fired already). */
+  private async fireWait(timer: ProcessTimer): Promise<boolean> {
+    const { accountId, requestId } = timer;
+    let go = false;
+    const fired = await this.platform.processes.transaction(async () => {
+      if (!(await this.platform.processes.timers.markFired(timer.id, this.lease.owner, this.now())))
+        return false;
+      const run = await this.platform.processes.runs.find(accountId, requestId);
+      if (run?.cursor.phase !== 'timer' || run.cursor.at !== timer.message) return true;
+      if (!(await this.platform.requests.transition(accountId, requestId, [STATUS_WAITING], STATUS_RUNNING)))
+        return true;
+      if (
+        !(await this.platform.processes.runs.move(
+          run,
+          { ...run.cursor, phase: 'ready' },
+          run.userId,
+          this.leaseUntil(),
+        ))
+      )
+        throw conflict('The request moved while its timer fired.');
+      go = true;
+      return true;
+    });
+    if (go) await this.drive(accountId, requestId);
+    return fired;
   }
 
   /** Whether a sequence flow's condition holds: a template printing `true` or `false`. */

@@ -18,7 +18,8 @@ import { StepFailure } from './failure.js';
 export type Arrival =
   | { kind: 'task'; step: number; state: TokenState }
   | { kind: 'end' }
-  | { kind: 'error'; node: FlowNode; code: string };
+  | { kind: 'error'; node: FlowNode; code: string }
+  | { kind: 'timer'; node: FlowNode & { kind: 'timer' }; state: TokenState };
 
 /** The most nodes one walk passes (a loop of gateways without a task would never stop). */
 const MAX_HOPS = 10_000;
@@ -33,6 +34,7 @@ export function nodeLabel(node: FlowNode): string {
     exclusive: 'exclusiveGateway',
     parallel: 'parallelGateway',
     'boundary-error': 'boundaryEvent',
+    timer: 'intermediateCatchEvent',
   }[node.kind];
   return `${type} ${node.id}${node.name ? ` (${node.name})` : ''}`;
 }
@@ -86,12 +88,14 @@ export async function walk(
     const flow = index.flows.get(token.flow)!;
     const node = index.nodes.get(flow.target)!;
     switch (node.kind) {
+      case 'timer':
       case 'task': {
         const next: TokenState = {};
         if (token.branch !== undefined) next.branch = token.branch;
         if (pending.length > 0) next.tokens = pending;
         if (Object.keys(joins).length > 0) next.joins = joins;
         if (params) next.params = params;
+        if (node.kind === 'timer') return { kind: 'timer', node, state: next };
         return { kind: 'task', step: node.step, state: next };
       }
       case 'end':

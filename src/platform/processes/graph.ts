@@ -14,6 +14,8 @@ export type FlowNode =
   | { id: string; kind: 'task'; name?: string; step: number }
   | { id: string; kind: 'exclusive'; name?: string; default?: string }
   | { id: string; kind: 'parallel'; name?: string }
+  /** An intermediate timer catch event: the token waits `wait` (a duration, an ISO-8601 date-time, or a template printing one). */
+  | { id: string; kind: 'timer'; name?: string; wait: string }
   /** An error boundary event on a task node: it catches the task's failure (of `error`'s code when given). */
   | { id: string; kind: 'boundary-error'; name?: string; attachedTo: string; error?: string };
 
@@ -42,7 +44,15 @@ export interface UnsupportedElement {
 
 export const GRAPH_LIMITS = { nodes: 5000, flows: 10000 };
 
-const KINDS: readonly NodeKind[] = ['start', 'end', 'task', 'exclusive', 'parallel', 'boundary-error'];
+const KINDS: readonly NodeKind[] = [
+  'start',
+  'end',
+  'task',
+  'exclusive',
+  'parallel',
+  'boundary-error',
+  'timer',
+];
 const ID = /^[A-Za-z_][A-Za-z0-9_.-]{0,254}$/;
 
 /** The linear graph of a list of steps: StartEvent_1 → Step_<id> … → EndEvent_1. */
@@ -221,6 +231,11 @@ function node(value: unknown, path: string): FlowNode {
     case 'parallel':
       only(value, ['id', 'kind', 'name'], path);
       return { ...base, kind: 'parallel' };
+    case 'timer':
+      only(value, ['id', 'kind', 'name', 'wait'], path);
+      if (typeof value.wait !== 'string' || value.wait.trim() === '')
+        throw invalid(`${path}.wait`, 'must be a duration, a date-time or a template');
+      return { ...base, kind: 'timer', wait: text(value.wait, `${path}.wait`, 64 * 1024) };
     case 'boundary-error':
       only(value, ['id', 'kind', 'name', 'attachedTo', 'error'], path);
       return {

@@ -30,7 +30,7 @@ export interface RunCursor {
   step: number;
   /** The iteration of the step (0 outside a loop). */
   iteration: number;
-  phase: 'ready' | 'running' | 'task' | 'child' | 'paused' | 'ended';
+  phase: 'ready' | 'running' | 'task' | 'child' | 'paused' | 'timer' | 'ended';
   /** A loop's bound, fixed when its first iteration starts: the count, or the items iterated over. */
   loop?: { count?: number; items?: unknown[] };
   /** The record of the step that waits (task, child). */

@@ -106,7 +106,7 @@ describe('BPMN', () => {
       { type: 'bpmn:ScriptTask (scriptFormat "groovy")', id: 'Work', line: 6 },
       { type: 'bpmn:ComplexGateway', id: 'Tangle', line: 9 },
       { type: 'bpmn:MultiInstanceLoopCharacteristics', id: 'Plain', line: 10 },
-      { type: 'bpmn:IntermediateCatchEvent', id: 'Wait', line: 13 },
+      { type: 'bpmn:IntermediateCatchEvent (bpmn:TimerEventDefinition)', id: 'Wait', line: 13 },
     ]);
     expect(definition.name).toBe('Odd');
   });

@@ -55,7 +55,7 @@ describe('process graph', () => {
       { id: 't7', kind: 'task', step: 7 },
     ];
     expect(refuse({ nodes: [...nodes, { id: 'x', kind: 'lasso' }], flows: [] })).toThrow(
-      'process definition.graph.nodes[3].kind: must be one of start, end, task, exclusive, parallel, boundary-error, not "lasso"',
+      'process definition.graph.nodes[3].kind: must be one of start, end, task, exclusive, parallel, boundary-error, timer, not "lasso"',
     );
     expect(refuse({ nodes, flows: [{ id: 'f', source: 's', target: 'nowhere' }] })).toThrow(
       'process definition.graph.flows[0].target: "nowhere" is not a flow node of this graph',

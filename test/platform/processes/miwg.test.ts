@@ -94,10 +94,10 @@ describe('BPMN MIWG reference models', () => {
       'bpmn:MessageFlow',
       'bpmn:LaneSet',
       'bpmn:StartEvent (bpmn:MessageEventDefinition)',
-      'bpmn:IntermediateCatchEvent',
+      'bpmn:IntermediateCatchEvent (bpmn:MessageEventDefinition)',
       'bpmn:EventBasedGateway',
-      'bpmn:IntermediateCatchEvent',
-      'bpmn:IntermediateCatchEvent',
+      'bpmn:IntermediateCatchEvent (bpmn:MessageEventDefinition)',
+      'bpmn:IntermediateCatchEvent (bpmn:TimerEventDefinition)',
     ]);
   });
 });

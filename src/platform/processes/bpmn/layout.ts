@@ -19,6 +19,7 @@ const SIZE: Record<FlowNode['kind'], [number, number]> = {
   exclusive: [50, 50],
   parallel: [50, 50],
   'boundary-error': [36, 36],
+  timer: [36, 36],
 };
 const COLUMN = 170;
 const ROW = 130;

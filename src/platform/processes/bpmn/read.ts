@@ -123,6 +123,15 @@ export async function readBpmn(xml: string): Promise<DefinitionValue> {
         else flag(`${e.$type} (${d.$type})`, id);
         break;
       }
+      case 'bpmn:IntermediateCatchEvent': {
+        const [d, ...more] = definitions;
+        const when = d?.$type === 'bpmn:TimerEventDefinition' ? (d.timeDuration ?? d.timeDate) : undefined;
+        const wait = isElement(when) ? String(when.body ?? '').trim() : '';
+        if (more.length === 0 && wait !== '' && !d!.timeCycle)
+          nodes.push({ id, kind: 'timer', ...named, wait });
+        else flag(`${e.$type}${d ? ` (${d.$type})` : ''}`, id);
+        break;
+      }
       case 'bpmn:ExclusiveGateway':
         nodes.push({
           id,

@@ -146,6 +146,19 @@ function nodeElement(
       });
     case 'task':
       return taskElement(m, node.id, steps.get(node.step)!);
+    case 'timer': {
+      const when = /^\d{4}-\d\d-\d\dT/.test(node.wait.trim()) ? 'timeDate' : 'timeDuration';
+      return m.create('bpmn:IntermediateCatchEvent', {
+        id: node.id,
+        ...named,
+        eventDefinitions: [
+          m.create('bpmn:TimerEventDefinition', {
+            id: `${node.id}_timer`,
+            [when]: m.create('bpmn:FormalExpression', { body: node.wait }),
+          }),
+        ],
+      });
+    }
   }
 }
 
