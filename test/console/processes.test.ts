@@ -83,7 +83,7 @@ describeWithBrowser('console: processes, requests and tasks', (browser) => {
       await error.locator('.error-position').first().waitFor();
       expect(await error.locator('li').allTextContents()).toEqual([
         'Line 5, column 61: steps[1].lane: must be a positive integer, not "managers"',
-        'Line 7, column 5: steps[2]: unknown field "deadline" (known: id, type, name, lane, input, output, loop, script)',
+        'Line 7, column 5: steps[2]: unknown field "deadline" (known: id, type, name, lane, input, output, loop, retry, script)',
       ]);
       expect(await page.locator('.editor-gutter .gutter-error').textContent()).toBe('5\n');
       await error.locator('.error-position').first().click();

@@ -16,7 +16,19 @@ import { hostWorld, type HostWorld } from './support.js';
 
 const SURFACES = ['eval', 'render', 'process', 'composite', 'web'] as const;
 type SurfaceName = (typeof SURFACES)[number];
-const CONDITIONS = ['yes', 'user', 'request', 'result', 'loop', 'list loop', 'manual', 'body', '—'];
+const CONDITIONS = [
+  'yes',
+  'user',
+  'request',
+  'result',
+  'loop',
+  'list loop',
+  'manual',
+  'branch',
+  'caught',
+  'body',
+  '—',
+];
 
 const root = new URL('../../', import.meta.url);
 
@@ -78,7 +90,7 @@ it('has a row for every P_ name the code defines', () => {
     for (const [, name] of text.matchAll(/\b(P_[A-Za-z_]+)(?::|\s*=[^=])/g))
       expect(names, file).toContain(name);
   }
-  expect(names.length).toBe(25);
+  expect(names.length).toBe(27);
 });
 
 it('holds for flowmark render (no platform, nobody connected)', async () => {

@@ -381,7 +381,7 @@ describeEachEngine('process host: requests', (engine) => {
       'process definition.steps[0].input.P_user: "P_user" is not a variable name (letters, digits and _, not starting with a digit or P_)',
     );
     await expect(bad({ name: 'x', steps: [{ id: 1, scirpt: 'x' }] })).rejects.toThrow(
-      'process definition.steps[0]: unknown field "scirpt" (known: id, type, name, lane, input, output, loop, script)',
+      'process definition.steps[0]: unknown field "scirpt" (known: id, type, name, lane, input, output, loop, retry, script)',
     );
     await expect(bad({ name: 'x', steps: [{ id: 1, loop: { count: '2', over: '[]' } }] })).rejects.toThrow(
       'process definition.steps[0].loop: must have exactly one of count, over, while',

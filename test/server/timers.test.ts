@@ -1,6 +1,6 @@
 /**
  * Over HTTP with the real hosts: `/health` and `/ready`, and a real (short) deadline fired by the
- * sweeper the server starts when it is ready.
+ * sweeper the server starts when it is ready, and a BPMN intermediate timer it fires.
  */
 import { expect, it } from 'vitest';
 import { createHosts } from '../../src/hosts/index.js';
@@ -56,6 +56,49 @@ describeEachEngine('health and timers over HTTP', (engine) => {
     expect(view.request.status).toBe(401);
     expect(view.request.message).toBe("step 1 (Approve): the task's deadline passed");
     expect(view.tasks.map((t: { status: string }) => t.status)).toEqual(['CANCELLED']);
+  });
+
+  it('a BPMN intermediate timer of 1 s: the sweeper fires it and the request goes on to its end', async () => {
+    const { token } = server.acme.admin;
+    const xml = `<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" id="D" targetNamespace="urn:t">
+  <bpmn:process id="Timed" name="Timed" isExecutable="true">
+    <bpmn:startEvent id="s" />
+    <bpmn:scriptTask id="Before" name="Before"><bpmn:script>before</bpmn:script></bpmn:scriptTask>
+    <bpmn:intermediateCatchEvent id="Pause">
+      <bpmn:timerEventDefinition><bpmn:timeDuration>PT1S</bpmn:timeDuration></bpmn:timerEventDefinition>
+    </bpmn:intermediateCatchEvent>
+    <bpmn:scriptTask id="After" name="After"><bpmn:script>after</bpmn:script></bpmn:scriptTask>
+    <bpmn:endEvent id="e" />
+    <bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="Before" />
+    <bpmn:sequenceFlow id="f2" sourceRef="Before" targetRef="Pause" />
+    <bpmn:sequenceFlow id="f3" sourceRef="Pause" targetRef="After" />
+    <bpmn:sequenceFlow id="f4" sourceRef="After" targetRef="e" />
+  </bpmn:process>
+</bpmn:definitions>`;
+    const saved = await call(server.url, 'POST', '/api/v1/processes', {
+      token,
+      body: xml,
+      headers: { 'content-type': 'application/xml' },
+    });
+    expect(saved.status).toBe(201);
+    const began = Date.now();
+    const started = await call(server.url, 'POST', '/api/v1/requests', {
+      token,
+      body: { process: 'Timed', mode: 'TEST', data: {} },
+    });
+    const id = started.body.id as string;
+    expect(started.body.status).toBe(102);
+    const run = () => call(server.url, 'GET', `/api/v1/requests/${id}/run`, { token });
+    let view;
+    do {
+      await new Promise((r) => setTimeout(r, 50));
+      view = (await run()).body;
+      // 101 while the request runs again once fired.
+    } while (view.request.status < 200 && Date.now() - began < 10_000);
+    expect(Date.now() - began).toBeGreaterThanOrEqual(1000);
+    expect(view.request.status).toBe(201);
+    expect(view.steps.map((s: { result: unknown }) => s.result)).toEqual(['before', 'after']);
   });
 });
 

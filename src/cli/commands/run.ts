@@ -9,6 +9,7 @@ import {
   REQUEST_STATUSES,
   type Platform,
 } from '../../platform/index.js';
+import { looksLikeXml, readBpmn } from '../../platform/processes/bpmn/index.js';
 import { taskToken, taskUrl, type ManualTask } from '../../platform/processes/index.js';
 import { ensureFirstAccount } from '../../server/bootstrap.js';
 import { openStore } from '../../store/index.js';
@@ -17,18 +18,18 @@ import { evaluationLimits } from './limits.js';
 import { noSuchUser } from './render-context.js';
 
 const USAGE =
-  'flowmark run PROCESS.json [--data JSON|@FILE] [--user LOGIN] [--mode LIVE|ACCEPTANCE|TEST] [--account ID]\n' +
-  '                          [--task JSON|@FILE]... [--data-document-limit SIZE] [--quiet]\n\n' +
-  'Runs a process definition (docs/hosts.md) as a new request, printing each step as it ends, then the\n' +
-  "request's final status and data document. --data is the initial data document; --user the initiator\n" +
-  '(the steps run as them); --mode default TEST. A manual task makes the request wait: each --task, in\n' +
-  'order, submits the next open task (as --user, with the rights of the operator; without --user,\n' +
-  'anonymously through its public URL). The account defaults to "default" or the only account of the\n' +
-  'store (a store without accounts gets "default", without users: `flowmark serve` then creates its\n' +
-  'administrator and prints the password). Same store as `flowmark serve` (FLOWMARK_DATA /\n' +
-  "DATABASE_URL). --data-document-limit is the data document's maximum size, in bytes or with KiB or MiB\n" +
-  '(default FLOWMARK_DATA_DOCUMENT_LIMIT, else 5MiB). Exit code: 0 when the request completed (201) or\n' +
-  'waits (102), 1 when it ended otherwise, 2 on a usage error.';
+  'flowmark run PROCESS.json|PROCESS.bpmn [--data JSON|@FILE] [--user LOGIN] [--mode LIVE|ACCEPTANCE|TEST]\n' +
+  '             [--account ID] [--task JSON|@FILE]... [--data-document-limit SIZE] [--quiet]\n\n' +
+  'Runs a process definition (docs/hosts.md: JSON, or a BPMN 2.0 document) as a new request, printing\n' +
+  "each step as it ends, then the request's final status and data document. --data is the initial data\n" +
+  'document; --user the initiator (the steps run as them); --mode default TEST. A manual task makes the\n' +
+  'request wait: each --task, in order, submits the next open task (as --user, with the rights of the\n' +
+  'operator; without --user, anonymously through its public URL). The account defaults to "default" or\n' +
+  'the only account of the store (a store without accounts gets "default", without users: `flowmark\n' +
+  'serve` then creates its administrator and prints the password). Same store as `flowmark serve`\n' +
+  "(FLOWMARK_DATA / DATABASE_URL). --data-document-limit is the data document's maximum size, in bytes\n" +
+  'or with KiB or MiB (default FLOWMARK_DATA_DOCUMENT_LIMIT, else 5MiB). Exit code: 0 when the request\n' +
+  'completed (201) or waits (102), 1 when it ended otherwise, 2 on a usage error.';
 
 const MODES = ['LIVE', 'ACCEPTANCE', 'TEST'] as const;
 
@@ -71,7 +72,7 @@ export const run: Command = {
     let data: Record<string, unknown>;
     let answers: Record<string, unknown>[];
     try {
-      definition = readJson(`@${positionals[0]!}`, 'PROCESS.json');
+      definition = await readDefinition(positionals[0]!);
       data = objectOf(values.data === undefined ? {} : readJson(values.data, '--data'), '--data');
       answers = values.task!.map((t, i) => objectOf(readJson(t, `--task ${i + 1}`), `--task ${i + 1}`));
     } catch (e) {
@@ -194,6 +195,24 @@ function statusText(status: number): string {
 function short(text: string | undefined): string {
   const t = text ?? 'null';
   return t.length > 120 ? `${t.slice(0, 117)}...` : t;
+}
+
+/** A definition file: a BPMN document (XML) or JSON. */
+async function readDefinition(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new Error(`${file.endsWith('.bpmn') ? 'PROCESS.bpmn' : 'PROCESS.json'}: cannot read ${file}`, {
+      cause: e,
+    });
+  }
+  if (!looksLikeXml(text)) return readJson(text, 'PROCESS.json');
+  try {
+    return await readBpmn(text);
+  } catch (e) {
+    throw new Error(`PROCESS.bpmn: ${(e as Error).message}`, { cause: e });
+  }
 }
 
 /** JSON text, or `@FILE` for a file's. */

@@ -2,8 +2,8 @@
  * A new request and its run, written in one transaction: a request without its run has no lease
  * for a sweeper to find and would stay running forever (docs/deploy.md, "Faults").
  */
-import { STATUS_RUNNING, type Platform, type ProcessRequest } from '../../platform/index.js';
-import type { Lease } from '../../platform/processes/index.js';
+import { PlatformError, STATUS_RUNNING, type Platform, type ProcessRequest } from '../../platform/index.js';
+import type { Lease, ProcessDefinition, RunCursor } from '../../platform/processes/index.js';
 import type { NewRun, RunnerOptions } from './runner-api.js';
 
 export function storeNewRun(
@@ -14,6 +14,11 @@ export function storeNewRun(
   lease: () => Lease,
   inject: RunnerOptions['inject'],
 ): Promise<ProcessRequest> {
+  refuseUnsupported(input.definition);
+  // The run keeps what it executes: the BPMN text stays with the stored definition only.
+  const { bpmn: _source, ...definition } = input.definition;
+  const start = definition.graph?.nodes.find((n) => n.kind === 'start');
+  const cursor: RunCursor | undefined = start && { step: 0, iteration: 0, phase: 'ready', at: start.id };
   return platform.processes.transaction(async () => {
     const request = await platform.requests.create(accountId, {
       projectId: input.projectId,
@@ -27,7 +32,8 @@ export function storeNewRun(
     await inject?.('request-stored');
     await platform.processes.runs.create(accountId, {
       requestId: request.id,
-      definition: input.definition,
+      definition,
+      ...(cursor ? { cursor } : {}),
       definitionId: input.definitionId,
       userId: input.userId,
       depth: input.depth,
@@ -35,4 +41,18 @@ export function storeNewRun(
     });
     return request;
   });
+}
+
+/** A definition with elements outside the executable subset is refused, each named with its line. */
+export function refuseUnsupported(definition: ProcessDefinition): void {
+  const list = definition.unsupported ?? [];
+  if (list.length === 0) return;
+  const named = list
+    .slice(0, 20)
+    .map((e) => `${e.type} ${JSON.stringify(e.id)}${e.line === null ? '' : ` (line ${e.line})`}`);
+  if (list.length > 20) named.push(`… and ${list.length - 20} more`);
+  throw new PlatformError(
+    'invalid',
+    `process ${JSON.stringify(definition.name)} cannot run: outside the executable subset: ${named.join(', ')}`,
+  );
 }

@@ -9,6 +9,13 @@ import { TemplateError } from '../../template/index.js';
 /** A failure the host itself raises (a limit, a refused value), with the step's wording. */
 export class StepFailure extends Error {
   override name = 'StepFailure';
+  /** `code`: the BPMN error code (a sub-process that ended at an error end event). */
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
 }
 
 export function stepError(e: unknown): StepError {

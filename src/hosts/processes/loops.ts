@@ -54,7 +54,12 @@ export async function decideLoop(
 }
 
 /** A timer's due time from the value its definition gave: epoch milliseconds, a duration from now or an ISO-8601 date-time. */
-export function dueTime(value: unknown, now: number, label: string, what: 'deadline' | 'reminder'): number {
+export function dueTime(
+  value: unknown,
+  now: number,
+  label: string,
+  what: 'deadline' | 'reminder' | 'timer',
+): number {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
   if (typeof value === 'string') {
     const ms = parseDuration(value);

@@ -33,7 +33,10 @@ import {
 } from '../../platform/index.js';
 import {
   DEFINITION_LIMITS,
+  GraphIndex,
+  graphOf,
   leaseHeartbeat,
+  parseDuration,
   isTemplateText,
   leaseMsFromEnv,
   PROCESS_OWNER,
@@ -57,6 +60,9 @@ import {
   type ProcessTimer,
   type TaskRef,
   type VariableDefinition,
+  type FlowNode,
+  type SequenceFlow,
+  type TokenState,
 } from '../../platform/processes/index.js';
 import { toJsonObject, toJsonValue } from '../../platform/model.js';
 import { markRequestInput, requestStrings } from '../../template/index.js';
@@ -67,11 +73,17 @@ import { decideLoop, dueTime } from './loops.js';
 import { stepLabel, type NewRun, type ProcessEvent, type RunnerOptions } from './runner-api.js';
 import { checkDataSize, checkNewDocumentSize, checkSubmission } from './submission.js';
 import { storeNewRun } from './creation.js';
+import { nodeLabel, tokenState, walk, type Arrival } from './walk.js';
 
 export { stepLabel, type NewRun, type ProcessEvent, type RunnerOptions } from './runner-api.js';
 
 /** How one iteration of a step went: done (with the loop's bound to keep), no iteration left, or waiting. */
-type Outcome = { kind: 'next'; loop: RunCursor['loop'] } | { kind: 'leave' } | { kind: 'waiting' };
+type Outcome =
+  | { kind: 'next'; loop: RunCursor['loop'] }
+  | { kind: 'leave' }
+  | { kind: 'waiting' }
+  /** The step failed and the request went on elsewhere (a retry, an error boundary event): its cursor moved. */
+  | { kind: 'moved' };
 
 type Parameters = Record<string, unknown>;
 
@@ -163,10 +175,29 @@ export class ProcessRunner {
       if (!claimed) return;
       const request = await this.platform.requests.require(accountId, requestId);
       if (isFinalStatus(request.status)) return this.end(claimed, request.status);
+      if (claimed.cursor.at !== undefined) {
+        // A graph's start event: its tokens move to their first tasks.
+        const start = new GraphIndex(graphOf(claimed.definition)).nodes.get(claimed.cursor.at)!;
+        const cursor = await this.follow(
+          claimed,
+          request,
+          start,
+          tokenState(claimed.cursor),
+          undefined,
+          null,
+        );
+        if (
+          !cursor ||
+          !(await this.platform.processes.runs.move(claimed, cursor, claimed.userId, this.leaseUntil()))
+        )
+          return;
+        continue;
+      }
       const step = claimed.definition.steps[claimed.cursor.step];
       if (!step) return this.end(claimed, STATUS_COMPLETED);
       const outcome = await this.iterate(claimed, request, step);
       if (outcome === undefined || outcome.kind === 'waiting') return;
+      if (outcome.kind === 'moved') continue;
       if (!(await this.advance(claimed, step, outcome))) return;
     }
   }
@@ -296,7 +327,8 @@ export class ProcessRunner {
       await this.variables(ctx, claimed, step, step.output, params, 'output');
       await this.done(claimed, step, record, data);
     } catch (e) {
-      return this.fail(claimed, step, record, e);
+      if (await this.fail(claimed, step, record, e)) await this.drive(accountId, ref.requestId);
+      return;
     }
     if (await this.advance(claimed, step, { kind: 'next', loop: claimed.cursor.loop }))
       await this.drive(accountId, ref.requestId);
@@ -354,7 +386,7 @@ export class ProcessRunner {
     }
     if (step && run.recoveries > MAX_RECOVERIES) {
       // It stopped its server or thread each time it ran: it is not run again.
-      return this.fail(
+      await this.fail(
         run,
         step,
         undefined,
@@ -363,9 +395,10 @@ export class ProcessRunner {
             'stopped while it ran each time), not run again',
         ),
       );
+      return;
     }
-    const again: RunCursor = { step: cursor.step, iteration: cursor.iteration, phase: 'ready' };
-    if (cursor.loop) again.loop = cursor.loop;
+    const { record: _record, child: _child, ...kept } = cursor;
+    const again: RunCursor = { ...kept, phase: 'ready' };
     if (await this.platform.processes.runs.move(run, again, run.userId, this.leaseUntil()))
       await this.steps(accountId, requestId);
   }
@@ -376,6 +409,7 @@ export class ProcessRunner {
    * the transaction that makes its effect; false when it had been fired already.
    */
   async fireTimer(timer: ProcessTimer): Promise<boolean> {
+    if (timer.kind === 'wait') return this.fireWait(timer);
     const { accountId, requestId } = timer;
     const ref: TaskRef = { requestId, stepId: timer.stepId, iteration: timer.iteration };
     const now = this.now();
@@ -408,7 +442,7 @@ export class ProcessRunner {
         });
         const moved = await this.platform.processes.runs.move(
           current,
-          { step: next, iteration: 0, phase: 'ready' },
+          { ...tokenState(current.cursor), step: next, iteration: 0, phase: 'ready' },
           current.userId,
           this.leaseUntil(),
         );
@@ -549,8 +583,7 @@ export class ProcessRunner {
           return await this.subprocessStep(run, request, step, record, params, previous, cursor);
       }
     } catch (e) {
-      await this.fail(run, step, record, e);
-      return undefined;
+      return (await this.fail(run, step, record, e)) ? { kind: 'moved' } : undefined;
     }
   }
 
@@ -741,6 +774,7 @@ export class ProcessRunner {
         throw new StepFailure(
           `${stepLabel(step)}: sub-process request ${child.id} ended with status ${child.status} ${name}` +
             (child.message ? `: ${child.message}` : ''),
+          await this.errorCode(accountId, child.id),
         );
       }
       const result = child.data;
@@ -750,7 +784,8 @@ export class ProcessRunner {
       await this.variables(ctx, claimed, step, step.output, params, 'output');
       await this.done(claimed, step, record!, result);
     } catch (e) {
-      return this.fail(claimed, step, record, e);
+      if (await this.fail(claimed, step, record, e)) await this.drive(accountId, parentId);
+      return;
     }
     if (await this.advance(claimed, step, { kind: 'next', loop: claimed.cursor.loop }))
       await this.drive(accountId, parentId);
@@ -798,6 +833,8 @@ export class ProcessRunner {
       P_task_url: url,
       P_index: step.loop ? ref.iteration : undefined,
       P_item: run.cursor.loop?.items?.[ref.iteration],
+      P_branch: run.cursor.branch?.split('/').pop(),
+      ...run.cursor.params,
     };
   }
 
@@ -819,7 +856,7 @@ export class ProcessRunner {
   private async createContext(
     run: ProcessRun,
     request: ProcessRequest,
-    step: StepDefinition,
+    step: StepDefinition | undefined,
     surface: Surface,
   ): Promise<ExecutionContext> {
     const { clock, random, randomBytes } = this.options;
@@ -837,7 +874,7 @@ export class ProcessRunner {
       ...(random ? { random } : {}),
       ...(randomBytes ? { randomBytes } : {}),
     });
-    if (step.lane !== null) ctx.laneId = step.lane;
+    if (step && step.lane !== null) ctx.laneId = step.lane;
     // The data document came from the request's starter and its task submissions: its `$` texts
     // are never field paths or variables in a step's collection queries (template/provenance.ts).
     ctx.requestStrings = requestStrings(request.data);
@@ -925,11 +962,30 @@ export class ProcessRunner {
 
   /** After a step: the status a script set decides — final ends the request, 102 pauses it — else the cursor moves on. */
   private async advance(run: ProcessRun, step: StepDefinition, outcome: Outcome): Promise<boolean> {
-    const cursor: RunCursor =
-      outcome.kind === 'next' && step.loop
-        ? { step: run.cursor.step, iteration: run.cursor.iteration + 1, phase: 'ready', loop: outcome.loop }
-        : { step: run.cursor.step + 1, iteration: 0, phase: 'ready' };
-    const request = await this.platform.requests.require(run.accountId, run.requestId);
+    let cursor: RunCursor;
+    let request = await this.platform.requests.require(run.accountId, run.requestId);
+    if (outcome.kind === 'next' && step.loop) {
+      const { record: _r, child: _c, attempt: _a, ...kept } = run.cursor;
+      cursor = { ...kept, iteration: run.cursor.iteration + 1, phase: 'ready', loop: outcome.loop };
+    } else {
+      if (isFinalStatus(request.status)) {
+        await this.end(run, request.status);
+        return false;
+      }
+      const index = new GraphIndex(graphOf(run.definition));
+      const last = (await this.platform.processes.steps.lastDone(run.accountId, run.requestId))?.result;
+      const next = await this.follow(
+        run,
+        request,
+        index.taskOfStep.get(step.id)!,
+        tokenState(run.cursor),
+        step,
+        last ?? null,
+      );
+      if (!next) return false;
+      cursor = next;
+      request = await this.platform.requests.require(run.accountId, run.requestId);
+    }
     if (isFinalStatus(request.status)) {
       await this.end(run, request.status);
       return false;
@@ -958,13 +1014,17 @@ export class ProcessRunner {
     return true;
   }
 
-  /** A step failed: its record keeps the error, the request ends with 301 and the message as P_message. */
+  /**
+   * A step failed: its record keeps the error. Then it runs again (its retry policy), or the
+   * request goes on from an error boundary event of its task (true: the cursor moved), or the
+   * request ends with 301 and the message as P_message.
+   */
   private async fail(
     run: ProcessRun,
     step: StepDefinition,
     record: StepRecord | undefined,
     e: unknown,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const error = stepError(e);
     const failed = record
       ? await this.platform.processes.steps.update(run.accountId, record.id, { status: 'failed', error })
@@ -981,12 +1041,212 @@ export class ProcessRunner {
             this.platform.processes.steps.update(run.accountId, r.id, { status: 'failed', error }),
           );
     this.emitStep(run, step, failed);
+    const request = await this.platform.requests.require(run.accountId, run.requestId);
+    if (!isFinalStatus(request.status)) {
+      if (await this.retry(run, step)) return true;
+      const code = e instanceof StepFailure ? e.code : undefined;
+      const index = new GraphIndex(graphOf(run.definition));
+      const task = index.taskOfStep.get(step.id);
+      const boundary =
+        task && index.boundaries.get(task.id)?.find((b) => b.error === undefined || b.error === code);
+      if (boundary) {
+        if (request.status !== STATUS_RUNNING)
+          await this.platform.requests.update(run.accountId, run.requestId, {
+            status: STATUS_RUNNING,
+            message: '',
+          });
+        const state: TokenState = {
+          ...tokenState(run.cursor),
+          params: { P_error: { ...error, ...(code !== undefined ? { code } : {}) } },
+        };
+        const cursor = await this.follow(run, request, boundary, state, step, null);
+        if (!cursor) return false;
+        return (
+          (await this.platform.processes.runs.move(run, cursor, run.userId, this.leaseUntil())) !== undefined
+        );
+      }
+    }
     // A failure ends the request with 301 whatever status its script set before.
     await this.platform.requests.update(run.accountId, run.requestId, {
       status: STATUS_ABORTED,
       message: failureMessage(error),
     });
     await this.end(run, STATUS_ABORTED);
+    return false;
+  }
+
+  /** Runs a failed step's iteration again after its backoff when its retry policy has attempts left. */
+  private async retry(run: ProcessRun, step: StepDefinition): Promise<boolean> {
+    const attempt = run.cursor.attempt ?? 0;
+    if (!step.retry || attempt + 1 >= step.retry.attempts) return false;
+    const ref: TaskRef = { requestId: run.requestId, stepId: step.id, iteration: run.cursor.iteration };
+    if (step.type === 'manual') await this.platform.processes.tasks.discard(run.accountId, ref);
+    const request = await this.platform.requests.require(run.accountId, run.requestId);
+    if (request.status !== STATUS_RUNNING)
+      await this.platform.requests.update(run.accountId, run.requestId, {
+        status: STATUS_RUNNING,
+        message: '',
+      });
+    // The wait holds the run's lease: a server that dies meanwhile leaves the attempt to a sweeper.
+    const backoff = parseDuration(step.retry.backoff) ?? 0;
+    if (backoff > 0) await new Promise((resolve) => setTimeout(resolve, backoff));
+    const { record: _r, child: _c, ...kept } = run.cursor;
+    const again: RunCursor = { ...kept, phase: 'ready', attempt: attempt + 1 };
+    return (await this.platform.processes.runs.move(run, again, run.userId, this.leaseUntil())) !== undefined;
+  }
+
+  /**
+   * The cursor after a node (a task that ended, a start or boundary event): the walk through
+   * gateways and events to the next task, or past the last step when the request completes.
+   * Undefined when the walk ended the request (an error end event, a gateway that failed).
+   */
+  private async follow(
+    run: ProcessRun,
+    request: ProcessRequest,
+    from: FlowNode,
+    state: TokenState,
+    step: StepDefinition | undefined,
+    result: unknown,
+  ): Promise<RunCursor | undefined> {
+    const index = new GraphIndex(graphOf(run.definition));
+    const holds = (flow: SequenceFlow, gateway: FlowNode) =>
+      this.condition(run, request, step, state, flow, gateway, result);
+    let arrival: Arrival;
+    try {
+      arrival = await walk(index, from, state, result, holds);
+    } catch (e) {
+      await this.platform.requests.update(run.accountId, run.requestId, {
+        status: STATUS_ABORTED,
+        message: failureMessage(stepError(e)),
+      });
+      await this.end(run, STATUS_ABORTED);
+      return undefined;
+    }
+    if (arrival.kind === 'error') {
+      // The run keeps the node it ended at: a call activity's error boundary event reads its code.
+      const ended = await this.platform.processes.runs.move(run, { ...run.cursor, at: arrival.node.id });
+      await this.platform.requests.update(run.accountId, run.requestId, {
+        status: STATUS_ABORTED,
+        message: `${nodeLabel(arrival.node)}: error ${JSON.stringify(arrival.code)}`,
+      });
+      await this.end(ended ?? run, STATUS_ABORTED);
+      return undefined;
+    }
+    if (arrival.kind === 'end') return { step: run.definition.steps.length, iteration: 0, phase: 'ready' };
+    if (arrival.kind === 'timer') {
+      await this.waitTimer(run, request, step, arrival.node, arrival.state);
+      return undefined;
+    }
+    const next = run.definition.steps.findIndex((s) => s.id === arrival.step);
+    return { ...arrival.state, step: next, iteration: 0, phase: 'ready' };
+  }
+
+  /**
+   * A token reached an intermediate timer catch event: the timer (a `wait` row of the existing
+   * timers), the cursor waiting at the node and the request waiting (102) commit together; the
+   * sweeper fires it (fireTimer) and the token goes on from the node.
+   */
+  private async waitTimer(
+    run: ProcessRun,
+    request: ProcessRequest,
+    step: StepDefinition | undefined,
+    node: FlowNode & { kind: 'timer' },
+    state: TokenState,
+  ): Promise<void> {
+    let dueAt: number;
+    try {
+      let value: unknown = node.wait;
+      if (isTemplateText(node.wait)) {
+        const ctx = await this.createContext(run, request, step, 'process-task');
+        const { data } = await this.platform.requests.require(run.accountId, run.requestId);
+        value = typedValue(
+          await renderIn(ctx, node.wait, {
+            name: `${nodeLabel(node)} timer`,
+            data,
+            parameters: { P_branch: state.branch?.split('/').pop(), ...state.params },
+          }),
+        );
+      }
+      dueAt = dueTime(value, this.now(), nodeLabel(node), 'timer');
+    } catch (e) {
+      await this.platform.requests.update(run.accountId, run.requestId, {
+        status: STATUS_ABORTED,
+        message: failureMessage(stepError(e)),
+      });
+      await this.end(run, STATUS_ABORTED);
+      return;
+    }
+    const cursor: RunCursor = { ...state, step: run.cursor.step, iteration: 0, phase: 'timer', at: node.id };
+    await this.platform.processes.transaction(async () => {
+      await this.platform.processes.timers.create(
+        run.accountId,
+        { requestId: run.requestId, stepId: 0, iteration: 0 },
+        { kind: 'wait', dueAt, message: node.id },
+      );
+      if (!(await this.platform.processes.runs.move(run, cursor)))
+        throw conflict('The request moved while its token reached a timer.');
+      await this.platform.requests.transition(run.accountId, run.requestId, [STATUS_RUNNING], STATUS_WAITING);
+    });
+  }
+
+  /** An intermediate timer fired: the request runs again from the timer's node (false: fired already). */
+  private async fireWait(timer: ProcessTimer): Promise<boolean> {
+    const { accountId, requestId } = timer;
+    let go = false;
+    const fired = await this.platform.processes.transaction(async () => {
+      if (!(await this.platform.processes.timers.markFired(timer.id, this.lease.owner, this.now())))
+        return false;
+      const run = await this.platform.processes.runs.find(accountId, requestId);
+      if (run?.cursor.phase !== 'timer' || run.cursor.at !== timer.message) return true;
+      if (!(await this.platform.requests.transition(accountId, requestId, [STATUS_WAITING], STATUS_RUNNING)))
+        return true;
+      if (
+        !(await this.platform.processes.runs.move(
+          run,
+          { ...run.cursor, phase: 'ready' },
+          run.userId,
+          this.leaseUntil(),
+        ))
+      )
+        throw conflict('The request moved while its timer fired.');
+      go = true;
+      return true;
+    });
+    if (go) await this.drive(accountId, requestId);
+    return fired;
+  }
+
+  /** Whether a sequence flow's condition holds: a template printing `true` or `false`. */
+  private async condition(
+    run: ProcessRun,
+    request: ProcessRequest,
+    step: StepDefinition | undefined,
+    state: TokenState,
+    flow: SequenceFlow,
+    gateway: FlowNode,
+    result: unknown,
+  ): Promise<boolean> {
+    const ctx = await this.createContext(run, request, step, 'process-task');
+    const { data } = await this.platform.requests.require(run.accountId, run.requestId);
+    const output = await renderIn(ctx, flow.condition!, {
+      name: `${nodeLabel(gateway)} condition of ${flow.id}`,
+      data,
+      parameters: { P_result: result, P_branch: state.branch?.split('/').pop(), ...state.params },
+    });
+    const value = output.trim();
+    if (value !== 'true' && value !== 'false')
+      throw new StepFailure(
+        `${nodeLabel(gateway)}: the condition of sequence flow ${flow.id} printed ${JSON.stringify(value.slice(0, 100))}, not true or false`,
+      );
+    return value === 'true';
+  }
+
+  /** The error code of a request that ended at an error end event, if it did. */
+  private async errorCode(accountId: string, requestId: string): Promise<string | undefined> {
+    const run = await this.platform.processes.runs.find(accountId, requestId);
+    const at = run?.cursor.at;
+    const node = at === undefined ? undefined : run!.definition.graph?.nodes.find((n) => n.id === at);
+    return node?.kind === 'end' ? node.error : undefined;
   }
 
   /** Ends a request: its status, its run, its open tasks, its locks; then its parent goes on. */

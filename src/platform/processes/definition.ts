@@ -7,6 +7,7 @@
  */
 import { PlatformError } from '../errors.js';
 import { isForbiddenKey, isPlainObject } from '../model.js';
+import { parseGraph, parseUnsupported, type ProcessGraph, type UnsupportedElement } from './graph.js';
 
 export type StepType = 'script' | 'manual' | 'subprocess';
 
@@ -28,6 +29,14 @@ interface StepBase {
   input: VariableDefinition[];
   output: VariableDefinition[];
   loop: LoopDefinition | null;
+  /** How often a failed step runs again, and how long it waits first (absent: never). */
+  retry?: RetryPolicy;
+}
+
+/** `attempts`: how many times the step runs at most (the first run included); `backoff`: a duration. */
+export interface RetryPolicy {
+  attempts: number;
+  backoff: string;
 }
 
 export interface ScriptStep extends StepBase {
@@ -65,6 +74,12 @@ export interface ProcessDefinition {
   /** The project the requests belong to (P_version, vaults, i18n, get_project_metadata). */
   project: number | null;
   steps: StepDefinition[];
+  /** The flow of the steps (graph.ts); absent: the steps run in order. */
+  graph?: ProcessGraph;
+  /** Elements of the BPMN model outside the executable subset: a request of it is refused. */
+  unsupported?: UnsupportedElement[];
+  /** The BPMN XML the definition was saved from (exported as it is). */
+  bpmn?: string;
 }
 
 export const DEFINITION_LIMITS = {
@@ -75,6 +90,10 @@ export const DEFINITION_LIMITS = {
   nesting: 10,
   /** Iterations of one loop. */
   iterations: 1000,
+  /** Attempts of a retry policy. */
+  attempts: 100,
+  /** Characters of a stored BPMN model. */
+  bpmnChars: 4 * 1024 * 1024,
 };
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -82,7 +101,7 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const MAX_ERRORS = 20;
 const WIDGET = /^[A-Za-z0-9_.:-]{1,128}$/;
 const STEP_FIELDS: Record<StepType, readonly string[]> = {
-  script: ['id', 'type', 'name', 'lane', 'input', 'output', 'loop', 'script'],
+  script: ['id', 'type', 'name', 'lane', 'input', 'output', 'loop', 'retry', 'script'],
   manual: [
     'id',
     'type',
@@ -91,13 +110,14 @@ const STEP_FIELDS: Record<StepType, readonly string[]> = {
     'input',
     'output',
     'loop',
+    'retry',
     'fields',
     'widgets',
     'deadline',
     'reminder',
     'on_timeout',
   ],
-  subprocess: ['id', 'type', 'name', 'lane', 'input', 'output', 'loop', 'process', 'wait'],
+  subprocess: ['id', 'type', 'name', 'lane', 'input', 'output', 'loop', 'retry', 'process', 'wait'],
 };
 
 /** Whether a name may be a variable of the data document: an identifier, not P_ (reserved), not a prototype key. */
@@ -118,7 +138,7 @@ function definitionAt(value: unknown, path: string, depth: number): ProcessDefin
   if (depth > DEFINITION_LIMITS.nesting)
     throw invalid(path, `sub-processes are nested more than ${DEFINITION_LIMITS.nesting} levels deep`);
   if (!isPlainObject(value)) throw invalid(path, 'must be an object');
-  onlyFields(value, ['name', 'project', 'steps'], path);
+  onlyFields(value, ['name', 'project', 'steps', 'graph', 'unsupported', 'bpmn'], path);
   // Each step is checked on its own, so one answer names the first error of every step (at most
   // MAX_ERRORS lines, one per error: `<path>: <message>`).
   const problems: string[] = [];
@@ -135,7 +155,8 @@ function definitionAt(value: unknown, path: string, depth: number): ProcessDefin
   let project: number | null = null;
   if (value.project !== undefined && value.project !== null)
     project = attempt(() => positiveInteger(value.project, `${path}.project`)) ?? null;
-  if (!Array.isArray(value.steps) || value.steps.length === 0)
+  // A graph may have no task (start → end); a list of steps alone must have one.
+  if (!Array.isArray(value.steps) || (value.steps.length === 0 && value.graph === undefined))
     problems.push(invalid(`${path}.steps`, 'must be a non-empty array of steps').message);
   else if (value.steps.length > DEFINITION_LIMITS.steps)
     problems.push(invalid(`${path}.steps`, `has more than ${DEFINITION_LIMITS.steps} steps`).message);
@@ -161,12 +182,42 @@ function definitionAt(value: unknown, path: string, depth: number): ProcessDefin
             .message,
         );
     });
+  let graph: ProcessGraph | undefined;
+  if (problems.length === 0 && value.graph !== undefined)
+    graph = attempt(() =>
+      parseGraph(
+        value.graph,
+        steps.map((s) => s.id),
+        `${path}.graph`,
+        !(Array.isArray(value.unsupported) && value.unsupported.length > 0),
+      ),
+    );
+  let unsupported: UnsupportedElement[] | undefined;
+  if (value.unsupported !== undefined)
+    unsupported = attempt(() => parseUnsupported(value.unsupported, `${path}.unsupported`));
+  let bpmn: string | undefined;
+  if (value.bpmn !== undefined)
+    bpmn = attempt(() => {
+      if (typeof value.bpmn !== 'string' || value.bpmn.length > DEFINITION_LIMITS.bpmnChars)
+        throw invalid(
+          `${path}.bpmn`,
+          `must be a BPMN document of at most ${DEFINITION_LIMITS.bpmnChars} characters`,
+        );
+      return value.bpmn;
+    });
   if (problems.length > 0) {
     const shown = problems.slice(0, MAX_ERRORS);
     if (problems.length > MAX_ERRORS) shown.push(`… and ${problems.length - MAX_ERRORS} more`);
     throw new PlatformError('invalid', shown.join('\n'));
   }
-  return { name: name!, project, steps };
+  return {
+    name: name!,
+    project,
+    steps,
+    ...(graph ? { graph } : {}),
+    ...(unsupported && unsupported.length > 0 ? { unsupported } : {}),
+    ...(bpmn !== undefined ? { bpmn } : {}),
+  };
 }
 
 function stepAt(value: unknown, path: string, depth: number): StepDefinition {
@@ -183,6 +234,9 @@ function stepAt(value: unknown, path: string, depth: number): StepDefinition {
     input: variables(value.input, `${path}.input`),
     output: variables(value.output, `${path}.output`),
     loop: value.loop === undefined || value.loop === null ? null : loop(value.loop, `${path}.loop`),
+    ...(value.retry === undefined || value.retry === null
+      ? {}
+      : { retry: retry(value.retry, `${path}.retry`) }),
   };
   switch (type) {
     case 'script':
@@ -289,6 +343,26 @@ function reminder(value: unknown, path: string): { after: string; message: strin
   if (!isPlainObject(value)) throw invalid(path, 'must be {"after": …, "message": …}');
   onlyFields(value, ['after', 'message'], path);
   return { after: delay(value.after, `${path}.after`), message: template(value.message, `${path}.message`) };
+}
+
+function retry(value: unknown, path: string): RetryPolicy {
+  if (!isPlainObject(value)) throw invalid(path, 'must be {"attempts": …, "backoff": …}');
+  onlyFields(value, ['attempts', 'backoff'], path);
+  const attempts = value.attempts;
+  if (
+    typeof attempts !== 'number' ||
+    !Number.isSafeInteger(attempts) ||
+    attempts < 1 ||
+    attempts > DEFINITION_LIMITS.attempts
+  )
+    throw invalid(
+      `${path}.attempts`,
+      `must be a whole number from 1 to ${DEFINITION_LIMITS.attempts}, not ${JSON.stringify(attempts)}`,
+    );
+  const backoff = value.backoff === undefined ? '0s' : value.backoff;
+  if (typeof backoff !== 'string' || parseDuration(backoff) === undefined)
+    throw invalid(`${path}.backoff`, `must be a duration (90s, 15m, PT2S), not ${JSON.stringify(backoff)}`);
+  return { attempts, backoff };
 }
 
 function loop(value: unknown, path: string): LoopDefinition {

@@ -46,12 +46,23 @@ export {
   type LoopDefinition,
   type ManualStep,
   type ProcessDefinition,
+  type RetryPolicy,
   type ScriptStep,
   type StepDefinition,
   type StepType,
   type SubprocessStep,
   type VariableDefinition,
 } from './definition.js';
+export {
+  GraphIndex,
+  graphOf,
+  linearGraph,
+  type FlowNode,
+  type NodeKind,
+  type ProcessGraph,
+  type SequenceFlow,
+  type UnsupportedElement,
+} from './graph.js';
 export { definitionMissing, type StoredDefinition } from './definitions.js';
 export {
   DEFAULT_LEASE_MS,
@@ -63,7 +74,7 @@ export {
   type LeaseKeeper,
   type LeaseSettings,
 } from './leases.js';
-export type { ProcessRun, RunCursor } from './runs.js';
+export type { ProcessRun, RunCursor, Token, TokenState } from './runs.js';
 export type { ProcessTimer, TimerKind } from './timers.js';
 export type { StepError, StepRecord, StepStatus } from './steps.js';
 export { taskId, taskMissing, type ManualTask, type TaskRef, type TaskStatus } from './tasks.js';

@@ -30,14 +30,34 @@ export interface RunCursor {
   step: number;
   /** The iteration of the step (0 outside a loop). */
   iteration: number;
-  phase: 'ready' | 'running' | 'task' | 'child' | 'paused' | 'ended';
+  phase: 'ready' | 'running' | 'task' | 'child' | 'paused' | 'timer' | 'ended';
   /** A loop's bound, fixed when its first iteration starts: the count, or the items iterated over. */
   loop?: { count?: number; items?: unknown[] };
   /** The record of the step that waits (task, child). */
   record?: number;
   /** The sub-process request the step waits for. */
   child?: string;
+  /** A node of the graph to leave before running (the start event of a graph). */
+  at?: string;
+  /** The attempt of the step's iteration (retry policy), 0 for the first. */
+  attempt?: number;
+  /** The branch the running token is on, the waiting tokens, the arrivals at joins (walk.ts). */
+  branch?: string;
+  tokens?: Token[];
+  joins?: Record<string, Record<string, { branch?: string; result: unknown }>>;
+  /** Parameters the step sees beside its own (P_branch_xxx after a join, P_error after a boundary event). */
+  params?: Record<string, unknown>;
 }
+
+/** A token waiting to take a sequence flow, on a branch, carrying its branch's last result. */
+export interface Token {
+  flow: string;
+  branch?: string;
+  result?: unknown;
+}
+
+/** The part of a cursor that says where a request's tokens are. */
+export type TokenState = Pick<RunCursor, 'branch' | 'tokens' | 'joins' | 'params'>;
 
 export interface ProcessRun {
   accountId: string;
@@ -81,9 +101,10 @@ export class ProcessRuns {
       userId: number | null;
       depth: number;
       lease: Lease;
+      cursor?: RunCursor;
     },
   ): Promise<ProcessRun> {
-    const cursor: RunCursor = { step: 0, iteration: 0, phase: 'ready' };
+    const cursor: RunCursor = input.cursor ?? { step: 0, iteration: 0, phase: 'ready' };
     const row = await this.store.get<RunRow>(sql`
       INSERT INTO process_runs (account_id, request_id, definition_id, definition, cursor, user_id, secret, depth,
                                 version, lease_owner, lease_expires)

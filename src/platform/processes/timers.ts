@@ -7,7 +7,8 @@
 import { sql, type Store } from '../../store/index.js';
 import type { TaskRef } from './tasks.js';
 
-export type TimerKind = 'deadline' | 'reminder';
+/** `wait`: an intermediate timer catch event (its node id in `message`). */
+export type TimerKind = 'deadline' | 'reminder' | 'wait';
 
 export interface ProcessTimer {
   id: number;

@@ -4,6 +4,8 @@
  * interface, and stored process definitions (what POST /api/v1/requests starts).
  */
 import { Type } from '@fastify/type-provider-typebox';
+import { PlatformError } from '../../platform/index.js';
+import { readBpmn, writeBpmn } from '../../platform/processes/bpmn/index.js';
 import type { StoredDefinition } from '../../platform/processes/index.js';
 import type { WebInterface as WebInterfaceRecord } from '../../platform/projects/index.js';
 import type { CompositeApi as CompositeApiRecord } from '../../platform/scripted/index.js';
@@ -53,12 +55,35 @@ const NewCompositeApi = Type.Object(
   { additionalProperties: false },
 );
 
+const Unsupported = Type.Object({
+  type: Type.String(),
+  id: Type.String(),
+  line: Nullable(Type.Integer()),
+});
+
 const ProcessDefinition = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   definition: JsonObject,
+  /** How it was saved: `json`, or `bpmn` (exported as it came). */
+  format: Type.Union([Type.Literal('json'), Type.Literal('bpmn')]),
+  /** Elements of its BPMN model outside the executable subset: a request of it is refused. */
+  unsupported: Type.Array(Unsupported),
   createdAt: Type.Integer(),
   updatedAt: Type.Integer(),
+});
+
+const DefinitionBody = Type.Union([
+  JsonObject,
+  Type.String({ description: 'a BPMN 2.0 document (Content-Type application/xml or text/xml)' }),
+]);
+
+const ExportQuery = Type.Object({
+  format: Type.Optional(
+    Type.Union([Type.Literal('json'), Type.Literal('bpmn')], {
+      description: 'bpmn: the BPMN 2.0 document (also with Accept: application/xml)',
+    }),
+  ),
 });
 
 const toApiBody = ({ accountId: _a, ...api }: CompositeApiRecord) => api;
@@ -66,10 +91,31 @@ const toInterfaceBody = ({ accountId: _a, ...wi }: WebInterfaceRecord) => wi;
 /** The fields GET composite-apis filters and sorts on (it lists by path then method by default). */
 const API_FIELDS = ['id', 'projectId', 'method', 'path', 'mode', 'isPublic', 'updatedAt'];
 const INTERFACE_FIELDS = ['id', 'projectId', 'title', 'tags', 'contexts', 'createdAt'];
-const toDefinitionBody = ({ accountId: _a, definition, ...d }: StoredDefinition) => ({
-  ...d,
-  definition: { ...definition },
-});
+const toDefinitionBody = ({ accountId: _a, definition, ...d }: StoredDefinition) => {
+  const { bpmn, ...rest } = definition;
+  return {
+    ...d,
+    definition: { ...rest },
+    format: bpmn === undefined ? ('json' as const) : ('bpmn' as const),
+    unsupported: definition.unsupported ?? [],
+  };
+};
+
+/** A definition from a request body: a BPMN document (text) or JSON, which may not carry a BPMN source. */
+async function definitionValue(body: unknown): Promise<unknown> {
+  if (typeof body === 'string') return readBpmn(body);
+  if (typeof body === 'object' && body !== null && 'bpmn' in body)
+    throw new PlatformError(
+      'invalid',
+      'process definition.bpmn: send the BPMN document itself (Content-Type: application/xml)',
+    );
+  return body;
+}
+
+function wantsBpmn(query: { format?: 'json' | 'bpmn' }, accept: string | undefined): boolean {
+  if (query.format !== undefined) return query.format === 'bpmn';
+  return /\b(application|text)\/xml\b/.test(accept ?? '') && !/\bapplication\/json\b/.test(accept ?? '');
+}
 const admin = { access: 'admin' as const };
 
 /** The prefixes the plugins are registered under (below /api/v1). */
@@ -258,6 +304,10 @@ export async function webInterfaceTemplateRoutes(app: Api, { deps }: { deps: Ser
 /** Stored process definitions: a plugin under PROCESSES_PREFIX, its paths relative to it. */
 export async function processDefinitionRoutes(app: Api, { deps }: { deps: ServerDeps }): Promise<void> {
   const { definitions } = deps.platform.processes;
+  // A BPMN document arrives as text; readBpmn parses it.
+  app.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string' }, (_request, body, done) =>
+    done(null, body),
+  );
 
   app.get(
     '',
@@ -280,13 +330,17 @@ export async function processDefinitionRoutes(app: Api, { deps }: { deps: Server
       config: admin,
       schema: {
         tags: ['scripts'],
-        summary: 'Store a process definition ({name, project, steps}; see docs/hosts.md)',
-        body: JsonObject,
+        summary:
+          'Store a process definition: JSON ({name, project, steps, graph}) or a BPMN 2.0 document (see docs/hosts.md)',
+        body: DefinitionBody,
         response: { 201: ProcessDefinition },
       },
     },
     async (request, reply) => {
-      const stored = await definitions.create(callerOf(request).accountId, request.body);
+      const stored = await definitions.create(
+        callerOf(request).accountId,
+        await definitionValue(request.body),
+      );
       reply.code(201);
       return toDefinitionBody(stored);
     },
@@ -298,13 +352,18 @@ export async function processDefinitionRoutes(app: Api, { deps }: { deps: Server
       config: admin,
       schema: {
         tags: ['scripts'],
-        summary: 'A process definition',
+        summary: 'A process definition; as BPMN 2.0 with ?format=bpmn or Accept: application/xml',
         params: IdParams,
-        response: { 200: ProcessDefinition },
+        querystring: ExportQuery,
+        response: { 200: Type.Union([ProcessDefinition, Type.String()]) },
       },
     },
-    async (request) =>
-      toDefinitionBody(await definitions.require(callerOf(request).accountId, request.params.id)),
+    async (request, reply) => {
+      const stored = await definitions.require(callerOf(request).accountId, request.params.id);
+      if (!wantsBpmn(request.query, request.headers.accept)) return toDefinitionBody(stored);
+      reply.type('application/xml; charset=utf-8');
+      return writeBpmn(stored.definition);
+    },
   );
 
   app.put(
@@ -313,15 +372,19 @@ export async function processDefinitionRoutes(app: Api, { deps }: { deps: Server
       config: admin,
       schema: {
         tags: ['scripts'],
-        summary: 'Replace a process definition (requests already started keep theirs)',
+        summary: 'Replace a process definition, JSON or BPMN (requests already started keep theirs)',
         params: IdParams,
-        body: JsonObject,
+        body: DefinitionBody,
         response: { 200: ProcessDefinition },
       },
     },
     async (request) =>
       toDefinitionBody(
-        await definitions.replace(callerOf(request).accountId, request.params.id, request.body),
+        await definitions.replace(
+          callerOf(request).accountId,
+          request.params.id,
+          await definitionValue(request.body),
+        ),
       ),
   );
 

@@ -41,7 +41,7 @@ describe('process definitions: errors at their path', () => {
       'process definition.steps[0].lane: must be a positive integer, not 0',
       'process definition.steps[2].id: step id 2 is used twice',
       'process definition.steps[3].process.steps[0].id: must be a positive integer, not "one"',
-      'process definition.steps[3].process.steps[1]: unknown field "wait" (known: id, type, name, lane, input, output, loop, script)',
+      'process definition.steps[3].process.steps[1]: unknown field "wait" (known: id, type, name, lane, input, output, loop, retry, script)',
     ]);
   });
 

@@ -1,0 +1,317 @@
+/**
+ * A BPMN 2.0 document as a process definition (docs/hosts.md, "BPMN"): its first process's flow
+ * nodes and sequence flows become the graph, its script tasks, user tasks and call activities the
+ * steps. An element outside the executable subset is listed in `unsupported` (type, id, line) and
+ * the document is kept as `bpmn`: the definition saves, exports as it came, and refuses to run.
+ */
+import { BpmnModdle, type ModdleElement } from 'bpmn-moddle';
+import { PlatformError } from '../../errors.js';
+import type { FlowNode, SequenceFlow, UnsupportedElement } from '../graph.js';
+import { flowmarkDescriptor } from './descriptor.js';
+
+/** A definition in its JSON form (what parseDefinition checks). */
+export type DefinitionValue = Record<string, unknown>;
+
+/** Elements that never run (artifacts, data, pools): kept without being part of the flow. */
+const INERT = new Set([
+  'bpmn:TextAnnotation',
+  'bpmn:Association',
+  'bpmn:Group',
+  'bpmn:DataObject',
+  'bpmn:DataObjectReference',
+  'bpmn:DataStoreReference',
+]);
+const SCRIPT_FORMATS: Record<string, 'freemarker' | 'js' | 'python'> = {
+  freemarker: 'freemarker',
+  ftl: 'freemarker',
+  javascript: 'js',
+  js: 'js',
+  python: 'python',
+};
+const STEP_ID = /^Step_(\d{1,9})$/;
+
+export function moddle(): BpmnModdle {
+  return new BpmnModdle({ flowmark: flowmarkDescriptor });
+}
+
+/** Whether a text is (meant as) an XML document rather than JSON. */
+export function looksLikeXml(text: string): boolean {
+  return text.trimStart().startsWith('<');
+}
+
+export async function readBpmn(xml: string): Promise<DefinitionValue> {
+  let parsed;
+  try {
+    parsed = await moddle().fromXML(xml);
+  } catch (e) {
+    throw new PlatformError('invalid', `BPMN document: ${firstLine((e as Error).message)}`);
+  }
+  const root = parsed.rootElement;
+  if (root.$type !== 'bpmn:Definitions')
+    throw new PlatformError(
+      'invalid',
+      `BPMN document: the root element is ${root.$type}, not bpmn:Definitions`,
+    );
+  const lines = lineFinder(xml);
+  const unsupported: UnsupportedElement[] = [];
+  const flag = (type: string, id: string | undefined) =>
+    unsupported.push({ type, id: id ?? '', line: id === undefined ? null : lines(id) });
+  // The text is already decoded: a declared encoding bpmn-moddle does not know changes nothing.
+  for (const warning of parsed.warnings.filter(
+    (w) => !w.message.startsWith('unsupported document encoding'),
+  )) {
+    const line = /line: (\d+)/.exec(warning.message);
+    unsupported.push({
+      type: `unparsable content: ${firstLine(warning.message)}`,
+      id: warning.element?.id ?? '',
+      line: line ? Number(line[1]) : null,
+    });
+  }
+  const roots = list(root.rootElements);
+  const processes = roots.filter((r) => r.$type === 'bpmn:Process');
+  const process = processes.find((p) => list(p.flowElements).length > 0) ?? processes[0];
+  if (!process) throw new PlatformError('invalid', 'BPMN document: it has no bpmn:Process');
+  for (const other of processes)
+    if (other !== process && list(other.flowElements).length > 0) flag(other.$type, other.id);
+  for (const collaboration of roots.filter((r) => r.$type === 'bpmn:Collaboration'))
+    for (const messageFlow of list(collaboration.messageFlows)) flag(messageFlow.$type, messageFlow.id);
+  for (const laneSet of list(process.laneSets)) flag(laneSet.$type, laneSet.id);
+
+  const stepIds = new Map<ModdleElement, number>();
+  const elements = list(process.flowElements);
+  const activities = elements.filter((e) =>
+    ['bpmn:Task', 'bpmn:ScriptTask', 'bpmn:UserTask', 'bpmn:CallActivity'].includes(e.$type),
+  );
+  const taken = new Set<number>();
+  for (const a of activities) {
+    const explicit = typeof a.step === 'number' ? a.step : Number(STEP_ID.exec(a.id ?? '')?.[1] ?? NaN);
+    if (Number.isSafeInteger(explicit) && explicit > 0 && !taken.has(explicit)) {
+      stepIds.set(a, explicit);
+      taken.add(explicit);
+    }
+  }
+  let next = 1;
+  for (const a of activities)
+    if (!stepIds.has(a)) {
+      while (taken.has(next)) next++;
+      stepIds.set(a, next);
+      taken.add(next);
+    }
+
+  const nodes: FlowNode[] = [];
+  const steps: DefinitionValue[] = [];
+  const flows: SequenceFlow[] = [];
+  const inFlow = new Set<string>();
+  for (const e of elements) {
+    const id = e.id ?? '';
+    const named = e.name ? { name: e.name } : {};
+    const definitions = list(e.eventDefinitions);
+    switch (e.$type) {
+      case 'bpmn:StartEvent':
+        if (definitions.length > 0) for (const d of definitions) flag(`${e.$type} (${d.$type})`, id);
+        else if (nodes.some((n) => n.kind === 'start')) flag(`${e.$type} (a second start event)`, id);
+        else nodes.push({ id, kind: 'start', ...named });
+        break;
+      case 'bpmn:EndEvent': {
+        const [d, ...more] = definitions;
+        if (!d) nodes.push({ id, kind: 'end', ...named });
+        else if (more.length > 0) flag(`${e.$type} (several event definitions)`, id);
+        else if (d.$type === 'bpmn:ErrorEventDefinition')
+          nodes.push({ id, kind: 'end', ...named, error: errorCode(d) });
+        else if (d.$type === 'bpmn:TerminateEventDefinition')
+          nodes.push({ id, kind: 'end', ...named, terminate: true });
+        else flag(`${e.$type} (${d.$type})`, id);
+        break;
+      }
+      case 'bpmn:IntermediateCatchEvent': {
+        const [d, ...more] = definitions;
+        const when = d?.$type === 'bpmn:TimerEventDefinition' ? (d.timeDuration ?? d.timeDate) : undefined;
+        const wait = isElement(when) ? String(when.body ?? '').trim() : '';
+        if (more.length === 0 && wait !== '' && !d!.timeCycle)
+          nodes.push({ id, kind: 'timer', ...named, wait });
+        else flag(`${e.$type}${d ? ` (${d.$type})` : ''}`, id);
+        break;
+      }
+      case 'bpmn:ExclusiveGateway':
+        nodes.push({
+          id,
+          kind: 'exclusive',
+          ...named,
+          ...(isElement(e.default) ? { default: e.default.id! } : {}),
+        });
+        break;
+      case 'bpmn:ParallelGateway':
+        nodes.push({ id, kind: 'parallel', ...named });
+        break;
+      case 'bpmn:BoundaryEvent': {
+        const [d, ...more] = definitions;
+        const host = isElement(e.attachedToRef) ? e.attachedToRef : undefined;
+        if (d?.$type === 'bpmn:ErrorEventDefinition' && more.length === 0 && host && stepIds.has(host)) {
+          const code = errorCode(d);
+          nodes.push({
+            id,
+            kind: 'boundary-error',
+            ...named,
+            attachedTo: host.id!,
+            ...(d.errorRef ? { error: code } : {}),
+          });
+        } else flag(`${e.$type}${d ? ` (${d.$type})` : ''}`, id);
+        break;
+      }
+      case 'bpmn:Task':
+      case 'bpmn:ScriptTask':
+      case 'bpmn:UserTask':
+      case 'bpmn:CallActivity': {
+        const step = activityStep(e, stepIds.get(e)!, flag);
+        if (step) {
+          steps.push(step);
+          nodes.push({ id, kind: 'task', step: stepIds.get(e)! });
+        }
+        break;
+      }
+      case 'bpmn:SequenceFlow':
+        break;
+      default:
+        if (!INERT.has(e.$type)) flag(e.$type, id);
+    }
+  }
+  for (const n of nodes) inFlow.add(n.id);
+  for (const e of elements.filter((x) => x.$type === 'bpmn:SequenceFlow')) {
+    const source = isElement(e.sourceRef) ? e.sourceRef : undefined;
+    const target = isElement(e.targetRef) ? e.targetRef : undefined;
+    if (!source || !target || !inFlow.has(source.id!) || !inFlow.has(target.id!)) continue;
+    const condition = isElement(e.conditionExpression) ? String(e.conditionExpression.body ?? '') : undefined;
+    if (condition !== undefined && source.$type !== 'bpmn:ExclusiveGateway') {
+      flag(`${e.$type} (a condition not leaving an exclusive gateway)`, e.id);
+      continue;
+    }
+    flows.push({
+      id: e.id!,
+      ...(e.name ? { name: e.name } : {}),
+      source: source.id!,
+      target: target.id!,
+      ...(condition !== undefined ? { condition: condition.trim() } : {}),
+    });
+  }
+  const name = process.name ?? root.name ?? process.id ?? 'BPMN process';
+  return {
+    name,
+    ...(typeof process.project === 'number' ? { project: process.project } : {}),
+    steps,
+    graph: { nodes, flows },
+    ...(unsupported.length > 0 ? { unsupported } : {}),
+    bpmn: xml,
+  };
+}
+
+/** The step of a script task, user task or call activity; undefined (and flagged) when it cannot run. */
+function activityStep(
+  e: ModdleElement,
+  id: number,
+  flag: (type: string, id: string | undefined) => void,
+): DefinitionValue | undefined {
+  if (e.loopCharacteristics) {
+    flag(`${(e.loopCharacteristics as ModdleElement).$type}`, e.id);
+    return undefined;
+  }
+  const extensions = list((e.extensionElements as ModdleElement | undefined)?.values);
+  const of = (type: string) => extensions.filter((x) => x.$type === type);
+  const variables = (type: string) =>
+    of(type).map((v) => ({ name: String(v.name ?? ''), template: String(v.value ?? '') }));
+  const step: DefinitionValue = { id, ...(e.name ? { name: e.name } : {}) };
+  if (typeof e.lane === 'number') step.lane = e.lane;
+  const input = variables('flowmark:Input');
+  const output = variables('flowmark:Output');
+  if (input.length > 0) step.input = input;
+  if (output.length > 0) step.output = output;
+  const [loop] = of('flowmark:Loop');
+  if (loop) {
+    for (const key of ['count', 'over', 'while'])
+      if (typeof loop[key] === 'string') {
+        step.loop = { [key]: loop[key] };
+        break;
+      }
+    step.loop ??= {};
+  }
+  const [retry] = of('flowmark:Retry');
+  if (retry)
+    step.retry = {
+      attempts: retry.attempts,
+      ...(retry.backoff !== undefined ? { backoff: retry.backoff } : {}),
+    };
+  switch (e.$type) {
+    case 'bpmn:Task':
+      // An abstract task does nothing but its variables: a script step without a script.
+      step.type = 'script';
+      return step;
+    case 'bpmn:ScriptTask': {
+      const format = SCRIPT_FORMATS[String(e.scriptFormat ?? 'freemarker').toLowerCase()];
+      if (!format) {
+        flag(`${e.$type} (scriptFormat ${JSON.stringify(e.scriptFormat)})`, e.id);
+        return undefined;
+      }
+      const body = typeof e.script === 'string' ? e.script : undefined;
+      step.type = 'script';
+      if (body !== undefined)
+        step.script = format === 'freemarker' ? body : `<@script env="${format}">${body}</@script>`;
+      return step;
+    }
+    case 'bpmn:UserTask': {
+      step.type = 'manual';
+      const fields = of('flowmark:Field').map((f) => String(f.name ?? ''));
+      if (fields.length > 0) step.fields = fields;
+      if (typeof e.widgets === 'string' && e.widgets.trim() !== '')
+        step.widgets = e.widgets.split(',').map((w) => w.trim());
+      if (typeof e.deadline === 'string') step.deadline = e.deadline;
+      if (typeof e.onTimeout === 'number') step.on_timeout = e.onTimeout;
+      const [reminder] = of('flowmark:Reminder');
+      if (reminder) step.reminder = { after: reminder.after, message: String(reminder.value ?? '') };
+      return step;
+    }
+    default: {
+      step.type = 'subprocess';
+      const [inline] = of('flowmark:Definition');
+      if (inline) {
+        try {
+          step.process = JSON.parse(String(inline.value ?? ''));
+        } catch {
+          throw new PlatformError(
+            'invalid',
+            `BPMN document: the flowmark:definition of ${e.$type} ${JSON.stringify(e.id)} is not JSON`,
+          );
+        }
+      } else step.process = e.calledElement;
+      if (typeof e.wait === 'boolean') step.wait = e.wait;
+      return step;
+    }
+  }
+}
+
+function errorCode(definition: ModdleElement): string {
+  const ref = isElement(definition.errorRef) ? definition.errorRef : undefined;
+  return String(ref?.errorCode ?? ref?.id ?? '');
+}
+
+function isElement(value: unknown): value is ModdleElement {
+  return typeof value === 'object' && value !== null && '$type' in value;
+}
+
+function list(value: unknown): ModdleElement[] {
+  return Array.isArray(value) ? (value as ModdleElement[]) : [];
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0]!.trim();
+}
+
+/** The line of the element with an id (1-based), from the document's text. */
+function lineFinder(xml: string): (id: string) => number | null {
+  return (id) => {
+    const escaped = id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const match = new RegExp(`\\sid\\s*=\\s*["']${escaped}["']`).exec(xml);
+    if (!match) return null;
+    let line = 1;
+    for (let i = 0; i < match.index; i++) if (xml.charCodeAt(i) === 10) line++;
+    return line;
+  };
+}

@@ -1,0 +1,244 @@
+/**
+ * A definition as a BPMN 2.0 document (docs/hosts.md, "BPMN"): the document it was saved from, as
+ * it came; else its graph (a JSON list of steps: the linear graph) with the flowmark extension
+ * elements, laid out left to right with diagram interchange (BPMNDI) shapes and edges.
+ */
+import type { ModdleElement } from 'bpmn-moddle';
+import type { ManualStep, ProcessDefinition, StepDefinition, SubprocessStep } from '../definition.js';
+import { graphOf, GraphIndex, type FlowNode } from '../graph.js';
+import { layout, type Box } from './layout.js';
+import { moddle } from './read.js';
+
+const SCRIPT = /^<@script env="(js|python)">([\s\S]*)<\/@script>$/;
+
+export async function writeBpmn(definition: ProcessDefinition): Promise<string> {
+  if (definition.bpmn !== undefined) return definition.bpmn;
+  const m = moddle();
+  const graph = graphOf(definition);
+  const index = new GraphIndex(graph);
+  const steps = new Map(definition.steps.map((s) => [s.id, s]));
+  const elements = new Map<string, ModdleElement>();
+  const errors: ModdleElement[] = [];
+  const errorOf = (code: string) => {
+    let error = errors.find((e) => e.errorCode === code);
+    if (!error) {
+      error = m.create('bpmn:Error', { id: `Error_${errors.length + 1}`, name: code, errorCode: code });
+      errors.push(error);
+    }
+    return error;
+  };
+  const flowElements: ModdleElement[] = [];
+  for (const node of graph.nodes) {
+    const element = nodeElement(m, node, steps, errorOf);
+    elements.set(node.id, element);
+    flowElements.push(element);
+  }
+  for (const node of graph.nodes)
+    if (node.kind === 'boundary-error')
+      elements.get(node.id)!.set('attachedToRef', elements.get(node.attachedTo));
+  for (const flow of graph.flows) {
+    const source = elements.get(flow.source)!;
+    const target = elements.get(flow.target)!;
+    const element = m.create('bpmn:SequenceFlow', {
+      id: flow.id,
+      ...(flow.name ? { name: flow.name } : {}),
+      sourceRef: source,
+      targetRef: target,
+      ...(flow.condition !== undefined
+        ? { conditionExpression: m.create('bpmn:FormalExpression', { body: flow.condition }) }
+        : {}),
+    });
+    push(source, 'outgoing', element);
+    push(target, 'incoming', element);
+    elements.set(flow.id, element);
+    flowElements.push(element);
+  }
+  for (const node of graph.nodes)
+    if (node.kind === 'exclusive' && node.default !== undefined)
+      elements.get(node.id)!.set('default', elements.get(node.default));
+  const process = m.create('bpmn:Process', {
+    id: 'Process_1',
+    name: definition.name,
+    isExecutable: true,
+    flowElements,
+    ...(definition.project !== null ? { project: definition.project } : {}),
+  });
+  const boxes = layout(index);
+  const planeElements: ModdleElement[] = [];
+  for (const node of graph.nodes) {
+    const box = boxes.get(node.id)!;
+    planeElements.push(
+      m.create('bpmndi:BPMNShape', {
+        id: `${node.id}_di`,
+        bpmnElement: elements.get(node.id),
+        bounds: m.create('dc:Bounds', { ...box }),
+        ...(node.kind === 'exclusive' ? { isMarkerVisible: true } : {}),
+      }),
+    );
+  }
+  for (const flow of graph.flows)
+    planeElements.push(
+      m.create('bpmndi:BPMNEdge', {
+        id: `${flow.id}_di`,
+        bpmnElement: elements.get(flow.id),
+        waypoint: waypoints(boxes.get(flow.source)!, boxes.get(flow.target)!).map((p) =>
+          m.create('dc:Point', p),
+        ),
+      }),
+    );
+  const diagram = m.create('bpmndi:BPMNDiagram', {
+    id: 'BPMNDiagram_1',
+    plane: m.create('bpmndi:BPMNPlane', {
+      id: 'BPMNPlane_1',
+      bpmnElement: process,
+      planeElement: planeElements,
+    }),
+  });
+  const root = m.create('bpmn:Definitions', {
+    id: 'Definitions_1',
+    targetNamespace: 'urn:flowmark:processes',
+    exporter: 'flowmark',
+    rootElements: [...errors, process],
+    diagrams: [diagram],
+  });
+  const { xml } = await m.toXML(root, { format: true });
+  return `${xml}\n`;
+}
+
+function push(element: ModdleElement, property: string, value: ModdleElement): void {
+  const list = (element.get(property) as ModdleElement[] | undefined) ?? [];
+  list.push(value);
+  element.set(property, list);
+}
+
+function nodeElement(
+  m: ReturnType<typeof moddle>,
+  node: FlowNode,
+  steps: Map<number, StepDefinition>,
+  errorOf: (code: string) => ModdleElement,
+): ModdleElement {
+  const named = node.name ? { name: node.name } : {};
+  switch (node.kind) {
+    case 'start':
+      return m.create('bpmn:StartEvent', { id: node.id, ...named });
+    case 'end': {
+      const definitions = node.terminate
+        ? [m.create('bpmn:TerminateEventDefinition', { id: `${node.id}_terminate` })]
+        : node.error !== undefined
+          ? [m.create('bpmn:ErrorEventDefinition', { id: `${node.id}_error`, errorRef: errorOf(node.error) })]
+          : [];
+      return m.create('bpmn:EndEvent', { id: node.id, ...named, eventDefinitions: definitions });
+    }
+    case 'exclusive':
+      return m.create('bpmn:ExclusiveGateway', { id: node.id, ...named });
+    case 'parallel':
+      return m.create('bpmn:ParallelGateway', { id: node.id, ...named });
+    case 'boundary-error':
+      return m.create('bpmn:BoundaryEvent', {
+        id: node.id,
+        ...named,
+        eventDefinitions: [
+          m.create('bpmn:ErrorEventDefinition', {
+            id: `${node.id}_error`,
+            ...(node.error !== undefined ? { errorRef: errorOf(node.error) } : {}),
+          }),
+        ],
+      });
+    case 'task':
+      return taskElement(m, node.id, steps.get(node.step)!);
+    case 'timer': {
+      const when = /^\d{4}-\d\d-\d\dT/.test(node.wait.trim()) ? 'timeDate' : 'timeDuration';
+      return m.create('bpmn:IntermediateCatchEvent', {
+        id: node.id,
+        ...named,
+        eventDefinitions: [
+          m.create('bpmn:TimerEventDefinition', {
+            id: `${node.id}_timer`,
+            [when]: m.create('bpmn:FormalExpression', { body: node.wait }),
+          }),
+        ],
+      });
+    }
+  }
+}
+
+function taskElement(m: ReturnType<typeof moddle>, id: string, step: StepDefinition): ModdleElement {
+  const values: ModdleElement[] = [];
+  for (const v of step.input) values.push(m.create('flowmark:Input', { name: v.name, value: v.template }));
+  for (const v of step.output) values.push(m.create('flowmark:Output', { name: v.name, value: v.template }));
+  if (step.loop) values.push(m.create('flowmark:Loop', { ...step.loop }));
+  if (step.retry)
+    values.push(m.create('flowmark:Retry', { attempts: step.retry.attempts, backoff: step.retry.backoff }));
+  const common: Record<string, unknown> = { id, step: step.id, ...(step.name ? { name: step.name } : {}) };
+  if (step.lane !== null) common.lane = step.lane;
+  switch (step.type) {
+    case 'script': {
+      const script = step.script === null ? null : SCRIPT.exec(step.script);
+      return m.create('bpmn:ScriptTask', {
+        ...common,
+        scriptFormat: script ? (script[1] === 'python' ? 'python' : 'javascript') : 'freemarker',
+        ...(step.script !== null ? { script: script ? script[2] : step.script } : {}),
+        ...extensions(m, values),
+      });
+    }
+    case 'manual':
+      return m.create('bpmn:UserTask', { ...common, ...manual(m, step, values), ...extensions(m, values) });
+    case 'subprocess':
+      return m.create('bpmn:CallActivity', { ...common, ...call(m, step, values), ...extensions(m, values) });
+  }
+}
+
+function manual(
+  m: ReturnType<typeof moddle>,
+  step: ManualStep,
+  values: ModdleElement[],
+): Record<string, unknown> {
+  for (const field of step.fields ?? []) values.push(m.create('flowmark:Field', { name: field }));
+  if (step.reminder)
+    values.push(m.create('flowmark:Reminder', { after: step.reminder.after, value: step.reminder.message }));
+  return {
+    ...(step.deadline !== null ? { deadline: step.deadline } : {}),
+    ...(step.onTimeout !== null ? { onTimeout: step.onTimeout } : {}),
+    ...(step.widgets.length > 0 ? { widgets: step.widgets.join(',') } : {}),
+  };
+}
+
+function call(
+  m: ReturnType<typeof moddle>,
+  step: SubprocessStep,
+  values: ModdleElement[],
+): Record<string, unknown> {
+  if (typeof step.process !== 'string')
+    values.push(
+      m.create('flowmark:Definition', {
+        // An unnamed step's name is "" once normalised, which a definition may not say.
+        value: JSON.stringify(step.process, (key, v: unknown) =>
+          key === 'name' && v === '' ? undefined : v,
+        ),
+      }),
+    );
+  return {
+    ...(typeof step.process === 'string' ? { calledElement: step.process } : {}),
+    ...(step.wait ? {} : { wait: false }),
+  };
+}
+
+function extensions(m: ReturnType<typeof moddle>, values: ModdleElement[]): Record<string, unknown> {
+  return values.length === 0 ? {} : { extensionElements: m.create('bpmn:ExtensionElements', { values }) };
+}
+
+/** An edge from the right of one shape to the left of the next, with a bend when they are not level. */
+function waypoints(from: Box, to: Box): Array<{ x: number; y: number }> {
+  const start = { x: from.x + from.width, y: from.y + from.height / 2 };
+  const end = { x: to.x, y: to.y + to.height / 2 };
+  if (end.x <= start.x) {
+    // A flow going back: under both shapes.
+    const below = Math.max(from.y + from.height, to.y + to.height) + 30;
+    const down = { x: from.x + from.width / 2, y: from.y + from.height };
+    const up = { x: to.x + to.width / 2, y: to.y + to.height };
+    return [down, { x: down.x, y: below }, { x: up.x, y: below }, up];
+  }
+  if (start.y === end.y) return [start, end];
+  const middle = Math.round((start.x + end.x) / 2);
+  return [start, { x: middle, y: start.y }, { x: middle, y: end.y }, end];
+}

@@ -1,0 +1,105 @@
+/**
+ * `flowmark run FILE.bpmn` through the built CLI (bin/flowmark.js in a child process, SQLite under
+ * FLOWMARK_DATA): the same output, --quiet and exit codes as the same process written as JSON.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flowmark } from '../support/cli.js';
+
+const fixture = (name: string) => new URL(`../fixtures/bpmn/${name}`, import.meta.url).pathname;
+
+describe('flowmark run FILE.bpmn', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'flowmark-bpmn-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const env = () => ({ ...process.env, FLOWMARK_DATA: join(dir, 'data'), DATABASE_URL: '' });
+  /** The output with each request id as <id> (and its short form as <short>). */
+  const anonymous = (text: string) => {
+    const id = /request (\S+): /.exec(text)?.[1];
+    return id === undefined ? text : text.replaceAll(id, '<id>').replaceAll(id.slice(0, 8), '<short>');
+  };
+
+  it('runs a BPMN model exactly as the same process in JSON', async () => {
+    const args = ['--data', '{"amount": 21}', '--task', '{"ok": true}'];
+    const bpmn = await flowmark(['run', fixture('approval.bpmn'), ...args], {
+      env: env(),
+      timeoutMs: 30_000,
+    });
+    const json = await flowmark(['run', fixture('approval.json'), ...args], {
+      env: env(),
+      timeoutMs: 30_000,
+    });
+    expect(bpmn.stderr).toBe('');
+    expect(bpmn.code).toBe(0);
+    expect(anonymous(bpmn.stdout)).toBe(
+      '[<short>] started "Approval"\n' +
+        '[<short>] step 1 (Prepare) done → {"total":42}\n' +
+        '[<short>] waits: manual task of step 2 at http://localhost:8080/live/default/task/<id>/2/0\n' +
+        '[<short>] step 2 (Approve) done → {"ok":true}\n' +
+        '[<short>] step 3 (Shout) done → "JS 42"\n' +
+        '[<short>] ended 201 COMPLETED\n' +
+        'request <id>: 201 COMPLETED\n' +
+        '{\n  "amount": 21,\n  "total": 42,\n  "ok": true,\n  "approved": true\n}\n',
+    );
+    expect(json.code).toBe(0);
+    expect(anonymous(json.stdout)).toBe(anonymous(bpmn.stdout));
+
+    const quiet = await flowmark(['run', fixture('approval.bpmn'), '--quiet', '--data', '{"amount": 1}'], {
+      env: env(),
+      timeoutMs: 30_000,
+    });
+    const quietJson = await flowmark(
+      ['run', fixture('approval.json'), '--quiet', '--data', '{"amount": 1}'],
+      {
+        env: env(),
+        timeoutMs: 30_000,
+      },
+    );
+    expect(quiet.code).toBe(0);
+    expect(anonymous(quiet.stdout)).toBe(
+      'request <id>: 102 WAITING\nopen task: http://localhost:8080/live/default/task/<id>/2/0\n{\n  "amount": 1,\n  "total": 2\n}\n',
+    );
+    expect(anonymous(quietJson.stdout)).toBe(anonymous(quiet.stdout));
+  });
+
+  it('refuses a model with elements outside the executable subset, naming each with its line', async () => {
+    const refused = await flowmark(['run', fixture('unsupported.bpmn')], { env: env(), timeoutMs: 30_000 });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toBe(
+      'flowmark run: process "Odd" cannot run: outside the executable subset: bpmn:ScriptTask (scriptFormat "groovy") "Work" (line 6), ' +
+        'bpmn:ComplexGateway "Tangle" (line 9), bpmn:MultiInstanceLoopCharacteristics "Plain" (line 10), bpmn:IntermediateCatchEvent (bpmn:TimerEventDefinition) "Wait" (line 13)\n',
+    );
+    const broken = join(dir, 'broken.bpmn');
+    (await import('node:fs')).writeFileSync(broken, '<definitions');
+    const malformed = await flowmark(['run', broken], { env: env(), timeoutMs: 30_000 });
+    expect(malformed.code).toBe(1);
+    expect(malformed.stderr).toMatch(/^flowmark run: PROCESS\.bpmn: BPMN document: /);
+  });
+
+  it('runs the MIWG reference model A.1.0 and refuses A.3.0, naming what it cannot run', async () => {
+    const miwg = (name: string) => fixture(`miwg/${name}.bpmn`);
+    const a1 = await flowmark(['run', miwg('A.1.0')], { env: env(), timeoutMs: 30_000 });
+    expect(a1.code).toBe(0);
+    expect(anonymous(a1.stdout)).toBe(
+      '[<short>] started "A.1.0"\n' +
+        '[<short>] step 1 (Task 1) done → {}\n' +
+        '[<short>] step 2 (Task 2) done → {}\n' +
+        '[<short>] step 3 (Task 3) done → {}\n' +
+        '[<short>] ended 201 COMPLETED\n' +
+        'request <id>: 201 COMPLETED\n{}\n',
+    );
+    const a3 = await flowmark(['run', miwg('A.3.0')], { env: env(), timeoutMs: 30_000 });
+    expect(a3.code).toBe(1);
+    expect(a3.stderr).toBe(
+      'flowmark run: process "A.3.0" cannot run: outside the executable subset: ' +
+        'bpmn:SubProcess "_1ae31d1b-2559-4f78-a3ec-47986a49db48" (line 11), ' +
+        'bpmn:BoundaryEvent (bpmn:MessageEventDefinition) "_428dcbf5-8e5e-48e0-9c0c-d93003fa8c82" (line 15), ' +
+        'bpmn:BoundaryEvent (bpmn:EscalationEventDefinition) "_178e16eb-4c9e-4ea0-9644-7c5fb2b71825" (line 19)\n',
+    );
+  });
+});
