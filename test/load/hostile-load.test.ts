@@ -246,13 +246,14 @@ for (const engine of availableEngines())
             status?: unknown;
             error?: { message?: unknown };
           } | null;
-          // a request whose step failed: started (201), ended 301 with the step's error as P_message
+          // a request whose step failed: started (201), ended 301 with the step's error as P_message;
+          // or, when its thread was stopped for a sibling of its account that outran its deadline,
+          // the stored request still running (101), which the sweeper resumes (docs/server.md "Isolation")
           const failedRequest =
             a.what === 'process start' &&
             a.status === 201 &&
-            body?.status === 301 &&
-            typeof body.message === 'string' &&
-            body.message !== '';
+            ((body?.status === 301 && typeof body.message === 'string' && body.message !== '') ||
+              body?.status === 101);
           const evalError =
             a.status === 200 && typeof body?.error?.message === 'string' && body.error.message !== '';
           const apiError =
