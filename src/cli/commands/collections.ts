@@ -5,6 +5,7 @@ import { createPlatform } from '../../platform/index.js';
 import { defaultAccount } from '../../server/bootstrap.js';
 import { openStore } from '../../store/index.js';
 import type { CliIo, Command } from '../main.js';
+import { commandErrors } from '../command-errors.js';
 
 const USAGE =
   'flowmark collections list [--account ID]\n' +
@@ -157,12 +158,4 @@ class Progress {
 
 const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 
-function usageError(io: CliIo, message: string): number {
-  io.stderr.write(`flowmark collections: ${message}\nusage: ${USAGE}\n`);
-  return 2;
-}
-
-function failure(io: CliIo, message: string): number {
-  io.stderr.write(`flowmark collections: ${message}\n`);
-  return 1;
-}
+const { usageError, failure } = commandErrors('collections', USAGE);

@@ -5,7 +5,8 @@ import { SYSTEM_PRINCIPAL, type Principal } from '../../platform/files/index.js'
 import { createPlatform, PlatformError, type Platform } from '../../platform/index.js';
 import { defaultAccount } from '../../server/bootstrap.js';
 import { openStore } from '../../store/index.js';
-import type { CliIo, Command } from '../main.js';
+import type { Command } from '../main.js';
+import { commandErrors } from '../command-errors.js';
 
 const USAGE =
   'flowmark files put FILE [--name NAME] [--type CONTENT_TYPE] [--charset CHARSET] [--public] [--user LOGIN] [--account ID]\n' +
@@ -111,12 +112,4 @@ async function principalFor(
   return { userId: user.id, isAdmin: user.isAdmin, mode: 'LIVE' };
 }
 
-function usageError(io: CliIo, message: string): number {
-  io.stderr.write(`flowmark files: ${message}\nusage: ${USAGE}\n`);
-  return 2;
-}
-
-function failure(io: CliIo, message: string): number {
-  io.stderr.write(`flowmark files: ${message}\n`);
-  return 1;
-}
+const { usageError, failure } = commandErrors('files', USAGE);

@@ -16,6 +16,7 @@ import { openStore } from '../../store/index.js';
 import type { CliIo, Command } from '../main.js';
 import { evaluationLimits } from './limits.js';
 import { noSuchUser } from './render-context.js';
+import { commandErrors } from '../command-errors.js';
 
 const USAGE =
   'flowmark run PROCESS.json|PROCESS.bpmn [--data JSON|@FILE] [--user LOGIN] [--mode LIVE|ACCEPTANCE|TEST]\n' +
@@ -238,12 +239,4 @@ function objectOf(value: unknown, what: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-function usageError(io: CliIo, message: string): number {
-  io.stderr.write(`flowmark run: ${message}\nusage: ${USAGE}\n`);
-  return 2;
-}
-
-function failure(io: CliIo, message: string): number {
-  io.stderr.write(`flowmark run: ${message}\n`);
-  return 1;
-}
+const { usageError, failure } = commandErrors('run', USAGE);

@@ -1,8 +1,9 @@
-import type { Command, CliIo } from '../main.js';
+import type { Command } from '../main.js';
 import { ConfigError } from '../../config/index.js';
 import { countSecrets, resealSecrets } from '../../platform/reseal.js';
 import { parseSecretKey, SecretBox, secretBox } from '../../platform/secrets.js';
 import { openStore } from '../../store/index.js';
+import { commandErrors } from '../command-errors.js';
 
 const USAGE =
   'flowmark secrets status\n' +
@@ -51,12 +52,4 @@ export const secrets: Command = {
   },
 };
 
-function usageError(io: CliIo, message: string): number {
-  io.stderr.write(`flowmark secrets: ${message}\nusage: ${USAGE}\n`);
-  return 2;
-}
-
-function failure(io: CliIo, message: string): number {
-  io.stderr.write(`flowmark secrets: ${message}\n`);
-  return 1;
-}
+const { usageError, failure } = commandErrors('secrets', USAGE);

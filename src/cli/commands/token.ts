@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
-import type { Command, CliIo } from '../main.js';
+import type { Command } from '../main.js';
 import { createPlatform, type Platform } from '../../platform/index.js';
 import { defaultAccount } from '../../server/bootstrap.js';
 import { ApiError, ApiTokens } from '../../server/index.js';
 import { openStore } from '../../store/index.js';
+import { commandErrors } from '../command-errors.js';
 
 const USAGE =
   'flowmark token create --user LOGIN [--account ID] [--name NAME] [--expires-days N]\n' +
@@ -113,12 +114,4 @@ async function findUser(platform: Platform, accountId: string, login: string) {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-function usageError(io: CliIo, message: string): number {
-  io.stderr.write(`flowmark token: ${message}\nusage: ${USAGE}\n`);
-  return 2;
-}
-
-function failure(io: CliIo, message: string): number {
-  io.stderr.write(`flowmark token: ${message}\n`);
-  return 1;
-}
+const { usageError, failure } = commandErrors('token', USAGE);

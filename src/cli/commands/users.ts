@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import type { Command, CliIo } from '../main.js';
+import type { Command } from '../main.js';
 import { createPlatform } from '../../platform/index.js';
 import { defaultAccount } from '../../server/bootstrap.js';
 import { openStore } from '../../store/index.js';
+import { commandErrors } from '../command-errors.js';
 
 const USAGE =
   'flowmark users list [--account ID]\n' +
@@ -64,12 +65,4 @@ export const users: Command = {
   },
 };
 
-function usageError(io: CliIo, message: string): number {
-  io.stderr.write(`flowmark users: ${message}\nusage: ${USAGE}\n`);
-  return 2;
-}
-
-function failure(io: CliIo, message: string): number {
-  io.stderr.write(`flowmark users: ${message}\n`);
-  return 1;
-}
+const { usageError, failure } = commandErrors('users', USAGE);
