@@ -22,10 +22,15 @@ import {
 /** The account of a task that names none (a collection call without an actor). */
 export const SYSTEM_ACCOUNT = '';
 
+/** A host method run by the pool under `account`: its value, or the error the API answers. */
+function hostCall(pool: EvaluationPool) {
+  return async (account: string, method: HostMethod, args: unknown[]) =>
+    unwrap(await relay(pool.run(account, { kind: 'host', method, args })));
+}
+
 /** The hosts, each call run by the pool under the caller's account. */
 export function remoteHosts(pool: EvaluationPool): Required<Omit<ServerHosts, 'background'>> {
-  const call = async (account: string, method: HostMethod, args: unknown[]) =>
-    unwrap(await relay(pool.run(account, { kind: 'host', method, args })));
+  const call = hostCall(pool);
   /**
    * A start whose thread was stopped after the request was stored answers that request: it is
    * durable, and the sweeper resumes it once its lease lapses.
@@ -74,8 +79,7 @@ type RemoteHosts = Required<Omit<ServerHosts, 'background'>>;
  * starts (else a slow start would let it lapse, and another claim count a recovery that was not).
  */
 export function remoteSweeps(pool: EvaluationPool, leases: LeaseKeeper): SweepWork {
-  const call = async (account: string, method: HostMethod, args: unknown[]) =>
-    unwrap(await relay(pool.run(account, { kind: 'host', method, args })));
+  const call = hostCall(pool);
   return {
     recover: async (run) => {
       leases.hold(run.requestId);
