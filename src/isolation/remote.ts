@@ -32,26 +32,42 @@ function hostCall(pool: EvaluationPool) {
 export function remoteHosts(pool: EvaluationPool): Required<Omit<ServerHosts, 'background'>> {
   const call = hostCall(pool);
   /**
-   * A start whose thread was stopped after the request was stored answers that request: it is
-   * durable, and the sweeper resumes it once its lease lapses.
+   * A start answers once its request waits or ends, or once its caller has waited a wall time:
+   * then with the request still running (101), which goes on in its thread. A start whose thread
+   * was stopped after the request was stored answers that request too: it is durable, and the
+   * sweeper resumes it once its lease lapses.
    */
   const startRequest: RemoteHosts['startRequest'] = async (input) => {
+    const answerBy = Date.now() + pool.settings.wallTimeMs;
     let created: string | undefined;
+    let answerRunning: ((requestId: string) => void) | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const running = new Promise<EvaluationReply>((resolve) => {
+      answerRunning = (requestId) => resolve({ ok: true, value: { requestId } });
+    });
     const reply = pool.run(
       input.caller.accountId,
       { kind: 'host', method: 'startRequest', args: [input] },
       (p) => {
-        if (typeof p.requestId === 'string') created = p.requestId;
+        if (typeof p.requestId !== 'string' || created !== undefined) return;
+        created = p.requestId;
+        const requestId = p.requestId;
+        timer = setTimeout(() => answerRunning?.(requestId), Math.max(0, answerBy - Date.now()));
+        timer.unref();
       },
     );
-    const answered = await relay(
-      reply.catch((e: unknown) => {
-        if (e instanceof EvaluationStopped && created !== undefined)
-          return { ok: true as const, value: { requestId: created } };
-        throw e;
-      }),
-    );
-    return unwrap(answered) as never;
+    const finished = reply.catch((e: unknown) => {
+      if (e instanceof EvaluationStopped && created !== undefined)
+        return { ok: true as const, value: { requestId: created } };
+      throw e;
+    });
+    try {
+      return unwrap(await relay(Promise.race([finished, running]))) as never;
+    } finally {
+      clearTimeout(timer);
+      // a start answered while running goes on: what it ends with is the request's to store
+      finished.catch(() => undefined);
+    }
   };
   const answer = async (account: string, method: HostMethod, args: unknown[]) => {
     const a = (await call(account, method, args)) as { body: unknown };

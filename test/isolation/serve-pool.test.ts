@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collect, finished, flowmark, spawnFlowmark, until } from '../support/cli.js';
 import { call, login } from '../server/support.js';
+import { createPlatform } from '../../src/platform/index.js';
+import { openStore } from '../../src/store/index.js';
 
 const DEADLINE_MS = 1_500;
 let dir = '';
@@ -119,6 +121,40 @@ describe('flowmark serve with its evaluation pool', () => {
     expect(took).toBeLessThan(DEADLINE_MS + 1_000);
     const next = await post('/api/v1/eval', { template: '${1 + 1}' });
     expect(next.body.output).toBe('2');
+  });
+
+  it('answers a process start after one wall time with the request still running, which then ends', async () => {
+    // two steps that each wait 1 s for a lock the test holds: 2 s of steps, a 1.5 s wall time
+    const store = await openStore({ databaseUrl: undefined, dataDir: dir });
+    const platform = createPlatform(store);
+    try {
+      expect(
+        await platform.locks.tryAcquire('default', 'gate', 'test', Date.now(), Date.now() + 600_000),
+      ).toBe(true);
+      const wait = '<#attempt>${R_lock("gate", 1000)}<#recover>waited</#attempt>';
+      const defined = await post('/api/v1/processes', {
+        name: 'Slow',
+        steps: [
+          { id: 1, name: 'One', script: wait },
+          { id: 2, name: 'Two', script: wait },
+        ],
+      });
+      expect(defined.status).toBe(201);
+      const started = Date.now();
+      const r = await post('/api/v1/requests', { process: 'Slow', mode: 'TEST' });
+      const took = Date.now() - started;
+      expect([r.status, r.body.status]).toEqual([201, 101]);
+      expect(took).toBeGreaterThanOrEqual(DEADLINE_MS - 50);
+      expect(took).toBeLessThan(DEADLINE_MS + 1_000);
+      const ended = await until(async () => {
+        const read = await call(url, 'GET', `/api/v1/requests/${r.body.id}`, { cookie: admin });
+        return read.body.status === 201 ? read.body : undefined;
+      }, 'the request to end');
+      expect(ended.message ?? '').toBe('');
+    } finally {
+      await platform.locks.release('default', 'gate', 'test');
+      await store.close();
+    }
   });
 
   it("refuses a call past its account's queue with 429 and Retry-After", async () => {
