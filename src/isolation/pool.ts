@@ -22,6 +22,8 @@ import { type EvaluationReply, type EvaluationTask, type Progress, type TaskRequ
 import { EvaluationThread, type ThreadEnd } from './thread.js';
 import type { LeaseKeeper } from '../platform/processes/leases.js';
 import type { WorkerSettings } from './worker.js';
+import { evaluations } from '../metrics/families.js';
+import { AggregatorRegistry } from 'prom-client';
 
 const SPARE_THREADS = 1;
 const EVALUATION_NICE = 5;
@@ -65,6 +67,40 @@ const PROCESS_METHODS: ReadonlySet<string> = new Set([
   'recoverRun',
   'fireTimer',
 ]);
+
+/** The `surface` label of a task in `flowmark_evaluation_duration_seconds`. */
+function surfaceOf(task: TaskRequest): string {
+  if (task.kind === 'collections') return 'collections';
+  switch (task.method) {
+    case 'evaluate':
+      return 'eval';
+    case 'recoverRun':
+    case 'fireTimer':
+      return 'sweep';
+    case 'composite':
+    case 'webInterface':
+    case 'task':
+      return task.method;
+    default:
+      return 'process';
+  }
+}
+
+/**
+ * The `outcome` label of a task's reply: `ok`, the API error's code, `template-error` for an eval
+ * whose template failed (answered 200 with the error), `http-4xx`/`http-5xx` for an answer a
+ * script gave with such a status (a composite API, a web interface).
+ */
+function outcomeOf(reply: EvaluationReply): string {
+  if (!reply.ok) return reply.error.body.code;
+  const value = reply.value as { error?: unknown; status?: unknown } | null;
+  if (value && typeof value === 'object') {
+    if (value.error && typeof value.error === 'object') return 'template-error';
+    if (typeof value.status === 'number' && value.status >= 400 && value.status < 600)
+      return `http-${Math.floor(value.status / 100)}xx`;
+  }
+  return 'ok';
+}
 
 /** A task answering its caller with one evaluation: the time it waits for a thread counts against its wall time. */
 function answersAtOnce(task: TaskRequest): boolean {
@@ -121,6 +157,9 @@ export class EvaluationPool {
   private readonly threads = new Set<EvaluationThread>();
   /** The leases on process runs each thread holds (request id → holds). */
   private readonly held = new Map<EvaluationThread, Map<string, number>>();
+  /** Each live thread's metrics as last gathered, and those of the threads that ended. */
+  private readonly lastMetrics = new Map<EvaluationThread, unknown[]>();
+  private retired: unknown[][] = [];
   private readonly queues = new Map<string, Waiting[]>();
   /** The threads serving an account now. */
   private readonly leased = new Map<EvaluationThread, Lease>();
@@ -161,6 +200,9 @@ export class EvaluationPool {
           },
           onExit: (thread, wasReady) => {
             this.threads.delete(thread);
+            const last = this.lastMetrics.get(thread);
+            if (last) this.retired.push(last);
+            this.lastMetrics.delete(thread);
             // its runs' leases lapse: the sweeper resumes them
             for (const [requestId, n] of this.held.get(thread) ?? [])
               for (let i = 0; i < n; i++) leases?.release(requestId);
@@ -182,12 +224,19 @@ export class EvaluationPool {
 
   /** Runs `task` for `account` when a thread is free for it; the worker's reply. */
   run(account: string, task: TaskRequest, onProgress?: (p: Progress) => void): Promise<EvaluationReply> {
-    if (this.closed)
-      return Promise.reject(new EvaluationStopped(503, 'unavailable', 'The server is stopping.', 1));
+    const arrived = performance.now();
+    const surface = surfaceOf(task);
+    const observe = (outcome: string) =>
+      evaluations.observe({ surface, outcome }, (performance.now() - arrived) / 1000);
+    const refused = (e: EvaluationStopped) => {
+      observe(e.code);
+      return Promise.reject(e);
+    };
+    if (this.closed) return refused(new EvaluationStopped(503, 'unavailable', 'The server is stopping.', 1));
     let queue = this.queues.get(account);
     if (!queue) this.queues.set(account, (queue = []));
     if (queue.length >= this.settings.accountQueue && this.full(account))
-      return Promise.reject(
+      return refused(
         new EvaluationStopped(
           429,
           'too-many-evaluations',
@@ -196,10 +245,35 @@ export class EvaluationPool {
           1,
         ),
       );
-    return new Promise((resolve, reject) => {
+    return new Promise<EvaluationReply>((resolve, reject) => {
       queue.push({ account, task, onProgress, resolve, reject, queuedAt: Date.now() });
       this.dispatch();
+    }).then(
+      (reply) => {
+        observe(outcomeOf(reply));
+        return reply;
+      },
+      (e: unknown) => {
+        observe(e instanceof EvaluationStopped ? e.code : 'internal');
+        throw e;
+      },
+    );
+  }
+
+  /**
+   * The metrics of every thread (prom-client's JSON), those of threads that ended included (as
+   * last gathered): a thread busy with CPU-bound work past `timeoutMs` counts as last gathered.
+   */
+  async threadMetrics(timeoutMs = 500): Promise<unknown[][]> {
+    const threads = [...this.threads];
+    const answers = await Promise.all(threads.map((t) => t.metrics(timeoutMs)));
+    threads.forEach((t, i) => {
+      const answer = answers[i];
+      if (answer && this.threads.has(t)) this.lastMetrics.set(t, answer);
     });
+    if (this.retired.length > 1)
+      this.retired = [await AggregatorRegistry.aggregate(this.retired as never).getMetricsAsJSON()];
+    return [...this.retired, ...this.lastMetrics.values()];
   }
 
   /** Tasks running and waiting, for tests and the logs. */

@@ -7,6 +7,7 @@
  */
 import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
+import { registry } from '../metrics/families.js';
 import type { EvaluationReply, EvaluationTask, Progress } from './protocol.js';
 
 export interface ThreadData {
@@ -30,7 +31,12 @@ export type ThreadMessage =
   | { type: 'ready' }
   | ({ type: 'lease' } & LeaseNotice)
   | { type: 'progress'; id: number; progress: Progress }
-  | { type: 'reply'; id: number; reply: EvaluationReply };
+  | { type: 'reply'; id: number; reply: EvaluationReply }
+  /** The thread's metrics (src/metrics/families.ts) as prom-client's JSON, asked by `{metrics: id}`. */
+  | { type: 'metrics'; id: number; metrics: unknown[] };
+
+/** What the pool sends a thread: a task, or a request for its metrics. */
+export type PoolMessage = { id: number; task: EvaluationTask } | { metrics: number };
 
 const data = workerData as ThreadData;
 if (data.nice)
@@ -53,7 +59,14 @@ const loaded = (await import(data.handler)) as {
 const handle = await loaded.default(data.settings, new Float64Array(data.deadlines), (notice) =>
   port.postMessage({ type: 'lease', ...notice } satisfies ThreadMessage),
 );
-port.on('message', (message: { id: number; task: EvaluationTask }) => {
+port.on('message', (message: PoolMessage) => {
+  if ('metrics' in message) {
+    const id = message.metrics;
+    void registry
+      .getMetricsAsJSON()
+      .then((metrics) => port.postMessage({ type: 'metrics', id, metrics } satisfies ThreadMessage));
+    return;
+  }
   const { id } = message;
   const progress = (p: Progress) =>
     port.postMessage({ type: 'progress', id, progress: p } satisfies ThreadMessage);

@@ -7,7 +7,7 @@
 import { Worker } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 import { deadlineSlots, type EvaluationReply, type EvaluationTask, type Progress } from './protocol.js';
-import type { LeaseNotice, ThreadData, ThreadMessage } from './thread-main.js';
+import type { LeaseNotice, PoolMessage, ThreadData, ThreadMessage } from './thread-main.js';
 
 export interface ThreadOptions {
   /** The built thread program (thread-main.js). */
@@ -40,6 +40,7 @@ export class EvaluationThread {
   private readonly worker: Worker;
   private readonly inFlight = new Map<number, InFlight>();
   private nextId = 0;
+  private readonly metricsAsked = new Map<number, (metrics: unknown[]) => void>();
   private ended: ThreadEnd | undefined;
   ready = false;
   private started = false;
@@ -67,6 +68,9 @@ export class EvaluationThread {
         options.onReady(this);
       } else if (m.type === 'lease') {
         options.onLease?.(this, { hold: m.hold, requestId: m.requestId });
+      } else if (m.type === 'metrics') {
+        this.metricsAsked.get(m.id)?.(m.metrics);
+        this.metricsAsked.delete(m.id);
       } else if (m.type === 'progress') {
         this.inFlight.get(m.id)?.onProgress?.(m.progress);
       } else {
@@ -100,7 +104,28 @@ export class EvaluationThread {
       const id = this.nextId++;
       this.inFlight.set(id, { resolve, reject, onProgress });
       this.deadlines[task.slot] = 0;
-      this.worker.postMessage({ id, task });
+      this.worker.postMessage({ id, task } satisfies PoolMessage);
+    });
+  }
+
+  /**
+   * The thread's metrics (prom-client's JSON); undefined when it does not answer within
+   * `timeoutMs` (busy with CPU-bound work) or ends meanwhile.
+   */
+  metrics(timeoutMs: number): Promise<unknown[] | undefined> {
+    if (this.ended || !this.started) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const id = this.nextId++;
+      const timer = setTimeout(() => {
+        this.metricsAsked.delete(id);
+        resolve(undefined);
+      }, timeoutMs);
+      timer.unref();
+      this.metricsAsked.set(id, (metrics) => {
+        clearTimeout(timer);
+        resolve(metrics);
+      });
+      this.worker.postMessage({ metrics: id } satisfies PoolMessage);
     });
   }
 

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Store } from '../store/index.js';
 import { sql, type Sql } from '../store/sql.js';
 import { MESSAGES, notFound, PlatformError } from './errors.js';
+import { closedLabel, requestStatuses } from '../metrics/families.js';
 import { fromJson, isMode, toJson, toJsonObject, type Mode } from './model.js';
 
 /** Status of a request that is running (the others: REQUEST_STATUSES below). */
@@ -182,6 +183,7 @@ export class Requests {
       ON CONFLICT (account_id, id) DO NOTHING
       RETURNING *`);
     if (!row) throw new PlatformError('conflict', `request ${id} already exists`);
+    countStatus(row.status);
     return toRequest(row);
   }
 
@@ -276,6 +278,7 @@ export class Requests {
       sql`UPDATE requests SET ${sql.join(sets)} WHERE account_id = ${accountId} AND id = ${id} RETURNING *`,
     );
     if (!row) throw notFound(MESSAGES.requestNotFound);
+    if (changes.status !== undefined) countStatus(row.status);
     return toRequest(row);
   }
 
@@ -295,8 +298,18 @@ export class Requests {
       UPDATE requests SET status = ${to}, updated_at = ${this.clock()}
       WHERE account_id = ${accountId} AND id = ${id} AND status IN (${sql.join(from)})
       RETURNING *`);
+    if (row) countStatus(row.status);
     return row && toRequest(row);
   }
+}
+
+const STATUS_LABELS: ReadonlySet<string> = new Set(
+  Object.keys(REQUEST_STATUSES).concat(String(STATUS_RUNNING)),
+);
+
+/** A status written, for `flowmark_process_requests_total` (a status outside the platform's codes: `other`). */
+function countStatus(status: number | string): void {
+  requestStatuses.inc({ status: closedLabel(String(status), STATUS_LABELS) });
 }
 
 type SummaryRow = Omit<RequestRow, 'data' | 'p_locks'>;

@@ -11,6 +11,7 @@ import type { ExecutionContext } from '../functions/context.js';
 import type { FunctionRegistry } from '../functions/registry.js';
 import { DIRECTIVE, type TemplateDirective } from '../template/index.js';
 import { ScriptError } from './errors.js';
+import { scriptRuns } from '../metrics/families.js';
 import type { ScriptLimits } from './limits.js';
 
 export interface ScriptDirectiveOptions {
@@ -32,7 +33,7 @@ export function scriptDirective(
       if (body === null) return '';
       const source = scriptSource(body.source);
       // The sandboxes (and the function library's bridge to them) load with the first script.
-      const result =
+      const run = async () =>
         engine === 'python'
           ? await (await import('./python/run.js')).runPythonScript(source, { ctx, env, ...options })
           : await (
@@ -43,10 +44,22 @@ export function scriptDirective(
               ...options,
               legacy: engine === 'legacy',
             });
+      const metric = ENGINE_LABELS[engine];
+      let result;
+      try {
+        result = await run();
+      } catch (e) {
+        scriptRuns.inc({ engine: metric, outcome: e instanceof ScriptError ? e.kind : 'error' });
+        throw e;
+      }
+      scriptRuns.inc({ engine: metric, outcome: 'ok' });
       return result.output;
     },
   };
 }
+
+/** The engine label of `flowmark_script_runs_total`. */
+const ENGINE_LABELS = { js: 'javascript', legacy: 'javascript-legacy', python: 'python' } as const;
 
 /** The engine `env` names: `js` (the default) ES2023, `javascript` the legacy engine, `python`. */
 function checkParameters(params: Record<string, unknown>): 'js' | 'legacy' | 'python' {

@@ -61,6 +61,9 @@ import {
 } from './routes/scripted.js';
 import { USERS_PREFIX, userRoutes } from './routes/users.js';
 import { corsHook } from './cors.js';
+import { forbidden } from './errors.js';
+import { httpRequests } from '../metrics/families.js';
+import { CONTENT_TYPE, exposition, processMetrics } from '../metrics/gather.js';
 import { ErrorBody } from './schemas.js';
 import { evaluationLimitsFromEnv, type EvaluationLimits } from '../limits/index.js';
 
@@ -103,6 +106,11 @@ export interface ServerOptions {
   shareThrottle?: ThrottleShare;
   /** The limits of one evaluation, also those of a collection REST request (default: FLOWMARK_EVAL_*). */
   evaluationLimits?: Partial<EvaluationLimits>;
+  /**
+   * `GET /metrics`' text: the whole server's (the supervisor's workers summed). Default: this
+   * process's (src/metrics/gather.ts).
+   */
+  metrics?: (() => Promise<string>) | false;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -183,6 +191,7 @@ export async function createServer(options: ServerOptions): Promise<Api> {
     if (
       !route.url.startsWith(API_PREFIX) &&
       !route.url.startsWith('/live/') &&
+      route.url !== '/metrics' &&
       route.url !== '/health' &&
       route.url !== '/ready'
     )
@@ -218,6 +227,41 @@ export async function createServer(options: ServerOptions): Promise<Api> {
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   if (options.corsOrigins?.length) app.addHook('onRequest', corsHook(options.corsOrigins));
+
+  app.addHook('onResponse', (request, reply, done) => {
+    httpRequests.observe(
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        status: String(reply.statusCode),
+      },
+      reply.elapsedTime / 1000,
+    );
+    done();
+  });
+  const metricsText = options.metrics ?? (async () => exposition(await processMetrics()));
+  if (metricsText)
+    app.get(
+      '/metrics',
+      {
+        config: { access: 'admin' },
+        schema: {
+          tags: ['health'],
+          summary:
+            "The service's metrics in the Prometheus text format: an administrator of the first account " +
+            '(FLOWMARK_METRICS_PORT serves them on a port of their own instead)',
+          produces: [CONTENT_TYPE],
+        },
+      },
+      async (request, reply) => {
+        const operator = deps.settings.defaultAccountId;
+        if (operator !== undefined && request.caller?.accountId !== operator)
+          throw forbidden(
+            `Only an administrator of the account ${operator} may read GET /metrics (they cover every account).`,
+          );
+        return reply.type(CONTENT_TYPE).send(await metricsText());
+      },
+    );
 
   app.get(
     '/health',

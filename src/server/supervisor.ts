@@ -12,6 +12,7 @@
  */
 import cluster, { type Address, type Worker } from 'node:cluster';
 import type { ThrottleChange, ThrottleShare } from './auth/throttle.js';
+import { isMetricsMessage, primaryMetrics, type MetricsMessage } from '../metrics/gather.js';
 
 export interface SupervisorOptions {
   /** Server workers to keep running. */
@@ -62,6 +63,7 @@ export class Supervisor {
   private readonly slots: Slot[] = [];
   private stopping = false;
   private listened = false;
+  private gatherMetrics: (() => Promise<string>) | undefined;
 
   constructor(private readonly options: SupervisorOptions) {}
 
@@ -153,7 +155,24 @@ export class Supervisor {
     worker.once('exit', (code, signal) => this.onExit(slot, worker, code, signal));
     worker.on('message', (m: unknown) => {
       if (isRelay(m)) this.relay(worker, m);
+      else if (isMetricsMessage(m)) this.answerMetrics(worker, m.id);
     });
+  }
+
+  /** A worker answering a scrape of /metrics: every worker's metrics, summed. */
+  private answerMetrics(to: Worker, id: number): void {
+    this.gatherMetrics ??= primaryMetrics();
+    const answer = (m: MetricsMessage) => {
+      try {
+        if (to.isConnected()) to.send(m);
+      } catch {
+        // gone meanwhile
+      }
+    };
+    this.gatherMetrics().then(
+      (text) => answer({ flowmark: 'metrics', id, text }),
+      (e: unknown) => answer({ flowmark: 'metrics', id, error: e instanceof Error ? e.message : String(e) }),
+    );
   }
 
   private relay(from: Worker, message: RelayMessage): void {

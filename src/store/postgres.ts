@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { observeTransaction } from '../metrics/families.js';
 import { Ambient } from './ambient.js';
 import pg from 'pg';
 import { postgresDialect } from './dialect.js';
@@ -139,9 +140,13 @@ export class PostgresStore implements Store {
     if (outer) return this.savepoint(outer, fn);
     const retries = options.retries ?? (options.isolation === 'serializable' ? 5 : 0);
     for (let attempt = 0; ; attempt++) {
+      const started = performance.now();
       try {
-        return await this.topLevel(fn, options);
+        const result = await this.topLevel(fn, options);
+        observeTransaction('postgres', started, true);
+        return result;
       } catch (e) {
+        observeTransaction('postgres', started, false);
         if (attempt >= retries || !this.dialect.isRetryable(e)) throw e;
         await sleep(5 * 2 ** attempt + Math.random() * 10);
       }

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { observeTransaction } from '../metrics/families.js';
 import { Ambient } from './ambient.js';
 import Database from 'better-sqlite3';
 import { sqliteDialect } from './dialect.js';
@@ -78,9 +79,13 @@ export class SqliteStore implements Store {
     if (outer) return this.savepoint(outer, fn);
     const retries = options.retries ?? (options.isolation === 'serializable' ? 5 : 0);
     for (let attempt = 0; ; attempt++) {
+      const started = performance.now();
       try {
-        return await this.topLevel(fn, options);
+        const result = await this.topLevel(fn, options);
+        observeTransaction('sqlite', started, true);
+        return result;
       } catch (e) {
+        observeTransaction('sqlite', started, false);
         if (attempt >= retries || !this.dialect.isRetryable(e)) throw e;
         await sleep(10 * 2 ** attempt);
       }

@@ -1,4 +1,5 @@
 import cluster, { type Address } from 'node:cluster';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -24,6 +25,14 @@ import { closeScripts } from '../../script/lifecycle.js';
 import { scriptSettingsFromEnv } from '../../script/settings.js';
 import { openStore, StoreOpenError, type Store } from '../../store/index.js';
 import { evaluationLimits } from './limits.js';
+import {
+  CONTENT_TYPE as METRICS_CONTENT_TYPE,
+  exposition,
+  primaryMetrics,
+  processMetrics,
+  serveMetrics,
+  workerMetrics,
+} from '../../metrics/gather.js';
 
 /** The program the supervisor's workers run (this CLI, built). */
 const BIN = fileURLToPath(new URL('../../../bin/flowmark.js', import.meta.url));
@@ -81,6 +90,8 @@ interface ServeOptions {
   leaseMs: number;
   /** The fingerprint of the secret key (platform/secrets.ts), loaded at start. */
   secretKey: string;
+  /** FLOWMARK_METRICS_PORT: GET /metrics on a port of its own, without credentials (else on the main port). */
+  metricsPort: number | undefined;
 }
 
 const DEFAULT_WORKERS = 2;
@@ -150,6 +161,14 @@ function parseServe(args: string[], io: CliIo, env: NodeJS.ProcessEnv = process.
       leaseMs: leaseMsFromEnv(env),
       // the secret key of vaults and OAuth2 tokens, made on first start when none is set (a bad one stops here)
       secretKey: secretBox().fingerprint,
+      metricsPort: integerSetting(
+        undefined,
+        '',
+        env.FLOWMARK_METRICS_PORT,
+        'FLOWMARK_METRICS_PORT',
+        1,
+        65_535,
+      ),
     };
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
@@ -210,10 +229,15 @@ async function serveInProcess(options: ServeOptions, io: CliIo, signals: SignalS
     return portInUse(options, io, e.first);
   }
   const { app, store, pool, first } = listening;
+  const metrics =
+    options.metricsPort !== undefined
+      ? await metricsServer(options.host, options.metricsPort, async () => exposition(await processMetrics()))
+      : undefined;
   const url = publicUrl(app.server.address());
   // One write: a reader that saw the banner must also see the password (a pipe may split two writes).
   io.stdout.write(banner(url, store.location) + (first ? firstStartMessage(url, first) : ''));
   await stopSignal(signals);
+  await metrics?.close();
   await shutDown(app, store, pool);
   io.stdout.write('flowmark: stopped\n');
   return 0;
@@ -263,6 +287,10 @@ async function supervise(
     heapMb: options.workerHeapMb,
     log: (line) => io.stdout.write(`${line}\n`),
   });
+  const metrics =
+    options.metricsPort !== undefined
+      ? await metricsServer(options.host, options.metricsPort, primaryMetrics())
+      : undefined;
   const stopping = stopSignal(signals);
   let address;
   try {
@@ -277,6 +305,7 @@ async function supervise(
     await stopping;
   }
   void stopSignal(signals).then(() => supervisor.kill());
+  await metrics?.close();
   await supervisor.stop();
   io.stdout.write('flowmark: stopped\n');
   return 0;
@@ -307,6 +336,21 @@ async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstr
       },
       { leases },
     );
+    const running = pool;
+    // A supervisor's worker answers the primary's gathering (also for FLOWMARK_METRICS_PORT) and
+    // reads the whole server's metrics from it.
+    const fromPrimary = cluster.isWorker ? workerMetrics() : undefined;
+    serveMetrics({
+      pool: () => running.load,
+      threads: () => running.threadMetrics(),
+      store: async () => {
+        const [openTasks, timersDue] = await Promise.all([
+          platform.processes.tasks.countOpenEverywhere(),
+          platform.processes.timers.countDue(Date.now()),
+        ]);
+        return { openTasks, timersDue };
+      },
+    });
     const remote = remoteHosts(pool);
     configureScripts(options.scripts);
     // This thread's process host only claims: the sweeper finds the runs other servers lost and
@@ -327,6 +371,7 @@ async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstr
       corsOrigins: options.corsOrigins,
       evaluationLimits: evaluation,
       ...(cluster.isWorker ? { shareThrottle: workerThrottleShare() } : {}),
+      metrics: options.metricsPort !== undefined ? false : fromPrimary,
     });
     await app.listen({ port: options.port, host: options.host });
     return { app, store, pool, first };
@@ -337,6 +382,28 @@ async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstr
     if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new PortInUse(first);
     throw e;
   }
+}
+
+/** GET /metrics on a port of its own (FLOWMARK_METRICS_PORT): no credentials, every other path 404. */
+async function metricsServer(host: string, port: number, text: () => Promise<string>) {
+  const server = createHttpServer((request, response) => {
+    if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('Only GET /metrics is served here.\n');
+      return;
+    }
+    text().then(
+      (body) => response.writeHead(200, { 'content-type': METRICS_CONTENT_TYPE }).end(body),
+      (e: unknown) =>
+        response
+          .writeHead(503, { 'content-type': 'text/plain' })
+          .end(`The metrics could not be gathered: ${e instanceof Error ? e.message : String(e)}\n`),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host, port }, () => resolve());
+  });
+  return { close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 /** The script sandboxes of the process shared among its evaluation threads (each thread has its own). */

@@ -112,6 +112,14 @@ export class ManualTasks {
       DELETE FROM request_tasks WHERE account_id = ${accountId} AND id = ${taskId(ref)} AND status = 'OPEN'`);
   }
 
+  /** Tasks OPEN in every account (the metrics' `flowmark_open_tasks`; index request_tasks_open). */
+  async countOpenEverywhere(): Promise<number> {
+    const row = await this.store.get<{ n: number | string }>(
+      sql`SELECT COUNT(*) AS n FROM request_tasks WHERE status = 'OPEN'`,
+    );
+    return Number(row?.n ?? 0);
+  }
+
   /** Cancels the OPEN tasks of a request (it ended); returns how many. */
   async cancelOpen(accountId: string, requestId: string): Promise<number> {
     const { changes } = await this.store.run(sql`

@@ -38,6 +38,14 @@ type TimerRow = {
 export class ProcessTimers {
   constructor(private readonly store: Store) {}
 
+  /** Timers due at `now` and not fired, in every account (the metrics' `flowmark_timers_due`). */
+  async countDue(now: number): Promise<number> {
+    const row = await this.store.get<{ n: number | string }>(
+      sql`SELECT COUNT(*) AS n FROM process_timers WHERE fired_at IS NULL AND due_at <= ${now}`,
+    );
+    return Number(row?.n ?? 0);
+  }
+
   async create(
     accountId: string,
     ref: TaskRef,
