@@ -16,6 +16,7 @@ import { FileService, type FileLimits } from './files/index.js';
 import { Dictionaries } from './i18n.js';
 import { Locks, type WaitTimer } from './locks.js';
 import { Logs } from './logs.js';
+import { AuditLog } from './audit.js';
 import { DEFAULT_CONTENTION, type ContentionPolicy } from './model.js';
 import { OAuth2Tokens } from './oauth2.js';
 import { CustomLists, Projects, Vaults, WebInterfaces } from './projects/index.js';
@@ -58,6 +59,8 @@ export interface Platform {
   webInterfaceTemplates: WebInterfaceTemplates;
   /** Who may do what: design grants and the predicates the REST routes and the functions share. */
   rights: Rights;
+  /** Every administrative or design change made through the API, before and after (docs/server.md). */
+  audit: AuditLog;
 }
 
 export interface PlatformOptions {
@@ -102,6 +105,7 @@ export function createPlatform(store: Store, options: PlatformOptions = {}): Pla
     compositeApis: new CompositeApis(store, clock),
     webInterfaceTemplates: new WebInterfaceTemplates(store, clock),
     rights: new Rights(store, clock),
+    audit: new AuditLog(store, clock),
   };
 }
 

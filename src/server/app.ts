@@ -62,6 +62,8 @@ import {
 import { USERS_PREFIX, userRoutes } from './routes/users.js';
 import { corsHook } from './cors.js';
 import { forbidden } from './errors.js';
+import { auditRoute, type AuditServer } from './audit.js';
+import { AUDIT_PREFIX, auditRoutes } from './routes/audit.js';
 import { httpRequests } from '../metrics/families.js';
 import { CONTENT_TYPE, exposition, processMetrics } from '../metrics/gather.js';
 import { ErrorBody } from './schemas.js';
@@ -178,6 +180,7 @@ export async function createServer(options: ServerOptions): Promise<Api> {
   // declares known now rather than looked up per request; it documents the error body and,
   // unless public, its credentials.
   app.addHook('onRoute', (route) => {
+    auditRoute(route, deps, app as unknown as AuditServer);
     const required = routeAccess(route.url, route.config);
     if (required !== 'public' && !hasAccessHook(route.onRequest)) {
       const own = route.onRequest === undefined ? [] : [route.onRequest].flat();
@@ -354,6 +357,7 @@ export async function createServer(options: ServerOptions): Promise<Api> {
       await api.register(compositeApiRoutes, { prefix: COMPOSITE_APIS_PREFIX, deps });
       await api.register(webInterfaceTemplateRoutes, { prefix: WEB_INTERFACES_PREFIX, deps });
       await api.register(processDefinitionRoutes, { prefix: PROCESSES_PREFIX, deps });
+      await api.register(auditRoutes, { prefix: AUDIT_PREFIX, deps });
     },
     { prefix: API_PREFIX },
   );
