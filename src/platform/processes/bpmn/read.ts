@@ -6,7 +6,7 @@
  */
 import { BpmnModdle, type ModdleElement } from 'bpmn-moddle';
 import { PlatformError } from '../../errors.js';
-import type { FlowNode, SequenceFlow, UnsupportedElement } from '../graph.js';
+import { timerProblem, type FlowNode, type SequenceFlow, type UnsupportedElement } from '../graph.js';
 import { flowmarkDescriptor } from './descriptor.js';
 
 /** A definition in its JSON form (what parseDefinition checks). */
@@ -125,10 +125,8 @@ export async function readBpmn(xml: string): Promise<DefinitionValue> {
       }
       case 'bpmn:IntermediateCatchEvent': {
         const [d, ...more] = definitions;
-        const when = d?.$type === 'bpmn:TimerEventDefinition' ? (d.timeDuration ?? d.timeDate) : undefined;
-        const wait = isElement(when) ? String(when.body ?? '').trim() : '';
-        if (more.length === 0 && wait !== '' && !d!.timeCycle)
-          nodes.push({ id, kind: 'timer', ...named, wait });
+        const wait = more.length === 0 ? timerWait(d, e, lines) : undefined;
+        if (wait !== undefined) nodes.push({ id, kind: 'timer', ...named, wait });
         else flag(`${e.$type}${d ? ` (${d.$type})` : ''}`, id);
         break;
       }
@@ -155,9 +153,35 @@ export async function readBpmn(xml: string): Promise<DefinitionValue> {
             attachedTo: host.id!,
             ...(d.errorRef ? { error: code } : {}),
           });
+        } else if (
+          d?.$type === 'bpmn:TimerEventDefinition' &&
+          more.length === 0 &&
+          host &&
+          stepIds.has(host)
+        ) {
+          const wait = timerWait(d, e, lines);
+          if (wait === undefined) flag(`${e.$type} (${d.$type})`, id);
+          else if (!waits(host)) flag(`${e.$type} (${d.$type} on a ${host.$type}, which never waits)`, id);
+          else
+            nodes.push({
+              id,
+              kind: 'boundary-timer',
+              ...named,
+              attachedTo: host.id!,
+              wait,
+              ...(e.cancelActivity === false ? { interrupting: false as const } : {}),
+            });
         } else flag(`${e.$type}${d ? ` (${d.$type})` : ''}`, id);
         break;
       }
+      case 'bpmn:InclusiveGateway':
+        nodes.push({
+          id,
+          kind: 'inclusive',
+          ...named,
+          ...(isElement(e.default) ? { default: e.default.id! } : {}),
+        });
+        break;
       case 'bpmn:Task':
       case 'bpmn:ScriptTask':
       case 'bpmn:UserTask':
@@ -181,8 +205,12 @@ export async function readBpmn(xml: string): Promise<DefinitionValue> {
     const target = isElement(e.targetRef) ? e.targetRef : undefined;
     if (!source || !target || !inFlow.has(source.id!) || !inFlow.has(target.id!)) continue;
     const condition = isElement(e.conditionExpression) ? String(e.conditionExpression.body ?? '') : undefined;
-    if (condition !== undefined && source.$type !== 'bpmn:ExclusiveGateway') {
-      flag(`${e.$type} (a condition not leaving an exclusive gateway)`, e.id);
+    if (
+      condition !== undefined &&
+      source.$type !== 'bpmn:ExclusiveGateway' &&
+      source.$type !== 'bpmn:InclusiveGateway'
+    ) {
+      flag(`${e.$type} (a condition not leaving an exclusive or inclusive gateway)`, e.id);
       continue;
     }
     flows.push({
@@ -285,6 +313,39 @@ function activityStep(
       return step;
     }
   }
+}
+
+/**
+ * A timer event definition's wait (`timeDuration` or `timeDate`); undefined when it has none or a
+ * cycle (outside the subset). A text that is no duration, date-time or template is refused here,
+ * when the model is saved, naming the event and its line.
+ */
+function timerWait(
+  d: ModdleElement | undefined,
+  event: ModdleElement,
+  lines: (id: string) => number | null,
+): string | undefined {
+  if (d?.$type !== 'bpmn:TimerEventDefinition' || d.timeCycle) return undefined;
+  const when = d.timeDuration ?? d.timeDate;
+  const wait = isElement(when) ? String(when.body ?? '').trim() : '';
+  if (wait === '') return undefined;
+  const problem = timerProblem(wait);
+  if (problem) {
+    const line = event.id === undefined ? null : lines(event.id);
+    const type = event.$type.replace(/^bpmn:(.)/, (_, c: string) => c.toLowerCase());
+    throw new PlatformError(
+      'invalid',
+      `BPMN document: ${type} ${JSON.stringify(event.id ?? '')}${line === null ? '' : ` (line ${line})`}: its timer ${problem}`,
+    );
+  }
+  return wait;
+}
+
+/** Whether an activity waits (a user task, a call activity that waits for its child): a timer boundary event can fire. */
+function waits(activity: ModdleElement): boolean {
+  return (
+    activity.$type === 'bpmn:UserTask' || (activity.$type === 'bpmn:CallActivity' && activity.wait !== false)
+  );
 }
 
 function errorCode(definition: ModdleElement): string {
