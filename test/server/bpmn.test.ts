@@ -125,4 +125,33 @@ describeEachEngine('server: BPMN process definitions', (engine) => {
       message: 'process definition.bpmn: send the BPMN document itself (Content-Type: application/xml)',
     });
   });
+
+  it('runs an inclusive gateway and refuses a timer boundary event with a bad duration, naming it', async () => {
+    const created = await call(server.url, 'POST', '/api/v1/processes', xml(fixture('inclusive.bpmn')));
+    expect(created.status).toBe(201);
+    expect(created.body.unsupported).toEqual([]);
+    const started = await call(server.url, 'POST', '/api/v1/requests', {
+      token: server.acme.user.token,
+      body: { process: 'Notify', mode: 'TEST', data: { phone: '555' } },
+    });
+    expect(started.status).toBe(201);
+    expect(started.body).toMatchObject({ status: 201, data: { phone: '555', report: '- / sms to 555 / -' } });
+    const bad = await call(
+      server.url,
+      'POST',
+      '/api/v1/processes',
+      xml(
+        fixture('approval.bpmn').replace(
+          '</bpmn:process>',
+          '<bpmn:boundaryEvent id="Late" attachedToRef="Approve"><bpmn:timerEventDefinition><bpmn:timeDate>next week</bpmn:timeDate></bpmn:timerEventDefinition></bpmn:boundaryEvent>\n</bpmn:process>',
+        ),
+      ),
+    );
+    expect(bad.body).toEqual({
+      status: 400,
+      code: 'invalid',
+      message:
+        'BPMN document: boundaryEvent "Late" (line 26): its timer "next week" is not a duration (90s, 15m, 2h, 1d, PT1H30M), an ISO-8601 date-time nor a template',
+    });
+  });
 });
