@@ -72,7 +72,7 @@ describe('flowmark run FILE.bpmn', () => {
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toBe(
       'flowmark run: process "Odd" cannot run: outside the executable subset: bpmn:ScriptTask (scriptFormat "groovy") "Work" (line 6), ' +
-        'bpmn:ComplexGateway "Tangle" (line 9), bpmn:MultiInstanceLoopCharacteristics "Plain" (line 10), bpmn:IntermediateCatchEvent (bpmn:TimerEventDefinition) "Wait" (line 13)\n',
+        'bpmn:ComplexGateway "Tangle" (line 9), bpmn:MultiInstanceLoopCharacteristics (no loopCardinality nor flowmark:collection) "Plain" (line 10), bpmn:IntermediateCatchEvent (bpmn:TimerEventDefinition) "Wait" (line 13)\n',
     );
     const broken = join(dir, 'broken.bpmn');
     (await import('node:fs')).writeFileSync(broken, '<definitions');
@@ -116,6 +116,32 @@ describe('flowmark run FILE.bpmn', () => {
     expect(failed.code).toBe(1);
     expect(anonymous(failed.stdout)).toBe(
       'request <id>: 301 ABORTED\nP_message: inclusiveGateway Channels (Channels?): no condition of its outgoing flows is true and it has no default flow\n{}\n',
+    );
+  });
+
+  it('runs a multi-instance task over a collection, its instances in turn with P_index and P_item', async () => {
+    const looped = join(dir, 'looped.bpmn');
+    (await import('node:fs')).writeFileSync(
+      looped,
+      readFileSync(fixture('inclusive.bpmn'), 'utf8').replace(
+        '<bpmn:scriptTask id="Mail" name="Mail"><bpmn:script>mail to ${email}</bpmn:script>',
+        '<bpmn:scriptTask id="Mail" name="Mail"><bpmn:multiInstanceLoopCharacteristics flowmark:collection="${email}" /><bpmn:script>${P_index}: mail to ${P_item}</bpmn:script>',
+      ),
+    );
+    const run = await flowmark(['run', looped, '--data', '{"email": ["a@b.c", "d@e.f"]}'], {
+      env: env(),
+      timeoutMs: 30_000,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(anonymous(run.stdout)).toBe(
+      '[<short>] started "Notify"\n' +
+        '[<short>] step 1 (Mail) done → "0: mail to a@b.c"\n' +
+        '[<short>] step 1 (Mail) #1 done → "1: mail to d@e.f"\n' +
+        '[<short>] step 4 (Report) done → "1: mail to d@e.f / - / -"\n' +
+        '[<short>] ended 201 COMPLETED\n' +
+        'request <id>: 201 COMPLETED\n' +
+        '{\n  "email": [\n    "a@b.c",\n    "d@e.f"\n  ],\n  "report": "1: mail to d@e.f / - / -"\n}\n',
     );
   });
 

@@ -63,7 +63,11 @@ describeEachEngine('server: BPMN process definitions', (engine) => {
     expect(created.body.unsupported).toEqual([
       { type: 'bpmn:ScriptTask (scriptFormat "groovy")', id: 'Work', line: 6 },
       { type: 'bpmn:ComplexGateway', id: 'Tangle', line: 9 },
-      { type: 'bpmn:MultiInstanceLoopCharacteristics', id: 'Plain', line: 10 },
+      {
+        type: 'bpmn:MultiInstanceLoopCharacteristics (no loopCardinality nor flowmark:collection)',
+        id: 'Plain',
+        line: 10,
+      },
       { type: 'bpmn:IntermediateCatchEvent (bpmn:TimerEventDefinition)', id: 'Wait', line: 13 },
     ]);
     const exported = await call(server.url, 'GET', `/api/v1/processes/${created.body.id}?format=bpmn`, {
@@ -79,7 +83,7 @@ describeEachEngine('server: BPMN process definitions', (engine) => {
       code: 'invalid',
       message:
         'process "Odd" cannot run: outside the executable subset: bpmn:ScriptTask (scriptFormat "groovy") "Work" (line 6), ' +
-        'bpmn:ComplexGateway "Tangle" (line 9), bpmn:MultiInstanceLoopCharacteristics "Plain" (line 10), bpmn:IntermediateCatchEvent (bpmn:TimerEventDefinition) "Wait" (line 13)',
+        'bpmn:ComplexGateway "Tangle" (line 9), bpmn:MultiInstanceLoopCharacteristics (no loopCardinality nor flowmark:collection) "Plain" (line 10), bpmn:IntermediateCatchEvent (bpmn:TimerEventDefinition) "Wait" (line 13)',
     });
   });
 

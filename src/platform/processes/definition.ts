@@ -21,7 +21,8 @@ export interface VariableDefinition {
 }
 
 /** How a step repeats: a number of times, once per element of an array, or while a condition holds. */
-export type LoopDefinition = { count: string } | { over: string } | { while: string };
+/** `doWhile`: the condition is computed after each iteration (before the next), so the first always runs. */
+export type LoopDefinition = { count: string } | { over: string } | { while: string } | { doWhile: string };
 
 interface StepBase {
   /** Positive integer, unique in the definition (get_next_url's stepId). */
@@ -350,11 +351,12 @@ function retry(value: unknown, path: string): RetryPolicy {
 }
 
 function loop(value: unknown, path: string): LoopDefinition {
-  if (!isPlainObject(value)) throw invalid(path, 'must be {"count": …}, {"over": …} or {"while": …}');
+  if (!isPlainObject(value))
+    throw invalid(path, 'must be {"count": …}, {"over": …}, {"while": …} or {"doWhile": …}');
   const keys = Object.keys(value);
-  if (keys.length !== 1 || !['count', 'over', 'while'].includes(keys[0]!))
-    throw invalid(path, 'must have exactly one of count, over, while');
-  const key = keys[0] as 'count' | 'over' | 'while';
+  if (keys.length !== 1 || !['count', 'over', 'while', 'doWhile'].includes(keys[0]!))
+    throw invalid(path, 'must have exactly one of count, over, while, doWhile');
+  const key = keys[0] as 'count' | 'over' | 'while' | 'doWhile';
   return { [key]: template(value[key], `${path}.${key}`) } as LoopDefinition;
 }
 

@@ -105,7 +105,11 @@ describe('BPMN', () => {
     expect(definition.unsupported).toEqual([
       { type: 'bpmn:ScriptTask (scriptFormat "groovy")', id: 'Work', line: 6 },
       { type: 'bpmn:ComplexGateway', id: 'Tangle', line: 9 },
-      { type: 'bpmn:MultiInstanceLoopCharacteristics', id: 'Plain', line: 10 },
+      {
+        type: 'bpmn:MultiInstanceLoopCharacteristics (no loopCardinality nor flowmark:collection)',
+        id: 'Plain',
+        line: 10,
+      },
       { type: 'bpmn:IntermediateCatchEvent (bpmn:TimerEventDefinition)', id: 'Wait', line: 13 },
     ]);
     expect(definition.name).toBe('Odd');
@@ -125,7 +129,7 @@ describe('BPMN', () => {
 </definitions>`;
     expect((await readBpmn(xml)).unsupported).toEqual([
       { type: 'bpmn:StartEvent (bpmn:TimerEventDefinition)', id: 'S', line: 4 },
-      { type: 'bpmn:StandardLoopCharacteristics', id: 'A', line: 5 },
+      { type: 'bpmn:StandardLoopCharacteristics (no loopCondition)', id: 'A', line: 5 },
       { type: 'bpmn:EndEvent (bpmn:SignalEventDefinition)', id: 'E', line: 7 },
       {
         type: 'bpmn:SequenceFlow (a condition not leaving an exclusive or inclusive gateway)',

@@ -238,10 +238,6 @@ function activityStep(
   id: number,
   flag: (type: string, id: string | undefined) => void,
 ): DefinitionValue | undefined {
-  if (e.loopCharacteristics) {
-    flag(`${(e.loopCharacteristics as ModdleElement).$type}`, e.id);
-    return undefined;
-  }
   const extensions = list((e.extensionElements as ModdleElement | undefined)?.values);
   const of = (type: string) => extensions.filter((x) => x.$type === type);
   const variables = (type: string) =>
@@ -253,7 +249,14 @@ function activityStep(
   if (input.length > 0) step.input = input;
   if (output.length > 0) step.output = output;
   const [loop] = of('flowmark:Loop');
-  if (loop) {
+  if (isElement(e.loopCharacteristics)) {
+    const marker = markerLoop(e.loopCharacteristics, !!loop);
+    if (typeof marker === 'string') {
+      flag(marker, e.id);
+      return undefined;
+    }
+    step.loop = marker;
+  } else if (loop) {
     for (const key of ['count', 'over', 'while'])
       if (typeof loop[key] === 'string') {
         step.loop = { [key]: loop[key] };
@@ -346,6 +349,38 @@ function waits(activity: ModdleElement): boolean {
   return (
     activity.$type === 'bpmn:UserTask' || (activity.$type === 'bpmn:CallActivity' && activity.wait !== false)
   );
+}
+
+/**
+ * A loop marker as a step's loop: a multi-instance (sequential or not: its instances run in turn)
+ * with `loopCardinality` (count) or `flowmark:collection` (over); a standard loop with its
+ * `loopCondition` (while when `testBefore`, else doWhile). A text: why it is outside the subset.
+ */
+function markerLoop(marker: ModdleElement, alsoFlowmarkLoop: boolean): Record<string, string> | string {
+  const expression = (value: unknown) => (isElement(value) ? String(value.body ?? '').trim() : '');
+  const why = (reason: string) => `${marker.$type} (${reason})`;
+  if (alsoFlowmarkLoop) return why('and a flowmark:loop on the same task');
+  if (marker.$type === 'bpmn:StandardLoopCharacteristics') {
+    if (marker.loopMaximum !== undefined) return why('loopMaximum');
+    const condition = expression(marker.loopCondition);
+    if (condition === '') return why('no loopCondition');
+    return marker.testBefore === true ? { while: condition } : { doWhile: condition };
+  }
+  if (marker.$type !== 'bpmn:MultiInstanceLoopCharacteristics') return marker.$type;
+  for (const unsupported of [
+    'completionCondition',
+    'loopDataInputRef',
+    'loopDataOutputRef',
+    'inputDataItem',
+    'outputDataItem',
+  ])
+    if (marker[unsupported] !== undefined) return why(unsupported);
+  const count = expression(marker.loopCardinality);
+  const over = typeof marker.collection === 'string' ? marker.collection.trim() : '';
+  if (count !== '' && over !== '') return why('both loopCardinality and flowmark:collection');
+  if (count !== '') return { count };
+  if (over !== '') return { over };
+  return why('no loopCardinality nor flowmark:collection');
 }
 
 function errorCode(definition: ModdleElement): string {

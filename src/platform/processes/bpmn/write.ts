@@ -176,10 +176,20 @@ function taskElement(m: ReturnType<typeof moddle>, id: string, step: StepDefinit
   const values: ModdleElement[] = [];
   for (const v of step.input) values.push(m.create('flowmark:Input', { name: v.name, value: v.template }));
   for (const v of step.output) values.push(m.create('flowmark:Output', { name: v.name, value: v.template }));
-  if (step.loop) values.push(m.create('flowmark:Loop', { ...step.loop }));
+  let marker: ModdleElement | undefined;
+  if (step.loop && 'doWhile' in step.loop)
+    marker = m.create('bpmn:StandardLoopCharacteristics', {
+      loopCondition: m.create('bpmn:FormalExpression', { body: step.loop.doWhile }),
+    });
+  else if (step.loop) values.push(m.create('flowmark:Loop', { ...step.loop }));
   if (step.retry)
     values.push(m.create('flowmark:Retry', { attempts: step.retry.attempts, backoff: step.retry.backoff }));
-  const common: Record<string, unknown> = { id, step: step.id, ...(step.name ? { name: step.name } : {}) };
+  const common: Record<string, unknown> = {
+    id,
+    step: step.id,
+    ...(step.name ? { name: step.name } : {}),
+    ...(marker ? { loopCharacteristics: marker } : {}),
+  };
   if (step.lane !== null) common.lane = step.lane;
   switch (step.type) {
     case 'script': {
