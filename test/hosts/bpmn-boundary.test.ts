@@ -9,6 +9,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { readBpmn } from '../../src/platform/processes/bpmn/index.js';
 import { describeEachEngine } from '../support/engines.js';
 import { NOW } from '../platform/world.js';
+import { ProcessHost } from '../../src/hosts/index.js';
 import { hostWorld, ref, type HostWorld } from './support.js';
 
 const NS =
@@ -174,6 +175,59 @@ describeEachEngine('process graph: timer boundary events', (engine) => {
     const cancelled = await w.host.view(w.account, childId);
     expect(cancelled.request.status).toBe(400);
     expect(cancelled.tasks.map((t) => t.status)).toEqual(['CANCELLED']);
+  });
+
+  it('two servers firing the same timer at once: it fires once, the flow leaves by the event once', async () => {
+    const other = new ProcessHost(w.platform, { clock: () => NOW, lease: { owner: 'other', ttlMs: 30_000 } });
+    const view = await start(approval('PT1M'));
+    const [timer] = await timersOf(view.request.id);
+    const fired = await Promise.all([w.host.runner.fireTimer(timer!), other.runner.fireTimer(timer!)]);
+    expect(fired.filter(Boolean)).toHaveLength(1);
+    const done = await w.host.view(w.account, view.request.id);
+    expect(done.request.status).toBe(201);
+    expect(rows(done)).toEqual([
+      [1, 'failed', null],
+      [3, 'done', 'escalated -'],
+    ]);
+  });
+
+  it('on a user task of a parallel branch: the interrupted branch reaches the join by the event, the other branch runs on', async () => {
+    const view = await start(
+      model(
+        'Branches',
+        [
+          '<bpmn:startEvent id="start" />',
+          '<bpmn:parallelGateway id="fork" />',
+          '<bpmn:userTask id="Ask" name="Ask" />',
+          boundary('Late', 'Ask', 'PT10M'),
+          script('Default', 'no answer'),
+          '<bpmn:exclusiveGateway id="merge" />',
+          script('Other', 'other'),
+          '<bpmn:parallelGateway id="join" />',
+          script('Both', '${P_branch_asked} + ${P_branch_other}'),
+          '<bpmn:endEvent id="end" />',
+          flow('f0', 'start', 'fork'),
+          '<bpmn:sequenceFlow id="f1" name="asked" sourceRef="fork" targetRef="Ask" />',
+          '<bpmn:sequenceFlow id="f2" name="other" sourceRef="fork" targetRef="Other" />',
+          flow('f3', 'Ask', 'merge'),
+          flow('f4', 'Late', 'Default'),
+          flow('f5', 'Default', 'merge'),
+          flow('f6', 'merge', 'join'),
+          flow('f7', 'Other', 'join'),
+          flow('f8', 'join', 'Both'),
+          flow('f9', 'Both', 'end'),
+        ].join('\n'),
+      ),
+    );
+    expect(view.request.status).toBe(102);
+    const done = await fire(view.request.id);
+    expect(done.request.status).toBe(201);
+    expect(rows(done)).toEqual([
+      [1, 'failed', null],
+      [2, 'done', 'no answer'],
+      [3, 'done', 'other'],
+      [4, 'done', 'no answer + other'],
+    ]);
   });
 
   it('a timer computed by a template that prints no time fails the request naming the event', async () => {
