@@ -2,7 +2,7 @@
  * `flowmark run FILE.bpmn` through the built CLI (bin/flowmark.js in a child process, SQLite under
  * FLOWMARK_DATA): the same output, --quiet and exit codes as the same process written as JSON.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,13 +72,94 @@ describe('flowmark run FILE.bpmn', () => {
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toBe(
       'flowmark run: process "Odd" cannot run: outside the executable subset: bpmn:ScriptTask (scriptFormat "groovy") "Work" (line 6), ' +
-        'bpmn:ComplexGateway "Tangle" (line 9), bpmn:MultiInstanceLoopCharacteristics "Plain" (line 10), bpmn:IntermediateCatchEvent (bpmn:TimerEventDefinition) "Wait" (line 13)\n',
+        'bpmn:ComplexGateway "Tangle" (line 9), bpmn:MultiInstanceLoopCharacteristics (no loopCardinality nor flowmark:collection) "Plain" (line 10), bpmn:IntermediateCatchEvent (bpmn:TimerEventDefinition) "Wait" (line 13)\n',
     );
     const broken = join(dir, 'broken.bpmn');
     (await import('node:fs')).writeFileSync(broken, '<definitions');
     const malformed = await flowmark(['run', broken], { env: env(), timeoutMs: 30_000 });
     expect(malformed.code).toBe(1);
     expect(malformed.stderr).toMatch(/^flowmark run: PROCESS\.bpmn: BPMN document: /);
+  });
+
+  it('runs an inclusive gateway: every branch whose condition holds, joined; the default flow when none does', async () => {
+    const both = await flowmark(
+      ['run', fixture('inclusive.bpmn'), '--data', '{"email": "a@b.c", "phone": "555"}'],
+      { env: env(), timeoutMs: 30_000 },
+    );
+    expect(both.stderr).toBe('');
+    expect(both.code).toBe(0);
+    expect(anonymous(both.stdout)).toBe(
+      '[<short>] started "Notify"\n' +
+        '[<short>] step 1 (Mail) done → "mail to a@b.c"\n' +
+        '[<short>] step 2 (Sms) done → "sms to 555"\n' +
+        '[<short>] step 4 (Report) done → "mail to a@b.c / sms to 555 / -"\n' +
+        '[<short>] ended 201 COMPLETED\n' +
+        'request <id>: 201 COMPLETED\n' +
+        '{\n  "email": "a@b.c",\n  "phone": "555",\n  "report": "mail to a@b.c / sms to 555 / -"\n}\n',
+    );
+    const none = await flowmark(['run', fixture('inclusive.bpmn'), '--quiet'], {
+      env: env(),
+      timeoutMs: 30_000,
+    });
+    expect(none.code).toBe(0);
+    expect(anonymous(none.stdout)).toBe(
+      'request <id>: 201 COMPLETED\n{\n  "report": "- / - / nobody to tell"\n}\n',
+    );
+    const noDefault = join(dir, 'no-default.bpmn');
+    (await import('node:fs')).writeFileSync(
+      noDefault,
+      readFileSync(fixture('inclusive.bpmn'), 'utf8')
+        .replace(' default="none"', '')
+        .replace('<bpmn:sequenceFlow id="none" sourceRef="Channels" targetRef="Log" />', ''),
+    );
+    const failed = await flowmark(['run', noDefault, '--quiet'], { env: env(), timeoutMs: 30_000 });
+    expect(failed.code).toBe(1);
+    expect(anonymous(failed.stdout)).toBe(
+      'request <id>: 301 ABORTED\nP_message: inclusiveGateway Channels (Channels?): no condition of its outgoing flows is true and it has no default flow\n{}\n',
+    );
+  });
+
+  it('runs a multi-instance task over a collection, its instances in turn with P_index and P_item', async () => {
+    const looped = join(dir, 'looped.bpmn');
+    (await import('node:fs')).writeFileSync(
+      looped,
+      readFileSync(fixture('inclusive.bpmn'), 'utf8').replace(
+        '<bpmn:scriptTask id="Mail" name="Mail"><bpmn:script>mail to ${email}</bpmn:script>',
+        '<bpmn:scriptTask id="Mail" name="Mail"><bpmn:multiInstanceLoopCharacteristics flowmark:collection="${email}" /><bpmn:script>${P_index}: mail to ${P_item}</bpmn:script>',
+      ),
+    );
+    const run = await flowmark(['run', looped, '--data', '{"email": ["a@b.c", "d@e.f"]}'], {
+      env: env(),
+      timeoutMs: 30_000,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(anonymous(run.stdout)).toBe(
+      '[<short>] started "Notify"\n' +
+        '[<short>] step 1 (Mail) done → "0: mail to a@b.c"\n' +
+        '[<short>] step 1 (Mail) #1 done → "1: mail to d@e.f"\n' +
+        '[<short>] step 4 (Report) done → "1: mail to d@e.f / - / -"\n' +
+        '[<short>] ended 201 COMPLETED\n' +
+        'request <id>: 201 COMPLETED\n' +
+        '{\n  "email": [\n    "a@b.c",\n    "d@e.f"\n  ],\n  "report": "1: mail to d@e.f / - / -"\n}\n',
+    );
+  });
+
+  it('refuses a timer boundary event whose duration is not one, naming the event and its line', async () => {
+    const bad = join(dir, 'bad-timer.bpmn');
+    (await import('node:fs')).writeFileSync(
+      bad,
+      readFileSync(fixture('approval.bpmn'), 'utf8').replace(
+        '</bpmn:process>',
+        '<bpmn:boundaryEvent id="Late" attachedToRef="Approve"><bpmn:timerEventDefinition><bpmn:timeDuration>two days</bpmn:timeDuration></bpmn:timerEventDefinition></bpmn:boundaryEvent>\n</bpmn:process>',
+      ),
+    );
+    const refused = await flowmark(['run', bad], { env: env(), timeoutMs: 30_000 });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toBe(
+      'flowmark run: PROCESS.bpmn: BPMN document: boundaryEvent "Late" (line 26): its timer "two days" is not a duration (90s, 15m, 2h, 1d, PT1H30M), an ISO-8601 date-time nor a template\n',
+    );
   });
 
   it('runs the MIWG reference model A.1.0 and refuses A.3.0, naming what it cannot run', async () => {

@@ -491,6 +491,94 @@ describeEachEngine('manual task timers', (engine) => {
     ).rejects.toThrow('process definition.steps[0].on_timeout: step 9 is not a step of this process');
   });
 
+  /** A user task with an interrupting timer boundary event of 1 h: Approve → Done, or Late → Escalate. */
+  const ESCALATED = {
+    name: 'Escalated',
+    steps: [
+      { id: 1, type: 'manual', name: 'Approve' },
+      { id: 2, name: 'Escalate', script: '${next_value("escalations")?c}' },
+      { id: 3, name: 'Done', script: 'done' },
+    ],
+    graph: {
+      nodes: [
+        { id: 's', kind: 'start' },
+        { id: 't1', kind: 'task', step: 1 },
+        { id: 'late', kind: 'boundary-timer', attachedTo: 't1', wait: '1h' },
+        { id: 't2', kind: 'task', step: 2 },
+        { id: 't3', kind: 'task', step: 3 },
+        { id: 'e', kind: 'end' },
+      ],
+      flows: [
+        { id: 'f1', source: 's', target: 't1' },
+        { id: 'f2', source: 't1', target: 't3' },
+        { id: 'f3', source: 't3', target: 'e' },
+        { id: 'f4', source: 'late', target: 't2' },
+        { id: 'f5', source: 't2', target: 'e' },
+      ],
+    },
+  };
+
+  it('a timer boundary event fires across a restart, once', async () => {
+    now = NOW;
+    const first = await server(await engine.openStore(), 'server-1', () => now);
+    const view = await first.host.start(w.account, { definition: ESCALATED, mode: 'TEST' });
+    const id = view.request.id;
+    expect(view.request.status).toBe(102);
+    expect(
+      (await w.platform.processes.timers.list(w.account, id)).map((t) => [t.kind, t.dueAt - NOW]),
+    ).toEqual([['boundary', 3_600_000]]);
+    await first.sweeper.stop();
+    const second = await server(await engine.openStore(), 'server-2', () => now);
+    now = NOW + 3_599_999;
+    expect(await second.sweeper.sweep()).toEqual({ resumed: 0, fired: 0, orphans: 0 });
+    now = NOW + 3_600_000;
+    expect(await second.sweeper.sweep()).toEqual({ resumed: 0, fired: 1, orphans: 0 });
+    expect(await second.sweeper.sweep()).toEqual({ resumed: 0, fired: 0, orphans: 0 });
+    const ended = await w.host.view(w.account, id);
+    expect(ended.request.status).toBe(201);
+    expect(stepsOf(ended)).toEqual([
+      [1, 0, 'failed'],
+      [2, 0, 'done'],
+    ]);
+    expect(ended.tasks.map((t) => t.status)).toEqual(['CANCELLED']);
+    await second.sweeper.stop();
+  });
+
+  it('a server dying right after a timer boundary event fired: another resumes the request from the event, once', async () => {
+    now = NOW;
+    const a = await server(mortal(await engine.openStore()), 'server-a', () => now);
+    const b = await server(engine.store, 'server-b', () => now);
+    const view = await a.host.start(w.account, { definition: ESCALATED, mode: 'TEST' });
+    const id = view.request.id;
+    const [timer] = await w.platform.processes.timers.list(w.account, id);
+    // A commits the firing (task cancelled, cursor at the event, request running) and dies before going on.
+    const commit = a.store.transaction.bind(a.store);
+    a.store.transaction = (async (fn, options) => {
+      const result = await commit(fn, options);
+      a.store.die();
+      return result;
+    }) as typeof a.store.transaction;
+    await expect(a.host.runner.fireTimer(timer!)).rejects.toThrow('the server died');
+    expect((await w.host.view(w.account, id)).request.status).toBe(101);
+    let resumed = 0;
+    await until(async () => {
+      resumed += (await b.sweeper.sweep()).resumed;
+      return resumed >= 1 ? true : undefined;
+    }, 'the lease to expire');
+    await b.sweeper.settled();
+    expect(resumed).toBe(1);
+    const ended = await w.host.view(w.account, id);
+    expect(ended.request.status).toBe(201);
+    expect(stepsOf(ended)).toEqual([
+      [1, 0, 'failed'],
+      [2, 0, 'done'],
+    ]);
+    // The escalation ran once; the timer does not fire again.
+    expect(ended.steps[1]!.result).toBe(await w.platform.counters.current(w.account, 'escalations'));
+    expect(await b.host.runner.fireTimer(timer!)).toBe(false);
+    await b.sweeper.stop();
+  });
+
   it('refuses a deadline that is neither a duration nor a template', async () => {
     await expect(
       w.host.start(w.account, {

@@ -384,7 +384,7 @@ describeEachEngine('process host: requests', (engine) => {
       'process definition.steps[0]: unknown field "scirpt" (known: id, type, name, lane, input, output, loop, retry, script)',
     );
     await expect(bad({ name: 'x', steps: [{ id: 1, loop: { count: '2', over: '[]' } }] })).rejects.toThrow(
-      'process definition.steps[0].loop: must have exactly one of count, over, while',
+      'process definition.steps[0].loop: must have exactly one of count, over, while, doWhile',
     );
     await expect(
       bad({

@@ -63,7 +63,11 @@ describeEachEngine('server: BPMN process definitions', (engine) => {
     expect(created.body.unsupported).toEqual([
       { type: 'bpmn:ScriptTask (scriptFormat "groovy")', id: 'Work', line: 6 },
       { type: 'bpmn:ComplexGateway', id: 'Tangle', line: 9 },
-      { type: 'bpmn:MultiInstanceLoopCharacteristics', id: 'Plain', line: 10 },
+      {
+        type: 'bpmn:MultiInstanceLoopCharacteristics (no loopCardinality nor flowmark:collection)',
+        id: 'Plain',
+        line: 10,
+      },
       { type: 'bpmn:IntermediateCatchEvent (bpmn:TimerEventDefinition)', id: 'Wait', line: 13 },
     ]);
     const exported = await call(server.url, 'GET', `/api/v1/processes/${created.body.id}?format=bpmn`, {
@@ -79,7 +83,7 @@ describeEachEngine('server: BPMN process definitions', (engine) => {
       code: 'invalid',
       message:
         'process "Odd" cannot run: outside the executable subset: bpmn:ScriptTask (scriptFormat "groovy") "Work" (line 6), ' +
-        'bpmn:ComplexGateway "Tangle" (line 9), bpmn:MultiInstanceLoopCharacteristics "Plain" (line 10), bpmn:IntermediateCatchEvent (bpmn:TimerEventDefinition) "Wait" (line 13)',
+        'bpmn:ComplexGateway "Tangle" (line 9), bpmn:MultiInstanceLoopCharacteristics (no loopCardinality nor flowmark:collection) "Plain" (line 10), bpmn:IntermediateCatchEvent (bpmn:TimerEventDefinition) "Wait" (line 13)',
     });
   });
 
@@ -123,6 +127,35 @@ describeEachEngine('server: BPMN process definitions', (engine) => {
       status: 400,
       code: 'invalid',
       message: 'process definition.bpmn: send the BPMN document itself (Content-Type: application/xml)',
+    });
+  });
+
+  it('runs an inclusive gateway and refuses a timer boundary event with a bad duration, naming it', async () => {
+    const created = await call(server.url, 'POST', '/api/v1/processes', xml(fixture('inclusive.bpmn')));
+    expect(created.status).toBe(201);
+    expect(created.body.unsupported).toEqual([]);
+    const started = await call(server.url, 'POST', '/api/v1/requests', {
+      token: server.acme.user.token,
+      body: { process: 'Notify', mode: 'TEST', data: { phone: '555' } },
+    });
+    expect(started.status).toBe(201);
+    expect(started.body).toMatchObject({ status: 201, data: { phone: '555', report: '- / sms to 555 / -' } });
+    const bad = await call(
+      server.url,
+      'POST',
+      '/api/v1/processes',
+      xml(
+        fixture('approval.bpmn').replace(
+          '</bpmn:process>',
+          '<bpmn:boundaryEvent id="Late" attachedToRef="Approve"><bpmn:timerEventDefinition><bpmn:timeDate>next week</bpmn:timeDate></bpmn:timerEventDefinition></bpmn:boundaryEvent>\n</bpmn:process>',
+        ),
+      ),
+    );
+    expect(bad.body).toEqual({
+      status: 400,
+      code: 'invalid',
+      message:
+        'BPMN document: boundaryEvent "Late" (line 26): its timer "next week" is not a duration (90s, 15m, 2h, 1d, PT1H30M), an ISO-8601 date-time nor a template',
     });
   });
 });

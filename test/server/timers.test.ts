@@ -1,6 +1,7 @@
 /**
  * Over HTTP with the real hosts: `/health` and `/ready`, and a real (short) deadline fired by the
- * sweeper the server starts when it is ready, and a BPMN intermediate timer it fires.
+ * sweeper the server starts when it is ready, a BPMN intermediate timer and a timer boundary
+ * event it fires.
  */
 import { expect, it } from 'vitest';
 import { createHosts } from '../../src/hosts/index.js';
@@ -99,6 +100,110 @@ describeEachEngine('health and timers over HTTP', (engine) => {
     expect(Date.now() - began).toBeGreaterThanOrEqual(1000);
     expect(view.request.status).toBe(201);
     expect(view.steps.map((s: { result: unknown }) => s.result)).toEqual(['before', 'after']);
+  });
+
+  it('a timer boundary event of 1 s on a user task: the sweeper interrupts the task once, the flow leaves by the event', async () => {
+    const { token } = server.acme.admin;
+    const xml = `<?xml version="1.0" encoding="UTF-8"?>
+<bpmn:definitions xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" id="D" targetNamespace="urn:t">
+  <bpmn:process id="SignInTime" name="Sign in time" isExecutable="true">
+    <bpmn:startEvent id="s" />
+    <bpmn:userTask id="Sign" name="Sign" />
+    <bpmn:boundaryEvent id="Late" name="Late" attachedToRef="Sign">
+      <bpmn:timerEventDefinition><bpmn:timeDuration>PT1S</bpmn:timeDuration></bpmn:timerEventDefinition>
+    </bpmn:boundaryEvent>
+    <bpmn:scriptTask id="Signed" name="Signed"><bpmn:script>signed</bpmn:script></bpmn:scriptTask>
+    <bpmn:scriptTask id="Remind" name="Remind"><bpmn:script>too late</bpmn:script></bpmn:scriptTask>
+    <bpmn:endEvent id="e" />
+    <bpmn:sequenceFlow id="f1" sourceRef="s" targetRef="Sign" />
+    <bpmn:sequenceFlow id="f2" sourceRef="Sign" targetRef="Signed" />
+    <bpmn:sequenceFlow id="f3" sourceRef="Signed" targetRef="e" />
+    <bpmn:sequenceFlow id="f4" sourceRef="Late" targetRef="Remind" />
+    <bpmn:sequenceFlow id="f5" sourceRef="Remind" targetRef="e" />
+  </bpmn:process>
+</bpmn:definitions>`;
+    const saved = await call(server.url, 'POST', '/api/v1/processes', {
+      token,
+      body: xml,
+      headers: { 'content-type': 'application/xml' },
+    });
+    expect(saved.status).toBe(201);
+    const began = Date.now();
+    const started = await call(server.url, 'POST', '/api/v1/requests', {
+      token,
+      body: { process: 'Sign in time', mode: 'TEST', data: {} },
+    });
+    const id = started.body.id as string;
+    expect(started.body.status).toBe(102);
+    const run = () => call(server.url, 'GET', `/api/v1/requests/${id}/run`, { token });
+    let view;
+    do {
+      await new Promise((r) => setTimeout(r, 50));
+      view = (await run()).body;
+    } while (view.request.status < 200 && Date.now() - began < 10_000);
+    expect(Date.now() - began).toBeGreaterThanOrEqual(1000);
+    expect(view.request.status).toBe(201);
+    expect(view.steps.map((s: { stepId: number; status: string }) => [s.stepId, s.status])).toEqual([
+      [1, 'failed'],
+      [3, 'done'],
+    ]);
+    expect(view.tasks.map((t: { status: string }) => t.status)).toEqual(['CANCELLED']);
+    // The sweeper fired it once: a second sweep finds nothing more to do.
+    await new Promise((r) => setTimeout(r, 300));
+    const again = (await run()).body;
+    expect(again.steps).toHaveLength(2);
+    expect(again.request.status).toBe(201);
+  });
+
+  it('refuses a JSON graph with a timer boundary event on a step that never waits', async () => {
+    const { token } = server.acme.admin;
+    const saved = await call(server.url, 'POST', '/api/v1/processes', {
+      token,
+      body: {
+        name: 'Never waits',
+        steps: [{ id: 1, script: 'x' }],
+        graph: {
+          nodes: [
+            { id: 's', kind: 'start' },
+            { id: 't', kind: 'task', step: 1 },
+            { id: 'late', kind: 'boundary-timer', attachedTo: 't', wait: 'PT1M' },
+            { id: 'e', kind: 'end' },
+          ],
+          flows: [
+            { id: 'f1', source: 's', target: 't' },
+            { id: 'f2', source: 't', target: 'e' },
+            { id: 'f3', source: 'late', target: 'e' },
+          ],
+        },
+      },
+    });
+    expect(saved.status).toBe(400);
+    expect(saved.body.message).toBe(
+      'process definition.graph.nodes[2].attachedTo: task t runs step 1, which never waits (not a manual step nor a sub-process it waits for): a timer boundary event on it would never fire',
+    );
+    const bad = await call(server.url, 'POST', '/api/v1/processes', {
+      token,
+      body: {
+        name: 'Bad wait',
+        steps: [{ id: 1, type: 'manual' }],
+        graph: {
+          nodes: [
+            { id: 's', kind: 'start' },
+            { id: 't', kind: 'task', step: 1 },
+            { id: 'late', kind: 'boundary-timer', attachedTo: 't', wait: 'tomorrow' },
+            { id: 'e', kind: 'end' },
+          ],
+          flows: [
+            { id: 'f1', source: 's', target: 't' },
+            { id: 'f2', source: 't', target: 'e' },
+          ],
+        },
+      },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe(
+      'process definition.graph.nodes[2].wait: "tomorrow" is not a duration (90s, 15m, 2h, 1d, PT1H30M), an ISO-8601 date-time nor a template',
+    );
   });
 });
 

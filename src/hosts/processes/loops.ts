@@ -47,7 +47,8 @@ export async function decideLoop(
     return { go: cursor.iteration < items.length, loop: { items } };
   }
   if (cursor.iteration >= max) throw new StepFailure(`${label}: the loop ran ${max} iterations, its maximum`);
-  const value = await evaluate(loop.while);
+  if ('doWhile' in loop && cursor.iteration === 0) return { go: true, loop: undefined };
+  const value = await evaluate('doWhile' in loop ? loop.doWhile : loop.while);
   if (typeof value !== 'boolean')
     throw new StepFailure(`${label}: the loop condition must print true or false, not ${show(value)}`);
   return { go: value, loop: undefined };

@@ -73,6 +73,7 @@ import { decideLoop, dueTime } from './loops.js';
 import { stepLabel, type NewRun, type ProcessEvent, type RunnerOptions } from './runner-api.js';
 import { checkDataSize, checkNewDocumentSize, checkSubmission } from './submission.js';
 import { storeNewRun } from './creation.js';
+import { armBoundaryTimers, fireBoundary } from './boundary-timers.js';
 import { nodeLabel, tokenState, walk, type Arrival } from './walk.js';
 
 export { stepLabel, type NewRun, type ProcessEvent, type RunnerOptions } from './runner-api.js';
@@ -410,6 +411,7 @@ export class ProcessRunner {
    */
   async fireTimer(timer: ProcessTimer): Promise<boolean> {
     if (timer.kind === 'wait') return this.fireWait(timer);
+    if (timer.kind === 'boundary') return fireBoundary(this, timer);
     const { accountId, requestId } = timer;
     const ref: TaskRef = { requestId, stepId: timer.stepId, iteration: timer.iteration };
     const now = this.now();
@@ -651,6 +653,7 @@ export class ProcessRunner {
       await this.platform.applications.update(run.accountId, actor, instance.id, { data: inputs }, 'prepare');
     if (await this.endedByScript(run)) return undefined;
     await this.timers(ctx, run, step, ref, params);
+    await armBoundaryTimers(this, ctx, run, step, record, params);
     await this.platform.processes.steps.update(run.accountId, record.id, { status: 'waiting' });
     await this.platform.requests.transition(run.accountId, run.requestId, [STATUS_RUNNING], STATUS_WAITING);
     await this.platform.processes.runs.move(run, { ...cursor, phase: 'task', record: record.id });
@@ -694,6 +697,7 @@ export class ProcessRunner {
       throw new StepFailure(
         `${stepLabel(step)}: sub-processes are nested more than ${DEFINITION_LIMITS.nesting} levels deep`,
       );
+    if (step.wait) await armBoundaryTimers(this, ctx, run, step, record, params);
     const current = await this.platform.requests.require(run.accountId, run.requestId);
     // The child (request and run) and the parent's step record naming it commit together: a
     // crash between them would leave a child no parent waits for and a step that starts another.

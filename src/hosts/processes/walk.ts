@@ -13,6 +13,10 @@ import type {
   Token,
 } from '../../platform/processes/index.js';
 import { StepFailure } from './failure.js';
+import { chooseFlows, joinReady } from './inclusive.js';
+import { nodeLabel } from './labels.js';
+
+export { nodeLabel } from './labels.js';
 
 /** Where the walk stopped: before a task (its step id), at the end, or at an error end event. */
 export type Arrival =
@@ -24,20 +28,6 @@ export type Arrival =
 /** The most nodes one walk passes (a loop of gateways without a task would never stop). */
 const MAX_HOPS = 10_000;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-/** `exclusiveGateway Gateway_1 (Approved?)`: how errors name a node. */
-export function nodeLabel(node: FlowNode): string {
-  const type = {
-    start: 'startEvent',
-    end: 'endEvent',
-    task: 'task',
-    exclusive: 'exclusiveGateway',
-    parallel: 'parallelGateway',
-    'boundary-error': 'boundaryEvent',
-    timer: 'intermediateCatchEvent',
-  }[node.kind];
-  return `${type} ${node.id}${node.name ? ` (${node.name})` : ''}`;
-}
 
 /** A branch's name: its flow's name when that is an identifier, else its id with other characters as `_`. */
 export function branchName(flow: SequenceFlow): string {
@@ -72,6 +62,18 @@ export async function walk(
   let moving: Token[] = leave(index, from, state.branch, result);
   let hops = 0;
   for (;;) {
+    if (moving.length === 0) {
+      // An inclusive join that waits goes on once no live token can reach it any more.
+      const ready = Object.keys(joins).find(
+        (id) => index.nodes.get(id)?.kind === 'inclusive' && joinReady(index, id, pending),
+      );
+      if (ready !== undefined) {
+        const released = join(ready, joins);
+        params = released.params;
+        moving = leave(index, index.nodes.get(ready)!, released.branch, released.result);
+        continue;
+      }
+    }
     const token = moving.shift() ?? pending.shift();
     pending.unshift(...moving);
     moving = [];
@@ -103,21 +105,25 @@ export async function walk(
         if (node.terminate) return { kind: 'end' };
         continue;
       case 'exclusive': {
-        const outs = index.outgoing.get(node.id)!;
-        let chosen: SequenceFlow | undefined;
-        if (outs.length === 1) chosen = outs[0];
-        else
-          for (const out of outs)
-            if (out.id !== node.default && (out.condition === undefined || (await holds(out, node)))) {
-              chosen = out;
-              break;
-            }
-        chosen ??= outs.find((o) => o.id === node.default);
-        if (!chosen)
-          throw new StepFailure(
-            `${nodeLabel(node)}: no condition of its outgoing flows is true and it has no default flow`,
-          );
-        moving = [{ ...token, flow: chosen.id }];
+        const [chosen] = await chooseFlows(index, node, holds, true);
+        moving = [{ ...token, flow: chosen!.id }];
+        continue;
+      }
+      case 'inclusive': {
+        let branch = token.branch;
+        let result = token.result;
+        if (index.incoming.get(node.id)!.length > 1) {
+          const arrived = (joins[node.id] ??= {});
+          arrived[token.branch ?? branchName(flow)] = {
+            ...(token.branch !== undefined ? { branch: token.branch } : {}),
+            result: token.result ?? null,
+          };
+          if (!joinReady(index, node.id, pending)) continue;
+          const released = join(node.id, joins);
+          ({ params, branch, result } = released);
+        }
+        const outs = await chooseFlows(index, node, holds, false);
+        moving = forks(outs, branch, result, index.outgoing.get(node.id)!.length > 1);
         continue;
       }
       case 'parallel': {
@@ -144,6 +150,7 @@ export async function walk(
       }
       case 'start':
       case 'boundary-error':
+      case 'boundary-timer':
         moving = leave(index, node, token.branch, token.result);
         continue;
     }
@@ -153,14 +160,38 @@ export async function walk(
 /** The tokens leaving a node: one per outgoing flow; several fork into named branches. */
 function leave(index: GraphIndex, node: FlowNode, branch: string | undefined, result: unknown): Token[] {
   const outs = index.outgoing.get(node.id)!;
+  return forks(outs, branch, result, outs.length > 1);
+}
+
+/** One token per flow taken; `fork`: each on a branch of its own, named by its flow. */
+function forks(
+  outs: readonly SequenceFlow[],
+  branch: string | undefined,
+  result: unknown,
+  fork: boolean,
+): Token[] {
   const carried = result === undefined ? {} : { result };
-  if (outs.length === 1)
-    return [{ flow: outs[0]!.id, ...(branch !== undefined ? { branch } : {}), ...carried }];
+  if (!fork)
+    return outs.map((f) => ({ flow: f.id, ...(branch !== undefined ? { branch } : {}), ...carried }));
   return outs.map((f) => ({
     flow: f.id,
     branch: branch === undefined ? branchName(f) : `${branch}/${branchName(f)}`,
     ...carried,
   }));
+}
+
+/** An inclusive join goes on: its arrivals become P_branch_<name>, the token leaves on the forking branch. */
+function join(
+  id: string,
+  joins: NonNullable<TokenState['joins']>,
+): { params: Record<string, unknown>; branch: string | undefined; result: unknown } {
+  const arrivals = Object.entries(joins[id]!);
+  delete joins[id];
+  const params: Record<string, unknown> = {};
+  for (const [key, arrival] of arrivals)
+    params[`P_branch_${arrival.branch?.split('/').pop() ?? key}`] = arrival.result;
+  const last = arrivals[arrivals.length - 1]![1];
+  return { params, branch: parentBranch(last.branch), result: last.result };
 }
 
 function parentBranch(branch: string | undefined): string | undefined {

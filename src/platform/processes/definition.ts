@@ -7,7 +7,10 @@
  */
 import { PlatformError } from '../errors.js';
 import { isForbiddenKey, isPlainObject } from '../model.js';
+import { isTemplateText, parseDuration } from './durations.js';
 import { parseGraph, parseUnsupported, type ProcessGraph, type UnsupportedElement } from './graph.js';
+
+export { isTemplateText, parseDuration } from './durations.js';
 
 export type StepType = 'script' | 'manual' | 'subprocess';
 
@@ -18,7 +21,8 @@ export interface VariableDefinition {
 }
 
 /** How a step repeats: a number of times, once per element of an array, or while a condition holds. */
-export type LoopDefinition = { count: string } | { over: string } | { while: string };
+/** `doWhile`: the condition is computed after each iteration (before the next), so the first always runs. */
+export type LoopDefinition = { count: string } | { over: string } | { while: string } | { doWhile: string };
 
 interface StepBase {
   /** Positive integer, unique in the definition (get_next_url's stepId). */
@@ -190,6 +194,9 @@ function definitionAt(value: unknown, path: string, depth: number): ProcessDefin
         steps.map((s) => s.id),
         `${path}.graph`,
         !(Array.isArray(value.unsupported) && value.unsupported.length > 0),
+        new Set(
+          steps.filter((s) => s.type === 'manual' || (s.type === 'subprocess' && s.wait)).map((s) => s.id),
+        ),
       ),
     );
   let unsupported: UnsupportedElement[] | undefined;
@@ -307,28 +314,6 @@ function variables(value: unknown, path: string): VariableDefinition[] {
   return list;
 }
 
-/**
- * A duration (`90s`, `15m`, `2h`, `1d`, `500ms`, ISO-8601 `PT1H30M`, `P2D`) in ms, or undefined
- * when the text is none.
- */
-export function parseDuration(text: string): number | undefined {
-  const t = text.trim();
-  const simple = /^(\d{1,12})\s*(ms|s|m|h|d)$/.exec(t);
-  if (simple) {
-    const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[simple[2] as 'ms'];
-    return Number(simple[1]) * unit;
-  }
-  const iso = /^P(?:(\d{1,6})D)?(?:T(?:(\d{1,8})H)?(?:(\d{1,10})M)?(?:(\d{1,12}(?:\.\d{1,3})?)S)?)?$/.exec(t);
-  if (!iso || t === 'P' || t.endsWith('T')) return undefined;
-  const [, d = '0', h = '0', m = '0', sec = '0'] = iso;
-  return Math.round(((Number(d) * 24 + Number(h)) * 60 + Number(m)) * 60_000 + Number(sec) * 1000);
-}
-
-/** A template (it contains `${` or `<#`) is computed when the task opens; any other text must be a duration. */
-export function isTemplateText(text: string): boolean {
-  return text.includes('${') || text.includes('<#');
-}
-
 function delay(value: unknown, path: string): string {
   const t = template(value, path);
   if (!isTemplateText(t) && parseDuration(t) === undefined)
@@ -366,11 +351,12 @@ function retry(value: unknown, path: string): RetryPolicy {
 }
 
 function loop(value: unknown, path: string): LoopDefinition {
-  if (!isPlainObject(value)) throw invalid(path, 'must be {"count": …}, {"over": …} or {"while": …}');
+  if (!isPlainObject(value))
+    throw invalid(path, 'must be {"count": …}, {"over": …}, {"while": …} or {"doWhile": …}');
   const keys = Object.keys(value);
-  if (keys.length !== 1 || !['count', 'over', 'while'].includes(keys[0]!))
-    throw invalid(path, 'must have exactly one of count, over, while');
-  const key = keys[0] as 'count' | 'over' | 'while';
+  if (keys.length !== 1 || !['count', 'over', 'while', 'doWhile'].includes(keys[0]!))
+    throw invalid(path, 'must have exactly one of count, over, while, doWhile');
+  const key = keys[0] as 'count' | 'over' | 'while' | 'doWhile';
   return { [key]: template(value[key], `${path}.${key}`) } as LoopDefinition;
 }
 

@@ -6,6 +6,7 @@
  */
 import { PlatformError } from '../errors.js';
 import { isPlainObject } from '../model.js';
+import { isTemplateText, parseDuration } from './durations.js';
 
 export type FlowNode =
   | { id: string; kind: 'start'; name?: string }
@@ -17,7 +18,22 @@ export type FlowNode =
   /** An intermediate timer catch event: the token waits `wait` (a duration, an ISO-8601 date-time, or a template printing one). */
   | { id: string; kind: 'timer'; name?: string; wait: string }
   /** An error boundary event on a task node: it catches the task's failure (of `error`'s code when given). */
-  | { id: string; kind: 'boundary-error'; name?: string; attachedTo: string; error?: string };
+  | { id: string; kind: 'boundary-error'; name?: string; attachedTo: string; error?: string }
+  /**
+   * A timer boundary event on a task node that waits (a user task, a call activity): due `wait`
+   * after the task starts waiting. Interrupting (default) abandons the task; `interrupting: false`
+   * sends a token out by its flows and the task goes on.
+   */
+  | {
+      id: string;
+      kind: 'boundary-timer';
+      name?: string;
+      attachedTo: string;
+      wait: string;
+      interrupting?: false;
+    }
+  /** Inclusive gateway: fork on every flow whose condition holds (else `default`); join what was started. */
+  | { id: string; kind: 'inclusive'; name?: string; default?: string };
 
 export type NodeKind = FlowNode['kind'];
 
@@ -52,6 +68,8 @@ const KINDS: readonly NodeKind[] = [
   'parallel',
   'boundary-error',
   'timer',
+  'boundary-timer',
+  'inclusive',
 ];
 const ID = /^[A-Za-z_][A-Za-z0-9_.-]{0,254}$/;
 
@@ -83,6 +101,7 @@ export class GraphIndex {
   readonly incoming = new Map<string, SequenceFlow[]>();
   readonly taskOfStep = new Map<number, FlowNode & { kind: 'task' }>();
   readonly boundaries = new Map<string, Array<FlowNode & { kind: 'boundary-error' }>>();
+  readonly timers = new Map<string, Array<FlowNode & { kind: 'boundary-timer' }>>();
 
   constructor(readonly graph: ProcessGraph) {
     for (const node of graph.nodes) {
@@ -92,6 +111,8 @@ export class GraphIndex {
       if (node.kind === 'task') this.taskOfStep.set(node.step, node);
       if (node.kind === 'boundary-error')
         this.boundaries.set(node.attachedTo, [...(this.boundaries.get(node.attachedTo) ?? []), node]);
+      if (node.kind === 'boundary-timer')
+        this.timers.set(node.attachedTo, [...(this.timers.get(node.attachedTo) ?? []), node]);
     }
     for (const flow of graph.flows) {
       this.flows.set(flow.id, flow);
@@ -141,6 +162,8 @@ export function parseGraph(
   path: string,
   /** false: the definition cannot run anyway (elements outside the subset), so it may lack its start event. */
   runnable = true,
+  /** The steps that wait (user tasks, call activities that wait): only they may carry a timer boundary event. */
+  waiting?: ReadonlySet<number>,
 ): ProcessGraph {
   if (!isPlainObject(value)) throw invalid(path, 'must be {"nodes": […], "flows": […]}');
   only(value, ['nodes', 'flows'], path);
@@ -178,13 +201,23 @@ export function parseGraph(
       onNode.set(n.step, n.id);
     }
     if (
-      n.kind === 'exclusive' &&
+      (n.kind === 'exclusive' || n.kind === 'inclusive') &&
       n.default !== undefined &&
       !flows.some((f) => f.id === n.default && f.source === n.id)
     )
       throw invalid(`${at}.default`, `${JSON.stringify(n.default)} is not a sequence flow leaving ${n.id}`);
     if (n.kind === 'boundary-error' && !nodes.some((t) => t.id === n.attachedTo && t.kind === 'task'))
       throw invalid(`${at}.attachedTo`, `${JSON.stringify(n.attachedTo)} is not a task node of this graph`);
+    if (n.kind === 'boundary-timer') {
+      const task = nodes.find((t) => t.id === n.attachedTo);
+      if (task?.kind !== 'task')
+        throw invalid(`${at}.attachedTo`, `${JSON.stringify(n.attachedTo)} is not a task node of this graph`);
+      if (waiting && !waiting.has(task.step))
+        throw invalid(
+          `${at}.attachedTo`,
+          `task ${task.id} runs step ${task.step}, which never waits (not a manual step nor a sub-process it waits for): a timer boundary event on it would never fire`,
+        );
+    }
   });
   const missing = stepIds.find((id) => !onNode.has(id));
   if (missing !== undefined) throw invalid(`${path}.nodes`, `step ${missing} is on no task node`);
@@ -231,6 +264,24 @@ function node(value: unknown, path: string): FlowNode {
     case 'parallel':
       only(value, ['id', 'kind', 'name'], path);
       return { ...base, kind: 'parallel' };
+    case 'inclusive':
+      only(value, ['id', 'kind', 'name', 'default'], path);
+      return {
+        ...base,
+        kind: 'inclusive',
+        ...(value.default === undefined ? {} : { default: identifier(value.default, `${path}.default`) }),
+      };
+    case 'boundary-timer':
+      only(value, ['id', 'kind', 'name', 'attachedTo', 'wait', 'interrupting'], path);
+      if (value.interrupting !== undefined && typeof value.interrupting !== 'boolean')
+        throw invalid(`${path}.interrupting`, 'must be true or false');
+      return {
+        ...base,
+        kind: 'boundary-timer',
+        attachedTo: identifier(value.attachedTo, `${path}.attachedTo`),
+        wait: timerWait(value.wait, `${path}.wait`),
+        ...(value.interrupting === false ? { interrupting: false as const } : {}),
+      };
     case 'timer':
       only(value, ['id', 'kind', 'name', 'wait'], path);
       if (typeof value.wait !== 'string' || value.wait.trim() === '')
@@ -245,6 +296,24 @@ function node(value: unknown, path: string): FlowNode {
         ...(value.error === undefined ? {} : { error: text(value.error, `${path}.error`) }),
       };
   }
+}
+
+/** A timer's `wait`: a template (computed when the timer starts), else a duration or an ISO-8601 date-time. */
+function timerWait(value: unknown, path: string): string {
+  if (typeof value !== 'string' || value.trim() === '')
+    throw invalid(path, 'must be a duration, a date-time or a template');
+  const wait = text(value, path, 64 * 1024);
+  const problem = timerProblem(wait);
+  if (problem) throw invalid(path, problem);
+  return wait;
+}
+
+/** Why a timer's text cannot be a wait (undefined when it can): not a template, a duration nor a date-time. */
+export function timerProblem(wait: string): string | undefined {
+  if (isTemplateText(wait) || parseDuration(wait) !== undefined) return undefined;
+  const t = wait.trim();
+  if (/^\d{4}-\d\d-\d\dT/.test(t) && !Number.isNaN(Date.parse(t))) return undefined;
+  return `${JSON.stringify(t.slice(0, 100))} is not a duration (90s, 15m, 2h, 1d, PT1H30M), an ISO-8601 date-time nor a template`;
 }
 
 function flow(value: unknown, path: string): SequenceFlow {

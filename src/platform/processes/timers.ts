@@ -7,8 +7,8 @@
 import { sql, type Store } from '../../store/index.js';
 import type { TaskRef } from './tasks.js';
 
-/** `wait`: an intermediate timer catch event (its node id in `message`). */
-export type TimerKind = 'deadline' | 'reminder' | 'wait';
+/** `wait`: an intermediate timer catch event (its node id in `message`); `boundary`: a timer boundary event (`<record>:<node id>`). */
+export type TimerKind = 'deadline' | 'reminder' | 'wait' | 'boundary';
 
 export interface ProcessTimer {
   id: number;

@@ -105,7 +105,11 @@ describe('BPMN', () => {
     expect(definition.unsupported).toEqual([
       { type: 'bpmn:ScriptTask (scriptFormat "groovy")', id: 'Work', line: 6 },
       { type: 'bpmn:ComplexGateway', id: 'Tangle', line: 9 },
-      { type: 'bpmn:MultiInstanceLoopCharacteristics', id: 'Plain', line: 10 },
+      {
+        type: 'bpmn:MultiInstanceLoopCharacteristics (no loopCardinality nor flowmark:collection)',
+        id: 'Plain',
+        line: 10,
+      },
       { type: 'bpmn:IntermediateCatchEvent (bpmn:TimerEventDefinition)', id: 'Wait', line: 13 },
     ]);
     expect(definition.name).toBe('Odd');
@@ -125,9 +129,13 @@ describe('BPMN', () => {
 </definitions>`;
     expect((await readBpmn(xml)).unsupported).toEqual([
       { type: 'bpmn:StartEvent (bpmn:TimerEventDefinition)', id: 'S', line: 4 },
-      { type: 'bpmn:StandardLoopCharacteristics', id: 'A', line: 5 },
+      { type: 'bpmn:StandardLoopCharacteristics (no loopCondition)', id: 'A', line: 5 },
       { type: 'bpmn:EndEvent (bpmn:SignalEventDefinition)', id: 'E', line: 7 },
-      { type: 'bpmn:SequenceFlow (a condition not leaving an exclusive gateway)', id: 'c', line: 9 },
+      {
+        type: 'bpmn:SequenceFlow (a condition not leaving an exclusive or inclusive gateway)',
+        id: 'c',
+        line: 9,
+      },
     ]);
   });
 
@@ -218,6 +226,60 @@ describe('BPMN', () => {
     );
     expect(xml).toContain(
       '<bpmn:conditionExpression xsi:type="bpmn:tFormalExpression">${(n &gt; 1)?c}</bpmn:conditionExpression>',
+    );
+    const { bpmn: _b, ...back } = parseDefinition(await readBpmn(xml));
+    expect(back).toEqual(definition);
+  });
+});
+
+describe('BPMN: timer boundary events and inclusive gateways', () => {
+  it('exports and reads back both kinds of timer boundary event and an inclusive gateway with its default', async () => {
+    const definition = parseDefinition({
+      name: 'Timed routes',
+      steps: [
+        { id: 1, type: 'manual', name: 'Ask' },
+        { id: 2, type: 'subprocess', process: 'Child' },
+        { id: 3, script: 'late' },
+      ],
+      graph: {
+        nodes: [
+          { id: 's', kind: 'start' },
+          { id: 'or', kind: 'inclusive', default: 'f3' },
+          { id: 't1', kind: 'task', step: 1 },
+          { id: 't2', kind: 'task', step: 2 },
+          { id: 't3', kind: 'task', step: 3 },
+          { id: 'late', kind: 'boundary-timer', attachedTo: 't1', wait: 'PT1H' },
+          {
+            id: 'nudge',
+            kind: 'boundary-timer',
+            attachedTo: 't2',
+            wait: '2030-01-01T00:00:00Z',
+            interrupting: false,
+          },
+          { id: 'join', kind: 'inclusive' },
+          { id: 'e', kind: 'end' },
+        ],
+        flows: [
+          { id: 'f1', source: 's', target: 'or' },
+          { id: 'f2', source: 'or', target: 't1', condition: '${a?c}' },
+          { id: 'f3', source: 'or', target: 't2' },
+          { id: 'f4', source: 't1', target: 'join' },
+          { id: 'f5', source: 't2', target: 'join' },
+          { id: 'f6', source: 'join', target: 'e' },
+          { id: 'f7', source: 'late', target: 't3' },
+          { id: 'f8', source: 'nudge', target: 't3' },
+          { id: 'f9', source: 't3', target: 'e' },
+        ],
+      },
+    });
+    const xml = await writeBpmn(definition);
+    expect(xml).toContain('<bpmn:inclusiveGateway id="or" default="f3">');
+    expect(xml).toContain(
+      '<bpmn:boundaryEvent id="late" attachedToRef="t1">\n      <bpmn:outgoing>f7</bpmn:outgoing>\n      <bpmn:timerEventDefinition id="late_timer">\n        <bpmn:timeDuration xsi:type="bpmn:tFormalExpression">PT1H</bpmn:timeDuration>',
+    );
+    expect(xml).toContain('<bpmn:boundaryEvent id="nudge" cancelActivity="false" attachedToRef="t2">');
+    expect(xml).toContain(
+      '<bpmn:timeDate xsi:type="bpmn:tFormalExpression">2030-01-01T00:00:00Z</bpmn:timeDate>',
     );
     const { bpmn: _b, ...back } = parseDefinition(await readBpmn(xml));
     expect(back).toEqual(definition);

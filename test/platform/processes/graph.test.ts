@@ -55,7 +55,7 @@ describe('process graph', () => {
       { id: 't7', kind: 'task', step: 7 },
     ];
     expect(refuse({ nodes: [...nodes, { id: 'x', kind: 'lasso' }], flows: [] })).toThrow(
-      'process definition.graph.nodes[3].kind: must be one of start, end, task, exclusive, parallel, boundary-error, timer, not "lasso"',
+      'process definition.graph.nodes[3].kind: must be one of start, end, task, exclusive, parallel, boundary-error, timer, boundary-timer, inclusive, not "lasso"',
     );
     expect(refuse({ nodes, flows: [{ id: 'f', source: 's', target: 'nowhere' }] })).toThrow(
       'process definition.graph.flows[0].target: "nowhere" is not a flow node of this graph',
@@ -78,6 +78,24 @@ describe('process graph', () => {
     expect(
       refuse({ nodes: [...nodes, { id: 'b', kind: 'boundary-error', attachedTo: 's' }], flows: [] }),
     ).toThrow('process definition.graph.nodes[3].attachedTo: "s" is not a task node of this graph');
+    expect(refuse({ nodes: [...nodes, { id: 'g', kind: 'inclusive', default: 'f9' }], flows: [] })).toThrow(
+      'process definition.graph.nodes[3].default: "f9" is not a sequence flow leaving g',
+    );
+    expect(
+      refuse({
+        nodes: [...nodes, { id: 'b', kind: 'boundary-timer', attachedTo: 's', wait: '1h' }],
+        flows: [],
+      }),
+    ).toThrow('process definition.graph.nodes[3].attachedTo: "s" is not a task node of this graph');
+    expect(
+      refuse({
+        nodes: [
+          ...nodes,
+          { id: 'b', kind: 'boundary-timer', attachedTo: 't7', wait: '1h', interrupting: 'no' },
+        ],
+        flows: [],
+      }),
+    ).toThrow('process definition.graph.nodes[3].interrupting: must be true or false');
     expect(() =>
       parseDefinition({ name: 'p', steps: [{ id: 1, retry: { attempts: 0, backoff: '1s' } }] }),
     ).toThrow('process definition.steps[0].retry.attempts: must be a whole number from 1 to 100, not 0');

@@ -2,7 +2,8 @@
  * The flowmark extension namespace of BPMN models, `urn:flowmark:bpmn` (docs/hosts.md, "BPMN"): a
  * moddle descriptor. Elements inside a task's `extensionElements` — input and output variables,
  * form fields, a retry policy, a loop, a reminder, an inline sub-process — and attributes on the
- * process (project) and on tasks (step id, lane, deadline, on_timeout, widgets, wait).
+ * process (project), on tasks (step id, lane, deadline, on_timeout, widgets, wait) and on a
+ * multi-instance marker (collection).
  */
 export const FLOWMARK_NS = 'urn:flowmark:bpmn';
 
@@ -35,5 +36,10 @@ export const flowmarkDescriptor = {
       properties: [attr('deadline'), attr('onTimeout', 'Integer'), attr('widgets')],
     },
     { name: 'CallActivityProperties', extends: ['bpmn:CallActivity'], properties: [attr('wait', 'Boolean')] },
+    {
+      name: 'MultiInstanceProperties',
+      extends: ['bpmn:MultiInstanceLoopCharacteristics'],
+      properties: [attr('collection')],
+    },
   ],
 };

@@ -5,6 +5,9 @@
  */
 import type { FlowNode, GraphIndex } from '../graph.js';
 
+const onEdge = (node: FlowNode): node is FlowNode & { kind: 'boundary-error' | 'boundary-timer' } =>
+  node.kind === 'boundary-error' || node.kind === 'boundary-timer';
+
 export interface Box {
   x: number;
   y: number;
@@ -20,6 +23,8 @@ const SIZE: Record<FlowNode['kind'], [number, number]> = {
   parallel: [50, 50],
   'boundary-error': [36, 36],
   timer: [36, 36],
+  'boundary-timer': [36, 36],
+  inclusive: [50, 50],
 };
 const COLUMN = 170;
 const ROW = 130;
@@ -43,21 +48,21 @@ export function layout(index: GraphIndex): Map<string, Box> {
   };
   const roots = [
     ...index.graph.nodes.filter((n) => n.kind === 'start'),
-    ...index.graph.nodes.filter((n) => n.kind === 'boundary-error'),
+    ...index.graph.nodes.filter(onEdge),
     ...index.graph.nodes,
   ];
   for (const node of roots) if (!order.includes(node.id)) visit(node.id);
   for (const id of order) {
     const node = index.nodes.get(id)!;
     let layer = layers.get(id) ?? 0;
-    if (node.kind === 'boundary-error') layer = layers.get(node.attachedTo) ?? layer;
+    if (onEdge(node)) layer = layers.get(node.attachedTo) ?? layer;
     layers.set(id, layer);
     for (const flow of index.outgoing.get(id) ?? [])
       if (!back.has(flow.id)) layers.set(flow.target, Math.max(layers.get(flow.target) ?? 0, layer + 1));
   }
   const rows = new Map<number, number>();
   const boxes = new Map<string, Box>();
-  const placed = index.graph.nodes.filter((n) => n.kind !== 'boundary-error');
+  const placed = index.graph.nodes.filter((n) => !onEdge(n));
   for (const node of placed) {
     const layer = layers.get(node.id) ?? 0;
     const row = rows.get(layer) ?? 0;
@@ -72,7 +77,7 @@ export function layout(index: GraphIndex): Map<string, Box> {
   }
   const onTask = new Map<string, number>();
   for (const node of index.graph.nodes)
-    if (node.kind === 'boundary-error') {
+    if (onEdge(node)) {
       const task = boxes.get(node.attachedTo)!;
       const n = onTask.get(node.attachedTo) ?? 0;
       onTask.set(node.attachedTo, n + 1);

@@ -6,7 +6,7 @@
  */
 import { BpmnModdle, type ModdleElement } from 'bpmn-moddle';
 import { PlatformError } from '../../errors.js';
-import type { FlowNode, SequenceFlow, UnsupportedElement } from '../graph.js';
+import { timerProblem, type FlowNode, type SequenceFlow, type UnsupportedElement } from '../graph.js';
 import { flowmarkDescriptor } from './descriptor.js';
 
 /** A definition in its JSON form (what parseDefinition checks). */
@@ -125,10 +125,8 @@ export async function readBpmn(xml: string): Promise<DefinitionValue> {
       }
       case 'bpmn:IntermediateCatchEvent': {
         const [d, ...more] = definitions;
-        const when = d?.$type === 'bpmn:TimerEventDefinition' ? (d.timeDuration ?? d.timeDate) : undefined;
-        const wait = isElement(when) ? String(when.body ?? '').trim() : '';
-        if (more.length === 0 && wait !== '' && !d!.timeCycle)
-          nodes.push({ id, kind: 'timer', ...named, wait });
+        const wait = more.length === 0 ? timerWait(d, e, lines) : undefined;
+        if (wait !== undefined) nodes.push({ id, kind: 'timer', ...named, wait });
         else flag(`${e.$type}${d ? ` (${d.$type})` : ''}`, id);
         break;
       }
@@ -155,9 +153,35 @@ export async function readBpmn(xml: string): Promise<DefinitionValue> {
             attachedTo: host.id!,
             ...(d.errorRef ? { error: code } : {}),
           });
+        } else if (
+          d?.$type === 'bpmn:TimerEventDefinition' &&
+          more.length === 0 &&
+          host &&
+          stepIds.has(host)
+        ) {
+          const wait = timerWait(d, e, lines);
+          if (wait === undefined) flag(`${e.$type} (${d.$type})`, id);
+          else if (!waits(host)) flag(`${e.$type} (${d.$type} on a ${host.$type}, which never waits)`, id);
+          else
+            nodes.push({
+              id,
+              kind: 'boundary-timer',
+              ...named,
+              attachedTo: host.id!,
+              wait,
+              ...(e.cancelActivity === false ? { interrupting: false as const } : {}),
+            });
         } else flag(`${e.$type}${d ? ` (${d.$type})` : ''}`, id);
         break;
       }
+      case 'bpmn:InclusiveGateway':
+        nodes.push({
+          id,
+          kind: 'inclusive',
+          ...named,
+          ...(isElement(e.default) ? { default: e.default.id! } : {}),
+        });
+        break;
       case 'bpmn:Task':
       case 'bpmn:ScriptTask':
       case 'bpmn:UserTask':
@@ -181,8 +205,12 @@ export async function readBpmn(xml: string): Promise<DefinitionValue> {
     const target = isElement(e.targetRef) ? e.targetRef : undefined;
     if (!source || !target || !inFlow.has(source.id!) || !inFlow.has(target.id!)) continue;
     const condition = isElement(e.conditionExpression) ? String(e.conditionExpression.body ?? '') : undefined;
-    if (condition !== undefined && source.$type !== 'bpmn:ExclusiveGateway') {
-      flag(`${e.$type} (a condition not leaving an exclusive gateway)`, e.id);
+    if (
+      condition !== undefined &&
+      source.$type !== 'bpmn:ExclusiveGateway' &&
+      source.$type !== 'bpmn:InclusiveGateway'
+    ) {
+      flag(`${e.$type} (a condition not leaving an exclusive or inclusive gateway)`, e.id);
       continue;
     }
     flows.push({
@@ -210,10 +238,6 @@ function activityStep(
   id: number,
   flag: (type: string, id: string | undefined) => void,
 ): DefinitionValue | undefined {
-  if (e.loopCharacteristics) {
-    flag(`${(e.loopCharacteristics as ModdleElement).$type}`, e.id);
-    return undefined;
-  }
   const extensions = list((e.extensionElements as ModdleElement | undefined)?.values);
   const of = (type: string) => extensions.filter((x) => x.$type === type);
   const variables = (type: string) =>
@@ -225,7 +249,14 @@ function activityStep(
   if (input.length > 0) step.input = input;
   if (output.length > 0) step.output = output;
   const [loop] = of('flowmark:Loop');
-  if (loop) {
+  if (isElement(e.loopCharacteristics)) {
+    const marker = markerLoop(e.loopCharacteristics, !!loop);
+    if (typeof marker === 'string') {
+      flag(marker, e.id);
+      return undefined;
+    }
+    step.loop = marker;
+  } else if (loop) {
     for (const key of ['count', 'over', 'while'])
       if (typeof loop[key] === 'string') {
         step.loop = { [key]: loop[key] };
@@ -285,6 +316,71 @@ function activityStep(
       return step;
     }
   }
+}
+
+/**
+ * A timer event definition's wait (`timeDuration` or `timeDate`); undefined when it has none or a
+ * cycle (outside the subset). A text that is no duration, date-time or template is refused here,
+ * when the model is saved, naming the event and its line.
+ */
+function timerWait(
+  d: ModdleElement | undefined,
+  event: ModdleElement,
+  lines: (id: string) => number | null,
+): string | undefined {
+  if (d?.$type !== 'bpmn:TimerEventDefinition' || d.timeCycle) return undefined;
+  const when = d.timeDuration ?? d.timeDate;
+  const wait = isElement(when) ? String(when.body ?? '').trim() : '';
+  if (wait === '') return undefined;
+  const problem = timerProblem(wait);
+  if (problem) {
+    const line = event.id === undefined ? null : lines(event.id);
+    const type = event.$type.replace(/^bpmn:(.)/, (_, c: string) => c.toLowerCase());
+    throw new PlatformError(
+      'invalid',
+      `BPMN document: ${type} ${JSON.stringify(event.id ?? '')}${line === null ? '' : ` (line ${line})`}: its timer ${problem}`,
+    );
+  }
+  return wait;
+}
+
+/** Whether an activity waits (a user task, a call activity that waits for its child): a timer boundary event can fire. */
+function waits(activity: ModdleElement): boolean {
+  return (
+    activity.$type === 'bpmn:UserTask' || (activity.$type === 'bpmn:CallActivity' && activity.wait !== false)
+  );
+}
+
+/**
+ * A loop marker as a step's loop: a multi-instance (sequential or not: its instances run in turn)
+ * with `loopCardinality` (count) or `flowmark:collection` (over); a standard loop with its
+ * `loopCondition` (while when `testBefore`, else doWhile). A text: why it is outside the subset.
+ */
+function markerLoop(marker: ModdleElement, alsoFlowmarkLoop: boolean): Record<string, string> | string {
+  const expression = (value: unknown) => (isElement(value) ? String(value.body ?? '').trim() : '');
+  const why = (reason: string) => `${marker.$type} (${reason})`;
+  if (alsoFlowmarkLoop) return why('and a flowmark:loop on the same task');
+  if (marker.$type === 'bpmn:StandardLoopCharacteristics') {
+    if (marker.loopMaximum !== undefined) return why('loopMaximum');
+    const condition = expression(marker.loopCondition);
+    if (condition === '') return why('no loopCondition');
+    return marker.testBefore === true ? { while: condition } : { doWhile: condition };
+  }
+  if (marker.$type !== 'bpmn:MultiInstanceLoopCharacteristics') return marker.$type;
+  for (const unsupported of [
+    'completionCondition',
+    'loopDataInputRef',
+    'loopDataOutputRef',
+    'inputDataItem',
+    'outputDataItem',
+  ])
+    if (marker[unsupported] !== undefined) return why(unsupported);
+  const count = expression(marker.loopCardinality);
+  const over = typeof marker.collection === 'string' ? marker.collection.trim() : '';
+  if (count !== '' && over !== '') return why('both loopCardinality and flowmark:collection');
+  if (count !== '') return { count };
+  if (over !== '') return { over };
+  return why('no loopCardinality nor flowmark:collection');
 }
 
 function errorCode(definition: ModdleElement): string {

@@ -34,7 +34,7 @@ export async function writeBpmn(definition: ProcessDefinition): Promise<string> 
     flowElements.push(element);
   }
   for (const node of graph.nodes)
-    if (node.kind === 'boundary-error')
+    if (node.kind === 'boundary-error' || node.kind === 'boundary-timer')
       elements.get(node.id)!.set('attachedToRef', elements.get(node.attachedTo));
   for (const flow of graph.flows) {
     const source = elements.get(flow.source)!;
@@ -54,7 +54,7 @@ export async function writeBpmn(definition: ProcessDefinition): Promise<string> 
     flowElements.push(element);
   }
   for (const node of graph.nodes)
-    if (node.kind === 'exclusive' && node.default !== undefined)
+    if ((node.kind === 'exclusive' || node.kind === 'inclusive') && node.default !== undefined)
       elements.get(node.id)!.set('default', elements.get(node.default));
   const process = m.create('bpmn:Process', {
     id: 'Process_1',
@@ -133,6 +133,15 @@ function nodeElement(
       return m.create('bpmn:ExclusiveGateway', { id: node.id, ...named });
     case 'parallel':
       return m.create('bpmn:ParallelGateway', { id: node.id, ...named });
+    case 'inclusive':
+      return m.create('bpmn:InclusiveGateway', { id: node.id, ...named });
+    case 'boundary-timer':
+      return m.create('bpmn:BoundaryEvent', {
+        id: node.id,
+        ...named,
+        ...(node.interrupting === false ? { cancelActivity: false } : {}),
+        eventDefinitions: [timerDefinition(m, node)],
+      });
     case 'boundary-error':
       return m.create('bpmn:BoundaryEvent', {
         id: node.id,
@@ -146,30 +155,41 @@ function nodeElement(
       });
     case 'task':
       return taskElement(m, node.id, steps.get(node.step)!);
-    case 'timer': {
-      const when = /^\d{4}-\d\d-\d\dT/.test(node.wait.trim()) ? 'timeDate' : 'timeDuration';
+    case 'timer':
       return m.create('bpmn:IntermediateCatchEvent', {
         id: node.id,
         ...named,
-        eventDefinitions: [
-          m.create('bpmn:TimerEventDefinition', {
-            id: `${node.id}_timer`,
-            [when]: m.create('bpmn:FormalExpression', { body: node.wait }),
-          }),
-        ],
+        eventDefinitions: [timerDefinition(m, node)],
       });
-    }
   }
+}
+
+function timerDefinition(m: ReturnType<typeof moddle>, node: { id: string; wait: string }): ModdleElement {
+  const when = /^\d{4}-\d\d-\d\dT/.test(node.wait.trim()) ? 'timeDate' : 'timeDuration';
+  return m.create('bpmn:TimerEventDefinition', {
+    id: `${node.id}_timer`,
+    [when]: m.create('bpmn:FormalExpression', { body: node.wait }),
+  });
 }
 
 function taskElement(m: ReturnType<typeof moddle>, id: string, step: StepDefinition): ModdleElement {
   const values: ModdleElement[] = [];
   for (const v of step.input) values.push(m.create('flowmark:Input', { name: v.name, value: v.template }));
   for (const v of step.output) values.push(m.create('flowmark:Output', { name: v.name, value: v.template }));
-  if (step.loop) values.push(m.create('flowmark:Loop', { ...step.loop }));
+  let marker: ModdleElement | undefined;
+  if (step.loop && 'doWhile' in step.loop)
+    marker = m.create('bpmn:StandardLoopCharacteristics', {
+      loopCondition: m.create('bpmn:FormalExpression', { body: step.loop.doWhile }),
+    });
+  else if (step.loop) values.push(m.create('flowmark:Loop', { ...step.loop }));
   if (step.retry)
     values.push(m.create('flowmark:Retry', { attempts: step.retry.attempts, backoff: step.retry.backoff }));
-  const common: Record<string, unknown> = { id, step: step.id, ...(step.name ? { name: step.name } : {}) };
+  const common: Record<string, unknown> = {
+    id,
+    step: step.id,
+    ...(step.name ? { name: step.name } : {}),
+    ...(marker ? { loopCharacteristics: marker } : {}),
+  };
   if (step.lane !== null) common.lane = step.lane;
   switch (step.type) {
     case 'script': {

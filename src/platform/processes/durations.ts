@@ -1,0 +1,23 @@
+/** The texts of timers, deadlines and backoffs: durations, and templates computed when due. */
+
+/**
+ * A duration (`90s`, `15m`, `2h`, `1d`, `500ms`, ISO-8601 `PT1H30M`, `P2D`) in ms, or undefined
+ * when the text is none.
+ */
+export function parseDuration(text: string): number | undefined {
+  const t = text.trim();
+  const simple = /^(\d{1,12})\s*(ms|s|m|h|d)$/.exec(t);
+  if (simple) {
+    const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[simple[2] as 'ms'];
+    return Number(simple[1]) * unit;
+  }
+  const iso = /^P(?:(\d{1,6})D)?(?:T(?:(\d{1,8})H)?(?:(\d{1,10})M)?(?:(\d{1,12}(?:\.\d{1,3})?)S)?)?$/.exec(t);
+  if (!iso || t === 'P' || t.endsWith('T')) return undefined;
+  const [, d = '0', h = '0', m = '0', sec = '0'] = iso;
+  return Math.round(((Number(d) * 24 + Number(h)) * 60 + Number(m)) * 60_000 + Number(sec) * 1000);
+}
+
+/** A template (it contains `${` or `<#`) is computed when the task opens; any other text must be a duration. */
+export function isTemplateText(text: string): boolean {
+  return text.includes('${') || text.includes('<#');
+}
