@@ -1,4 +1,4 @@
-import { createReadStream, statSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CollectionError, importOptions, readImport, type Actor } from '../../platform/collections/index.js';
 import { createPlatform } from '../../platform/index.js';
@@ -14,6 +14,7 @@ const USAGE =
   '`list` shows each collection with its integer id (the id R_create_index takes), flags and size.\n' +
   '`import` loads a local CSV or JSON file into a collection like import_objects (its options,\n' +
   'e.g. --options \'{"separator": ";", "parse_numbers": ["price"]}\'), all or nothing, with progress.\n' +
+  'Without a "format" option, a file named *.json, *.jsonl or *.ndjson, or starting with [ or {, is JSON.\n' +
   'The account defaults to "default", or the only account of the store. Runs as an administrator.\n' +
   'Uses the same store as `flowmark serve` (FLOWMARK_DATA / DATABASE_URL).';
 
@@ -88,7 +89,11 @@ export const collections: Command = {
         return failure(io, `cannot read ${file}`);
       }
       const progress = new Progress(io, size);
-      const options = importOptions(rawOptions);
+      const options = importOptions(
+        rawOptions.format === undefined && looksLikeJson(file)
+          ? { ...rawOptions, format: 'JSON' }
+          : rawOptions,
+      );
       async function* bytes() {
         for await (const chunk of createReadStream(file)) {
           progress.bytes += (chunk as Buffer).length;
@@ -159,3 +164,25 @@ class Progress {
 const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 
 const { usageError, failure } = commandErrors('collections', USAGE);
+
+/**
+ * A file to import as JSON when no `format` is given: named *.json, *.jsonl or *.ndjson, or whose
+ * first character (after a byte-order mark and white space) opens an array or an object.
+ */
+function looksLikeJson(file: string): boolean {
+  if (/\.(json|jsonl|ndjson)$/i.test(file)) return true;
+  const head = Buffer.alloc(4096);
+  const fd = openSync(file, 'r');
+  let read: number;
+  try {
+    read = readSync(fd, head, 0, head.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  const text = head
+    .subarray(0, read)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
+  return text.startsWith('[') || text.startsWith('{');
+}

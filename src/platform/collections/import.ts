@@ -145,13 +145,9 @@ async function* readCsv(text: Readable, options: ImportOptions): AsyncGenerator<
         const raw = i < record.length ? record[i]! : '';
         const text = options.trim ? raw.trim() : raw;
         if (numbers.has(i) || longs.has(i)) {
-          // An empty numeric field takes `empty` when that is a number, else null.
-          const long = longs.has(i);
-          if (text !== '') doc[name] = decodeNumber(text, long, line, name);
-          else
-            doc[name] = (long ? LONG_TEXT : NUMBER_TEXT).test(options.empty)
-              ? decodeNumber(options.empty, long, line, name)
-              : null;
+          // An empty numeric field stores `empty` as it is, as csv_to_json keeps it.
+          if (text !== '') doc[name] = decodeNumber(text, longs.has(i), line, name);
+          else doc[name] = options.empty;
         } else doc[name] = text === '' ? options.empty : text;
       }
       yield doc;

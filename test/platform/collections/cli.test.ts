@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
+import { flowmark } from '../../support/cli.js';
 
 async function run(args: string[]) {
   const stdout = new PassThrough();
@@ -79,6 +80,44 @@ describe('flowmark collections', () => {
     expect(failed.code).toBe(1);
     expect(failed.err).toMatch(/flowmark collections: line 4, column 'n': "three" is not a number\n$/);
     expect((await run(['list', '--account', 'acme'])).out).toMatch(/orders {2}30000 document\(s\)/);
+  });
+
+  it('takes a file as JSON by its name or its first character, as the built CLI run by a user', async () => {
+    const env = { FLOWMARK_DATA: join(dir, 'spawned'), DATABASE_URL: '' };
+    const named = join(dir, 'people.json');
+    writeFileSync(
+      named,
+      JSON.stringify([
+        { name: 'Ann', age: 30 },
+        { name: 'Bob', age: 41 },
+      ]),
+    );
+    const lines = join(dir, 'people.txt');
+    writeFileSync(lines, '\uFEFF  {"name": "Carl", "age": 52}\n{"name": "Dee", "age": 23}\n');
+    for (const [file, collection] of [
+      [named, 'named'],
+      [lines, 'sniffed'],
+    ] as const) {
+      const r = await flowmark(['collections', 'import', file, collection], { env, timeoutMs: 60_000 });
+      expect([r.code, r.stderr]).toEqual([0, expect.any(String)]);
+      expect(r.stdout).toMatch(
+        new RegExp(`^imported 2 document\\(s\\) into ${collection} \\(account default\\)`),
+      );
+    }
+    const listed = await flowmark(['collections', 'list'], { env, timeoutMs: 60_000 });
+    expect(listed.stdout).toMatch(/named {2}2 document\(s\)/);
+    expect(listed.stdout).toMatch(/sniffed {2}2 document\(s\)/);
+    // a CSV stays CSV
+    const csv = join(dir, 'people.csv');
+    writeFileSync(csv, 'name,age\nEve,37\n');
+    const r = await flowmark(
+      ['collections', 'import', csv, 'csv', '--options', '{"parse_numbers": ["age"]}'],
+      {
+        env,
+        timeoutMs: 60_000,
+      },
+    );
+    expect(r.code, r.stderr).toBe(0);
   });
 
   it('explains its usage', async () => {
