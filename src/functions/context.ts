@@ -80,6 +80,11 @@ export interface ExecutionContext {
    * a collection query never reads one of them as a field path or variable.
    */
   requestStrings?: ReadonlySet<string>;
+  /**
+   * The language the page asked for (a web interface opened with `?P_language=fr`): i18n and
+   * get_i18n translate into it by default, before the connected user's language.
+   */
+  language?: string;
 }
 
 /** The context's budget, a default one made on first use when the host gave none. */

@@ -68,6 +68,8 @@ export class WebInterfaceHost {
       ...(randomBytes ? { randomBytes } : {}),
     });
     ctx.requestStrings = requestStrings(exchange.query);
+    const language = languageParameter(queryValue(exchange.query, 'P_language'));
+    if (language.P_language) ctx.language = language.P_language;
     try {
       const html = await renderIn(ctx, template, {
         name: `web interface ${wi.id}`,
@@ -76,8 +78,9 @@ export class WebInterfaceHost {
           P_context: context,
           P_query: markRequestInput(exchange.query),
           P_webinterface: { id: wi.id, title: wi.title },
-          // Opened with ?P_language=xx (the links real scripts build pass it on): that language.
-          ...languageParameter(queryValue(exchange.query, 'P_language')),
+          // Opened with ?P_language=xx (the links real scripts build pass it on): that language,
+          // also the default of i18n and get_i18n
+          ...language,
         },
       });
       return {

@@ -161,4 +161,14 @@ describeEachEngine('web interface host', (engine) => {
     expect((await open(w.ids.orders, { P_language: 'DE' })).body).toBe('de/Ann Smith');
     expect((await open(w.ids.orders, { P_language: '<x>' })).body).toBe('fr/Ann Smith');
   });
+
+  it("translates i18n into the ?P_language= of the page, else the user's language", async () => {
+    await w.platform.i18n.set(w.account, null, 'fr', { hello: 'Bonjour' });
+    await w.platform.i18n.set(w.account, null, 'de', { hello: 'Hallo' });
+    await w.platform.webInterfaceTemplates.set(w.account, w.ids.orders, '${i18n("hello", "Hello")}');
+    expect((await open(w.ids.orders)).body).toBe('Bonjour');
+    expect((await open(w.ids.orders, { P_language: 'DE' })).body).toBe('Hallo');
+    expect((await open(w.ids.orders, { P_language: 'it' })).body).toBe('Hello');
+    expect((await open(w.ids.orders, { P_language: '<x>' })).body).toBe('Bonjour');
+  });
 });

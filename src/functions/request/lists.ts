@@ -8,8 +8,9 @@ import { defineFunction, type FunctionSpec } from '../spec.js';
 import { requireRight, requireUser } from '../rights.js';
 import { platformCall, platformOf } from './calls.js';
 
-/** The connected user's language, else the account locale's. */
+/** The page's language (?P_language=), else the connected user's, else the account locale's. */
 async function defaultLanguage(platform: Platform, ctx: ExecutionContext): Promise<string> {
+  if (ctx.language) return ctx.language;
   if (ctx.user) {
     const user = await platform.directory.users.find(ctx.accountId, ctx.user.id);
     if (user) return user.language;
@@ -116,7 +117,7 @@ export const listFunctions: FunctionSpec[] = [
     group: 'Application',
     rights: 'none',
     doc:
-      "The translation of a key in the connected user's language (else the account's), as get_i18n; " +
+      "The translation of a key in the page's language (a web interface opened with ?P_language=), else the connected user's, else the account's, as get_i18n; " +
       '`defaultValue` when nothing is found. Used by email activities and web interfaces.',
     returns: 'string',
     flags: { webInterface: true },
