@@ -15,6 +15,8 @@
  *   task's evaluations starts) and terminates the task's thread once it is `graceMs` past, so
  *   CPU-bound code cannot outrun its deadline: that task's caller gets the time-limit error, the
  *   account's other tasks on the thread 503 with Retry-After.
+ * - When the process exits (process.exit: a cluster worker whose supervisor died, a crash), every
+ *   thread is stopped at once (see `haltOnExit`).
  */
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
@@ -167,6 +169,18 @@ export class EvaluationPool {
   private failedStarts = 0;
   private readonly watchdog: NodeJS.Timeout;
   private readonly spawn: () => void;
+  /**
+   * Node stops a process's worker threads one after another as it exits, each once the one before
+   * has ended: the last went on running its tasks for up to seconds (longer when the others have
+   * threads of their own, as the script sandboxes), driving process steps whose leases this thread
+   * no longer renewed — a step's effects (a counter, a write) then landed after its server was
+   * gone, and a lease shorter than that let another server run the same step meanwhile. Stopping
+   * them all in the `exit` event ends their JavaScript before the process goes on exiting.
+   */
+  private readonly haltOnExit = () => {
+    this.closed = true;
+    for (const thread of this.threads) thread.stop().catch(() => undefined);
+  };
 
   constructor(
     readonly settings: PoolSettings,
@@ -220,6 +234,7 @@ export class EvaluationPool {
     for (let i = 0; i < settings.threads + SPARE_THREADS; i++) this.spawn();
     this.watchdog = setInterval(() => this.watch(), Math.min(100, settings.graceMs));
     this.watchdog.unref();
+    process.on('exit', this.haltOnExit);
   }
 
   /** Runs `task` for `account` when a thread is free for it; the worker's reply. */
@@ -289,6 +304,7 @@ export class EvaluationPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    process.off('exit', this.haltOnExit);
     clearInterval(this.watchdog);
     for (const queue of this.queues.values())
       for (const w of queue.splice(0))

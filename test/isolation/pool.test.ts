@@ -5,11 +5,17 @@
  * the next task runs; accounts share the threads fairly, with 429 past an account's queue; a
  * thread runs one account's tasks side by side, never two accounts'.
  */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EvaluationPool, EvaluationStopped, type PoolSettings } from '../../src/isolation/pool.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/worker.mjs', import.meta.url));
+const EXIT_WITH_POOL = fileURLToPath(new URL('./fixtures/exit-with-pool.mjs', import.meta.url));
+const BUILT_POOL = fileURLToPath(new URL('../../dist/isolation/pool.js', import.meta.url));
 const pools: EvaluationPool[] = [];
 afterEach(async () => {
   await Promise.all(pools.splice(0).map((p) => p.close()));
@@ -218,4 +224,29 @@ describe('evaluation pool', () => {
     expect(await other).toEqual({ ok: true, value: 1_000 });
     expect(await p.run('acme', op({ op: 'echo', value: 'again' }))).toEqual({ ok: true, value: 'again' });
   });
+
+  // A cluster worker whose supervisor died exits with process.exit; Node then stops its threads one
+  // after another, and the last ones ran on (here ~30-400 ms, seconds under load) after the HTTP
+  // thread had stopped renewing the leases of the steps they drove (test/server/durable.test.ts).
+  it('stops every thread at once when its process exits: no task runs on once the process exits', async () => {
+    expect(existsSync(BUILT_POOL), `${BUILT_POOL}: run npm run build`).toBe(true);
+    const dir = mkdtempSync(join(tmpdir(), 'flowmark-pool-exit-'));
+    try {
+      const file = join(dir, 'ticks');
+      const child = spawn(process.execPath, [EXIT_WITH_POOL, BUILT_POOL, FIXTURE, file], { stdio: 'pipe' });
+      let out = '';
+      child.stderr.on('data', (c) => (out += c));
+      const code = await new Promise((resolve) => child.once('exit', resolve));
+      expect([code, out]).toEqual([0, '']);
+      const lines = readFileSync(file, 'utf8').trim().split('\n');
+      const exitedAt = Number(lines.find((l) => l.endsWith(' exit'))!.split(' ')[0]);
+      // what the evaluation threads ran (a thread of a thread, as a script sandbox, stops with it)
+      const ticks = lines.filter((l) => l.endsWith(' task')).map((l) => Number(l.split(' ')[0]));
+      // the three threads were running until the exit
+      expect(ticks.filter((t) => t > exitedAt - 100).length).toBeGreaterThan(3);
+      expect(ticks.filter((t) => t > exitedAt).map((t) => `${t - exitedAt} ms after the exit`)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });
