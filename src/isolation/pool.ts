@@ -64,6 +64,7 @@ const PROCESS_METHODS: ReadonlySet<string> = new Set([
   'cancelRequest',
   'recoverRun',
   'fireTimer',
+  'fireSchedule',
 ]);
 
 /** A task answering its caller with one evaluation: the time it waits for a thread counts against its wall time. */

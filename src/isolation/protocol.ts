@@ -18,7 +18,8 @@ export type HostMethod =
   | 'cancelRequest'
   /** The sweeper's work (hosts/processes/sweeper.ts), claimed on the HTTP thread, run here. */
   | 'recoverRun'
-  | 'fireTimer';
+  | 'fireTimer'
+  | 'fireSchedule';
 
 /** What the HTTP thread asks of the pool. */
 export type TaskRequest =
