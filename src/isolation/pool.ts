@@ -59,6 +59,7 @@ export class EvaluationStopped extends Error {
 /** Host methods that drive process requests: their steps may take a wall time each. */
 const PROCESS_METHODS: ReadonlySet<string> = new Set([
   'startRequest',
+  'sendMessage',
   'task',
   'resumeRequest',
   'cancelRequest',

@@ -13,6 +13,7 @@ export type HostMethod =
   | 'webInterface'
   | 'task'
   | 'startRequest'
+  | 'sendMessage'
   | 'describeRequest'
   | 'resumeRequest'
   | 'cancelRequest'

@@ -87,7 +87,11 @@ async function start(
     switch (task.kind) {
       case 'host': {
         const args = task.args.map(withBuffers);
-        if (task.method === 'startRequest' && args[0] && typeof args[0] === 'object')
+        if (
+          (task.method === 'startRequest' || task.method === 'sendMessage') &&
+          args[0] &&
+          typeof args[0] === 'object'
+        )
           // the caller learns the request's id even if this thread is stopped while it runs
           (args[0] as { onCreated?: unknown }).onCreated = (requestId: string) => progress({ requestId });
         const value = await (methods[task.method] as (...a: unknown[]) => unknown).apply(hosts, args);
@@ -142,6 +146,7 @@ async function open(settings: WorkerSettings, leases: LeaseKeeper) {
     webInterface: hosts.webInterface,
     task: hosts.task,
     startRequest: hosts.startRequest,
+    sendMessage: hosts.sendMessage,
     describeRequest: hosts.describeRequest,
     resumeRequest: hosts.resumeRequest,
     cancelRequest: hosts.cancelRequest,

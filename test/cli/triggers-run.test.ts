@@ -43,6 +43,18 @@ describe('flowmark run of a timer or message start event', () => {
     );
   });
 
+  it('a message start event: --data is the message, the model runs once and stderr says so', async () => {
+    const run = await flowmark(
+      ['run', fixture('message-start.bpmn'), '--data', '{"item": "pen", "qty": 3}', '--quiet'],
+      { env: env(), timeoutMs: 30_000 },
+    );
+    expect(run.stderr).toBe(
+      'flowmark run: start event "OrderIn" (message "order-received") received --data as the message, once; stored with POST /api/v1/processes, POST /api/v1/messages/order-received starts it\n',
+    );
+    expect(run.code).toBe(0);
+    expect(anonymous(run.stdout)).toBe('request <id>: 201 COMPLETED\n{\n  "item": "pen",\n  "qty": 3\n}\n');
+  });
+
   it('a timer start event whose cycle is faster than once a minute is refused, naming it (exit 1)', async () => {
     const file = join(dir, 'fast.bpmn');
     writeFileSync(file, readFileSync(fixture('timer-start.bpmn'), 'utf8').replace('0 2 * * *', 'R/PT10S'));

@@ -13,8 +13,8 @@ export type StartTimer = { date: string } | { duration: string } | { cycle: stri
 /** A cycle fires at most once a minute (a faster one is refused when the definition is saved). */
 export const MIN_CYCLE_MS = 60_000;
 
-/** A message name: 1–255 characters, no control characters. */
-const MESSAGE = /^[^\p{Cc}]{1,255}$/u;
+/** A message name: 1–100 characters (the server's longest path parameter), no control characters. */
+const MESSAGE = /^[^\p{Cc}]{1,100}$/u;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:?\d{2})$/;
 /** P[nD]T[nH][nM][nS] and PnW: durations of a fixed length (no months or years). */
 const DURATION =
@@ -117,7 +117,7 @@ export function parseStartTimer(value: unknown, path: string, nodeId: string): S
 /** Checks a start node's `message` name. */
 export function parseStartMessage(value: unknown, path: string): string {
   if (typeof value !== 'string' || !MESSAGE.test(value))
-    throw invalid(path, 'must be a message name of 1 to 255 characters without control characters');
+    throw invalid(path, 'must be a message name of 1 to 100 characters without control characters');
   return value;
 }
 
