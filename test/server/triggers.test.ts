@@ -67,6 +67,16 @@ describeEachEngine('timer start events over HTTP', (engine) => {
       kind: 'start',
       timer: { duration: 'PT1S' },
     });
+    expect(saved.body.trigger).toEqual({
+      kind: 'timer',
+      startEvent: 'Go',
+      timer: { duration: 'PT1S' },
+      message: null,
+      nextAt: saved.body.createdAt + 1000,
+      firedCount: 0,
+      lastFiredAt: null,
+      lastRequestId: null,
+    });
     const { triggers } = server.platform.processes;
     let fired;
     do {
@@ -83,7 +93,14 @@ describeEachEngine('timer start events over HTTP', (engine) => {
     expect(run.body.request).toMatchObject({ status: 201, mode: 'LIVE', initiatorId: null });
     expect(run.body.steps.map((s: { result: unknown }) => s.result)).toEqual(['worked in LIVE']);
     await new Promise((r) => setTimeout(r, 300));
-    expect(await triggers.find(saved.body.id)).toMatchObject({ firedCount: 1 });
+    const again = await call(server.url, 'GET', `/api/v1/processes/${saved.body.id}`, { token });
+    expect(again.body.trigger).toMatchObject({
+      nextAt: null,
+      firedCount: 1,
+      lastRequestId: fired!.lastRequestId,
+    });
+    const listed = await call(server.url, 'GET', '/api/v1/processes', { token });
+    expect(listed.body.items[0].trigger).toEqual(again.body.trigger);
     await call(server.url, 'DELETE', `/api/v1/processes/${saved.body.id}`, { token });
   });
 
@@ -166,6 +183,16 @@ describeEachEngine('message start events over HTTP', (engine) => {
       kind: 'start',
       message: 'order-received',
     });
+    expect(saved.body.trigger).toEqual({
+      kind: 'message',
+      startEvent: 'In',
+      timer: null,
+      message: 'order-received',
+      nextAt: null,
+      firedCount: 0,
+      lastFiredAt: null,
+      lastRequestId: null,
+    });
     const sent = await send('order-received', { item: 'pen', qty: 3 });
     expect(sent.status).toBe(201);
     expect(sent.body).toMatchObject({
@@ -214,6 +241,7 @@ describeEachEngine('message start events over HTTP', (engine) => {
       message: 'paused',
       enabled: false,
     });
+    expect(off.body.trigger).toBeNull();
     expect((await send('paused', {})).status).toBe(404);
   });
 

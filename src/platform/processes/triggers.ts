@@ -114,6 +114,14 @@ export class ProcessTriggers {
     return row && toTrigger(row);
   }
 
+  /** The triggers of an account's definitions, by definition id. */
+  async ofAccount(accountId: string): Promise<Map<number, ProcessTrigger>> {
+    const rows = await this.store.all<TriggerRow>(
+      sql`SELECT * FROM process_triggers WHERE account_id = ${accountId}`,
+    );
+    return new Map(rows.map((r) => [Number(r.definition_id), toTrigger(r)]));
+  }
+
   /** The definition an enabled message start event of the account starts on `message`. */
   async findMessage(accountId: string, message: string): Promise<ProcessTrigger | undefined> {
     const row = await this.store.get<TriggerRow>(
