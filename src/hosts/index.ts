@@ -13,6 +13,7 @@ import { CompositeHost, type CompositeHostOptions } from './composite.js';
 import { errorAnswer, queryValue, type Answer, type Exchange, type HostCaller } from './http.js';
 import { ProcessHost, type ProcessHostOptions, type RequestView, type TaskView } from './processes/host.js';
 import { ProcessSweeper, type SweeperOptions } from './processes/sweeper.js';
+import { messageProcess } from './processes/triggers.js';
 import { taskErrorPage, taskPage, wantsHtml } from './task-page.js';
 import { WebInterfaceHost } from './web-interface.js';
 
@@ -57,6 +58,15 @@ export interface Hosts {
     /** Told the request's id once it is stored, before its steps run. */
     onCreated?: (requestId: string) => void;
   }): Promise<{ requestId: string; replayed?: boolean }>;
+  /** POST /api/v1/messages/:name: starts the process whose message start event has that name, as startRequest. */
+  sendMessage(input: {
+    caller: HostCaller;
+    message: string;
+    mode: Mode;
+    data: Record<string, unknown>;
+    idempotencyKey?: string;
+    onCreated?: (requestId: string) => void;
+  }): Promise<{ requestId: string; replayed?: boolean }>;
   /** A request with its steps and tasks (its initiator and administrators). */
   describeRequest(caller: HostCaller, requestId: string): Promise<RequestBody>;
   /** Resumes a request paused by P_set_request_status(102) (its initiator and administrators). */
@@ -88,6 +98,17 @@ export function createHosts(platform: Platform, options: HostsOptions = {}): Hos
     async startRequest({ caller, process, mode, data, idempotencyKey, onCreated }) {
       const view = await processes.start(caller.accountId, {
         process,
+        data,
+        user: caller.user.id,
+        mode,
+        ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+        ...(onCreated ? { onCreated } : {}),
+      });
+      return { requestId: view.request.id, ...(view.replayed ? { replayed: true } : {}) };
+    },
+    async sendMessage({ caller, message, mode, data, idempotencyKey, onCreated }) {
+      const view = await processes.start(caller.accountId, {
+        process: await messageProcess(platform, caller.accountId, message),
         data,
         user: caller.user.id,
         mode,

@@ -63,11 +63,13 @@ export class EvaluationStopped extends Error {
 /** Host methods that drive process requests: their steps may take a wall time each. */
 const PROCESS_METHODS: ReadonlySet<string> = new Set([
   'startRequest',
+  'sendMessage',
   'task',
   'resumeRequest',
   'cancelRequest',
   'recoverRun',
   'fireTimer',
+  'fireSchedule',
 ]);
 
 /** The `surface` label of a task in `flowmark_evaluation_duration_seconds`. */

@@ -13,12 +13,14 @@ export type HostMethod =
   | 'webInterface'
   | 'task'
   | 'startRequest'
+  | 'sendMessage'
   | 'describeRequest'
   | 'resumeRequest'
   | 'cancelRequest'
   /** The sweeper's work (hosts/processes/sweeper.ts), claimed on the HTTP thread, run here. */
   | 'recoverRun'
-  | 'fireTimer';
+  | 'fireTimer'
+  | 'fireSchedule';
 
 /** What the HTTP thread asks of the pool. */
 export type TaskRequest =

@@ -37,38 +37,35 @@ export function remoteHosts(pool: EvaluationPool): Required<Omit<ServerHosts, 'b
    * was stopped after the request was stored answers that request too: it is durable, and the
    * sweeper resumes it once its lease lapses.
    */
-  const startRequest: RemoteHosts['startRequest'] = async (input) => {
-    const answerBy = Date.now() + pool.settings.wallTimeMs;
-    let created: string | undefined;
-    let answerRunning: ((requestId: string) => void) | undefined;
-    let timer: NodeJS.Timeout | undefined;
-    const running = new Promise<EvaluationReply>((resolve) => {
-      answerRunning = (requestId) => resolve({ ok: true, value: { requestId } });
-    });
-    const reply = pool.run(
-      input.caller.accountId,
-      { kind: 'host', method: 'startRequest', args: [input] },
-      (p) => {
+  const starting =
+    (method: 'startRequest' | 'sendMessage') => async (input: { caller: { accountId: string } }) => {
+      const answerBy = Date.now() + pool.settings.wallTimeMs;
+      let created: string | undefined;
+      let answerRunning: ((requestId: string) => void) | undefined;
+      let timer: NodeJS.Timeout | undefined;
+      const running = new Promise<EvaluationReply>((resolve) => {
+        answerRunning = (requestId) => resolve({ ok: true, value: { requestId } });
+      });
+      const reply = pool.run(input.caller.accountId, { kind: 'host', method, args: [input] }, (p) => {
         if (typeof p.requestId !== 'string' || created !== undefined) return;
         created = p.requestId;
         const requestId = p.requestId;
         timer = setTimeout(() => answerRunning?.(requestId), Math.max(0, answerBy - Date.now()));
         timer.unref();
-      },
-    );
-    const finished = reply.catch((e: unknown) => {
-      if (e instanceof EvaluationStopped && created !== undefined)
-        return { ok: true as const, value: { requestId: created } };
-      throw e;
-    });
-    try {
-      return unwrap(await relay(Promise.race([finished, running]))) as never;
-    } finally {
-      clearTimeout(timer);
-      // a start answered while running goes on: what it ends with is the request's to store
-      finished.catch(() => undefined);
-    }
-  };
+      });
+      const finished = reply.catch((e: unknown) => {
+        if (e instanceof EvaluationStopped && created !== undefined)
+          return { ok: true as const, value: { requestId: created } };
+        throw e;
+      });
+      try {
+        return unwrap(await relay(Promise.race([finished, running]))) as never;
+      } finally {
+        clearTimeout(timer);
+        // a start answered while running goes on: what it ends with is the request's to store
+        finished.catch(() => undefined);
+      }
+    };
   const answer = async (account: string, method: HostMethod, args: unknown[]) => {
     const a = (await call(account, method, args)) as { body: unknown };
     a.body = asBuffer(a.body);
@@ -79,7 +76,8 @@ export function remoteHosts(pool: EvaluationPool): Required<Omit<ServerHosts, 'b
     composite: (exchange) => answer(exchange.accountId, 'composite', [exchange]),
     webInterface: (exchange) => answer(exchange.accountId, 'webInterface', [exchange]),
     task: (exchange) => answer(exchange.accountId, 'task', [exchange]),
-    startRequest,
+    startRequest: starting('startRequest') as RemoteHosts['startRequest'],
+    sendMessage: starting('sendMessage') as RemoteHosts['sendMessage'],
     describeRequest: (caller, id) => call(caller.accountId, 'describeRequest', [caller, id]) as never,
     resumeRequest: (caller, id) => call(caller.accountId, 'resumeRequest', [caller, id]) as never,
     cancelRequest: (caller, id) => call(caller.accountId, 'cancelRequest', [caller, id]) as never,
@@ -106,6 +104,7 @@ export function remoteSweeps(pool: EvaluationPool, leases: LeaseKeeper): SweepWo
       }
     },
     fireTimer: async (timer) => (await call(timer.accountId, 'fireTimer', [timer])) as boolean,
+    fireSchedule: async (trigger) => (await call(trigger.accountId, 'fireSchedule', [trigger])) as boolean,
   };
 }
 

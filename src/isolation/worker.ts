@@ -15,7 +15,8 @@ import { createHosts } from '../hosts/index.js';
 import { Budget, onEvaluationStart, type EvaluationLimits } from '../limits/index.js';
 import { CollectionService } from '../platform/collections/index.js';
 import { createPlatform } from '../platform/index.js';
-import type { LeaseKeeper, ProcessRun, ProcessTimer } from '../platform/processes/index.js';
+import type { LeaseKeeper, ProcessRun, ProcessTimer, ProcessTrigger } from '../platform/processes/index.js';
+import { fireSchedule } from '../hosts/processes/triggers.js';
 import type { LeaseNotice } from './thread-main.js';
 import { configureScripts, type ScriptChanges } from '../script/index.js';
 import { toErrorBody } from '../server/errors.js';
@@ -86,7 +87,11 @@ async function start(
     switch (task.kind) {
       case 'host': {
         const args = task.args.map(withBuffers);
-        if (task.method === 'startRequest' && args[0] && typeof args[0] === 'object')
+        if (
+          (task.method === 'startRequest' || task.method === 'sendMessage') &&
+          args[0] &&
+          typeof args[0] === 'object'
+        )
           // the caller learns the request's id even if this thread is stopped while it runs
           (args[0] as { onCreated?: unknown }).onCreated = (requestId: string) => progress({ requestId });
         const value = await (methods[task.method] as (...a: unknown[]) => unknown).apply(hosts, args);
@@ -141,11 +146,13 @@ async function open(settings: WorkerSettings, leases: LeaseKeeper) {
     webInterface: hosts.webInterface,
     task: hosts.task,
     startRequest: hosts.startRequest,
+    sendMessage: hosts.sendMessage,
     describeRequest: hosts.describeRequest,
     resumeRequest: hosts.resumeRequest,
     cancelRequest: hosts.cancelRequest,
     recoverRun: (run: ProcessRun) => runner.recover(run),
     fireTimer: (timer: ProcessTimer) => runner.fireTimer(timer),
+    fireSchedule: (trigger: ProcessTrigger) => fireSchedule(runner, trigger),
   };
   return { hosts, methods, collections: new CollectionService(store) };
 }

@@ -30,6 +30,18 @@ export interface StartRequestInput {
   idempotencyKey?: string;
 }
 
+/** POST /api/v1/messages/:name: start the stored process whose message start event has that name. */
+export interface SendMessageInput {
+  caller: Caller;
+  /** The message's name. */
+  message: string;
+  mode: Mode;
+  /** The message's body: the request's data document. */
+  data: Record<string, unknown>;
+  /** The `Idempotency-Key` header: a retry with it gets the request the first call created. */
+  idempotencyKey?: string;
+}
+
 /** A manual task's place in its request (the URL `task/<requestId>/<stepId>/<iteration>`). */
 export interface TaskAddress {
   requestId: string;
@@ -75,6 +87,8 @@ export interface ServerHosts {
   task?(exchange: HttpExchange & { task: TaskAddress }): Promise<HostResponse>;
   /** POST /api/v1/requests — start a request; the server answers with the stored request. */
   startRequest?(input: StartRequestInput): Promise<{ requestId: string; replayed?: boolean }>;
+  /** POST /api/v1/messages/:name — start the process of a message start event; answered as startRequest. */
+  sendMessage?(input: SendMessageInput): Promise<{ requestId: string; replayed?: boolean }>;
   /** GET /api/v1/requests/:id/run — the request with its steps and tasks (its initiator, administrators). */
   describeRequest?(caller: Caller, requestId: string): Promise<RequestRun>;
   /** POST /api/v1/requests/:id/resume — continue a request paused by P_set_request_status(102). */

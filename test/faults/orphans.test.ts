@@ -77,7 +77,7 @@ describeEachEngine('request creation under an injected crash', (engine) => {
     const sweeper = new ProcessSweeper(
       new ProcessHost(platform, { lease: { owner: 'sweeper', ttlMs: 5000 } }).runner,
     );
-    expect(await sweeper.sweep()).toEqual({ resumed: 0, fired: 0, orphans: 1 });
+    expect(await sweeper.sweep()).toEqual({ resumed: 0, fired: 0, started: 0, orphans: 1 });
     const ended = await platform.requests.require(ACCOUNT, old.id);
     expect({ status: ended.status, message: ended.message }).toEqual({
       status: 301,

@@ -107,7 +107,7 @@ describeEachEngine('durable requests', (engine) => {
     await w.platform.locks.release(w.account, 'gate', 'test');
 
     // Nothing is resumed while A's leases last; then B claims all six (in one or more looks).
-    expect(await b.sweeper.sweep()).toEqual({ resumed: 0, fired: 0, orphans: 0 });
+    expect(await b.sweeper.sweep()).toEqual({ resumed: 0, fired: 0, started: 0, orphans: 0 });
     let resumed = 0;
     await until(async () => {
       resumed += (await b.sweeper.sweep()).resumed;
@@ -380,10 +380,10 @@ describeEachEngine('manual task timers', (engine) => {
       ['reminder', 3_600_000],
     ]);
     now = NOW + 3_599_999;
-    expect(await first.sweeper.sweep()).toEqual({ resumed: 0, fired: 0, orphans: 0 });
+    expect(await first.sweeper.sweep()).toEqual({ resumed: 0, fired: 0, started: 0, orphans: 0 });
     now = NOW + 3_600_000;
-    expect(await first.sweeper.sweep()).toEqual({ resumed: 0, fired: 1, orphans: 0 });
-    expect(await first.sweeper.sweep()).toEqual({ resumed: 0, fired: 0, orphans: 0 });
+    expect(await first.sweeper.sweep()).toEqual({ resumed: 0, fired: 1, started: 0, orphans: 0 });
+    expect(await first.sweeper.sweep()).toEqual({ resumed: 0, fired: 0, started: 0, orphans: 0 });
     const logs = await w.platform.logs.list(w.account, { requestId: id });
     expect(logs.map((l) => [l.level, l.message])).toEqual([['INFO', `Please approve order 7 (${id}.1.0)`]]);
 
@@ -391,16 +391,16 @@ describeEachEngine('manual task timers', (engine) => {
     await first.sweeper.stop();
     const second = await server(await engine.openStore(), 'server-2', () => now);
     now = NOW + 7_199_999;
-    expect(await second.sweeper.sweep()).toEqual({ resumed: 0, fired: 0, orphans: 0 });
+    expect(await second.sweeper.sweep()).toEqual({ resumed: 0, fired: 0, started: 0, orphans: 0 });
     expect((await w.host.view(w.account, id)).request.status).toBe(102);
     now = NOW + 7_200_000;
-    expect(await second.sweeper.sweep()).toEqual({ resumed: 0, fired: 1, orphans: 0 });
+    expect(await second.sweeper.sweep()).toEqual({ resumed: 0, fired: 1, started: 0, orphans: 0 });
     const ended = await w.host.view(w.account, id);
     expect(ended.request.status).toBe(401);
     expect(ended.request.message).toBe("step 1 (Approve): the task's deadline passed");
     expect(ended.tasks.map((t) => t.status)).toEqual(['CANCELLED']);
     expect(second.ended).toEqual([id]);
-    expect(await second.sweeper.sweep()).toEqual({ resumed: 0, fired: 0, orphans: 0 });
+    expect(await second.sweeper.sweep()).toEqual({ resumed: 0, fired: 0, started: 0, orphans: 0 });
     await expect(
       w.host.submitTask(w.account, ref(id, 1), { fields: { ok: true }, actor: w.actor('admin') }),
     ).rejects.toThrow('The task was cancelled: its request has ended.');
@@ -413,7 +413,7 @@ describeEachEngine('manual task timers', (engine) => {
     const view = await s.host.start(w.account, { definition: APPROVAL, data: { wait: '1h', item: 'x' } });
     await s.host.submitTask(w.account, ref(view.request.id, 1), { fields: {}, actor: w.actor('admin') });
     now = NOW + 7_200_000;
-    expect(await s.sweeper.sweep()).toEqual({ resumed: 0, fired: 2, orphans: 0 });
+    expect(await s.sweeper.sweep()).toEqual({ resumed: 0, fired: 2, started: 0, orphans: 0 });
     const after = await w.host.view(w.account, view.request.id);
     expect(after.request.status).toBe(201);
     expect(await w.platform.logs.list(w.account, { requestId: view.request.id })).toEqual([]);
@@ -432,7 +432,7 @@ describeEachEngine('manual task timers', (engine) => {
     // The timer lease: the first to sweep holds it, the other fires nothing.
     const first = await a.sweeper.sweep();
     expect(first.fired).toBe(30);
-    expect(await b.sweeper.sweep()).toEqual({ resumed: 0, fired: 0, orphans: 0 });
+    expect(await b.sweeper.sweep()).toEqual({ resumed: 0, fired: 0, started: 0, orphans: 0 });
     // Without the lease (both firing the same due timers at once), each timer still fires once.
     const more = [];
     for (let i = 0; i < 20; i++)
@@ -463,9 +463,9 @@ describeEachEngine('manual task timers', (engine) => {
     };
     const view = await s.host.start(w.account, { definition, data: { limit: 'PT10M' } });
     now = NOW + 599_999;
-    expect(await s.sweeper.sweep()).toEqual({ resumed: 0, fired: 0, orphans: 0 });
+    expect(await s.sweeper.sweep()).toEqual({ resumed: 0, fired: 0, started: 0, orphans: 0 });
     now = NOW + 600_000;
-    expect(await s.sweeper.sweep()).toEqual({ resumed: 0, fired: 1, orphans: 0 });
+    expect(await s.sweeper.sweep()).toEqual({ resumed: 0, fired: 1, started: 0, orphans: 0 });
     const after = await w.host.view(w.account, view.request.id);
     expect(after.request.status).toBe(201);
     expect(stepsOf(after)).toEqual([
@@ -645,7 +645,7 @@ for (const name of availableEngines()) {
       const store = await open(migrations);
       try {
         const s = await server(store, 'upgraded');
-        expect(await s.sweeper.sweep()).toEqual({ resumed: 2, fired: 0, orphans: 0 });
+        expect(await s.sweeper.sweep()).toEqual({ resumed: 2, fired: 0, started: 0, orphans: 0 });
         await s.sweeper.settled();
         const view = (id: string) => s.host.view('old', id);
         expect(stepsOf(await view('running'))).toEqual([[2, 0, 'done']]);

@@ -114,6 +114,12 @@ const ROWS: Record<string, Row> = {
   P_get_oauth2_token: { rule: 'none', probe: () => 'P_get_oauth2_token("svc")' },
   P_save_oauth2_token: { rule: 'user', probe: () => 'P_save_oauth2_token("svc", {"access_token": "t"})' },
   P_log: { rule: 'none', probe: () => 'P_log("matrix")' },
+  send_process_message: {
+    rule: 'user',
+    probe: () => 'send_process_message("matrix")',
+    outcome: () =>
+      'send_process_message: No process starts on message "matrix": no stored process of the account has an enabled message start event of that name.',
+  },
   R_lock: { rule: 'none', probe: () => 'R_lock("matrix", 0)' },
   R_unlock: { rule: 'none', probe: () => 'R_unlock("matrix")' },
   throw: NONE,

@@ -10,7 +10,14 @@ import {
   type Platform,
 } from '../../platform/index.js';
 import { looksLikeXml, readBpmn } from '../../platform/processes/bpmn/index.js';
-import { taskToken, taskUrl, type ManualTask } from '../../platform/processes/index.js';
+import {
+  describeTimer,
+  graphOf,
+  parseDefinition,
+  taskToken,
+  taskUrl,
+  type ManualTask,
+} from '../../platform/processes/index.js';
 import { ensureFirstAccount } from '../../server/bootstrap.js';
 import { openStore } from '../../store/index.js';
 import type { CliIo, Command } from '../main.js';
@@ -76,6 +83,8 @@ export const run: Command = {
       definition = await readDefinition(positionals[0]!);
       data = objectOf(values.data === undefined ? {} : readJson(values.data, '--data'), '--data');
       answers = values.task!.map((t, i) => objectOf(readJson(t, `--task ${i + 1}`), `--task ${i + 1}`));
+      const note = triggerNote(definition);
+      if (note) io.stderr.write(`flowmark run: ${note}\n`);
     } catch (e) {
       return failure(io, (e as Error).message);
     }
@@ -196,6 +205,21 @@ function statusText(status: number): string {
 function short(text: string | undefined): string {
   const t = text ?? 'null';
   return t.length > 120 ? `${t.slice(0, 117)}...` : t;
+}
+
+/**
+ * What `run` says of a start event that starts requests by itself (docs/hosts.md, "Triggers"):
+ * the file runs once, at once, as if its timer had fired or its message (`--data`) had come.
+ */
+function triggerNote(value: unknown): string | undefined {
+  const definition = parseDefinition(value);
+  const start = graphOf(definition).nodes.find((n) => n.kind === 'start');
+  if (start?.kind !== 'start') return undefined;
+  if (start.timer)
+    return `start event ${JSON.stringify(start.id)} (${describeTimer(start.timer)}) fired once, now; stored with POST /api/v1/processes, its timer starts requests by itself`;
+  if (start.message !== undefined)
+    return `start event ${JSON.stringify(start.id)} (message ${JSON.stringify(start.message)}) received --data as the message, once; stored with POST /api/v1/processes, POST /api/v1/messages/${encodeURIComponent(start.message)} starts it`;
+  return undefined;
 }
 
 /** A definition file: a BPMN document (XML) or JSON. */

@@ -10,6 +10,7 @@ import { flowFunctions } from './process-flow.js';
 import { listFunctions } from './lists.js';
 import { lockFunctions } from './locks.js';
 import { logFunctions } from './log.js';
+import { messageFunctions } from './messages.js';
 import { stateFunctions } from './state-functions.js';
 import { throwFunctions } from './throw.js';
 
@@ -21,6 +22,7 @@ export const request: FunctionSpec[] = [
   ...lockFunctions,
   ...throwFunctions,
   ...flowFunctions,
+  ...messageFunctions,
 ];
 
 export {
@@ -38,5 +40,6 @@ export {
   type EvaluationState,
 } from './evaluation.js';
 export { ScriptThrownError } from './throw.js';
+export { setMessageSender, type MessageSender, type MessageStarted } from './messages.js';
 export { setFlowFrame, SETTABLE_STATUSES, type FlowFrame } from './process-flow.js';
 export { checkDataDocument, dataDocumentBytes } from './data-document.js';

@@ -30,6 +30,7 @@ import {
   type TaskRef,
 } from '../../platform/processes/index.js';
 import { ProcessRunner, type RunnerOptions } from './runner.js';
+import { serveMessages } from './triggers.js';
 
 export type ProcessHostOptions = RunnerOptions;
 
@@ -101,6 +102,7 @@ export class ProcessHost {
     options: ProcessHostOptions = {},
   ) {
     this.runner = new ProcessRunner(platform, options);
+    serveMessages(this.runner);
   }
 
   /** Starts a request and runs it until it waits or ends; returns where it is. */

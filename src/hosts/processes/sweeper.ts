@@ -2,19 +2,30 @@
  * What each server process runs beside its requests (docs/hosts.md, "Durable requests and
  * timers"): every `intervalMs` it claims the runs whose lease expired (their server died) and
  * resumes them, and — when it holds the `timers` lease, which one server holds at a time — fires
- * the timers that are due.
+ * the timers that are due and the ticks of timer start events (triggers.ts).
  *
  *   const sweeper = new ProcessSweeper(host.runner, { onError: (e) => log.error(e) });
  *   sweeper.start();  …  await sweeper.stop();
  */
 import { ConfigError } from '../../config/index.js';
-import type { ProcessRun, ProcessTimer } from '../../platform/processes/index.js';
+import type { ProcessRun, ProcessTimer, ProcessTrigger } from '../../platform/processes/index.js';
 import type { ProcessRunner } from './runner.js';
+import { fireSchedule } from './triggers.js';
 
-/** What the sweeper does with what it claimed: resume a run, fire a timer (by default its runner). */
+/** What the sweeper does with what it claimed: resume a run, fire a timer or a start event's tick (by default its runner). */
 export interface SweepWork {
   recover(run: ProcessRun): Promise<void>;
   fireTimer(timer: ProcessTimer): Promise<boolean>;
+  fireSchedule(trigger: ProcessTrigger): Promise<boolean>;
+}
+
+/** The sweeper's work done by a runner in this thread. */
+export function localSweeps(runner: ProcessRunner): SweepWork {
+  return {
+    recover: (run) => runner.recover(run),
+    fireTimer: (timer) => runner.fireTimer(timer),
+    fireSchedule: (trigger) => fireSchedule(runner, trigger),
+  };
 }
 
 export interface SweeperOptions {
@@ -49,7 +60,7 @@ export class ProcessSweeper {
   ) {
     this.intervalMs = options.intervalMs ?? sweepMsFromEnv();
     this.batch = options.batch ?? 100;
-    this.work = options.work ?? runner;
+    this.work = options.work ?? localSweeps(runner);
   }
 
   start(): void {
@@ -72,10 +83,11 @@ export class ProcessSweeper {
   }
 
   /**
-   * One look: runs claimed (their recovery goes on in the background), timers fired, and — at
+   * One look: runs claimed (their recovery goes on in the background), timers fired, start
+   * events' due ticks fired (`started`: the requests they started), and — at
    * most once a lease period — requests an older version left without a run ended.
    */
-  async sweep(): Promise<{ resumed: number; fired: number; orphans: number }> {
+  async sweep(): Promise<{ resumed: number; fired: number; started: number; orphans: number }> {
     const { processes } = this.runner.platform;
     const orphans = await this.endOrphans();
     const claimed = await processes.runs.claimExpired(this.runner.leaseUntil(), Date.now(), this.batch);
@@ -85,6 +97,7 @@ export class ProcessSweeper {
       void recovery.finally(() => this.resuming.delete(recovery));
     }
     let fired = 0;
+    let started = 0;
     const { owner, ttlMs } = this.runner.lease;
     if (await processes.leases.acquire(TIMER_LEASE, owner, Date.now(), ttlMs)) {
       for (const timer of await processes.timers.due(this.runner.now(), this.batch)) {
@@ -94,8 +107,15 @@ export class ProcessSweeper {
           this.options.onError?.(e);
         }
       }
+      for (const trigger of await processes.triggers.due(this.runner.now(), this.batch)) {
+        try {
+          if (await this.work.fireSchedule(trigger)) started++;
+        } catch (e) {
+          this.options.onError?.(e);
+        }
+      }
     }
-    return { resumed: claimed.length, fired, orphans };
+    return { resumed: claimed.length, fired, started, orphans };
   }
 
   private async endOrphans(): Promise<number> {

@@ -6,6 +6,7 @@ import { sql, type Store } from '../../store/index.js';
 import { notFound, PlatformError } from '../errors.js';
 import { fromJson, toJson } from '../model.js';
 import { parseDefinition, type ProcessDefinition } from './definition.js';
+import type { ProcessTriggers } from './triggers.js';
 
 export interface StoredDefinition {
   id: number;
@@ -32,35 +33,49 @@ export class ProcessDefinitions {
   constructor(
     private readonly store: Store,
     private readonly clock: () => number,
+    private readonly triggers: ProcessTriggers,
   ) {}
 
-  /** Stores a definition under its name (`definition.name`); a name already taken is a conflict. */
+  /**
+   * Stores a definition under its name (`definition.name`); a name already taken is a conflict.
+   * Its trigger (a timer or message start event) is stored with it.
+   */
   async create(accountId: string, value: unknown): Promise<StoredDefinition> {
     const definition = parseDefinition(value);
     const now = this.clock();
-    const row = await this.store.get<DefinitionRow>(sql`
-      INSERT INTO process_definitions (account_id, name, definition, created_at, updated_at)
-      VALUES (${accountId}, ${definition.name}, ${toJson(definition)}, ${now}, ${now})
-      ON CONFLICT (account_id, name) DO NOTHING
-      RETURNING *`);
-    if (!row)
-      throw new PlatformError(
-        'conflict',
-        `a process definition named ${JSON.stringify(definition.name)} exists`,
-      );
-    return toDefinition(row);
+    return this.store.transaction(async () => {
+      const row = await this.store.get<DefinitionRow>(sql`
+        INSERT INTO process_definitions (account_id, name, definition, created_at, updated_at)
+        VALUES (${accountId}, ${definition.name}, ${toJson(definition)}, ${now}, ${now})
+        ON CONFLICT (account_id, name) DO NOTHING
+        RETURNING *`);
+      if (!row)
+        throw new PlatformError(
+          'conflict',
+          `a process definition named ${JSON.stringify(definition.name)} exists`,
+        );
+      await this.triggers.sync(accountId, Number(row.id), definition, now);
+      return toDefinition(row);
+    });
   }
 
-  /** Replaces a definition (its name may change); requests already started keep the one they run. */
+  /**
+   * Replaces a definition (its name may change); requests already started keep the one they run.
+   * Its trigger follows: an unchanged timer keeps its schedule, a new one starts from now.
+   */
   async replace(accountId: string, id: number, value: unknown): Promise<StoredDefinition> {
     const definition = parseDefinition(value);
+    const now = this.clock();
     try {
-      const row = await this.store.get<DefinitionRow>(sql`
-        UPDATE process_definitions SET name = ${definition.name}, definition = ${toJson(definition)},
-               updated_at = ${this.clock()}
-        WHERE account_id = ${accountId} AND id = ${id} RETURNING *`);
-      if (!row) throw definitionMissing(id);
-      return toDefinition(row);
+      return await this.store.transaction(async () => {
+        const row = await this.store.get<DefinitionRow>(sql`
+          UPDATE process_definitions SET name = ${definition.name}, definition = ${toJson(definition)},
+                 updated_at = ${now}
+          WHERE account_id = ${accountId} AND id = ${id} RETURNING *`);
+        if (!row) throw definitionMissing(id);
+        await this.triggers.sync(accountId, id, definition, now);
+        return toDefinition(row);
+      });
     } catch (e) {
       if (this.store.dialect.uniqueViolation(e))
         throw new PlatformError(

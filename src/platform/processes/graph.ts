@@ -7,9 +7,14 @@
 import { PlatformError } from '../errors.js';
 import { isPlainObject } from '../model.js';
 import { isTemplateText, parseDuration } from './durations.js';
+import { parseStartMessage, parseStartTimer, type StartTimer } from './start-events.js';
 
 export type FlowNode =
-  | { id: string; kind: 'start'; name?: string }
+  /**
+   * `timer`, `message`: what starts a request by itself (start-events.ts, triggers.ts);
+   * `enabled: false` keeps that trigger off (the process is started by hand only).
+   */
+  | { id: string; kind: 'start'; name?: string; timer?: StartTimer; message?: string; enabled?: false }
   /** `error`: an error end event's code; `terminate`: a terminate end event. */
   | { id: string; kind: 'end'; name?: string; error?: string; terminate?: boolean }
   | { id: string; kind: 'task'; name?: string; step: number }
@@ -234,9 +239,24 @@ function node(value: unknown, path: string): FlowNode {
     ...(value.name === undefined ? {} : { name: text(value.name, `${path}.name`) }),
   };
   switch (kind as NodeKind) {
-    case 'start':
-      only(value, ['id', 'kind', 'name'], path);
-      return { ...base, kind: 'start' };
+    case 'start': {
+      only(value, ['id', 'kind', 'name', 'timer', 'message', 'enabled'], path);
+      if (value.timer !== undefined && value.message !== undefined)
+        throw invalid(path, 'a start event has a timer or a message, not both');
+      if (value.enabled !== undefined && value.enabled !== false && value.enabled !== true)
+        throw invalid(`${path}.enabled`, 'must be true or false');
+      return {
+        ...base,
+        kind: 'start',
+        ...(value.timer === undefined
+          ? {}
+          : { timer: parseStartTimer(value.timer, `${path}.timer`, base.id) }),
+        ...(value.message === undefined
+          ? {}
+          : { message: parseStartMessage(value.message, `${path}.message`) }),
+        ...(value.enabled === false ? { enabled: false as const } : {}),
+      };
+    }
     case 'end':
       only(value, ['id', 'kind', 'name', 'error', 'terminate'], path);
       if (value.terminate !== undefined && typeof value.terminate !== 'boolean')

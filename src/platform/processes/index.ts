@@ -9,6 +9,7 @@ import { ProcessRuns } from './runs.js';
 import { StepRecords } from './steps.js';
 import { ManualTasks } from './tasks.js';
 import { ProcessTimers } from './timers.js';
+import { ProcessTriggers } from './triggers.js';
 
 export class Processes {
   readonly definitions: ProcessDefinitions;
@@ -17,12 +18,14 @@ export class Processes {
   readonly tasks: ManualTasks;
   readonly timers: ProcessTimers;
   readonly leases: NamedLeases;
+  readonly triggers: ProcessTriggers;
 
   constructor(
     private readonly store: Store,
     clock: () => number,
   ) {
-    this.definitions = new ProcessDefinitions(store, clock);
+    this.triggers = new ProcessTriggers(store);
+    this.definitions = new ProcessDefinitions(store, clock, this.triggers);
     this.runs = new ProcessRuns(store);
     this.steps = new StepRecords(store, clock);
     this.tasks = new ManualTasks(store, clock);
@@ -76,6 +79,8 @@ export {
 } from './leases.js';
 export type { ProcessRun, RunCursor, Token, TokenState } from './runs.js';
 export type { ProcessTimer, TimerKind } from './timers.js';
+export { triggerOf, type ProcessTrigger } from './triggers.js';
+export { describeTimer, MIN_CYCLE_MS, nextTick, type StartTimer } from './start-events.js';
 export type { StepError, StepRecord, StepStatus } from './steps.js';
 export { taskId, taskMissing, type ManualTask, type TaskRef, type TaskStatus } from './tasks.js';
 export { isTaskToken, TASK_CONTEXTS, taskPath, taskToken, taskUrl, type TaskContext } from './urls.js';

@@ -157,6 +157,49 @@ export function runtimeRoutes(app: Api, deps: ServerDeps): void {
     },
   );
 
+  app.post(
+    '/messages/:name',
+    {
+      schema: {
+        tags: ['requests'],
+        summary:
+          'Send a message: start the stored process whose message start event has that name, the body as its data document',
+        description:
+          'Any user of the account; the caller is the request\'s initiator (docs/hosts.md, "Message start events"). ' +
+          'The body is a JSON object (`{}` for none), bounded like any request data document. `mode` defaults to LIVE. ' +
+          'Answers as `POST /requests` (the request once it waits or ends, or still running after one wall time), ' +
+          'with the same `Idempotency-Key`; 404 when no enabled message start event of the account has that name.',
+        params: Type.Object({
+          name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001f\\u007f]+$' }),
+        }),
+        querystring: Type.Object({ mode: Type.Optional(Mode) }, { additionalProperties: false }),
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(
+            Type.String({ minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' }),
+          ),
+        }),
+        body: JsonObject,
+        response: { 201: ProcessRequest },
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      const send = deps.hosts.sendMessage;
+      if (!send) throw new ApiError(501, 'not-implemented', 'This server has no process host.');
+      const idempotencyKey = request.headers['idempotency-key'];
+      const { requestId, replayed } = await send.call(deps.hosts, {
+        caller,
+        message: request.params.name,
+        mode: request.query.mode ?? 'LIVE',
+        data: request.body,
+        ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+      });
+      if (replayed) reply.header('Idempotent-Replayed', 'true');
+      reply.code(201);
+      return toRequestBody(await requests.require(caller.accountId, requestId));
+    },
+  );
+
   app.get(
     '/requests/:id',
     {

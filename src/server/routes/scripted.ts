@@ -6,7 +6,7 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { PlatformError } from '../../platform/index.js';
 import { readBpmn, writeBpmn } from '../../platform/processes/bpmn/index.js';
-import type { StoredDefinition } from '../../platform/processes/index.js';
+import type { ProcessTrigger, StoredDefinition } from '../../platform/processes/index.js';
 import type { WebInterface as WebInterfaceRecord } from '../../platform/projects/index.js';
 import type { CompositeApi as CompositeApiRecord } from '../../platform/scripted/index.js';
 import { TEMPLATE_MAX_CHARS } from '../../platform/scripted/index.js';
@@ -61,6 +61,19 @@ const Unsupported = Type.Object({
   line: Nullable(Type.Integer()),
 });
 
+const Trigger = Type.Object({
+  kind: Type.Union([Type.Literal('timer'), Type.Literal('message')]),
+  /** The start event's id. */
+  startEvent: Type.String(),
+  timer: Nullable(Type.Record(Type.String(), Type.String())),
+  message: Nullable(Type.String()),
+  /** The next tick (epoch ms); null: none left, or a message. */
+  nextAt: Nullable(Type.Integer()),
+  firedCount: Type.Integer(),
+  lastFiredAt: Nullable(Type.Integer()),
+  lastRequestId: Nullable(Type.String()),
+});
+
 const ProcessDefinition = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
@@ -69,6 +82,8 @@ const ProcessDefinition = Type.Object({
   format: Type.Union([Type.Literal('json'), Type.Literal('bpmn')]),
   /** Elements of its BPMN model outside the executable subset: a request of it is refused. */
   unsupported: Type.Array(Unsupported),
+  /** What starts its requests by itself (docs/hosts.md, "Triggers"): a timer's schedule, a message; null: none. */
+  trigger: Nullable(Trigger),
   createdAt: Type.Integer(),
   updatedAt: Type.Integer(),
 });
@@ -91,13 +106,30 @@ const toInterfaceBody = ({ accountId: _a, ...wi }: WebInterfaceRecord) => wi;
 /** The fields GET composite-apis filters and sorts on (it lists by path then method by default). */
 const API_FIELDS = ['id', 'projectId', 'method', 'path', 'mode', 'isPublic', 'updatedAt'];
 const INTERFACE_FIELDS = ['id', 'projectId', 'title', 'tags', 'contexts', 'createdAt'];
-const toDefinitionBody = ({ accountId: _a, definition, ...d }: StoredDefinition) => {
+const toTriggerBody = (t: ProcessTrigger | undefined) =>
+  t === undefined
+    ? null
+    : {
+        kind: t.kind,
+        startEvent: t.nodeId,
+        timer: t.timer as Record<string, string> | null,
+        message: t.message,
+        nextAt: t.nextAt,
+        firedCount: t.firedCount,
+        lastFiredAt: t.lastFiredAt,
+        lastRequestId: t.lastRequestId,
+      };
+const toDefinitionBody = (
+  { accountId: _a, definition, ...d }: StoredDefinition,
+  trigger: ProcessTrigger | undefined,
+) => {
   const { bpmn, ...rest } = definition;
   return {
     ...d,
     definition: { ...rest },
     format: bpmn === undefined ? ('json' as const) : ('bpmn' as const),
     unsupported: definition.unsupported ?? [],
+    trigger: toTriggerBody(trigger),
   };
 };
 
@@ -303,7 +335,9 @@ export async function webInterfaceTemplateRoutes(app: Api, { deps }: { deps: Ser
 
 /** Stored process definitions: a plugin under PROCESSES_PREFIX, its paths relative to it. */
 export async function processDefinitionRoutes(app: Api, { deps }: { deps: ServerDeps }): Promise<void> {
-  const { definitions } = deps.platform.processes;
+  const { definitions, triggers } = deps.platform.processes;
+  const withTrigger = async (stored: StoredDefinition) =>
+    toDefinitionBody(stored, await triggers.find(stored.id));
   // A BPMN document arrives as text; readBpmn parses it.
   app.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string' }, (_request, body, done) =>
     done(null, body),
@@ -319,9 +353,12 @@ export async function processDefinitionRoutes(app: Api, { deps }: { deps: Server
         response: { 200: Type.Object({ items: Type.Array(ProcessDefinition) }) },
       },
     },
-    async (request) => ({
-      items: (await definitions.list(callerOf(request).accountId)).map(toDefinitionBody),
-    }),
+    async (request) => {
+      const { accountId } = callerOf(request);
+      const stored = await definitions.list(accountId);
+      const found = await triggers.ofAccount(accountId);
+      return { items: stored.map((d) => toDefinitionBody(d, found.get(d.id))) };
+    },
   );
 
   app.post(
@@ -342,7 +379,7 @@ export async function processDefinitionRoutes(app: Api, { deps }: { deps: Server
         await definitionValue(request.body),
       );
       reply.code(201);
-      return toDefinitionBody(stored);
+      return withTrigger(stored);
     },
   );
 
@@ -360,7 +397,7 @@ export async function processDefinitionRoutes(app: Api, { deps }: { deps: Server
     },
     async (request, reply) => {
       const stored = await definitions.require(callerOf(request).accountId, request.params.id);
-      if (!wantsBpmn(request.query, request.headers.accept)) return toDefinitionBody(stored);
+      if (!wantsBpmn(request.query, request.headers.accept)) return withTrigger(stored);
       reply.type('application/xml; charset=utf-8');
       return writeBpmn(stored.definition);
     },
@@ -379,7 +416,7 @@ export async function processDefinitionRoutes(app: Api, { deps }: { deps: Server
       },
     },
     async (request) =>
-      toDefinitionBody(
+      withTrigger(
         await definitions.replace(
           callerOf(request).accountId,
           request.params.id,

@@ -23,6 +23,7 @@ const modules: Array<{ default: Migration }> = await Promise.all([
   import('./0540_run_recoveries.js'),
   import('./0600_sorted_key_indexes.js'),
   import('./0610_request_list.js'),
+  import('./0620_process_triggers.js'),
   import('./0650_open_tasks.js'),
   import('./0660_audit_log.js'),
 ]);

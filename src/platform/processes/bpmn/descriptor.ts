@@ -35,6 +35,7 @@ export const flowmarkDescriptor = {
       extends: ['bpmn:UserTask'],
       properties: [attr('deadline'), attr('onTimeout', 'Integer'), attr('widgets')],
     },
+    { name: 'StartEventProperties', extends: ['bpmn:StartEvent'], properties: [attr('enabled', 'Boolean')] },
     { name: 'CallActivityProperties', extends: ['bpmn:CallActivity'], properties: [attr('wait', 'Boolean')] },
     {
       name: 'MultiInstanceProperties',

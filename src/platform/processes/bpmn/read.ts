@@ -7,6 +7,7 @@
 import { BpmnModdle, type ModdleElement } from 'bpmn-moddle';
 import { PlatformError } from '../../errors.js';
 import { timerProblem, type FlowNode, type SequenceFlow, type UnsupportedElement } from '../graph.js';
+import type { StartTimer } from '../start-events.js';
 import { flowmarkDescriptor } from './descriptor.js';
 
 /** A definition in its JSON form (what parseDefinition checks). */
@@ -107,11 +108,20 @@ export async function readBpmn(xml: string): Promise<DefinitionValue> {
     const named = e.name ? { name: e.name } : {};
     const definitions = list(e.eventDefinitions);
     switch (e.$type) {
-      case 'bpmn:StartEvent':
-        if (definitions.length > 0) for (const d of definitions) flag(`${e.$type} (${d.$type})`, id);
+      case 'bpmn:StartEvent': {
+        const trigger = startTrigger(definitions);
+        if (trigger === undefined) for (const d of definitions) flag(`${e.$type} (${d.$type})`, id);
         else if (nodes.some((n) => n.kind === 'start')) flag(`${e.$type} (a second start event)`, id);
-        else nodes.push({ id, kind: 'start', ...named });
+        else
+          nodes.push({
+            id,
+            kind: 'start',
+            ...named,
+            ...trigger,
+            ...(e.enabled === false ? { enabled: false } : {}),
+          });
         break;
+      }
       case 'bpmn:EndEvent': {
         const [d, ...more] = definitions;
         if (!d) nodes.push({ id, kind: 'end', ...named });
@@ -381,6 +391,29 @@ function markerLoop(marker: ModdleElement, alsoFlowmarkLoop: boolean): Record<st
   if (count !== '') return { count };
   if (over !== '') return { over };
   return why('no loopCardinality nor flowmark:collection');
+}
+
+/**
+ * A start event's trigger: none, one timer (its one time: timeDate, timeDuration or timeCycle)
+ * or one message (the referenced bpmn:message's name, else its id); undefined: outside the subset.
+ */
+function startTrigger(definitions: ModdleElement[]): { timer?: StartTimer; message?: string } | undefined {
+  if (definitions.length === 0) return {};
+  const [d, ...more] = definitions;
+  if (more.length > 0) return undefined;
+  if (d!.$type === 'bpmn:TimerEventDefinition') {
+    const times = (['timeDate', 'timeDuration', 'timeCycle'] as const).filter((k) => isElement(d![k]));
+    if (times.length !== 1) return undefined;
+    const kind = times[0]!;
+    const text = String((d![kind] as ModdleElement).body ?? '').trim();
+    const key = ({ timeDate: 'date', timeDuration: 'duration', timeCycle: 'cycle' } as const)[kind];
+    return { timer: { [key]: text } as StartTimer };
+  }
+  if (d!.$type === 'bpmn:MessageEventDefinition' && isElement(d!.messageRef)) {
+    const ref = d!.messageRef;
+    return { message: String(ref.name ?? ref.id ?? '') };
+  }
+  return undefined;
 }
 
 function errorCode(definition: ModdleElement): string {

@@ -27,9 +27,15 @@ export async function writeBpmn(definition: ProcessDefinition): Promise<string> 
     }
     return error;
   };
+  const messages: ModdleElement[] = [];
+  const messageOf = (name: string) => {
+    const message = m.create('bpmn:Message', { id: `Message_${messages.length + 1}`, name });
+    messages.push(message);
+    return message;
+  };
   const flowElements: ModdleElement[] = [];
   for (const node of graph.nodes) {
-    const element = nodeElement(m, node, steps, errorOf);
+    const element = nodeElement(m, node, steps, errorOf, messageOf);
     elements.set(node.id, element);
     flowElements.push(element);
   }
@@ -98,7 +104,7 @@ export async function writeBpmn(definition: ProcessDefinition): Promise<string> 
     id: 'Definitions_1',
     targetNamespace: 'urn:flowmark:processes',
     exporter: 'flowmark',
-    rootElements: [...errors, process],
+    rootElements: [...errors, ...messages, process],
     diagrams: [diagram],
   });
   const { xml } = await m.toXML(root, { format: true });
@@ -116,11 +122,35 @@ function nodeElement(
   node: FlowNode,
   steps: Map<number, StepDefinition>,
   errorOf: (code: string) => ModdleElement,
+  messageOf: (name: string) => ModdleElement,
 ): ModdleElement {
   const named = node.name ? { name: node.name } : {};
   switch (node.kind) {
-    case 'start':
-      return m.create('bpmn:StartEvent', { id: node.id, ...named });
+    case 'start': {
+      const definitions = node.timer
+        ? [
+            m.create('bpmn:TimerEventDefinition', {
+              id: `${node.id}_timer`,
+              [{ date: 'timeDate', duration: 'timeDuration', cycle: 'timeCycle' }[
+                Object.keys(node.timer)[0]!
+              ]!]: m.create('bpmn:FormalExpression', { body: Object.values(node.timer)[0] }),
+            }),
+          ]
+        : node.message !== undefined
+          ? [
+              m.create('bpmn:MessageEventDefinition', {
+                id: `${node.id}_message`,
+                messageRef: messageOf(node.message),
+              }),
+            ]
+          : [];
+      return m.create('bpmn:StartEvent', {
+        id: node.id,
+        ...named,
+        eventDefinitions: definitions,
+        ...(node.enabled === false ? { enabled: false } : {}),
+      });
+    }
     case 'end': {
       const definitions = node.terminate
         ? [m.create('bpmn:TerminateEventDefinition', { id: `${node.id}_terminate` })]

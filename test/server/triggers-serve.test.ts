@@ -1,0 +1,163 @@
+/**
+ * Triggers on real `flowmark serve` processes (the built dist/: `npm run build` first), where the
+ * HTTP thread claims and the evaluation pool starts (docs/hosts.md, "Triggers"). PostgreSQL: two
+ * servers on one database, both sweeping — 20 timer start events due at once each start exactly
+ * one request; SQLite: one server. A message sent over HTTP to either starts its process.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openStore, sql, type Store } from '../../src/store/index.js';
+import { availableEngines, createTestSchema, dropTestSchema } from '../support/engines.js';
+import { call, sessionCookie } from './support.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const TIMERS = 20;
+
+async function until<T>(probe: () => Promise<T | undefined>, what: string, ms = 60_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+interface Server {
+  child: ChildProcess;
+  out: string;
+  exited: Promise<unknown>;
+}
+
+function serve(env: NodeJS.ProcessEnv): Server {
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'bin/flowmark.js'), 'serve', '--port', '0', '--log-level', 'error'],
+    {
+      cwd: ROOT,
+      env: { ...env, FLOWMARK_SWEEP_MS: '100' },
+      stdio: 'pipe',
+    },
+  );
+  const server: Server = { child, out: '', exited: new Promise((r) => child.once('exit', r)) };
+  child.stdout!.on('data', (c) => (server.out += c));
+  child.stderr!.on('data', (c) => (server.out += c));
+  return server;
+}
+
+const urlOf = (server: Server) =>
+  until(
+    async () => /serving on (http:\/\/127\.0\.0\.1:\d+)/.exec(server.out)?.[1],
+    'the server to listen',
+    30_000,
+  );
+
+const graph = (start: Record<string, unknown>) => ({
+  nodes: [
+    { id: 'Go', kind: 'start', ...start },
+    { id: 't', kind: 'task', step: 1 },
+    { id: 'e', kind: 'end' },
+  ],
+  flows: [
+    { id: 'f1', source: 'Go', target: 't' },
+    { id: 'f2', source: 't', target: 'e' },
+  ],
+});
+
+for (const engine of availableEngines()) {
+  describe(`triggers on flowmark serve [${engine}]`, () => {
+    const servers: Server[] = [];
+    let store: Store | undefined;
+    let dir = '';
+    let schema = '';
+
+    afterAll(async () => {
+      for (const s of servers) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill();
+      await Promise.all(servers.map((s) => s.exited));
+      await store?.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+      if (schema) await dropTestSchema(schema);
+    });
+
+    it(`${TIMERS} timer start events due at once start one request each; a message starts its process`, async () => {
+      const env: NodeJS.ProcessEnv = { ...process.env };
+      delete env.DATABASE_URL;
+      dir = mkdtempSync(join(tmpdir(), 'flowmark-triggers-'));
+      env.FLOWMARK_DATA = dir;
+      if (engine === 'postgres') {
+        const created = await createTestSchema('triggers');
+        schema = created.schema;
+        env.DATABASE_URL = created.databaseUrl;
+        store = await openStore({ databaseUrl: env.DATABASE_URL, poolSize: 2 });
+      } else store = await openStore({ databaseUrl: undefined, dataDir: dir });
+      const db = store;
+      const a = serve(env);
+      servers.push(a);
+      const urlA = await urlOf(a);
+      const password = await until(async () => /password: (\S+)\n/.exec(a.out)?.[1], 'the password', 30_000);
+      const login = /login: +(\S+)/.exec(a.out)![1]!;
+      const b = engine === 'postgres' ? serve(env) : undefined;
+      if (b) servers.push(b);
+      const urlB = b ? await urlOf(b) : urlA;
+      const loggedIn = await call(urlA, 'POST', '/api/v1/auth/login', {
+        body: { account: 'default', login, password },
+      });
+      const cookie = sessionCookie(loggedIn.headers);
+
+      const saved: number[] = [];
+      for (let i = 0; i < TIMERS; i++) {
+        const r = await call(i % 2 ? urlB : urlA, 'POST', '/api/v1/processes', {
+          cookie,
+          body: {
+            name: `Timed ${i}`,
+            steps: [{ id: 1, script: `tick ${i}` }],
+            graph: graph({ timer: { duration: 'PT3S' } }),
+          },
+        });
+        expect(r.status).toBe(201);
+        saved.push(r.body.id as number);
+      }
+      const message = await call(urlA, 'POST', '/api/v1/processes', {
+        cookie,
+        body: {
+          name: 'Greeter',
+          steps: [{ id: 1, script: 'hello ${who}' }],
+          graph: graph({ message: 'greet' }),
+        },
+      });
+      expect(message.status).toBe(201);
+      const sent = await call(urlB, 'POST', '/api/v1/messages/greet', { cookie, body: { who: 'Ada' } });
+      expect(sent.status).toBe(201);
+      expect(sent.body).toMatchObject({ status: 201, mode: 'LIVE', data: { who: 'Ada' } });
+      expect((await call(urlA, 'POST', '/api/v1/messages/nobody', { cookie, body: {} })).body.message).toBe(
+        'No process starts on message "nobody": no stored process of the account has an enabled message start event of that name.',
+      );
+
+      const completed = () =>
+        db.get<{ n: number }>(sql`
+          SELECT COUNT(*) AS n FROM process_runs r JOIN requests q ON q.account_id = r.account_id AND q.id = r.request_id
+          WHERE r.definition_id IN (SELECT id FROM process_definitions WHERE name LIKE 'Timed %') AND q.status = 201`);
+      await until(
+        async () => (Number((await completed())?.n) === TIMERS ? true : undefined),
+        `${TIMERS} timer-started requests to complete`,
+      );
+      // Two sweeps more: nothing fires twice.
+      await new Promise((r) => setTimeout(r, 500));
+      const perDefinition = await db.all<{ definition_id: number; n: number }>(sql`
+        SELECT definition_id, COUNT(*) AS n FROM process_runs
+        WHERE definition_id IN (SELECT id FROM process_definitions WHERE name LIKE 'Timed %')
+        GROUP BY definition_id ORDER BY definition_id`);
+      expect(perDefinition.map((r) => [Number(r.definition_id), Number(r.n)])).toEqual(
+        saved.map((id) => [id, 1]),
+      );
+      const fired = await db.all<{ fired_count: number; next_at: number | null }>(
+        sql`SELECT fired_count, next_at FROM process_triggers WHERE kind = 'timer'`,
+      );
+      expect(fired.map((r) => [Number(r.fired_count), r.next_at])).toEqual(saved.map(() => [1, null]));
+    }, 120_000);
+  });
+}
