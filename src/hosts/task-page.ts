@@ -103,9 +103,7 @@ export function taskPage(task: TaskView, options: { submitted?: boolean } = {}):
       '<button type="submit" class="primary">Submit</button></form>',
     );
   } else if (task.status === 'SUBMITTED') {
-    parts.push(
-      `<p class="message ok" role="status">${options.submitted ? 'Thank you: the task was submitted.' : 'This task has been submitted.'}</p>`,
-    );
+    parts.push(outcome(task, options.submitted === true));
     if (task.result)
       parts.push(
         '<section><h2>Submitted</h2><dl class="task-data">',
@@ -118,6 +116,37 @@ export function taskPage(task: TaskView, options: { submitted?: boolean } = {}):
     parts.push(`<p class="message" role="status">This task is ${escapeHtml(task.status.toLowerCase())}.</p>`);
   return page(200, title, parts.join(''));
 }
+
+/**
+ * What the submission led to, read from the request now: ended well, going on (running, or
+ * waiting for another task, a sub-process or a resume), or ended otherwise, with its message.
+ */
+function outcome(task: TaskView, justSubmitted: boolean): string {
+  const said = justSubmitted ? 'Thank you: the task was submitted' : 'This task has been submitted';
+  const request = task.request;
+  if (!request) return `<p class="message ok" role="status">${said}.</p>`;
+  const ok = (text: string) => `<p class="message ok" role="status">${said}${text}</p>`;
+  switch (request.status) {
+    case 201:
+      return ok(', and the request completed.');
+    case 101:
+      return ok(': the request goes on.');
+    case 102:
+      return ok(': the request now waits (for another task, a sub-process or a resume).');
+    default: {
+      const ended = ENDED[request.status] ?? `ended with status ${request.status}`;
+      const why = request.message ? `: ${escapeHtml(request.message)}` : '.';
+      return `<p class="message error" role="alert">${said}, but the request then ${ended}${why}</p>`;
+    }
+  }
+}
+
+const ENDED: Record<number, string> = {
+  301: 'ended in error (301)',
+  302: 'was stopped (302)',
+  400: 'was cancelled (400)',
+  401: 'timed out (401)',
+};
 
 /** An error as a page: the same status and message a JSON client gets. */
 export function taskErrorPage(status: number, message: string): Answer {

@@ -174,7 +174,7 @@ describeWithBrowser('console: processes, requests and tasks', (browser) => {
       await page.getByLabel('comment').fill('<script>alert(1)</script>');
       await shoot('task-page');
       await page.getByRole('button', { name: 'Submit' }).click();
-      await page.getByText('Thank you: the task was submitted.').waitFor();
+      await page.getByText('Thank you: the task was submitted, and the request completed.').waitFor();
       expect(new URL(page.url()).search).toBe('?submitted=1');
       expect(await page.locator('dl.task-data').last().textContent()).toBe(
         'decisionnocomment<script>alert(1)</script>',

@@ -90,6 +90,38 @@ describeEachEngine('server: the task page', (engine) => {
     expect(any.body).toMatchObject({ stepId: 1, status: 'OPEN' });
   });
 
+  it('tells after a submission that the request then ended in error, with its message', async () => {
+    const definition = {
+      name: 'approval then failure',
+      steps: [
+        { id: 1, type: 'manual', name: 'Approve', lane: laneId, fields: ['decision'] },
+        { id: 2, name: 'Fail', script: '${missing_variable}' },
+      ],
+    };
+    expect(
+      (await call(server.url, 'POST', '/api/v1/processes', { token: admin(), body: definition })).status,
+    ).toBe(201);
+    const started = await call(server.url, 'POST', '/api/v1/requests', {
+      token: admin(),
+      body: { process: 'approval then failure', mode: 'LIVE' },
+    });
+    expect(started.body.status).toBe(102);
+    const path = `/live/acme/task/${started.body.id}/1/0`;
+    const cookie = await login(server.url, 'acme', 'admin');
+    const posted = await call(server.url, 'POST', path, {
+      cookie,
+      headers: { ...FORM, origin: server.url },
+      body: 'decision=yes',
+    });
+    expect(posted.status).toBe(303);
+    const html = (await call(server.url, 'GET', posted.headers.get('location')!, { cookie, headers: HTML }))
+      .body as string;
+    expect(html).toContain(
+      '<p class="message error" role="alert">Thank you: the task was submitted, but the request then ended in error (301): step 2 (Fail)',
+    );
+    expect(html).not.toContain('message ok');
+  });
+
   it('takes a form submission, redirects to the page and confirms it there', async () => {
     const id = await start('ok');
     const path = `/live/acme/task/${id}/1/0`;
@@ -107,7 +139,10 @@ describeEachEngine('server: the task page', (engine) => {
     });
     expect(confirmation.status).toBe(200);
     const html = confirmation.body as string;
-    expect(html).toContain('<p class="message ok" role="status">Thank you: the task was submitted.</p>');
+    // the page tells what the submission led to: here, the request's end
+    expect(html).toContain(
+      '<p class="message ok" role="status">Thank you: the task was submitted, and the request completed.</p>',
+    );
     expect(html).toContain('<dt>comment</dt><dd>&#60;i&#62;fine&#60;/i&#62;</dd>');
     expect(html).not.toContain('<form');
     const request = await call(server.url, 'GET', `/api/v1/requests/${id}`, { token: admin() });

@@ -82,6 +82,8 @@ export type TaskView = {
   createdAt: number;
   submittedAt: number | null;
   submittedBy: number | null;
+  /** Where its request is now: what a submission led to (the task page tells it). */
+  request: { status: number; message: string } | null;
 };
 
 export interface RequestView {
@@ -284,6 +286,7 @@ export class ProcessHost {
       ? await this.platform.applications.find(accountId, task.instanceId)
       : undefined;
     const account = await this.platform.accounts.require(accountId);
+    const request = await this.platform.requests.find(accountId, task.requestId);
     return {
       id: task.id,
       requestId: task.requestId,
@@ -300,6 +303,7 @@ export class ProcessHost {
       createdAt: task.createdAt,
       submittedAt: task.submittedAt,
       submittedBy: task.submittedBy,
+      request: request ? { status: request.status, message: request.message } : null,
     };
   }
 }
