@@ -530,10 +530,10 @@ describeEachEngine('manual task timers', (engine) => {
     await first.sweeper.stop();
     const second = await server(await engine.openStore(), 'server-2', () => now);
     now = NOW + 3_599_999;
-    expect(await second.sweeper.sweep()).toEqual({ resumed: 0, fired: 0, orphans: 0 });
+    expect(await second.sweeper.sweep()).toEqual({ resumed: 0, fired: 0, orphans: 0, started: 0 });
     now = NOW + 3_600_000;
-    expect(await second.sweeper.sweep()).toEqual({ resumed: 0, fired: 1, orphans: 0 });
-    expect(await second.sweeper.sweep()).toEqual({ resumed: 0, fired: 0, orphans: 0 });
+    expect(await second.sweeper.sweep()).toEqual({ resumed: 0, fired: 1, orphans: 0, started: 0 });
+    expect(await second.sweeper.sweep()).toEqual({ resumed: 0, fired: 0, orphans: 0, started: 0 });
     const ended = await w.host.view(w.account, id);
     expect(ended.request.status).toBe(201);
     expect(stepsOf(ended)).toEqual([
