@@ -95,7 +95,7 @@ for (const engine of availableEngines()) {
       const parentId = parents[0]!.id;
       expect(await count(sql`SELECT COUNT(*) AS n FROM requests WHERE parent_id = ${parentId}`)).toBe(0);
       // Another process's sweeper resumes the parent (its lease lapsed): one child, and both complete.
-      expect(child('sweep')).toMatchObject({ stdout: '{"resumed":1,"fired":0,"orphans":0}' });
+      expect(child('sweep')).toMatchObject({ stdout: '{"resumed":1,"fired":0,"started":0,"orphans":0}' });
       const children = await store.all<{ status: number }>(
         sql`SELECT status FROM requests WHERE parent_id = ${parentId}`,
       );
