@@ -5,6 +5,7 @@
  * an engine): never a tenant's names, so no account can grow the series without bound.
  */
 import { Counter, Histogram, Registry } from 'prom-client';
+import { metricSinks } from './hooks.js';
 
 export const registry = new Registry();
 
@@ -53,15 +54,18 @@ export const storeTransactions = new Histogram({
   registers: [registry],
 });
 
-/** The label of a status or code from a closed set: an unknown value counts as `other`. */
-export function closedLabel(value: string, known: ReadonlySet<string>): string {
-  return known.has(value) ? value : 'other';
-}
-
-/** A top-level transaction of the store ended: committed, or rolled back by an error. */
-export function observeTransaction(engine: string, startedAt: number, committed: boolean): void {
-  storeTransactions.observe(
-    { engine, outcome: committed ? 'commit' : 'rollback' },
-    (performance.now() - startedAt) / 1000,
-  );
-}
+// The layers below count through these from now on (hooks.ts).
+Object.assign(metricSinks, {
+  transaction(engine: string, startedAt: number, committed: boolean) {
+    storeTransactions.observe(
+      { engine, outcome: committed ? 'commit' : 'rollback' },
+      (performance.now() - startedAt) / 1000,
+    );
+  },
+  requestStatus(status: string) {
+    requestStatuses.inc({ status });
+  },
+  scriptRun(engine: string, outcome: string) {
+    scriptRuns.inc({ engine, outcome });
+  },
+});

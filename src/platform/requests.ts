@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Store } from '../store/index.js';
 import { sql, type Sql } from '../store/sql.js';
 import { MESSAGES, notFound, PlatformError } from './errors.js';
-import { closedLabel, requestStatuses } from '../metrics/families.js';
+import { metricSinks } from '../metrics/hooks.js';
 import { fromJson, isMode, toJson, toJsonObject, type Mode } from './model.js';
 
 /** Status of a request that is running (the others: REQUEST_STATUSES below). */
@@ -309,7 +309,8 @@ const STATUS_LABELS: ReadonlySet<string> = new Set(
 
 /** A status written, for `flowmark_process_requests_total` (a status outside the platform's codes: `other`). */
 function countStatus(status: number | string): void {
-  requestStatuses.inc({ status: closedLabel(String(status), STATUS_LABELS) });
+  const label = String(status);
+  metricSinks.requestStatus(STATUS_LABELS.has(label) ? label : 'other');
 }
 
 type SummaryRow = Omit<RequestRow, 'data' | 'p_locks'>;

@@ -11,7 +11,6 @@ import type { ExecutionContext } from '../functions/context.js';
 import type { FunctionRegistry } from '../functions/registry.js';
 import { DIRECTIVE, type TemplateDirective } from '../template/index.js';
 import { ScriptError } from './errors.js';
-import { scriptRuns } from '../metrics/families.js';
 import type { ScriptLimits } from './limits.js';
 
 export interface ScriptDirectiveOptions {
@@ -44,15 +43,17 @@ export function scriptDirective(
               ...options,
               legacy: engine === 'legacy',
             });
+      // loaded with the first script, as the sandboxes are (a render without one never loads it)
+      const { metricSinks } = await import('../metrics/hooks.js');
       const metric = ENGINE_LABELS[engine];
       let result;
       try {
         result = await run();
       } catch (e) {
-        scriptRuns.inc({ engine: metric, outcome: e instanceof ScriptError ? e.kind : 'error' });
+        metricSinks.scriptRun(metric, e instanceof ScriptError ? e.kind : 'error');
         throw e;
       }
-      scriptRuns.inc({ engine: metric, outcome: 'ok' });
+      metricSinks.scriptRun(metric, 'ok');
       return result.output;
     },
   };

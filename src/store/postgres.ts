@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { observeTransaction } from '../metrics/families.js';
+import { metricSinks } from '../metrics/hooks.js';
 import { Ambient } from './ambient.js';
 import pg from 'pg';
 import { postgresDialect } from './dialect.js';
@@ -143,10 +143,10 @@ export class PostgresStore implements Store {
       const started = performance.now();
       try {
         const result = await this.topLevel(fn, options);
-        observeTransaction('postgres', started, true);
+        metricSinks.transaction('postgres', started, true);
         return result;
       } catch (e) {
-        observeTransaction('postgres', started, false);
+        metricSinks.transaction('postgres', started, false);
         if (attempt >= retries || !this.dialect.isRetryable(e)) throw e;
         await sleep(5 * 2 ** attempt + Math.random() * 10);
       }

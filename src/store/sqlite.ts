@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { observeTransaction } from '../metrics/families.js';
+import { metricSinks } from '../metrics/hooks.js';
 import { Ambient } from './ambient.js';
 import Database from 'better-sqlite3';
 import { sqliteDialect } from './dialect.js';
@@ -82,10 +82,10 @@ export class SqliteStore implements Store {
       const started = performance.now();
       try {
         const result = await this.topLevel(fn, options);
-        observeTransaction('sqlite', started, true);
+        metricSinks.transaction('sqlite', started, true);
         return result;
       } catch (e) {
-        observeTransaction('sqlite', started, false);
+        metricSinks.transaction('sqlite', started, false);
         if (attempt >= retries || !this.dialect.isRetryable(e)) throw e;
         await sleep(10 * 2 ** attempt);
       }
