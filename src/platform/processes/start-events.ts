@@ -7,6 +7,7 @@
 import { Cron } from 'croner';
 import { PlatformError } from '../errors.js';
 import { isPlainObject } from '../model.js';
+import { isoDurationMs } from './durations.js';
 
 export type StartTimer = { date: string } | { duration: string } | { cycle: string };
 
@@ -16,21 +17,8 @@ export const MIN_CYCLE_MS = 60_000;
 /** A message name: 1–100 characters (the server's longest path parameter), no control characters. */
 const MESSAGE = /^[^\p{Cc}]{1,100}$/u;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:?\d{2})$/;
-/** P[nD]T[nH][nM][nS] and PnW: durations of a fixed length (no months or years). */
-const DURATION =
-  /^P(?:(\d{1,6})W|(?:(\d{1,6})D)?(?:T(?:(\d{1,8})H)?(?:(\d{1,10})M)?(?:(\d{1,12}(?:\.\d{1,3})?)S)?)?)$/;
-
 function invalid(path: string, message: string): PlatformError {
   return new PlatformError('invalid', `${path}: ${message}`);
-}
-
-/** Milliseconds of an ISO 8601 duration of fixed length, or undefined. */
-export function isoDurationMs(text: string): number | undefined {
-  const m = DURATION.exec(text);
-  if (!m || text === 'P' || text.endsWith('T')) return undefined;
-  const [, w, d = '0', h = '0', min = '0', s = '0'] = m;
-  if (w !== undefined) return Number(w) * 7 * 86_400_000;
-  return Math.round(((Number(d) * 24 + Number(h)) * 60 + Number(min)) * 60_000 + Number(s) * 1000);
 }
 
 function dateMs(text: string): number | undefined {
