@@ -55,8 +55,10 @@ export function auditRoute(route: RouteOptions, deps: ServerDeps, server: AuditS
   const methods = [route.method].flat();
   if (!methods.some((m) => isAudited(m, route.url))) return;
   const url = route.url;
+  // known once every route is registered: looked up on the first change, then kept
+  let readable: boolean | undefined;
   const preHandler = async (request: FastifyRequest) => {
-    if (request.method === 'POST' || !server.hasRoute({ method: 'GET', url })) return;
+    if (request.method === 'POST' || !(readable ??= server.hasRoute({ method: 'GET', url }))) return;
     request.auditBefore = await readJson(server.inject.bind(server), request);
   };
   const onSend = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
@@ -105,14 +107,20 @@ type InjectFn = (options: {
 
 /** The resource as GET answers it now, with the caller's own credentials; null when it cannot be read. */
 async function readJson(inject: InjectFn, request: FastifyRequest): Promise<unknown> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  for (const name of ['authorization', 'cookie', 'host']) {
-    const value = request.headers[name];
-    if (typeof value === 'string') headers[name] = value;
-  }
+  const headers = { accept: 'application/json', ...callerHeaders(request) };
   const r = await inject({ method: 'GET', url: request.url.split('?')[0]!, headers });
   if (r.statusCode !== 200) return null;
   return parsed(r.body);
+}
+
+/** The headers that make an in-process request the caller's own: credentials, host and origin. */
+export function callerHeaders(request: FastifyRequest): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of ['authorization', 'cookie', 'host', 'origin']) {
+    const value = request.headers[name];
+    if (typeof value === 'string') headers[name] = value;
+  }
+  return headers;
 }
 
 function parsed(payload: unknown): unknown {

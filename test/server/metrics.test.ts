@@ -7,7 +7,6 @@
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
@@ -15,6 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { collect, finished, flowmark, spawnFlowmark, until } from '../support/cli.js';
 import { availableEngines, createTestSchema, dropTestSchema } from '../support/engines.js';
 import { call, login } from './support.js';
+import { freePort } from '../faults/support.js';
 
 const dirs: string[] = [];
 const schemas: string[] = [];
@@ -50,16 +50,6 @@ async function serve(engine: string, extraEnv: Record<string, string> = {}) {
   );
   const password = await until(() => /password: (\S+)/.exec(text.out)?.[1], 'the password');
   return { url, password, env };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /**

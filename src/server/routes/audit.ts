@@ -8,6 +8,7 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { AUDIT_PAGE_MAX, type AuditEntry } from '../../platform/audit.js';
 import { callerOf } from '../auth/access.js';
+import { callerHeaders } from '../audit.js';
 import type { Api, ServerDeps } from '../deps.js';
 import { ApiError, notFound } from '../errors.js';
 import { IdParams } from '../schemas.js';
@@ -151,11 +152,7 @@ export async function auditRoutes(app: Api, { deps }: { deps: ServerDeps }): Pro
       const restore = RESTORABLE[entry.kind];
       if (!restore || entry.after === null || typeof entry.after !== 'object') throw notRestorable(entry);
       const { url, body } = restore(entry);
-      const headers: Record<string, string> = { 'content-type': 'application/json' };
-      for (const name of ['authorization', 'cookie', 'host', 'origin']) {
-        const value = request.headers[name];
-        if (typeof value === 'string') headers[name] = value;
-      }
+      const headers = { 'content-type': 'application/json', ...callerHeaders(request) };
       const answer = await app.inject({ method: 'PUT', url, headers, payload: JSON.stringify(body) });
       return reply
         .code(answer.statusCode)
