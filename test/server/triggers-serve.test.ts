@@ -11,21 +11,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, sql, type Store } from '../../src/store/index.js';
+import { until } from '../support/cli.js';
 import { availableEngines, createTestSchema, dropTestSchema } from '../support/engines.js';
 import { call, sessionCookie } from './support.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TIMERS = 20;
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 interface Server {
   child: ChildProcess;
@@ -144,6 +135,7 @@ for (const engine of availableEngines()) {
       await until(
         async () => (Number((await completed())?.n) === TIMERS ? true : undefined),
         `${TIMERS} timer-started requests to complete`,
+        60_000,
       );
       // Two sweeps more: nothing fires twice.
       await new Promise((r) => setTimeout(r, 500));
