@@ -13,7 +13,7 @@
 //   BENCH_ONLY=public                  only the targets whose name contains it (and the bare route)
 //   BENCH_PROFILE=/tmp/prof            the server process writes a V8 CPU profile there (--cpu-prof)
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -139,12 +139,12 @@ async function serve(): Promise<void> {
     },
   ];
   process.stdout.write(`${JSON.stringify(targets)}\n`);
-  // Each line the parent sends asks for this process's CPU time so far (µs, user + system), and
-  // its resident set size (bytes).
+  // Each line the parent sends asks for this process's CPU time so far (µs, user + system), its
+  // resident set size (bytes), and the CPU time of its main thread, the HTTP thread (µs; Linux).
   const lines = createInterface({ input: process.stdin });
   lines.on('line', () => {
     const { user, system } = process.cpuUsage();
-    process.stdout.write(`${user + system} ${process.memoryUsage.rss()}\n`);
+    process.stdout.write(`${user + system} ${process.memoryUsage.rss()} ${mainThreadCpu()}\n`);
   });
   lines.on('close', async () => {
     await app.close();
@@ -156,6 +156,17 @@ async function serve(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
     process.exit(0);
   });
+}
+
+/** The CPU time of this process's main thread (µs), from /proc (clock ticks of 10 ms); NaN elsewhere. */
+function mainThreadCpu(): number {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return NaN;
+  }
 }
 
 /** The parent: checks each target answers as expected, then alternates rounds of load on each. */
@@ -180,19 +191,23 @@ async function measure(): Promise<void> {
   /** The server's CPU time so far (µs). */
   const serverState = async () => {
     child.stdin!.write('cpu\n');
-    const [cpu, rss] = (await nextLine()).split(' ').map(Number);
-    return { cpu: cpu!, rss: rss! };
+    const [cpu, rss, http] = (await nextLine()).split(' ').map(Number);
+    return { cpu: cpu!, rss: rss!, http: http! };
   };
-  const serverCpu = async () => (await serverState()).cpu;
   /** The server's RSS: idle (before any load), then after each round of the goal's target. */
   const rss: { idle: number; rounds: number[] } = { idle: (await serverState()).rss, rounds: [] };
   /** Requests per second, and the server's CPU µs per request (what the load on its neighbours does not bend). */
   const measured = async (t: Target, seconds: number) => {
-    const before = await serverCpu();
+    const before = await serverState();
     const { rps, requests } = await load(t, seconds);
     const after = await serverState();
     if (t === targets[0]) rss.rounds.push(after.rss);
-    return { rps, cpu: (after.cpu - before) / requests, requests };
+    return {
+      rps,
+      cpu: (after.cpu - before.cpu) / requests,
+      http: (after.http - before.http) / requests,
+      requests,
+    };
   };
   try {
     for (const t of [bare!, ...targets]) {
@@ -203,6 +218,7 @@ async function measure(): Promise<void> {
     const all = [bare!, ...targets];
     const rps = new Map<string, number[]>(all.map((t) => [t.name, []]));
     const cpu = new Map<string, number[]>(all.map((t) => [t.name, []]));
+    const http = new Map<string, number[]>(all.map((t) => [t.name, []]));
     for (const t of all) await load(t, 1); // warm-up
     // Each round measures every target, in a rotating order, so drift and neighbours hit all alike.
     for (let round = 0; round < ROUNDS; round++)
@@ -211,6 +227,7 @@ async function measure(): Promise<void> {
         const m = await measured(t, SECONDS);
         rps.get(t.name)!.push(m.rps);
         cpu.get(t.name)!.push(m.cpu);
+        http.get(t.name)!.push(m.http);
       }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const base = median(rps.get(bare!.name)!);
@@ -239,6 +256,9 @@ async function measure(): Promise<void> {
         .join(', ');
       console.log(`${t.name.padEnd(46)} ${c.toFixed(1).padStart(7)} µs${ratio}   rounds ${rounds}`);
     }
+    console.log('of which on the HTTP thread (median µs per request; the rest: evaluation threads, GC, I/O)');
+    for (const t of all)
+      console.log(`${t.name.padEnd(46)} ${median(http.get(t.name)!).toFixed(1).padStart(7)} µs`);
     const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
     console.log(
       `server RSS: idle ${mb(rss.idle)}; after each round of ${targets[0]!.name}: ${rss.rounds.map(mb).join(', ')}`,

@@ -8,6 +8,8 @@
 import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { registry } from '../metrics/families.js';
+import { Outbox } from './outbox.js';
+import { onTimeCheck } from '../limits/index.js';
 import type { EvaluationReply, EvaluationTask, Progress } from './protocol.js';
 
 export interface ThreadData {
@@ -56,22 +58,22 @@ const loaded = (await import(data.handler)) as {
     leases: (notice: LeaseNotice) => void,
   ) => Handler | Promise<Handler>;
 };
+const outbox = new Outbox<ThreadMessage>((batch) => port.postMessage(batch));
+onTimeCheck(outbox.flush);
 const handle = await loaded.default(data.settings, new Float64Array(data.deadlines), (notice) =>
-  port.postMessage({ type: 'lease', ...notice } satisfies ThreadMessage),
+  outbox.send({ type: 'lease', ...notice }),
 );
-port.on('message', (message: PoolMessage) => {
+port.on('message', (batch: PoolMessage[]) => {
+  for (const message of batch) receive(message);
+});
+function receive(message: PoolMessage): void {
   if ('metrics' in message) {
     const id = message.metrics;
-    void registry
-      .getMetricsAsJSON()
-      .then((metrics) => port.postMessage({ type: 'metrics', id, metrics } satisfies ThreadMessage));
+    void registry.getMetricsAsJSON().then((metrics) => outbox.send({ type: 'metrics', id, metrics }));
     return;
   }
   const { id } = message;
-  const progress = (p: Progress) =>
-    port.postMessage({ type: 'progress', id, progress: p } satisfies ThreadMessage);
-  void handle(message.task, progress).then((reply) =>
-    port.postMessage({ type: 'reply', id, reply } satisfies ThreadMessage),
-  );
-});
-port.postMessage({ type: 'ready' } satisfies ThreadMessage);
+  const progress = (p: Progress) => outbox.send({ type: 'progress', id, progress: p });
+  void handle(message.task, progress).then((reply) => outbox.send({ type: 'reply', id, reply }));
+}
+port.postMessage([{ type: 'ready' }] satisfies ThreadMessage[]);

@@ -6,6 +6,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
+import { Outbox } from './outbox.js';
 import { deadlineSlots, type EvaluationReply, type EvaluationTask, type Progress } from './protocol.js';
 import type { LeaseNotice, PoolMessage, ThreadData, ThreadMessage } from './thread-main.js';
 
@@ -38,6 +39,7 @@ interface InFlight {
 
 export class EvaluationThread {
   private readonly worker: Worker;
+  private readonly outbox: Outbox<PoolMessage>;
   private readonly inFlight = new Map<number, InFlight>();
   private nextId = 0;
   private readonly metricsAsked = new Map<number, (metrics: unknown[]) => void>();
@@ -62,23 +64,10 @@ export class EvaluationThread {
       // the heap flags of the server process are not the thread's
       execArgv: [],
     });
-    this.worker.on('message', (m: ThreadMessage) => {
-      if (m.type === 'ready') {
-        this.ready = this.started = true;
-        options.onReady(this);
-      } else if (m.type === 'lease') {
-        options.onLease?.(this, { hold: m.hold, requestId: m.requestId });
-      } else if (m.type === 'metrics') {
-        this.metricsAsked.get(m.id)?.(m.metrics);
-        this.metricsAsked.delete(m.id);
-      } else if (m.type === 'progress') {
-        this.inFlight.get(m.id)?.onProgress?.(m.progress);
-      } else {
-        const task = this.inFlight.get(m.id);
-        this.inFlight.delete(m.id);
-        task?.resolve(m.reply);
-      }
+    this.worker.on('message', (batch: ThreadMessage[]) => {
+      for (const m of batch) this.receive(m);
     });
+    this.outbox = new Outbox<PoolMessage>((batch) => this.worker.postMessage(batch));
     this.worker.on('error', (error) => {
       this.ended ??=
         (error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY'
@@ -93,6 +82,24 @@ export class EvaluationThread {
     });
   }
 
+  private receive(m: ThreadMessage): void {
+    if (m.type === 'ready') {
+      this.ready = this.started = true;
+      this.options.onReady(this);
+    } else if (m.type === 'lease') {
+      this.options.onLease?.(this, { hold: m.hold, requestId: m.requestId });
+    } else if (m.type === 'metrics') {
+      this.metricsAsked.get(m.id)?.(m.metrics);
+      this.metricsAsked.delete(m.id);
+    } else if (m.type === 'progress') {
+      this.inFlight.get(m.id)?.onProgress?.(m.progress);
+    } else {
+      const task = this.inFlight.get(m.id);
+      this.inFlight.delete(m.id);
+      task?.resolve(m.reply);
+    }
+  }
+
   /** Tasks in flight. */
   get active(): number {
     return this.inFlight.size;
@@ -104,7 +111,7 @@ export class EvaluationThread {
       const id = this.nextId++;
       this.inFlight.set(id, { resolve, reject, onProgress });
       this.deadlines[task.slot] = 0;
-      this.worker.postMessage({ id, task } satisfies PoolMessage);
+      this.outbox.send({ id, task });
     });
   }
 
@@ -125,7 +132,7 @@ export class EvaluationThread {
         clearTimeout(timer);
         resolve(metrics);
       });
-      this.worker.postMessage({ metrics: id } satisfies PoolMessage);
+      this.outbox.send({ metrics: id });
     });
   }
 

@@ -122,6 +122,7 @@ export class Budget {
 
   /** Throws when the evaluation is past its wall time. Cheap enough to call every few hundred steps. */
   checkTime(what: string): void {
+    timeChecked?.();
     if (this.now() > this.deadline) throw this.timeError(what);
   }
 
@@ -193,6 +194,16 @@ function durationText(ms: number): string {
 const performanceNow = () => performance.now();
 
 let evaluationStarted: ((wallTimeMs: number) => number | undefined) | undefined;
+let timeChecked: (() => void) | undefined;
+
+/**
+ * Calls `listener` at every wall-time check of every budget in this thread. An evaluation thread
+ * sends the replies it holds for the end of the event loop's turn there: an evaluation that keeps
+ * the thread busy for long does not hold back the answers its sibling tasks have finished.
+ */
+export function onTimeCheck(listener: (() => void) | undefined): void {
+  timeChecked = listener;
+}
 
 /**
  * Tells `listener` of every budget started in this thread, with its wall time; the listener may

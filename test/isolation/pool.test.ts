@@ -189,6 +189,22 @@ describe('evaluation pool', () => {
     expect(Date.now() - began).toBeLessThan(1_200);
   });
 
+  it("sends a task's reply while a sibling task keeps the thread busy (the messages of a turn leave together, but not later than the next budget check)", async () => {
+    const p = pool({ threadTasks: 2 });
+    await p.run('acme', op({ op: 'echo', value: 'warm' }));
+    const began = Date.now();
+    // sent in one turn: they reach the thread as one message, the echo first
+    const echo = p
+      .run('acme', op({ op: 'echo', value: 'quick' }))
+      .then((r) => ({ r, at: Date.now() - began }));
+    const busy = p.run('acme', op({ op: 'busy', ms: 2_000 })).then((r) => ({ r, at: Date.now() - began }));
+    const [quick, slow] = await Promise.all([echo, busy]);
+    expect(quick.r).toEqual({ ok: true, value: 'quick' });
+    expect(slow.r).toEqual({ ok: true, value: 2_000 });
+    expect(slow.at).toBeGreaterThanOrEqual(2_000);
+    expect(quick.at).toBeLessThan(1_000);
+  });
+
   it('never runs two accounts on one thread', async () => {
     const p = pool({ threads: 1, threadTasks: 4 });
     await p.run('acme', op({ op: 'echo', value: 'warm' }));
