@@ -50,11 +50,13 @@ export async function requestDescriptor(
   platform: Platform,
   request: ProcessRequest,
   withData: boolean,
+  /** The initiator, when the caller has read it already. */
+  initiatorRead?: User,
 ): Promise<Record<string, unknown>> {
   const initiator =
     request.initiatorId === null
       ? undefined
-      : await platform.directory.users.find(request.accountId, request.initiatorId);
+      : (initiatorRead ?? (await platform.directory.users.find(request.accountId, request.initiatorId)));
   const version =
     request.versionId === null
       ? undefined

@@ -12,11 +12,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type {
+  Account,
   AccountUrls,
   LockRecord,
   LogThreshold,
   Platform,
   ProcessRequest,
+  Project,
+  User,
   UserRef,
 } from '../../platform/index.js';
 import { accountUrls, DEFAULT_BASE_URL } from '../../platform/accounts.js';
@@ -134,10 +137,12 @@ export async function contextFor(options: ContextOptions): Promise<ExecutionCont
   if (options.request !== undefined) request = await platform.requests.require(account.id, options.request);
   const mode = options.mode ?? request?.mode ?? 'TEST';
   const projectId = options.project ?? request?.projectId ?? undefined;
-  if (projectId !== undefined) await platform.projects.require(account.id, projectId);
+  const project =
+    projectId !== undefined ? await platform.projects.require(account.id, projectId) : undefined;
   let user = null;
+  let found: User | undefined;
   if (options.user !== undefined && options.user !== null) {
-    const found = await platform.directory.users.find(account.id, options.user);
+    found = await platform.directory.users.find(account.id, options.user);
     if (!found)
       throw new PlatformError('not-found', `user ${options.user} not found in account ${account.id}`);
     if (found.status === 'blocked') throw new PlatformError('not-allowed', `user ${found.login} is blocked`);
@@ -160,10 +165,12 @@ export async function contextFor(options: ContextOptions): Promise<ExecutionCont
     ...(options.response ? { response: options.response } : {}),
     limits: options.limits as ExecutionLimits | undefined,
   });
+  // what was read above is not read again
   const building = buildState(ctx, platform, {
     request,
     version: options.version,
     logLevel: options.logLevel,
+    read: { account, project, user: found },
   });
   states.set(ctx, building);
   states.set(ctx, await building);
@@ -291,24 +298,40 @@ async function platformFor(store: Store | undefined): Promise<Platform> {
 async function buildState(
   ctx: ExecutionContext,
   platform: Platform | undefined,
-  options: { request?: ProcessRequest; version?: number; logLevel?: LogThreshold },
+  options: {
+    request?: ProcessRequest;
+    version?: number;
+    logLevel?: LogThreshold;
+    /** Records the caller read already (contextFor): the context's account, project and user. */
+    read?: { account: Account; project: Project | undefined; user: User | undefined };
+  },
 ): Promise<EvaluationState> {
   const hasPlatform = Boolean((platform as Partial<Platform> | undefined)?.directory);
   if (!platform || !hasPlatform) return detachedState(ctx, options.logLevel);
   const now = ctx.clock();
-  const account = await platform.accounts.get(ctx.accountId);
+  const { read } = options;
+  const account = read ? read.account : await platform.accounts.get(ctx.accountId);
   let request = options.request;
   if (!request && ctx.requestId !== undefined)
     request = await platform.requests.find(ctx.accountId, ctx.requestId);
-  const connected = ctx.user ? await platform.directory.users.find(ctx.accountId, ctx.user.id) : undefined;
+  const connected = !ctx.user
+    ? undefined
+    : read?.user?.id === ctx.user.id
+      ? read.user
+      : await platform.directory.users.find(ctx.accountId, ctx.user.id);
   const user = connected ? await userParameter(platform, connected, now) : undefined;
   let initiator = user;
-  if (request?.initiatorId != null) {
-    const found = await platform.directory.users.find(ctx.accountId, request.initiatorId);
-    initiator = found ? await userParameter(platform, found, now) : undefined;
+  let initiatorUser = connected;
+  if (request?.initiatorId != null && request.initiatorId !== connected?.id) {
+    initiatorUser = await platform.directory.users.find(ctx.accountId, request.initiatorId);
+    initiator = initiatorUser ? await userParameter(platform, initiatorUser, now) : undefined;
   }
   const project =
-    ctx.projectId === undefined ? undefined : await platform.projects.find(ctx.accountId, ctx.projectId);
+    ctx.projectId === undefined
+      ? undefined
+      : read
+        ? read.project
+        : await platform.projects.find(ctx.accountId, ctx.projectId);
   const versionId = options.version ?? request?.versionId ?? undefined;
   const version =
     versionId !== undefined
@@ -323,7 +346,14 @@ async function buildState(
     user,
     language: connected?.language ?? languageOf(account?.locale ?? ctx.locale),
     initiator,
-    request: request ? await requestDescriptor(platform, request, false) : undefined,
+    request: request
+      ? await requestDescriptor(
+          platform,
+          request,
+          false,
+          request.initiatorId === initiatorUser?.id ? initiatorUser : undefined,
+        )
+      : undefined,
     version: version?.name ?? '',
     logThreshold: logThreshold(ctx.mode, options.logLevel ?? project?.logLevel),
     locks: request ? request.locks.map((l) => ({ ...l })) : [],

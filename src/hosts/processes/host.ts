@@ -185,16 +185,16 @@ export class ProcessHost {
 
   /** A request with its steps and tasks. */
   async view(accountId: string, requestId: string): Promise<RequestView> {
-    const request = await this.platform.requests.require(accountId, requestId);
-    const run = await this.platform.processes.runs.find(accountId, requestId);
-    const steps = await this.platform.processes.steps.list(accountId, requestId);
-    const tasks = await this.platform.processes.tasks.list(accountId, requestId);
-    return {
-      request,
-      process: run?.definition.name ?? '',
-      steps,
-      tasks: await Promise.all(tasks.map((t) => this.taskView(accountId, t))),
-    };
+    // one consistent reading, in one transaction
+    return this.platform.processes.transaction(async () => {
+      const request = await this.platform.requests.require(accountId, requestId);
+      const run = await this.platform.processes.runs.find(accountId, requestId);
+      const steps = await this.platform.processes.steps.list(accountId, requestId);
+      const tasks = await this.platform.processes.tasks.list(accountId, requestId);
+      const views: TaskView[] = [];
+      for (const t of tasks) views.push(await this.taskView(accountId, t));
+      return { request, process: run?.definition.name ?? '', steps, tasks: views };
+    });
   }
 
   /** A task as its form shows it, if `actor` (or the public token) may reach it. */

@@ -165,16 +165,25 @@ export class ProcessRunner {
 
   private async steps(accountId: string, requestId: string): Promise<void> {
     for (;;) {
-      const run = await this.platform.processes.runs.require(accountId, requestId);
-      if (run.cursor.phase !== 'ready') return;
-      const claimed = await this.platform.processes.runs.move(
-        run,
-        { ...run.cursor, phase: 'running' },
-        run.userId,
-        this.leaseUntil(),
-      );
-      if (!claimed) return;
-      const request = await this.platform.requests.require(accountId, requestId);
+      // the run's claim for its next node and the reads that go with it: one transaction
+      const taken = await this.platform.processes.transaction(async () => {
+        const run = await this.platform.processes.runs.require(accountId, requestId);
+        if (run.cursor.phase !== 'ready') return undefined;
+        const claimed = await this.platform.processes.runs.move(
+          run,
+          { ...run.cursor, phase: 'running' },
+          run.userId,
+          this.leaseUntil(),
+        );
+        if (!claimed) return undefined;
+        return {
+          claimed,
+          request: await this.platform.requests.require(accountId, requestId),
+          previous: (await this.platform.processes.steps.lastDone(accountId, requestId))?.result,
+        };
+      });
+      if (!taken) return;
+      const { claimed, request, previous } = taken;
       if (isFinalStatus(request.status)) return this.end(claimed, request.status);
       if (claimed.cursor.at !== undefined) {
         // A graph's start event: its tokens move to their first tasks.
@@ -196,7 +205,7 @@ export class ProcessRunner {
       }
       const step = claimed.definition.steps[claimed.cursor.step];
       if (!step) return this.end(claimed, STATUS_COMPLETED);
-      const outcome = await this.iterate(claimed, request, step);
+      const outcome = await this.iterate(claimed, request, step, previous);
       if (outcome === undefined || outcome.kind === 'waiting') return;
       if (outcome.kind === 'moved') continue;
       if (!(await this.advance(claimed, step, outcome))) return;
@@ -551,14 +560,15 @@ export class ProcessRunner {
   // Steps
 
   /** Runs the current iteration of a step; undefined when the request failed or ended. */
+  /** One iteration of `step`; `previous`: the result of the last step done, read with the claim. */
   private async iterate(
     run: ProcessRun,
     request: ProcessRequest,
     step: StepDefinition,
+    previous: unknown,
   ): Promise<Outcome | undefined> {
     let record: StepRecord | undefined;
     try {
-      const previous = (await this.platform.processes.steps.lastDone(run.accountId, run.requestId))?.result;
       const params = await this.parameters(run, step, previous);
       let loop = run.cursor.loop;
       if (step.loop) {
@@ -603,7 +613,11 @@ export class ProcessRunner {
     const inputs = await this.variables(ctx, run, step, step.input, params, 'input');
     let result: unknown = inputs;
     if (step.script !== null) {
-      const { data } = await this.platform.requests.require(run.accountId, run.requestId);
+      // the document as claimed, unless something ran since that may have changed it
+      const { data } =
+        step.input.length === 0 && !step.loop
+          ? request
+          : await this.platform.requests.require(run.accountId, run.requestId);
       const output = await renderIn(ctx, step.script, {
         name: `${stepLabel(step)} script`,
         data,
@@ -864,20 +878,23 @@ export class ProcessRunner {
     surface: Surface,
   ): Promise<ExecutionContext> {
     const { clock, random, randomBytes } = this.options;
-    const ctx = await contextFor({
-      platform: this.platform,
-      account: run.accountId,
-      user: run.userId,
-      mode: request.mode,
-      surface,
-      request: request.id,
-      // the process's scripts act with its project's design authority, whoever started it
-      designed: true,
-      limits: this.limits,
-      ...(clock ? { clock } : {}),
-      ...(random ? { random } : {}),
-      ...(randomBytes ? { randomBytes } : {}),
-    });
+    // its reads (account, request, users, delegations …) in one transaction
+    const ctx = await this.platform.processes.transaction(() =>
+      contextFor({
+        platform: this.platform,
+        account: run.accountId,
+        user: run.userId,
+        mode: request.mode,
+        surface,
+        request: request.id,
+        // the process's scripts act with its project's design authority, whoever started it
+        designed: true,
+        limits: this.limits,
+        ...(clock ? { clock } : {}),
+        ...(random ? { random } : {}),
+        ...(randomBytes ? { randomBytes } : {}),
+      }),
+    );
     if (step && step.lane !== null) ctx.laneId = step.lane;
     // The data document came from the request's starter and its task submissions: its `$` texts
     // are never field paths or variables in a step's collection queries (template/provenance.ts).
@@ -964,50 +981,63 @@ export class ProcessRunner {
     });
   }
 
-  /** After a step: the status a script set decides — final ends the request, 102 pauses it — else the cursor moves on. */
+  /**
+   * After a step: the status a script set decides — final ends the request, 102 pauses it — else
+   * the cursor moves on. Its reads and its move are two transactions, one on each side of the
+   * walk to the next node (whose gateway conditions are scripts, run outside any transaction).
+   */
   private async advance(run: ProcessRun, step: StepDefinition, outcome: Outcome): Promise<boolean> {
+    const { accountId, requestId } = run;
+    const before = await this.platform.processes.transaction(async () => ({
+      request: await this.platform.requests.require(accountId, requestId),
+      last: (await this.platform.processes.steps.lastDone(accountId, requestId))?.result,
+    }));
     let cursor: RunCursor;
-    let request = await this.platform.requests.require(run.accountId, run.requestId);
     if (outcome.kind === 'next' && step.loop) {
       const { record: _r, child: _c, attempt: _a, ...kept } = run.cursor;
       cursor = { ...kept, iteration: run.cursor.iteration + 1, phase: 'ready', loop: outcome.loop };
     } else {
-      if (isFinalStatus(request.status)) {
-        await this.end(run, request.status);
+      if (isFinalStatus(before.request.status)) {
+        await this.end(run, before.request.status);
         return false;
       }
       const index = new GraphIndex(graphOf(run.definition));
-      const last = (await this.platform.processes.steps.lastDone(run.accountId, run.requestId))?.result;
       const next = await this.follow(
         run,
-        request,
+        before.request,
         index.taskOfStep.get(step.id)!,
         tokenState(run.cursor),
         step,
-        last ?? null,
+        before.last ?? null,
       );
       if (!next) return false;
       cursor = next;
-      request = await this.platform.requests.require(run.accountId, run.requestId);
     }
-    if (isFinalStatus(request.status)) {
-      await this.end(run, request.status);
+    const after = await this.platform.processes.transaction(async () => {
+      const request = await this.platform.requests.require(accountId, requestId);
+      if (isFinalStatus(request.status)) return { request, moved: false };
+      if (request.status === STATUS_WAITING) {
+        await this.platform.processes.runs.move(run, { ...cursor, phase: 'paused' });
+        return { request, moved: false };
+      }
+      const moved = await this.platform.processes.runs.move(run, cursor, run.userId, this.leaseUntil());
+      return { request, moved: moved !== undefined };
+    });
+    if (isFinalStatus(after.request.status)) {
+      await this.end(run, after.request.status);
       return false;
     }
-    if (request.status === STATUS_WAITING) {
-      await this.platform.processes.runs.move(run, { ...cursor, phase: 'paused' });
+    if (after.request.status === STATUS_WAITING) {
       this.emit({
         type: 'waiting',
-        requestId: run.requestId,
+        requestId,
         stepId: step.id,
         iteration: run.cursor.iteration,
         reason: 'paused',
       });
       return false;
     }
-    return (
-      (await this.platform.processes.runs.move(run, cursor, run.userId, this.leaseUntil())) !== undefined
-    );
+    return after.moved;
   }
 
   /** True (and the request ended) when a script set a final status during the step. */
@@ -1253,28 +1283,35 @@ export class ProcessRunner {
     return node?.kind === 'end' ? node.error : undefined;
   }
 
-  /** Ends a request: its status, its run, its open tasks, its locks; then its parent goes on. */
+  /**
+   * Ends a request: its status, its run, its open tasks, its locks, in one transaction (a server
+   * that dies before it commits leaves the run leased: the sweeper ends it again); then its
+   * parent goes on.
+   */
   private async end(run: ProcessRun, status: number): Promise<void> {
     const { accountId, requestId } = run;
-    // Until the run is finished (last), a lease on it and on a parent waiting for it says that
-    // work is owed: if this server dies meanwhile, a sweeper ends it and lets the parent go on.
-    if (run.cursor.phase !== 'running' && run.cursor.phase !== 'ready')
-      await this.platform.processes.runs.lease(accountId, requestId, this.leaseUntil());
-    const request =
-      (await this.platform.requests.transition(
-        accountId,
-        requestId,
-        [STATUS_RUNNING, STATUS_WAITING],
-        status,
-      )) ?? (await this.platform.requests.require(accountId, requestId));
-    await this.platform.processes.tasks.cancelOpen(accountId, requestId);
-    await this.platform.locks.releaseAll(accountId, `request:${requestId}`);
-    if (request.parentId !== null) {
-      const parent = await this.platform.processes.runs.find(accountId, request.parentId);
-      if (parent?.cursor.phase === 'child' && parent.cursor.child === requestId)
-        await this.platform.processes.runs.lease(accountId, request.parentId, this.leaseUntil());
-    }
-    await this.platform.processes.runs.finish(accountId, requestId);
+    const request = await this.platform.processes.transaction(async () => {
+      // Until the run is finished (last), a lease on it and on a parent waiting for it says that
+      // work is owed: if this server dies meanwhile, a sweeper ends it and lets the parent go on.
+      if (run.cursor.phase !== 'running' && run.cursor.phase !== 'ready')
+        await this.platform.processes.runs.lease(accountId, requestId, this.leaseUntil());
+      const ended =
+        (await this.platform.requests.transition(
+          accountId,
+          requestId,
+          [STATUS_RUNNING, STATUS_WAITING],
+          status,
+        )) ?? (await this.platform.requests.require(accountId, requestId));
+      await this.platform.processes.tasks.cancelOpen(accountId, requestId);
+      await this.platform.locks.releaseAll(accountId, `request:${requestId}`);
+      if (ended.parentId !== null) {
+        const parent = await this.platform.processes.runs.find(accountId, ended.parentId);
+        if (parent?.cursor.phase === 'child' && parent.cursor.child === requestId)
+          await this.platform.processes.runs.lease(accountId, ended.parentId, this.leaseUntil());
+      }
+      await this.platform.processes.runs.finish(accountId, requestId);
+      return ended;
+    });
     this.emit({ type: 'ended', requestId, status: request.status, message: request.message });
     if (request.parentId !== null) await this.childEnded(accountId, request.parentId, request);
   }

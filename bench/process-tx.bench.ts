@@ -1,0 +1,220 @@
+// What a process request costs PostgreSQL (issue 27: at most 2 transactions per executed flow
+// node): one `flowmark serve --workers 1` (the built CLI) on a fresh schema runs BENCH_REQUESTS
+// requests of a process of three script tasks through `POST /api/v1/requests` (each answers once
+// its request ended), BENCH_CONCURRENCY in flight; the database's transactions are read from
+// `pg_stat_database` (commits + rollbacks) before and after, so the server's sweeps, heartbeats
+// and lease renewals of the run are counted too. A request executes 5 flow nodes (start event,
+// three tasks, end event); the transactions are divided by those.
+//
+// With FLOWMARK_BENCH_BASELINE=<a checkout of flowmark with dist/ built> the same phase runs on
+// that build too, alternating round by round, and the requests/s are compared.
+//
+//   FLOWMARK_BENCH_PG=postgres://flowmark@127.0.0.1:54329/bench npm run bench -- process-tx
+//   (BENCH_REQUESTS=300, BENCH_CONCURRENCY=8, BENCH_ROUNDS=3; the database should have no other
+//   clients during the run: pg_stat_database counts the whole database's transactions)
+//
+// Ends with `goal: tx-per-node VALUE tx` and, with a baseline, `goal: process-rps-ratio VALUE x`.
+// Without FLOWMARK_BENCH_PG it prints why it skips and exits 0.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const PG = process.env.FLOWMARK_BENCH_PG;
+const BASELINE = process.env.FLOWMARK_BENCH_BASELINE;
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const WARM_UP = 20;
+const NODES_PER_REQUEST = 5;
+const TX_GOAL = 2;
+
+const PROCESS = {
+  name: 'Tx',
+  steps: [
+    { id: 1, name: 'One', script: '${(a + 1)?c}', output: { b: '${P_result?c}' } },
+    { id: 2, name: 'Two', script: '{"c": ${(b * 2)?c}}' },
+    { id: 3, name: 'Three', script: '[1, 2, ${a?c}, ${P_result.c?c}]' },
+  ],
+};
+
+if (!PG) {
+  console.log(
+    'bench process-tx: skipped — set FLOWMARK_BENCH_PG to a PostgreSQL connection string (a database ' +
+      'the bench may create and drop schemas in, with no other clients during the run)',
+  );
+  process.exit(0);
+}
+for (const root of [ROOT, ...(BASELINE ? [BASELINE] : [])])
+  if (!existsSync(join(root, 'dist/cli/main.js'))) {
+    console.error(`bench process-tx: no dist/ in ${root} — run \`npm run build\` there first`);
+    process.exit(1);
+  }
+
+interface Phase {
+  rps: number;
+  txPerNode: number;
+}
+
+const builds: [string, string][] = [
+  ['this build', ROOT],
+  ...(BASELINE ? [['baseline', BASELINE] as [string, string]] : []),
+];
+const results = new Map<string, Phase[]>(builds.map(([name]) => [name, []]));
+const loadBefore = loadavg();
+for (let round = 0; round < ROUNDS; round++)
+  for (let i = 0; i < builds.length; i++) {
+    const [name, root] = builds[(i + round) % builds.length]!;
+    const phase = await measure(root, `${round}_${i}`);
+    console.log(
+      `round ${round + 1} ${name.padEnd(10)} ${phase.rps.toFixed(0).padStart(5)} requests/s, ` +
+        `${phase.txPerNode.toFixed(2)} transactions per flow node (${(phase.txPerNode * NODES_PER_REQUEST).toFixed(1)} per request)`,
+    );
+    results.get(name)!.push(phase);
+  }
+const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+console.log(
+  `${REQUESTS} requests of 3 script tasks (${NODES_PER_REQUEST} flow nodes) per phase, ${CONCURRENCY} in flight, ` +
+    `one server (--workers 1); load average before ${loadBefore.map((x) => x.toFixed(2)).join(' ')}, ` +
+    `after ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+);
+const mine = results.get('this build')!;
+const tx = median(mine.map((p) => p.txPerNode));
+console.log(`goal: tx-per-node ${tx.toFixed(2)} tx (≤ ${TX_GOAL})`);
+if (BASELINE) {
+  const base = results.get('baseline')!;
+  console.log(
+    `baseline: ${median(base.map((p) => p.rps)).toFixed(0)} requests/s, ` +
+      `${median(base.map((p) => p.txPerNode)).toFixed(2)} transactions per flow node`,
+  );
+  console.log(
+    `goal: process-rps-ratio ${(median(mine.map((p) => p.rps)) / median(base.map((p) => p.rps))).toFixed(2)} x`,
+  );
+}
+
+/** One phase on the build at `root`: a fresh schema, one server, the warm-up, then the measured requests. */
+async function measure(root: string, tag: string): Promise<Phase> {
+  const schema = `bench_tx_${process.pid}_${tag}`;
+  const admin = new pg.Client({ connectionString: PG });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  const url = new URL(PG!);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  const dir = mkdtempSync(join(tmpdir(), 'flowmark-bench-tx-'));
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: url.toString(), FLOWMARK_DATA: dir };
+  let server: Server | undefined;
+  try {
+    server = await serve(root, env);
+    const auth = await tokenOf(server);
+    const stored = await call(server.url, '/api/v1/processes', auth, PROCESS);
+    if (stored.status !== 201) throw new Error(`process: ${stored.status} ${await stored.text()}`);
+    await run(server, auth, WARM_UP);
+    const before = await transactions(admin);
+    const started = performance.now();
+    await run(server, auth, REQUESTS);
+    const seconds = (performance.now() - started) / 1000;
+    const after = await transactions(admin);
+    const { rows } = await admin.query<{ n: string }>(
+      `SELECT COUNT(*) AS n FROM ${schema}.requests WHERE status = 201`,
+    );
+    if (Number(rows[0]!.n) !== REQUESTS + WARM_UP)
+      throw new Error(`${rows[0]!.n} requests completed in the database, not ${REQUESTS + WARM_UP}`);
+    // the bench's own two reads of pg_stat_database are transactions too
+    return { rps: REQUESTS / seconds, txPerNode: (after - before - 2) / (REQUESTS * NODES_PER_REQUEST) };
+  } finally {
+    if (server && server.child.exitCode === null) server.child.kill('SIGTERM');
+    await server?.exited;
+    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+    await admin.end();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The database's transactions so far, once the backends have reported theirs (PostgreSQL 15 flushes its statistics within a second). */
+async function transactions(admin: pg.Client): Promise<number> {
+  await new Promise((r) => setTimeout(r, 1_500));
+  await admin.query('SELECT pg_stat_clear_snapshot()');
+  const { rows } = await admin.query<{ n: string }>(
+    'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()',
+  );
+  return Number(rows[0]!.n);
+}
+
+async function run(server: Server, auth: Record<string, string>, total: number): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < total) {
+      const i = next++;
+      const r = await call(server.url, '/api/v1/requests', auth, {
+        process: 'Tx',
+        mode: 'TEST',
+        data: { a: i },
+      });
+      const text = await r.text();
+      if (r.status !== 201 || (JSON.parse(text) as { status?: number }).status !== 201)
+        throw new Error(`request ${i}: ${r.status} ${text}`);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, total) }, lane));
+}
+
+async function tokenOf(server: Server): Promise<Record<string, string>> {
+  const password = /password: (\S+)/.exec(server.out)?.[1];
+  if (!password) throw new Error(`no first-start password in:\n${server.out}`);
+  const login = await call(server.url, '/api/v1/auth/login', undefined, {
+    account: 'default',
+    login: 'admin',
+    password,
+  });
+  const cookie = login.headers.get('set-cookie')?.split(';')[0];
+  if (login.status !== 200 || !cookie) throw new Error(`login: ${login.status} ${await login.text()}`);
+  const made = await call(server.url, '/api/v1/tokens', { cookie }, { name: 'bench' });
+  if (made.status !== 201) throw new Error(`token: ${made.status} ${await made.text()}`);
+  return { authorization: `Bearer ${((await made.json()) as { token: string }).token}` };
+}
+
+function call(base: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
+  return fetch(base + path, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(120_000),
+  });
+}
+
+interface Server {
+  child: ChildProcess;
+  out: string;
+  exited: Promise<unknown>;
+  url: string;
+}
+
+/** Starts the build at `root` as `flowmark serve --workers 1` on a free port; waits for its banner and password. */
+async function serve(root: string, env: NodeJS.ProcessEnv): Promise<Server> {
+  const child = spawn(
+    process.execPath,
+    [join(root, 'bin/flowmark.js'), 'serve', '--port', '0', '--workers', '1', '--log-level', 'error'],
+    { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const server: Server = { child, out: '', url: '', exited: new Promise((r) => child.once('exit', r)) };
+  child.stdout!.on('data', (c) => (server.out += c));
+  child.stderr!.on('data', (c) => (server.out += c));
+  const until = Date.now() + 30_000;
+  for (;;) {
+    const url = /serving on (http:\/\/127\.0\.0\.1:\d+)/.exec(server.out)?.[1];
+    if (url && /password: \S+\n/.test(server.out)) {
+      server.url = url;
+      return server;
+    }
+    if (child.exitCode !== null || Date.now() > until) {
+      child.kill('SIGKILL');
+      throw new Error(`flowmark serve did not start:\n${server.out}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
