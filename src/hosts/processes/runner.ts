@@ -79,8 +79,15 @@ import { nodeLabel, tokenState, walk, type Arrival } from './walk.js';
 export { stepLabel, type NewRun, type ProcessEvent, type RunnerOptions } from './runner-api.js';
 
 /** How one iteration of a step went: done (with the loop's bound to keep), no iteration left, or waiting. */
+/** What advance reads after a step, when the step's last write read it already (one transaction less). */
+interface Settled {
+  request: ProcessRequest;
+  /** The step's result as stored. */
+  last: unknown;
+}
+
 type Outcome =
-  | { kind: 'next'; loop: RunCursor['loop'] }
+  | { kind: 'next'; loop: RunCursor['loop']; settled?: Settled }
   | { kind: 'leave' }
   | { kind: 'waiting' }
   /** The step failed and the request went on elsewhere (a retry, an error boundary event): its cursor moved. */
@@ -176,14 +183,23 @@ export class ProcessRunner {
           this.leaseUntil(),
         );
         if (!claimed) return undefined;
-        return {
-          claimed,
-          request: await this.platform.requests.require(accountId, requestId),
-          previous: (await this.platform.processes.steps.lastDone(accountId, requestId))?.result,
-        };
+        const request = await this.platform.requests.require(accountId, requestId);
+        const previous = (await this.platform.processes.steps.lastDone(accountId, requestId))?.result;
+        // A task that runs no script before it starts (no loop to decide) is begun here, and a
+        // script task's evaluation context read here too: the claim, the record and the reads
+        // commit together. A context that fails is cached failed: the task fails with its error.
+        const task =
+          claimed.cursor.at === undefined ? claimed.definition.steps[claimed.cursor.step] : undefined;
+        let begun: StepRecord | undefined;
+        if (task && !task.loop && !isFinalStatus(request.status)) {
+          begun = await this.begin(claimed, task, 'running');
+          if (task.type === 'script')
+            await this.context(claimed, request, task, 'process-task').catch(() => undefined);
+        }
+        return { claimed, request, previous, begun };
       });
       if (!taken) return;
-      const { claimed, request, previous } = taken;
+      const { claimed, request, previous, begun } = taken;
       if (isFinalStatus(request.status)) return this.end(claimed, request.status);
       if (claimed.cursor.at !== undefined) {
         // A graph's start event: its tokens move to their first tasks.
@@ -205,7 +221,7 @@ export class ProcessRunner {
       }
       const step = claimed.definition.steps[claimed.cursor.step];
       if (!step) return this.end(claimed, STATUS_COMPLETED);
-      const outcome = await this.iterate(claimed, request, step, previous);
+      const outcome = await this.iterate(claimed, request, step, previous, begun);
       if (outcome === undefined || outcome.kind === 'waiting') return;
       if (outcome.kind === 'moved') continue;
       if (!(await this.advance(claimed, step, outcome))) return;
@@ -560,14 +576,18 @@ export class ProcessRunner {
   // Steps
 
   /** Runs the current iteration of a step; undefined when the request failed or ended. */
-  /** One iteration of `step`; `previous`: the result of the last step done, read with the claim. */
+  /**
+   * One iteration of `step`; `previous`: the result of the last step done, read with the claim;
+   * `begun`: its record when the claim began it.
+   */
   private async iterate(
     run: ProcessRun,
     request: ProcessRequest,
     step: StepDefinition,
     previous: unknown,
+    begun: StepRecord | undefined,
   ): Promise<Outcome | undefined> {
-    let record: StepRecord | undefined;
+    let record = begun;
     try {
       const params = await this.parameters(run, step, previous);
       let loop = run.cursor.loop;
@@ -584,11 +604,14 @@ export class ProcessRunner {
         params.P_item = loop?.items?.[run.cursor.iteration];
       }
       const cursor: RunCursor = { ...run.cursor, loop };
-      record = await this.begin(run, step, 'running');
+      record ??= await this.begin(run, step, 'running');
       switch (step.type) {
         case 'script':
-          await this.scriptStep(run, request, step, record, params, previous);
-          return { kind: 'next', loop };
+          return {
+            kind: 'next',
+            loop,
+            settled: await this.scriptStep(run, request, step, record, params, previous),
+          };
         case 'manual':
           return await this.manualStep(run, request, step, record, params, previous, cursor);
         case 'subprocess':
@@ -606,7 +629,7 @@ export class ProcessRunner {
     record: StepRecord,
     params: Parameters,
     previous: unknown,
-  ): Promise<void> {
+  ): Promise<Settled> {
     const ctx = await this.context(run, request, step, 'process-task');
     let last = previous;
     setFlowFrame(ctx, { stepId: step.id, iteration: run.cursor.iteration, lastResult: () => last });
@@ -628,7 +651,14 @@ export class ProcessRunner {
     last = result;
     params.P_result = result;
     await this.variables(ctx, run, step, step.output, params, 'output');
-    await this.done(run, step, record, result);
+    // the step's result and what advance reads next, in one transaction
+    const { updated, settled } = await this.platform.processes.transaction(async () => {
+      const updated = await this.record(run, step, record, result);
+      const request = await this.platform.requests.require(run.accountId, run.requestId);
+      return { updated, settled: { request, last: updated.result } };
+    });
+    this.emitStep(run, step, updated);
+    return settled;
   }
 
   private async manualStep(
@@ -954,17 +984,26 @@ export class ProcessRunner {
     record: StepRecord,
     result: unknown,
   ): Promise<void> {
+    this.emitStep(run, step, await this.record(run, step, record, result));
+  }
+
+  /** Stores a step's result (bounded by the data document's size) and marks its record done. */
+  private async record(
+    run: ProcessRun,
+    step: StepDefinition,
+    record: StepRecord,
+    result: unknown,
+  ): Promise<StepRecord> {
     const value = toJsonValue(result, 'the step result');
     const bytes = Buffer.byteLength(JSON.stringify(value));
     if (bytes > this.limits.dataDocumentBytes)
       throw new StepFailure(
         `${stepLabel(step)}: its result has ${bytes} bytes, over the data document's maximum of ${this.limits.dataDocumentBytes}`,
       );
-    const updated = await this.platform.processes.steps.update(run.accountId, record.id, {
+    return this.platform.processes.steps.update(run.accountId, record.id, {
       status: 'done',
       result: value,
     });
-    this.emitStep(run, step, updated);
   }
 
   private emitStep(run: ProcessRun, step: StepDefinition, record: StepRecord): void {
@@ -988,10 +1027,12 @@ export class ProcessRunner {
    */
   private async advance(run: ProcessRun, step: StepDefinition, outcome: Outcome): Promise<boolean> {
     const { accountId, requestId } = run;
-    const before = await this.platform.processes.transaction(async () => ({
-      request: await this.platform.requests.require(accountId, requestId),
-      last: (await this.platform.processes.steps.lastDone(accountId, requestId))?.result,
-    }));
+    const before =
+      (outcome.kind === 'next' ? outcome.settled : undefined) ??
+      (await this.platform.processes.transaction(async () => ({
+        request: await this.platform.requests.require(accountId, requestId),
+        last: (await this.platform.processes.steps.lastDone(accountId, requestId))?.result,
+      })));
     let cursor: RunCursor;
     if (outcome.kind === 'next' && step.loop) {
       const { record: _r, child: _c, attempt: _a, ...kept } = run.cursor;
