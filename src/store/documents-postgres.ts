@@ -265,12 +265,20 @@ function setUpdate(changes: readonly FieldChange[], keys: KeyColumns): SetUpdate
   const touched = Object.entries(keys).filter(([path]) =>
     changes.some((c) => c.path === path || path.startsWith(`${c.path}.`) || c.path.startsWith(`${path}.`)),
   );
+  // The check parses each document once (`j`, the subquery kept apart by OFFSET 0).
+  const at = (path: string) =>
+    sql.raw(
+      `(j${path
+        .split('.')
+        .map((s) => ` -> ${quoteString(s)}`)
+        .join('')})`,
+    );
   const unsafe: Sql[] = [];
   for (const prefix of parentPaths(changes))
-    unsafe.push(sql`jsonb_typeof(${rawField(prefix)}) IS DISTINCT FROM 'object'`);
+    unsafe.push(sql`jsonb_typeof(${at(prefix)}) IS DISTINCT FROM 'object'`);
   for (const c of changes) {
     if (c.kind !== 'inc') continue;
-    const r = rawField(c.path);
+    const r = at(c.path);
     const bound = Number.MAX_SAFE_INTEGER - Math.abs(c.by);
     // CASE: a cast of a non-number must not be evaluated.
     unsafe.push(
@@ -292,7 +300,12 @@ function setUpdate(changes: readonly FieldChange[], keys: KeyColumns): SetUpdate
       return sql`UPDATE documents SET doc = (n.d)::json${sql.join(columns, '')}
         FROM (SELECT seq AS s, ${sql.raw(doc)} AS d FROM documents WHERE ${where}) AS n WHERE documents.seq = n.s`;
     },
-    unsafe: unsafe.length ? sql`(${sql.join(unsafe, ' OR ')})` : FALSE,
+    check(where) {
+      if (!unsafe.length)
+        return sql`SELECT count(*) AS n, 0 AS bad, max(octet_length(doc::text)) AS big FROM documents WHERE ${where}`;
+      return sql`SELECT count(*) AS n, count(CASE WHEN ${sql.join(unsafe, ' OR ')} THEN 1 END) AS bad, max(b) AS big
+        FROM (SELECT (doc)::jsonb AS j, octet_length(doc::text) AS b FROM documents WHERE ${where} OFFSET 0) AS d`;
+    },
   };
 }
 
@@ -337,7 +350,6 @@ export function postgresDocuments(binaryTextOrder: boolean): DocumentDialect {
     },
     groupQuery,
     setUpdate,
-    documentBytes: sql`octet_length(doc::text)`,
     explain: (query) => sql`EXPLAIN (COSTS OFF) ${query}`,
     planLines: (rows) => rows.map((r) => String(r['QUERY PLAN'])),
     // A full `Sort` node sorts every row; an `Incremental Sort` only orders the ties of an index's order.

@@ -112,7 +112,9 @@ function setUpdate(changes: readonly FieldChange[]): SetUpdate {
   }
   return {
     statement: (where) => sql`UPDATE documents SET doc = ${doc} WHERE ${where}`,
-    unsafe: unsafe.length ? sql`(${sql.join(unsafe, ' OR ')})` : FALSE,
+    check: (where) =>
+      sql`SELECT count(*) AS n, count(CASE WHEN ${unsafe.length ? sql.join(unsafe, ' OR ') : FALSE} THEN 1 END) AS bad,
+          max(octet_length(doc)) AS big FROM documents WHERE ${where}`,
   };
 }
 
@@ -223,7 +225,6 @@ export const sqliteDocuments: DocumentDialect = {
   },
   groupQuery,
   setUpdate: (changes) => setUpdate(changes),
-  documentBytes: sql`octet_length(doc)`,
   explain: (query) => sql`EXPLAIN QUERY PLAN ${query}`,
   planLines: (rows) => rows.map((r) => String(r.detail)),
   // `USE TEMP B-TREE FOR RIGHT PART OF ORDER BY` only orders the ties of an index's order.

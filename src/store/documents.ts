@@ -93,13 +93,14 @@ export type FieldChange =
 
 /**
  * A set-based update of the documents `where` selects (scope and pushed filter, over
- * `documents`): the statement writing each new version, and a condition true for a document
- * where that statement would not give mingo's answer (a path above a change is not an object, or
- * an `$inc` field is neither missing nor an integer whose sum stays a safe integer).
+ * `documents`): the statement writing each new version, and the check before it, one row of
+ * `n` (documents selected), `bad` (how many of them the statement would not give mingo's answer:
+ * a path above a change is not an object, or an `$inc` field is neither missing nor an integer
+ * whose sum stays a safe integer) and `big` (the largest one's size in bytes).
  */
 export interface SetUpdate {
   statement(where: Sql): Sql;
-  unsafe: Sql;
+  check(where: Sql): Sql;
 }
 
 export interface DocumentDialect {
@@ -157,8 +158,6 @@ export interface DocumentDialect {
    * each document's JSON text, keeping its other text as it is and the key columns in step.
    */
   setUpdate(changes: readonly FieldChange[], keys: KeyColumns): SetUpdate;
-  /** The size in bytes of a document's JSON text. */
-  readonly documentBytes: Sql;
   /** ` LIMIT … OFFSET …` (no limit: SQLite needs `LIMIT -1` before an OFFSET). */
   limitOffset(limit: number | undefined, skip: number): Sql;
 }

@@ -77,12 +77,10 @@ export async function setBasedUpdate(
   maxDocumentBytes: number,
   onStart?: () => void,
 ): Promise<number | undefined> {
-  const documents = w.tx.dialect.documents;
-  const update = documents.setUpdate(plan.changes, w.keys);
+  const update = w.tx.dialect.documents.setUpdate(plan.changes, w.keys);
   const selected = sql`${scope(w.row)}${and(where)}`;
   const check = await w.tx.get<{ n: number | string; bad: number | string; big: number | string | null }>(
-    sql`SELECT count(*) AS n, count(CASE WHEN ${update.unsafe} THEN 1 END) AS bad, max(${documents.documentBytes}) AS big
-        FROM documents WHERE ${selected}`,
+    update.check(selected),
   );
   const matched = Number(check?.n ?? 0);
   if (matched > 0 && (Number(check!.bad) > 0 || Number(check!.big) + plan.growth > maxDocumentBytes))
