@@ -166,6 +166,40 @@ describeEachEngine('set-based update_objects', (engine) => {
     expect((await setBased.find(member, a, { 'meta.a': { $lt: 0 } })).length).toBeGreaterThan(0);
   });
 
+  if (engine.name === 'postgres')
+    it('keeps a rewritten document on its page (fillfactor 80: a HOT update, no new index entries)', async () => {
+      const service = new CollectionService(engine.store);
+      const name = fresh('pages');
+      const docs = Array.from({ length: 400 }, (_, i) => ({
+        _id: `p${i}`,
+        i,
+        r: i % 10,
+        text: 'x'.repeat(150),
+      }));
+      await service.save(member, name, docs);
+      await service.createIndex(member, name, 'by_r', { keys: ['r'], unique: false, ascending: true });
+      const blocks = () =>
+        engine.store.all<{ id: string; block: string }>(
+          sql`SELECT d.id, (d.ctid::text::point)[0]::text AS block FROM documents d JOIN collections c ON c.id = d.collection_id
+              WHERE c.account_id = ${'acme'} AND c.name = ${name} AND (d.doc::jsonb ->> 'i')::int % 20 = 0 ORDER BY d.seq`,
+        );
+      const before = await blocks();
+      expect(new Set(before.map((b) => b.block)).size).toBeGreaterThan(10);
+      const paths: string[] = [];
+      const filter = { i: { $in: docs.filter((d) => d.i % 20 === 0).map((d) => d.i) } };
+      expect(
+        await service.update(
+          member,
+          name,
+          filter,
+          { $inc: { i: 0 }, $set: { seen: true } },
+          { multi: true, onPath: (p) => paths.push(p) },
+        ),
+      ).toBe(20);
+      expect(paths).toEqual(['set-based']);
+      expect(await blocks()).toEqual(before);
+    });
+
   describe('all or none', () => {
     it('a unique-index violation in the middle of the statement leaves every document as it was', async () => {
       const service = new CollectionService(engine.store);
