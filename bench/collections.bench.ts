@@ -98,8 +98,8 @@ interface CostContext {
  * Issue 29's rows, each against a reference measured here, ending with `goal:` lines: sort +
  * limit on an indexed field against an indexed equality; `$group` against the hand-written
  * GROUP BY (and mingo over the documents in memory, the build before, where it could run);
- * `update_objects` with multi against reading the same documents (and against one UPDATE per
- * document, the build before).
+ * `update_objects` with multi against reading the same documents (and against the batched mingo
+ * path, the build before, and one UPDATE per document).
  */
 async function costRows(c: CostContext): Promise<void> {
   const { store, service, engine, all, scope, field, runs, lo, key, missed } = c;
@@ -169,7 +169,19 @@ async function costRows(c: CostContext): Promise<void> {
 
   // ── update_objects multi: 1,000 documents vs reading them; and the build before's one UPDATE each
   const range = { r: { $gte: lo, $lt: lo + 1000 } };
-  const update = () => service.update(actor, 'orders', range, { $inc: { touched: 1 } }, { multi: true });
+  let path = '';
+  const update = () =>
+    service.update(
+      actor,
+      'orders',
+      range,
+      { $inc: { touched: 1 } },
+      { multi: true, onPath: (p) => (path = p) },
+    );
+  // The batched path (read, mingo, write back in batches of 500): the build before the set-based UPDATE.
+  const batchedService = new CollectionService(store, { setBasedUpdates: false });
+  const batched = () =>
+    batchedService.update(actor, 'orders', range, { $inc: { touched: 1 } }, { multi: true });
   const read = () => service.find(actor, 'orders', range, { limit: 1000 });
   const perDocument = async () => {
     const rows = await store.all<{ seq: number; doc: string }>(
@@ -186,10 +198,13 @@ async function costRows(c: CostContext): Promise<void> {
   };
   if ((await update()) !== 1000) throw new Error('update: expected 1000 documents');
   const updateRuns = Math.max(5, Math.floor(runs / 5));
-  const [tUpdate, tRead, tPerDocument] = await timeAll([update, read, perDocument], updateRuns);
+  const [tUpdate, tRead, tBatched, tPerDocument] = await timeAll(
+    [update, read, batched, perDocument],
+    updateRuns,
+  );
   console.log(
-    `update_objects multi, 1000 documents ${tUpdate.toFixed(1)}; reading them ${tRead.toFixed(1)};` +
-      ` one UPDATE per document (the build before) ${tPerDocument.toFixed(1)}`,
+    `update_objects multi, 1000 documents ${tUpdate.toFixed(1)} (${path}); reading them ${tRead.toFixed(1)};` +
+      ` the batched mingo path (the build before) ${tBatched.toFixed(1)}; one UPDATE per document without mingo ${tPerDocument.toFixed(1)}`,
   );
   goal('bulk-update-vs-read', tUpdate / tRead, 5, 'update of 1000 documents ÷ reading them');
 }

@@ -18,13 +18,16 @@ import {
   JSON_NULL,
   JSON_NUMBER,
   JSON_STRING,
+  parentPaths,
   perPath,
   type Atom,
   type DocumentDialect,
   type DocumentIndexDefinition,
+  type FieldChange,
   type GroupQuery,
   type KeyColumns,
   type Scalar,
+  type SetUpdate,
 } from './documents.js';
 import { quoteIdent, quoteString, sql, type Sql } from './sql.js';
 
@@ -197,6 +200,115 @@ function groupQuery(q: GroupQuery): Sql {
     ORDER BY first`;
 }
 
+/** The changes of a SetUpdate as a tree of object keys (insertion order kept). */
+interface ChangeNode {
+  change?: FieldChange;
+  children: Map<string, ChangeNode>;
+}
+
+/**
+ * SetUpdate (documents.ts). `doc` is `json`, the text as written: jsonb_set would rewrite every
+ * document in jsonb's key order and spacing. Each changed object is rebuilt from `json_each`
+ * (its keys in order, each value's text as stored), the changed keys' values replaced, the
+ * unset keys left out and the new keys appended; `$inc` is exact `numeric` arithmetic. Key
+ * columns under or above a changed path are read again from the new text.
+ */
+function setUpdate(changes: readonly FieldChange[], keys: KeyColumns): SetUpdate {
+  const root: ChangeNode = { children: new Map() };
+  for (const change of changes) {
+    let node = root;
+    for (const segment of change.path.split('.')) {
+      let next = node.children.get(segment);
+      if (!next) node.children.set(segment, (next = { children: new Map() }));
+      node = next;
+    }
+    node.change = change;
+  }
+  let aliases = 0;
+  const valueText = (c: FieldChange, current: string): string =>
+    c.kind === 'set'
+      ? quoteString(c.json)
+      : `((${current})::text::numeric + ${Math.trunc((c as { by: number }).by)})::text`;
+  const rebuild = (object: string, node: ChangeNode): string => {
+    const e = `e${aliases++}`;
+    const cases: string[] = [];
+    const appended: string[] = [];
+    const unset: string[] = [];
+    for (const [key, child] of node.children) {
+      const k = quoteString(key);
+      if (child.change?.kind === 'unset') {
+        unset.push(k);
+        continue;
+      }
+      cases.push(
+        `WHEN ${k} THEN ${child.change ? valueText(child.change, `${e}.v`) : rebuild(`${e}.v`, child)}`,
+      );
+      if (child.change) {
+        const missing =
+          child.change.kind === 'set'
+            ? child.change.json
+            : String(Math.trunc((child.change as { by: number }).by));
+        appended.push(
+          `CASE WHEN bool_or(${e}.k = ${k}) THEN NULL ELSE ${quoteString(`${JSON.stringify(key)}:${missing}`)} END`,
+        );
+      }
+    }
+    const value = cases.length ? `CASE ${e}.k ${cases.join(' ')} ELSE ${e}.v::text END` : `${e}.v::text`;
+    const members = [
+      `string_agg(to_json(${e}.k)::text || ':' || ${value}, ',' ORDER BY ${e}.o)`,
+      ...appended,
+    ];
+    const where = unset.length ? ` WHERE ${e}.k NOT IN (${unset.join(', ')})` : '';
+    return `(SELECT '{' || concat_ws(',', ${members.join(', ')}) || '}' FROM json_each(${object}) WITH ORDINALITY AS ${e}(k, v, o)${where})`;
+  };
+  const doc = rebuild('doc', root);
+  const touched = Object.entries(keys).filter(([path]) =>
+    changes.some((c) => c.path === path || path.startsWith(`${c.path}.`) || c.path.startsWith(`${path}.`)),
+  );
+  // The check parses each document once (`j`, the subquery kept apart by OFFSET 0).
+  const at = (path: string) =>
+    sql.raw(
+      `(j${path
+        .split('.')
+        .map((s) => ` -> ${quoteString(s)}`)
+        .join('')})`,
+    );
+  const unsafe: Sql[] = [];
+  for (const prefix of parentPaths(changes))
+    unsafe.push(sql`jsonb_typeof(${at(prefix)}) IS DISTINCT FROM 'object'`);
+  for (const c of changes) {
+    if (c.kind !== 'inc') continue;
+    const r = at(c.path);
+    const bound = Number.MAX_SAFE_INTEGER - Math.abs(c.by);
+    // CASE: a cast of a non-number must not be evaluated.
+    unsafe.push(
+      sql`CASE WHEN ${r} IS NULL THEN false WHEN jsonb_typeof(${r}) <> 'number' THEN true
+          ELSE NOT ((${r})::numeric = trunc((${r})::numeric) AND abs((${r})::numeric) <= ${sql.raw(String(bound))}) END`,
+    );
+  }
+  return {
+    statement(where) {
+      if (!touched.length) return sql`UPDATE documents SET doc = (${sql.raw(doc)})::json WHERE ${where}`;
+      const columns = touched.map(([path, column]) => {
+        if (!(KEY_COLUMNS as readonly string[]).includes(column)) throw new Error(`no key column ${column}`);
+        const at = path
+          .split('.')
+          .map((s) => ` -> ${quoteString(s)}`)
+          .join('');
+        return sql.raw(`, ${column} = NULLIF((n.d)::jsonb${at}, 'null'::jsonb)`);
+      });
+      return sql`UPDATE documents SET doc = (n.d)::json${sql.join(columns, '')}
+        FROM (SELECT seq AS s, ${sql.raw(doc)} AS d FROM documents WHERE ${where}) AS n WHERE documents.seq = n.s`;
+    },
+    check(where) {
+      if (!unsafe.length)
+        return sql`SELECT count(*) AS n, 0 AS bad, max(octet_length(doc::text)) AS big FROM documents WHERE ${where}`;
+      return sql`SELECT count(*) AS n, count(CASE WHEN ${sql.join(unsafe, ' OR ')} THEN 1 END) AS bad, max(b) AS big
+        FROM (SELECT (doc)::jsonb AS j, octet_length(doc::text) AS b FROM documents WHERE ${where} OFFSET 0) AS d`;
+    },
+  };
+}
+
 /** `doc[path]` as PostgreSQL's `->` reads it: through objects only; undefined when missing. */
 function valueAt(doc: Record<string, unknown>, path: string): unknown {
   let current: unknown = doc;
@@ -237,6 +349,7 @@ export function postgresDocuments(binaryTextOrder: boolean): DocumentDialect {
       return sql`${value === undefined || value === null ? null : JSON.stringify(value)}::jsonb`;
     },
     groupQuery,
+    setUpdate,
     explain: (query) => sql`EXPLAIN (COSTS OFF) ${query}`,
     planLines: (rows) => rows.map((r) => String(r['QUERY PLAN'])),
     // A full `Sort` node sorts every row; an `Incremental Sort` only orders the ties of an index's order.

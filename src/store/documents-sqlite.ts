@@ -13,12 +13,15 @@ import {
   JSON_BOOLEAN,
   JSON_NULL,
   JSON_OBJECT,
+  parentPaths,
   perPath,
   type Atom,
   type DocumentDialect,
   type DocumentIndexDefinition,
+  type FieldChange,
   type GroupQuery,
   type Scalar,
+  type SetUpdate,
 } from './documents.js';
 import { quoteIdent, quoteString, sql, type Sql } from './sql.js';
 
@@ -29,14 +32,19 @@ interface FieldSql {
   text: Sql;
 }
 
-const field = perPath((path): FieldSql => {
-  const jsonPath = quoteString(
+/** `'$."a"."b"'`: the JSON path of a field path, as a string literal. */
+const jsonPathOf = perPath((path) =>
+  quoteString(
     '$' +
       path
         .split('.')
         .map((s) => `."${s}"`)
         .join(''),
-  );
+  ),
+);
+
+const field = perPath((path): FieldSql => {
+  const jsonPath = jsonPathOf(path);
   return {
     value: sql.raw(`json_extract(doc, ${jsonPath})`),
     type: sql.raw(`json_type(doc, ${jsonPath})`),
@@ -74,6 +82,41 @@ function groupQuery(q: GroupQuery): Sql {
 }
 
 const FALSE = sql.raw('1 = 0');
+
+/**
+ * SetUpdate (documents.ts): `json_remove` then `json_set`, which keep the rest of the text as it
+ * is (keys in place, numbers and escapes as written) and append new keys in argument order;
+ * `$inc` is integer arithmetic (the unsafe condition keeps it within safe integers).
+ */
+function setUpdate(changes: readonly FieldChange[]): SetUpdate {
+  let doc = sql.raw('doc');
+  const removed = changes.filter((c) => c.kind === 'unset').map((c) => jsonPathOf(c.path));
+  if (removed.length) doc = sql`json_remove(${doc}, ${sql.raw(removed.join(', '))})`;
+  const written = changes.flatMap((c) => {
+    const path = sql.raw(jsonPathOf(c.path));
+    if (c.kind === 'set') return [sql`${path}, json(${c.json})`];
+    if (c.kind === 'inc')
+      return [sql`${path}, COALESCE(${field(c.path).value}, 0) + ${sql.raw(String(Math.trunc(c.by)))}`];
+    return [];
+  });
+  if (written.length) doc = sql`json_set(${doc}, ${sql.join(written)})`;
+  const unsafe: Sql[] = [];
+  for (const prefix of parentPaths(changes)) unsafe.push(sql`${field(prefix).type} IS NOT 'object'`);
+  for (const c of changes) {
+    if (c.kind !== 'inc') continue;
+    const { value, type } = field(c.path);
+    const bound = Number.MAX_SAFE_INTEGER - Math.abs(c.by);
+    unsafe.push(
+      sql`NOT (${type} IS NULL OR (${type} = 'integer' AND abs(${value}) <= ${sql.raw(String(bound))}))`,
+    );
+  }
+  return {
+    statement: (where) => sql`UPDATE documents SET doc = ${doc} WHERE ${where}`,
+    check: (where) =>
+      sql`SELECT count(*) AS n, count(CASE WHEN ${unsafe.length ? sql.join(unsafe, ' OR ') : FALSE} THEN 1 END) AS bad,
+          max(octet_length(doc)) AS big FROM documents WHERE ${where}`,
+  };
+}
 
 function condition(atom: Atom, bits: number): Sql {
   const { value: x, type: t } = field(atom.path);
@@ -181,6 +224,7 @@ export const sqliteDocuments: DocumentDialect = {
     throw new Error('SQLite documents have no key columns');
   },
   groupQuery,
+  setUpdate: (changes) => setUpdate(changes),
   explain: (query) => sql`EXPLAIN QUERY PLAN ${query}`,
   planLines: (rows) => rows.map((r) => String(r.detail)),
   // `USE TEMP B-TREE FOR RIGHT PART OF ORDER BY` only orders the ties of an index's order.

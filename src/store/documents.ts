@@ -81,6 +81,28 @@ export interface GroupQuery {
   extra: Sql;
 }
 
+/**
+ * One field change of a set-based update (platform/collections/set-update.ts): a path of plain
+ * object keys (no array at or above it, no integer-like key), `set` to a scalar written as JSON
+ * text, `inc` by a safe integer, or `unset`. The changes of one update never overlap.
+ */
+export type FieldChange =
+  | { kind: 'set'; path: string; json: string }
+  | { kind: 'inc'; path: string; by: number }
+  | { kind: 'unset'; path: string };
+
+/**
+ * A set-based update of the documents `where` selects (scope and pushed filter, over
+ * `documents`): the statement writing each new version, and the check before it, one row of
+ * `n` (documents selected), `bad` (how many of them the statement would not give mingo's answer:
+ * a path above a change is not an object, or an `$inc` field is neither missing nor an integer
+ * whose sum stays a safe integer) and `big` (the largest one's size in bytes).
+ */
+export interface SetUpdate {
+  statement(where: Sql): Sql;
+  check(where: Sql): Sql;
+}
+
 export interface DocumentDialect {
   readonly name: EngineName;
   /** The key columns `documents` has for indexed fields (none on SQLite). */
@@ -131,6 +153,11 @@ export interface DocumentDialect {
   readonly stateInSelect: boolean;
   /** A statement whose one value changes with every commit of another connection (SQLite), if any. */
   readonly dataVersion: Sql | undefined;
+  /**
+   * The set-based update writing `changes` (in order: new keys are appended in that order) into
+   * each document's JSON text, keeping its other text as it is and the key columns in step.
+   */
+  setUpdate(changes: readonly FieldChange[], keys: KeyColumns): SetUpdate;
   /** ` LIMIT … OFFSET …` (no limit: SQLite needs `LIMIT -1` before an OFFSET). */
   limitOffset(limit: number | undefined, skip: number): Sql;
 }
@@ -146,6 +173,16 @@ export function isAddressablePath(path: string): boolean {
     }
   }
   return true;
+}
+
+/** The paths strictly above the changes' paths (`a` and `a.b` for `a.b.c`), each once. */
+export function parentPaths(changes: readonly FieldChange[]): string[] {
+  const out = new Set<string>();
+  for (const { path } of changes) {
+    const segments = path.split('.');
+    for (let i = 1; i < segments.length; i++) out.add(segments.slice(0, i).join('.'));
+  }
+  return [...out];
 }
 
 /** Memoizes a per-path computation (bounded). */

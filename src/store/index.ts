@@ -75,7 +75,9 @@ export {
   type Bound,
   type DocumentDialect,
   type DocumentIndexDefinition,
+  type FieldChange,
   type GroupQuery,
+  type SetUpdate,
   type KeyColumns,
   type Scalar,
 } from './documents.js';

@@ -35,6 +35,11 @@ export interface CollectionServiceOptions {
   newId?: () => string;
   /** Epoch milliseconds (default Date.now). */
   clock?: () => number;
+  /**
+   * False: every update reads, applies mingo's updater and writes back (set-update.ts is not
+   * tried); for comparing the two paths.
+   */
+  setBasedUpdates?: boolean;
 }
 
 export type ReadRun<T> = (row: CollectionRow, plan: Plan, check: boolean) => Promise<T>;
@@ -54,6 +59,7 @@ export class CollectionCore {
   readonly limits: CollectionLimits;
   readonly newId: () => string;
   readonly clock: () => number;
+  readonly setBasedUpdates: boolean;
   private readonly plans = new Map<number, { version: number; plan: Plan }>();
   /** Collection rows by account and name, as last read; reads verify them in-statement (stateOf). */
   private readonly rows = new Map<string, CollectionRow>();
@@ -64,6 +70,7 @@ export class CollectionCore {
   ) {
     this.limits = { ...DEFAULT_COLLECTION_LIMITS, ...options.limits };
     this.clock = options.clock ?? Date.now;
+    this.setBasedUpdates = options.setBasedUpdates ?? true;
     this.newId = options.newId ?? (() => newDocumentId(this.clock()));
   }
 

@@ -152,7 +152,7 @@ export class CollectionService {
     name: string,
     filter: Record<string, unknown>,
     change: Record<string, unknown>,
-    options: { multi: boolean } & BudgetOption,
+    options: { multi: boolean; onPath?: (path: writes.UpdatePath) => void } & BudgetOption,
   ): Promise<number> {
     return writes.update(this.core, actor, name, filter, change, options);
   }

@@ -99,7 +99,8 @@ export class Writer {
     return sql`, ${sql.join(this.keyList.map(([path]) => documents.keyValue(doc, path)))}`;
   }
 
-  private track(doc: Document): void {
+  /** Adds what `doc` holds to the shape (saved by saveShape). */
+  track(doc: Record<string, unknown>): void {
     if (addToShape(this.shape, doc, this.maxShapePaths)) this.shapeChanged = true;
   }
 }

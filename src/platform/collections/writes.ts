@@ -8,11 +8,15 @@ import { compilePredicate, splitFilter } from './pushdown.js';
 import { and, scope } from './rows.js';
 import { assertSafePath, isPlainObject, toJsonDocument } from './safety.js';
 import { scan } from './scan.js';
+import { planSetUpdate, setBasedUpdate } from './set-update.js';
 import type { Actor, BudgetOption, Document } from './types.js';
 import { INSERT_BATCH } from './writer.js';
 
 /** The JSON characters of the new versions an update holds before it writes them. */
 const UPDATE_BATCH_CHARS = 8 * 1024 * 1024;
+
+/** How an update was written: one set-based statement, or read, changed by mingo and written back. */
+export type UpdatePath = 'set-based' | 'batched';
 
 export interface ImportProgress {
   /** Documents inserted so far. */
@@ -57,7 +61,10 @@ export async function save(
 /**
  * Applies `change` to the first matching document (or every one with `multi`): update
  * operators (`{"$set": …}`, `$inc`, `$unset` …) or, for a plain object, a replacement keeping
- * `_id`. Returns the number of documents matched.
+ * `_id`. Returns the number of documents matched. With `multi`, an exact filter and `$set` /
+ * `$inc` / `$unset` of scalar fields, one set-based UPDATE where it gives mingo's answer
+ * (set-update.ts); otherwise the matches are read and written back in batches. `onPath` is
+ * told which.
  */
 export async function update(
   core: CollectionCore,
@@ -65,12 +72,23 @@ export async function update(
   name: string,
   filter: Record<string, unknown>,
   change: Record<string, unknown>,
-  options: { multi: boolean } & BudgetOption,
+  options: { multi: boolean; onPath?: (path: UpdatePath) => void } & BudgetOption,
 ): Promise<number> {
   const budget = options.budget ?? new Budget();
   const query = compileFilter(filter, budget);
   const modify = modifier(core, change, budget);
   const n = await core.write(actor, name, false, async (w) => {
+    const predicate = compilePredicate(splitFilter(filter), w.shape, core.store.dialect, w.keys);
+    if (options.multi && core.setBasedUpdates && predicate.exact) {
+      const plan = planSetUpdate(change, w.shape);
+      const done =
+        plan &&
+        (await setBasedUpdate(w, predicate.where, plan, core.limits.maxDocumentBytes, () =>
+          options.onPath?.('set-based'),
+        ));
+      if (done !== undefined) return done;
+    }
+    options.onPath?.('batched');
     let matched = 0;
     // New versions are written a batch at a time (INSERT_BATCH documents or UPDATE_BATCH_CHARS of
     // JSON), in the transaction: a failure on any document undoes every one.
@@ -82,7 +100,6 @@ export async function update(
       pending = [];
       pendingChars = 0;
     };
-    const predicate = compilePredicate(splitFilter(filter), w.shape, core.store.dialect, w.keys);
     await scan(
       core,
       w.row,

@@ -26,6 +26,7 @@ const modules: Array<{ default: Migration }> = await Promise.all([
   import('./0620_process_triggers.js'),
   import('./0650_open_tasks.js'),
   import('./0660_audit_log.js'),
+  import('./0670_documents_fillfactor.js'),
 ]);
 
 export const migrations: readonly Migration[] = modules.map((m) => m.default);
