@@ -43,11 +43,18 @@ export async function laneNames(platform: Platform, accountId: string) {
   return { pools, lanes, byId };
 }
 
-/** Applies `map` to the lane of every step, inline sub-processes included. */
+/**
+ * Applies `map` to the lane of every step, inline sub-processes included, and writes each step in
+ * the form parseDefinition reads (a stored manual step's `onTimeout` is read as `on_timeout`).
+ */
 export function mapStepLanes<From, To>(steps: readonly StepDefinition[], map: (lane: From) => To): unknown[] {
   return steps.map((step) => {
     const copy: Record<string, unknown> = { ...step };
     if (step.lane !== null && step.lane !== undefined) copy.lane = map(step.lane as From);
+    if ('onTimeout' in copy) {
+      copy.on_timeout = copy.onTimeout;
+      delete copy.onTimeout;
+    }
     if (step.type === 'subprocess' && typeof step.process === 'object')
       copy.process = { ...step.process, steps: mapStepLanes(step.process.steps, map) };
     return copy;

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evalHost } from '../../../src/hosts/eval-host.js';
 import { createHosts } from '../../../src/hosts/index.js';
 import { createPlatform, type Platform } from '../../../src/platform/index.js';
+import { readBpmn } from '../../../src/platform/processes/bpmn/index.js';
 import { createServer } from '../../../src/server/index.js';
 import { openStore, type Store } from '../../../src/store/index.js';
 import { flowmark } from '../../support/cli.js';
@@ -121,6 +122,9 @@ async function buildSource(platform: Platform): Promise<number> {
       },
     ],
   });
+  // A definition saved from BPMN: its document travels beside its JSON, as it came.
+  const xml = readFileSync(new URL('../../fixtures/bpmn/approval.bpmn', import.meta.url), 'utf8');
+  await platform.processes.definitions.create('acme', { ...(await readBpmn(xml)), project: project.id });
   const wi = await platform.webInterfaces.create('acme', project.id, {
     title: 'Order entry',
     tags: ['sales'],
@@ -184,7 +188,7 @@ describe(`project bundles: SQLite → ${PG ? 'PostgreSQL' : 'SQLite'} through th
     );
     expect(first.stderr).toBe(`${bundle} holds the project's vault values in clear: keep it as a secret\n`);
     expect(first.stdout).toBe(
-      `exported project ${projectId} "Shop" (account acme) to ${bundle}: 15 file(s)\n`,
+      `exported project ${projectId} "Shop" (account acme) to ${bundle}: 17 file(s)\n`,
     );
     expect(first.code).toBe(0);
     const again = join(work, 'again.zip');
@@ -211,13 +215,15 @@ describe(`project bundles: SQLite → ${PG ? 'PostgreSQL' : 'SQLite'} through th
         'create  i18n/en.json',
         'create  i18n/fr.json',
         'create  pools/Sales.json',
+        'create  processes/Approval.bpmn',
+        'create  processes/Approval.json',
         'create  processes/quote.json',
         'create  project.json',
         'create  vaults/LIVE.json',
         'create  versions.json',
         'create  web-interfaces/Order%20entry.html',
         'create  web-interfaces/Order%20entry.json',
-        'dry run: 14 change(s) to a new project "Shop" (account acme); nothing written',
+        'dry run: 16 change(s) to a new project "Shop" (account acme); nothing written',
         '',
       ].join('\n'),
     );
@@ -225,7 +231,7 @@ describe(`project bundles: SQLite → ${PG ? 'PostgreSQL' : 'SQLite'} through th
     const imported = await flowmark(['project', 'import', bundle], { env: target.env });
     expect(imported.stderr).toBe('');
     expect(imported.stdout.split('\n').at(-2)).toBe(
-      `imported ${bundle} into project 1 "Shop" (account acme): 14 change(s)`,
+      `imported ${bundle} into project 1 "Shop" (account acme): 16 change(s)`,
     );
     expect(imported.code).toBe(0);
 
