@@ -114,6 +114,15 @@ describeEachEngine('server: project bundles', (engine) => {
     const again = await upload(server.globex.admin.token, '', bundle);
     expect(again.body).toEqual({ projectId: copy!.id, title: 'Billing', applied: false, changes: [] });
 
+    // Into another project of the first account: its custom list id is taken, so nothing is applied.
+    const empty = await platform.projects.create('acme', { title: 'Empty' });
+    const failed = await upload(admin(), `?projectId=${empty.id}`, bundle);
+    expect(failed).toEqual({
+      status: 409,
+      body: { status: 409, code: 'conflict', message: 'custom list terms already exists' },
+    });
+    expect((await platform.projects.require('acme', empty.id)).title).toBe('Empty');
+
     const damaged = await upload(admin(), '', bundle.subarray(0, 100));
     expect(damaged.status).toBe(400);
     expect(damaged.body.message).toMatch(

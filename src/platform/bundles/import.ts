@@ -74,23 +74,25 @@ export async function importBundle(
   const manifest = readManifest(files, bundleName);
   const projectJson = parseJsonFile<ProjectFile>(files, 'project.json', bundleName);
   parseJsonFile<unknown>(files, 'versions.json', bundleName);
-  const target = await targetProject(platform, accountId, manifest, options.projectId);
-  const current: BundleFiles = target
-    ? await exportProject(platform, accountId, target, {
-        withDocuments: manifest.withDocuments,
-        withSecrets: manifest.withSecrets,
-        collections: await existing(platform, accountId, manifest.collections),
-      })
-    : await collectionFiles(platform, accountId, manifest.collections, manifest.withDocuments);
-  current.delete(MANIFEST);
-  const changes = diff(current, files);
-  const result = { projectId: target ?? null, title: projectJson.title, changes, applied: false };
-  if (options.dryRun || (target !== undefined && changes.length === 0)) return result;
-  const projectId = await store.transaction(async () => {
+  // The comparison is read in the transaction that applies it: nothing changes in between.
+  const run = async (): Promise<ImportResult> => {
+    const target = await targetProject(platform, accountId, manifest, options.projectId);
+    const current: BundleFiles = target
+      ? await exportProject(platform, accountId, target, {
+          withDocuments: manifest.withDocuments,
+          withSecrets: manifest.withSecrets,
+          collections: await existing(platform, accountId, manifest.collections),
+        })
+      : await collectionFiles(platform, accountId, manifest.collections, manifest.withDocuments);
+    current.delete(MANIFEST);
+    const changes = diff(current, files);
+    const result = { projectId: target ?? null, title: projectJson.title, changes, applied: false };
+    if (options.dryRun || (target !== undefined && changes.length === 0)) return result;
     const importer = new Importer(platform, accountId, files, bundleName, current);
-    return importer.apply(target, projectJson, changes);
-  });
-  return { ...result, projectId, applied: true };
+    const projectId = await importer.apply(target, projectJson, changes);
+    return { ...result, projectId, applied: true };
+  };
+  return options.dryRun ? run() : store.transaction(run);
 }
 
 async function existing(platform: Platform, accountId: string, names: readonly string[]) {
