@@ -44,7 +44,11 @@ export function fileKey(text: string): string {
 }
 
 export function keyOfFile(name: string): string {
-  return decodeURIComponent(name);
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    throw new PlatformError('invalid', `invalid bundle file name ${JSON.stringify(name)}`);
+  }
 }
 
 /** A bundle that cannot be read: the message names the file. */
