@@ -40,6 +40,31 @@ export class Dictionaries {
     });
   }
 
+  /** Every entry of one dictionary (a project's, or the account-wide one when projectId is null), by language then key. */
+  async entries(
+    accountId: string,
+    projectId: number | null,
+  ): Promise<Array<{ key: string; language: string; text: string }>> {
+    return this.store.all<{ key: string; language: string; text: string }>(sql`
+      SELECT key, language, text FROM i18n_entries
+      WHERE account_id = ${accountId} AND project_id = ${projectId ?? ACCOUNT_WIDE}
+      ORDER BY language, key`);
+  }
+
+  /** Removes keys of one dictionary in a language; returns how many were removed. */
+  async remove(
+    accountId: string,
+    projectId: number | null,
+    language: string,
+    keys: string[],
+  ): Promise<number> {
+    if (keys.length === 0) return 0;
+    const { changes } = await this.store.run(sql`
+      DELETE FROM i18n_entries WHERE account_id = ${accountId} AND project_id = ${projectId ?? ACCOUNT_WIDE}
+        AND language = ${normaliseLanguage(language)} AND key IN (${sql.join(keys)})`);
+    return changes;
+  }
+
   /** The text of a key in a language: the project's entry, else the account-wide one, else undefined. */
   async lookup(accountId: string, query: I18nLookup): Promise<string | undefined> {
     const lang = normaliseLanguage(query.language);

@@ -39,6 +39,8 @@ export const RIGHTS_MESSAGES = {
   evaluateInRequest: (requestId: string) =>
     `Evaluating a template in request ${requestId} needs the design right on its project or the account's administrator right.`,
   evaluateAs: 'Only an administrator of the account may evaluate as another user.',
+  exportBundle: (projectId: number) =>
+    `Exporting project ${projectId} needs the design right on it or the account's administrator right.`,
 } as const;
 
 /** Fields of their own user that users may change without the administrator right. */

@@ -111,6 +111,7 @@ describe('the CLI loads a command when it runs', () => {
       'token',
       'seed',
       'collections',
+      'project',
       'files',
     ])
       expect(stdout).toMatch(new RegExp(`^  ${name} +\\S`, 'm'));

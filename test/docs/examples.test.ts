@@ -111,6 +111,7 @@ describe('the shell examples of the README and the docs', () => {
     expect(run('README.md')).toBe(3);
     expect(run('docs/hosts.md')).toBe(1);
     expect(run('docs/platform.md')).toBe(1);
+    expect(run('docs/deploy.md')).toBe(1);
   });
 
   /** Runs one example in a fresh directory; `data` is its FLOWMARK_DATA. */

@@ -86,6 +86,12 @@ export const commands: readonly CommandEntry[] = [
     scripts: false,
   },
   {
+    name: 'project',
+    summary: 'export a project as a bundle (zip of JSON files); import one, showing what changes',
+    load: async () => (await import('./project.js')).project,
+    scripts: false,
+  },
+  {
     name: 'files',
     summary: 'store a local file as an uploaded file, read one back, list them',
     load: async () => (await import('./files.js')).files,

@@ -78,6 +78,28 @@ export class CustomLists {
     return toCustomList(row).content;
   }
 
+  /** Renames a list and replaces its content, or `Custom list not found.` */
+  async replace(
+    accountId: string,
+    id: string,
+    input: { name: string; content: unknown[] },
+  ): Promise<CustomList> {
+    const row = await this.store.get<CustomListRow>(sql`
+      UPDATE custom_lists SET name = ${input.name}, content = ${toJson(checkContent(input.content))},
+             updated_at = ${this.clock()}
+      WHERE account_id = ${accountId} AND id = ${id} RETURNING *`);
+    if (!row) throw notFound(MESSAGES.customListNotFound);
+    return toCustomList(row);
+  }
+
+  /** True when the account had the list and it was deleted. */
+  async delete(accountId: string, id: string): Promise<boolean> {
+    const { changes } = await this.store.run(
+      sql`DELETE FROM custom_lists WHERE account_id = ${accountId} AND id = ${id}`,
+    );
+    return changes > 0;
+  }
+
   async list(accountId: string, projectId?: number): Promise<CustomList[]> {
     const rows = await this.store.all<CustomListRow>(sql`
       SELECT * FROM custom_lists WHERE account_id = ${accountId}

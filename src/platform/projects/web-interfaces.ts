@@ -70,26 +70,24 @@ export class WebInterfaces {
       sql`SELECT id FROM projects WHERE account_id = ${accountId} AND id = ${projectId}`,
     );
     if (!project) throw notFound(MESSAGES.projectNotFound);
-    const title = String(input.title ?? '').trim();
-    if (title === '' || title.length > 255)
-      throw new PlatformError('invalid', `invalid title ${JSON.stringify(input.title)}`);
-    const contexts = input.contexts ?? ['web'];
-    for (const c of contexts)
-      if (!isInterfaceContext(c))
-        throw new PlatformError('invalid', `invalid context ${JSON.stringify(c)}: web, mobile or tablet`);
-    const tags = (input.tags ?? []).map((t) => String(t).trim()).filter((t) => t !== '');
-    for (const tag of tags)
-      if (isForbiddenKey(tag) || tag === NO_TAG)
-        throw new PlatformError('invalid', `invalid tag ${JSON.stringify(tag)}`);
-    const lanes = input.lanes ?? [];
-    if (!lanes.every((id) => Number.isSafeInteger(id)))
-      throw new PlatformError('invalid', 'lanes must be lane ids');
+    const f = checkInterface(input);
     const row = await this.store.get<WebInterfaceRow>(sql`
       INSERT INTO web_interfaces (account_id, project_id, title, description, thumb, tags, contexts, lanes, created_at)
-      VALUES (${accountId}, ${projectId}, ${title}, ${input.description ?? ''}, ${input.thumb ?? ''}, ${toJson(tags)},
-              ${toJson([...new Set(contexts)])}, ${toJson(lanes)}, ${this.clock()})
+      VALUES (${accountId}, ${projectId}, ${f.title}, ${f.description}, ${f.thumb}, ${toJson(f.tags)},
+              ${toJson(f.contexts)}, ${toJson(f.lanes)}, ${this.clock()})
       RETURNING *`);
     return toWebInterface(row!);
+  }
+
+  /** Replaces every field of a web interface (as for create); it keeps its id, project and template. */
+  async update(accountId: string, id: number, input: NewWebInterface): Promise<WebInterface> {
+    const f = checkInterface(input);
+    const row = await this.store.get<WebInterfaceRow>(sql`
+      UPDATE web_interfaces SET title = ${f.title}, description = ${f.description}, thumb = ${f.thumb},
+             tags = ${toJson(f.tags)}, contexts = ${toJson(f.contexts)}, lanes = ${toJson(f.lanes)}
+      WHERE account_id = ${accountId} AND id = ${id} RETURNING *`);
+    if (!row) throw notFound('Web interface not found.');
+    return toWebInterface(row);
   }
 
   async find(accountId: string, id: number): Promise<WebInterface | undefined> {
@@ -155,6 +153,31 @@ export class WebInterfaces {
       .filter((w) => w.lanes.length === 0 || w.lanes.some((id) => lanes.has(id)))
       .map((w) => ({ webInterface: w, mode: projectMode.get(w.projectId)! }));
   }
+}
+
+function checkInterface(input: NewWebInterface) {
+  const title = String(input.title ?? '').trim();
+  if (title === '' || title.length > 255)
+    throw new PlatformError('invalid', `invalid title ${JSON.stringify(input.title)}`);
+  const contexts = input.contexts ?? ['web'];
+  for (const c of contexts)
+    if (!isInterfaceContext(c))
+      throw new PlatformError('invalid', `invalid context ${JSON.stringify(c)}: web, mobile or tablet`);
+  const tags = (input.tags ?? []).map((t) => String(t).trim()).filter((t) => t !== '');
+  for (const tag of tags)
+    if (isForbiddenKey(tag) || tag === NO_TAG)
+      throw new PlatformError('invalid', `invalid tag ${JSON.stringify(tag)}`);
+  const lanes = input.lanes ?? [];
+  if (!lanes.every((id) => Number.isSafeInteger(id)))
+    throw new PlatformError('invalid', 'lanes must be lane ids');
+  return {
+    title,
+    description: input.description ?? '',
+    thumb: input.thumb ?? '',
+    tags,
+    contexts: [...new Set(contexts)],
+    lanes,
+  };
 }
 
 export function isInterfaceContext(value: unknown): value is InterfaceContext {
