@@ -79,6 +79,16 @@ import { nodeLabel, tokenState, walk, type Arrival } from './walk.js';
 export { stepLabel, type NewRun, type ProcessEvent, type RunnerOptions } from './runner-api.js';
 
 /** How one iteration of a step went: done (with the loop's bound to keep), no iteration left, or waiting. */
+/** A run claimed for its next node, with what was read with it (ProcessRunner.claim). */
+interface Claim {
+  claimed: ProcessRun;
+  request: ProcessRequest;
+  previous: unknown;
+  begun: StepRecord | undefined;
+  /** A script task's evaluation context, read with the claim. */
+  context: Promise<ExecutionContext> | undefined;
+}
+
 /** What advance reads after a step, when the step's last write read it already (one transaction less). */
 interface Settled {
   request: ProcessRequest;
@@ -171,35 +181,14 @@ export class ProcessRunner {
   }
 
   private async steps(accountId: string, requestId: string): Promise<void> {
+    /** The next node's claim, when the move that ended the last one took it already. */
+    let next: Claim | undefined;
     for (;;) {
-      // the run's claim for its next node and the reads that go with it: one transaction
-      const taken = await this.platform.processes.transaction(async () => {
-        const run = await this.platform.processes.runs.require(accountId, requestId);
-        if (run.cursor.phase !== 'ready') return undefined;
-        const claimed = await this.platform.processes.runs.move(
-          run,
-          { ...run.cursor, phase: 'running' },
-          run.userId,
-          this.leaseUntil(),
-        );
-        if (!claimed) return undefined;
-        const request = await this.platform.requests.require(accountId, requestId);
-        const previous = (await this.platform.processes.steps.lastDone(accountId, requestId))?.result;
-        // A task that runs no script before it starts (no loop to decide) is begun here, and a
-        // script task's evaluation context read here too: the claim, the record and the reads
-        // commit together. A context that fails is cached failed: the task fails with its error.
-        const task =
-          claimed.cursor.at === undefined ? claimed.definition.steps[claimed.cursor.step] : undefined;
-        let begun: StepRecord | undefined;
-        if (task && !task.loop && !isFinalStatus(request.status)) {
-          begun = await this.begin(claimed, task, 'running');
-          if (task.type === 'script')
-            await this.context(claimed, request, task, 'process-task').catch(() => undefined);
-        }
-        return { claimed, request, previous, begun };
-      });
+      const taken =
+        next ?? (await this.platform.processes.transaction(() => this.claim(accountId, requestId)));
+      next = undefined;
       if (!taken) return;
-      const { claimed, request, previous, begun } = taken;
+      const { claimed, request, previous, begun, context } = taken;
       if (isFinalStatus(request.status)) return this.end(claimed, request.status);
       if (claimed.cursor.at !== undefined) {
         // A graph's start event: its tokens move to their first tasks.
@@ -212,20 +201,56 @@ export class ProcessRunner {
           undefined,
           null,
         );
-        if (
-          !cursor ||
-          !(await this.platform.processes.runs.move(claimed, cursor, claimed.userId, this.leaseUntil()))
-        )
-          return;
+        if (!cursor) return;
+        const moved = await this.platform.processes.transaction(async () => {
+          if (!(await this.platform.processes.runs.move(claimed, cursor, claimed.userId, this.leaseUntil())))
+            return false;
+          next = await this.claim(accountId, requestId);
+          return true;
+        });
+        if (!moved) return;
         continue;
       }
       const step = claimed.definition.steps[claimed.cursor.step];
       if (!step) return this.end(claimed, STATUS_COMPLETED);
-      const outcome = await this.iterate(claimed, request, step, previous, begun);
+      const outcome = await this.iterate(claimed, request, step, previous, begun, context);
       if (outcome === undefined || outcome.kind === 'waiting') return;
       if (outcome.kind === 'moved') continue;
-      if (!(await this.advance(claimed, step, outcome))) return;
+      const advanced = await this.advance(claimed, step, outcome, true);
+      if (!advanced) return;
+      if (advanced !== true) next = advanced;
     }
+  }
+
+  /**
+   * Claims a run whose cursor is ready for its next node, with the reads that go with it, in the
+   * caller's transaction: the request, the last result, and — for a task that runs no script
+   * before it starts (no loop to decide) — its step record begun and, for a script task, its
+   * evaluation context read. A context that fails is cached failed: the task fails with its error.
+   */
+  private async claim(accountId: string, requestId: string): Promise<Claim | undefined> {
+    const run = await this.platform.processes.runs.require(accountId, requestId);
+    if (run.cursor.phase !== 'ready') return undefined;
+    const claimed = await this.platform.processes.runs.move(
+      run,
+      { ...run.cursor, phase: 'running' },
+      run.userId,
+      this.leaseUntil(),
+    );
+    if (!claimed) return undefined;
+    const request = await this.platform.requests.require(accountId, requestId);
+    const previous = (await this.platform.processes.steps.lastDone(accountId, requestId))?.result;
+    const task = claimed.cursor.at === undefined ? claimed.definition.steps[claimed.cursor.step] : undefined;
+    let begun: StepRecord | undefined;
+    let context: Promise<ExecutionContext> | undefined;
+    if (task && !task.loop && !isFinalStatus(request.status)) {
+      begun = await this.begin(claimed, task, 'running');
+      if (task.type === 'script') {
+        context = this.createContext(claimed, request, task, 'process-task');
+        await context.catch(() => undefined);
+      }
+    }
+    return { claimed, request, previous, begun, context };
   }
 
   /** Ends a request with a final status set by a user or an administrator (400 CANCELLED, 302 KILLED, 401 OUTDATED). */
@@ -586,6 +611,7 @@ export class ProcessRunner {
     step: StepDefinition,
     previous: unknown,
     begun: StepRecord | undefined,
+    context?: Promise<ExecutionContext>,
   ): Promise<Outcome | undefined> {
     let record = begun;
     try {
@@ -610,7 +636,7 @@ export class ProcessRunner {
           return {
             kind: 'next',
             loop,
-            settled: await this.scriptStep(run, request, step, record, params, previous),
+            settled: await this.scriptStep(run, request, step, record, params, previous, context),
           };
         case 'manual':
           return await this.manualStep(run, request, step, record, params, previous, cursor);
@@ -629,8 +655,9 @@ export class ProcessRunner {
     record: StepRecord,
     params: Parameters,
     previous: unknown,
+    context?: Promise<ExecutionContext>,
   ): Promise<Settled> {
-    const ctx = await this.context(run, request, step, 'process-task');
+    const ctx = await (context ?? this.context(run, request, step, 'process-task'));
     let last = previous;
     setFlowFrame(ctx, { stepId: step.id, iteration: run.cursor.iteration, lastResult: () => last });
     const inputs = await this.variables(ctx, run, step, step.input, params, 'input');
@@ -1025,7 +1052,19 @@ export class ProcessRunner {
    * the cursor moves on. Its reads and its move are two transactions, one on each side of the
    * walk to the next node (whose gateway conditions are scripts, run outside any transaction).
    */
-  private async advance(run: ProcessRun, step: StepDefinition, outcome: Outcome): Promise<boolean> {
+  private async advance(run: ProcessRun, step: StepDefinition, outcome: Outcome): Promise<boolean>;
+  private async advance(
+    run: ProcessRun,
+    step: StepDefinition,
+    outcome: Outcome,
+    claimNext: true,
+  ): Promise<boolean | Claim>;
+  private async advance(
+    run: ProcessRun,
+    step: StepDefinition,
+    outcome: Outcome,
+    claimNext = false,
+  ): Promise<boolean | Claim> {
     const { accountId, requestId } = run;
     const before =
       (outcome.kind === 'next' ? outcome.settled : undefined) ??
@@ -1056,13 +1095,15 @@ export class ProcessRunner {
     }
     const after = await this.platform.processes.transaction(async () => {
       const request = await this.platform.requests.require(accountId, requestId);
-      if (isFinalStatus(request.status)) return { request, moved: false };
+      if (isFinalStatus(request.status)) return { request, moved: false, next: undefined };
       if (request.status === STATUS_WAITING) {
         await this.platform.processes.runs.move(run, { ...cursor, phase: 'paused' });
-        return { request, moved: false };
+        return { request, moved: false, next: undefined };
       }
       const moved = await this.platform.processes.runs.move(run, cursor, run.userId, this.leaseUntil());
-      return { request, moved: moved !== undefined };
+      // the next node's claim commits with this move (the caller drives it next)
+      const next = moved && claimNext ? await this.claim(accountId, requestId) : undefined;
+      return { request, moved: moved !== undefined, next };
     });
     if (isFinalStatus(after.request.status)) {
       await this.end(run, after.request.status);
@@ -1078,7 +1119,7 @@ export class ProcessRunner {
       });
       return false;
     }
-    return after.moved;
+    return after.next ?? after.moved;
   }
 
   /** True (and the request ended) when a script set a final status during the step. */
