@@ -185,12 +185,16 @@ export async function renderWebInterfaces(main: HTMLElement): Promise<void> {
                 .filter(Boolean),
               ...(chosen.length ? { contexts: chosen } : {}),
             });
+            // Stored with the sample at once: it opens live as it is shown in the editor.
+            await api('PUT', `/web-interfaces/${made.id}/template`, { template: SAMPLE });
             title.value = '';
             tags.value = '';
             for (const c of contexts) c.checked = c.value === 'web';
             await refresh();
             await open(made);
-            message.show(`Web interface ${made.title} created (id ${made.id}).`);
+            message.show(
+              `Web interface ${made.title} created (id ${made.id}) with the sample template, saved.`,
+            );
           } catch (e) {
             message.show(errorText(e), 'error');
           }

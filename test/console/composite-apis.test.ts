@@ -251,7 +251,9 @@ describeWithBrowser('web console: composite APIs and web interfaces', (browser) 
       await page.getByLabel('Tags').fill('sales, orders');
       await page.getByRole('checkbox', { name: 'mobile' }).check();
       await page.getByRole('button', { name: 'Create', exact: true }).click();
-      const created = page.getByText(/^Web interface Order <b>entry<\/b> created \(id \d+\)\.$/);
+      const created = page.getByText(
+        /^Web interface Order <b>entry<\/b> created \(id \d+\) with the sample template, saved\.$/,
+      );
       await created.waitFor();
       const id = Number(/\(id (\d+)\)/.exec((await created.textContent())!)![1]);
       expect(await page.locator('.detail .meta').textContent()).toMatch(
