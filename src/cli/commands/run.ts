@@ -23,7 +23,7 @@ import { openStore } from '../../store/index.js';
 import type { CliIo, Command } from '../main.js';
 import { evaluationLimits } from './limits.js';
 import { noSuchUser } from './render-context.js';
-import { commandErrors } from '../command-errors.js';
+import { cannotRead, commandErrors } from '../command-errors.js';
 
 const USAGE =
   'flowmark run PROCESS.json|PROCESS.bpmn [--data JSON|@FILE] [--user LOGIN] [--mode LIVE|ACCEPTANCE|TEST]\n' +
@@ -243,7 +243,7 @@ async function readDefinition(file: string): Promise<unknown> {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new Error(`${file.endsWith('.bpmn') ? 'PROCESS.bpmn' : 'PROCESS.json'}: cannot read ${file}`, {
+    throw new Error(`${file.endsWith('.bpmn') ? 'PROCESS.bpmn' : 'PROCESS.json'}: ${cannotRead(file, e)}`, {
       cause: e,
     });
   }
@@ -262,7 +262,7 @@ function readJson(value: string, what: string): unknown {
     try {
       text = readFileSync(value.slice(1), 'utf8');
     } catch (e) {
-      throw new Error(`${what}: cannot read ${value.slice(1)}`, { cause: e });
+      throw new Error(`${what}: ${cannotRead(value.slice(1), e)}`, { cause: e });
     }
   }
   try {
