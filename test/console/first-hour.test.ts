@@ -277,5 +277,53 @@ describeWithBrowser('console: the first hour of a new team', (browser) => {
       expect(gone.status).toBe(404);
       expect(pageErrors).toEqual([]);
     });
+
+    it('lists requests with their process, by process, in pages, and reads them again while one runs', async () => {
+      const token = server.acme.admin.token;
+      for (let i = 0; i < 22; i++) {
+        const started = await call(server.url, 'POST', '/api/v1/requests', {
+          token,
+          body: { process: 'Join helpers', mode: 'TEST' },
+        });
+        expect(started.status).toBe(201);
+      }
+      const running = await server.platform.requests.create('acme', {
+        mode: 'TEST',
+        status: 101,
+        initiatorId: server.acme.admin.id,
+      });
+      await page.getByRole('link', { name: 'Requests and logs' }).click();
+      const total = page.locator('.list p[role="status"]');
+      await total.getByText('24 requests, 1–20 shown').waitFor();
+      const rows = page.locator('table:has(caption:text("Requests")) tbody tr');
+      expect(await rows.first().locator('td:nth-child(5)').textContent()).toBe('101 ACTIVE');
+      await page.getByText('1 running: refreshed every 2 s').waitFor();
+      // The running request ends: the list shows it without a click.
+      await server.platform.requests.update('acme', running.id, { status: 201 });
+      await rows.first().locator('td:nth-child(5)', { hasText: '201 COMPLETED' }).waitFor();
+      expect(await page.getByText('1 running: refreshed every 2 s').count()).toBe(0);
+
+      await page.getByLabel('Process', { exact: true }).selectOption({ label: 'Join helpers' });
+      await page.getByRole('button', { name: 'Show' }).click();
+      await total.getByText('23 requests, 1–20 shown').waitFor();
+      expect(new Set(await rows.locator('td:nth-child(2)').allTextContents())).toEqual(
+        new Set(['Join helpers']),
+      );
+      await page.getByRole('button', { name: 'Older' }).click();
+      await total.getByText('23 requests, 21–23 shown').waitFor();
+      expect(await rows.count()).toBe(3);
+      expect(await page.getByRole('button', { name: 'Older' }).isDisabled()).toBe(true);
+      await page.getByRole('button', { name: 'Newer' }).click();
+      await total.getByText('23 requests, 1–20 shown').waitFor();
+      expect(await page.getByRole('button', { name: 'Newer' }).isDisabled()).toBe(true);
+      await shoot('first-hour-requests');
+      await page.getByLabel('Status').selectOption('102');
+      await page.getByRole('button', { name: 'Show' }).click();
+      await total.getByText('0 requests').waitFor();
+      await page
+        .getByText('No request here: start one from a process definition on the Processes page.')
+        .waitFor();
+      expect(pageErrors).toEqual([]);
+    });
   });
 });
