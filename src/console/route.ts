@@ -33,3 +33,11 @@ export function go(address: string, again?: () => void | Promise<void>): void {
   if (location.hash === address) void again?.();
   else location.hash = address;
 }
+
+/**
+ * Records the address of what the page has just opened by itself (a history entry, without a
+ * Navigate call): the back button then leaves it, and the address reopens it.
+ */
+export function record(address: string): void {
+  if (location.hash !== address) history.pushState(null, '', address);
+}

@@ -181,6 +181,10 @@ describeWithBrowser('console: the first hour of a new team', (browser) => {
       expect(await live.locator('h1').textContent()).toBe('Welcome');
       expect(await live.locator('p').textContent()).toBe('Mode LIVE, context web.');
       await live.close();
+      // Its address reopens it.
+      expect(hash()).toMatch(/^#\/web-interfaces\/\d+$/);
+      await page.reload();
+      await page.getByRole('heading', { name: 'Web interface Welcome' }).waitFor();
     });
 
     it('stores a process whose step adds its requester to the runtime lane', async () => {
@@ -202,6 +206,13 @@ describeWithBrowser('console: the first hour of a new team', (browser) => {
         }),
       );
       await page.getByRole('button', { name: 'Create' }).click();
+      await page.getByRole('heading', { name: 'Process Join helpers' }).waitFor();
+      const stored = /^#\/processes\/(\d+)$/.exec(hash());
+      expect(stored).not.toBeNull();
+      await page.goBack();
+      await page.waitForFunction(() => location.hash === '#/processes');
+      expect(await page.getByRole('heading', { name: 'Process Join helpers' }).count()).toBe(0);
+      await page.goForward();
       await page.getByRole('heading', { name: 'Process Join helpers' }).waitFor();
     });
 
