@@ -336,5 +336,22 @@ describeWithBrowser('console: the first hour of a new team', (browser) => {
         .waitFor();
       expect(pageErrors).toEqual([]);
     });
+
+    it('fits the navigation in one row on a laptop, and in one scrolling row on a phone', async () => {
+      const rowsOfNav = () =>
+        page
+          .locator('header.top nav li')
+          .evaluateAll((items) => new Set(items.map((li) => (li as HTMLElement).offsetTop)).size);
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await page.getByRole('link', { name: 'Users' }).click();
+      await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+      expect(await rowsOfNav()).toBe(1);
+      await page.setViewportSize({ width: 390, height: 800 });
+      expect(await rowsOfNav()).toBe(1);
+      const nav = page.locator('header.top nav');
+      expect(await nav.evaluate((n) => n.scrollWidth > n.clientWidth && n.clientWidth <= 390)).toBe(true);
+      await shoot('first-hour-phone');
+      await page.setViewportSize({ width: 1280, height: 720 });
+    });
   });
 });
