@@ -50,6 +50,7 @@ let shown: { view: View | undefined; user: number; navigate: Navigate | undefine
 async function show(): Promise<void> {
   const who = identity();
   if (!who) {
+    shown = undefined; // the login view replaces the page: the next one is built anew
     document.title = 'Log in · flowmark console';
     renderLogin(root, () => {
       if (location.hash === '' || location.hash === '#/login') location.hash = '#/playground';
