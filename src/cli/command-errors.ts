@@ -7,7 +7,7 @@ import type { CliIo } from './main.js';
 export function commandErrors(command: string, usage: string) {
   return {
     usageError(io: CliIo, message: string): number {
-      io.stderr.write(`flowmark ${command}: ${message}\nusage: ${usage}\n`);
+      io.stderr.write(`flowmark ${command}: ${cliWords(message)}\nusage: ${usage}\n`);
       return 2;
     },
     failure(io: CliIo, message: string): number {
@@ -15,4 +15,36 @@ export function commandErrors(command: string, usage: string) {
       return 1;
     },
   };
+}
+
+/**
+ * node:util parseArgs' refusals in the CLI's own words (`unknown option --x`, as the commands
+ * parsing their arguments by hand say it); any other message as it is.
+ */
+export function cliWords(message: string): string {
+  const unknown = /^Unknown option '([^']+)'/.exec(message);
+  if (unknown) return `unknown option ${unknown[1]}`;
+  const missing = /^Option '(-\S+?)(?:, (-\S+))?(?: <value>)?' argument missing/.exec(message);
+  if (missing) return `${missing[2] ?? missing[1]} needs a value`;
+  const unexpected = /^Unexpected argument '([^']*)'/.exec(message);
+  if (unexpected) return `unexpected argument ${unexpected[1]}`;
+  const notBoolean = /^Option '(-\S+?)(?:, (-\S+))?' does not take an argument/.exec(message);
+  if (notBoolean) return `${notBoolean[2] ?? notBoolean[1]} takes no value`;
+  return message;
+}
+
+/** Why a file could not be read, naming it: `cannot read notes.ftl: no such file`. */
+export function cannotRead(path: string, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const why =
+    code === 'ENOENT'
+      ? 'no such file'
+      : code === 'EACCES' || code === 'EPERM'
+        ? 'permission denied'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : error instanceof Error
+            ? error.message
+            : String(error);
+  return `cannot read ${path}: ${why}`;
 }

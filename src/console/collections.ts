@@ -1,10 +1,12 @@
 /**
  * Collections: the account's collections with their document counts; create one; in a collection,
  * find documents with a MongoDB query and sort, insert documents, and list, create and delete its
- * indexes.
+ * indexes; delete a collection or a document after a confirmation. A collection's address is
+ * #/collections/<name>.
  */
 import { api, bytesText, errorText, query, uploadStreamed } from './api.js';
-import { field, fill, h, messageArea, parseJsonField, pretty, table, when } from './dom.js';
+import { confirmButton, field, fill, h, messageArea, parseJsonField, pretty, table, when } from './dom.js';
+import { go, href, type Navigate } from './route.js';
 
 interface CollectionInfo {
   id: number;
@@ -22,7 +24,7 @@ interface IndexInfo {
   ascending: boolean;
 }
 
-export async function renderCollections(main: HTMLElement): Promise<void> {
+export async function renderCollections(main: HTMLElement, rest: string[]): Promise<Navigate> {
   const list = h('div', { class: 'list' });
   const detail = h('section', { class: 'detail', 'aria-live': 'polite' });
   const message = messageArea();
@@ -47,7 +49,7 @@ export async function renderCollections(main: HTMLElement): Promise<void> {
           const created = name.value;
           name.value = '';
           await refresh();
-          await open(created);
+          select(created);
         } catch (e) {
           message.show(errorText(e), 'error');
         }
@@ -59,26 +61,49 @@ export async function renderCollections(main: HTMLElement): Promise<void> {
     h('button', { type: 'submit' }, 'Create'),
   );
 
+  const select = (collection: string) => go(href('collections', collection), () => open(collection));
+
   async function refresh(): Promise<void> {
     const { items } = await api<{ items: CollectionInfo[] }>('GET', '/collections');
     fill(
       list,
       table(
         'Collections',
-        ['Name', 'Documents', 'Public', 'Read-only', 'Created'],
+        ['Name', 'Documents', 'Public', 'Read-only', 'Created', ''],
         items.map((c) => [
-          h('button', { type: 'button', class: 'link', onclick: () => void open(c.name) }, c.name),
+          h('button', { type: 'button', class: 'link', onclick: () => select(c.name) }, c.name),
           String(c.documents ?? ''),
           c.isPublic ? 'yes' : 'no',
           c.isReadonly ? 'yes' : 'no',
           when(c.createdAt),
+          confirmButton(
+            'Delete',
+            `Delete collection ${c.name}`,
+            `Delete the collection ${c.name} with its ${c.documents ?? ''} documents and its indexes? This cannot be undone.`,
+            async () => {
+              await api('DELETE', `/collections/${encodeURIComponent(c.name)}`);
+              await refresh();
+              if (location.hash === href('collections', c.name)) go(href('collections'));
+              message.show(`Collection ${c.name} deleted.`);
+            },
+            (e) => message.show(errorText(e), 'error'),
+          ),
         ]),
       ),
+      items.length === 0
+        ? h('p', { class: 'meta' }, 'No collection yet: create one above, then insert or import documents.')
+        : null,
     );
   }
 
   async function open(collection: string): Promise<void> {
     const path = `/collections/${encodeURIComponent(collection)}`;
+    try {
+      await api('GET', path);
+    } catch (e) {
+      fill(detail, h('p', { class: 'message error', role: 'alert' }, errorText(e)));
+      return;
+    }
     const queryText = h('textarea', { class: 'json', rows: 3, spellcheck: 'false' });
     queryText.value = '{}';
     const sortText = h('textarea', { class: 'json', rows: 1, spellcheck: 'false' });
@@ -110,7 +135,27 @@ export async function renderCollections(main: HTMLElement): Promise<void> {
         found.show(`${page.items.length} document${page.items.length === 1 ? '' : 's'}.`);
         fill(
           results,
-          page.items.map((d) => h('pre', { class: 'document' }, pretty(d))),
+          page.items.map((d) => {
+            const id = (d as { _id?: unknown })._id;
+            return h(
+              'div',
+              { class: 'document-row' },
+              h('pre', { class: 'document' }, pretty(d)),
+              typeof id === 'string'
+                ? confirmButton(
+                    'Delete',
+                    `Delete document ${id}`,
+                    `Delete the document ${id} of ${collection}? This cannot be undone.`,
+                    async () => {
+                      await api('DELETE', `${path}/documents/${encodeURIComponent(id)}`);
+                      await Promise.all([find(), refresh()]);
+                      found.show(`Document ${id} deleted.`);
+                    },
+                    (e) => found.show(errorText(e), 'error'),
+                  )
+                : null,
+            );
+          }),
         );
       } catch (e) {
         found.show(errorText(e), 'error');
@@ -246,6 +291,9 @@ export async function renderCollections(main: HTMLElement): Promise<void> {
 
   main.append(message, create, list, detail);
   await refresh();
+  const navigate: Navigate = ([name]) => (name === undefined ? fill(detail) : open(name));
+  await navigate(rest);
+  return navigate;
 }
 
 /**

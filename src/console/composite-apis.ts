@@ -7,6 +7,7 @@
  */
 import { api, errorText, query } from './api.js';
 import { confirmButton, field, fill, h, messageArea, pager, pretty, table, when } from './dom.js';
+import { href, record, type Navigate } from './route.js';
 import { identity } from './session.js';
 import type { Editor } from './editor.js';
 import { createTemplateEditor } from './template-editor.js';
@@ -35,7 +36,7 @@ const SAMPLE = `<#-- P_params: the path's :parameters; P_query, P_body, P_user; 
 {"hello": "\${(P_params.name!"world")?json_string}"}
 `;
 
-export async function renderCompositeApis(main: HTMLElement): Promise<void> {
+export async function renderCompositeApis(main: HTMLElement, rest: string[]): Promise<Navigate | void> {
   const account = identity()!.account.id;
   const message = messageArea();
   const list = h('div', { class: 'list' });
@@ -76,7 +77,14 @@ export async function renderCompositeApis(main: HTMLElement): Promise<void> {
           a.method,
           h(
             'button',
-            { type: 'button', class: 'link', onclick: () => void open(a) },
+            {
+              type: 'button',
+              class: 'link',
+              onclick: () => {
+                record(href('composite-apis', a.id));
+                void open(a);
+              },
+            },
             h('code', null, a.path),
           ),
           a.isPublic ? 'yes' : 'no',
@@ -100,6 +108,7 @@ export async function renderCompositeApis(main: HTMLElement): Promise<void> {
         await api('DELETE', `/composite-apis/${a.id}`);
         if (detail.dataset.apiId === String(a.id)) {
           fill(detail);
+          record(href('composite-apis'));
           delete detail.dataset.apiId;
         }
         await refresh();
@@ -189,6 +198,7 @@ export async function renderCompositeApis(main: HTMLElement): Promise<void> {
               ? await api<CompositeApi>('PUT', `/composite-apis/${saved.id}`, body)
               : await api<CompositeApi>('POST', '/composite-apis', body);
             title();
+            record(href('composite-apis', saved.id));
             await refresh();
             status.show(`Saved at ${when(saved.updatedAt)}.`);
           } catch (e) {
@@ -244,7 +254,18 @@ export async function renderCompositeApis(main: HTMLElement): Promise<void> {
     h(
       'div',
       { class: 'row' },
-      h('button', { type: 'button', class: 'primary', onclick: () => void open() }, 'New composite API'),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'primary',
+          onclick: () => {
+            record(href('composite-apis'));
+            void open();
+          },
+        },
+        'New composite API',
+      ),
       field('Filter by path', search),
       paging.previous,
       paging.next,
@@ -254,6 +275,16 @@ export async function renderCompositeApis(main: HTMLElement): Promise<void> {
     detail,
   );
   await refresh();
+  const navigate: Navigate = async ([id]) => {
+    if (id === undefined) return fill(detail);
+    try {
+      await open(await api<CompositeApi>('GET', `/composite-apis/${encodeURIComponent(id)}`));
+    } catch (e) {
+      fill(detail, h('p', { class: 'message error', role: 'alert' }, `Composite API ${id}: ${errorText(e)}`));
+    }
+  };
+  await navigate(rest);
+  return navigate;
 }
 
 function liveBase(account: string): string {

@@ -1,9 +1,11 @@
 /**
  * Files: upload (multipart), the files the user may read, download links, and a file's rights
- * (READ/WRITE for users and lanes) with a form to grant or withdraw them.
+ * (READ/WRITE for users and lanes) with a form to grant or withdraw them (at #/files/<id>); delete
+ * a file after a confirmation.
  */
 import { api, bytesText, errorText, query, uploadWithProgress } from './api.js';
-import { field, fill, h, messageArea, table, when } from './dom.js';
+import { confirmButton, field, fill, h, messageArea, table, when } from './dom.js';
+import { go, href, type Navigate } from './route.js';
 
 interface FileInfo {
   id: string;
@@ -22,7 +24,7 @@ interface Rights {
 
 const PAGE = 100;
 
-export async function renderFiles(main: HTMLElement): Promise<void> {
+export async function renderFiles(main: HTMLElement, rest: string[]): Promise<Navigate> {
   const message = messageArea();
   const list = h('div', { class: 'list' });
   const detail = h('section', { class: 'detail', 'aria-live': 'polite' });
@@ -67,7 +69,7 @@ export async function renderFiles(main: HTMLElement): Promise<void> {
           });
           chooser.value = '';
           await refresh();
-          await openRights(stored);
+          select(stored);
           message.show(`Uploaded ${stored.name} (${stored.size} bytes).`);
         } catch (e) {
           message.show(errorText(e), 'error');
@@ -83,6 +85,8 @@ export async function renderFiles(main: HTMLElement): Promise<void> {
     progress,
   );
 
+  const select = (file: FileInfo) => go(href('files', file.id), () => openRights(file));
+
   async function refresh(): Promise<void> {
     const { items } = await api<{ items: FileInfo[] }>('GET', `/files${query({ nb: PAGE })}`);
     fill(
@@ -94,16 +98,29 @@ export async function renderFiles(main: HTMLElement): Promise<void> {
       ),
       table(
         'Files',
-        ['Name', 'Type', 'Size', 'Visibility', 'Updated', ''],
+        ['Name', 'Type', 'Size', 'Visibility', 'Updated', '', ''],
         items.map((f) => [
           h('a', { href: `/api/v1/files/${encodeURIComponent(f.id)}/content`, download: f.name }, f.name),
           f.contentType,
           `${f.size} B`,
           f.visibility,
           when(f.updatedAt),
-          h('button', { type: 'button', class: 'link', onclick: () => void openRights(f) }, 'Rights'),
+          h('button', { type: 'button', class: 'link', onclick: () => select(f) }, 'Rights'),
+          confirmButton(
+            'Delete',
+            `Delete file ${f.name}`,
+            `Delete the file ${f.name} (${f.size} bytes)? This cannot be undone.`,
+            async () => {
+              await api('DELETE', `/files/${encodeURIComponent(f.id)}`);
+              await refresh();
+              if (location.hash === href('files', f.id)) go(href('files'));
+              message.show(`File ${f.name} deleted.`);
+            },
+            (e) => message.show(errorText(e), 'error'),
+          ),
         ]),
       ),
+      items.length === 0 ? h('p', { class: 'meta' }, 'No file yet: upload one above.') : null,
     );
   }
 
@@ -198,4 +215,14 @@ export async function renderFiles(main: HTMLElement): Promise<void> {
 
   main.append(message, form, list, detail);
   await refresh();
+  const navigate: Navigate = async ([id]) => {
+    if (id === undefined) return fill(detail);
+    try {
+      await openRights(await api<FileInfo>('GET', `/files/${encodeURIComponent(id)}`));
+    } catch (e) {
+      fill(detail, h('p', { class: 'message error', role: 'alert' }, errorText(e)));
+    }
+  };
+  await navigate(rest);
+  return navigate;
 }

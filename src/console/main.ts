@@ -2,7 +2,8 @@
  * The web console: a one-page app over the JSON API and the client library. The hash picks the
  * view by its first segment (#/playground, #/collections, #/projects, #/files, #/processes,
  * #/requests, #/requests/<id>, #/users, #/organisation, #/tokens, #/composite-apis,
- * #/web-interfaces); without a session, the login view.
+ * #/web-interfaces), the rest selects an item of it (route.ts); an unknown page says so; without
+ * a session, the login view.
  */
 import { errorText } from './api.js';
 import { fill, h } from './dom.js';
@@ -16,6 +17,7 @@ import { renderProcesses } from './processes.js';
 import { renderProjects } from './projects.js';
 import { renderRequests } from './requests.js';
 import { renderWebInterfaces } from './web-interfaces.js';
+import { segments, type Navigate } from './route.js';
 import { identity, logOut, resume } from './session.js';
 import { renderTokens } from './tokens.js';
 import { renderUsers } from './users.js';
@@ -23,7 +25,8 @@ import { renderUsers } from './users.js';
 interface View {
   path: string;
   title: string;
-  render(main: HTMLElement): void | Promise<void>;
+  /** Builds the page for the address's segments after the page's; may return its Navigate. */
+  render(main: HTMLElement, rest: string[]): void | Navigate | Promise<void | Navigate>;
 }
 
 const VIEWS: View[] = [
@@ -41,10 +44,13 @@ const VIEWS: View[] = [
 ];
 
 const root = document.getElementById('app')!;
+/** The page shown and how it follows a change of address within it. */
+let shown: { view: View | undefined; user: number; navigate: Navigate | undefined } | undefined;
 
 async function show(): Promise<void> {
   const who = identity();
   if (!who) {
+    shown = undefined; // the login view replaces the page: the next one is built anew
     document.title = 'Log in · flowmark console';
     renderLogin(root, () => {
       if (location.hash === '' || location.hash === '#/login') location.hash = '#/playground';
@@ -52,9 +58,18 @@ async function show(): Promise<void> {
     });
     return;
   }
-  const path = location.hash.replace(/^#\/?/, '') || 'playground';
-  const view = VIEWS.find((v) => v.path === path.split('/')[0]) ?? VIEWS[0]!;
-  document.title = `${view.title} · flowmark console`;
+  const [page = 'playground', ...rest] = segments();
+  const view = VIEWS.find((v) => v.path === page);
+  if (shown && shown.view === view && shown.user === who.user.id && shown.navigate) {
+    try {
+      await shown.navigate(rest);
+    } catch (e) {
+      report(e);
+    }
+    return;
+  }
+  shown = { view, user: who.user.id, navigate: undefined };
+  document.title = `${view?.title ?? 'Page not found'} · flowmark console`;
   const main = h('main', { id: 'main', tabindex: -1 });
   fill(
     root,
@@ -88,16 +103,35 @@ async function show(): Promise<void> {
         `${who.user.login}@${who.account.id}${who.user.isAdmin ? ' (administrator)' : ''} `,
         h(
           'button',
-          { type: 'button', class: 'link', onclick: () => void logOut().then(show, report) },
+          {
+            type: 'button',
+            class: 'link',
+            onclick: () => void logOut().then(() => ((shown = undefined), show()), report),
+          },
           'Log out',
         ),
       ),
     ),
     main,
   );
+  if (!view) {
+    main.append(
+      h('h1', null, 'Page not found'),
+      h(
+        'p',
+        { class: 'message error', role: 'alert' },
+        `The console has no page ${JSON.stringify(page)} (address ${location.hash}). Choose a page above, or `,
+        h('a', { href: '#/playground' }, 'open the playground'),
+        '.',
+      ),
+    );
+    return;
+  }
   main.append(h('h1', null, view.title));
+  const current = shown;
   try {
-    await view.render(main);
+    const navigate = await view.render(main, rest);
+    if (navigate) current.navigate = navigate;
   } catch (e) {
     report(e);
   }

@@ -3,10 +3,13 @@
  * under their parent lane, with their manager); a lane's users in a lane mode. The users of a
  * runtime lane are added and removed here by those the REST routes let (administrators, designers
  * of a project using the lane's pool: the server says so in `canChangeUsers`); other lanes are
- * shown read-only with the reason.
+ * shown read-only with the reason. A lane's address is #/organisation/lanes/<id>. Administrators
+ * create pools and lanes (a runtime lane, or one whose users they set).
  */
 import { api, errorText, query } from './api.js';
 import { field, fill, h, messageArea, pretty, table, uid } from './dom.js';
+import { go, href, type Navigate } from './route.js';
+import { identity } from './session.js';
 import {
   fact,
   laneKind,
@@ -27,33 +30,38 @@ interface Members {
   canChangeUsers: boolean;
 }
 
-export async function renderOrganisation(main: HTMLElement): Promise<void> {
+export async function renderOrganisation(main: HTMLElement, rest: string[]): Promise<Navigate | void> {
   const message = messageArea();
   const tree = h('nav', { class: 'tree-panel', 'aria-label': 'Organisation tree' });
   const detail = h('section', { class: 'detail', 'aria-live': 'polite' });
-  main.append(message, h('div', { class: 'organisation' }, tree, detail));
+  const creation = h('div');
+  main.append(message, creation, h('div', { class: 'organisation' }, tree, detail));
 
-  let pools: PoolInfo[];
-  let lanes: LaneInfo[];
-  let truncated: boolean;
+  let pools: PoolInfo[] = [];
+  let lanes: LaneInfo[] = [];
+  let truncated = false;
   const users = new Map<number, UserInfo>();
-  try {
-    const [poolPage, lanePage, userPage] = await Promise.all([
-      api<ListAnswer<PoolInfo>>('GET', `/pools?nb=${LIST_SIZE}`),
-      api<ListAnswer<LaneInfo>>('GET', `/lanes?nb=${LIST_SIZE}`),
-      api<ListAnswer<UserInfo>>('GET', `/users?nb=${LIST_SIZE}`),
-    ]);
-    pools = poolPage.items;
-    lanes = lanePage.items;
-    truncated = poolPage.total > pools.length || lanePage.total > lanes.length;
-    for (const u of userPage.items) users.set(u.id, u);
-  } catch (e) {
-    message.show(errorText(e), 'error');
-    return;
+  async function load(): Promise<boolean> {
+    try {
+      const [poolPage, lanePage, userPage] = await Promise.all([
+        api<ListAnswer<PoolInfo>>('GET', `/pools?nb=${LIST_SIZE}`),
+        api<ListAnswer<LaneInfo>>('GET', `/lanes?nb=${LIST_SIZE}`),
+        api<ListAnswer<UserInfo>>('GET', `/users?nb=${LIST_SIZE}`),
+      ]);
+      pools = poolPage.items;
+      lanes = lanePage.items;
+      truncated = poolPage.total > pools.length || lanePage.total > lanes.length;
+      users.clear();
+      for (const u of userPage.items) users.set(u.id, u);
+      return true;
+    } catch (e) {
+      message.show(errorText(e), 'error');
+      return false;
+    }
   }
   const userName = (id: number) => users.get(id)?.login ?? `user ${id}`;
   const poolOf = (lane: LaneInfo) => pools.find((p) => p.id === lane.poolId);
-  let selected: HTMLButtonElement | undefined;
+  const laneButtons = new Map<number, HTMLButtonElement>();
 
   function laneItem(
     lane: LaneInfo,
@@ -66,15 +74,11 @@ export async function renderOrganisation(main: HTMLElement): Promise<void> {
       {
         type: 'button',
         class: 'link',
-        onclick: () => {
-          selected?.removeAttribute('aria-current');
-          button.setAttribute('aria-current', 'true');
-          selected = button;
-          void open(lane);
-        },
+        onclick: () => go(href('organisation', 'lanes', lane.id), () => open(lane)),
       },
       lane.name,
     );
+    laneButtons.set(lane.id, button);
     const below = (children.get(lane.id) ?? []).filter((c) => !seen.has(c.id));
     return h(
       'li',
@@ -117,16 +121,120 @@ export async function renderOrganisation(main: HTMLElement): Promise<void> {
     );
   }
 
-  fill(
-    tree,
-    h('h2', null, 'Pools and lanes'),
-    pools.length === 0
-      ? h('p', { class: 'meta' }, 'No pool yet.')
-      : h('ul', { class: 'tree' }, pools.map(poolItem)),
-    truncated ? h('p', { class: 'meta' }, `Only the first ${LIST_SIZE} pools and lanes are shown.`) : null,
-  );
+  function showTree(): void {
+    laneButtons.clear();
+    fill(
+      tree,
+      h('h2', null, 'Pools and lanes'),
+      pools.length === 0
+        ? h(
+            'p',
+            { class: 'meta' },
+            identity()!.user.isAdmin
+              ? 'No pool yet: create one above, then its lanes.'
+              : 'No pool yet: an administrator creates pools and lanes.',
+          )
+        : h('ul', { class: 'tree' }, pools.map(poolItem)),
+      truncated ? h('p', { class: 'meta' }, `Only the first ${LIST_SIZE} pools and lanes are shown.`) : null,
+    );
+    if (identity()!.user.isAdmin) fill(creation, creationForms());
+  }
+
+  /** Administrators: a new pool; a new lane in a pool (runtime or not, under a parent lane). */
+  function creationForms(): HTMLElement {
+    const poolName = h('input', { name: 'pool-name', required: true, maxlength: 255, autocomplete: 'off' });
+    const organisation = h('input', { type: 'checkbox', name: 'organisation' });
+    const laneName = h('input', { name: 'lane-name', required: true, maxlength: 255, autocomplete: 'off' });
+    const pool = h(
+      'select',
+      { name: 'pool', required: true },
+      pools.map((p) => h('option', { value: p.id }, p.name)),
+    );
+    const parent = h('select', { name: 'parent' });
+    const showParents = () =>
+      fill(
+        parent,
+        h('option', { value: '' }, '(none)'),
+        lanes.filter((l) => String(l.poolId) === pool.value).map((l) => h('option', { value: l.id }, l.name)),
+      );
+    pool.addEventListener('change', showParents);
+    showParents();
+    const runtime = h('input', { type: 'checkbox', name: 'runtime', checked: true });
+    const created = async (text: string, lane?: LaneInfo) => {
+      await load();
+      showTree();
+      if (lane) go(href('organisation', 'lanes', lane.id), () => open(lane));
+      message.show(text);
+    };
+    return h(
+      'div',
+      { class: 'row' },
+      h(
+        'form',
+        {
+          class: 'inline',
+          'aria-label': 'Create a pool',
+          onsubmit: async (e: Event) => {
+            e.preventDefault();
+            try {
+              const made = await api<PoolInfo>('POST', '/pools', {
+                name: poolName.value.trim(),
+                isOrganization: organisation.checked,
+              });
+              await created(`Pool ${made.name} created (id ${made.id}): add its lanes.`);
+            } catch (err) {
+              message.show(errorText(err), 'error');
+            }
+          },
+        },
+        field('New pool', poolName),
+        h('div', { class: 'field checkbox' }, h('label', null, organisation, ' Organisation')),
+        h('button', { type: 'submit' }, 'Create pool'),
+      ),
+      pools.length === 0
+        ? null
+        : h(
+            'form',
+            {
+              class: 'inline',
+              'aria-label': 'Create a lane',
+              onsubmit: async (e: Event) => {
+                e.preventDefault();
+                try {
+                  const made = await api<LaneInfo>('POST', `/pools/${pool.value}/lanes`, {
+                    name: laneName.value.trim(),
+                    runtime: runtime.checked,
+                    ...(parent.value ? { parentId: Number(parent.value) } : {}),
+                  });
+                  await created(
+                    `Lane ${made.name} created (id ${made.id})${made.runtime ? ', a runtime lane' : ''}.`,
+                    made,
+                  );
+                } catch (err) {
+                  message.show(errorText(err), 'error');
+                }
+              },
+            },
+            field('New lane', laneName),
+            field('In pool', pool),
+            field('Parent lane', parent),
+            h(
+              'div',
+              { class: 'field checkbox' },
+              h('label', null, runtime, ' Runtime (scripts and designers add its users)'),
+            ),
+            h('button', { type: 'submit' }, 'Create lane'),
+          ),
+    );
+  }
+
+  if (!(await load())) return;
+  showTree();
 
   async function open(lane: LaneInfo): Promise<void> {
+    for (const [id, button] of laneButtons)
+      if (id === lane.id) button.setAttribute('aria-current', 'true');
+      else button.removeAttribute('aria-current');
     const pool = poolOf(lane);
     const poolName = pool?.name ?? `pool ${lane.poolId}`;
     let first = 0;
@@ -301,4 +409,20 @@ export async function renderOrganisation(main: HTMLElement): Promise<void> {
     );
     await showMembers();
   }
+
+  const navigate: Navigate = async ([kind, id]) => {
+    if (kind === undefined) return fill(detail);
+    const lane = kind === 'lanes' ? lanes.find((l) => String(l.id) === id) : undefined;
+    if (lane) return open(lane);
+    fill(
+      detail,
+      h(
+        'p',
+        { class: 'message error', role: 'alert' },
+        kind === 'lanes' ? `No lane ${id ?? ''} in this account.` : `No such page: ${location.hash}.`,
+      ),
+    );
+  };
+  await navigate(rest);
+  return navigate;
 }

@@ -8,6 +8,7 @@ import { api, ClientError, errorText } from './api.js';
 import { field, fill, h, messageArea, parseJsonField, table, when } from './dom.js';
 import { createEditor, type Editor } from './editor.js';
 import { locate, position, splitDefinitionError } from './json-path.js';
+import { href, record, type Navigate } from './route.js';
 import { identity } from './session.js';
 
 interface StoredDefinition {
@@ -29,7 +30,7 @@ const EXAMPLE = `{
 }
 `;
 
-export async function renderProcesses(main: HTMLElement): Promise<void> {
+export async function renderProcesses(main: HTMLElement, rest: string[]): Promise<Navigate | void> {
   const message = messageArea();
   const list = h('div', { class: 'list' });
   const detail = h('section', { class: 'detail', 'aria-live': 'polite' });
@@ -56,7 +57,7 @@ export async function renderProcesses(main: HTMLElement): Promise<void> {
           'Process definitions',
           ['Name', 'Id', 'Steps', 'Updated', ''],
           items.map((d) => [
-            h('button', { type: 'button', class: 'link', onclick: () => edit(d) }, d.name),
+            h('button', { type: 'button', class: 'link', onclick: () => show(d) }, d.name),
             String(d.id),
             String(d.definition.steps.length),
             when(d.updatedAt),
@@ -84,11 +85,18 @@ export async function renderProcesses(main: HTMLElement): Promise<void> {
     try {
       await api('DELETE', `/processes/${d.id}`);
       fill(detail);
+      record(href('processes'));
       await refresh();
       message.show(`Deleted ${d.name}.`);
     } catch (e) {
       message.show(errorText(e), 'error');
     }
+  }
+
+  /** A stored definition in the editor, at its address (#/processes/<id>). */
+  function show(stored: StoredDefinition): void {
+    edit(stored);
+    record(href('processes', stored.id));
   }
 
   /** The editor of a stored definition, or of a new one (null). */
@@ -135,7 +143,7 @@ export async function renderProcesses(main: HTMLElement): Promise<void> {
           : await api<StoredDefinition>('POST', '/processes', value);
         message.show(`Saved ${saved.name} (id ${saved.id}).`);
         await refresh();
-        edit(saved);
+        show(saved);
       } catch (e) {
         if (e instanceof ClientError && e.status === 400)
           showErrors(
@@ -163,11 +171,31 @@ export async function renderProcesses(main: HTMLElement): Promise<void> {
 
   const create = h(
     'button',
-    { type: 'button', class: 'primary', onclick: () => edit(null) },
+    {
+      type: 'button',
+      class: 'primary',
+      onclick: () => {
+        record(href('processes'));
+        edit(null);
+      },
+    },
     'New definition',
   );
   main.append(message, h('div', { class: 'row' }, create), list, detail);
   await refresh();
+  const navigate: Navigate = async ([id]) => {
+    if (id === undefined) return fill(detail);
+    try {
+      edit(await api<StoredDefinition>('GET', `/processes/${encodeURIComponent(id)}`));
+    } catch (e) {
+      fill(
+        detail,
+        h('p', { class: 'message error', role: 'alert' }, `Process definition ${id}: ${errorText(e)}`),
+      );
+    }
+  };
+  await navigate(rest);
+  return navigate;
 }
 
 /** The offset JSON.parse names in its message ("… at position 12" or "(line 3 column 5)"). */

@@ -2,17 +2,21 @@
  * Projects, through the client library's own classes (ProjectList, Project): a filtered, paged
  * list; create a project (administrators); a project's properties (saved with update), its Atom
  * XML (generate_xml), versions and their modes (updateMode), web interfaces, lanes and pools,
- * custom lists, child projects and reports.
+ * custom lists, child projects and reports. A project's address is #/projects/<id>. Administrators
+ * add a version in a mode (a LIVE version makes the project's web interfaces open LIVE) and let
+ * the project use a pool (its runtime lanes are then the project's designed code's to fill).
  */
 import { Project, ProjectList, type Mode } from '../client/index.js';
-import { errorText } from './api.js';
+import { api, errorText } from './api.js';
+import { go, href, type Navigate } from './route.js';
+import type { ListAnswer, PoolInfo } from './users.js';
 import { append, field, fill, h, messageArea, pager, parseJsonField, pretty, table, when } from './dom.js';
 import { identity } from './session.js';
 
 const PAGE = 20;
 const LOG_LEVELS = ['', 'SEVERE', 'WARNING', 'INFO', 'CONFIG', 'FINE', 'FINER', 'FINEST', 'OFF', 'ALL'];
 
-export async function renderProjects(main: HTMLElement): Promise<void> {
+export async function renderProjects(main: HTMLElement, rest: string[]): Promise<Navigate> {
   const isAdmin = identity()!.user.isAdmin;
   const projects = new ProjectList();
   const list = h('div', { class: 'list' });
@@ -39,7 +43,7 @@ export async function renderProjects(main: HTMLElement): Promise<void> {
         ['Id', 'Title', 'Type', 'Author', 'Updated'],
         projects.projects.map((p) => [
           String(p.id),
-          h('button', { type: 'button', class: 'link', onclick: () => void open(p.id!) }, p.title),
+          h('button', { type: 'button', class: 'link', onclick: () => select(p.id!) }, p.title),
           p.type,
           p.author?.name ?? '',
           when(p.updated),
@@ -67,8 +71,10 @@ export async function renderProjects(main: HTMLElement): Promise<void> {
               onSuccess: async (created) => {
                 title.value = '';
                 await refresh();
-                await open(created.id!);
-                message.show(`Project ${created.title} created (id ${created.id}).`);
+                select(created.id!);
+                message.show(
+                  `Project ${created.title} created (id ${created.id}): add a version below to publish it in a mode.`,
+                );
               },
               onFailure: (e) => message.show(errorText(e), 'error'),
             });
@@ -79,6 +85,8 @@ export async function renderProjects(main: HTMLElement): Promise<void> {
         h('button', { type: 'submit' }, 'Create'),
       )
     : null;
+
+  const select = (id: number) => go(href('projects', id), () => open(id));
 
   async function open(id: number): Promise<void> {
     const project = new Project({ id });
@@ -181,8 +189,47 @@ export async function renderProjects(main: HTMLElement): Promise<void> {
       section('Web interface reports', sections.wi),
     );
 
+    async function showVersions(note?: string): Promise<void> {
+      await project.loadVersions();
+      fill(
+        sections.versions,
+        versionsTable(project, isAdmin),
+        isAdmin ? versionForm(project, (text) => void showVersions(text)) : null,
+      );
+      if (project.versions.length === 0)
+        sections.versions.append(
+          h(
+            'p',
+            { class: 'meta' },
+            'No version yet: add one. A version published LIVE makes the project run LIVE (its web interfaces open LIVE).',
+          ),
+        );
+      if (note) sections.versions.append(h('p', { class: 'message ok', role: 'status' }, note));
+    }
+
+    async function showLanes(note?: string): Promise<void> {
+      await project.loadLanesAndPools();
+      fill(
+        sections.lanes,
+        table(
+          'Lanes and pools',
+          ['Pool', 'Lane', 'You are in it'],
+          project.lanes.map((l) => [
+            project.pools.find((p) => p.id === l.poolId)?.name ?? String(l.poolId),
+            l.name,
+            l.isMember ? 'yes' : 'no',
+          ]),
+        ),
+        project.pools.length === 0
+          ? h('p', { class: 'meta' }, 'The project uses no pool yet: its processes have no lanes.')
+          : null,
+        isAdmin ? await poolForm(project, (text) => void showLanes(text)) : null,
+      );
+      if (note) sections.lanes.append(h('p', { class: 'message ok', role: 'status' }, note));
+    }
+
     await Promise.all([
-      project.loadVersions().then(() => fill(sections.versions, versionsTable(project, isAdmin))),
+      showVersions(),
       project.loadWebInterfaces().then((wis) =>
         fill(
           sections.interfaces,
@@ -193,20 +240,7 @@ export async function renderProjects(main: HTMLElement): Promise<void> {
           ),
         ),
       ),
-      project.loadLanesAndPools().then(() =>
-        fill(
-          sections.lanes,
-          table(
-            'Lanes and pools',
-            ['Pool', 'Lane', 'You are in it'],
-            project.lanes.map((l) => [
-              project.pools.find((p) => p.id === l.poolId)?.name ?? String(l.poolId),
-              l.name,
-              l.isMember ? 'yes' : 'no',
-            ]),
-          ),
-        ),
-      ),
+      showLanes(),
       project.loadCustomLists().then((lists) =>
         fill(
           sections.lists,
@@ -225,7 +259,7 @@ export async function renderProjects(main: HTMLElement): Promise<void> {
             ['Id', 'Title'],
             childs.map((c) => [
               String(c.id),
-              h('button', { type: 'button', class: 'link', onclick: () => void open(c.id!) }, c.title),
+              h('button', { type: 'button', class: 'link', onclick: () => select(c.id!) }, c.title),
             ]),
           ),
         ),
@@ -261,6 +295,88 @@ export async function renderProjects(main: HTMLElement): Promise<void> {
     detail,
   ]);
   await refresh();
+  const navigate: Navigate = ([id]) => {
+    if (id === undefined) return fill(detail);
+    if (!/^[1-9]\d*$/.test(id))
+      return fill(detail, h('p', { class: 'message error', role: 'alert' }, `No project ${id}.`));
+    return open(Number(id));
+  };
+  await navigate(rest);
+  return navigate;
+}
+
+/** Administrators: a new version of the project, published in a mode. */
+function versionForm(project: Project, done: (note: string) => void): HTMLElement {
+  const status = messageArea();
+  const name = h('input', { name: 'version-name', required: true, maxlength: 255, autocomplete: 'off' });
+  const mode = h(
+    'select',
+    { name: 'version-mode' },
+    ['LIVE', 'ACCEPTANCE', 'TEST'].map((m) => h('option', { value: m }, m)),
+  );
+  return h(
+    'form',
+    {
+      class: 'inline',
+      'aria-label': 'Add a version',
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        try {
+          const made = await api<{ id: number; name: string; mode: string }>(
+            'POST',
+            `/projects/${project.id}/versions`,
+            { name: name.value.trim(), mode: mode.value },
+          );
+          done(`Version ${made.name} added (id ${made.id}), published ${made.mode}.`);
+        } catch (err) {
+          status.show(errorText(err), 'error');
+        }
+      },
+    },
+    field('New version', name),
+    field('Published in', mode),
+    h('button', { type: 'submit' }, 'Add version'),
+    status,
+  );
+}
+
+/** Administrators: let the project use one more of the account's pools. */
+async function poolForm(project: Project, done: (note: string) => void): Promise<HTMLElement> {
+  const status = messageArea();
+  const { items } = await api<ListAnswer<PoolInfo>>('GET', '/pools?nb=1000');
+  const free = items.filter((p) => !project.pools.some((used) => used.id === p.id));
+  if (free.length === 0)
+    return h(
+      'p',
+      { class: 'meta' },
+      items.length === 0
+        ? 'The account has no pool: create one on the Lanes and pools page.'
+        : 'The project uses every pool of the account.',
+    );
+  const pool = h(
+    'select',
+    { name: 'pool' },
+    free.map((p) => h('option', { value: p.id }, p.name)),
+  );
+  return h(
+    'form',
+    {
+      class: 'inline',
+      'aria-label': 'Use a pool',
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        try {
+          await api('PUT', `/projects/${project.id}/pools/${pool.value}`);
+          done(`The project uses the pool ${pool.selectedOptions[0]?.textContent ?? pool.value}.`);
+        } catch (err) {
+          status.show(errorText(err), 'error');
+        }
+      },
+    },
+    field('Pool', pool),
+    h('button', { type: 'submit' }, 'Use pool'),
+    status,
+  );
 }
 
 function section(title: string, body: HTMLElement): HTMLElement {

@@ -1,6 +1,8 @@
 /**
- * Requests and logs: the process requests the user may see (administrators: all), filtered by
- * project and status (the platform's statuses), with their total; a request opens on its page
+ * Requests and logs: the process requests the user may see (administrators: all), with the process
+ * each runs, filtered by process (administrators: the stored definitions), status (the platform's
+ * statuses) and project, with their total, in pages of 20 (the API's keyset `before=`), read again
+ * every 2 s while one of them runs; a request opens on its page
  * (request.ts, #/requests/<id>); administrators also see the account's log.
  */
 import { api, errorText, query } from './api.js';
@@ -24,6 +26,13 @@ interface LogLine {
   createdAt: number;
 }
 
+const PAGE_SIZE = 20;
+/** While a listed request runs (101 ACTIVE), the list is read again this often. */
+const REFRESH_MS = 2000;
+
+/** A request of the list: its summary and the process it runs. */
+type ListedRequest = RequestSummaryInfo & { process: string | null; processId: number | null };
+
 export async function renderRequests(main: HTMLElement): Promise<void> {
   const id = location.hash.replace(/^#\/?requests\/?/, '');
   if (id !== '') return renderRequest(main, decodeURIComponent(id));
@@ -32,6 +41,7 @@ export async function renderRequests(main: HTMLElement): Promise<void> {
   const list = h('div', { class: 'list' });
   const projectId = h('input', { type: 'number', min: 1, inputmode: 'numeric' });
   const status = h('select', null, h('option', { value: '' }, 'Any'));
+  const process = h('select', null, h('option', { value: '' }, 'Any'));
   let statuses: Status[] = [];
   try {
     statuses = await requestStatuses();
@@ -41,39 +51,80 @@ export async function renderRequests(main: HTMLElement): Promise<void> {
   } catch (e) {
     message.show(errorText(e), 'error');
   }
+  if (isAdmin)
+    try {
+      const { items } = await api<{ items: { id: number; name: string }[] }>('GET', '/processes');
+      process.append(...items.map((d) => h('option', { value: d.id }, d.name)));
+    } catch (e) {
+      message.show(errorText(e), 'error');
+    }
+  /** The keyset of the pages before the one shown (`before` of each; undefined: the first page). */
+  let pages: (string | undefined)[] = [];
+  let before: string | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const filters = h(
     'form',
     {
       class: 'inline',
+      role: 'search',
       'aria-label': 'Filter requests',
       onsubmit: (e: Event) => {
         e.preventDefault();
+        pages = [];
+        before = undefined;
         void refresh();
       },
     },
-    field('Project id', projectId),
+    isAdmin ? field('Process', process) : null,
     field('Status', status),
+    field('Project id', projectId),
     h('button', { type: 'submit' }, 'Show'),
   );
+  const older = h('button', { type: 'button', disabled: true }, 'Older');
+  const newer = h('button', { type: 'button', disabled: true }, 'Newer');
+  const live = h('span', { class: 'meta' });
+  let next: string | undefined;
+  older.addEventListener('click', () => {
+    pages.push(before);
+    before = next;
+    void refresh();
+  });
+  newer.addEventListener('click', () => {
+    before = pages.pop();
+    void refresh();
+  });
 
   async function refresh(): Promise<void> {
+    clearTimeout(timer);
     try {
-      const { items, total } = await api<{ items: RequestSummaryInfo[]; total: number }>(
+      const page = await api<{ items: ListedRequest[]; total: number; next?: string }>(
         'GET',
-        `/requests${query({ projectId: projectId.value, status: status.value, nb: 100 })}`,
+        `/requests${query({
+          projectId: projectId.value,
+          status: status.value,
+          processId: isAdmin ? process.value : undefined,
+          before,
+          nb: PAGE_SIZE,
+        })}`,
       );
+      const { items, total } = page;
+      next = page.next;
+      const from = pages.length * PAGE_SIZE;
       fill(
         list,
         h(
           'p',
           { class: 'meta', role: 'status' },
-          `${total} request${total === 1 ? '' : 's'}${total > items.length ? `, the ${items.length} newest shown` : ''}`,
+          `${total} request${total === 1 ? '' : 's'}${
+            total > items.length && items.length > 0 ? `, ${from + 1}–${from + items.length} shown` : ''
+          }`,
         ),
         table(
           'Requests',
-          ['Request', 'Project', 'Mode', 'Status', 'Created', 'Updated'],
+          ['Request', 'Process', 'Project', 'Mode', 'Status', 'Created', 'Updated'],
           items.map((r) => [
             requestLink(r.id),
+            r.process ?? '',
             r.projectId === null ? '' : String(r.projectId),
             r.mode,
             statusLabel(statuses, r.status),
@@ -81,8 +132,27 @@ export async function renderRequests(main: HTMLElement): Promise<void> {
             when(r.updatedAt),
           ]),
         ),
+        total === 0
+          ? h(
+              'p',
+              { class: 'meta' },
+              isAdmin
+                ? 'No request here: start one from a process definition on the Processes page.'
+                : 'No request here: start a process on the Processes page.',
+            )
+          : null,
+        h('div', { class: 'row pager' }, newer, older, live),
       );
+      newer.disabled = pages.length === 0;
+      older.disabled = next === undefined;
       message.clear();
+      // Requests still running change under the list: read it again until none runs.
+      const running = items.filter((r) => r.status === STATUS_ACTIVE).length;
+      live.textContent = running ? `${running} running: refreshed every ${REFRESH_MS / 1000} s` : '';
+      if (running)
+        timer = setTimeout(() => {
+          if (list.isConnected) void refresh();
+        }, REFRESH_MS);
     } catch (e) {
       message.show(errorText(e), 'error');
     }
@@ -99,6 +169,9 @@ export async function renderRequests(main: HTMLElement): Promise<void> {
   }
   await refresh();
 }
+
+/** A request that runs its steps now (its list row changes by itself). */
+const STATUS_ACTIVE = 101;
 
 function logTable(caption: string, items: LogLine[]): HTMLElement {
   return table(

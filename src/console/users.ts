@@ -1,10 +1,12 @@
 /**
  * Users: search the account's users (login, name or email; by status), in pages with the total; a
- * user's details and lanes (LIVE or ACCEPTANCE); administrators block and unblock users (not
+ * user's details and lanes (LIVE or ACCEPTANCE) at #/users/<id>; administrators create users,
+ * reset a password (a new one, generated here and shown once) and block and unblock users (not
  * themselves: the server refuses it too).
  */
 import { api, errorText, query } from './api.js';
 import { field, fill, h, messageArea, table, when } from './dom.js';
+import { go, href, type Navigate } from './route.js';
 import { identity } from './session.js';
 
 export interface UserInfo {
@@ -46,7 +48,7 @@ export interface ListAnswer<T> {
 
 const PAGE_SIZE = 20;
 
-export async function renderUsers(main: HTMLElement): Promise<void> {
+export async function renderUsers(main: HTMLElement, rest: string[]): Promise<Navigate> {
   const me = identity()!.user;
   const message = messageArea();
   const search = h('input', { type: 'search', name: 'search', maxlength: 255, autocomplete: 'off' });
@@ -61,6 +63,8 @@ export async function renderUsers(main: HTMLElement): Promise<void> {
   const detail = h('section', { class: 'detail', 'aria-live': 'polite' });
   let first = 0;
   let pools = new Map<number, PoolInfo>();
+  /** What the next user page opened says (a creation's result). */
+  let pending: ((area: ReturnType<typeof messageArea>) => void) | undefined;
 
   const form = h(
     'form',
@@ -93,7 +97,11 @@ export async function renderUsers(main: HTMLElement): Promise<void> {
           'Users',
           ['Login', 'Name', 'Email', 'Profile', 'Status', 'Updated'],
           page.items.map((u) => [
-            h('button', { type: 'button', class: 'link', onclick: () => void open(u.id) }, u.login),
+            h(
+              'button',
+              { type: 'button', class: 'link', onclick: () => go(href('users', u.id), () => open(u.id)) },
+              u.login,
+            ),
             u.name,
             u.email ?? '',
             `${u.profile}${u.isAdmin ? ' (administrator)' : ''}`,
@@ -141,14 +149,16 @@ export async function renderUsers(main: HTMLElement): Promise<void> {
     }
   }
 
-  async function open(id: number, note?: string): Promise<void> {
+  async function open(id: number | string, note?: string): Promise<void> {
     let user: UserInfo;
     try {
-      user = await api<UserInfo>('GET', `/users/${id}`);
+      user = await api<UserInfo>('GET', `/users/${encodeURIComponent(id)}`);
     } catch (e) {
-      message.show(errorText(e), 'error');
+      fill(detail);
+      message.show(`User ${id}: ${errorText(e)}`, 'error');
       return;
     }
+    message.clear();
     const actionMessage = messageArea();
     const lanes = h('div');
     const mode = h(
@@ -171,6 +181,16 @@ export async function renderUsers(main: HTMLElement): Promise<void> {
             ? `${user.login} is unblocked.`
             : `${user.login} is blocked: their sessions and API tokens stop working.`,
         );
+      } catch (e) {
+        actionMessage.show(errorText(e), 'error');
+      }
+    }
+
+    async function resetPassword(): Promise<void> {
+      const password = newPassword();
+      try {
+        await api('PATCH', `/users/${user.id}`, { password });
+        showPassword(actionMessage, user.login, password, 'New password');
       } catch (e) {
         actionMessage.show(errorText(e), 'error');
       }
@@ -218,6 +238,17 @@ export async function renderUsers(main: HTMLElement): Promise<void> {
               { type: 'button', class: blocked ? 'primary' : 'danger', onclick: () => void change() },
               blocked ? 'Unblock user' : 'Block user',
             ),
+            h(
+              'button',
+              {
+                type: 'button',
+                onclick: () => {
+                  if (window.confirm(`Give ${user.login} a new password? The current one stops working.`))
+                    void resetPassword();
+                },
+              },
+              'Reset password',
+            ),
           )
         : h(
             'p',
@@ -232,10 +263,23 @@ export async function renderUsers(main: HTMLElement): Promise<void> {
       lanes,
     );
     if (note) actionMessage.show(note);
+    const after = pending;
+    pending = undefined;
+    after?.(actionMessage);
     await showLanes();
   }
 
-  main.append(message, form, list, detail);
+  const navigate: Navigate = ([id]) => (id === undefined ? (fill(detail), message.clear()) : open(id));
+  const created = async (user: UserInfo, generated: string | undefined): Promise<void> => {
+    await refresh();
+    // The user's page opens with the message: the password is shown there, once.
+    pending = (area) =>
+      generated === undefined
+        ? area.show(`User ${user.login} created with the password typed.`)
+        : showPassword(area, user.login, generated, `User ${user.login} created. Password`);
+    go(href('users', user.id), () => open(user.id));
+  };
+  main.append(message, ...(me.isAdmin ? [createForm(message, created)] : []), form, list, detail);
   try {
     const { items } = await api<ListAnswer<PoolInfo>>('GET', '/pools?nb=1000');
     pools = new Map(items.map((p) => [p.id, p]));
@@ -243,6 +287,84 @@ export async function renderUsers(main: HTMLElement): Promise<void> {
     message.show(errorText(e), 'error');
   }
   await refresh();
+  await navigate(rest);
+  return navigate;
+}
+
+/** Administrators: a new user; without a password typed, one is generated and shown once. */
+function createForm(
+  message: ReturnType<typeof messageArea>,
+  created: (user: UserInfo, generated: string | undefined) => Promise<void>,
+): HTMLElement {
+  const login = h('input', { name: 'login', required: true, maxlength: 255, autocomplete: 'off' });
+  const name = h('input', { name: 'name', maxlength: 255, autocomplete: 'off' });
+  const email = h('input', { name: 'email', type: 'email', maxlength: 255, autocomplete: 'off' });
+  const password = h('input', {
+    name: 'new-password',
+    type: 'password',
+    minlength: 8,
+    maxlength: 1024,
+    autocomplete: 'new-password',
+  });
+  const isAdmin = h('input', { type: 'checkbox', name: 'is-admin' });
+  return h(
+    'form',
+    {
+      class: 'inline',
+      'aria-label': 'Create a user',
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        const typed = password.value;
+        const secret = typed === '' ? newPassword() : typed;
+        try {
+          const user = await api<UserInfo>('POST', '/users', {
+            login: login.value.trim(),
+            ...(name.value.trim() ? { name: name.value.trim() } : {}),
+            ...(email.value.trim() ? { email: email.value.trim() } : {}),
+            isAdmin: isAdmin.checked,
+            password: secret,
+          });
+          (e.target as HTMLFormElement).reset();
+          await created(user, typed === '' ? secret : undefined);
+        } catch (err) {
+          message.show(errorText(err), 'error');
+        }
+      },
+    },
+    field('New user login', login),
+    field('Name', name),
+    field('Email', email),
+    field('Password', password, 'Empty: the console makes one and shows it once.'),
+    h('div', { class: 'field checkbox' }, h('label', null, isAdmin, ' Administrator')),
+    h('button', { type: 'submit', class: 'primary' }, 'Create user'),
+  );
+}
+
+/** A password of 16 characters from 62 (about 95 bits), from the browser's random source. */
+export function newPassword(): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  const out: string[] = [];
+  const bytes = new Uint8Array(64);
+  while (out.length < 16) {
+    crypto.getRandomValues(bytes);
+    // 248 = 4 × 62: drop the bytes above it, so every character is as likely.
+    for (const b of bytes) if (b < 248 && out.length < 16) out.push(alphabet[b % 62]!);
+  }
+  return out.join('');
+}
+
+/** Shows a password once: the server keeps only its hash, the console forgets it with the page. */
+function showPassword(
+  area: ReturnType<typeof messageArea>,
+  login: string,
+  password: string,
+  lead: string,
+): void {
+  area.show(`${lead} for ${login}: `);
+  area.append(
+    h('code', { class: 'secret', 'data-password': '' }, password),
+    ` — shown once: give it to ${login}, who logs in with it (and may change it).`,
+  );
 }
 
 export function statusTag(status: string): HTMLElement {

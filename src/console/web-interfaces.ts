@@ -6,6 +6,7 @@
  */
 import { api, errorText, query } from './api.js';
 import { confirmButton, field, fill, h, messageArea, pager, table, when } from './dom.js';
+import { href, record, type Navigate } from './route.js';
 import { identity } from './session.js';
 import { createTemplateEditor } from './template-editor.js';
 
@@ -29,7 +30,7 @@ const SAMPLE = `<#-- Rendered on the server with the web-interface functions (sp
 <p>Mode \${P_mode}, context \${P_context}.</p>
 `;
 
-export async function renderWebInterfaces(main: HTMLElement): Promise<void> {
+export async function renderWebInterfaces(main: HTMLElement, rest: string[]): Promise<Navigate> {
   const who = identity()!;
   const isAdmin = who.user.isAdmin;
   const message = messageArea();
@@ -53,7 +54,7 @@ export async function renderWebInterfaces(main: HTMLElement): Promise<void> {
         page.items.map((w) => [
           String(w.id),
           isAdmin
-            ? h('button', { type: 'button', class: 'link', onclick: () => void open(w) }, w.title)
+            ? h('button', { type: 'button', class: 'link', onclick: () => void show(w) }, w.title)
             : w.title,
           String(w.projectId),
           w.contexts.join(', '),
@@ -75,6 +76,7 @@ export async function renderWebInterfaces(main: HTMLElement): Promise<void> {
         await api('DELETE', `/web-interfaces/${w.id}`);
         if (detail.dataset.interfaceId === String(w.id)) {
           fill(detail);
+          record(href('web-interfaces'));
           delete detail.dataset.interfaceId;
         }
         await refresh();
@@ -82,6 +84,12 @@ export async function renderWebInterfaces(main: HTMLElement): Promise<void> {
       },
       (e) => message.show(errorText(e), 'error'),
     );
+  }
+
+  /** A web interface in the editor, at its address (#/web-interfaces/<id>). */
+  async function show(w: WebInterface): Promise<void> {
+    record(href('web-interfaces', w.id));
+    await open(w);
   }
 
   async function open(w: WebInterface): Promise<void> {
@@ -185,12 +193,16 @@ export async function renderWebInterfaces(main: HTMLElement): Promise<void> {
                 .filter(Boolean),
               ...(chosen.length ? { contexts: chosen } : {}),
             });
+            // Stored with the sample at once: it opens live as it is shown in the editor.
+            await api('PUT', `/web-interfaces/${made.id}/template`, { template: SAMPLE });
             title.value = '';
             tags.value = '';
             for (const c of contexts) c.checked = c.value === 'web';
             await refresh();
-            await open(made);
-            message.show(`Web interface ${made.title} created (id ${made.id}).`);
+            await show(made);
+            message.show(
+              `Web interface ${made.title} created (id ${made.id}) with the sample template, saved.`,
+            );
           } catch (e) {
             message.show(errorText(e), 'error');
           }
@@ -217,6 +229,16 @@ export async function renderWebInterfaces(main: HTMLElement): Promise<void> {
     detail,
   );
   await refresh();
+  const navigate: Navigate = async ([id]) => {
+    if (id === undefined) return fill(detail);
+    try {
+      await open(await api<WebInterface>('GET', `/web-interfaces/${encodeURIComponent(id)}`));
+    } catch (e) {
+      fill(detail, h('p', { class: 'message error', role: 'alert' }, `Web interface ${id}: ${errorText(e)}`));
+    }
+  };
+  await navigate(rest);
+  return navigate;
 }
 
 /** Where the web interface is served (this server's /live/), in a mode and context. */

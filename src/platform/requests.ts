@@ -40,6 +40,8 @@ export interface RequestFilters {
   projectId?: number;
   initiatorId?: number;
   status?: number;
+  /** Requests running the stored process definition of this id. */
+  processId?: number;
 }
 
 function requestFilters(accountId: string, options: RequestFilters) {
@@ -47,6 +49,11 @@ function requestFilters(accountId: string, options: RequestFilters) {
   if (options.projectId !== undefined) where.push(sql`project_id = ${options.projectId}`);
   if (options.initiatorId !== undefined) where.push(sql`initiator_id = ${options.initiatorId}`);
   if (options.status !== undefined) where.push(sql`status = ${options.status}`);
+  // No index of its own: each row of the list's order is checked on process_runs' primary key
+  // (PostgreSQL may prefer a semi-join and a sort when the account's runs are few).
+  if (options.processId !== undefined)
+    where.push(sql`EXISTS (SELECT 1 FROM process_runs r WHERE r.account_id = requests.account_id
+      AND r.request_id = requests.id AND r.definition_id = ${options.processId})`);
   return where;
 }
 

@@ -207,7 +207,8 @@ describeWithBrowser('web console: composite APIs and web interfaces', (browser) 
       await page
         .getByText(/^Answered a redirect in \d+ ms \(not followed; the browser hides its target\)\.$/)
         .waitFor();
-      expect(new URL(page.url()).hash).toBe('#/composite-apis');
+      // The console stays where it was: the API's own address (#/composite-apis/<id>).
+      expect(new URL(page.url()).hash).toMatch(/^#\/composite-apis\/\d+$/);
 
       // The filter by path.
       await page.getByLabel('Filter by path').fill('zzz');
@@ -251,7 +252,9 @@ describeWithBrowser('web console: composite APIs and web interfaces', (browser) 
       await page.getByLabel('Tags').fill('sales, orders');
       await page.getByRole('checkbox', { name: 'mobile' }).check();
       await page.getByRole('button', { name: 'Create', exact: true }).click();
-      const created = page.getByText(/^Web interface Order <b>entry<\/b> created \(id \d+\)\.$/);
+      const created = page.getByText(
+        /^Web interface Order <b>entry<\/b> created \(id \d+\) with the sample template, saved\.$/,
+      );
       await created.waitFor();
       const id = Number(/\(id (\d+)\)/.exec((await created.textContent())!)![1]);
       expect(await page.locator('.detail .meta').textContent()).toMatch(

@@ -250,7 +250,7 @@ describeWithBrowser('console: processes, requests and tasks', (browser) => {
       await page.getByRole('button', { name: 'Show' }).click();
       await total.getByText('1 request').waitFor();
       expect(
-        await page.locator('table:has(caption:text("Requests")) tbody td:nth-child(4)').allTextContents(),
+        await page.locator('table:has(caption:text("Requests")) tbody td:nth-child(5)').allTextContents(),
       ).toEqual(['400 CANCELLED']);
       await shoot('requests-list');
     });

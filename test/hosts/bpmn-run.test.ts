@@ -20,7 +20,12 @@ describe('flowmark run FILE.bpmn', () => {
   /** The output with each request id as <id> (and its short form as <short>). */
   const anonymous = (text: string) => {
     const id = /request (\S+): /.exec(text)?.[1];
-    return id === undefined ? text : text.replaceAll(id, '<id>').replaceAll(id.slice(0, 8), '<short>');
+    return id === undefined
+      ? text
+      : text
+          .replaceAll(id, '<id>')
+          .replaceAll(id.slice(0, 8), '<short>')
+          .replace(/\?token=[\w-]{43}\n/g, '?token=<token>\n');
   };
 
   it('runs a BPMN model exactly as the same process in JSON', async () => {
@@ -61,7 +66,9 @@ describe('flowmark run FILE.bpmn', () => {
     );
     expect(quiet.code).toBe(0);
     expect(anonymous(quiet.stdout)).toBe(
-      'request <id>: 102 WAITING\nopen task: http://localhost:8080/live/default/task/<id>/2/0\n{\n  "amount": 1,\n  "total": 2\n}\n',
+      'request <id>: 102 WAITING\nopen task: http://localhost:8080/live/default/task/<id>/2/0\n' +
+        '  public URL (no login needed): http://localhost:8080/live/default/task/<id>/2/0?token=<token>\n' +
+        '{\n  "amount": 1,\n  "total": 2\n}\n',
     );
     expect(anonymous(quietJson.stdout)).toBe(anonymous(quiet.stdout));
   });

@@ -48,12 +48,14 @@ describe('flowmark run', () => {
     expect(waiting.code).toBe(0);
     const id = /^request (\S+): 102 WAITING$/m.exec(waiting.out)![1]!;
     const short = id.slice(0, 8);
+    const token = /\?token=([\w-]{43})\n/.exec(waiting.out)![1]!;
     expect(waiting.out).toBe(
       `[${short}] started "Approval"\n` +
         `[${short}] step 1 (Prepare) done → {"total":42}\n` +
         `[${short}] waits: manual task of step 2 at http://localhost:8080/live/default/task/${id}/2/0\n` +
         `request ${id}: 102 WAITING\n` +
         `open task: http://localhost:8080/live/default/task/${id}/2/0\n` +
+        `  public URL (no login needed): http://localhost:8080/live/default/task/${id}/2/0?token=${token}\n` +
         '{\n  "amount": 21,\n  "total": 42\n}\n',
     );
     const done = await flowmark([

@@ -80,6 +80,8 @@ describeEachEngine('server: the request list', (engine) => {
       parentId: null,
       createdAt: created[0]!.createdAt,
       updatedAt: expect.any(Number),
+      process: null,
+      processId: null,
     });
 
     const walked = await walk('/api/v1/requests', as('admin'), 7);

@@ -5,7 +5,7 @@ import { createPlatform } from '../../platform/index.js';
 import { defaultAccount } from '../../server/bootstrap.js';
 import { openStore } from '../../store/index.js';
 import type { CliIo, Command } from '../main.js';
-import { commandErrors } from '../command-errors.js';
+import { cannotRead, commandErrors } from '../command-errors.js';
 
 const USAGE =
   'flowmark collections list [--account ID]\n' +
@@ -85,8 +85,8 @@ export const collections: Command = {
       let size: number;
       try {
         size = statSync(file).size;
-      } catch {
-        return failure(io, `cannot read ${file}`);
+      } catch (e) {
+        return failure(io, cannotRead(file, e));
       }
       const progress = new Progress(io, size);
       const options = importOptions(

@@ -6,7 +6,7 @@ import { createPlatform, PlatformError, type Platform } from '../../platform/ind
 import { defaultAccount } from '../../server/bootstrap.js';
 import { openStore } from '../../store/index.js';
 import type { Command } from '../main.js';
-import { commandErrors } from '../command-errors.js';
+import { cannotRead, commandErrors } from '../command-errors.js';
 
 const USAGE =
   'flowmark files put FILE [--name NAME] [--type CONTENT_TYPE] [--charset CHARSET] [--public] [--user LOGIN] [--account ID]\n' +
@@ -61,8 +61,8 @@ export const files: Command = {
         let size: number;
         try {
           size = statSync(path).size;
-        } catch {
-          return failure(io, `cannot read ${path}`);
+        } catch (e) {
+          return failure(io, cannotRead(path, e));
         }
         if (size > platform.files.limits.maxFileBytes)
           return failure(

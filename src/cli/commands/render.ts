@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { cannotRead } from '../command-errors.js';
 import { basename, dirname, resolve, sep } from 'node:path';
 import { parseJson } from '../../template/builtins/json.js';
 import { convert } from '../../template/data.js';
@@ -108,6 +109,15 @@ export async function renderRequest(req: RenderRequest): Promise<string> {
   return compile(req.template, compileOptions).render(scope, options);
 }
 
+/** A file's text, or an error naming it (and the option that named it). */
+async function readNamed(path: string, option?: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (e) {
+    throw new Error(`${option ? `${option}: ` : ''}${cannotRead(path, e)}`, { cause: e });
+  }
+}
+
 /** Loads included templates from `root`, refusing names that leave it (like FreeMarker's FileTemplateLoader). */
 export function fileLoader(root: string): TemplateLoader {
   const base = resolve(root);
@@ -188,13 +198,13 @@ export const render: Command = {
     try {
       if (templateArg === '-') template = await readAll(io.stdin);
       else {
-        template = await readFile(templateArg, 'utf8');
+        template = await readNamed(templateArg);
         req.name ??= basename(templateArg);
         req.loader = fileLoader(dirname(templateArg));
       }
       if (dataArg === '-') dataJson = await readAll(io.stdin);
       else if (dataArg !== undefined && /^\s*[{[]/.test(dataArg)) dataJson = dataArg;
-      else if (dataArg !== undefined) dataJson = await readFile(dataArg, 'utf8');
+      else if (dataArg !== undefined) dataJson = await readNamed(dataArg, '--data');
     } catch (e) {
       io.stderr.write(`flowmark render: ${e instanceof Error ? e.message : String(e)}\n`);
       return 1;

@@ -23,7 +23,7 @@ import { openStore } from '../../store/index.js';
 import type { CliIo, Command } from '../main.js';
 import { evaluationLimits } from './limits.js';
 import { noSuchUser } from './render-context.js';
-import { commandErrors } from '../command-errors.js';
+import { cannotRead, commandErrors } from '../command-errors.js';
 
 const USAGE =
   'flowmark run PROCESS.json|PROCESS.bpmn [--data JSON|@FILE] [--user LOGIN] [--mode LIVE|ACCEPTANCE|TEST]\n' +
@@ -32,7 +32,8 @@ const USAGE =
   "each step as it ends, then the request's final status and data document. --data is the initial data\n" +
   'document; --user the initiator (the steps run as them); --mode default TEST. A manual task makes the\n' +
   'request wait: each --task, in order, submits the next open task (as --user, with the rights of the\n' +
-  'operator; without --user, anonymously through its public URL). The account defaults to "default" or\n' +
+  'operator; without --user, anonymously through its public URL). A task left open is printed with its\n' +
+  'URL (for a user of its lane) and its public URL (whoever holds it). The account defaults to "default" or\n' +
   'the only account of the store (a store without accounts gets "default", without users: `flowmark\n' +
   'serve` then creates its administrator and prints the password). Same store as `flowmark serve`\n' +
   "(FLOWMARK_DATA / DATABASE_URL). --data-document-limit is the data document's maximum size, in bytes\n" +
@@ -123,7 +124,14 @@ export const run: Command = {
       }
       view = await host.view(accountId, topId);
       const live = accountUrls(await platform.accounts.require(accountId)).live;
-      const open = (await openTasks(platform, accountId, topId)).map((t) => taskUrl(live, t));
+      const open: OpenTaskUrls[] = [];
+      for (const task of await openTasks(platform, accountId, topId)) {
+        const { secret } = await platform.processes.runs.require(accountId, task.requestId);
+        open.push({
+          url: taskUrl(live, task),
+          publicUrl: taskUrl(live, task, { token: taskToken(secret, task) }),
+        });
+      }
       report(io, view, open);
       return view.request.status === 201 || view.request.status === 102 ? 0 : 1;
     } catch (e) {
@@ -189,11 +197,18 @@ function printer(io: CliIo): (event: ProcessEvent) => void {
   };
 }
 
-function report(io: CliIo, view: RequestView, openTaskUrls: string[]): void {
+/** An open task's private URL (a user of its lane) and public one (its token is the only right it needs). */
+interface OpenTaskUrls {
+  url: string;
+  publicUrl: string;
+}
+
+function report(io: CliIo, view: RequestView, openTasks: OpenTaskUrls[]): void {
   const { request } = view;
   io.stdout.write(`request ${request.id}: ${statusText(request.status)}\n`);
   if (request.message) io.stdout.write(`P_message: ${request.message}\n`);
-  for (const url of openTaskUrls) io.stdout.write(`open task: ${url}\n`);
+  for (const { url, publicUrl } of openTasks)
+    io.stdout.write(`open task: ${url}\n  public URL (no login needed): ${publicUrl}\n`);
   io.stdout.write(`${JSON.stringify(request.data, null, 2)}\n`);
 }
 
@@ -228,7 +243,7 @@ async function readDefinition(file: string): Promise<unknown> {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new Error(`${file.endsWith('.bpmn') ? 'PROCESS.bpmn' : 'PROCESS.json'}: cannot read ${file}`, {
+    throw new Error(`${file.endsWith('.bpmn') ? 'PROCESS.bpmn' : 'PROCESS.json'}: ${cannotRead(file, e)}`, {
       cause: e,
     });
   }
@@ -247,7 +262,7 @@ function readJson(value: string, what: string): unknown {
     try {
       text = readFileSync(value.slice(1), 'utf8');
     } catch (e) {
-      throw new Error(`${what}: cannot read ${value.slice(1)}`, { cause: e });
+      throw new Error(`${what}: ${cannotRead(value.slice(1), e)}`, { cause: e });
     }
   }
   try {

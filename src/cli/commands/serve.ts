@@ -4,6 +4,7 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Command, CliIo } from '../main.js';
+import { cliWords } from '../command-errors.js';
 import { ConfigError, DEFAULT_LOCK_WAIT_MS, loadConfig, lockWaitMs } from '../../config/index.js';
 import type { ExecutionLimits } from '../../functions/context.js';
 import { sweepMsFromEnv } from '../../hosts/processes/sweeper.js';
@@ -118,7 +119,7 @@ function parseServe(args: string[], io: CliIo, env: NodeJS.ProcessEnv = process.
       allowPositionals: false,
     }));
   } catch (e) {
-    io.stderr.write(`flowmark serve: ${(e as Error).message}\nusage: ${USAGE}\n`);
+    io.stderr.write(`flowmark serve: ${cliWords((e as Error).message)}\nusage: ${USAGE}\n`);
     return 2;
   }
   const port = Number(values.port);

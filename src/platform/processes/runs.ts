@@ -129,6 +129,32 @@ export class ProcessRuns {
   }
 
   /**
+   * The process of each of these requests that runs one (the request list's column): the name of
+   * its definition and, when it was started from a stored definition, that definition's id.
+   */
+  async processesOf(
+    accountId: string,
+    requestIds: readonly string[],
+  ): Promise<Map<string, { name: string; definitionId: number | null }>> {
+    const found = new Map<string, { name: string; definitionId: number | null }>();
+    if (requestIds.length === 0) return found;
+    const name = this.store.dialect.jsonText(sql.raw('definition'), ['name']);
+    const rows = await this.store.all<{
+      request_id: string;
+      name: string | null;
+      definition_id: number | string | null;
+    }>(sql`
+      SELECT request_id, ${name} AS name, definition_id FROM process_runs
+      WHERE account_id = ${accountId} AND request_id IN (${sql.join([...requestIds])})`);
+    for (const row of rows)
+      found.set(row.request_id, {
+        name: row.name ?? '',
+        definitionId: row.definition_id === null ? null : Number(row.definition_id),
+      });
+    return found;
+  }
+
+  /**
    * Moves the cursor (and optionally the acting user) when the run is still at `version`;
    * undefined when another host moved it first. `lease`: the mover's, kept while the run is
    * ready or running (without one the row's lease stays as it is).

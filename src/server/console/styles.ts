@@ -18,13 +18,19 @@ h3 { font-size: 1rem; margin: 1rem 0 .4rem; }
 .skip { position: absolute; left: -999px; top: 0; background: var(--panel); padding: .5rem; }
 .skip:focus { left: .5rem; z-index: 10; }
 
-header.top { display: flex; align-items: center; gap: 1.5rem; padding: .5rem 1.25rem; background: #14233d; color: #fff; }
+header.top { display: flex; align-items: center; gap: 1rem; padding: .5rem 1rem; background: #14233d; color: #fff; }
 header.top .brand { font-weight: 700; letter-spacing: .02em; }
-header.top nav ul { display: flex; gap: .25rem; list-style: none; margin: 0; padding: 0; flex-wrap: wrap; }
-header.top nav a { color: #dbe6ff; text-decoration: none; padding: .35rem .6rem; border-radius: 4px; display: inline-block; }
+header.top nav ul { display: flex; gap: 0; list-style: none; margin: 0; padding: 0; flex-wrap: wrap; }
+header.top nav a { color: #dbe6ff; text-decoration: none; padding: .3rem .4rem; border-radius: 4px; display: inline-block; font-size: .84rem; white-space: nowrap; }
 header.top nav a:hover { background: #22365b; }
 header.top nav a[aria-current="page"] { background: #fff; color: #14233d; font-weight: 600; }
-header.top .who { margin-left: auto; font-size: .9rem; }
+header.top .who { margin-left: auto; font-size: .8rem; max-width: 10rem; text-align: right; }
+/* A phone: the navigation is one row that scrolls sideways under the brand and the user. */
+@media (max-width: 700px) {
+  header.top { flex-wrap: wrap; gap: .4rem 1rem; }
+  header.top nav { order: 3; flex-basis: 100%; overflow-x: auto; }
+  header.top nav ul { flex-wrap: nowrap; }
+}
 header.top .who .link { color: #dbe6ff; }
 main { padding: 1.25rem; max-width: 1500px; margin: 0 auto; }
 main:focus { outline: none; }

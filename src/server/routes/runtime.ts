@@ -13,10 +13,21 @@ import { callerOf } from '../auth/access.js';
 import type { Caller } from '../hosts.js';
 import type { Api, ServerDeps } from '../deps.js';
 import { ApiError, notFound } from '../errors.js';
-import { Account, JsonObject, LogEntry, Mode, ProcessRequest, RequestSummary } from '../schemas.js';
+import { Account, JsonObject, LogEntry, Mode, Nullable, ProcessRequest, RequestSummary } from '../schemas.js';
 
 const RequestParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) });
 const toRequestBody = ({ accountId: _a, ...request }: RequestRecord) => request;
+/** A request in the list: its summary, and the name (and stored definition) of the process it runs. */
+const ListedRequest = Type.Intersect([
+  RequestSummary,
+  Type.Object({
+    process: Nullable(Type.String({ description: "the process definition's name; null: no process" })),
+    processId: Nullable(
+      Type.Integer({ description: 'the stored definition it was started from (null: given inline)' }),
+    ),
+  }),
+]);
+
 const toSummaryBody = ({ accountId: _a, ...request }: RequestSummaryRecord) => request;
 const toLogBody = ({ accountId: _a, ...entry }: LogRecord) => entry;
 
@@ -48,6 +59,9 @@ export function runtimeRoutes(app: Api, deps: ServerDeps): void {
           projectId: Type.Optional(Type.Integer({ minimum: 1 })),
           initiatorId: Type.Optional(Type.Integer({ minimum: 1 })),
           status: Type.Optional(Type.Integer()),
+          processId: Type.Optional(
+            Type.Integer({ minimum: 1, description: 'the requests of a stored process definition' }),
+          ),
           before: Type.Optional(
             Type.String({
               minLength: 1,
@@ -61,7 +75,7 @@ export function runtimeRoutes(app: Api, deps: ServerDeps): void {
         }),
         response: {
           200: Type.Object({
-            items: Type.Array(RequestSummary),
+            items: Type.Array(ListedRequest),
             total: Type.Integer({ description: 'how many requests match the filters' }),
             first: Type.Integer(),
             nb: Type.Integer(),
@@ -81,7 +95,18 @@ export function runtimeRoutes(app: Api, deps: ServerDeps): void {
         requests.page(caller.accountId, { ...where, before, first, limit: nb }),
         requests.count(caller.accountId, where),
       ]);
-      const items = list.map(toSummaryBody);
+      const processes = await deps.platform.processes.runs.processesOf(
+        caller.accountId,
+        list.map((r) => r.id),
+      );
+      const items = list.map((r) => {
+        const process = processes.get(r.id);
+        return {
+          ...toSummaryBody(r),
+          process: process?.name ?? null,
+          processId: process?.definitionId ?? null,
+        };
+      });
       return { items, total, first, nb, ...(items.length === nb ? { next: items[nb - 1]!.id } : {}) };
     },
   );

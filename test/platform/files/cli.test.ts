@@ -104,7 +104,7 @@ describe('flowmark files', () => {
     const missing = await run(['put', join(dir, 'nope.txt'), '--account', 'acme']);
     expect([missing.code, missing.err]).toEqual([
       1,
-      `flowmark files: cannot read ${join(dir, 'nope.txt')}\n`,
+      `flowmark files: cannot read ${join(dir, 'nope.txt')}: no such file\n`,
     ]);
     const unknown = await run(['get', 'nope', '--account', 'acme']);
     expect([unknown.code, unknown.err]).toEqual([1, "flowmark files: Uploaded file nope doesn't exist.\n"]);
