@@ -138,9 +138,15 @@ describeEachEngine('server: requests, logs, eval and the /live routes', (engine)
       updatedAt: expect.any(Number),
     });
     const annList = await call(server.url, 'GET', '/api/v1/requests', { token: as('user') });
-    // The list shows a summary: no data document, no P_locks (test/server/request-list.test.ts).
+    // The list shows a summary: no data document, no P_locks, and its process's name and id (none
+    // here: the request was made without a run) (test/server/request-list.test.ts).
     const { data: _data, locks: _locks, ...summary } = mine.body;
-    expect(annList.body).toEqual({ items: [summary], total: 1, first: 0, nb: 100 });
+    expect(annList.body).toEqual({
+      items: [{ ...summary, process: null, processId: null }],
+      total: 1,
+      first: 0,
+      nb: 100,
+    });
     const adminList = await call(server.url, 'GET', '/api/v1/requests?nb=1', { token: as('admin') });
     expect(adminList.body.items.map((r: { id: string }) => r.id)).toEqual(['r-admin']);
     expect(adminList.body.total).toBe(2);

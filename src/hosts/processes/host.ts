@@ -109,23 +109,28 @@ export class ProcessHost {
 
   /** Starts a request and runs it until it waits or ends; returns where it is. */
   async start(accountId: string, input: StartInput): Promise<RequestView> {
-    let definition: ProcessDefinition;
-    let definitionId: number | null = null;
     if (input.definition !== undefined && input.process !== undefined)
       throw new PlatformError('invalid', 'give a definition or a stored process, not both');
-    if (input.definition !== undefined) definition = parseDefinition(input.definition);
-    else if (input.process !== undefined) {
-      const stored = await this.platform.processes.definitions.require(accountId, input.process);
-      definition = stored.definition;
-      definitionId = stored.id;
-    } else throw new PlatformError('invalid', 'a process definition is needed');
-    await this.checkLanes(accountId, definition);
-    let initiatorId: number | null = null;
-    if (input.user !== undefined && input.user !== null) {
-      const user = await this.platform.directory.users.require(accountId, input.user);
-      if (user.status === 'blocked') throw new PlatformError('not-allowed', `user ${user.login} is blocked`);
-      initiatorId = user.id;
-    }
+    // what a start reads (the definition, its lanes, the initiator) in one transaction
+    const { definition, definitionId, initiatorId } = await this.platform.processes.transaction(async () => {
+      let definition: ProcessDefinition;
+      let definitionId: number | null = null;
+      if (input.definition !== undefined) definition = parseDefinition(input.definition);
+      else if (input.process !== undefined) {
+        const stored = await this.platform.processes.definitions.require(accountId, input.process);
+        definition = stored.definition;
+        definitionId = stored.id;
+      } else throw new PlatformError('invalid', 'a process definition is needed');
+      await this.checkLanes(accountId, definition);
+      let initiatorId: number | null = null;
+      if (input.user !== undefined && input.user !== null) {
+        const user = await this.platform.directory.users.require(accountId, input.user);
+        if (user.status === 'blocked')
+          throw new PlatformError('not-allowed', `user ${user.login} is blocked`);
+        initiatorId = user.id;
+      }
+      return { definition, definitionId, initiatorId };
+    });
     const mode = input.mode ?? 'TEST';
     const data = input.data ?? {};
     const projectId = input.projectId ?? definition.project;

@@ -978,16 +978,19 @@ export class ProcessRunner {
         parameters: params,
       });
       const value = typedValue(output);
-      // Functions may have changed the document meanwhile (inject_objects, inject_params …).
-      const current = await this.platform.requests.require(run.accountId, run.requestId);
-      const data = { ...current.data, [variable.name]: value };
-      checkDataSize(
-        stepLabel(step),
-        `${phase} variable ${variable.name}`,
-        data,
-        this.limits.dataDocumentBytes,
-      );
-      request = await this.platform.requests.update(run.accountId, run.requestId, { data });
+      // Functions may have changed the document meanwhile (inject_objects, inject_params …): it
+      // is read again, and written, in one transaction.
+      request = await this.platform.processes.transaction(async () => {
+        const current = await this.platform.requests.require(run.accountId, run.requestId);
+        const data = { ...current.data, [variable.name]: value };
+        checkDataSize(
+          stepLabel(step),
+          `${phase} variable ${variable.name}`,
+          data,
+          this.limits.dataDocumentBytes,
+        );
+        return this.platform.requests.update(run.accountId, run.requestId, { data });
+      });
       values[variable.name] = value;
     }
     return values;
