@@ -4,11 +4,12 @@
  * cycle. Each check is also run on a fixture (fixtures/src) that breaks it, so it cannot pass by
  * seeing nothing.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repositoryRoot } from '../support/source-files.js';
 import { folderEdges, forbiddenEdges, importCycles, importsOf, type LayerRule } from './imports.js';
-import { LAYERS, RUNTIME_RULE, TYPE_RULE } from './layers.js';
+import { LAYERS, RUNTIME_RULE, TYPE_RULE, withLayerTable } from './layers.js';
 
 const src = join(repositoryRoot, 'src');
 const fixture = join(repositoryRoot, 'test/architecture/fixtures/src');
@@ -31,6 +32,11 @@ describe('src/', () => {
 
   it('has no runtime import cycle (type-only imports and import() excluded)', () => {
     expect(importCycles(src)).toEqual([]);
+  });
+
+  it("docs/architecture.md's layer table is the one layers.ts writes (npm run docs:architecture)", () => {
+    const doc = readFileSync(join(repositoryRoot, 'docs/architecture.md'), 'utf8');
+    expect(doc).toBe(withLayerTable(doc));
   });
 });
 

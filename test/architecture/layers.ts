@@ -125,7 +125,7 @@ export function layerTable(): string {
       ...imports.map((f) => `${f}/`),
       ...(leaves.length === LEAVES.length ? ['the leaves'] : leaves.map((f) => `${f}/`)),
     ];
-    const types = Object.entries(l.typeImports ?? {}).map(([f, why]) => `types of ${f}/ (${why})`);
+    const types = Object.entries(l.typeImports ?? {}).map(([f, why]) => `types of ${f}/: ${why}`);
     return `| ${l.folder}/ | ${l.role} | ${[...runtime, ...types].join(', ') || '—'} |`;
   });
   return [
