@@ -170,3 +170,47 @@ export function typeAssertions(file: string): number {
 export function typeAssertionsBelow(dir: string): number {
   return typeScriptSources(dir).reduce((n, f) => n + typeAssertions(f), 0);
 }
+
+/** SQL only one engine understands (PostgreSQL's casts, locks and jsonb; SQLite's pragmas and JSON functions). */
+const ENGINE_SQL =
+  /SKIP LOCKED|FOR UPDATE|NOWAIT|::\s*[a-z]|\bjsonb?_|\bILIKE\b|\bPRAGMA\b|\bjson_extract\b|AUTOINCREMENT|\bGLOB\b/i;
+
+/**
+ * The places below `dir` that write engine SQL or choose by engine: an `sql` tagged template
+ * whose text matches ENGINE_SQL, or a comparison with a `dialect.name`; as `file:line`.
+ */
+export function engineSqlOutside(dir: string, except: string): string[] {
+  const out: string[] = [];
+  for (const file of typeScriptSources(dir)) {
+    if (file.startsWith(except + sep)) continue;
+    const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+    const at = (node: ts.Node) =>
+      `${relative(dir, file).split(sep).join('/')}:${sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1}`;
+    const visit = (node: ts.Node): void => {
+      if (ts.isTaggedTemplateExpression(node) && node.tag.getText(sf).startsWith('sql')) {
+        const t = node.template;
+        const text = ts.isNoSubstitutionTemplateLiteral(t)
+          ? t.text
+          : [t.head.text, ...t.templateSpans.map((s) => s.literal.text)].join(' ');
+        if (ENGINE_SQL.test(text)) out.push(at(node));
+      } else if (
+        ts.isPropertyAccessExpression(node) &&
+        node.name.text === 'name' &&
+        /\bdialect$/.test(node.expression.getText(sf)) &&
+        (ts.isSwitchStatement(node.parent) ||
+          (ts.isBinaryExpression(node.parent) &&
+            [
+              ts.SyntaxKind.EqualsEqualsEqualsToken,
+              ts.SyntaxKind.ExclamationEqualsEqualsToken,
+              ts.SyntaxKind.EqualsEqualsToken,
+              ts.SyntaxKind.ExclamationEqualsToken,
+            ].includes(node.parent.operatorToken.kind)))
+      ) {
+        out.push(at(node));
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(sf);
+  }
+  return out;
+}

@@ -8,7 +8,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repositoryRoot } from '../support/source-files.js';
-import { folderEdges, forbiddenEdges, importCycles, importsOf, type LayerRule } from './imports.js';
+import {
+  engineSqlOutside,
+  folderEdges,
+  forbiddenEdges,
+  importCycles,
+  importsOf,
+  type LayerRule,
+} from './imports.js';
 import { LAYERS, RUNTIME_RULE, TYPE_RULE, withLayerTable } from './layers.js';
 
 const src = join(repositoryRoot, 'src');
@@ -32,6 +39,10 @@ describe('src/', () => {
 
   it('has no runtime import cycle (type-only imports and import() excluded)', () => {
     expect(importCycles(src)).toEqual([]);
+  });
+
+  it('writes engine SQL and chooses by engine only in store/ (the dialect)', () => {
+    expect(engineSqlOutside(src, join(src, 'store'))).toEqual([]);
   });
 
   it("docs/architecture.md's layer table is the one layers.ts writes (npm run docs:architecture)", () => {
@@ -60,6 +71,10 @@ describe('the checks, on a fixture that breaks them', () => {
   it('reports a type-only edge outside the type rule, and none inside it', () => {
     expect(forbiddenEdges(fixture, rule, ['type'])).toEqual(['low → high (low/types.ts)']);
     expect(forbiddenEdges(fixture, typeRule, ['type'])).toEqual([]);
+  });
+
+  it('reports engine SQL and a choice by engine outside the store', () => {
+    expect(engineSqlOutside(fixture, join(fixture, 'store'))).toEqual(['low/claim.ts:4', 'low/claim.ts:7']);
   });
 
   it('reports the runtime cycle, not the type-only one nor the one through import()', () => {
