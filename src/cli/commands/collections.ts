@@ -1,5 +1,4 @@
 import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { CollectionError, importOptions, readImport, type Actor } from '../../platform/collections/index.js';
 import { createPlatform } from '../../platform/index.js';
 import { defaultAccount } from '../../server/bootstrap.js';
@@ -22,21 +21,12 @@ export const collections: Command = {
   name: 'collections',
   usage: USAGE,
   async run(args, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args,
-        options: {
-          account: { type: 'string' },
-          options: { type: 'string' },
-          drop: { type: 'boolean', default: false },
-        },
-        strict: true,
-        allowPositionals: true,
-      });
-    } catch (e) {
-      return usageError(io, (e as Error).message);
-    }
+    const parsed = parse(io, args, {
+      account: { type: 'string' },
+      options: { type: 'string' },
+      drop: { type: 'boolean', default: false },
+    });
+    if (typeof parsed === 'number') return parsed;
     const { values, positionals } = parsed;
     const [action, ...rest] = positionals;
     const arity = { list: 0, import: 2, indexes: 1 } as Record<string, number>;
@@ -163,7 +153,7 @@ class Progress {
 
 const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 
-const { usageError, failure } = commandErrors('collections', USAGE);
+const { parse, usageError, failure } = commandErrors('collections', USAGE);
 
 /**
  * A file to import as JSON when no `format` is given: named *.json, *.jsonl or *.ndjson, or whose

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { ConfigError } from '../../config/index.js';
 import { ProcessHost, type ProcessEvent, type RequestView } from '../../hosts/index.js';
 import {
@@ -45,25 +44,16 @@ export const run: Command = {
   name: 'run',
   usage: USAGE,
   async run(args, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args,
-        options: {
-          data: { type: 'string' },
-          user: { type: 'string' },
-          mode: { type: 'string', default: 'TEST' },
-          account: { type: 'string' },
-          task: { type: 'string', multiple: true, default: [] },
-          quiet: { type: 'boolean', default: false },
-          'data-document-limit': { type: 'string' },
-        },
-        strict: true,
-        allowPositionals: true,
-      });
-    } catch (e) {
-      return usageError(io, (e as Error).message);
-    }
+    const parsed = parse(io, args, {
+      data: { type: 'string' },
+      user: { type: 'string' },
+      mode: { type: 'string', default: 'TEST' },
+      account: { type: 'string' },
+      task: { type: 'string', multiple: true, default: [] },
+      quiet: { type: 'boolean', default: false },
+      'data-document-limit': { type: 'string' },
+    });
+    if (typeof parsed === 'number') return parsed;
     const { values, positionals } = parsed;
     if (positionals.length !== 1) return usageError(io, 'one PROCESS.json file is expected');
     const mode = values.mode!.toUpperCase();
@@ -263,4 +253,4 @@ function objectOf(value: unknown, what: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-const { usageError, failure } = commandErrors('run', USAGE);
+const { parse, usageError, failure } = commandErrors('run', USAGE);
