@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { CliIo } from './main.js';
+import { errorMessage } from '../errors/index.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Strict<O extends Options> = { args: string[]; options: O; strict: true; allowPositionals: true };
@@ -24,7 +25,7 @@ export function commandErrors(command: string, usage: string) {
       try {
         return parseArgs<Strict<O>>({ args, options, strict: true, allowPositionals: true });
       } catch (e) {
-        return usageError(io, e instanceof Error ? e.message : String(e));
+        return usageError(io, errorMessage(e));
       }
     },
     failure(io: CliIo, message: string): number {

@@ -20,7 +20,7 @@ export interface Layer {
 }
 
 /** The leaves: any server-side layer may import them; they import only other leaves. */
-const LEAVES = ['config', 'limits', 'safety', 'jdk', 'atom', 'metrics'] as const;
+const LEAVES = ['config', 'limits', 'safety', 'jdk', 'atom', 'metrics', 'errors'] as const;
 
 export const LAYERS: readonly Layer[] = [
   {
@@ -105,6 +105,11 @@ export const LAYERS: readonly Layer[] = [
     imports: [],
   },
   { folder: 'config', role: 'leaf: process-wide settings from the environment', imports: [] },
+  {
+    folder: 'errors',
+    role: 'leaf: what a caught value says (`errorMessage`); not loaded by the browser code',
+    imports: [],
+  },
   { folder: 'metrics', role: 'leaf: the metric families, one registry per thread', imports: [] },
 ];
 

@@ -5,6 +5,7 @@ import { defaultAccount } from '../../server/bootstrap.js';
 import { openStore } from '../../store/index.js';
 import type { CliIo, Command } from '../main.js';
 import { commandErrors } from '../command-errors.js';
+import { errorMessage } from '../../errors/index.js';
 
 const USAGE =
   'flowmark collections list [--account ID]\n' +
@@ -39,7 +40,7 @@ export const collections: Command = {
       try {
         rawOptions = JSON.parse(values.options) as Record<string, unknown>;
       } catch (e) {
-        return usageError(io, `--options: not valid JSON (${(e as Error).message})`);
+        return usageError(io, `--options: not valid JSON (${errorMessage(e)})`);
       }
       if (rawOptions === null || typeof rawOptions !== 'object' || Array.isArray(rawOptions))
         return usageError(io, '--options: a JSON object is expected');

@@ -23,6 +23,7 @@ import type { CliIo, Command } from '../main.js';
 import { evaluationLimits } from './limits.js';
 import { noSuchUser } from './render-context.js';
 import { commandErrors } from '../command-errors.js';
+import { errorMessage } from '../../errors/index.js';
 
 const USAGE =
   'flowmark run PROCESS.json|PROCESS.bpmn [--data JSON|@FILE] [--user LOGIN] [--mode LIVE|ACCEPTANCE|TEST]\n' +
@@ -76,7 +77,7 @@ export const run: Command = {
       const note = triggerNote(definition);
       if (note) io.stderr.write(`flowmark run: ${note}\n`);
     } catch (e) {
-      return failure(io, (e as Error).message);
+      return failure(io, errorMessage(e));
     }
 
     const store = await openStore();
@@ -226,7 +227,7 @@ async function readDefinition(file: string): Promise<unknown> {
   try {
     return await readBpmn(text);
   } catch (e) {
-    throw new Error(`PROCESS.bpmn: ${(e as Error).message}`, { cause: e });
+    throw new Error(`PROCESS.bpmn: ${errorMessage(e)}`, { cause: e });
   }
 }
 
@@ -243,7 +244,7 @@ function readJson(value: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new Error(`${what}: not JSON (${(e as Error).message})`, { cause: e });
+    throw new Error(`${what}: not JSON (${errorMessage(e)})`, { cause: e });
   }
 }
 
