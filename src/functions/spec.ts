@@ -115,7 +115,7 @@ export interface FunctionFlags {
   manualTaskInputOnly?: boolean;
   /**
    * Needs no I/O, no platform state and nothing of its context but the locale, the time zone and
-   * the budget: a script's call runs inside the script worker (src/script/local-calls.ts) instead
+   * the budget: a script's call runs inside the script worker (src/script/in-worker-functions.ts) instead
    * of crossing to the main thread. `'clock'`: it also reads the context's clock, so it runs there
    * only when that clock is the system clock (a context that freezes time keeps it on the bridge).
    * Only for `rights: 'none'` functions of the groups the worker loads (WORKER_GROUPS).

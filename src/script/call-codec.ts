@@ -1,6 +1,6 @@
 /**
  * What both ends of a script's platform call share — the bridge on the main thread (bridge.ts)
- * and the script worker's own function table (local-calls.ts): reading the arguments' JSON,
+ * and the script worker's own function table (in-worker-functions.ts): reading the arguments' JSON,
  * wording an error as the script sees it, writing the reply text (`v<json>`, `u`, `e<json>`).
  * Both paths answer a call through these functions, so their results and errors are the same.
  * The worker loads this module: it imports nothing but leaves.

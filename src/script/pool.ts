@@ -17,6 +17,7 @@ import type {
   WorkerFailure,
   WorkerMessage,
 } from './worker/messages.js';
+import { errorMessage } from '../errors/index.js';
 
 /** What a worker reports about one run. */
 export type WorkerOutcome = RunResult;
@@ -233,7 +234,7 @@ function abortKind(reason: unknown): WorkerFailure['kind'] {
 }
 
 function failureReply(e: unknown): string {
-  return 'e' + JSON.stringify({ message: e instanceof Error ? e.message : String(e) });
+  return 'e' + JSON.stringify({ message: errorMessage(e) });
 }
 
 interface Waiter {

@@ -13,6 +13,7 @@
 import cluster, { type Address, type Worker } from 'node:cluster';
 import type { ThrottleChange, ThrottleShare } from './auth/throttle.js';
 import { isMetricsMessage, primaryMetrics, type MetricsMessage } from '../metrics/gather.js';
+import { errorMessage } from '../errors/index.js';
 
 export interface SupervisorOptions {
   /** Server workers to keep running. */
@@ -171,7 +172,7 @@ export class Supervisor {
     };
     this.gatherMetrics().then(
       (text) => answer({ flowmark: 'metrics', id, text }),
-      (e: unknown) => answer({ flowmark: 'metrics', id, error: e instanceof Error ? e.message : String(e) }),
+      (e: unknown) => answer({ flowmark: 'metrics', id, error: errorMessage(e) }),
     );
   }
 

@@ -1,6 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { metricSinks } from '../metrics/hooks.js';
 import { Ambient } from './ambient.js';
+import { retryingTransaction } from './retries.js';
 import pg from 'pg';
 import { postgresDialect } from './dialect.js';
 import { quoteIdent, type Sql } from './sql.js';
@@ -138,19 +137,13 @@ export class PostgresStore implements Store {
   async transaction<T>(fn: (tx: Queryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     const outer = this.current();
     if (outer) return this.savepoint(outer, fn);
-    const retries = options.retries ?? (options.isolation === 'serializable' ? 5 : 0);
-    for (let attempt = 0; ; attempt++) {
-      const started = performance.now();
-      try {
-        const result = await this.topLevel(fn, options);
-        metricSinks.transaction('postgres', started, true);
-        return result;
-      } catch (e) {
-        metricSinks.transaction('postgres', started, false);
-        if (attempt >= retries || !this.dialect.isRetryable(e)) throw e;
-        await sleep(5 * 2 ** attempt + Math.random() * 10);
-      }
-    }
+    return retryingTransaction(
+      'postgres',
+      options,
+      (e) => this.dialect.isRetryable(e),
+      (attempt) => 5 * 2 ** attempt + Math.random() * 10,
+      () => this.topLevel(fn, options),
+    );
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { metricSinks } from '../metrics/hooks.js';
 import { Ambient } from './ambient.js';
+import { retryingTransaction } from './retries.js';
 import Database from 'better-sqlite3';
 import { sqliteDialect } from './dialect.js';
 import type { Sql } from './sql.js';
@@ -77,19 +77,13 @@ export class SqliteStore implements Store {
   async transaction<T>(fn: (tx: Queryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     const outer = this.current();
     if (outer) return this.savepoint(outer, fn);
-    const retries = options.retries ?? (options.isolation === 'serializable' ? 5 : 0);
-    for (let attempt = 0; ; attempt++) {
-      const started = performance.now();
-      try {
-        const result = await this.topLevel(fn, options);
-        metricSinks.transaction('sqlite', started, true);
-        return result;
-      } catch (e) {
-        metricSinks.transaction('sqlite', started, false);
-        if (attempt >= retries || !this.dialect.isRetryable(e)) throw e;
-        await sleep(10 * 2 ** attempt);
-      }
-    }
+    return retryingTransaction(
+      'sqlite',
+      options,
+      (e) => this.dialect.isRetryable(e),
+      (attempt) => 10 * 2 ** attempt,
+      () => this.topLevel(fn, options),
+    );
   }
 
   async close(): Promise<void> {

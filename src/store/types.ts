@@ -82,6 +82,12 @@ export interface Dialect {
   /** ` FOR UPDATE` on PostgreSQL (row lock); empty on SQLite, whose write transactions lock the database. */
   readonly forUpdate: Sql;
   /**
+   * ` FOR UPDATE SKIP LOCKED` on PostgreSQL, ending the sub-select of a claim (`UPDATE … WHERE id
+   * IN (SELECT … LIMIT n<skipLocked>)`): two claimers never wait on nor take the same rows. Empty on
+   * SQLite, where the writer lock already makes the statement atomic.
+   */
+  readonly skipLocked: Sql;
+  /**
    * True when text comparison and ORDER BY follow code-point order: always on SQLite; on
    * PostgreSQL when the database collation is C / POSIX / C.UTF-8.
    */

@@ -114,3 +114,12 @@ export const CONTINUE = new ContinueSignal();
 export class ReturnSignal {
   constructor(readonly value: unknown) {}
 }
+
+/**
+ * What a caught value says: an Error's message, anything else as text. The template's own copy of
+ * `errors/errorMessage`: one module more would cost `flowmark render` its start-up budget
+ * (test/cli/startup.test.ts counts the modules a render loads).
+ */
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

@@ -14,6 +14,7 @@ import {
   numberFormatFor,
   type RoundingMode,
 } from '../jdk/index.js';
+import { errorMessage } from './errors.js';
 
 export type NumberFormatter = (n: FmNumber) => string;
 
@@ -60,7 +61,7 @@ function createNumberFormatter(format: string, locale: string): NumberFormatter 
   try {
     df = new DecimalFormat(pattern, { locale, roundingMode });
   } catch (e) {
-    throw new FormatError(`Invalid number format pattern ${JSON.stringify(format)}: ${(e as Error).message}`);
+    throw new FormatError(`Invalid number format pattern ${JSON.stringify(format)}: ${errorMessage(e)}`);
   }
   return viaDecimalFormat(df, multiplier);
 }
@@ -312,7 +313,7 @@ function createDateFormatter(
   try {
     sdf = new SimpleDateFormat(pattern, { locale, timeZone });
   } catch (e) {
-    throw new FormatError(`Invalid date format pattern ${JSON.stringify(format)}: ${(e as Error).message}`);
+    throw new FormatError(`Invalid date format pattern ${JSON.stringify(format)}: ${errorMessage(e)}`);
   }
   return {
     format: (ms) => sdf.format(ms),

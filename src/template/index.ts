@@ -10,7 +10,7 @@
 import { compileUnit, type UnitOptions } from './compile.js';
 import { applySetting } from './directives/setting.js';
 import { importLibrary, resolveName } from './loading.js';
-import { TemplateError } from './errors.js';
+import { TemplateError, errorMessage } from './errors.js';
 import { ensureStack } from './ftl-stack.js';
 import {
   DEFAULT_LIMITS,
@@ -454,7 +454,7 @@ function finalError(e: unknown, templateName: string): unknown {
       cause: e,
     });
   }
-  const msg = e instanceof Error ? e.message : String(e);
+  const msg = errorMessage(e);
   return new TemplateError(`Internal error while rendering: ${msg}`, {
     templateName,
     line: 0,

@@ -45,6 +45,7 @@ import {
   seqSize,
   type FmNumber,
 } from './values.js';
+import { errorMessage } from './errors.js';
 
 export const STRING_COERCABLE =
   'string or something automatically convertible to string (number, date or boolean)';
@@ -65,7 +66,7 @@ export function formatNumber(env: Env, n: FmNumber, at: A.Pos): string {
     try {
       f = numberFormatter(env.settings.numberFormat, env.locale);
     } catch (e) {
-      throw elError('_MiscTemplateException', (e as Error).message, at);
+      throw elError('_MiscTemplateException', errorMessage(e), at);
     }
     env.cache.numFmt = f;
   }
@@ -124,7 +125,7 @@ export function formatDate(
     if (e instanceof FormatError || e instanceof RangeError || (e as Error).name?.startsWith('Java')) {
       throw elError(
         '_MiscTemplateException',
-        `Failed to format date/time/datetime with format ${JSON.stringify(fs)}: ${(e as Error).message}`,
+        `Failed to format date/time/datetime with format ${JSON.stringify(fs)}: ${errorMessage(e)}`,
         at,
       );
     }

@@ -8,7 +8,7 @@ import type * as A from './ast.js';
 import { Budget, BudgetExceededError, SLOT_BYTES, STRING_CHAR_BYTES } from '../limits/budget.js';
 import { BigDec } from './bigdecimal.js';
 import { canonical } from './canonical.js';
-import { TIP_MISSING, TemplateError, locationText, withTips } from './errors.js';
+import { TIP_MISSING, TemplateError, locationText, withTips, errorMessage } from './errors.js';
 import { LazySeq } from './lazy.js';
 import { carryMark } from './provenance.js';
 import { suggestCallable } from './suggest.js';
@@ -738,7 +738,7 @@ export function describeType(v: unknown): string {
 export function methodError(err: unknown, at: A.Pos, expr?: A.Expr): TemplateError {
   if (err instanceof TemplateError) return err;
   if (err instanceof BudgetExceededError) return budgetLimitError(err);
-  const msg = err instanceof Error ? err.message : String(err);
+  const msg = errorMessage(err);
   const expression = expr ? canonical(expr) : undefined;
   const where = expression !== undefined ? `\n==> ${expression}  ${loc(at)}` : `\n${loc(at)}`;
   return new TemplateError(msg + where, {

@@ -5,25 +5,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import ts from 'typescript';
 import { expect, it } from 'vitest';
 import { repositoryRoot, typeScriptSources } from '../support/source-files.js';
+import { typeAssertionsBelow } from './imports.js';
 
 const root = repositoryRoot;
-
-function typeAssertions(file: string): number {
-  const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
-  let count = 0;
-  const visit = (node: ts.Node): void => {
-    if (ts.isAsExpression(node) || ts.isTypeAssertionExpression(node)) {
-      const isConst = ts.isTypeReferenceNode(node.type) && node.type.typeName.getText(sf) === 'const';
-      if (!isConst) count++;
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(sf);
-  return count;
-}
 
 /** Files allowed over 1,000 lines, and why. */
 const LONG_FILES: Record<string, string> = {
@@ -35,10 +21,26 @@ const LONG_FILES: Record<string, string> = {
     'the process runner: one class whose steps, graph walk, timers and recovery share its private state and lease; to be split by phase',
 };
 
-it('src/functions has fewer than 60 type assertions (impls receive typed arguments)', () => {
-  const counts = typeScriptSources(join(root, 'src/functions')).map((f) => typeAssertions(f));
-  const total = counts.reduce((a, b) => a + b, 0);
-  expect(total).toBeLessThan(60);
+/**
+ * Type assertions allowed below each folder: a ceiling that only goes down. Issue 31's targets
+ * (src/ < 350, platform/ < 70, template/ < 80) are below these; each cast typed away lowers them.
+ */
+const CAST_CEILINGS: Record<string, number> = {
+  'src/functions': 52, // impls receive typed arguments
+  'src/platform': 141,
+  'src/template': 107,
+  src: 567,
+};
+
+it.each(Object.entries(CAST_CEILINGS))(
+  '%s has fewer type assertions than its ceiling (%i)',
+  (dir, ceiling) => {
+    expect(typeAssertionsBelow(join(root, dir))).toBeLessThan(ceiling);
+  },
+);
+
+it('counts the type assertions of a fixture: `as T`, not `as const`', () => {
+  expect(typeAssertionsBelow(join(root, 'test/architecture/fixtures/src'))).toBe(2);
 });
 
 it('no module in src/ is over 1,000 lines, except the ones listed with their reason', () => {

@@ -33,6 +33,18 @@ describe('the CLI on first steps', () => {
     expect(far.stderr).toMatch(/^flowmark: unknown command 'zzzzzz'\n\nusage:/);
   });
 
+  it('refuses an unknown option of a store command with its usage (exit 2)', async () => {
+    for (const command of ['users', 'token', 'files', 'collections', 'run']) {
+      const r = await flowmark([command, '--bogus'], {
+        env: { FLOWMARK_DATA: tempDir('flowmark-bogus-'), DATABASE_URL: '' },
+      });
+      expect([r.code, r.stdout]).toEqual([2, '']);
+      expect(r.stderr).toMatch(
+        new RegExp(`^flowmark ${command}: Unknown option '--bogus'\\. .*\\nusage: flowmark ${command} `),
+      );
+    }
+  });
+
   it('says to build a checkout that has no dist/ yet, instead of a stack trace', async () => {
     const root = tempDir('flowmark-unbuilt-');
     mkdirSync(join(root, 'bin'));

@@ -7,27 +7,18 @@
  */
 import { beforeAll, expect, it } from 'vitest';
 import { readBpmn } from '../../src/platform/processes/bpmn/index.js';
+import {
+  bpmnModel as model,
+  scriptTask as script,
+  sequenceFlow as flow,
+  startModel,
+  stepResults,
+  timerBoundary as boundary,
+} from '../support/bpmn.js';
 import { describeEachEngine } from '../support/engines.js';
 import { NOW } from '../platform/world.js';
 import { ProcessHost } from '../../src/hosts/index.js';
 import { hostWorld, ref, type HostWorld } from './support.js';
-
-const NS =
-  'xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:flowmark="urn:flowmark:bpmn" targetNamespace="urn:test"';
-const model = (name: string, body: string) =>
-  `<?xml version="1.0" encoding="UTF-8"?>
-<bpmn:definitions ${NS} id="D_${name}">
-  <bpmn:process id="${name}" name="${name}" isExecutable="true">
-${body}
-  </bpmn:process>
-</bpmn:definitions>`;
-const script = (id: string, template: string) =>
-  `<bpmn:scriptTask id="${id}" name="${id}"><bpmn:script>${template}</bpmn:script></bpmn:scriptTask>`;
-const flow = (id: string, from: string, to: string) =>
-  `<bpmn:sequenceFlow id="${id}" sourceRef="${from}" targetRef="${to}" />`;
-const boundary = (id: string, on: string, wait: string, interrupting = true) =>
-  `<bpmn:boundaryEvent id="${id}" name="${id}" attachedToRef="${on}"${interrupting ? '' : ' cancelActivity="false"'}>` +
-  `<bpmn:timerEventDefinition><bpmn:timeDuration>${wait}</bpmn:timeDuration></bpmn:timerEventDefinition></bpmn:boundaryEvent>`;
 
 /** start → Approve (user task, a timer on it) → Done → end; the timer → Escalate → end2. */
 const approval = (wait: string, interrupting = true) =>
@@ -54,10 +45,8 @@ describeEachEngine('process graph: timer boundary events', (engine) => {
   beforeAll(async () => {
     w = await hostWorld(engine.store);
   });
-  const start = async (xml: string, data: Record<string, unknown> = {}) =>
-    w.host.start(w.account, { definition: await readBpmn(xml), data, user: null, mode: 'TEST' });
-  const rows = (view: { steps: { stepId: number; status: string; result: unknown }[] }) =>
-    view.steps.map((s) => [s.stepId, s.status, s.result]);
+  const start = (xml: string, data?: Record<string, unknown>) => startModel(w, xml, data);
+  const rows = stepResults;
   const timersOf = async (requestId: string) =>
     (await w.platform.processes.timers.list(w.account, requestId)).filter((t) => t.kind === 'boundary');
   /** Fires the request's one boundary timer: true the first time, false the second. */

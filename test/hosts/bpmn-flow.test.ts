@@ -6,30 +6,16 @@
  */
 import { beforeAll, expect, it } from 'vitest';
 import { readBpmn } from '../../src/platform/processes/bpmn/index.js';
+import { bpmnModel, scriptTask, sequenceFlow as flow, startModel } from '../support/bpmn.js';
 import { describeEachEngine } from '../support/engines.js';
 import { NOW } from '../platform/world.js';
 import { hostWorld, ref, stepsOf, type HostWorld } from './support.js';
 
-const NS =
-  'xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:flowmark="urn:flowmark:bpmn" targetNamespace="urn:test"';
-
 /** A BPMN document of one process (its elements given), with the errors E1 and E2 declared. */
 const model = (name: string, body: string) =>
-  `<?xml version="1.0" encoding="UTF-8"?>
-<bpmn:definitions ${NS} id="D_${name}">
-  <bpmn:error id="E1" errorCode="E1" />
-  <bpmn:error id="E2" errorCode="E2" />
-  <bpmn:process id="${name}" name="${name}" isExecutable="true">
-${body}
-  </bpmn:process>
-</bpmn:definitions>`;
-
+  bpmnModel(name, body, '  <bpmn:error id="E1" errorCode="E1" />\n  <bpmn:error id="E2" errorCode="E2" />\n');
 const script = (id: string, template: string, extra = '') =>
-  `<bpmn:scriptTask id="${id}" name="${id}" scriptFormat="freemarker">${extra}<bpmn:script>${template}</bpmn:script></bpmn:scriptTask>`;
-const flow = (id: string, from: string, to: string, condition?: string, name?: string) =>
-  `<bpmn:sequenceFlow id="${id}" sourceRef="${from}" targetRef="${to}"${name ? ` name="${name}"` : ''}>${
-    condition === undefined ? '' : `<bpmn:conditionExpression>${condition}</bpmn:conditionExpression>`
-  }</bpmn:sequenceFlow>`;
+  scriptTask(id, template, { format: 'freemarker', extra });
 
 const ROUTE = model(
   'Route',
@@ -55,8 +41,7 @@ describeEachEngine('process graph: execution', (engine) => {
   beforeAll(async () => {
     w = await hostWorld(engine.store);
   });
-  const start = async (xml: string, data: Record<string, unknown> = {}) =>
-    w.host.start(w.account, { definition: await readBpmn(xml), data, user: null, mode: 'TEST' });
+  const start = (xml: string, data?: Record<string, unknown>) => startModel(w, xml, data);
   const results = (view: { steps: { result: unknown }[] }) => view.steps.map((s) => s.result);
 
   it('takes the first exclusive-gateway flow whose condition is true, else the default flow', async () => {

@@ -5,25 +5,15 @@
  * for one that left for an end event elsewhere — with P_branch_<name> of each arrived branch.
  */
 import { beforeAll, expect, it } from 'vitest';
-import { readBpmn } from '../../src/platform/processes/bpmn/index.js';
+import {
+  bpmnModel as model,
+  scriptTask as script,
+  sequenceFlow as flow,
+  startModel,
+  stepResults,
+} from '../support/bpmn.js';
 import { describeEachEngine } from '../support/engines.js';
 import { hostWorld, ref, type HostWorld } from './support.js';
-
-const NS =
-  'xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:flowmark="urn:flowmark:bpmn" targetNamespace="urn:test"';
-const model = (name: string, body: string) =>
-  `<?xml version="1.0" encoding="UTF-8"?>
-<bpmn:definitions ${NS} id="D_${name}">
-  <bpmn:process id="${name}" name="${name}" isExecutable="true">
-${body}
-  </bpmn:process>
-</bpmn:definitions>`;
-const script = (id: string, template: string) =>
-  `<bpmn:scriptTask id="${id}" name="${id}"><bpmn:script>${template}</bpmn:script></bpmn:scriptTask>`;
-const flow = (id: string, from: string, to: string, condition?: string) =>
-  `<bpmn:sequenceFlow id="${id}" sourceRef="${from}" targetRef="${to}">${
-    condition === undefined ? '' : `<bpmn:conditionExpression>${condition}</bpmn:conditionExpression>`
-  }</bpmn:sequenceFlow>`;
 
 /** start → or (a? b? c?, default d) → A | B | C | D → join → After → end. */
 const ROUTES = model(
@@ -60,10 +50,8 @@ describeEachEngine('process graph: inclusive gateway', (engine) => {
   beforeAll(async () => {
     w = await hostWorld(engine.store);
   });
-  const start = async (xml: string, data: Record<string, unknown> = {}) =>
-    w.host.start(w.account, { definition: await readBpmn(xml), data, user: null, mode: 'TEST' });
-  const rows = (view: { steps: { stepId: number; status: string; result: unknown }[] }) =>
-    view.steps.map((s) => [s.stepId, s.status, s.result]);
+  const start = (xml: string, data?: Record<string, unknown>) => startModel(w, xml, data);
+  const rows = stepResults;
 
   it('forks on every flow whose condition holds and joins exactly those branches', async () => {
     const view = await start(ROUTES, { a: true, b: false, c: true });

@@ -9,15 +9,14 @@ import { beforeAll, expect, it } from 'vitest';
 import { readBpmn } from '../../src/platform/processes/bpmn/index.js';
 import { writeBpmn } from '../../src/platform/processes/bpmn/write.js';
 import { parseDefinition } from '../../src/platform/processes/index.js';
+import { BPMN_NS, startModel } from '../support/bpmn.js';
 import { describeEachEngine } from '../support/engines.js';
 import { hostWorld, ref, type HostWorld } from './support.js';
 
-const NS =
-  'xmlns:bpmn="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:flowmark="urn:flowmark:bpmn" targetNamespace="urn:test"';
 /** start → Work (its marker and script given) → end. */
 const looped = (marker: string, script: string, task = 'scriptTask') =>
   `<?xml version="1.0" encoding="UTF-8"?>
-<bpmn:definitions ${NS} id="D">
+<bpmn:definitions ${BPMN_NS} id="D">
   <bpmn:process id="Loop" name="Loop" isExecutable="true">
     <bpmn:startEvent id="start" />
     <bpmn:${task} id="Work" name="Work">${marker}${task === 'scriptTask' ? `<bpmn:script>${script}</bpmn:script>` : ''}</bpmn:${task}>
@@ -34,8 +33,7 @@ describeEachEngine('process graph: loop markers', (engine) => {
   beforeAll(async () => {
     w = await hostWorld(engine.store);
   });
-  const start = async (xml: string, data: Record<string, unknown> = {}) =>
-    w.host.start(w.account, { definition: await readBpmn(xml), data, user: null, mode: 'TEST' });
+  const start = (xml: string, data?: Record<string, unknown>) => startModel(w, xml, data);
   const rows = (view: { steps: { iteration: number; status: string; result: unknown }[] }) =>
     view.steps.map((s) => [s.iteration, s.status, s.result]);
 

@@ -2,7 +2,7 @@
  * `flowmark run FILE.bpmn` through the built CLI (bin/flowmark.js in a child process, SQLite under
  * FLOWMARK_DATA): the same output, --quiet and exit codes as the same process written as JSON.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +16,17 @@ describe('flowmark run FILE.bpmn', () => {
     dir = mkdtempSync(join(tmpdir(), 'flowmark-bpmn-'));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const env = () => ({ ...process.env, FLOWMARK_DATA: join(dir, 'data'), DATABASE_URL: '' });
+  /** Runs the built CLI with its data in the suite's folder (SQLite). */
+  const run = (args: string[]) =>
+    flowmark(args, {
+      env: { ...process.env, FLOWMARK_DATA: join(dir, 'data'), DATABASE_URL: '' },
+      timeoutMs: 30_000,
+    });
+  /** Writes `text` as the model file `name` of the suite's folder and returns its path. */
+  const written = (name: string, text: string) => {
+    writeFileSync(join(dir, name), text);
+    return join(dir, name);
+  };
   /** The output with each request id as <id> (and its short form as <short>). */
   const anonymous = (text: string) => {
     const id = /request (\S+): /.exec(text)?.[1];
@@ -30,14 +40,8 @@ describe('flowmark run FILE.bpmn', () => {
 
   it('runs a BPMN model exactly as the same process in JSON', async () => {
     const args = ['--data', '{"amount": 21}', '--task', '{"ok": true}'];
-    const bpmn = await flowmark(['run', fixture('approval.bpmn'), ...args], {
-      env: env(),
-      timeoutMs: 30_000,
-    });
-    const json = await flowmark(['run', fixture('approval.json'), ...args], {
-      env: env(),
-      timeoutMs: 30_000,
-    });
+    const bpmn = await run(['run', fixture('approval.bpmn'), ...args]);
+    const json = await run(['run', fixture('approval.json'), ...args]);
     expect(bpmn.stderr).toBe('');
     expect(bpmn.code).toBe(0);
     expect(anonymous(bpmn.stdout)).toBe(
@@ -53,17 +57,8 @@ describe('flowmark run FILE.bpmn', () => {
     expect(json.code).toBe(0);
     expect(anonymous(json.stdout)).toBe(anonymous(bpmn.stdout));
 
-    const quiet = await flowmark(['run', fixture('approval.bpmn'), '--quiet', '--data', '{"amount": 1}'], {
-      env: env(),
-      timeoutMs: 30_000,
-    });
-    const quietJson = await flowmark(
-      ['run', fixture('approval.json'), '--quiet', '--data', '{"amount": 1}'],
-      {
-        env: env(),
-        timeoutMs: 30_000,
-      },
-    );
+    const quiet = await run(['run', fixture('approval.bpmn'), '--quiet', '--data', '{"amount": 1}']);
+    const quietJson = await run(['run', fixture('approval.json'), '--quiet', '--data', '{"amount": 1}']);
     expect(quiet.code).toBe(0);
     expect(anonymous(quiet.stdout)).toBe(
       'request <id>: 102 WAITING\nopen task: http://localhost:8080/live/default/task/<id>/2/0\n' +
@@ -74,25 +69,26 @@ describe('flowmark run FILE.bpmn', () => {
   });
 
   it('refuses a model with elements outside the executable subset, naming each with its line', async () => {
-    const refused = await flowmark(['run', fixture('unsupported.bpmn')], { env: env(), timeoutMs: 30_000 });
+    const refused = await run(['run', fixture('unsupported.bpmn')]);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toBe(
       'flowmark run: process "Odd" cannot run: outside the executable subset: bpmn:ScriptTask (scriptFormat "groovy") "Work" (line 6), ' +
         'bpmn:ComplexGateway "Tangle" (line 9), bpmn:MultiInstanceLoopCharacteristics (no loopCardinality nor flowmark:collection) "Plain" (line 10), bpmn:IntermediateCatchEvent (bpmn:TimerEventDefinition) "Wait" (line 13)\n',
     );
-    const broken = join(dir, 'broken.bpmn');
-    (await import('node:fs')).writeFileSync(broken, '<definitions');
-    const malformed = await flowmark(['run', broken], { env: env(), timeoutMs: 30_000 });
+    const broken = written('broken.bpmn', '<definitions');
+    const malformed = await run(['run', broken]);
     expect(malformed.code).toBe(1);
     expect(malformed.stderr).toMatch(/^flowmark run: PROCESS\.bpmn: BPMN document: /);
   });
 
   it('runs an inclusive gateway: every branch whose condition holds, joined; the default flow when none does', async () => {
-    const both = await flowmark(
-      ['run', fixture('inclusive.bpmn'), '--data', '{"email": "a@b.c", "phone": "555"}'],
-      { env: env(), timeoutMs: 30_000 },
-    );
+    const both = await run([
+      'run',
+      fixture('inclusive.bpmn'),
+      '--data',
+      '{"email": "a@b.c", "phone": "555"}',
+    ]);
     expect(both.stderr).toBe('');
     expect(both.code).toBe(0);
     expect(anonymous(both.stdout)).toBe(
@@ -104,22 +100,18 @@ describe('flowmark run FILE.bpmn', () => {
         'request <id>: 201 COMPLETED\n' +
         '{\n  "email": "a@b.c",\n  "phone": "555",\n  "report": "mail to a@b.c / sms to 555 / -"\n}\n',
     );
-    const none = await flowmark(['run', fixture('inclusive.bpmn'), '--quiet'], {
-      env: env(),
-      timeoutMs: 30_000,
-    });
+    const none = await run(['run', fixture('inclusive.bpmn'), '--quiet']);
     expect(none.code).toBe(0);
     expect(anonymous(none.stdout)).toBe(
       'request <id>: 201 COMPLETED\n{\n  "report": "- / - / nobody to tell"\n}\n',
     );
-    const noDefault = join(dir, 'no-default.bpmn');
-    (await import('node:fs')).writeFileSync(
-      noDefault,
+    const noDefault = written(
+      'no-default.bpmn',
       readFileSync(fixture('inclusive.bpmn'), 'utf8')
         .replace(' default="none"', '')
         .replace('<bpmn:sequenceFlow id="none" sourceRef="Channels" targetRef="Log" />', ''),
     );
-    const failed = await flowmark(['run', noDefault, '--quiet'], { env: env(), timeoutMs: 30_000 });
+    const failed = await run(['run', noDefault, '--quiet']);
     expect(failed.code).toBe(1);
     expect(anonymous(failed.stdout)).toBe(
       'request <id>: 301 ABORTED\nP_message: inclusiveGateway Channels (Channels?): no condition of its outgoing flows is true and it has no default flow\n{}\n',
@@ -127,21 +119,17 @@ describe('flowmark run FILE.bpmn', () => {
   });
 
   it('runs a multi-instance task over a collection, its instances in turn with P_index and P_item', async () => {
-    const looped = join(dir, 'looped.bpmn');
-    (await import('node:fs')).writeFileSync(
-      looped,
+    const looped = written(
+      'looped.bpmn',
       readFileSync(fixture('inclusive.bpmn'), 'utf8').replace(
         '<bpmn:scriptTask id="Mail" name="Mail"><bpmn:script>mail to ${email}</bpmn:script>',
         '<bpmn:scriptTask id="Mail" name="Mail"><bpmn:multiInstanceLoopCharacteristics flowmark:collection="${email}" /><bpmn:script>${P_index}: mail to ${P_item}</bpmn:script>',
       ),
     );
-    const run = await flowmark(['run', looped, '--data', '{"email": ["a@b.c", "d@e.f"]}'], {
-      env: env(),
-      timeoutMs: 30_000,
-    });
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
-    expect(anonymous(run.stdout)).toBe(
+    const ran = await run(['run', looped, '--data', '{"email": ["a@b.c", "d@e.f"]}']);
+    expect(ran.stderr).toBe('');
+    expect(ran.code).toBe(0);
+    expect(anonymous(ran.stdout)).toBe(
       '[<short>] started "Notify"\n' +
         '[<short>] step 1 (Mail) done → "0: mail to a@b.c"\n' +
         '[<short>] step 1 (Mail) #1 done → "1: mail to d@e.f"\n' +
@@ -153,15 +141,14 @@ describe('flowmark run FILE.bpmn', () => {
   });
 
   it('refuses a timer boundary event whose duration is not one, naming the event and its line', async () => {
-    const bad = join(dir, 'bad-timer.bpmn');
-    (await import('node:fs')).writeFileSync(
-      bad,
+    const bad = written(
+      'bad-timer.bpmn',
       readFileSync(fixture('approval.bpmn'), 'utf8').replace(
         '</bpmn:process>',
         '<bpmn:boundaryEvent id="Late" attachedToRef="Approve"><bpmn:timerEventDefinition><bpmn:timeDuration>two days</bpmn:timeDuration></bpmn:timerEventDefinition></bpmn:boundaryEvent>\n</bpmn:process>',
       ),
     );
-    const refused = await flowmark(['run', bad], { env: env(), timeoutMs: 30_000 });
+    const refused = await run(['run', bad]);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toBe(
@@ -171,7 +158,7 @@ describe('flowmark run FILE.bpmn', () => {
 
   it('runs the MIWG reference model A.1.0 and refuses A.3.0, naming what it cannot run', async () => {
     const miwg = (name: string) => fixture(`miwg/${name}.bpmn`);
-    const a1 = await flowmark(['run', miwg('A.1.0')], { env: env(), timeoutMs: 30_000 });
+    const a1 = await run(['run', miwg('A.1.0')]);
     expect(a1.code).toBe(0);
     expect(anonymous(a1.stdout)).toBe(
       '[<short>] started "A.1.0"\n' +
@@ -181,7 +168,7 @@ describe('flowmark run FILE.bpmn', () => {
         '[<short>] ended 201 COMPLETED\n' +
         'request <id>: 201 COMPLETED\n{}\n',
     );
-    const a3 = await flowmark(['run', miwg('A.3.0')], { env: env(), timeoutMs: 30_000 });
+    const a3 = await run(['run', miwg('A.3.0')]);
     expect(a3.code).toBe(1);
     expect(a3.stderr).toBe(
       'flowmark run: process "A.3.0" cannot run: outside the executable subset: ' +

@@ -1,11 +1,11 @@
 import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { CollectionError, importOptions, readImport, type Actor } from '../../platform/collections/index.js';
 import { createPlatform } from '../../platform/index.js';
 import { defaultAccount } from '../../server/bootstrap.js';
 import { openStore } from '../../store/index.js';
 import type { CliIo, Command } from '../main.js';
 import { cannotRead, commandErrors } from '../command-errors.js';
+import { errorMessage } from '../../errors/index.js';
 
 const USAGE =
   'flowmark collections list [--account ID]\n' +
@@ -22,21 +22,12 @@ export const collections: Command = {
   name: 'collections',
   usage: USAGE,
   async run(args, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args,
-        options: {
-          account: { type: 'string' },
-          options: { type: 'string' },
-          drop: { type: 'boolean', default: false },
-        },
-        strict: true,
-        allowPositionals: true,
-      });
-    } catch (e) {
-      return usageError(io, (e as Error).message);
-    }
+    const parsed = parse(io, args, {
+      account: { type: 'string' },
+      options: { type: 'string' },
+      drop: { type: 'boolean', default: false },
+    });
+    if (typeof parsed === 'number') return parsed;
     const { values, positionals } = parsed;
     const [action, ...rest] = positionals;
     const arity = { list: 0, import: 2, indexes: 1 } as Record<string, number>;
@@ -49,7 +40,7 @@ export const collections: Command = {
       try {
         rawOptions = JSON.parse(values.options) as Record<string, unknown>;
       } catch (e) {
-        return usageError(io, `--options: not valid JSON (${(e as Error).message})`);
+        return usageError(io, `--options: not valid JSON (${errorMessage(e)})`);
       }
       if (rawOptions === null || typeof rawOptions !== 'object' || Array.isArray(rawOptions))
         return usageError(io, '--options: a JSON object is expected');
@@ -163,7 +154,7 @@ class Progress {
 
 const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 
-const { usageError, failure } = commandErrors('collections', USAGE);
+const { parse, usageError, failure } = commandErrors('collections', USAGE);
 
 /**
  * A file to import as JSON when no `format` is given: named *.json, *.jsonl or *.ndjson, or whose

@@ -1,6 +1,5 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { parseArgs } from 'node:util';
 import { SYSTEM_PRINCIPAL, type Principal } from '../../platform/files/index.js';
 import { createPlatform, PlatformError, type Platform } from '../../platform/index.js';
 import { defaultAccount } from '../../server/bootstrap.js';
@@ -24,25 +23,16 @@ export const files: Command = {
   name: 'files',
   usage: USAGE,
   async run(args, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args,
-        options: {
-          name: { type: 'string' },
-          type: { type: 'string' },
-          charset: { type: 'string' },
-          public: { type: 'boolean', default: false },
-          user: { type: 'string' },
-          account: { type: 'string' },
-          out: { type: 'string', short: 'o' },
-        },
-        strict: true,
-        allowPositionals: true,
-      });
-    } catch (e) {
-      return usageError(io, (e as Error).message);
-    }
+    const parsed = parse(io, args, {
+      name: { type: 'string' },
+      type: { type: 'string' },
+      charset: { type: 'string' },
+      public: { type: 'boolean', default: false },
+      user: { type: 'string' },
+      account: { type: 'string' },
+      out: { type: 'string', short: 'o' },
+    });
+    if (typeof parsed === 'number') return parsed;
     const { values, positionals } = parsed;
     const [action, ...rest] = positionals;
     const arity: Record<string, number> = { put: 1, get: 1, ls: 0 };
@@ -112,4 +102,4 @@ async function principalFor(
   return { userId: user.id, isAdmin: user.isAdmin, mode: 'LIVE' };
 }
 
-const { usageError, failure } = commandErrors('files', USAGE);
+const { parse, usageError, failure } = commandErrors('files', USAGE);

@@ -11,6 +11,7 @@ import {
   openRenderContext,
   type ContextArgs,
 } from './render-context.js';
+import { errorMessage } from '../../errors/index.js';
 
 const USAGE =
   'flowmark render-batch [--locale L] [--time-zone Z] [--strict] [--setting NAME=VALUE]…\n' +
@@ -75,7 +76,7 @@ export async function handleLine(
       },
     };
   } catch (e) {
-    return { id, ok: false, errorType: 'BadRequest', error: `bad request: ${(e as Error).message}` };
+    return { id, ok: false, errorType: 'BadRequest', error: `bad request: ${errorMessage(e)}` };
   }
   if (defaults.context) {
     // each line its own evaluation state (P_locks, P_message) over the shared context
@@ -90,7 +91,7 @@ export async function handleLine(
       const error = e.message + storeHintFor(e.message, defaults.context);
       return { id, ok: false, error, errorType: e.kind, line: e.line, column: e.column };
     }
-    return { id, ok: false, errorType: 'BadRequest', error: `bad request: ${(e as Error).message}` };
+    return { id, ok: false, errorType: 'BadRequest', error: `bad request: ${errorMessage(e)}` };
   }
 }
 
@@ -193,7 +194,7 @@ export const renderBatch: Command = {
     try {
       context = await openRenderContext(contextArgs);
     } catch (e) {
-      io.stderr.write(`flowmark render-batch: ${(e as Error).message}\n`);
+      io.stderr.write(`flowmark render-batch: ${errorMessage(e)}\n`);
       return 1;
     }
     defaults.context = context?.ctx;

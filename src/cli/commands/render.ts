@@ -25,6 +25,7 @@ import {
   type ContextArgs,
 } from './render-context.js';
 import type { CliIo, Command } from '../main.js';
+import { errorMessage } from '../../template/errors.js';
 
 const USAGE =
   'flowmark render TEMPLATE|- [--data FILE|JSON|-] [--locale L] [--time-zone Z] [--strict]\n' +
@@ -206,7 +207,7 @@ export const render: Command = {
       else if (dataArg !== undefined && /^\s*[{[]/.test(dataArg)) dataJson = dataArg;
       else if (dataArg !== undefined) dataJson = await readNamed(dataArg, '--data');
     } catch (e) {
-      io.stderr.write(`flowmark render: ${e instanceof Error ? e.message : String(e)}\n`);
+      io.stderr.write(`flowmark render: ${errorMessage(e)}\n`);
       return 1;
     }
 
@@ -214,7 +215,7 @@ export const render: Command = {
     try {
       context = await openRenderContext(contextArgs);
     } catch (e) {
-      io.stderr.write(`flowmark render: ${(e as Error).message}\n`);
+      io.stderr.write(`flowmark render: ${errorMessage(e)}\n`);
       return 1;
     }
     try {
@@ -222,7 +223,7 @@ export const render: Command = {
       return 0;
     } catch (e) {
       io.stderr.write(
-        `${e instanceof TemplateError ? e.message + storeHintFor(e.message, context?.ctx) : `flowmark render: ${(e as Error).message}`}\n`,
+        `${e instanceof TemplateError ? e.message + storeHintFor(e.message, context?.ctx) : `flowmark render: ${errorMessage(e)}`}\n`,
       );
       return 1;
     } finally {

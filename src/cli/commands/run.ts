@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { ConfigError } from '../../config/index.js';
 import { ProcessHost, type ProcessEvent, type RequestView } from '../../hosts/index.js';
 import {
@@ -24,6 +23,7 @@ import type { CliIo, Command } from '../main.js';
 import { evaluationLimits } from './limits.js';
 import { noSuchUser } from './render-context.js';
 import { cannotRead, commandErrors } from '../command-errors.js';
+import { errorMessage } from '../../errors/index.js';
 
 const USAGE =
   'flowmark run PROCESS.json|PROCESS.bpmn [--data JSON|@FILE] [--user LOGIN] [--mode LIVE|ACCEPTANCE|TEST]\n' +
@@ -46,25 +46,16 @@ export const run: Command = {
   name: 'run',
   usage: USAGE,
   async run(args, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args,
-        options: {
-          data: { type: 'string' },
-          user: { type: 'string' },
-          mode: { type: 'string', default: 'TEST' },
-          account: { type: 'string' },
-          task: { type: 'string', multiple: true, default: [] },
-          quiet: { type: 'boolean', default: false },
-          'data-document-limit': { type: 'string' },
-        },
-        strict: true,
-        allowPositionals: true,
-      });
-    } catch (e) {
-      return usageError(io, (e as Error).message);
-    }
+    const parsed = parse(io, args, {
+      data: { type: 'string' },
+      user: { type: 'string' },
+      mode: { type: 'string', default: 'TEST' },
+      account: { type: 'string' },
+      task: { type: 'string', multiple: true, default: [] },
+      quiet: { type: 'boolean', default: false },
+      'data-document-limit': { type: 'string' },
+    });
+    if (typeof parsed === 'number') return parsed;
     const { values, positionals } = parsed;
     if (positionals.length !== 1) return usageError(io, 'one PROCESS.json file is expected');
     const mode = values.mode!.toUpperCase();
@@ -87,7 +78,7 @@ export const run: Command = {
       const note = triggerNote(definition);
       if (note) io.stderr.write(`flowmark run: ${note}\n`);
     } catch (e) {
-      return failure(io, (e as Error).message);
+      return failure(io, errorMessage(e));
     }
 
     const store = await openStore();
@@ -251,7 +242,7 @@ async function readDefinition(file: string): Promise<unknown> {
   try {
     return await readBpmn(text);
   } catch (e) {
-    throw new Error(`PROCESS.bpmn: ${(e as Error).message}`, { cause: e });
+    throw new Error(`PROCESS.bpmn: ${errorMessage(e)}`, { cause: e });
   }
 }
 
@@ -268,7 +259,7 @@ function readJson(value: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new Error(`${what}: not JSON (${(e as Error).message})`, { cause: e });
+    throw new Error(`${what}: not JSON (${errorMessage(e)})`, { cause: e });
   }
 }
 
@@ -278,4 +269,4 @@ function objectOf(value: unknown, what: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-const { usageError, failure } = commandErrors('run', USAGE);
+const { parse, usageError, failure } = commandErrors('run', USAGE);

@@ -4,6 +4,7 @@ import { countSecrets, resealSecrets } from '../../platform/reseal.js';
 import { parseSecretKey, SecretBox, secretBox } from '../../platform/secrets.js';
 import { openStore } from '../../store/index.js';
 import { commandErrors } from '../command-errors.js';
+import { errorMessage } from '../../errors/index.js';
 
 const USAGE =
   'flowmark secrets status\n' +
@@ -45,7 +46,7 @@ export const secrets: Command = {
       io.stdout.write(`sealed ${written} with key ${box.fingerprint}\n`);
       return 0;
     } catch (e) {
-      return failure(io, (e as Error).message);
+      return failure(io, errorMessage(e));
     } finally {
       await store.close();
     }

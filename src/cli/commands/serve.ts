@@ -34,6 +34,7 @@ import {
   serveMetrics,
   workerMetrics,
 } from '../../metrics/gather.js';
+import { errorMessage } from '../../errors/index.js';
 
 /** The program the supervisor's workers run (this CLI, built). */
 const BIN = fileURLToPath(new URL('../../../bin/flowmark.js', import.meta.url));
@@ -119,7 +120,7 @@ function parseServe(args: string[], io: CliIo, env: NodeJS.ProcessEnv = process.
       allowPositionals: false,
     }));
   } catch (e) {
-    io.stderr.write(`flowmark serve: ${cliWords((e as Error).message)}\nusage: ${USAGE}\n`);
+    io.stderr.write(`flowmark serve: ${cliWords(errorMessage(e))}\nusage: ${USAGE}\n`);
     return 2;
   }
   const port = Number(values.port);
@@ -297,7 +298,7 @@ async function supervise(
   try {
     address = await Promise.race([supervisor.start(), stopping.then(() => undefined)]);
   } catch (e) {
-    io.stderr.write(`flowmark serve: ${(e as Error).message}\n`);
+    io.stderr.write(`flowmark serve: ${errorMessage(e)}\n`);
     return 1;
   }
   if (address) {
@@ -397,7 +398,7 @@ async function metricsServer(host: string, port: number, text: () => Promise<str
       (e: unknown) =>
         response
           .writeHead(503, { 'content-type': 'text/plain' })
-          .end(`The metrics could not be gathered: ${e instanceof Error ? e.message : String(e)}\n`),
+          .end(`The metrics could not be gathered: ${errorMessage(e)}\n`),
     );
   });
   await new Promise<void>((resolve, reject) => {

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import type { Command } from '../main.js';
 import { createPlatform, type Platform } from '../../platform/index.js';
 import { defaultAccount } from '../../server/bootstrap.js';
@@ -20,22 +19,13 @@ export const token: Command = {
   name: 'token',
   usage: USAGE,
   async run(args, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args,
-        options: {
-          user: { type: 'string' },
-          account: { type: 'string' },
-          name: { type: 'string', default: 'cli' },
-          'expires-days': { type: 'string' },
-        },
-        strict: true,
-        allowPositionals: true,
-      });
-    } catch (e) {
-      return usageError(io, (e as Error).message);
-    }
+    const parsed = parse(io, args, {
+      user: { type: 'string' },
+      account: { type: 'string' },
+      name: { type: 'string', default: 'cli' },
+      'expires-days': { type: 'string' },
+    });
+    if (typeof parsed === 'number') return parsed;
     const { values, positionals } = parsed;
     const [action, ...rest] = positionals;
     if (action !== 'create' && action !== 'list' && action !== 'revoke')
@@ -114,4 +104,4 @@ async function findUser(platform: Platform, accountId: string, login: string) {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-const { usageError, failure } = commandErrors('token', USAGE);
+const { parse, usageError, failure } = commandErrors('token', USAGE);

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { parseArgs } from 'node:util';
 import type { Command } from '../main.js';
 import { createPlatform } from '../../platform/index.js';
 import { defaultAccount } from '../../server/bootstrap.js';
@@ -17,17 +16,8 @@ export const users: Command = {
   name: 'users',
   usage: USAGE,
   async run(args, io) {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args,
-        options: { user: { type: 'string' }, account: { type: 'string' } },
-        strict: true,
-        allowPositionals: true,
-      });
-    } catch (e) {
-      return usageError(io, (e as Error).message);
-    }
+    const parsed = parse(io, args, { user: { type: 'string' }, account: { type: 'string' } });
+    if (typeof parsed === 'number') return parsed;
     const { values, positionals } = parsed;
     const [action, ...rest] = positionals;
     if (action !== 'list' && action !== 'reset-password')
@@ -65,4 +55,4 @@ export const users: Command = {
   },
 };
 
-const { usageError, failure } = commandErrors('users', USAGE);
+const { parse, usageError, failure } = commandErrors('users', USAGE);

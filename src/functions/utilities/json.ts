@@ -129,7 +129,7 @@ const jsonFunctions: FunctionSpec[] = [
       {
         params: [objectParam, fieldParam, valueParam, forceStringParam],
         impl(_ctx, args, _call, fn) {
-          const [object, field, value, force] = args as [Json, string, unknown, boolean];
+          const [object, field, value, force] = args;
           checkKey(fn, 2, 'field', field);
           const out = { ...object };
           accumulate(out, field, storedValue(value, force));
@@ -149,7 +149,7 @@ const jsonFunctions: FunctionSpec[] = [
       {
         params: [objectParam, { name: 'object2', type: 'object' }],
         impl(_ctx, args, _call, fn) {
-          const [object, object2] = args as [Json, Json];
+          const [object, object2] = args;
           const out = { ...object };
           for (const [k, v] of Object.entries(object2)) {
             checkKey(fn, 2, 'object2', k);
@@ -193,7 +193,7 @@ const jsonFunctions: FunctionSpec[] = [
       {
         params: [objectParam, fieldParam, valueParam, forceStringParam],
         impl(_ctx, args, _call, fn) {
-          const [object, field, value, force] = args as [Json, string, unknown, boolean];
+          const [object, field, value, force] = args;
           checkKey(fn, 2, 'field', field);
           return { ...object, [field]: storedValue(value, force) };
         },
@@ -211,7 +211,7 @@ const jsonFunctions: FunctionSpec[] = [
       {
         params: [objectParam, fieldParam, valueParam, forceStringParam],
         impl(_ctx, args, _call, fn) {
-          const [object, field, value, force] = args as [Json, string, unknown, boolean];
+          const [object, field, value, force] = args;
           const segments = pathOf(fn, field);
           const out = { ...object };
           const parent = descendForWrite(fn, out, segments);
@@ -232,7 +232,7 @@ const jsonFunctions: FunctionSpec[] = [
       {
         params: [objectParam, { name: 'object2', type: 'object' }],
         impl(_ctx, args, _call, fn) {
-          const [object, object2] = args as [Json, Json];
+          const [object, object2] = args;
           const out = { ...object };
           for (const [k, v] of Object.entries(object2)) {
             checkKey(fn, 2, 'object2', k);
@@ -254,7 +254,7 @@ const jsonFunctions: FunctionSpec[] = [
       {
         params: [objectParam, fieldParam],
         impl(_ctx, args, _call, fn) {
-          const [object, field] = args as [Json, string];
+          const [object, field] = args;
           checkKey(fn, 2, 'field', field);
           const out = { ...object };
           delete out[field];
@@ -274,7 +274,7 @@ const jsonFunctions: FunctionSpec[] = [
       {
         params: [objectParam, fieldParam],
         impl(_ctx, args, _call, fn) {
-          const [object, field] = args as [Json, string];
+          const [object, field] = args;
           const segments = pathOf(fn, field);
           // Check the path exists before copying anything.
           let node: unknown = object;
@@ -336,7 +336,7 @@ const jsonFunctions: FunctionSpec[] = [
           { name: 'key', type: 'string' },
         ],
         impl(_ctx, args) {
-          const [object, key] = args as [Json, string];
+          const [object, key] = args;
           const value = has(object, key) ? object[key] : undefined;
           if (value === undefined || value === null) return [];
           return Array.isArray(value) ? value : [value];

@@ -5,6 +5,7 @@
 import type { StepError } from '../../platform/processes/index.js';
 import { FunctionError } from '../../functions/errors.js';
 import { TemplateError } from '../../template/index.js';
+import { errorMessage } from '../../errors/index.js';
 
 /** A failure the host itself raises (a limit, a refused value), with the step's wording. */
 export class StepFailure extends Error {
@@ -24,7 +25,7 @@ export function stepError(e: unknown): StepError {
     const description = (e.description ?? e.message).split('\n\n----')[0]!.trim();
     return { message: cause ?? description, template: e.templateName, line: e.line, column: e.column };
   }
-  return { message: e instanceof Error ? e.message : String(e) };
+  return { message: errorMessage(e) };
 }
 
 /** The text of P_message for a failed step: `<template>, line L, column C: <message>`. */

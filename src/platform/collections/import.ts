@@ -10,6 +10,7 @@ import { parse as parseCsv, type Options as CsvOptions } from 'csv-parse';
 import iconv from 'iconv-lite';
 import { CollectionError } from './errors.js';
 import { readJsonText } from '../../safety/index.js';
+import { errorMessage } from '../../errors/index.js';
 
 export interface ImportOptions {
   /** CSV (default) or JSON. */
@@ -154,7 +155,7 @@ async function* readCsv(text: Readable, options: ImportOptions): AsyncGenerator<
     }
   } catch (e) {
     if (e instanceof CollectionError) throw e;
-    fail(`CSV: ${(e as Error).message}`);
+    fail(`CSV: ${errorMessage(e)}`);
   }
 }
 
@@ -216,7 +217,7 @@ function parseJson(text: string, where: string): unknown {
   try {
     return readJsonText(text, where);
   } catch (e) {
-    fail((e as Error).message);
+    fail(errorMessage(e));
   }
 }
 

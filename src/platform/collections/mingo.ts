@@ -8,6 +8,7 @@ import { splitFilter, type SplitFilter } from './pushdown.js';
 import { checkRegexes, withLinearRegexes } from './regex.js';
 import { assertSafeSpec } from './safety.js';
 import type { Document, SortSpec } from './types.js';
+import { errorMessage } from '../../errors/index.js';
 
 /** mingo with server-side JavaScript disabled (assertSafeSpec refuses those operators first). */
 export const MINGO_OPTIONS: Partial<Options> = { scriptEnabled: false, useStrictMode: true, idKey: '_id' };
@@ -138,7 +139,7 @@ function bounded<T>(what: string, work: () => T): T {
   } catch (e) {
     if (e instanceof CollectionError || e instanceof BudgetExceededError) throw e;
     if (e instanceof RangeError) throw engineLimit(e);
-    throw new CollectionError('invalid', `${what}: ${(e as Error).message}`);
+    throw new CollectionError('invalid', `${what}: ${errorMessage(e)}`);
   }
 }
 

@@ -9,6 +9,7 @@ import { mingo } from './mingo-lib.js';
 import type { Options } from 'mingo/types';
 import type { Budget } from '../../limits/index.js';
 import { CollectionError } from './errors.js';
+import { errorMessage } from '../../errors/index.js';
 
 const CACHE_SIZE = 500;
 const cache = new Map<string, RE2JS>();
@@ -42,7 +43,7 @@ export function linearRegex(op: string, pattern: string, options = ''): RE2JS {
   try {
     re = RE2JS.compile(withRe2Escapes(pattern), flags);
   } catch (e) {
-    throw refused(op, pattern, (e as Error).message);
+    throw refused(op, pattern, errorMessage(e));
   }
   if (cache.size >= CACHE_SIZE) cache.clear();
   cache.set(key, re);

@@ -11,6 +11,7 @@ import { PlatformError } from '../errors.js';
 import { isForbiddenKey, isPlainObject, toJson, toJsonObject } from '../model.js';
 import { toLane, type Lane, type LaneRow, type Lanes } from './lanes.js';
 import { USER_COLUMNS, toUser, type User, type UserRow } from './users.js';
+import { errorMessage } from '../../errors/index.js';
 
 const SCRIPT_OPERATORS = new Set(['$where', '$function', '$accumulator', '$expr']);
 const USER_BATCH = 500;
@@ -168,7 +169,7 @@ async function compileRule(rule: unknown): Promise<{ rule: Record<string, unknow
   try {
     return { rule: copy, query: new Query(copy, { scriptEnabled: false }) };
   } catch (e) {
-    throw new PlatformError('invalid', `invalid lane rule: ${(e as Error).message}`);
+    throw new PlatformError('invalid', `invalid lane rule: ${errorMessage(e)}`);
   }
 }
 

@@ -11,6 +11,7 @@
 import { PlatformError } from '../errors.js';
 import type { FileLimits } from './limits.js';
 import { checkZip, type ZipLimits } from './zip.js';
+import { errorMessage } from '../../errors/index.js';
 
 /** Spec 2.2, worksheet descriptor: the cells to read, per worksheet. */
 export interface WorksheetRequest {
@@ -45,7 +46,7 @@ export async function readExcelCells(
   try {
     await workbook.xlsx.load(content as unknown as ArrayBuffer);
   } catch (e) {
-    throw new PlatformError('invalid', `the file is not a readable xlsx workbook: ${(e as Error).message}`);
+    throw new PlatformError('invalid', `the file is not a readable xlsx workbook: ${errorMessage(e)}`);
   }
   const result: CellsDescriptor = {};
   for (const sheet of positions) {

@@ -14,6 +14,7 @@ import { Worker } from 'node:worker_threads';
 import { RE2JS } from 're2js';
 import { PlatformError } from '../errors.js';
 import type { FileLimits } from './limits.js';
+import { errorMessage } from '../../errors/index.js';
 
 export interface ReplaceRequest {
   search: string;
@@ -79,7 +80,7 @@ function compileJob(request: ReplaceRequest, limits: Pick<FileLimits, 'maxPatter
   try {
     RE2JS.compile(pattern, flags);
   } catch (e) {
-    throw new PlatformError('invalid', `invalid regular expression: ${(e as Error).message}`);
+    throw new PlatformError('invalid', `invalid regular expression: ${errorMessage(e)}`);
   }
   return { pattern, flags, replacement };
 }

@@ -10,6 +10,7 @@ import { createInflateRaw } from 'node:zlib';
 import type yauzl from 'yauzl';
 import { PlatformError } from '../errors.js';
 import type { FileLimits } from './limits.js';
+import { errorMessage } from '../../errors/index.js';
 
 export interface ZipInput {
   name: string;
@@ -201,7 +202,7 @@ function ratioExceeded(name: string, limits: ZipLimits): ZipLimitError {
 }
 
 function invalidArchive(e: unknown): PlatformError {
-  const reason = e instanceof Error ? e.message : String(e);
+  const reason = errorMessage(e);
   return new PlatformError('invalid', `the file is not a valid zip archive: ${reason}`);
 }
 

@@ -205,16 +205,14 @@ export class ProcessRuns {
 
   /**
    * Claims up to `limit` runs whose lease expired before `now` (their server died or stalled):
-   * one conditional UPDATE, so two sweepers never claim the same run. PostgreSQL skips the rows
-   * another sweeper is claiming (SKIP LOCKED); SQLite's writer lock makes the statement atomic.
+   * one conditional UPDATE, so two sweepers never claim the same run (the dialect's `skipLocked`).
    */
   async claimExpired(lease: Lease, now: number, limit: number): Promise<ProcessRun[]> {
-    const skipLocked = this.store.dialect.name === 'postgres' ? sql` FOR UPDATE SKIP LOCKED` : sql``;
     const rows = await this.store.all<RunRow>(sql`
       UPDATE process_runs SET lease_owner = ${lease.owner}, lease_expires = ${lease.expires}, version = version + 1,
         recoveries = recoveries + 1
       WHERE lease_expires < ${now} AND request_id IN (
-        SELECT request_id FROM process_runs WHERE lease_expires < ${now} ORDER BY lease_expires LIMIT ${limit}${skipLocked})
+        SELECT request_id FROM process_runs WHERE lease_expires < ${now} ORDER BY lease_expires LIMIT ${limit}${this.store.dialect.skipLocked})
       RETURNING ${COLUMNS}`);
     return rows.map(toRun);
   }

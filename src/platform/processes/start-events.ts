@@ -8,6 +8,7 @@ import { Cron } from 'croner';
 import { PlatformError } from '../errors.js';
 import { isPlainObject } from '../model.js';
 import { isoDurationMs } from './durations.js';
+import { errorMessage } from '../../errors/index.js';
 
 export type StartTimer = { date: string } | { duration: string } | { cycle: string };
 
@@ -55,7 +56,7 @@ function cron(text: string): Cron | string {
   try {
     return new Cron(text, { paused: true, timezone: 'UTC', mode: '5-part' });
   } catch (e) {
-    return `is not an ISO 8601 repetition (R/PT1H) nor a cron expression of five fields (minute hour day month weekday, UTC): ${(e as Error).message}`;
+    return `is not an ISO 8601 repetition (R/PT1H) nor a cron expression of five fields (minute hour day month weekday, UTC): ${errorMessage(e)}`;
   }
 }
 

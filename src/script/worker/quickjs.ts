@@ -34,6 +34,7 @@ import {
   type WorkerMessage,
 } from './messages.js';
 import { SETUP, legacyPrelude, marking as markingSource } from './sandbox-code.js';
+import { errorMessage } from '../../errors/index.js';
 
 /** What the program needs of node:worker_threads (a stand-in runs it on one thread: bench/script.bench.ts). */
 export interface WorkerIO {
@@ -232,7 +233,7 @@ export function startQuickJSWorker(io: WorkerIO): void {
           {
             failure: {
               kind: 'internal',
-              message: 'the sandbox could not start: ' + (e && (e as Error).message),
+              message: 'the sandbox could not start: ' + (e && errorMessage(e)),
             },
           } as RunResult,
           true,
@@ -694,9 +695,7 @@ export function startQuickJSWorker(io: WorkerIO): void {
         made.error.dispose();
         return thrown;
       } catch (e) {
-        const error = ctx.newError(
-          e && (e as Error).message ? String((e as Error).message) : 'the sandbox failed',
-        );
+        const error = ctx.newError((e ? errorMessage(e) : '') || 'the sandbox failed');
         const thrown = ffi.QTS_Throw(c, handlePointer(error));
         error.dispose();
         return thrown;

@@ -7,6 +7,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { atomFromXml, AtomFormatError, type AtomDocument, type XmlNode } from '../../atom/format.js';
 import { ApiError } from '../errors.js';
+import { errorMessage } from '../../errors/index.js';
 
 const parser = new XMLParser({
   preserveOrder: true,
@@ -39,7 +40,7 @@ export function readAtomXml(text: string): AtomDocument {
     parsed = parser.parse(text) as Ordered[];
   } catch (e) {
     // The parser's own refusals (names such as __proto__ …) are the document's fault.
-    throw invalidXml(`Invalid XML: ${(e as Error).message}`);
+    throw invalidXml(`Invalid XML: ${errorMessage(e)}`);
   }
   const roots = parsed.map(toNode).filter((n): n is XmlNode => n !== null);
   if (roots.length !== 1) throw invalidXml('Invalid XML: expected one root element.');

@@ -19,6 +19,7 @@ import { fitsResponse } from '../response-size.js';
 import { MAX_PAGE_SIZE } from '../listing.js';
 import { CollectionInfo, IndexDescriptor, JsonObject } from '../schemas.js';
 import { parseJsonSafely, readJsonText, UnsafeJsonKeyError } from '../../safety/index.js';
+import { errorMessage } from '../../errors/index.js';
 
 /** Most documents one aggregation answers (the spec's aggregate_collection limit). */
 export const MAX_AGGREGATE_RESULTS = 1000;
@@ -580,7 +581,7 @@ function parseJson(text: string, what: string): unknown {
   try {
     value = readJsonText(text, what);
   } catch (e) {
-    throw badRequest((e as Error).message);
+    throw badRequest(errorMessage(e));
   }
   if (value === null || typeof value !== 'object' || (what === 'query' && Array.isArray(value)))
     throw badRequest(`${what}: a JSON ${what === 'query' ? 'object' : 'object or array'} is expected`);

@@ -3,7 +3,7 @@ import { defineMigration } from '../migrate.js';
 /**
  * Collections of JSON documents (src/platform/collections). `documents.seq` is the insertion
  * order (a document keeps it when replaced); `documents.doc` is the JSON text exactly as stored.
- * `collections.shape` records, per field path, which JSON types occur (see query/shape.ts);
+ * `collections.shape` records, per field path, which JSON types occur (see platform/collections/shape.ts);
  * R_create_index adds partial expression indexes on `documents` at run time.
  */
 export default defineMigration({

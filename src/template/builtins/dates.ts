@@ -1,7 +1,7 @@
 /** Date built-ins: kind conversion, parsing strings, ?string formats, the ?iso family, number_to_*. */
 import type * as A from '../ast.js';
 import * as arith from '../arith.js';
-import { jQuote } from '../errors.js';
+import { jQuote, errorMessage } from '../errors.js';
 import { FormatError, IsoParseError, dateFormatter, isoString, type DateKind } from '../format.js';
 import { formatDate, stringTarget } from '../ops.js';
 import { type Env, blamedError, elError } from '../runtime.js';
@@ -88,7 +88,7 @@ export function parseDate(
     }
     throw elError(
       '_TemplateModelException',
-      `The string doesn't match the expected date/time/date-time format. The string to parse was: ${jQuote(s)}. The expected format was: ${jQuote(f.description)}.\nThe nested reason given follows:\n${(e as Error).message}`,
+      `The string doesn't match the expected date/time/date-time format. The string to parse was: ${jQuote(s)}. The expected format was: ${jQuote(f.description)}.\nThe nested reason given follows:\n${errorMessage(e)}`,
       node,
     );
   }

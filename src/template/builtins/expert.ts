@@ -1,7 +1,7 @@
 /** Expert built-ins: ?eval, ?interpret, ?with_args, template names, and ?new of FreeMarker's utility transforms. */
 import { BoundCallable } from '../values.js';
 
-import { ParseError, jQuote } from '../errors.js';
+import { ParseError, jQuote, errorMessage } from '../errors.js';
 import { UTILITY_CLASSES } from '../transforms.js';
 import { stringTarget } from '../ops.js';
 import { type Ev, type TemplateUnit, MacroValue, blamedError, missingError, typeName } from '../runtime.js';
@@ -58,7 +58,7 @@ def('eval_json', {
     } catch (e) {
       throw blamedError(
         '_MiscTemplateException',
-        `Failed to "?eval_json" string with this error:\n\n---begin-message---\n${(e as Error).message}\n---end-message---\n\nThe failing expression:`,
+        `Failed to "?eval_json" string with this error:\n\n---begin-message---\n${errorMessage(e)}\n---end-message---\n\nThe failing expression:`,
         node,
       );
     }

@@ -1,5 +1,6 @@
 /** ?eval_json: strict JSON to template values (objects keep their key order; numbers stay exact). */
 import { BigDec } from '../bigdecimal.js';
+import { errorMessage } from '../errors.js';
 
 const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
 
@@ -124,7 +125,7 @@ export function parseJson(text: string): unknown {
     try {
       b = BigDec.parse(m[0]);
     } catch (e) {
-      return fail((e as Error).message);
+      return fail(errorMessage(e));
     }
     return b.scale <= 0 && b.isInteger() && Number.isSafeInteger(Number(b.toBigInt()))
       ? Number(b.toBigInt())

@@ -1,7 +1,7 @@
 /** String built-ins (FreeMarker 2.3.31 semantics). */
 import type * as A from '../ast.js';
 import { BigDec, NumberFormatError, NumberLimitError } from '../bigdecimal.js';
-import { jQuote } from '../errors.js';
+import { jQuote, errorMessage } from '../errors.js';
 import { formatBoolean, stringTarget } from '../ops.js';
 import { escapeRtf, escapeXhtml, escapeXml } from '../output-formats.js';
 import {
@@ -371,7 +371,7 @@ function offThread<T>(env: Env, n: A.BuiltInExpr, jobs: RegexJob[], build: (r: R
     (e: unknown) => {
       if (e instanceof RegexTimeoutError)
         throw budgetLimitError(regexCapped ? env.budget.regexTimeError(what) : env.budget.timeError(what));
-      throw biError(n, `${what}: the regular expression failed: ${(e as Error).message}`);
+      throw biError(n, `${what}: the regular expression failed: ${errorMessage(e)}`);
     },
   );
   throw new AsyncNeeded(p, rp.index);
@@ -415,7 +415,7 @@ function compileJ(n: A.BuiltInExpr, pattern: string, f: RegexFlags, global = '')
   try {
     return javaPattern(pattern, f, global);
   } catch (e) {
-    throw biError(n, `Malformed regular expression: ${(e as Error).message}`);
+    throw biError(n, `Malformed regular expression: ${errorMessage(e)}`);
   }
 }
 

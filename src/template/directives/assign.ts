@@ -2,7 +2,7 @@
 import type * as A from '../ast.js';
 import * as arith from '../arith.js';
 import { BigDec } from '../bigdecimal.js';
-import { jQuote } from '../errors.js';
+import { jQuote, errorMessage } from '../errors.js';
 import { addValues } from '../ops.js';
 import { escaperOf, isMarkupFormat } from '../output-formats.js';
 import { capture, evalAll, evaluator, sequence, thenDo } from '../exec.js';
@@ -217,7 +217,7 @@ function compileAssign(el: A.AssignEl, c: ElementCompiler): Exec {
                   ? arith.divide(lho, v)
                   : arith.modulus(lho, v);
         } catch (e) {
-          throw elError('_MiscTemplateException', `Arithmetic operation failed: ${(e as Error).message}`, el);
+          throw elError('_MiscTemplateException', `Arithmetic operation failed: ${errorMessage(e)}`, el);
         }
       }
     }

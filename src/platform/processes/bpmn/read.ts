@@ -9,6 +9,7 @@ import { PlatformError } from '../../errors.js';
 import { timerProblem, type FlowNode, type SequenceFlow, type UnsupportedElement } from '../graph.js';
 import type { StartTimer } from '../start-events.js';
 import { flowmarkDescriptor } from './descriptor.js';
+import { errorMessage } from '../../../errors/index.js';
 
 /** A definition in its JSON form (what parseDefinition checks). */
 export type DefinitionValue = Record<string, unknown>;
@@ -45,7 +46,7 @@ export async function readBpmn(xml: string): Promise<DefinitionValue> {
   try {
     parsed = await moddle().fromXML(xml);
   } catch (e) {
-    throw new PlatformError('invalid', `BPMN document: ${firstLine((e as Error).message)}`);
+    throw new PlatformError('invalid', `BPMN document: ${firstLine(errorMessage(e))}`);
   }
   const root = parsed.rootElement;
   if (root.$type !== 'bpmn:Definitions')
