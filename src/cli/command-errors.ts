@@ -51,18 +51,4 @@ export function cliWords(message: string): string {
   return message;
 }
 
-/** Why a file could not be read, naming it: `cannot read notes.ftl: no such file`. */
-export function cannotRead(path: string, error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const why =
-    code === 'ENOENT'
-      ? 'no such file'
-      : code === 'EACCES' || code === 'EPERM'
-        ? 'permission denied'
-        : code === 'EISDIR'
-          ? 'it is a directory'
-          : error instanceof Error
-            ? error.message
-            : String(error);
-  return `cannot read ${path}: ${why}`;
-}
+export { cannotRead } from './file-errors.js';

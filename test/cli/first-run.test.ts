@@ -40,7 +40,7 @@ describe('the CLI on first steps', () => {
       });
       expect([r.code, r.stdout]).toEqual([2, '']);
       expect(r.stderr).toMatch(
-        new RegExp(`^flowmark ${command}: Unknown option '--bogus'\\. .*\\nusage: flowmark ${command} `),
+        new RegExp(`^flowmark ${command}: unknown option --bogus\\nusage: flowmark ${command} `),
       );
     }
   });

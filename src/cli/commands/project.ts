@@ -1,3 +1,4 @@
+import { errorMessage } from '../../errors/index.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { CliIo, Command } from '../main.js';
@@ -41,7 +42,7 @@ export const project: Command = {
         allowPositionals: true,
       });
     } catch (e) {
-      return usageError(io, (e as Error).message);
+      return usageError(io, errorMessage(e));
     }
     const { values, positionals } = parsed;
     const [action, ...rest] = positionals;
@@ -89,7 +90,7 @@ export const project: Command = {
         try {
           writeFileSync(values.out!, await packBundle(files));
         } catch (e) {
-          return failure(io, `cannot write ${values.out}: ${(e as Error).message}`);
+          return failure(io, `cannot write ${values.out}: ${errorMessage(e)}`);
         }
         io.stdout.write(
           `exported project ${id} ${JSON.stringify(title)} (account ${accountId}) to ${values.out}: ${files.size} file(s)\n`,

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { cannotRead } from '../command-errors.js';
+import { cannotRead } from '../file-errors.js';
 import { basename, dirname, resolve, sep } from 'node:path';
 import { parseJson } from '../../template/builtins/json.js';
 import { convert } from '../../template/data.js';

@@ -3,6 +3,7 @@
  * pretty-printed JSON files (and `.bpmn`, `.ftl`, `.html` texts), one file per artefact, named by
  * the artefact's natural key so that two exports of the same project diff file by file.
  */
+import { errorMessage } from '../../errors/index.js';
 import { PlatformError } from '../errors.js';
 
 export const BUNDLE_FORMAT = 'flowmark-bundle/1';
@@ -62,6 +63,6 @@ export function parseJsonFile<T>(files: BundleFiles, path: string, bundleName: s
   try {
     return JSON.parse(text) as T;
   } catch (e) {
-    throw badBundle(bundleName, `${path} is not valid JSON (${(e as Error).message})`);
+    throw badBundle(bundleName, `${path} is not valid JSON (${errorMessage(e)})`);
   }
 }

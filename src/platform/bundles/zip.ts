@@ -1,4 +1,5 @@
 /** A bundle's files as a zip archive and back: entries in path order, one fixed date, so equal files give equal bytes. */
+import { errorMessage } from '../../errors/index.js';
 import { PlatformError } from '../errors.js';
 import { DEFAULT_FILE_LIMITS } from '../files/index.js';
 import { extractZip, type ZipLimits } from '../files/zip.js';
@@ -31,7 +32,7 @@ export async function unpackBundle(archive: Buffer, bundleName: string): Promise
     entries = await extractZip(archive, LIMITS);
   } catch (e) {
     if (e instanceof PlatformError) throw badBundle(bundleName, `damaged bundle: ${e.message}`);
-    throw badBundle(bundleName, `damaged bundle: ${(e as Error).message}`);
+    throw badBundle(bundleName, `damaged bundle: ${errorMessage(e)}`);
   }
   const files: BundleFiles = new Map();
   for (const entry of entries) files.set(entry.name, entry.content.toString('utf8'));
