@@ -33,14 +33,14 @@ import { quoteIdent, quoteString, sql, type Sql } from './sql.js';
 
 const KEY_COLUMNS = ['k1', 'k2', 'k3', 'k4'] as const;
 
-const rawField = perPath((path) =>
-  sql.raw(
-    `((doc)::jsonb${path
-      .split('.')
-      .map((s) => ` -> ${quoteString(s)}`)
-      .join('')})`,
-  ),
-);
+/** A field path as JSON operators (`a.b` → ` -> 'a' -> 'b'`), to follow an expression. */
+const arrows = (path: string): string =>
+  path
+    .split('.')
+    .map((s) => ` -> ${quoteString(s)}`)
+    .join('');
+
+const rawField = perPath((path) => sql.raw(`((doc)::jsonb${arrows(path)})`));
 const expressionField = perPath((path) => sql`NULLIF(${rawField(path)}, 'null'::jsonb)`);
 
 /** The value of a field: its key column when it has one, else the expression over `doc`. */
@@ -158,13 +158,7 @@ function createIndex(
  * compare by code point (`COLLATE "C"`) whatever the database's collation.
  */
 function groupQuery(q: GroupQuery): Sql {
-  const at = (path: string) =>
-    sql.raw(
-      `(j${path
-        .split('.')
-        .map((s) => ` -> ${quoteString(s)}`)
-        .join('')})`,
-    );
+  const at = (path: string) => sql.raw(`(j${arrows(path)})`);
   const number = (path: string) =>
     sql`CASE WHEN jsonb_typeof(${at(path)}) = 'number' THEN (${at(path)})::numeric END`;
   const string = (path: string) =>
@@ -266,13 +260,7 @@ function setUpdate(changes: readonly FieldChange[], keys: KeyColumns): SetUpdate
     changes.some((c) => c.path === path || path.startsWith(`${c.path}.`) || c.path.startsWith(`${path}.`)),
   );
   // The check parses each document once (`j`, the subquery kept apart by OFFSET 0).
-  const at = (path: string) =>
-    sql.raw(
-      `(j${path
-        .split('.')
-        .map((s) => ` -> ${quoteString(s)}`)
-        .join('')})`,
-    );
+  const at = (path: string) => sql.raw(`(j${arrows(path)})`);
   const unsafe: Sql[] = [];
   for (const prefix of parentPaths(changes))
     unsafe.push(sql`jsonb_typeof(${at(prefix)}) IS DISTINCT FROM 'object'`);
@@ -291,11 +279,7 @@ function setUpdate(changes: readonly FieldChange[], keys: KeyColumns): SetUpdate
       if (!touched.length) return sql`UPDATE documents SET doc = (${sql.raw(doc)})::json WHERE ${where}`;
       const columns = touched.map(([path, column]) => {
         if (!(KEY_COLUMNS as readonly string[]).includes(column)) throw new Error(`no key column ${column}`);
-        const at = path
-          .split('.')
-          .map((s) => ` -> ${quoteString(s)}`)
-          .join('');
-        return sql.raw(`, ${column} = NULLIF((n.d)::jsonb${at}, 'null'::jsonb)`);
+        return sql.raw(`, ${column} = NULLIF((n.d)::jsonb${arrows(path)}, 'null'::jsonb)`);
       });
       return sql`UPDATE documents SET doc = (n.d)::json${sql.join(columns, '')}
         FROM (SELECT seq AS s, ${sql.raw(doc)} AS d FROM documents WHERE ${where}) AS n WHERE documents.seq = n.s`;

@@ -5,7 +5,7 @@ import type { CliIo, Command } from '../main.js';
 import { CollectionError } from '../../platform/collections/index.js';
 import { createPlatform, PlatformError } from '../../platform/index.js';
 import { exportProject, importBundle, packBundle, unpackBundle } from '../../platform/bundles/index.js';
-import { defaultAccount } from '../../server/bootstrap.js';
+import { chosenAccount } from '../account.js';
 import { openStore } from '../../store/index.js';
 import { commandErrors } from '../command-errors.js';
 
@@ -72,13 +72,9 @@ export const project: Command = {
     const store = await openStore();
     try {
       const platform = createPlatform(store);
-      const accountId = values.account ?? (await defaultAccount(platform));
-      if (accountId === undefined)
-        return failure(
-          io,
-          'the store has several accounts and none is "default" (or none): choose one with --account',
-        );
-      if (!(await platform.accounts.get(accountId))) return failure(io, `no account ${accountId}`);
+      const chosen = await chosenAccount(platform, values.account);
+      if ('error' in chosen) return failure(io, chosen.error);
+      const { accountId } = chosen;
       if (action === 'export') {
         const id = Number(argument);
         const files = await exportProject(platform, accountId, id, {

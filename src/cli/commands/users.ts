@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from '../main.js';
 import { createPlatform } from '../../platform/index.js';
-import { defaultAccount } from '../../server/bootstrap.js';
+import { chosenAccount } from '../account.js';
 import { openStore } from '../../store/index.js';
 import { commandErrors } from '../command-errors.js';
 
@@ -29,13 +29,9 @@ export const users: Command = {
     const store = await openStore();
     try {
       const platform = createPlatform(store);
-      const accountId = values.account ?? (await defaultAccount(platform));
-      if (accountId === undefined)
-        return failure(
-          io,
-          'the store has several accounts and none is "default" (or none): choose one with --account',
-        );
-      if (!(await platform.accounts.get(accountId))) return failure(io, `no account ${accountId}`);
+      const chosen = await chosenAccount(platform, values.account);
+      if ('error' in chosen) return failure(io, chosen.error);
+      const { accountId } = chosen;
       const directory = platform.directory.users;
       if (action === 'list') {
         for (const u of await directory.list(accountId))

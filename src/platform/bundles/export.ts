@@ -7,16 +7,17 @@ import type { Platform } from '../index.js';
 import { MODES } from '../model.js';
 import type { ProcessDefinition, StepDefinition } from '../processes/definition.js';
 import {
+  badBundle,
   BUNDLE_FORMAT,
   fileKey,
   jsonText,
   MANIFEST,
+  projectFile,
   sortedObject,
   type BundleFiles,
   type LaneRef,
   type Manifest,
 } from './format.js';
-import { badBundle } from './format.js';
 
 export interface ExportOptions {
   /** The collections' documents too (default: definitions and indexes only). */
@@ -99,14 +100,7 @@ export async function exportProject(
     collections,
   };
   put(MANIFEST, manifest);
-  put('project.json', {
-    title: project.title,
-    type: project.type,
-    summary: project.summary,
-    content: project.content,
-    metadata: project.metadata,
-    logLevel: project.logLevel,
-  });
+  put('project.json', projectFile(project));
   put(
     'versions.json',
     (await platform.projects.versions(accountId, projectId)).map((v) => ({ name: v.name, mode: v.mode })),

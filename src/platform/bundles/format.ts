@@ -5,8 +5,23 @@
  */
 import { errorMessage } from '../../errors/index.js';
 import { PlatformError } from '../errors.js';
+import type { Project } from '../projects/projects.js';
 
 export const BUNDLE_FORMAT = 'flowmark-bundle/1';
+
+/** project.json: the project's fields a bundle carries, as exported and as an import writes them. */
+export type ProjectFile = Pick<Project, 'title' | 'type' | 'summary' | 'content' | 'metadata' | 'logLevel'>;
+
+export function projectFile(project: ProjectFile): ProjectFile {
+  return {
+    title: project.title,
+    type: project.type,
+    summary: project.summary,
+    content: project.content,
+    metadata: project.metadata,
+    logLevel: project.logLevel,
+  };
+}
 export const MANIFEST = 'bundle.json';
 
 /** A bundle's files: path inside the archive → text. */

@@ -18,7 +18,9 @@ import {
   keyOfFile,
   MANIFEST,
   parseJsonFile,
+  projectFile,
   type BundleFiles,
+  type ProjectFile,
   type LaneRef,
   type Manifest,
 } from './format.js';
@@ -156,14 +158,6 @@ function poolCovered(now: string, next: string): boolean {
   return (!b.attached || a.attached) && b.lanes.every((l) => a.lanes.some((m) => m.name === l.name));
 }
 
-interface ProjectFile {
-  title: string;
-  type: string;
-  summary: Record<string, unknown>;
-  content: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-  logLevel: null;
-}
 interface PoolFile {
   name: string;
   isOrganization: boolean;
@@ -208,14 +202,7 @@ class Importer {
 
   async apply(target: number | undefined, project: ProjectFile, changes: BundleChange[]): Promise<number> {
     const { platform, accountId } = this;
-    const fields = {
-      title: project.title,
-      type: project.type,
-      summary: project.summary,
-      content: project.content,
-      metadata: project.metadata,
-      logLevel: project.logLevel,
-    };
+    const fields = projectFile(project);
     this.projectId = target ?? (await platform.projects.create(accountId, fields)).id;
     if (target !== undefined && changes.some((c) => c.path === 'project.json'))
       await platform.projects.update(accountId, target, fields);
