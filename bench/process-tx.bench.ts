@@ -15,12 +15,12 @@
 //
 // Ends with `goal: tx-per-node VALUE tx` and, with a baseline, `goal: process-rps-ratio VALUE x`.
 // Without FLOWMARK_BENCH_PG it prints why it skips and exits 0.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { adminToken, call, serve, type Server } from './flowmark-serve.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const PG = process.env.FLOWMARK_BENCH_PG;
@@ -109,8 +109,8 @@ async function measure(root: string, tag: string): Promise<Phase> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: url.toString(), FLOWMARK_DATA: dir };
   let server: Server | undefined;
   try {
-    server = await serve(root, env);
-    const auth = await tokenOf(server);
+    server = await serve(root, env, true);
+    const auth = await adminToken(server);
     const stored = await call(server.url, '/api/v1/processes', auth, PROCESS);
     if (stored.status !== 201) throw new Error(`process: ${stored.status} ${await stored.text()}`);
     await run(server, auth, WARM_UP);
@@ -161,60 +161,4 @@ async function run(server: Server, auth: Record<string, string>, total: number):
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, total) }, lane));
-}
-
-async function tokenOf(server: Server): Promise<Record<string, string>> {
-  const password = /password: (\S+)/.exec(server.out)?.[1];
-  if (!password) throw new Error(`no first-start password in:\n${server.out}`);
-  const login = await call(server.url, '/api/v1/auth/login', undefined, {
-    account: 'default',
-    login: 'admin',
-    password,
-  });
-  const cookie = login.headers.get('set-cookie')?.split(';')[0];
-  if (login.status !== 200 || !cookie) throw new Error(`login: ${login.status} ${await login.text()}`);
-  const made = await call(server.url, '/api/v1/tokens', { cookie }, { name: 'bench' });
-  if (made.status !== 201) throw new Error(`token: ${made.status} ${await made.text()}`);
-  return { authorization: `Bearer ${((await made.json()) as { token: string }).token}` };
-}
-
-function call(base: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
-  return fetch(base + path, {
-    method: 'POST',
-    headers: { ...headers, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(120_000),
-  });
-}
-
-interface Server {
-  child: ChildProcess;
-  out: string;
-  exited: Promise<unknown>;
-  url: string;
-}
-
-/** Starts the build at `root` as `flowmark serve --workers 1` on a free port; waits for its banner and password. */
-async function serve(root: string, env: NodeJS.ProcessEnv): Promise<Server> {
-  const child = spawn(
-    process.execPath,
-    [join(root, 'bin/flowmark.js'), 'serve', '--port', '0', '--workers', '1', '--log-level', 'error'],
-    { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const server: Server = { child, out: '', url: '', exited: new Promise((r) => child.once('exit', r)) };
-  child.stdout!.on('data', (c) => (server.out += c));
-  child.stderr!.on('data', (c) => (server.out += c));
-  const until = Date.now() + 30_000;
-  for (;;) {
-    const url = /serving on (http:\/\/127\.0\.0\.1:\d+)/.exec(server.out)?.[1];
-    if (url && /password: \S+\n/.test(server.out)) {
-      server.url = url;
-      return server;
-    }
-    if (child.exitCode !== null || Date.now() > until) {
-      child.kill('SIGKILL');
-      throw new Error(`flowmark serve did not start:\n${server.out}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }

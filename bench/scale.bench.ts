@@ -12,15 +12,14 @@
 //   BENCH_STEP_LOOP=N makes each step's script loop N times first: work for the servers' CPU only)
 //
 // Without FLOWMARK_BENCH_PG it prints why it skips and exits 0.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { adminToken, call, serve, type Server } from './flowmark-serve.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const BIN = join(ROOT, 'bin/flowmark.js');
 const PG = process.env.FLOWMARK_BENCH_PG;
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 600);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -39,13 +38,6 @@ const PROCESS = {
     { id: 3, name: 'Three', script: `${work}[1, 2, \${a?c}, \${P_result.c?c}]` },
   ],
 };
-
-interface Server {
-  child: ChildProcess;
-  out: string;
-  exited: Promise<unknown>;
-  url: string;
-}
 
 if (!PG) {
   console.log(
@@ -111,22 +103,10 @@ async function phase(count: number, round: number): Promise<number> {
   const servers: Server[] = [];
   try {
     // The first server alone first: it migrates the schema and prints the administrator's password.
-    servers.push(await serve(env, true));
-    for (let i = 1; i < count; i++) servers.push(await serve(env, false));
-    const password = /password: (\S+)/.exec(servers[0]!.out)?.[1];
-    if (!password) throw new Error(`no first-start password in:\n${servers[0]!.out}`);
-    const login = await call(servers[0]!.url, '/api/v1/auth/login', undefined, {
-      account: 'default',
-      login: 'admin',
-      password,
-    });
-    const cookie = login.headers.get('set-cookie')?.split(';')[0];
-    if (login.status !== 200 || !cookie) throw new Error(`login: ${login.status} ${await login.text()}`);
-    const made = await call(servers[0]!.url, '/api/v1/tokens', { cookie }, { name: 'bench' });
-    if (made.status !== 201) throw new Error(`token: ${made.status} ${await made.text()}`);
-    const { token } = (await made.json()) as { token: string };
-    const auth = { authorization: `Bearer ${token}` };
-    const stored = await call(servers[0]!.url, '/api/v1/processes', auth, PROCESS);
+    servers.push(await serve(ROOT, env, true));
+    for (let i = 1; i < count; i++) servers.push(await serve(ROOT, env, false));
+    const auth = await adminToken(servers[0]!, MAX_SECONDS * 1000);
+    const stored = await call(servers[0]!.url, '/api/v1/processes', auth, PROCESS, MAX_SECONDS * 1000);
     if (stored.status !== 201) throw new Error(`process: ${stored.status} ${await stored.text()}`);
 
     await run(servers, auth, WARM_UP * count, CONCURRENCY);
@@ -173,50 +153,17 @@ async function run(
     while (next < total) {
       if (Date.now() > deadline) throw new Error(`not done within BENCH_MAX_SECONDS=${MAX_SECONDS}`);
       const i = next++;
-      const r = await call(servers[i % servers.length]!.url, '/api/v1/requests', auth, {
-        process: 'Scale',
-        mode: 'TEST',
-        data: { a: i },
-      });
+      const r = await call(
+        servers[i % servers.length]!.url,
+        '/api/v1/requests',
+        auth,
+        { process: 'Scale', mode: 'TEST', data: { a: i } },
+        MAX_SECONDS * 1000,
+      );
       const text = await r.text();
       if (r.status !== 201 || (JSON.parse(text) as { status?: number }).status !== 201)
         throw new Error(`request ${i}: ${r.status} ${text}`);
     }
   };
   await Promise.all(Array.from({ length: Math.min(inFlight, total) }, lane));
-}
-
-function call(base: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
-  return fetch(base + path, {
-    method: 'POST',
-    headers: { ...headers, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(MAX_SECONDS * 1000),
-  });
-}
-
-/** Starts `flowmark serve --workers 1` on a free port and waits until it listens. */
-async function serve(env: NodeJS.ProcessEnv, first: boolean): Promise<Server> {
-  const child = spawn(
-    process.execPath,
-    [BIN, 'serve', '--port', '0', '--workers', '1', '--log-level', 'error'],
-    { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const server: Server = { child, out: '', url: '', exited: new Promise((r) => child.once('exit', r)) };
-  child.stdout!.on('data', (c) => (server.out += c));
-  child.stderr!.on('data', (c) => (server.out += c));
-  const until = Date.now() + 30_000;
-  for (;;) {
-    const url = /serving on (http:\/\/127\.0\.0\.1:\d+)/.exec(server.out)?.[1];
-    // The first server prints the administrator's password after its banner.
-    if (url && (!first || /password: \S+\n/.test(server.out))) {
-      server.url = url;
-      return server;
-    }
-    if (child.exitCode !== null || Date.now() > until) {
-      child.kill('SIGKILL');
-      throw new Error(`flowmark serve did not start:\n${server.out}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
