@@ -204,6 +204,10 @@ async function freshContext(): Promise<void> {
       `template ${((templateMs! / N) * 1000).toFixed(0)} µs: ratio ${(scriptMs! / templateMs!).toFixed(1)}; ` +
       `with 5 ms between scripts ${(median(spaced) * 1000).toFixed(0)} µs (median)`,
   );
+  const trivialUs = (scriptMs! / N) * 1000;
+  console.log(
+    `goal: js-trivial-us ${trivialUs.toFixed(0)} us (trivial script back to back, wall; ≤ 150) ${trivialUs <= 150 ? 'met' : 'NOT met'}`,
+  );
   console.log(
     `   ${parallel} scripts at once on ${scriptWorkers()} workers: ${rate(parallel, parallelMs)}; ` +
       `first script after a cold start (worker + WebAssembly module): ${firstMs.toFixed(0)} ms`,
