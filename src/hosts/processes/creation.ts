@@ -13,7 +13,26 @@ export function storeNewRun(
   data: Record<string, unknown>,
   lease: () => Lease,
   inject: RunnerOptions['inject'],
-): Promise<ProcessRequest> {
+): Promise<ProcessRequest>;
+/** The same, and `then` runs in the same transaction once both are written. */
+export function storeNewRun<T>(
+  platform: Platform,
+  accountId: string,
+  input: NewRun,
+  data: Record<string, unknown>,
+  lease: () => Lease,
+  inject: RunnerOptions['inject'],
+  then: (request: ProcessRequest) => Promise<T>,
+): Promise<{ request: ProcessRequest; then: T }>;
+export function storeNewRun<T>(
+  platform: Platform,
+  accountId: string,
+  input: NewRun,
+  data: Record<string, unknown>,
+  lease: () => Lease,
+  inject: RunnerOptions['inject'],
+  then?: (request: ProcessRequest) => Promise<T>,
+): Promise<ProcessRequest | { request: ProcessRequest; then: T }> {
   refuseUnsupported(input.definition);
   // The run keeps what it executes: the BPMN text stays with the stored definition only.
   const { bpmn: _source, ...definition } = input.definition;
@@ -39,7 +58,7 @@ export function storeNewRun(
       depth: input.depth,
       lease: lease(),
     });
-    return request;
+    return then ? { request, then: await then(request) } : request;
   });
 }
 

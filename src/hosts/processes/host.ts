@@ -146,18 +146,22 @@ export class ProcessHost {
     }
     let requestId: string;
     try {
-      requestId = await this.runner.create(accountId, {
-        definition,
-        definitionId,
-        data,
-        mode,
-        projectId,
-        initiatorId,
-        userId: initiatorId,
-        parentId: null,
-        depth: 0,
-        ...(idempotency ? { idempotency } : {}),
-      });
+      requestId = await this.runner.start(
+        accountId,
+        {
+          definition,
+          definitionId,
+          data,
+          mode,
+          projectId,
+          initiatorId,
+          userId: initiatorId,
+          parentId: null,
+          depth: 0,
+          ...(idempotency ? { idempotency } : {}),
+        },
+        input.onCreated,
+      );
     } catch (e) {
       // The same key sent twice at once: the other start committed first.
       const earlier =
@@ -167,8 +171,6 @@ export class ProcessHost {
       if (earlier) return earlier;
       throw e;
     }
-    input.onCreated?.(requestId);
-    await this.runner.drive(accountId, requestId);
     return this.view(accountId, requestId);
   }
 

@@ -101,7 +101,12 @@ type Outcome =
   | { kind: 'leave' }
   | { kind: 'waiting' }
   /** The step failed and the request went on elsewhere (a retry, an error boundary event): its cursor moved. */
-  | { kind: 'moved' };
+  | { kind: 'moved' }
+  /**
+   * The step's end, its move and the next node's claim committed together (a walk that needs no
+   * script): `next` is that claim, undefined when the request ended or another server took it.
+   */
+  | { kind: 'advanced'; next: Claim | undefined };
 
 type Parameters = Record<string, unknown>;
 
@@ -109,6 +114,20 @@ type Parameters = Record<string, unknown>;
 export const MAX_RECOVERIES = 3;
 
 const conflict = (message: string) => new PlatformError('conflict', message);
+
+/** Thrown by a walk's condition when the walk is tried without the document (plainWalk). */
+const NEEDS_CONDITION = new Error('a gateway condition needs the data document');
+
+/** A step's result as stored: JSON, and no bigger than a data document. */
+function storedResult(step: StepDefinition, result: unknown, maxBytes: number): unknown {
+  const value = toJsonValue(result, 'the step result');
+  const bytes = Buffer.byteLength(JSON.stringify(value));
+  if (bytes > maxBytes)
+    throw new StepFailure(
+      `${stepLabel(step)}: its result has ${bytes} bytes, over the data document's maximum of ${maxBytes}`,
+    );
+  return value;
+}
 
 export class ProcessRunner {
   readonly limits: ExecutionLimits;
@@ -175,14 +194,38 @@ export class ProcessRunner {
     return request.id;
   }
 
+  /**
+   * Creates a request and runs it until it waits or ends, its first node claimed in the
+   * transaction that creates it; `onCreated` hears its id before it runs.
+   */
+  async start(accountId: string, input: NewRun, onCreated?: (requestId: string) => void): Promise<string> {
+    const data = toJsonObject(input.data, 'the data document');
+    checkNewDocumentSize(data, this.limits.dataDocumentBytes);
+    const created = await storeNewRun(
+      this.platform,
+      accountId,
+      input,
+      data,
+      () => this.leaseUntil(),
+      this.options.inject,
+      (request) => this.claim(accountId, request.id),
+    );
+    const requestId = created.request.id;
+    this.emit({ type: 'started', requestId, parentId: input.parentId, name: input.definition.name });
+    onCreated?.(requestId);
+    await this.holding(requestId, () => this.steps(accountId, requestId, created.then));
+    return requestId;
+  }
+
   /** Runs a request's steps until it waits or ends. */
   drive(accountId: string, requestId: string): Promise<void> {
     return this.holding(requestId, () => this.steps(accountId, requestId));
   }
 
-  private async steps(accountId: string, requestId: string): Promise<void> {
+  /** `first`: the first node's claim, when the caller's transaction took it. */
+  private async steps(accountId: string, requestId: string, first?: Claim): Promise<void> {
     /** The next node's claim, when the move that ended the last one took it already. */
-    let next: Claim | undefined;
+    let next: Claim | undefined = first;
     for (;;) {
       const taken =
         next ?? (await this.platform.processes.transaction(() => this.claim(accountId, requestId)));
@@ -216,6 +259,11 @@ export class ProcessRunner {
       const outcome = await this.iterate(claimed, request, step, previous, begun, context);
       if (outcome === undefined || outcome.kind === 'waiting') return;
       if (outcome.kind === 'moved') continue;
+      if (outcome.kind === 'advanced') {
+        if (!outcome.next) return;
+        next = outcome.next;
+        continue;
+      }
       const advanced = await this.advance(claimed, step, outcome, true);
       if (!advanced) return;
       if (advanced !== true) next = advanced;
@@ -632,12 +680,12 @@ export class ProcessRunner {
       const cursor: RunCursor = { ...run.cursor, loop };
       record ??= await this.begin(run, step, 'running');
       switch (step.type) {
-        case 'script':
-          return {
-            kind: 'next',
-            loop,
-            settled: await this.scriptStep(run, request, step, record, params, previous, context),
-          };
+        case 'script': {
+          const ended = await this.scriptStep(run, request, step, record, params, previous, context);
+          return 'next' in ended
+            ? { kind: 'advanced', next: ended.next }
+            : { kind: 'next', loop, settled: ended };
+        }
         case 'manual':
           return await this.manualStep(run, request, step, record, params, previous, cursor);
         case 'subprocess':
@@ -656,7 +704,7 @@ export class ProcessRunner {
     params: Parameters,
     previous: unknown,
     context?: Promise<ExecutionContext>,
-  ): Promise<Settled> {
+  ): Promise<Settled | { next: Claim | undefined }> {
     const ctx = await (context ?? this.context(run, request, step, 'process-task'));
     let last = previous;
     setFlowFrame(ctx, { stepId: step.id, iteration: run.cursor.iteration, lastResult: () => last });
@@ -677,15 +725,58 @@ export class ProcessRunner {
     }
     last = result;
     params.P_result = result;
-    await this.variables(ctx, run, step, step.output, params, 'output');
-    // the step's result and what advance reads next, in one transaction
-    const { updated, settled } = await this.platform.processes.transaction(async () => {
-      const updated = await this.record(run, step, record, result);
+    // the last output variable's write waits for the transaction below
+    const lastOutput = await this.variables(ctx, run, step, step.output, params, 'output', true);
+    const stored = storedResult(step, result, this.limits.dataDocumentBytes);
+    // A walk to the next node that runs no gateway condition does not need the document as the
+    // step left it: the step's end, its move and the next node's claim commit together.
+    const plan = step.loop ? undefined : await this.plainWalk(run, step, stored);
+    type Ending =
+      | { updated: StepRecord; settled: Settled }
+      | { updated: StepRecord; next: Claim | undefined; completed?: ProcessRequest };
+    const ended = await this.platform.processes.transaction(async (): Promise<Ending> => {
+      await lastOutput?.();
+      const updated = await this.record(run, step, record, stored);
       const request = await this.platform.requests.require(run.accountId, run.requestId);
-      return { updated, settled: { request, last: updated.result } };
+      const settled: Settled = { request, last: updated.result };
+      if (!plan || isFinalStatus(request.status) || request.status === STATUS_WAITING)
+        return { updated, settled };
+      const moved = await this.platform.processes.runs.move(run, plan, run.userId, this.leaseUntil());
+      if (!moved) return { updated, next: undefined };
+      if (plan.step >= run.definition.steps.length)
+        return { updated, next: undefined, completed: await this.endWithin(moved, STATUS_COMPLETED) };
+      return { updated, next: await this.claim(run.accountId, run.requestId) };
     });
-    this.emitStep(run, step, updated);
-    return settled;
+    this.emitStep(run, step, ended.updated);
+    if ('settled' in ended) return ended.settled;
+    if (ended.completed) await this.ended(ended.completed);
+    return { next: ended.next };
+  }
+
+  /**
+   * The cursor after `step` when the walk from it meets no conditional flow, a timer or an error
+   * end event (which need the document or write): undefined otherwise, and advance walks then.
+   */
+  private async plainWalk(
+    run: ProcessRun,
+    step: StepDefinition,
+    result: unknown,
+  ): Promise<RunCursor | undefined> {
+    const index = new GraphIndex(graphOf(run.definition));
+    const from = index.taskOfStep.get(step.id);
+    if (!from) return undefined;
+    let arrival: Arrival;
+    try {
+      arrival = await walk(index, from, tokenState(run.cursor), result ?? null, () => {
+        throw NEEDS_CONDITION;
+      });
+    } catch {
+      return undefined;
+    }
+    if (arrival.kind === 'end') return { step: run.definition.steps.length, iteration: 0, phase: 'ready' };
+    if (arrival.kind !== 'task') return undefined;
+    const next = run.definition.steps.findIndex((s) => s.id === arrival.step);
+    return { ...arrival.state, step: next, iteration: 0, phase: 'ready' };
   }
 
   private async manualStep(
@@ -967,30 +1058,46 @@ export class ProcessRunner {
     list: readonly VariableDefinition[],
     params: Parameters,
     phase: 'input' | 'output',
-  ): Promise<Record<string, unknown>> {
+  ): Promise<Record<string, unknown>>;
+  /** The same, but the last variable's write is left for the caller's transaction (undefined: none). */
+  private async variables(
+    ctx: ExecutionContext,
+    run: ProcessRun,
+    step: StepDefinition,
+    list: readonly VariableDefinition[],
+    params: Parameters,
+    phase: 'input' | 'output',
+    deferLast: true,
+  ): Promise<(() => Promise<unknown>) | undefined>;
+  private async variables(
+    ctx: ExecutionContext,
+    run: ProcessRun,
+    step: StepDefinition,
+    list: readonly VariableDefinition[],
+    params: Parameters,
+    phase: 'input' | 'output',
+    deferLast = false,
+  ): Promise<Record<string, unknown> | (() => Promise<unknown>) | undefined> {
     const values: Record<string, unknown> = {};
-    if (list.length === 0) return values;
+    if (list.length === 0) return deferLast ? undefined : values;
+    // Functions may have changed the document meanwhile (inject_objects, inject_params …): it
+    // is read again, and written, in one transaction.
+    const write = (name: string, value: unknown) => async () => {
+      const current = await this.platform.requests.require(run.accountId, run.requestId);
+      const data = { ...current.data, [name]: value };
+      checkDataSize(stepLabel(step), `${phase} variable ${name}`, data, this.limits.dataDocumentBytes);
+      return this.platform.requests.update(run.accountId, run.requestId, { data });
+    };
     let request = await this.platform.requests.require(run.accountId, run.requestId);
-    for (const variable of list) {
+    for (const [i, variable] of list.entries()) {
       const output = await renderIn(ctx, variable.template, {
         name: `${stepLabel(step)} ${phase} ${variable.name}`,
         data: request.data,
         parameters: params,
       });
       const value = typedValue(output);
-      // Functions may have changed the document meanwhile (inject_objects, inject_params …): it
-      // is read again, and written, in one transaction.
-      request = await this.platform.processes.transaction(async () => {
-        const current = await this.platform.requests.require(run.accountId, run.requestId);
-        const data = { ...current.data, [variable.name]: value };
-        checkDataSize(
-          stepLabel(step),
-          `${phase} variable ${variable.name}`,
-          data,
-          this.limits.dataDocumentBytes,
-        );
-        return this.platform.requests.update(run.accountId, run.requestId, { data });
-      });
+      if (deferLast && i === list.length - 1) return write(variable.name, value);
+      request = await this.platform.processes.transaction(write(variable.name, value));
       values[variable.name] = value;
     }
     return values;
@@ -1024,15 +1131,9 @@ export class ProcessRunner {
     record: StepRecord,
     result: unknown,
   ): Promise<StepRecord> {
-    const value = toJsonValue(result, 'the step result');
-    const bytes = Buffer.byteLength(JSON.stringify(value));
-    if (bytes > this.limits.dataDocumentBytes)
-      throw new StepFailure(
-        `${stepLabel(step)}: its result has ${bytes} bytes, over the data document's maximum of ${this.limits.dataDocumentBytes}`,
-      );
     return this.platform.processes.steps.update(run.accountId, record.id, {
       status: 'done',
-      result: value,
+      result: storedResult(step, result, this.limits.dataDocumentBytes),
     });
   }
 
@@ -1374,8 +1475,13 @@ export class ProcessRunner {
    * parent goes on.
    */
   private async end(run: ProcessRun, status: number): Promise<void> {
+    await this.ended(await this.platform.processes.transaction(() => this.endWithin(run, status)));
+  }
+
+  /** What ends a request in the store, in the caller's transaction; `ended` follows its commit. */
+  private async endWithin(run: ProcessRun, status: number): Promise<ProcessRequest> {
     const { accountId, requestId } = run;
-    const request = await this.platform.processes.transaction(async () => {
+    {
       // Until the run is finished (last), a lease on it and on a parent waiting for it says that
       // work is owed: if this server dies meanwhile, a sweeper ends it and lets the parent go on.
       if (run.cursor.phase !== 'running' && run.cursor.phase !== 'ready')
@@ -1396,8 +1502,12 @@ export class ProcessRunner {
       }
       await this.platform.processes.runs.finish(accountId, requestId);
       return ended;
-    });
-    this.emit({ type: 'ended', requestId, status: request.status, message: request.message });
-    if (request.parentId !== null) await this.childEnded(accountId, request.parentId, request);
+    }
+  }
+
+  /** After a request's end committed: its event, then its parent goes on. */
+  private async ended(request: ProcessRequest): Promise<void> {
+    this.emit({ type: 'ended', requestId: request.id, status: request.status, message: request.message });
+    if (request.parentId !== null) await this.childEnded(request.accountId, request.parentId, request);
   }
 }
