@@ -33,6 +33,15 @@ export type HostsOptions = CompositeHostOptions &
 
 /** A request as the API shows it: without its account. */
 export type RequestBody = Omit<RequestView, 'request'> & { request: Omit<ProcessRequest, 'accountId'> };
+/**
+ * What a start answers: the request's id and, once it waited or ended in time, the request as
+ * read then (a start answered while its request still runs has only the id).
+ */
+export interface StartedRequest {
+  requestId: string;
+  request?: RequestBody['request'];
+  replayed?: boolean;
+}
 
 /** Where a manual task is: the URL `task/<requestId>/<stepId>/<iteration>`. */
 export type TaskAddress = TaskRef;
@@ -57,7 +66,7 @@ export interface Hosts {
     idempotencyKey?: string;
     /** Told the request's id once it is stored, before its steps run. */
     onCreated?: (requestId: string) => void;
-  }): Promise<{ requestId: string; replayed?: boolean }>;
+  }): Promise<StartedRequest>;
   /** POST /api/v1/messages/:name: starts the process whose message start event has that name, as startRequest. */
   sendMessage(input: {
     caller: HostCaller;
@@ -66,7 +75,7 @@ export interface Hosts {
     data: Record<string, unknown>;
     idempotencyKey?: string;
     onCreated?: (requestId: string) => void;
-  }): Promise<{ requestId: string; replayed?: boolean }>;
+  }): Promise<StartedRequest>;
   /** A request with its steps and tasks (its initiator and administrators). */
   describeRequest(caller: HostCaller, requestId: string): Promise<RequestBody>;
   /** Resumes a request paused by P_set_request_status(102) (its initiator and administrators). */
@@ -104,7 +113,7 @@ export function createHosts(platform: Platform, options: HostsOptions = {}): Hos
         ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
         ...(onCreated ? { onCreated } : {}),
       });
-      return { requestId: view.request.id, ...(view.replayed ? { replayed: true } : {}) };
+      return started(view);
     },
     async sendMessage({ caller, message, mode, data, idempotencyKey, onCreated }) {
       const view = await processes.start(caller.accountId, {
@@ -115,7 +124,7 @@ export function createHosts(platform: Platform, options: HostsOptions = {}): Hos
         ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
         ...(onCreated ? { onCreated } : {}),
       });
-      return { requestId: view.request.id, ...(view.replayed ? { replayed: true } : {}) };
+      return started(view);
     },
     async describeRequest(caller, requestId) {
       await visible(caller, requestId);
@@ -129,6 +138,15 @@ export function createHosts(platform: Platform, options: HostsOptions = {}): Hos
       await visible(caller, requestId);
       return toBody(await processes.stop(caller.accountId, requestId, 400));
     },
+  };
+}
+
+/** A start's answer: the request as its last step left it (read with the start's view), and whether it was replayed. */
+function started(view: RequestView): StartedRequest {
+  return {
+    requestId: view.request.id,
+    request: toBody(view).request,
+    ...(view.replayed ? { replayed: true } : {}),
   };
 }
 

@@ -7,6 +7,7 @@
  */
 import type { Mode } from '../functions/context.js';
 import type { EvalInput, EvalOutput } from '../hosts/eval-host.js';
+import type { StartedRequest } from '../hosts/index.js';
 
 /** Who is calling: a user of the account, authenticated by session or API token. */
 export interface Caller {
@@ -86,9 +87,9 @@ export interface ServerHosts {
    */
   task?(exchange: HttpExchange & { task: TaskAddress }): Promise<HostResponse>;
   /** POST /api/v1/requests — start a request; the server answers with the stored request. */
-  startRequest?(input: StartRequestInput): Promise<{ requestId: string; replayed?: boolean }>;
+  startRequest?(input: StartRequestInput): Promise<StartedRequest>;
   /** POST /api/v1/messages/:name — start the process of a message start event; answered as startRequest. */
-  sendMessage?(input: SendMessageInput): Promise<{ requestId: string; replayed?: boolean }>;
+  sendMessage?(input: SendMessageInput): Promise<StartedRequest>;
   /** GET /api/v1/requests/:id/run — the request with its steps and tasks (its initiator, administrators). */
   describeRequest?(caller: Caller, requestId: string): Promise<RequestRun>;
   /** POST /api/v1/requests/:id/resume — continue a request paused by P_set_request_status(102). */

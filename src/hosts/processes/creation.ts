@@ -14,7 +14,10 @@ export function storeNewRun(
   lease: () => Lease,
   inject: RunnerOptions['inject'],
 ): Promise<ProcessRequest>;
-/** The same, and `then` runs in the same transaction once both are written. */
+/**
+ * The same, and `then` runs in the same transaction once both are written; `cursor`: where the
+ * run stands (else at its start event, or before its first step).
+ */
 export function storeNewRun<T>(
   platform: Platform,
   accountId: string,
@@ -23,6 +26,7 @@ export function storeNewRun<T>(
   lease: () => Lease,
   inject: RunnerOptions['inject'],
   then: (request: ProcessRequest) => Promise<T>,
+  cursor?: RunCursor,
 ): Promise<{ request: ProcessRequest; then: T }>;
 export function storeNewRun<T>(
   platform: Platform,
@@ -32,12 +36,14 @@ export function storeNewRun<T>(
   lease: () => Lease,
   inject: RunnerOptions['inject'],
   then?: (request: ProcessRequest) => Promise<T>,
+  first?: RunCursor,
 ): Promise<ProcessRequest | { request: ProcessRequest; then: T }> {
   refuseUnsupported(input.definition);
   // The run keeps what it executes: the BPMN text stays with the stored definition only.
   const { bpmn: _source, ...definition } = input.definition;
   const start = definition.graph?.nodes.find((n) => n.kind === 'start');
-  const cursor: RunCursor | undefined = start && { step: 0, iteration: 0, phase: 'ready', at: start.id };
+  const cursor: RunCursor | undefined =
+    first ?? (start && { step: 0, iteration: 0, phase: 'ready', at: start.id });
   return platform.processes.transaction(async () => {
     const request = await platform.requests.create(accountId, {
       projectId: input.projectId,

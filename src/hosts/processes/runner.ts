@@ -118,6 +118,31 @@ const conflict = (message: string) => new PlatformError('conflict', message);
 /** Thrown by a walk's condition when the walk is tried without the document (plainWalk). */
 const NEEDS_CONDITION = new Error('a gateway condition needs the data document');
 
+/**
+ * Where a walk from `from` arrives when it meets no conditional flow, timer or error end event:
+ * before a task, or past the last step at the end; undefined for any other walk.
+ */
+async function plainWalkFrom(
+  definition: ProcessDefinition,
+  index: GraphIndex,
+  from: FlowNode,
+  state: TokenState,
+  result: unknown,
+): Promise<RunCursor | undefined> {
+  let arrival: Arrival;
+  try {
+    arrival = await walk(index, from, state, result, () => {
+      throw NEEDS_CONDITION;
+    });
+  } catch {
+    return undefined;
+  }
+  if (arrival.kind === 'end') return { step: definition.steps.length, iteration: 0, phase: 'ready' };
+  if (arrival.kind !== 'task') return undefined;
+  const next = definition.steps.findIndex((s) => s.id === arrival.step);
+  return { ...arrival.state, step: next, iteration: 0, phase: 'ready' };
+}
+
 /** A step's result as stored: JSON, and no bigger than a data document. */
 function storedResult(step: StepDefinition, result: unknown, maxBytes: number): unknown {
   const value = toJsonValue(result, 'the step result');
@@ -201,6 +226,11 @@ export class ProcessRunner {
   async start(accountId: string, input: NewRun, onCreated?: (requestId: string) => void): Promise<string> {
     const data = toJsonObject(input.data, 'the data document');
     checkNewDocumentSize(data, this.limits.dataDocumentBytes);
+    // A start event followed by a plain walk: the run is created standing before its first task.
+    const graph = input.definition.graph && new GraphIndex(input.definition.graph);
+    const startNode = graph && [...graph.nodes.values()].find((n) => n.kind === 'start');
+    const cursor =
+      graph && startNode ? await plainWalkFrom(input.definition, graph, startNode, {}, null) : undefined;
     const created = await storeNewRun(
       this.platform,
       accountId,
@@ -209,6 +239,7 @@ export class ProcessRunner {
       () => this.leaseUntil(),
       this.options.inject,
       (request) => this.claim(accountId, request.id),
+      cursor,
     );
     const requestId = created.request.id;
     this.emit({ type: 'started', requestId, parentId: input.parentId, name: input.definition.name });
@@ -764,19 +795,7 @@ export class ProcessRunner {
   ): Promise<RunCursor | undefined> {
     const index = new GraphIndex(graphOf(run.definition));
     const from = index.taskOfStep.get(step.id);
-    if (!from) return undefined;
-    let arrival: Arrival;
-    try {
-      arrival = await walk(index, from, tokenState(run.cursor), result ?? null, () => {
-        throw NEEDS_CONDITION;
-      });
-    } catch {
-      return undefined;
-    }
-    if (arrival.kind === 'end') return { step: run.definition.steps.length, iteration: 0, phase: 'ready' };
-    if (arrival.kind !== 'task') return undefined;
-    const next = run.definition.steps.findIndex((s) => s.id === arrival.step);
-    return { ...arrival.state, step: next, iteration: 0, phase: 'ready' };
+    return from && plainWalkFrom(run.definition, index, from, tokenState(run.cursor), result ?? null);
   }
 
   private async manualStep(

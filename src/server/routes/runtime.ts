@@ -169,7 +169,11 @@ export function runtimeRoutes(app: Api, deps: ServerDeps): void {
       if (!start) throw new ApiError(501, 'not-implemented', 'This server has no process host.');
       const { process, mode = 'LIVE', data = {} } = request.body;
       const idempotencyKey = request.headers['idempotency-key'];
-      const { requestId, replayed } = await start.call(deps.hosts, {
+      const {
+        requestId,
+        replayed,
+        request: read,
+      } = await start.call(deps.hosts, {
         caller,
         process,
         mode,
@@ -178,7 +182,7 @@ export function runtimeRoutes(app: Api, deps: ServerDeps): void {
       });
       if (replayed) reply.header('Idempotent-Replayed', 'true');
       reply.code(201);
-      return toRequestBody(await requests.require(caller.accountId, requestId));
+      return read ?? toRequestBody(await requests.require(caller.accountId, requestId));
     },
   );
 
@@ -212,7 +216,11 @@ export function runtimeRoutes(app: Api, deps: ServerDeps): void {
       const send = deps.hosts.sendMessage;
       if (!send) throw new ApiError(501, 'not-implemented', 'This server has no process host.');
       const idempotencyKey = request.headers['idempotency-key'];
-      const { requestId, replayed } = await send.call(deps.hosts, {
+      const {
+        requestId,
+        replayed,
+        request: read,
+      } = await send.call(deps.hosts, {
         caller,
         message: request.params.name,
         mode: request.query.mode ?? 'LIVE',
@@ -221,7 +229,7 @@ export function runtimeRoutes(app: Api, deps: ServerDeps): void {
       });
       if (replayed) reply.header('Idempotent-Replayed', 'true');
       reply.code(201);
-      return toRequestBody(await requests.require(caller.accountId, requestId));
+      return read ?? toRequestBody(await requests.require(caller.accountId, requestId));
     },
   );
 
