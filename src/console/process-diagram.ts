@@ -17,6 +17,8 @@ export interface SavedDefinition {
   name: string;
   definition: { name: string; steps: unknown[] };
   updatedAt: number;
+  /** Its elements outside the executable subset, as the JSON routes answer them. */
+  unsupported?: Array<{ type: string; id: string; line: number | null }>;
   findings?: Finding[];
 }
 
@@ -82,8 +84,25 @@ export function diagramEditor(
   async function start(): Promise<void> {
     const Modeler = await bpmnJs('modeler');
     modeler = new Modeler({ container: canvas });
-    await modeler.importXML(id === undefined ? NEW_MODEL : await definitionXml(id));
+    try {
+      await modeler.importXML(id === undefined ? NEW_MODEL : await definitionXml(id));
+    } catch (e) {
+      throw new Error(`The diagram cannot be drawn (${errorText(e)}): the JSON tab edits the definition.`, {
+        cause: e,
+      });
+    }
     modeler.get<Canvas>('canvas').zoom('fit-viewport');
+    // What the last save found outside the subset, marked from the start (the same words as a save's findings).
+    const unsupported = stored?.unsupported ?? [];
+    if (unsupported.length > 0)
+      show(
+        unsupported.map((u) => ({
+          id: u.id,
+          rule: SUBSET_RULE,
+          message: `${u.type}${u.line === null ? '' : ` (line ${u.line})`} is outside the executable subset: a request of this process is refused`,
+          severity: 'warning',
+        })),
+      );
     modeler.on('selection.changed', (event: { newSelection: DiagramElement[] }) => {
       const [only, ...more] = event.newSelection;
       void selected(more.length === 0 ? only : undefined);

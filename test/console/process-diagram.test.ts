@@ -259,6 +259,26 @@ describeWithBrowser('console: the process diagram', (browser) => {
       await shoot('process-diagram-failed');
     });
 
+    it("draws the BPMN MIWG's reference models", async () => {
+      for (const name of ['A.1.0', 'A.2.0', 'A.3.0', 'A.4.0', 'B.1.0', 'C.1.0']) {
+        const xml = readFileSync(new URL(`../fixtures/bpmn/miwg/${name}.bpmn`, import.meta.url), 'utf8');
+        const id = await page.evaluate(async (body) => {
+          const r = await fetch('/api/v1/processes', {
+            method: 'POST',
+            headers: { 'content-type': 'application/xml' },
+            body,
+          });
+          return ((await r.json()) as { id: number }).id;
+        }, xml);
+        await page.goto(`${server.url}/console/#/processes/${id}`);
+        await page.locator('.diagram-canvas[data-ready]').waitFor();
+        const shapes = (xml.match(/<bpmndi:BPMNShape /g) ?? []).length;
+        expect(await page.locator('.diagram-canvas .djs-shape').count(), name).toBeGreaterThanOrEqual(shapes);
+        if (name === 'B.1.0') await shoot('process-diagram-miwg');
+        await page.goto(`${server.url}/console/#/processes`);
+      }
+    });
+
     it('marks the elements outside the executable subset, and nothing in the pages failed', async () => {
       const complex = fixture('route.bpmn').replaceAll('exclusiveGateway', 'complexGateway');
       const id = await page.evaluate(async (xml) => {
@@ -271,6 +291,12 @@ describeWithBrowser('console: the process diagram', (browser) => {
       }, complex);
       await page.goto(`${server.url}/console/#/processes/${id}`);
       await page.locator('.diagram-canvas[data-ready]').waitFor();
+      // Marked as soon as it shows (the stored definition's unsupported elements) …
+      expect(await page.locator('.findings-list li.subset').allTextContents()).toEqual([
+        'Size flowmark/executable-subset: bpmn:ComplexGateway (line 7) is outside the executable subset: a request of this process is refused',
+      ]);
+      expect(await shape('Size').getAttribute('class')).toContain('flagged');
+      // … and by the save's findings (the document as bpmn-js writes it again).
       await page.getByRole('button', { name: 'Save diagram' }).click();
       await page.getByText(`Saved Route (id ${id}).`).waitFor();
       expect(await page.locator('.findings-list li.subset').allTextContents()).toEqual([
