@@ -31,6 +31,8 @@ export interface Finding {
 
 const SUBSET_RULE = 'flowmark/executable-subset';
 const FORMATS = ['freemarker', 'javascript', 'python'];
+/** The other names the server reads for a format (docs/hosts.md, "BPMN"). */
+const FORMAT_ALIASES: Record<string, string> = { ftl: 'freemarker', js: 'javascript' };
 
 /** A new model: one start event, for the palette to go on from. */
 const NEW_MODEL = `<?xml version="1.0" encoding="UTF-8"?>
@@ -80,6 +82,8 @@ export function diagramEditor(
   const script = h('div', { class: 'script-pane' });
   let modeler: BpmnJs | undefined;
   let flagged: string[] = [];
+  /** The latest selection: a script pane built for an earlier one is dropped. */
+  let selections = 0;
 
   async function start(): Promise<void> {
     const Modeler = await bpmnJs('modeler');
@@ -116,17 +120,20 @@ export function diagramEditor(
   /** The script pane of a selected script task; nothing for any other selection. */
   async function selected(element: DiagramElement | undefined): Promise<void> {
     const bo = element?.businessObject;
+    const selection = ++selections;
     if (!element || !modeler || bo?.$type !== 'bpmn:ScriptTask') return fill(script);
     const modeling = modeler.get<Modeling>('modeling');
     const label = `Script of ${bo.name || bo.id}`;
     const template = await createTemplateEditor(label, bo.script ?? '');
+    if (selection !== selections) return;
     template.editor.onChange(() => modeling.updateProperties(element, { script: template.editor.value() }));
     const format = h(
       'select',
       { onchange: () => modeling.updateProperties(element, { scriptFormat: format.value }) },
       FORMATS.map((f) => h('option', { value: f }, f)),
     );
-    format.value = FORMATS.includes(bo.scriptFormat ?? '') ? bo.scriptFormat! : 'freemarker';
+    const current = (bo.scriptFormat ?? 'freemarker').toLowerCase();
+    format.value = FORMAT_ALIASES[current] ?? (FORMATS.includes(current) ? current : 'freemarker');
     fill(
       script,
       h('h3', null, label),
