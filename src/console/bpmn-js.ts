@@ -33,6 +33,13 @@ export interface BusinessObject {
 
 export type BpmnJsClass = new (options: { container: HTMLElement }) => BpmnJs;
 
+declare global {
+  interface Window {
+    /** What a bpmn-js bundle defines, taken at once by load(). */
+    BpmnJS?: BpmnJsClass;
+  }
+}
+
 const BUNDLES = { modeler: 'vendor/bpmn-modeler.js', viewer: 'vendor/bpmn-viewer.js' } as const;
 const STYLESHEETS = ['vendor/diagram-js.css', 'vendor/bpmn-js.css', 'vendor/bpmn-font/css/bpmn.css'];
 
@@ -57,9 +64,8 @@ function load(src: string): Promise<BpmnJsClass> {
     const script = document.createElement('script');
     script.src = src;
     script.addEventListener('load', () => {
-      const global = window as unknown as { BpmnJS?: BpmnJsClass };
-      const Class = global.BpmnJS;
-      delete global.BpmnJS;
+      const Class = window.BpmnJS;
+      delete window.BpmnJS;
       script.remove();
       if (Class) resolve(Class);
       else reject(new Error(`${src} did not define BpmnJS.`));

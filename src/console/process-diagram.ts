@@ -64,9 +64,9 @@ interface Registry {
 }
 
 /** The diagram of a stored definition (null: a new one); `saved` after each save. */
-export function diagramEditor(
-  stored: SavedDefinition | null,
-  saved: (definition: SavedDefinition) => Promise<void>,
+export function diagramEditor<D extends SavedDefinition>(
+  stored: D | null,
+  saved: (definition: D) => Promise<void>,
 ): HTMLElement {
   let id = stored?.id;
   const message = messageArea();
@@ -161,7 +161,7 @@ export function diagramEditor(
         { accept: 'application/json', 'content-type': 'application/xml' },
         xml,
       );
-      const definition = (await response.json()) as SavedDefinition;
+      const definition: D = await response.json();
       id = definition.id;
       save.textContent = 'Save diagram';
       show(definition.findings ?? []);

@@ -144,10 +144,7 @@ export async function renderProcesses(main: HTMLElement, rest: string[]): Promis
       panels.JSON.hidden = name !== 'JSON';
       // The modeler measures its container: it is built once its tab shows.
       if (name === 'Diagram' && !panels.Diagram.firstChild)
-        fill(
-          panels.Diagram,
-          diagramEditor(stored, (d) => diagramSaved(d as StoredDefinition)),
-        );
+        fill(panels.Diagram, diagramEditor(stored, diagramSaved));
     }
     fill(panels.JSON, jsonForm(stored));
     fill(

@@ -104,8 +104,9 @@ export function consoleRoutes(app: Api, _deps: ServerDeps): void {
     secured(reply).type('text/css; charset=utf-8').send(CONSOLE_STYLES),
   );
 
-  app.get('/console/vendor/*', { config: page, schema: hidden }, async (request, reply) => {
-    const name = (request.params as { '*': string })['*'];
+  const vendorSchema = { ...hidden, params: Type.Object({ '*': Type.String() }) };
+  app.get('/console/vendor/*', { config: page, schema: vendorSchema }, async (request, reply) => {
+    const name = request.params['*'];
     const asset = vendorAsset(name);
     if (!asset) throw notFound(`No file /console/vendor/${name}.`);
     const { type, body } = await asset;

@@ -38,8 +38,8 @@ type NodeResolverClass = new (options: { require: NodeRequire }) => unknown;
  */
 function recommended(): BpmnlintLinter {
   const require = createRequire(import.meta.url);
-  const { Linter } = require('bpmnlint') as Bpmnlint;
-  const NodeResolver = require('bpmnlint/lib/resolver/node-resolver') as NodeResolverClass;
+  const { Linter }: Bpmnlint = require('bpmnlint');
+  const NodeResolver: NodeResolverClass = require('bpmnlint/lib/resolver/node-resolver');
   return new Linter({
     config: { extends: 'bpmnlint:recommended' },
     resolver: new NodeResolver({ require }),
