@@ -1,12 +1,13 @@
 /**
- * Process definitions (administrators, as the REST routes): the account's definitions; one edited
- * as JSON (the editor shows the server's validation error at its path: the line marked, a button
+ * Process definitions (administrators, as the REST routes): the account's definitions; one shown
+ * and edited as a diagram (process-diagram.ts) or as JSON (the editor shows the server's validation error at its path: the line marked, a button
  * that moves the caret there), created, deleted; and a request started from one with a mode and
  * input data (JSON), which then opens on the request's page (#/requests/<id>).
  */
 import { api, ClientError, errorText } from './api.js';
-import { field, fill, h, messageArea, parseJsonField, table, when } from './dom.js';
+import { field, fill, h, messageArea, parseJsonField, table, uid, when } from './dom.js';
 import { createEditor, type Editor } from './editor.js';
+import { diagramEditor } from './process-diagram.js';
 import { locate, position, splitDefinitionError } from './json-path.js';
 import { href, record, type Navigate } from './route.js';
 import { identity } from './session.js';
@@ -99,8 +100,67 @@ export async function renderProcesses(main: HTMLElement, rest: string[]): Promis
     record(href('processes', stored.id));
   }
 
-  /** The editor of a stored definition, or of a new one (null). */
+  /** The tab shown (kept from one definition to the next). */
+  let tab: 'Diagram' | 'JSON' = 'Diagram';
+
+  /** A stored definition, or a new one (null): its diagram and JSON tabs, and the start form. */
   function edit(stored: StoredDefinition | null): void {
+    const heading = h('h2', null, stored ? `Process ${stored.name}` : 'New process definition');
+    const meta = h(
+      'p',
+      { class: 'meta' },
+      stored ? `Id ${stored.id} · updated ${when(stored.updatedAt)}` : '',
+    );
+    const panels = {
+      Diagram: h('div', { role: 'tabpanel', id: uid('panel'), 'aria-label': 'Diagram' }),
+      JSON: h('div', { role: 'tabpanel', id: uid('panel'), 'aria-label': 'JSON' }),
+    };
+    const start = h('div', null, stored ? startForm(stored) : null);
+    /** A diagram save: the list, the address, the JSON tab and the start form follow it. */
+    const diagramSaved = async (saved: StoredDefinition) => {
+      await refresh();
+      record(href('processes', saved.id));
+      heading.textContent = `Process ${saved.name}`;
+      meta.textContent = `Id ${saved.id} · updated ${when(saved.updatedAt)}`;
+      fill(panels.JSON, jsonForm(saved));
+      fill(start, startForm(saved));
+    };
+    const tabs = (['Diagram', 'JSON'] as const).map((name) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          role: 'tab',
+          'aria-controls': panels[name].id,
+          onclick: () => select(name),
+        },
+        name,
+      ),
+    );
+    function select(name: 'Diagram' | 'JSON'): void {
+      tab = name;
+      tabs.forEach((t) => t.setAttribute('aria-selected', String(t.textContent === name)));
+      panels.Diagram.hidden = name !== 'Diagram';
+      panels.JSON.hidden = name !== 'JSON';
+      // The modeler measures its container: it is built once its tab shows.
+      if (name === 'Diagram' && !panels.Diagram.firstChild)
+        fill(panels.Diagram, diagramEditor(stored, diagramSaved));
+    }
+    fill(panels.JSON, jsonForm(stored));
+    fill(
+      detail,
+      heading,
+      meta,
+      h('div', { role: 'tablist', class: 'tabs', 'aria-label': 'Definition views' }, tabs),
+      panels.Diagram,
+      panels.JSON,
+      start,
+    );
+    select(tab);
+  }
+
+  /** The JSON editor of a stored definition, or of a new one (null). */
+  function jsonForm(stored: StoredDefinition | null): HTMLElement {
     const editor = createEditor({
       id: 'definition-json',
       label: 'Definition (JSON)',
@@ -160,13 +220,7 @@ export async function renderProcesses(main: HTMLElement, rest: string[]): Promis
       }
     }
 
-    fill(
-      detail,
-      h('h2', null, stored ? `Process ${stored.name}` : 'New process definition'),
-      stored ? h('p', { class: 'meta' }, `Id ${stored.id} · updated ${when(stored.updatedAt)}`) : null,
-      form,
-      stored ? startForm(stored) : null,
-    );
+    return form;
   }
 
   const create = h(

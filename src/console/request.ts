@@ -1,12 +1,14 @@
 /**
- * A process request's page (#/requests/<id>): its status, process, parent and children; its steps
- * (status, lane, duration, result or error); its open manual tasks, each with a form rendered from
+ * A process request's page (#/requests/<id>): its status, process, parent and children; its
+ * process's diagram with each task's status (request-diagram.ts); its steps (status, lane,
+ * duration, result or error); its open manual tasks, each with a form rendered from
  * the task's fields and submitted through the task's URL; resume (a paused request) and cancel
  * (a running or waiting one) through the REST routes; its data document and log.
  */
 import { requestJson } from '../client/http.js';
 import { api, ClientError, errorText } from './api.js';
 import { field, fill, h, messageArea, pretty, table, when } from './dom.js';
+import { showRequestDiagram } from './request-diagram.js';
 
 export interface Status {
   code: number;
@@ -111,6 +113,39 @@ export async function renderRequest(main: HTMLElement, id: string): Promise<void
     const children = run.steps.filter((s) => s.childRequestId !== null);
     const open = run.tasks.filter((t) => t.status === 'OPEN');
     const logs = h('div');
+    const diagram = h('div', { class: 'request-diagram' });
+    const stepError = h('div', { class: 'eval-error', role: 'alert' });
+    const stepsTable = table(
+      `Steps of ${r.id}`,
+      ['Step', 'Type', 'Status', 'Lane', 'Started', 'Duration', 'Result or error'],
+      run.steps.map((s) => [
+        `${s.stepId}${s.iteration > 0 ? ` #${s.iteration}` : ''}`,
+        s.type,
+        h('span', { class: `step-${s.status}` }, s.status),
+        s.laneId === null ? '' : String(s.laneId),
+        when(s.startedAt),
+        s.endedAt === null ? '' : duration(s.endedAt - s.startedAt),
+        s.error
+          ? h('span', { class: 'message error' }, errorLine(s.error))
+          : s.childRequestId
+            ? ['child ', requestLink(s.childRequestId)]
+            : s.result === null || s.result === undefined
+              ? ''
+              : h('code', null, clip(JSON.stringify(s.result))),
+      ]),
+    );
+    /** A failed task's badge: its error under the diagram, its row marked. */
+    const showError = (step: StepInfo) => {
+      const rows = Array.from(stepsTable.tBodies[0]!.rows);
+      rows.forEach((row) => row.classList.remove('highlighted'));
+      const row = rows[run.steps.indexOf(step)];
+      row?.classList.add('highlighted');
+      row?.scrollIntoView({ block: 'center' });
+      fill(
+        stepError,
+        `Step ${step.stepId}${step.iteration > 0 ? ` #${step.iteration}` : ''} failed: ${errorLine(step.error!)}`,
+      );
+    };
     fill(
       body,
       h('h2', null, `Request ${r.id}`),
@@ -141,32 +176,10 @@ export async function renderRequest(main: HTMLElement, id: string): Promise<void
           : null,
       ),
       actions(r, r.status === 102 && !run.steps.some((s) => s.status === 'waiting')),
+      diagram,
+      stepError,
       h('h3', null, 'Steps'),
-      table(
-        `Steps of ${r.id}`,
-        ['Step', 'Type', 'Status', 'Lane', 'Started', 'Duration', 'Result or error'],
-        run.steps.map((s) => [
-          `${s.stepId}${s.iteration > 0 ? ` #${s.iteration}` : ''}`,
-          s.type,
-          h('span', { class: `step-${s.status}` }, s.status),
-          s.laneId === null ? '' : String(s.laneId),
-          when(s.startedAt),
-          s.endedAt === null ? '' : duration(s.endedAt - s.startedAt),
-          s.error
-            ? h(
-                'span',
-                { class: 'message error' },
-                s.error.line !== undefined
-                  ? `${s.error.template ?? ''} line ${s.error.line}, column ${s.error.column ?? 0}: ${s.error.message}`
-                  : s.error.message,
-              )
-            : s.childRequestId
-              ? ['child ', requestLink(s.childRequestId)]
-              : s.result === null || s.result === undefined
-                ? ''
-                : h('code', null, clip(JSON.stringify(s.result))),
-        ]),
-      ),
+      stepsTable,
       open.map((t) => taskForm(t)),
       run.tasks.filter((t) => t.status !== 'OPEN').length > 0
         ? [
@@ -195,6 +208,11 @@ export async function renderRequest(main: HTMLElement, id: string): Promise<void
       h('h3', null, 'Log'),
       logs,
     );
+    if (run.process)
+      showRequestDiagram(diagram, run.process, run.steps, FINAL.has(r.status), showError).then(
+        (shown) => shown && diagram.prepend(h('h3', null, 'Diagram')),
+        (e: unknown) => fill(diagram, h('p', { class: 'message error', role: 'alert' }, errorText(e))),
+      );
     api<{ items: LogLine[] }>('GET', `/requests/${encodeURIComponent(r.id)}/logs?limit=200`).then(
       ({ items }) =>
         fill(
@@ -325,6 +343,12 @@ async function describe(id: string): Promise<Run> {
     if (!(e instanceof ClientError) || e.status !== 501) throw e;
     return { request: await api<RequestInfo>('GET', path), process: '', steps: [], tasks: [] };
   }
+}
+
+function errorLine(error: NonNullable<StepInfo['error']>): string {
+  return error.line !== undefined
+    ? `${error.template ?? ''} line ${error.line}, column ${error.column ?? 0}: ${error.message}`
+    : error.message;
 }
 
 function duration(ms: number): string {

@@ -190,6 +190,7 @@ describeWithBrowser('console: the first hour of a new team', (browser) => {
     it('stores a process whose step adds its requester to the runtime lane', async () => {
       await page.getByRole('link', { name: 'Processes' }).click();
       await page.getByRole('button', { name: 'New definition' }).click();
+      await page.getByRole('tab', { name: 'JSON' }).click();
       await replaceText(
         page,
         page.getByLabel('Definition (JSON)'),

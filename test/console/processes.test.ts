@@ -77,6 +77,7 @@ describeWithBrowser('console: processes, requests and tasks', (browser) => {
       await page.getByRole('heading', { name: 'Processes', level: 1 }).waitFor();
       await page.locator('.list p[role="status"]').getByText('0 process definitions').waitFor();
       await page.getByRole('button', { name: 'New definition' }).click();
+      await page.getByRole('tab', { name: 'JSON' }).click();
       await setDefinition(INVALID);
       await page.getByRole('button', { name: 'Create' }).click();
       const error = page.locator('.eval-error');

@@ -169,4 +169,24 @@ body.task-page form.task-form { background: var(--panel); border: 1px solid var(
 dl.task-data { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; }
 dl.task-data dt { font-weight: 600; }
 dl.task-data dd { margin: 0; white-space: pre-wrap; word-break: break-word; }
+/* The process diagram (bpmn-js) and its tabs. */
+.tabs { display: flex; gap: .25rem; border-bottom: 1px solid var(--line); margin: .5rem 0; }
+.tabs [role="tab"] { border: 1px solid var(--line); border-bottom: none; border-radius: 4px 4px 0 0; background: var(--bg); padding: .3rem .8rem; cursor: pointer; }
+.tabs [role="tab"][aria-selected="true"] { background: var(--panel); font-weight: 600; }
+.diagram-canvas { height: 480px; border: 1px solid var(--line); border-radius: 4px; background: #fff; position: relative; }
+.diagram-canvas.small { height: 360px; }
+.findings-list { margin: .25rem 0; padding-left: 1.2rem; font-size: .9rem; }
+.finding.subset { color: var(--error); }
+.djs-element.flagged .djs-visual > :nth-child(1) { stroke: var(--error) !important; stroke-width: 3px !important; }
+.djs-element.node-done .djs-visual > :nth-child(1) { fill: #dff3e4 !important; stroke: #1e6b3a !important; }
+.djs-element.node-waiting .djs-visual > :nth-child(1), .djs-element.node-running .djs-visual > :nth-child(1) { fill: #fff4cc !important; stroke: #a06800 !important; }
+.djs-element.node-failed .djs-visual > :nth-child(1) { fill: #fdecea !important; stroke: var(--error) !important; }
+.djs-element.node-skipped .djs-visual > :nth-child(1) { fill: #eceef1 !important; stroke: #8a929e !important; stroke-dasharray: 4 3; }
+.node-badge { font: 11px/1.3 system-ui, sans-serif; white-space: nowrap; padding: 1px 5px; border-radius: 8px; border: 1px solid var(--line); background: #fff; }
+.node-badge.node-done { color: var(--ok); border-color: #9cc9a9; }
+.node-badge.node-waiting, .node-badge.node-running { color: #7a5000; border-color: #e3c36b; }
+.node-badge.node-failed { color: var(--error); border-color: #f0b8b3; cursor: pointer; }
+.node-badge.node-skipped { color: var(--muted); }
+.diagram-legend { display: flex; gap: .5rem; flex-wrap: wrap; margin: .3rem 0; }
+tr.highlighted td { background: var(--mark); }
 `;

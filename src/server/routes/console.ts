@@ -5,6 +5,7 @@
  *   GET /console/            the console's page (log in, playground, collections, projects, files, processes, requests)
  *   GET /favicon.svg         the icon (/favicon.ico redirects to it)
  *   GET /console/*.js, .css  its modules and stylesheet
+ *   GET /console/vendor/*    the diagram's library (bpmn-js bundles, stylesheets, icon font)
  *   GET /client/*.js         the client library (ES modules; `.d.ts` beside them when built)
  *   GET /atom/*.js           the Atom format module the client library imports (shared with the server)
  *   GET /safety/*.js         the safety rules the Atom format imports (shared with the server)
@@ -20,6 +21,7 @@ import { defaultRegistry } from '../../functions/registry.js';
 import { browserAssets, type Asset } from '../console/assets.js';
 import { CONSOLE_PAGE } from '../console/page.js';
 import { CONSOLE_STYLES } from '../console/styles.js';
+import { vendorAsset } from '../console/vendor.js';
 import type { Api, ServerDeps } from '../deps.js';
 import { notFound } from '../errors.js';
 
@@ -101,6 +103,15 @@ export function consoleRoutes(app: Api, _deps: ServerDeps): void {
   app.get('/console/console.css', { config: page, schema: hidden }, async (_request, reply) =>
     secured(reply).type('text/css; charset=utf-8').send(CONSOLE_STYLES),
   );
+
+  const vendorSchema = { ...hidden, params: Type.Object({ '*': Type.String() }) };
+  app.get('/console/vendor/*', { config: page, schema: vendorSchema }, async (request, reply) => {
+    const name = request.params['*'];
+    const asset = vendorAsset(name);
+    if (!asset) throw notFound(`No file /console/vendor/${name}.`);
+    const { type, body } = await asset;
+    return secured(reply).type(type).header('cache-control', 'public, max-age=86400').send(body);
+  });
 
   for (const folder of ['atom', 'console', 'client', 'safety'] as const)
     app.get(`/${folder}/*`, { config: page, schema: hidden }, async (request, reply) => {

@@ -6,6 +6,7 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { PlatformError } from '../../platform/index.js';
 import { readBpmn, writeBpmn } from '../../platform/processes/bpmn/index.js';
+import { lintBpmn } from '../../platform/processes/bpmn/lint.js';
 import type { ProcessTrigger, StoredDefinition } from '../../platform/processes/index.js';
 import type { WebInterface as WebInterfaceRecord } from '../../platform/projects/index.js';
 import type { CompositeApi as CompositeApiRecord } from '../../platform/scripted/index.js';
@@ -86,6 +87,22 @@ const ProcessDefinition = Type.Object({
   trigger: Nullable(Trigger),
   createdAt: Type.Integer(),
   updatedAt: Type.Integer(),
+});
+
+const Finding = Type.Object({
+  /** The element's id ('' for the whole model). */
+  id: Type.String(),
+  /** `bpmnlint/<rule>` (its recommended rules) or `flowmark/executable-subset`. */
+  rule: Type.String(),
+  message: Type.String(),
+  severity: Type.Literal('warning'),
+});
+
+/** A save's answer: the definition, and what the checks of a BPMN model found (docs/console.md). */
+const SavedDefinition = Type.Object({
+  ...ProcessDefinition.properties,
+  /** A BPMN model's findings (warnings: the model is saved); [] for JSON. */
+  findings: Type.Array(Finding),
 });
 
 const DefinitionBody = Type.Union([
@@ -338,6 +355,11 @@ export async function processDefinitionRoutes(app: Api, { deps }: { deps: Server
   const { definitions, triggers } = deps.platform.processes;
   const withTrigger = async (stored: StoredDefinition) =>
     toDefinitionBody(stored, await triggers.find(stored.id));
+  /** A saved definition's answer: a BPMN model (the body as text) with its findings. */
+  const withFindings = async (stored: StoredDefinition, body: unknown) => ({
+    ...(await withTrigger(stored)),
+    findings: typeof body === 'string' ? await lintBpmn(body, stored.definition.unsupported ?? []) : [],
+  });
   // A BPMN document arrives as text; readBpmn parses it.
   app.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string' }, (_request, body, done) =>
     done(null, body),
@@ -370,7 +392,7 @@ export async function processDefinitionRoutes(app: Api, { deps }: { deps: Server
         summary:
           'Store a process definition: JSON ({name, project, steps, graph}) or a BPMN 2.0 document (see docs/hosts.md)',
         body: DefinitionBody,
-        response: { 201: ProcessDefinition },
+        response: { 201: SavedDefinition },
       },
     },
     async (request, reply) => {
@@ -379,7 +401,7 @@ export async function processDefinitionRoutes(app: Api, { deps }: { deps: Server
         await definitionValue(request.body),
       );
       reply.code(201);
-      return withTrigger(stored);
+      return withFindings(stored, request.body);
     },
   );
 
@@ -412,16 +434,17 @@ export async function processDefinitionRoutes(app: Api, { deps }: { deps: Server
         summary: 'Replace a process definition, JSON or BPMN (requests already started keep theirs)',
         params: IdParams,
         body: DefinitionBody,
-        response: { 200: ProcessDefinition },
+        response: { 200: SavedDefinition },
       },
     },
     async (request) =>
-      withTrigger(
+      withFindings(
         await definitions.replace(
           callerOf(request).accountId,
           request.params.id,
           await definitionValue(request.body),
         ),
+        request.body,
       ),
   );
 
