@@ -188,6 +188,11 @@ describeEachEngine('the spec part 7 errors as scripts and callers read them', (e
         line: 2,
       },
     });
+    // The account's log says which user.
+    const logged = await w.platform.logs.list(w.account, {});
+    expect(logged.map((e) => e.message)).toContain(
+      `web interface ${w.ids.reports}, line 2, column 3: get_lanes: Unable to retrieve user. (user "nobody")`,
+    );
   });
 
   it('in the P_message of a failed request', async () => {

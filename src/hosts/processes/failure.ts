@@ -4,6 +4,7 @@
  */
 import type { StepError } from '../../platform/processes/index.js';
 import { FunctionError } from '../../functions/errors.js';
+import { PlatformError } from '../../platform/errors.js';
 import { TemplateError } from '../../template/index.js';
 import { errorMessage } from '../../errors/index.js';
 
@@ -37,9 +38,14 @@ export function failureMessage(error: StepError): string {
 /**
  * The message of a failure for the account's log: the function's name stays before a message in
  * the spec's wording, which reads without it elsewhere (`count_objects: Cannot count objects with
- * an empty condition.`; docs/functions.md, "Errors").
+ * an empty condition.`; docs/functions.md, "Errors"), and a platform error says what it is about
+ * (`Unable to retrieve user. (user "nobody")`).
  */
 export function loggedMessage(e: unknown, error: StepError): string {
   const cause = e instanceof TemplateError ? e.cause : e;
-  return cause instanceof FunctionError && cause.message === error.message ? cause.qualified : error.message;
+  if (!(cause instanceof FunctionError || cause instanceof PlatformError) || cause.message !== error.message)
+    return error.message;
+  const logged = cause instanceof FunctionError ? cause.qualified : error.message;
+  // `Unable to retrieve user.` does not say which: the log line does
+  return cause.subject !== undefined ? `${logged} (${cause.subject})` : logged;
 }
