@@ -205,6 +205,12 @@ describeEachEngine('the spec part 7 errors as scripts and callers read them', (e
       });
       expect(view.request.status, c.expr).toBe(301);
       expect(view.request.message, c.expr).toMatch(new RegExp(`, line 1, column 3: ${escape(c.message)}$`));
+      // the request's log says why it was aborted
+      const logged = await w.platform.logs.list(w.account, { requestId: view.request.id });
+      expect(
+        logged.map((e) => [e.level, e.message]),
+        c.expr,
+      ).toContainEqual(['SEVERE', `request aborted (301 ABORTED): ${view.request.message}`]);
     }
   });
 });

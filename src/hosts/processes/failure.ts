@@ -3,6 +3,7 @@
  * and where it happened (template, line, column).
  */
 import type { StepError } from '../../platform/processes/index.js';
+import type { LogEntry, ProcessRequest } from '../../platform/index.js';
 import { FunctionError } from '../../functions/errors.js';
 import { PlatformError } from '../../platform/errors.js';
 import { TemplateError } from '../../template/index.js';
@@ -27,6 +28,18 @@ export function stepError(e: unknown): StepError {
     return { message: cause ?? description, template: e.templateName, line: e.line, column: e.column };
   }
   return { message: errorMessage(e) };
+}
+
+/** The line of the account's log that says why a request was aborted (301). */
+export function abortedEntry(request: ProcessRequest): Omit<LogEntry, 'id' | 'accountId' | 'createdAt'> {
+  return {
+    requestId: request.id,
+    projectId: request.projectId,
+    userId: null,
+    mode: request.mode,
+    level: 'SEVERE',
+    message: `request aborted (301 ABORTED): ${request.message ?? 'no message'}`,
+  };
 }
 
 /** The text of P_message for a failed step: `<template>, line L, column C: <message>`. */
