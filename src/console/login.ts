@@ -5,6 +5,8 @@ import { logIn } from './session.js';
 
 export function renderLogin(root: HTMLElement, done: () => void): void {
   const account = h('input', { name: 'account', autocomplete: 'organization' });
+  // a task page's login link names the task's account
+  account.value = new URLSearchParams(location.search).get('account') ?? '';
   const login = h('input', { name: 'login', autocomplete: 'username', required: true });
   const password = h('input', {
     name: 'password',

@@ -47,12 +47,22 @@ const root = document.getElementById('app')!;
 /** The page shown and how it follows a change of address within it. */
 let shown: { view: View | undefined; user: number; navigate: Navigate | undefined } | undefined;
 
+/** The `?return=` of the console's address when it is a task of this server (`/live/<account>/task/…`). */
+function returnAddress(): string | undefined {
+  const back = new URLSearchParams(location.search).get('return');
+  return back !== null && /^\/live\/[^/\\]+\/task\/[^\\]*$/.test(back) ? back : undefined;
+}
+
 async function show(): Promise<void> {
   const who = identity();
+  const back = returnAddress();
+  if (who && back !== undefined) return location.replace(back); // logged in already
   if (!who) {
     shown = undefined; // the login view replaces the page: the next one is built anew
     document.title = 'Log in · flowmark console';
     renderLogin(root, () => {
+      // a task page sent the visitor here to log in: back to the task
+      if (back !== undefined) return location.replace(back);
       if (location.hash === '' || location.hash === '#/login') location.hash = '#/playground';
       void show();
     });

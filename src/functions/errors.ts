@@ -15,6 +15,8 @@ export class FunctionError extends Error {
     readonly detail: string,
     /** The argument at fault, 1-based, when there is one. */
     readonly argument?: { index: number; name: string },
+    /** What a platform error was about (`user "nobody"`), for the log lines (PlatformError.subject). */
+    readonly subject?: string,
   ) {
     // An argument's error always names the function and the argument, whatever its wording.
     super(!argument && isSpecWording(detail) ? detail : qualifiedText(functionName, detail, argument));

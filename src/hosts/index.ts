@@ -14,7 +14,7 @@ import { errorAnswer, queryValue, type Answer, type Exchange, type HostCaller } 
 import { ProcessHost, type ProcessHostOptions, type RequestView, type TaskView } from './processes/host.js';
 import { ProcessSweeper, type SweeperOptions } from './processes/sweeper.js';
 import { messageProcess } from './processes/triggers.js';
-import { taskErrorPage, taskPage, wantsHtml } from './task-page.js';
+import { taskErrorPage, taskLoginPage, taskPage, wantsHtml } from './task-page.js';
 import { WebInterfaceHost } from './web-interface.js';
 
 export { CompositeHost } from './composite.js';
@@ -170,7 +170,12 @@ async function taskExchange(
     const answer = await taskJson(processes, exchange);
     if (answer.status >= 400) {
       const body = answer.body as { message?: unknown } | null;
-      return withHeaders(taskErrorPage(answer.status, String(body?.message ?? 'The task failed.')), answer);
+      const message = String(body?.message ?? 'The task failed.');
+      if (answer.status === 401 && exchange.method.toUpperCase() !== 'POST') {
+        const back = `/live/${encodeURIComponent(exchange.accountId)}/${exchange.path}${queryText(exchange.query)}`;
+        return withHeaders(taskLoginPage(message, exchange.accountId, back), answer);
+      }
+      return withHeaders(taskErrorPage(answer.status, message), answer);
     }
     const method = exchange.method.toUpperCase();
     if (method === 'POST') {
@@ -192,6 +197,17 @@ async function taskExchange(
     if (e instanceof PlatformError) return taskErrorPage(PLATFORM_STATUS[e.code], e.message);
     throw e;
   }
+}
+
+/** `?a=1&b=2` of a query (its first value of each name), or '' when it has none. */
+function queryText(query: Exchange['query']): string {
+  const params = new URLSearchParams();
+  for (const name of Object.keys(query)) {
+    const value = queryValue(query, name);
+    if (value !== undefined) params.set(name, value);
+  }
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
 }
 
 /** What a platform error answers (as the server's error handler maps it). */

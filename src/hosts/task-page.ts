@@ -148,6 +148,20 @@ const ENDED: Record<number, string> = {
   401: 'timed out (401)',
 };
 
+/**
+ * A visitor without a session or token: the 401 message, and a link to the console's login, which
+ * comes back to `back` (the task's address) once logged in.
+ */
+export function taskLoginPage(message: string, accountId: string, back: string): Answer {
+  const login = `/console/?${new URLSearchParams({ account: accountId, return: back }).toString()}`;
+  return page(
+    401,
+    'Task',
+    `<h1>Task</h1><p class="message error" role="alert">${escapeHtml(message)}</p>` +
+      `<p><a class="button" href="${escapeHtml(login)}">Log in to open this task</a></p>`,
+  );
+}
+
 /** An error as a page: the same status and message a JSON client gets. */
 export function taskErrorPage(status: number, message: string): Answer {
   return page(

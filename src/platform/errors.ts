@@ -16,6 +16,11 @@ export class PlatformError extends Error {
   constructor(
     readonly code: PlatformErrorCode,
     message: string,
+    /**
+     * What the error is about (`user "nobody"`), for the log lines that tell it; the message stays
+     * the spec's wording, which does not say.
+     */
+    readonly subject?: string,
   ) {
     super(message);
   }
@@ -35,6 +40,11 @@ export const MESSAGES = {
   impersonationRefused: 'Impersonification is not allowed for user.',
 } as const;
 
-export function notFound(message: string): PlatformError {
-  return new PlatformError('not-found', message);
+export function notFound(message: string, subject?: string): PlatformError {
+  return new PlatformError('not-found', message, subject);
+}
+
+/** `Unable to retrieve user.`, about the user asked for. */
+export function userNotFound(ref: number | string): PlatformError {
+  return notFound(MESSAGES.userNotFound, `user ${JSON.stringify(ref)}`);
 }

@@ -106,6 +106,21 @@ export class Supervisor {
     });
   }
 
+  /**
+   * Resolves once every worker listens, or after `timeoutMs` (one that keeps failing to start is
+   * restarted meanwhile; what follows must not wait on it for ever).
+   */
+  everyListening(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    return new Promise((resolve) => {
+      const check = () => {
+        if (this.stopping || Date.now() >= deadline || this.slots.every((s) => s.listening)) resolve();
+        else setTimeout(check, 20).unref();
+      };
+      check();
+    });
+  }
+
   /** Stops every worker (gracefully, then by force after the grace period); resolves when all exited. */
   async stop(): Promise<void> {
     this.stopping = true;

@@ -188,6 +188,11 @@ describeEachEngine('the spec part 7 errors as scripts and callers read them', (e
         line: 2,
       },
     });
+    // The account's log says which user.
+    const logged = await w.platform.logs.list(w.account, {});
+    expect(logged.map((e) => e.message)).toContain(
+      `web interface ${w.ids.reports}, line 2, column 3: get_lanes: Unable to retrieve user. (user "nobody")`,
+    );
   });
 
   it('in the P_message of a failed request', async () => {
@@ -200,6 +205,12 @@ describeEachEngine('the spec part 7 errors as scripts and callers read them', (e
       });
       expect(view.request.status, c.expr).toBe(301);
       expect(view.request.message, c.expr).toMatch(new RegExp(`, line 1, column 3: ${escape(c.message)}$`));
+      // the request's log says why it was aborted
+      const logged = await w.platform.logs.list(w.account, { requestId: view.request.id });
+      expect(
+        logged.map((e) => [e.level, e.message]),
+        c.expr,
+      ).toContainEqual(['SEVERE', `request aborted (301 ABORTED): ${view.request.message}`]);
     }
   });
 });

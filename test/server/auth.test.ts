@@ -292,6 +292,50 @@ describeEachEngine('server: authentication', (engine) => {
     });
   });
 
+  it('asks administrators too for their current password to change their own', async () => {
+    const admin = server.acme.admin;
+    const path = `/api/v1/users/${admin.id}`;
+    const missing = await call(server.url, 'PATCH', path, {
+      token: admin.token,
+      body: { password: 'new admin password 1' },
+    });
+    expect(missing.body).toEqual({
+      status: 400,
+      code: 'invalid',
+      message: 'currentPassword: required to change your own password.',
+    });
+    const wrong = await call(server.url, 'PATCH', path, {
+      token: admin.token,
+      body: { password: 'new admin password 1', currentPassword: 'nope' },
+    });
+    expect(wrong.body).toEqual({
+      status: 403,
+      code: 'invalid-credentials',
+      message: 'currentPassword: wrong password.',
+    });
+    await login(server.url, 'acme', 'admin');
+    const changed = await call(server.url, 'PATCH', path, {
+      token: admin.token,
+      body: { password: 'new admin password 1', currentPassword: PASSWORD },
+    });
+    expect(changed.status).toBe(200);
+    await login(server.url, 'acme', 'admin', 'new admin password 1');
+    // back, for the tests after this one
+    const back = await call(server.url, 'PATCH', path, {
+      token: admin.token,
+      body: { password: PASSWORD, currentPassword: 'new admin password 1' },
+    });
+    expect(back.status).toBe(200);
+    // another user's password is an administrator's to set without theirs
+    const dee = await server.platform.directory.users.create('acme', { login: 'dee', password: PASSWORD });
+    const reset = await call(server.url, 'PATCH', `/api/v1/users/${dee.id}`, {
+      token: admin.token,
+      body: { password: 'dee password 2' },
+    });
+    expect(reset.status).toBe(200);
+    await login(server.url, 'acme', 'dee', 'dee password 2');
+  });
+
   it('throttles password guessing per login, then lets it try again after the window', async () => {
     const attempt = (password: string) =>
       call(server.url, 'POST', '/api/v1/auth/login', { body: { account: 'globex', login: 'ann', password } });

@@ -74,6 +74,34 @@ async function adminCookie(url: string, text: { out: string }): Promise<string> 
 const SCRIPT = '<@script env="js">RMPData.setOutput(6 * 7)</@script>';
 
 describe('flowmark serve under its supervisor', () => {
+  it("prints the first start's password after every worker's start-up lines, apart from the log", async () => {
+    const child = spawnFlowmark(['serve', '--port', '0'], {
+      env: { FLOWMARK_DATA: join(dir, 'apart'), DATABASE_URL: '' },
+      detached: true,
+    });
+    running.push(child);
+    const text = collect(child);
+    const done = finished(child, 120_000);
+    done.catch(() => undefined);
+    await until(
+      () => (/or create an API token: .*\n\n$/.test(text.out) ? true : undefined),
+      'the password',
+      STARTUP_MS,
+    );
+    // nothing was requested yet: every log line (the workers' "Server listening") came before it
+    const banner = text.out.indexOf('flowmark: serving on ');
+    expect(banner).toBeGreaterThan(0);
+    const before = text.out.slice(0, banner);
+    expect(workerPids(before).size).toBe(2);
+    expect(before.match(/"msg":"Server listening at /g)).toHaveLength(2);
+    expect(text.out.slice(banner)).toMatch(
+      /^flowmark: serving on \S+ \(data: [^)]+\); console at [^\n]+\n\nFirst start: created the account "default" and its administrator\. This password is shown only once:\n\n {2}account: {2}default\n {2}login: {4}admin\n {2}password: \S+\n\nLog in to the console /,
+    );
+    expect(text.out.slice(banner)).not.toContain('"level":');
+    process.kill(child.pid!, 'SIGTERM');
+    expect(await done).toMatchObject({ code: 0, signal: null });
+  }, 120_000);
+
   it('runs scripts, then stops on SIGTERM, finishing the request in flight, with exit 0 within 5 s, the port freed', async () => {
     const server = serve('stop');
     const url = await server.url;

@@ -208,4 +208,29 @@ describeEachEngine('server: the task page', (engine) => {
       '401 OUTDATED',
     ]);
   });
+
+  it('offers an anonymous visitor a login link that comes back to the task', async () => {
+    const id = await start('log in first');
+    const path = `/live/acme/task/${id}/1/0?P_context=mail`;
+    const anonymous = await call(server.url, 'GET', path, { headers: HTML });
+    expect(anonymous.status).toBe(401);
+    const back = encodeURIComponent(path);
+    expect(anonymous.body).toContain(
+      '<p class="message error" role="alert">Authentication required: log in, send an API token, or use the public URL.</p>' +
+        `<p><a class="button" href="/console/?account=acme&#38;return=${back}">Log in to open this task</a></p>`,
+    );
+    // a JSON client keeps its 401 body; a POST is not sent to log in
+    expect((await call(server.url, 'GET', path)).body).toMatchObject({
+      status: 401,
+      code: 'unauthenticated',
+    });
+    const posted = await call(server.url, 'POST', path, { headers: FORM, body: 'decision=yes' });
+    expect(posted.status).toBe(401);
+    expect(posted.body).not.toContain('Log in to open this task');
+    // the console's login gives a session cookie, with which the task opens
+    const cookie = await login(server.url, 'acme', 'admin');
+    const page = await call(server.url, 'GET', path, { cookie, headers: HTML });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('<form');
+  });
 });

@@ -20,7 +20,8 @@ const USAGE =
   '{"id", "ok": true, "output"} or {"id", "ok": false, "error", "errorType", "line", "column"}.\n' +
   'Optional per line: "name" (template name), "templates" ({name: source} for #include/#import),\n' +
   '"settings" ({name: value}, on top of --setting), "locale", "timeZone", "strict". Data follows the\n' +
-  'render command\'s convention (null = missing, {"$date"|"$time"|"$datetime": ISO}).\n' +
+  'render command\'s convention (null = missing, {"$date"|"$time"|"$datetime": ISO}), and so do the\n' +
+  'locale and time zone (a line\'s "locale"/"timeZone" over --locale/--time-zone, see render --help).\n' +
   CONTEXT_USAGE;
 
 interface BatchLine {

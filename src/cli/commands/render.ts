@@ -27,6 +27,12 @@ import {
 import type { CliIo, Command } from '../main.js';
 import { errorMessage } from '../../template/errors.js';
 
+/** The one rule of the locale and time zone, for the template's formatting and the functions alike. */
+export const LOCALE_RULE =
+  'The locale and time zone (of ${n}, ?string, date_format …) are --locale and\n' +
+  "--time-zone, else --setting locale=/time_zone=, else the account's (in a store: its locale and\n" +
+  'time zone), else en_US and UTC;';
+
 const USAGE =
   'flowmark render TEMPLATE|- [--data FILE|JSON|-] [--locale L] [--time-zone Z] [--strict]\n' +
   '                [--setting NAME=VALUE]… [--name NAME]\n' +
@@ -34,7 +40,9 @@ const USAGE =
   'Renders a template (a file, or - for stdin) and prints its output; on an error prints the\n' +
   'message on stderr and exits 1. --data is a JSON file, inline JSON starting with "{", or - for\n' +
   'stdin; null means missing, {"$date"|"$time"|"$datetime": ISO} are dates (without an offset the\n' +
-  "--time-zone applies). --locale (default en_US) and --time-zone (default UTC) are the render's;\n" +
+  '--time-zone applies).\n' +
+  LOCALE_RULE +
+  '\n' +
   "--strict keeps FreeMarker's errors for ${hash}/${sequence} (printed as compact JSON otherwise)\n" +
   'and for ${boolean} (otherwise the platform\'s boolean_format "c": true/false);\n' +
   '--setting sets any FreeMarker setting (number_format=0.##, output_format=HTML, tag_syntax=…).\n' +
@@ -96,14 +104,18 @@ export async function renderRequest(req: RenderRequest): Promise<string> {
     strict: req.strict ?? false,
   };
   const timeZone = req.timeZone ?? fromSettings.render.timeZone ?? req.context?.timeZone ?? 'UTC';
+  const locale = req.locale ?? fromSettings.render.locale ?? req.context?.locale ?? 'en_US';
   const options: RenderOptions = {
     ...fromSettings.render,
-    locale: req.locale ?? fromSettings.render.locale ?? req.context?.locale ?? 'en_US',
+    locale,
     timeZone,
     loader: req.loader,
   };
   const data = parseData(req.dataJson, timeZone);
-  const ctx = req.context ?? createExecutionContext({ locale: options.locale, timeZone });
+  const ctx = req.context ?? createExecutionContext({ locale, timeZone });
+  // one locale and time zone for the template and the functions it calls (LOCALE_RULE)
+  ctx.locale = locale;
+  ctx.timeZone = timeZone;
   // one budget from the deployment's FLOWMARK_EVAL_* for the template and the functions it calls
   ctx.budget = options.budget = new Budget(evaluationLimitsFromEnv());
   const scope = buildScope(data, ctx, await internalParameters(ctx));

@@ -303,6 +303,8 @@ async function supervise(
   }
   if (address) {
     const url = publicUrl(address);
+    // after every worker's start-up lines, so the password stands apart from the log that follows
+    await Promise.race([supervisor.everyListening(10_000), stopping]);
     io.stdout.write(banner(url, store.location) + (first ? firstStartMessage(url, first) : ''));
     await stopping;
   }

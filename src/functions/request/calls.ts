@@ -25,7 +25,7 @@ export async function platformCall<T>(
   try {
     return await work();
   } catch (e) {
-    if (e instanceof PlatformError) throw new FunctionError(fn, e.message, argument);
+    if (e instanceof PlatformError) throw new FunctionError(fn, e.message, argument, e.subject);
     throw e;
   }
 }

@@ -68,7 +68,7 @@ import { toJsonObject, toJsonValue } from '../../platform/model.js';
 import { markRequestInput, requestStrings } from '../../template/index.js';
 import { renderIn } from '../render.js';
 import { typedValue } from '../typing.js';
-import { failureMessage, loggedMessage, StepFailure, stepError } from './failure.js';
+import { abortedEntry, failureMessage, loggedMessage, StepFailure, stepError } from './failure.js';
 import { decideLoop, dueTime } from './loops.js';
 import { stepLabel, type NewRun, type ProcessEvent, type RunnerOptions } from './runner-api.js';
 import { checkDataSize, checkNewDocumentSize, checkSubmission } from './submission.js';
@@ -1512,6 +1512,9 @@ export class ProcessRunner {
           [STATUS_RUNNING, STATUS_WAITING],
           status,
         )) ?? (await this.platform.requests.require(accountId, requestId));
+      // a failure set 301 and its message before: the request's log says why it ends
+      if (status === STATUS_ABORTED && ended.status === STATUS_ABORTED)
+        await this.platform.logs.write(accountId, abortedEntry(ended));
       await this.platform.processes.tasks.cancelOpen(accountId, requestId);
       await this.platform.locks.releaseAll(accountId, `request:${requestId}`);
       if (ended.parentId !== null) {

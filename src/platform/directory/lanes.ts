@@ -6,7 +6,7 @@
  */
 import type { Store } from '../../store/index.js';
 import { sql } from '../../store/sql.js';
-import { MESSAGES, notFound, PlatformError } from '../errors.js';
+import { MESSAGES, notFound, PlatformError, userNotFound } from '../errors.js';
 import {
   DEFAULT_CONTENTION,
   fromJson,
@@ -270,7 +270,7 @@ export class Lanes {
     const row = await this.store.get(
       sql`SELECT id FROM users WHERE account_id = ${accountId} AND id = ${userId}`,
     );
-    if (!row) throw notFound(MESSAGES.userNotFound);
+    if (!row) throw userNotFound(userId);
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import type { Store } from '../../store/index.js';
 import { sql } from '../../store/sql.js';
-import { MESSAGES, notFound, PlatformError } from '../errors.js';
+import { PlatformError, userNotFound } from '../errors.js';
 import { fromJson, toJson, toJsonObject } from '../model.js';
 import { setAtPath, type Json } from './json-path.js';
 import { hashPassword, verifyPassword } from './passwords.js';
@@ -135,7 +135,7 @@ export class Users {
   /** As find, or the spec's `Unable to retrieve user.` */
   async require(accountId: string, ref: UserRef): Promise<User> {
     const user = await this.find(accountId, ref);
-    if (!user) throw notFound(MESSAGES.userNotFound);
+    if (!user) throw userNotFound(ref);
     return user;
   }
 
@@ -169,7 +169,7 @@ export class Users {
     } catch (e) {
       throw this.conflict(e, undefined, changes.email) ?? e;
     }
-    if (!row) throw notFound(MESSAGES.userNotFound);
+    if (!row) throw userNotFound(id);
     await this.changed(accountId, id);
     return toUser(row);
   }
@@ -197,7 +197,7 @@ export class Users {
       const row = await tx.get<{ doc: string }>(
         sql`SELECT ${column} AS doc FROM users WHERE account_id = ${accountId} AND id = ${id}${tx.dialect.forUpdate}`,
       );
-      if (!row) throw notFound(MESSAGES.userNotFound);
+      if (!row) throw userNotFound(id);
       const doc = setAtPath(fromJson<Record<string, unknown>>(row.doc), path, value);
       await tx.run(sql`UPDATE users SET ${column} = ${toJson(doc)}, updated_at = ${this.clock()}
                        WHERE account_id = ${accountId} AND id = ${id}`);

@@ -30,6 +30,9 @@ header.top .who { margin-left: auto; font-size: .8rem; max-width: 10rem; text-al
   header.top { flex-wrap: wrap; gap: .4rem 1rem; }
   header.top nav { order: 3; flex-basis: 100%; overflow-x: auto; }
   header.top nav ul { flex-wrap: nowrap; }
+  /* a table wider than the screen scrolls in its own box, not the page */
+  table { display: block; overflow-x: auto; }
+  main { padding: 1rem .75rem; }
 }
 header.top .who .link { color: #dbe6ff; }
 main { padding: 1.25rem; max-width: 1500px; margin: 0 auto; }

@@ -143,7 +143,9 @@ export async function userRoutes(app: Api, { deps }: { deps: ServerDeps }): Prom
           'conflict',
           'Administrators cannot remove their own administrator right or block themselves.',
         );
-      if (self && changes.password !== undefined && !caller.user.isAdmin) {
+      // administrators too: a stolen session must not lock the owner out (a lost password has
+      // `flowmark users reset-password`, docs/server.md)
+      if (self && changes.password !== undefined) {
         if (currentPassword === undefined)
           throw new ApiError(400, 'invalid', 'currentPassword: required to change your own password.');
         const ok = await users.verifyPassword(caller.accountId, caller.user.login, currentPassword);
