@@ -10,6 +10,12 @@
  *                             <printed at first start>, TOKEN an API token of admin
  *   <!-- example: skip (why) -->
  * and a `# → TEXT` comment on a line is TEXT the example's output must contain.
+ *
+ * Every ```ftl fence (a template) is preceded by one too:
+ *   <!-- example: render ARGS[ → TEXT] -->  rendered with `npx flowmark render FILE ARGS` in a
+ *                             store made by `npx flowmark seed --demo`; exit 0, its output
+ *                             containing TEXT when given
+ *   <!-- example: skip (why) -->
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
@@ -33,8 +39,10 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 interface Example {
   file: string;
   line: number;
-  kind: 'run' | 'server' | 'skip' | undefined;
+  kind: 'run' | 'server' | 'skip' | 'render' | undefined;
   script: string;
+  /** A template's render: the CLI's arguments and the text its output must contain. */
+  render?: { args: string[]; expect?: string };
 }
 
 /** The ```sh fences of a Markdown file with the marker before each. */
@@ -42,16 +50,28 @@ function examplesOf(file: string): Example[] {
   const lines = readFileSync(join(root, file), 'utf8').split('\n');
   const found: Example[] = [];
   for (let i = 0; i < lines.length; i++) {
-    if (!/^```(sh|bash|shell)\s*$/.test(lines[i]!)) continue;
+    const template = /^```ftl\s*$/.test(lines[i]!);
+    if (!template && !/^```(sh|bash|shell)\s*$/.test(lines[i]!)) continue;
     let j = i - 1;
     while (j >= 0 && lines[j]!.trim() === '') j--;
-    const marker = /^<!-- example: (run|server|skip)\b.*-->$/.exec(lines[j] ?? '');
+    const marker = template
+      ? /^<!-- example: (render|skip)\b(.*?)(?: → (.+?))? -->$/.exec(lines[j] ?? '')
+      : /^<!-- example: (run|server|skip)\b.*-->$/.exec(lines[j] ?? '');
     const end = lines.indexOf('```', i + 1);
+    const kind = marker?.[1] as Example['kind'];
     found.push({
       file,
       line: i + 1,
-      kind: marker?.[1] as Example['kind'],
+      kind,
       script: lines.slice(i + 1, end).join('\n'),
+      ...(kind === 'render'
+        ? {
+            render: {
+              args: marker![2]!.trim().split(/\s+/).filter(Boolean),
+              ...(marker![3] ? { expect: marker![3] } : {}),
+            },
+          }
+        : {}),
     });
     i = end;
   }
@@ -112,6 +132,8 @@ describe('the shell examples of the README and the docs', () => {
     expect(run('docs/hosts.md')).toBe(1);
     expect(run('docs/platform.md')).toBe(1);
     expect(run('docs/deploy.md')).toBe(1);
+    // the script backends' examples render as written
+    expect(examples.filter((e) => e.file === 'docs/script.md' && e.kind === 'render').length).toBe(3);
   });
 
   /** Runs one example in a fresh directory; `data` is its FLOWMARK_DATA. */
@@ -132,6 +154,23 @@ describe('the shell examples of the README and the docs', () => {
     (_name, example) => {
       it('runs as written on a new store', async () => {
         await runExample(example, example.script, join(mkdtempSync(join(dir, 'data-')), 'data'));
+      });
+    },
+  );
+
+  describe.each(examples.filter((e) => e.kind === 'render').map((e) => [`${e.file}:${e.line}`, e] as const))(
+    '%s',
+    (_name, example) => {
+      it('renders as written in the demo store', async () => {
+        const file = join(mkdtempSync(join(dir, 'template-')), 'example.ftl');
+        writeFileSync(file, example.script + '\n');
+        const args = example.render!.args.map((a) => JSON.stringify(a)).join(' ');
+        const r = await runExample(
+          example,
+          `npx flowmark seed --demo > /dev/null\nnpx flowmark render ${JSON.stringify(file)} ${args}`,
+          join(mkdtempSync(join(dir, 'data-')), 'data'),
+        );
+        if (example.render!.expect) expect(r.out).toContain(example.render!.expect);
       });
     },
   );
