@@ -20,6 +20,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Aggregator, find as mingoFind } from 'mingo';
 import pg from 'pg';
 import { createExecutionContext } from '../src/functions/context.js';
@@ -66,13 +67,20 @@ function median(samples: number[]): number {
 
 /**
  * Median wall times (ms) of several functions over `runs` rounds, after warming each up; every
- * round runs them one after the other, so that load from elsewhere hits all of them alike.
+ * round runs them one after the other, so that load from elsewhere hits all of them alike. With
+ * `pauseMs`, each starts after that pause: what the previous one left to a thread (SQLite's
+ * checkpoint, src/store/sqlite-checkpointer.ts) is then not counted in the next one's time.
  */
-async function timeAll(fns: Array<() => Promise<unknown> | unknown>, runs: number): Promise<number[]> {
+async function timeAll(
+  fns: Array<() => Promise<unknown> | unknown>,
+  runs: number,
+  pauseMs = 0,
+): Promise<number[]> {
   for (const fn of fns) for (let i = 0; i < 3; i++) await fn();
   const samples = fns.map(() => [] as number[]);
   for (let i = 0; i < runs; i++) {
     for (let j = 0; j < fns.length; j++) {
+      if (pauseMs) await sleep(pauseMs);
       const t = performance.now();
       await fns[j]!();
       samples[j]!.push(performance.now() - t);
@@ -198,9 +206,11 @@ async function costRows(c: CostContext): Promise<void> {
   };
   if ((await update()) !== 1000) throw new Error('update: expected 1000 documents');
   const updateRuns = Math.max(5, Math.floor(runs / 5));
+  // Writes, each followed by a checkpoint: every call starts after a pause (the same for the read).
   const [tUpdate, tRead, tBatched, tPerDocument] = await timeAll(
     [update, read, batched, perDocument],
     updateRuns,
+    250,
   );
   console.log(
     `update_objects multi, 1000 documents ${tUpdate.toFixed(1)} (${path}); reading them ${tRead.toFixed(1)};` +
