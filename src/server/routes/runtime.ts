@@ -135,6 +135,7 @@ export function runtimeRoutes(app: Api, deps: ServerDeps): void {
   app.post(
     '/requests',
     {
+      bodyLimit: deps.settings.dataBodyBytes,
       schema: {
         tags: ['requests'],
         summary:
@@ -185,6 +186,7 @@ export function runtimeRoutes(app: Api, deps: ServerDeps): void {
   app.post(
     '/messages/:name',
     {
+      bodyLimit: deps.settings.dataBodyBytes,
       schema: {
         tags: ['requests'],
         summary:
