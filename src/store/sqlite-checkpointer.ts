@@ -10,9 +10,12 @@ export interface CheckpointOptions {
    * back to when it starts it over (`journal_size_limit`).
    */
   truncateBytes?: number;
+  /** How long after the store opens the thread starts (default 1 s; SqliteStore). */
+  startDelayMs?: number;
 }
 
 export const DEFAULT_CHECKPOINT_INTERVAL_MS = 100;
+export const DEFAULT_CHECKPOINT_START_DELAY_MS = 1000;
 export const DEFAULT_WAL_TRUNCATE_BYTES = 64 * 1024 * 1024;
 /**
  * A TRUNCATE checkpoint holds the write lock while it waits for the readers of older snapshots:

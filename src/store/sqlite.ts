@@ -4,6 +4,7 @@ import { retryingTransaction } from './retries.js';
 import Database from 'better-sqlite3';
 import { sqliteDialect } from './dialect.js';
 import {
+  DEFAULT_CHECKPOINT_START_DELAY_MS,
   DEFAULT_WAL_TRUNCATE_BYTES,
   WalCheckpointer,
   type CheckpointOptions,
@@ -52,7 +53,8 @@ export class SqliteStore implements Store {
   readonly lockWaitMs: number;
   private readonly writer: Connection;
   private readonly reader: Connection;
-  private readonly checkpointer: WalCheckpointer | undefined;
+  private checkpointer: WalCheckpointer | undefined;
+  private checkpointStart: NodeJS.Timeout | undefined;
   private readonly context = new Ambient<TxState>();
 
   constructor(file: string, options: SqliteOptions = {}) {
@@ -68,10 +70,14 @@ export class SqliteStore implements Store {
       const limit = checkpoint.truncateBytes ?? DEFAULT_WAL_TRUNCATE_BYTES;
       // A WAL emptied by a checkpoint is cut back to this size when the writer starts it over.
       this.writer.db.pragma(`journal_size_limit = ${limit}`);
-      // Until the thread's connection is open, the commits keep SQLite's automatic checkpoint.
-      this.checkpointer = new WalCheckpointer(file, checkpoint, () => {
-        if (this.writer.db.open) this.writer.db.pragma('wal_autocheckpoint = 0');
-      });
+      // Until the thread's connection is open, the commits keep SQLite's automatic checkpoint. The
+      // thread starts a moment after the store opens: a server's processes and evaluation threads
+      // each open a store at once, and a short command closes its store before it would start.
+      this.checkpointStart = setTimeout(() => {
+        this.checkpointer = new WalCheckpointer(file, checkpoint, () => {
+          if (this.writer.db.open) this.writer.db.pragma('wal_autocheckpoint = 0');
+        });
+      }, checkpoint.startDelayMs ?? DEFAULT_CHECKPOINT_START_DELAY_MS).unref();
     }
   }
 
@@ -109,6 +115,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.checkpointStart);
     await this.checkpointer?.close();
     await this.writer.close();
     if (this.reader !== this.writer) await this.reader.close();

@@ -29,8 +29,8 @@ describe('SQLite checkpoints off the writer', () => {
       sqliteCheckpoint: { intervalMs: INTERVAL_MS, truncateBytes: BOUND },
     });
     await store.exec('CREATE TABLE rows_t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
-    // The writer's automatic checkpoint goes off once the thread's connection is open.
-    for (let i = 0; i < 200 && (await autocheckpoint(store)) !== 0; i++) await sleep(10);
+    // The writer's automatic checkpoint goes off once the thread (started 1 s after) is open.
+    for (let i = 0; i < 500 && (await autocheckpoint(store)) !== 0; i++) await sleep(10);
   });
 
   afterEach(async () => {
