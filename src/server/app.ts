@@ -68,6 +68,7 @@ import { httpRequests } from '../metrics/families.js';
 import { CONTENT_TYPE, exposition, processMetrics } from '../metrics/gather.js';
 import { ErrorBody } from './schemas.js';
 import { evaluationLimitsFromEnv, type EvaluationLimits } from '../limits/index.js';
+import { DEFAULT_LIMITS } from '../functions/context.js';
 
 export interface ServerOptions {
   store: Store;
@@ -81,6 +82,11 @@ export interface ServerOptions {
   clock?: () => number;
   /** Largest request body, in bytes (default 1 MiB). */
   bodyLimit?: number;
+  /**
+   * The data document's maximum size (default 5 MiB, as the hosts'): the routes that take a data
+   * document admit a body of that size plus `bodyLimit`.
+   */
+  dataDocumentBytes?: number;
   /** Largest uploaded file, in bytes (default 25 MiB). */
   uploadLimit?: number;
   sessionTtlMs?: number;
@@ -120,6 +126,7 @@ export const SESSION_COOKIE = 'flowmark_session';
 
 export async function createServer(options: ServerOptions): Promise<Api> {
   const clock = options.clock ?? Date.now;
+  const bodyLimit = options.bodyLimit ?? 1024 * 1024;
   const platform = options.platform ?? createPlatform(options.store, { clock });
   const deps: ServerDeps = {
     store: options.store,
@@ -138,6 +145,7 @@ export async function createServer(options: ServerOptions): Promise<Api> {
       cookieName: SESSION_COOKIE,
       secureCookies: options.secureCookies ?? false,
       uploadBytes: options.uploadLimit ?? 25 * 1024 * 1024,
+      dataBodyBytes: (options.dataDocumentBytes ?? DEFAULT_LIMITS.dataDocumentBytes) + bodyLimit,
       defaultAccountId: options.defaultAccountId,
       evaluationLimits: options.evaluationLimits ?? evaluationLimitsFromEnv(),
     },
@@ -153,7 +161,7 @@ export async function createServer(options: ServerOptions): Promise<Api> {
   const isInstance = typeof logger === 'object' && logger !== null && 'child' in logger;
   const app = Fastify({
     ...(isInstance ? { loggerInstance: logger as FastifyBaseLogger } : { logger: logger as boolean }),
-    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    bodyLimit,
     trustProxy: options.trustProxy ?? false,
     clientErrorHandler,
     // Unknown fields are an error (additionalProperties: false), not silently dropped.

@@ -30,6 +30,12 @@ export interface ServerSettings {
   secureCookies: boolean;
   /** Largest uploaded file, in bytes. */
   uploadBytes: number;
+  /**
+   * Largest body of a route that takes a data document (POST /requests, /messages/{name}, /eval):
+   * the data document's maximum plus the body limit of every other route, for the rest of the
+   * body and its spacing. The document itself is then checked against its own maximum.
+   */
+  dataBodyBytes: number;
   /** The account a login without `account` goes to (the one `flowmark serve` created first). */
   defaultAccountId: string | undefined;
   /** The limits of one evaluation, which a REST request that queries is too (FLOWMARK_EVAL_*). */

@@ -48,6 +48,7 @@ import { loadConfig, type Config } from '../config/index.js';
 import { migrate, type Migration } from './migrate.js';
 import { migrations as allMigrations } from './migrations/index.js';
 import type { Store } from './types.js';
+import type { CheckpointOptions } from './sqlite-checkpointer.js';
 
 export { sql, Sql, quoteIdent, quoteString, type EngineName } from './sql.js';
 export { defineMigration, migrate, pendingMigrations, type Migration } from './migrate.js';
@@ -98,6 +99,8 @@ export interface OpenStoreOptions extends Partial<Config> {
    * no limit).
    */
   lockWaitMs?: number;
+  /** SQLite: how the WAL is checkpointed (default: by a thread of the store's own; sqlite.ts). */
+  sqliteCheckpoint?: CheckpointOptions | false;
   /** The migrations to apply (default: all of src/store/migrations). */
   migrations?: readonly Migration[];
 }
@@ -127,7 +130,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
         mkdirSync(config.dataDir, { recursive: true });
         file = join(config.dataDir, 'flowmark.db');
       }
-      store = new SqliteStore(file, { busyWaitMs: options.lockWaitMs });
+      store = new SqliteStore(file, { busyWaitMs: options.lockWaitMs, checkpoint: options.sqliteCheckpoint });
     } catch (e) {
       const where = file ?? config.dataDir;
       throw new StoreOpenError(

@@ -3,6 +3,12 @@ import { Ambient } from './ambient.js';
 import { retryingTransaction } from './retries.js';
 import Database from 'better-sqlite3';
 import { sqliteDialect } from './dialect.js';
+import {
+  DEFAULT_CHECKPOINT_START_DELAY_MS,
+  DEFAULT_WAL_TRUNCATE_BYTES,
+  WalCheckpointer,
+  type CheckpointOptions,
+} from './sqlite-checkpointer.js';
 import type { Sql } from './sql.js';
 import type { Queryable, Row, RunResult, Store, TransactionOptions } from './types.js';
 
@@ -27,6 +33,11 @@ export interface SqliteOptions {
    * process holding the connection) are not bounded by it.
    */
   busyWaitMs?: number;
+  /**
+   * The checkpoints of a database file: by a thread of their own (the default, see
+   * sqlite-checkpointer.ts) or, with `false`, by SQLite's automatic checkpoint inside the commit.
+   */
+  checkpoint?: CheckpointOptions | false;
 }
 
 /**
@@ -42,6 +53,8 @@ export class SqliteStore implements Store {
   readonly lockWaitMs: number;
   private readonly writer: Connection;
   private readonly reader: Connection;
+  private checkpointer: WalCheckpointer | undefined;
+  private checkpointStart: NodeJS.Timeout | undefined;
   private readonly context = new Ambient<TxState>();
 
   constructor(file: string, options: SqliteOptions = {}) {
@@ -50,7 +63,22 @@ export class SqliteStore implements Store {
     this.lockWaitMs = busyWaitMs;
     this.writer = new Connection(file, busyWaitMs);
     // A private in-memory database exists once per connection: it gets no separate reader.
-    this.reader = file === ':memory:' || file === '' ? this.writer : new Connection(file, busyWaitMs);
+    const inMemory = file === ':memory:' || file === '';
+    this.reader = inMemory ? this.writer : new Connection(file, busyWaitMs);
+    if (!inMemory && options.checkpoint !== false) {
+      const checkpoint = options.checkpoint ?? {};
+      const limit = checkpoint.truncateBytes ?? DEFAULT_WAL_TRUNCATE_BYTES;
+      // A WAL emptied by a checkpoint is cut back to this size when the writer starts it over.
+      this.writer.db.pragma(`journal_size_limit = ${limit}`);
+      // Until the thread's connection is open, the commits keep SQLite's automatic checkpoint. The
+      // thread starts a moment after the store opens: a server's processes and evaluation threads
+      // each open a store at once, and a short command closes its store before it would start.
+      this.checkpointStart = setTimeout(() => {
+        this.checkpointer = new WalCheckpointer(file, checkpoint, () => {
+          if (this.writer.db.open) this.writer.db.pragma('wal_autocheckpoint = 0');
+        });
+      }, checkpoint.startDelayMs ?? DEFAULT_CHECKPOINT_START_DELAY_MS).unref();
+    }
   }
 
   all<T extends Row = Row>(query: Sql): Promise<T[]> {
@@ -87,6 +115,8 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.checkpointStart);
+    await this.checkpointer?.close();
     await this.writer.close();
     if (this.reader !== this.writer) await this.reader.close();
   }

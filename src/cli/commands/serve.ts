@@ -374,6 +374,7 @@ async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstr
       trustProxy: options.trustProxy,
       corsOrigins: options.corsOrigins,
       evaluationLimits: evaluation,
+      dataDocumentBytes: limits.dataDocumentBytes,
       ...(cluster.isWorker ? { shareThrottle: workerThrottleShare() } : {}),
       metrics: options.metricsPort !== undefined ? false : fromPrimary,
     });

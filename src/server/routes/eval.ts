@@ -57,6 +57,7 @@ export function evalRoutes(app: Api, deps: ServerDeps): void {
   app.post(
     '/eval',
     {
+      bodyLimit: deps.settings.dataBodyBytes,
       schema: {
         tags: ['eval'],
         summary:

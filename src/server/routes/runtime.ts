@@ -135,6 +135,7 @@ export function runtimeRoutes(app: Api, deps: ServerDeps): void {
   app.post(
     '/requests',
     {
+      bodyLimit: deps.settings.dataBodyBytes,
       schema: {
         tags: ['requests'],
         summary:
@@ -189,6 +190,7 @@ export function runtimeRoutes(app: Api, deps: ServerDeps): void {
   app.post(
     '/messages/:name',
     {
+      bodyLimit: deps.settings.dataBodyBytes,
       schema: {
         tags: ['requests'],
         summary:
