@@ -66,7 +66,8 @@ export {
   type SequenceFlow,
   type UnsupportedElement,
 } from './graph.js';
-export { definitionMissing, type StoredDefinition } from './definitions.js';
+export { definitionMissing, type ProcessDefinitions, type StoredDefinition } from './definitions.js';
+export { outsideSubset, synchronousRefusal, waitingNode } from './synchronous.js';
 export {
   DEFAULT_LEASE_MS,
   Heartbeat,

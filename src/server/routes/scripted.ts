@@ -31,6 +31,7 @@ const CompositeApi = Type.Object({
   method: Method,
   path: Type.String(),
   template: Type.String(),
+  process: Nullable(Type.String()),
   mode: Mode,
   isPublic: Type.Boolean(),
   description: Type.String(),
@@ -46,7 +47,19 @@ const NewCompositeApi = Type.Object(
       maxLength: 255,
       description: 'segments literal or :name, e.g. orders/:id',
     }),
-    template: Type.String({ maxLength: TEMPLATE_MAX_CHARS }),
+    template: Type.String({
+      maxLength: TEMPLATE_MAX_CHARS,
+      description: 'the script; with a process, its response template (P_computed: the final data document)',
+    }),
+    process: Type.Optional(
+      Nullable(
+        Type.String({
+          minLength: 1,
+          maxLength: 255,
+          description: 'the name of a stored process that runs to its end in the call, before the template',
+        }),
+      ),
+    ),
     projectId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
     mode: Type.Optional(Mode),
     isPublic: Type.Optional(Type.Boolean({ description: 'true: callable without credentials' })),
