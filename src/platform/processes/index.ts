@@ -80,7 +80,8 @@ export {
 } from './leases.js';
 export type { ProcessRun, RunCursor, Token, TokenState } from './runs.js';
 export type { ProcessTimer, TimerKind } from './timers.js';
-export { triggerOf, type ProcessTrigger } from './triggers.js';
+export { triggerOf, type ProcessTrigger, type TriggerEvent } from './triggers.js';
+export { matchesTrigger, type CollectionTrigger } from './collection-trigger.js';
 export { describeTimer, MIN_CYCLE_MS, nextTick, type StartTimer } from './start-events.js';
 export type { StepError, StepRecord, StepStatus } from './steps.js';
 export { taskId, taskMissing, type ManualTask, type TaskRef, type TaskStatus } from './tasks.js';

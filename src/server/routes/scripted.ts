@@ -75,11 +75,13 @@ const Unsupported = Type.Object({
 });
 
 const Trigger = Type.Object({
-  kind: Type.Union([Type.Literal('timer'), Type.Literal('message')]),
+  kind: Type.Union([Type.Literal('timer'), Type.Literal('message'), Type.Literal('collection')]),
   /** The start event's id. */
   startEvent: Type.String(),
   timer: Nullable(Type.Record(Type.String(), Type.String())),
   message: Nullable(Type.String()),
+  /** A collection trigger: the collection it watches (its filter is the start event's). */
+  collection: Nullable(Type.String()),
   /** The next tick (epoch ms); null: none left, or a message. */
   nextAt: Nullable(Type.Integer()),
   firedCount: Type.Integer(),
@@ -127,6 +129,7 @@ const toTriggerBody = (t: ProcessTrigger | undefined) =>
         startEvent: t.nodeId,
         timer: t.timer as Record<string, string> | null,
         message: t.message,
+        collection: t.collection?.name ?? null,
         nextAt: t.nextAt,
         firedCount: t.firedCount,
         lastFiredAt: t.lastFiredAt,
