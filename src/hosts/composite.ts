@@ -22,6 +22,7 @@ import {
 } from '../functions/request/index.js';
 import { Budget, resolvedLimits, type EvaluationLimits } from '../limits/index.js';
 import type { Platform } from '../platform/index.js';
+import type { ProcessDefinition } from '../platform/processes/index.js';
 import type { CompositeApi } from '../platform/scripted/index.js';
 import {
   compile,
@@ -34,7 +35,8 @@ import {
 } from '../template/index.js';
 import { CallScope, PLATFORM_SETTINGS } from './evaluate.js';
 import { busyAnswer, errorAnswer, type Answer, type Exchange } from './http.js';
-import { loggedMessage, stepError } from './processes/failure.js';
+import { runCallProcess } from './composite-process.js';
+import { failureMessage, loggedMessage, StepFailure, stepError } from './processes/failure.js';
 import { typedValue } from './typing.js';
 
 export interface CompositeHostOptions {
@@ -63,6 +65,10 @@ interface Route {
   /** Literal segments, or a parameter's name. */
   segments: ({ literal: string } | { param: string })[];
   literals: number;
+  /** The route's process definition, read on its first call (kept with the route). */
+  process?: Promise<ProcessDefinition>;
+  /** Its templates, compiled on first use. */
+  processTemplates?: Map<string, Template>;
 }
 
 interface CachedContext {
@@ -190,24 +196,47 @@ export class CompositeHost {
     );
     const budget = (ctx.budget = new Budget(this.evaluationLimits));
     const state = shareBuiltState(shared.state, ctx);
+    const parameters: Record<string, unknown> = {
+      P_method: method,
+      P_path: path,
+      P_params: params,
+      P_header: requestInput(exchange.headers),
+      P_query: requestInput(exchange.query),
+      P_body: Buffer.isBuffer(exchange.body)
+        ? exchange.body.toString('base64')
+        : markRequestInput(exchange.body),
+    };
+    if (api.process !== null)
+      return this.withProcess(exchange, route, ctx, state, budget, shared, parameters).then((computed) =>
+        computed.kind === 'answer'
+          ? computed.answer
+          : this.respond(exchange, method, route, ctx, state, budget, shared, parameters, computed.data),
+      );
+    // Nothing is computed ahead of the one script (docs/hosts.md, "Composite APIs").
+    return this.respond(exchange, method, route, ctx, state, budget, shared, parameters, {});
+  }
+
+  /** Renders the route's template (with a process: its response template) with P_computed. */
+  private respond(
+    exchange: Exchange,
+    method: string,
+    route: Route,
+    ctx: ExecutionContext,
+    state: EvaluationState,
+    budget: Budget,
+    shared: Prepared,
+    parameters: Record<string, unknown>,
+    computed: Record<string, unknown>,
+  ): Answer | Promise<Answer> {
+    const api = route.api;
+    const response = ctx.response!;
     let rendered: string | Promise<string>;
     try {
       const template = (route.template ??= compile(api.template, {
         name: `composite ${api.method} ${api.path}`,
       }));
-      const scope = new CallScope(ctx, state, {
-        P_method: method,
-        P_path: path,
-        P_params: params,
-        P_header: requestInput(exchange.headers),
-        P_query: requestInput(exchange.query),
-        P_body: Buffer.isBuffer(exchange.body)
-          ? exchange.body.toString('base64')
-          : markRequestInput(exchange.body),
-        // Nothing is computed ahead of the one script (docs/hosts.md, "Composite APIs").
-        P_computed: {},
-      });
-      rendered = template.renderPrepared(scope, shared.render, budget);
+      parameters.P_computed = computed;
+      rendered = template.renderPrepared(new CallScope(ctx, state, parameters), shared.render, budget);
     } catch (e) {
       return this.scriptFailed(exchange, api, e);
     }
@@ -216,6 +245,50 @@ export class CompositeHost {
       (output) => answerOf(method, output, response),
       (e: unknown) => this.scriptFailed(exchange, api, e),
     );
+  }
+
+  /**
+   * Runs the route's process to its end in the call (composite-process.ts): its final data
+   * document, or the answer of its failure.
+   */
+  private async withProcess(
+    exchange: Exchange,
+    route: Route,
+    ctx: ExecutionContext,
+    state: EvaluationState,
+    budget: Budget,
+    shared: Prepared,
+    parameters: Record<string, unknown>,
+  ): Promise<{ kind: 'data'; data: Record<string, unknown> } | { kind: 'answer'; answer: Answer }> {
+    const api = route.api;
+    try {
+      const definition = await this.processOf(route);
+      const data = await runCallProcess(definition, {
+        ctx,
+        state,
+        budget,
+        render: shared.render,
+        parameters: { ...parameters },
+        dataDocumentBytes: this.limits.dataDocumentBytes,
+        templates: (route.processTemplates ??= new Map()),
+      });
+      return { kind: 'data', data };
+    } catch (e) {
+      if (!(e instanceof TemplateError) && !(e instanceof StepFailure)) throw e;
+      const busy = e instanceof TemplateError ? busyAnswer(e) : undefined;
+      return { kind: 'answer', answer: busy ?? (await this.failed(exchange, api, e, true)) };
+    }
+  }
+
+  /** The stored definition a route names, read once for the route (a missing one is read again at the next call). */
+  private processOf(route: Route): Promise<ProcessDefinition> {
+    const name = route.api.process!;
+    route.process ??= this.platform.processes.definitions.find(route.api.accountId, name).then((stored) => {
+      if (stored) return stored.definition;
+      route.process = undefined;
+      throw new StepFailure(`no process definition is named ${JSON.stringify(name)}`);
+    });
+    return route.process;
   }
 
   /** A script's error: 429 when the script sandboxes are busy (busyAnswer), else `failed`; anything else is thrown on. */
@@ -352,18 +425,33 @@ export class CompositeHost {
    * A script that failed: 500 `script-error`; the details (message, line, column) go to callers
    * who may see them — administrators, and everyone outside LIVE — and always to the account's log.
    */
-  private async failed(exchange: Exchange, api: CompositeApi, e: TemplateError): Promise<Answer> {
+  private async failed(
+    exchange: Exchange,
+    api: CompositeApi,
+    e: TemplateError | StepFailure,
+    inProcess = false,
+  ): Promise<Answer> {
     const error = stepError(e);
+    // A failure of the route's process names its step's template (`step 1 (Price) script, line …`).
+    const where = inProcess
+      ? `, process ${JSON.stringify(api.process)}: ${error.template === undefined ? '' : `${error.template}, `}`
+      : ', ';
+    const at = error.template === undefined ? '' : `line ${error.line}, column ${error.column}: `;
     await this.platform.logs.write(exchange.accountId, {
       requestId: null,
       projectId: api.projectId,
       userId: exchange.caller?.user.id ?? null,
       mode: api.mode,
       level: 'SEVERE',
-      message: `composite API ${api.method} /${api.path}, line ${error.line}, column ${error.column}: ${loggedMessage(e, error)}`,
+      message: `composite API ${api.method} /${api.path}${where}${at}${loggedMessage(e, error)}`,
     });
-    if (api.mode !== 'LIVE' || exchange.caller?.user.isAdmin)
-      return errorAnswer(500, 'script-error', error.message, { line: error.line, column: error.column });
+    if (api.mode !== 'LIVE' || exchange.caller?.user.isAdmin) {
+      const message = inProcess
+        ? `process ${JSON.stringify(api.process)}: ${failureMessage(error)}`
+        : error.message;
+      if (error.template === undefined) return errorAnswer(500, 'script-error', message);
+      return errorAnswer(500, 'script-error', message, { line: error.line, column: error.column });
+    }
     return errorAnswer(500, 'script-error', "The composite API's script failed (see the account's log).");
   }
 }

@@ -70,6 +70,7 @@ const PROCESS_METHODS: ReadonlySet<string> = new Set([
   'recoverRun',
   'fireTimer',
   'fireSchedule',
+  'fireCollectionEvent',
 ]);
 
 /** The `surface` label of a task in `flowmark_evaluation_duration_seconds`. */

@@ -20,7 +20,8 @@ export type HostMethod =
   /** The sweeper's work (hosts/processes/sweeper.ts), claimed on the HTTP thread, run here. */
   | 'recoverRun'
   | 'fireTimer'
-  | 'fireSchedule';
+  | 'fireSchedule'
+  | 'fireCollectionEvent';
 
 /** What the HTTP thread asks of the pool. */
 export type TaskRequest =

@@ -105,6 +105,8 @@ export function remoteSweeps(pool: EvaluationPool, leases: LeaseKeeper): SweepWo
     },
     fireTimer: async (timer) => (await call(timer.accountId, 'fireTimer', [timer])) as boolean,
     fireSchedule: async (trigger) => (await call(trigger.accountId, 'fireSchedule', [trigger])) as boolean,
+    fireCollectionEvent: async (event) =>
+      (await call(event.accountId, 'fireCollectionEvent', [event])) === true,
   };
 }
 

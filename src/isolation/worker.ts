@@ -15,8 +15,14 @@ import { createHosts } from '../hosts/index.js';
 import { Budget, onEvaluationStart, type EvaluationLimits } from '../limits/index.js';
 import { CollectionService } from '../platform/collections/index.js';
 import { createPlatform } from '../platform/index.js';
-import type { LeaseKeeper, ProcessRun, ProcessTimer, ProcessTrigger } from '../platform/processes/index.js';
-import { fireSchedule } from '../hosts/processes/triggers.js';
+import type {
+  LeaseKeeper,
+  ProcessRun,
+  ProcessTimer,
+  ProcessTrigger,
+  TriggerEvent,
+} from '../platform/processes/index.js';
+import { fireCollectionEvent, fireSchedule } from '../hosts/processes/triggers.js';
 import type { LeaseNotice } from './thread-main.js';
 import { configureScripts, type ScriptChanges } from '../script/index.js';
 import { toErrorBody } from '../server/errors.js';
@@ -153,6 +159,7 @@ async function open(settings: WorkerSettings, leases: LeaseKeeper) {
     recoverRun: (run: ProcessRun) => runner.recover(run),
     fireTimer: (timer: ProcessTimer) => runner.fireTimer(timer),
     fireSchedule: (trigger: ProcessTrigger) => fireSchedule(runner, trigger),
+    fireCollectionEvent: (event: TriggerEvent) => fireCollectionEvent(runner, event),
   };
   return { hosts, methods, collections: new CollectionService(store) };
 }

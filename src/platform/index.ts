@@ -85,6 +85,7 @@ export function createPlatform(store: Store, options: PlatformOptions = {}): Pla
   const contention = { ...DEFAULT_CONTENTION, ...options.contention };
   const directory = new Directory(store, clock, contention);
   const files = new FileService(store, directory, clock, options.fileLimits);
+  const processes = new Processes(store, clock);
   return {
     accounts: new Accounts(store, clock),
     directory,
@@ -101,8 +102,8 @@ export function createPlatform(store: Store, options: PlatformOptions = {}): Pla
     files,
     applications: new Applications(store, files, clock),
     collections: new CollectionService(store, { clock, limits: options.collectionLimits }),
-    processes: new Processes(store, clock),
-    compositeApis: new CompositeApis(store, clock),
+    processes,
+    compositeApis: new CompositeApis(store, clock, processes.definitions),
     webInterfaceTemplates: new WebInterfaceTemplates(store, clock),
     rights: new Rights(store, clock),
     audit: new AuditLog(store, clock),

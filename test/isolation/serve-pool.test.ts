@@ -157,6 +157,58 @@ describe('flowmark serve with its evaluation pool', () => {
     }
   });
 
+  it("runs a composite API's process in the pool within one wall time for the whole call", async () => {
+    // each step waits 0.4 s (a lock the test holds): the fifth starts past the call's 1.5 s
+    const store = await openStore({ databaseUrl: undefined, dataDir: dir });
+    const platform = createPlatform(store);
+    try {
+      expect(
+        await platform.locks.tryAcquire('default', 'gate2', 'test', Date.now(), Date.now() + 600_000),
+      ).toBe(true);
+      const wait = '<#attempt>${R_lock("gate2", 400)}<#recover>waited</#attempt>';
+      const quick = await post('/api/v1/processes', {
+        name: 'Quick',
+        steps: [{ id: 1, name: 'One', input: { n: '${(P_body.n * 2)?c}' } }],
+      });
+      expect(quick.status).toBe(201);
+      const slow = await post('/api/v1/processes', {
+        name: 'Slower',
+        steps: [1, 2, 3, 4, 5].map((id) => ({ id, script: wait })),
+      });
+      expect(slow.status).toBe(201);
+      for (const [path, process] of [
+        ['quick', 'Quick'],
+        ['slower', 'Slower'],
+      ])
+        expect(
+          (
+            await post('/api/v1/composite-apis', {
+              method: 'POST',
+              path,
+              process,
+              template: '${P_computed?keys?join(",")}=${(P_computed.n!0)?c}',
+              isPublic: true,
+            })
+          ).status,
+        ).toBe(201);
+      const r = await call(url, 'POST', '/live/default/composite/quick', { body: { n: 21 } });
+      expect([r.status, r.body]).toEqual([200, 'n=42']);
+      const started = Date.now();
+      const late = await call(url, 'POST', '/live/default/composite/slower', { cookie: admin, body: {} });
+      const took = Date.now() - started;
+      expect(late.body).toEqual({
+        status: 500,
+        code: 'script-error',
+        message: 'process "Slower": step 5: the evaluation exceeded its time limit of 1500 ms',
+      });
+      expect(took).toBeGreaterThanOrEqual(DEADLINE_MS);
+      expect(took).toBeLessThan(DEADLINE_MS + 500);
+    } finally {
+      await platform.locks.release('default', 'gate2', 'test');
+      await store.close();
+    }
+  });
+
   it("refuses a call past its account's queue with 429 and Retry-After", async () => {
     const slow = post('/api/v1/collections/orders/aggregate', { pipeline: REDUCE });
     await new Promise((r) => setTimeout(r, 200));

@@ -24,6 +24,7 @@ describeEachEngine('server: composite APIs, web-interface templates, process def
       method: 'POST',
       path: 'orders/:id',
       template: '${id}',
+      process: null,
       mode: 'LIVE',
       isPublic: true,
       description: 'an order',

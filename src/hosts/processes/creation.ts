@@ -3,7 +3,12 @@
  * for a sweeper to find and would stay running forever (docs/deploy.md, "Faults").
  */
 import { PlatformError, STATUS_RUNNING, type Platform, type ProcessRequest } from '../../platform/index.js';
-import type { Lease, ProcessDefinition, RunCursor } from '../../platform/processes/index.js';
+import {
+  outsideSubset,
+  type Lease,
+  type ProcessDefinition,
+  type RunCursor,
+} from '../../platform/processes/index.js';
 import type { NewRun, RunnerOptions } from './runner-api.js';
 
 export function storeNewRun(
@@ -70,14 +75,6 @@ export function storeNewRun<T>(
 
 /** A definition with elements outside the executable subset is refused, each named with its line. */
 export function refuseUnsupported(definition: ProcessDefinition): void {
-  const list = definition.unsupported ?? [];
-  if (list.length === 0) return;
-  const named = list
-    .slice(0, 20)
-    .map((e) => `${e.type} ${JSON.stringify(e.id)}${e.line === null ? '' : ` (line ${e.line})`}`);
-  if (list.length > 20) named.push(`… and ${list.length - 20} more`);
-  throw new PlatformError(
-    'invalid',
-    `process ${JSON.stringify(definition.name)} cannot run: outside the executable subset: ${named.join(', ')}`,
-  );
+  const refusal = outsideSubset(definition);
+  if (refusal !== undefined) throw new PlatformError('invalid', refusal);
 }

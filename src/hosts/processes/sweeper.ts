@@ -8,15 +8,22 @@
  *   sweeper.start();  …  await sweeper.stop();
  */
 import { ConfigError } from '../../config/index.js';
-import type { ProcessRun, ProcessTimer, ProcessTrigger } from '../../platform/processes/index.js';
+import type {
+  ProcessRun,
+  ProcessTimer,
+  ProcessTrigger,
+  TriggerEvent,
+} from '../../platform/processes/index.js';
 import type { ProcessRunner } from './runner.js';
-import { fireSchedule } from './triggers.js';
+import { fireCollectionEvent, fireSchedule } from './triggers.js';
 
 /** What the sweeper does with what it claimed: resume a run, fire a timer or a start event's tick (by default its runner). */
 export interface SweepWork {
   recover(run: ProcessRun): Promise<void>;
   fireTimer(timer: ProcessTimer): Promise<boolean>;
   fireSchedule(trigger: ProcessTrigger): Promise<boolean>;
+  /** Takes a collection trigger's event: true when this call took it and started its request (it matched). */
+  fireCollectionEvent(event: TriggerEvent): Promise<boolean>;
 }
 
 /** The sweeper's work done by a runner in this thread. */
@@ -25,6 +32,7 @@ export function localSweeps(runner: ProcessRunner): SweepWork {
     recover: (run) => runner.recover(run),
     fireTimer: (timer) => runner.fireTimer(timer),
     fireSchedule: (trigger) => fireSchedule(runner, trigger),
+    fireCollectionEvent: (event) => fireCollectionEvent(runner, event),
   };
 }
 
@@ -110,6 +118,13 @@ export class ProcessSweeper {
       for (const trigger of await processes.triggers.due(this.runner.now(), this.batch)) {
         try {
           if (await this.work.fireSchedule(trigger)) started++;
+        } catch (e) {
+          this.options.onError?.(e);
+        }
+      }
+      for (const event of await processes.triggers.events(this.batch)) {
+        try {
+          if (await this.work.fireCollectionEvent(event)) started++;
         } catch (e) {
           this.options.onError?.(e);
         }

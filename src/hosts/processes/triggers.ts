@@ -8,7 +8,16 @@
  */
 import { setMessageSender, type MessageStarted } from '../../functions/request/index.js';
 import { PlatformError, type Platform } from '../../platform/index.js';
-import { DEFINITION_LIMITS, describeTimer, type ProcessTrigger } from '../../platform/processes/index.js';
+import {
+  DEFINITION_LIMITS,
+  describeTimer,
+  matchesTrigger,
+  triggerOf,
+  type ProcessTrigger,
+  type TriggerEvent,
+} from '../../platform/processes/index.js';
+import { errorMessage } from '../../errors/index.js';
+import { isPlainObject } from '../../platform/model.js';
 import type { ProcessRunner } from './runner.js';
 
 /** The stored definition an enabled message start event of the account starts on `message`, or 404. */
@@ -101,4 +110,63 @@ export async function fireSchedule(runner: ProcessRunner, trigger: ProcessTrigge
   });
   if (requestId !== undefined) await runner.drive(accountId, requestId);
   return claimed;
+}
+
+/**
+ * Takes a collection trigger's event (a document written to the collection it watches): when the
+ * document matches the trigger's filter, the request it starts is stored in the transaction that
+ * deletes the event, so an event starts one request across servers; one that does not match is
+ * only deleted. True when this call started a request. The request's data document is
+ * `{"collection": …, "document": …}`.
+ */
+export async function fireCollectionEvent(runner: ProcessRunner, event: TriggerEvent): Promise<boolean> {
+  const { platform } = runner;
+  const { accountId, definitionId } = event;
+  const stored = await platform.processes.definitions.find(accountId, definitionId);
+  const watched = stored ? triggerOf(stored.definition)?.collection : undefined;
+  const parsed: unknown = JSON.parse(event.doc);
+  const document = isPlainObject(parsed) ? parsed : {};
+  let matches = false;
+  let problem: string | undefined;
+  try {
+    matches = watched !== undefined && matchesTrigger(watched.filter, document);
+  } catch (e) {
+    problem = `its filter could not be matched against a document: ${errorMessage(e)}`;
+  }
+  const now = runner.now();
+  let requestId: string | undefined;
+  const taken = await platform.processes.transaction(async () => {
+    if (!(await platform.processes.triggers.takeEvent(event, runner.lease.owner, now, matches))) return false;
+    if (!matches || !stored || !watched) return true;
+    try {
+      requestId = await runner.create(accountId, {
+        definition: stored.definition,
+        definitionId,
+        data: { collection: watched.name, document },
+        mode: 'LIVE',
+        projectId: stored.definition.project,
+        initiatorId: null,
+        userId: null,
+        parentId: null,
+        depth: 0,
+      });
+      await platform.processes.triggers.started(definitionId, requestId);
+    } catch (e) {
+      if (!(e instanceof PlatformError)) throw e;
+      problem = `a matching document could not start a request: ${e.message}`;
+    }
+    return true;
+  });
+  if (taken && problem !== undefined && stored)
+    await platform.logs.write(accountId, {
+      requestId: null,
+      projectId: stored.definition.project,
+      userId: null,
+      mode: 'LIVE',
+      level: 'SEVERE',
+      message: `process ${JSON.stringify(stored.name)}: the collection trigger of start event ${JSON.stringify(triggerOf(stored.definition)?.id)}: ${problem}`,
+    });
+  if (requestId === undefined) return false;
+  await runner.drive(accountId, requestId);
+  return true;
 }

@@ -146,6 +146,7 @@ export async function exportProject(
       mode: api.mode,
       isPublic: api.isPublic,
       description: api.description,
+      ...(api.process !== null ? { process: api.process } : {}),
     });
     files.set(`${base}.ftl`, api.template);
   }

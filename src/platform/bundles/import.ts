@@ -441,6 +441,7 @@ class Importer {
       mode: Mode;
       isPublic: boolean;
       description: string;
+      process?: string;
     }>(`${key}.json`);
     const template = this.files.get(`${key}.ftl`);
     if (template === undefined) throw badBundle(this.bundleName, `${key}.ftl is missing`);

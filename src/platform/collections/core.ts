@@ -257,7 +257,9 @@ export class CollectionCore {
           parseKeys(r!.key_columns, tx.dialect.documents.keyColumnNames),
           this.limits.maxShapePaths,
         );
+        writer.triggered = Boolean(r!.triggered);
         const result = await fn(writer);
+        await writer.recordTriggers(this.clock());
         await writer.saveShape();
         return result;
       });
@@ -290,7 +292,10 @@ export class CollectionCore {
 
 function lockRow(tx: Queryable, accountId: string, name: string): Promise<Row | undefined> {
   return tx.get(
-    sql`SELECT ${ROW_COLUMNS}, shape, key_columns FROM collections
-        WHERE account_id = ${accountId} AND name = ${name}${tx.dialect.forUpdate}`,
+    // whether a process's collection trigger watches it (read with the lock: no query more)
+    sql`SELECT ${ROW_COLUMNS}, shape, key_columns,
+               EXISTS (SELECT 1 FROM process_triggers t
+                       WHERE t.account_id = collections.account_id AND t.collection = collections.name) AS triggered
+        FROM collections WHERE account_id = ${accountId} AND name = ${name}${tx.dialect.forUpdate}`,
   );
 }

@@ -15,6 +15,13 @@ export class Writer {
   private keysChanged = false;
   readonly accountId: string;
   private keyList: Array<[path: string, column: string]>;
+  /**
+   * Whether a process's collection trigger watches this collection (docs/hosts.md, "Collection
+   * triggers"): the documents written are then kept, and `recordTriggers` writes them to the
+   * triggers' outbox in this transaction.
+   */
+  triggered = false;
+  private written: Document[] = [];
 
   constructor(
     readonly tx: Queryable,
@@ -46,6 +53,7 @@ export class Writer {
     const keyNames = this.keyList.map(([, column]) => sql.raw(`, ${column}`));
     for (let i = 0; i < docs.length; i += step) {
       const slice = docs.slice(i, i + step);
+      if (this.triggered) this.written.push(...slice);
       const values = slice.map((doc) => {
         this.track(doc);
         return sql`(${this.accountId}, ${this.row.id}, ${doc._id}, ${JSON.stringify(doc)}${this.keyValues(doc)})`;
@@ -74,6 +82,7 @@ export class Writer {
     for (let i = 0; i < items.length; i += INSERT_BATCH) {
       const values = items.slice(i, i + INSERT_BATCH).map(({ seq, doc }) => {
         this.track(doc);
+        if (this.triggered) this.written.push(doc);
         const keys = this.keyList.map(([path]) => sql`, ${documents.keyValue(doc, path)}`);
         // Typed in every row: PostgreSQL would otherwise read the parameters of VALUES as text.
         return sql`(CAST(${seq} AS ${sql.raw(types.bigint)}), CAST(${JSON.stringify(doc)} AS ${sql.raw(types.json)})${sql.join(keys, '')})`;
@@ -83,6 +92,27 @@ export class Writer {
             UPDATE documents SET doc = v.d${sql.join(sets, '')} FROM v WHERE ${scope(this.row)} AND documents.seq = v.s`,
       );
     }
+  }
+
+  /**
+   * The documents this transaction wrote, one outbox row per document and watching trigger
+   * (`process_trigger_events`): one statement per INSERT_BATCH documents, matched against the
+   * triggers' filters when the sweeper drains them, not here.
+   */
+  async recordTriggers(now: number): Promise<void> {
+    const types = this.tx.dialect.types;
+    for (let i = 0; i < this.written.length; i += INSERT_BATCH) {
+      const values = this.written
+        .slice(i, i + INSERT_BATCH)
+        .map((doc) => sql`(CAST(${JSON.stringify(doc)} AS ${sql.raw(types.text)}))`);
+      await this.tx.run(
+        sql`WITH v (d) AS (VALUES ${sql.join(values)})
+            INSERT INTO process_trigger_events (account_id, definition_id, doc, created_at)
+            SELECT t.account_id, t.definition_id, v.d, ${now} FROM process_triggers t, v
+            WHERE t.account_id = ${this.accountId} AND t.collection = ${this.row.name}`,
+      );
+    }
+    this.written = [];
   }
 
   async saveShape(): Promise<void> {

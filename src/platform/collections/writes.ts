@@ -79,7 +79,8 @@ export async function update(
   const modify = modifier(core, change, budget);
   const n = await core.write(actor, name, false, async (w) => {
     const predicate = compilePredicate(splitFilter(filter), w.shape, core.store.dialect, w.keys);
-    if (options.multi && core.setBasedUpdates && predicate.exact) {
+    // a watched collection's writes go through the writer, which keeps them for its triggers
+    if (options.multi && core.setBasedUpdates && predicate.exact && !w.triggered) {
       const plan = planSetUpdate(change, w.shape);
       const done =
         plan &&

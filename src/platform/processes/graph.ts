@@ -8,13 +8,23 @@ import { PlatformError } from '../errors.js';
 import { isPlainObject } from '../model.js';
 import { isTemplateText, parseDuration } from './durations.js';
 import { parseStartMessage, parseStartTimer, type StartTimer } from './start-events.js';
+import { parseCollectionTrigger, type CollectionTrigger } from './collection-trigger.js';
 
 export type FlowNode =
   /**
    * `timer`, `message`: what starts a request by itself (start-events.ts, triggers.ts);
    * `enabled: false` keeps that trigger off (the process is started by hand only).
    */
-  | { id: string; kind: 'start'; name?: string; timer?: StartTimer; message?: string; enabled?: false }
+  | {
+      id: string;
+      kind: 'start';
+      name?: string;
+      timer?: StartTimer;
+      message?: string;
+      /** Documents written to a collection start requests (collection-trigger.ts). */
+      collection?: CollectionTrigger;
+      enabled?: false;
+    }
   /** `error`: an error end event's code; `terminate`: a terminate end event. */
   | { id: string; kind: 'end'; name?: string; error?: string; terminate?: boolean }
   | { id: string; kind: 'task'; name?: string; step: number }
@@ -240,9 +250,9 @@ function node(value: unknown, path: string): FlowNode {
   };
   switch (kind as NodeKind) {
     case 'start': {
-      only(value, ['id', 'kind', 'name', 'timer', 'message', 'enabled'], path);
-      if (value.timer !== undefined && value.message !== undefined)
-        throw invalid(path, 'a start event has a timer or a message, not both');
+      only(value, ['id', 'kind', 'name', 'timer', 'message', 'collection', 'enabled'], path);
+      if ([value.timer, value.message, value.collection].filter((v) => v !== undefined).length > 1)
+        throw invalid(path, 'a start event has one of a timer, a message or a collection, not several');
       if (value.enabled !== undefined && value.enabled !== false && value.enabled !== true)
         throw invalid(`${path}.enabled`, 'must be true or false');
       return {
@@ -254,6 +264,9 @@ function node(value: unknown, path: string): FlowNode {
         ...(value.message === undefined
           ? {}
           : { message: parseStartMessage(value.message, `${path}.message`) }),
+        ...(value.collection === undefined
+          ? {}
+          : { collection: parseCollectionTrigger(value.collection, `${path}.collection`) }),
         ...(value.enabled === false ? { enabled: false as const } : {}),
       };
     }

@@ -66,7 +66,8 @@ export {
   type SequenceFlow,
   type UnsupportedElement,
 } from './graph.js';
-export { definitionMissing, type StoredDefinition } from './definitions.js';
+export { definitionMissing, type ProcessDefinitions, type StoredDefinition } from './definitions.js';
+export { outsideSubset, synchronousRefusal, waitingNode } from './synchronous.js';
 export {
   DEFAULT_LEASE_MS,
   Heartbeat,
@@ -79,7 +80,8 @@ export {
 } from './leases.js';
 export type { ProcessRun, RunCursor, Token, TokenState } from './runs.js';
 export type { ProcessTimer, TimerKind } from './timers.js';
-export { triggerOf, type ProcessTrigger } from './triggers.js';
+export { triggerOf, type ProcessTrigger, type TriggerEvent } from './triggers.js';
+export { matchesTrigger, type CollectionTrigger } from './collection-trigger.js';
 export { describeTimer, MIN_CYCLE_MS, nextTick, type StartTimer } from './start-events.js';
 export type { StepError, StepRecord, StepStatus } from './steps.js';
 export { taskId, taskMissing, type ManualTask, type TaskRef, type TaskStatus } from './tasks.js';

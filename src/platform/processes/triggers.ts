@@ -7,18 +7,22 @@
  */
 import { sql, type Store } from '../../store/index.js';
 import { PlatformError } from '../errors.js';
+import { isPlainObject } from '../model.js';
 import type { ProcessDefinition } from './definition.js';
 import { graphOf, type FlowNode } from './graph.js';
 import { nextTick, type StartTimer } from './start-events.js';
+import type { CollectionTrigger } from './collection-trigger.js';
 
 export interface ProcessTrigger {
   definitionId: number;
   accountId: string;
   /** The start event's id. */
   nodeId: string;
-  kind: 'timer' | 'message';
+  kind: 'timer' | 'message' | 'collection';
   timer: StartTimer | null;
   message: string | null;
+  /** A collection trigger's collection and filter. */
+  collection: CollectionTrigger | null;
   /** When the schedule began (the definition saved with this timer): a duration counts from it. */
   anchor: number;
   /** The next tick (epoch ms); null when none is left. */
@@ -36,6 +40,8 @@ type TriggerRow = {
   kind: string;
   timer: string | null;
   message: string | null;
+  collection: string | null;
+  filter: string | null;
   anchor: number;
   next_at: number | null;
   fired_count: number;
@@ -50,7 +56,7 @@ export function triggerOf(definition: ProcessDefinition): (FlowNode & { kind: 's
   if ((definition.unsupported ?? []).length > 0) return undefined;
   const start = graphOf(definition).nodes.find((n) => n.kind === 'start');
   if (!start || start.kind !== 'start' || start.enabled === false) return undefined;
-  return start.timer || start.message !== undefined ? start : undefined;
+  return start.timer || start.message !== undefined || start.collection ? start : undefined;
 }
 
 export class ProcessTriggers {
@@ -86,7 +92,20 @@ export class ProcessTriggers {
         INSERT INTO process_triggers (definition_id, account_id, node_id, kind, timer, message, anchor, next_at)
         VALUES (${definitionId}, ${accountId}, ${start.id}, 'timer', ${timer}, NULL, ${now}, ${next})
         ON CONFLICT (definition_id) DO UPDATE SET node_id = excluded.node_id, kind = excluded.kind,
-          timer = excluded.timer, message = NULL, anchor = excluded.anchor, next_at = excluded.next_at,
+          timer = excluded.timer, message = NULL, collection = NULL, filter = NULL, anchor = excluded.anchor, next_at = excluded.next_at,
+          fired_count = 0, last_fired_at = NULL, last_request_id = NULL, fired_by = NULL`);
+      return;
+    }
+    if (start.collection) {
+      const { name, filter } = start.collection;
+      await this.store.run(sql`
+        INSERT INTO process_triggers (definition_id, account_id, node_id, kind, timer, message, collection, filter,
+                                      anchor, next_at)
+        VALUES (${definitionId}, ${accountId}, ${start.id}, 'collection', NULL, NULL, ${name}, ${JSON.stringify(filter)},
+                ${now}, NULL)
+        ON CONFLICT (definition_id) DO UPDATE SET node_id = excluded.node_id, kind = excluded.kind,
+          timer = NULL, message = NULL, collection = excluded.collection, filter = excluded.filter,
+          anchor = excluded.anchor, next_at = NULL,
           fired_count = 0, last_fired_at = NULL, last_request_id = NULL, fired_by = NULL`);
       return;
     }
@@ -103,7 +122,7 @@ export class ProcessTriggers {
       INSERT INTO process_triggers (definition_id, account_id, node_id, kind, timer, message, anchor, next_at)
       VALUES (${definitionId}, ${accountId}, ${start.id}, 'message', NULL, ${message}, ${now}, NULL)
       ON CONFLICT (definition_id) DO UPDATE SET node_id = excluded.node_id, kind = excluded.kind,
-        timer = NULL, message = excluded.message, anchor = excluded.anchor, next_at = NULL,
+        timer = NULL, message = excluded.message, collection = NULL, filter = NULL, anchor = excluded.anchor, next_at = NULL,
         fired_count = 0, last_fired_at = NULL, last_request_id = NULL, fired_by = NULL`);
   }
 
@@ -153,12 +172,48 @@ export class ProcessTriggers {
     return changes > 0;
   }
 
+  /** Collection events waiting to be drained (every account's), the oldest first. */
+  async events(limit: number): Promise<TriggerEvent[]> {
+    const rows = await this.store.all<{ id: number; account_id: string; definition_id: number; doc: string }>(
+      sql`SELECT id, account_id, definition_id, doc FROM process_trigger_events ORDER BY id LIMIT ${limit}`,
+    );
+    return rows.map((r) => ({
+      id: Number(r.id),
+      accountId: r.account_id,
+      definitionId: Number(r.definition_id),
+      doc: r.doc,
+    }));
+  }
+
+  /**
+   * Takes a collection event (call in the transaction that stores the request it starts): false
+   * when another server took it first. A collection trigger's row counts what it fired.
+   */
+  async takeEvent(event: TriggerEvent, owner: string, now: number, fired: boolean): Promise<boolean> {
+    const { changes } = await this.store.run(sql`DELETE FROM process_trigger_events WHERE id = ${event.id}`);
+    if (changes === 0) return false;
+    if (fired)
+      await this.store.run(sql`
+        UPDATE process_triggers SET fired_count = fired_count + 1, last_fired_at = ${now}, fired_by = ${owner}
+        WHERE definition_id = ${event.definitionId}`);
+    return true;
+  }
+
   /** Notes the request a claimed tick started. */
   async started(definitionId: number, requestId: string): Promise<void> {
     await this.store.run(
       sql`UPDATE process_triggers SET last_request_id = ${requestId} WHERE definition_id = ${definitionId}`,
     );
   }
+}
+
+/** A document written to a collection a trigger watches, waiting to be matched and to start a request. */
+export interface TriggerEvent {
+  id: number;
+  accountId: string;
+  definitionId: number;
+  /** The document as written (JSON). */
+  doc: string;
 }
 
 function toTrigger(row: TriggerRow): ProcessTrigger {
@@ -169,6 +224,10 @@ function toTrigger(row: TriggerRow): ProcessTrigger {
     kind: row.kind as ProcessTrigger['kind'],
     timer: row.timer === null ? null : (JSON.parse(row.timer) as StartTimer),
     message: row.message,
+    collection:
+      row.collection === null || row.collection === undefined
+        ? null
+        : { name: row.collection, filter: jsonObject(row.filter) },
     anchor: Number(row.anchor),
     nextAt: row.next_at === null ? null : Number(row.next_at),
     firedCount: Number(row.fired_count),
@@ -176,4 +235,10 @@ function toTrigger(row: TriggerRow): ProcessTrigger {
     lastRequestId: row.last_request_id,
     firedBy: row.fired_by,
   };
+}
+
+/** A stored filter (JSON, an object when it was saved). */
+function jsonObject(text: string | null): Record<string, unknown> {
+  const value: unknown = JSON.parse(text ?? '{}');
+  return isPlainObject(value) ? value : {};
 }

@@ -3,11 +3,14 @@
  * method (GET, POST, PUT, PATCH, DELETE, or ANY) and a path pattern under
  * `/live/<account>/composite/` whose segments are literal or `:name` parameters
  * (`orders/:id/lines`). One route per method and pattern. The script runs in the route's mode as
- * the caller; a route that is not public needs a caller of the account.
+ * the caller; a route that is not public needs a caller of the account. A route may name a stored
+ * process (`process`) that runs to its end in the call before the template, its response template,
+ * which reads the process's final data document as P_computed.
  */
 import { sql, type Store } from '../../store/index.js';
 import { MESSAGES, notFound, PlatformError } from '../errors.js';
 import { isForbiddenKey, isMode, type Mode } from '../model.js';
+import { definitionMissing, synchronousRefusal, type ProcessDefinitions } from '../processes/index.js';
 
 export const COMPOSITE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'ANY'] as const;
 export type CompositeMethod = (typeof COMPOSITE_METHODS)[number];
@@ -20,6 +23,8 @@ export interface CompositeApi {
   /** The normalised pattern: no leading or trailing slash (`orders/:id`). */
   path: string;
   template: string;
+  /** The name of the stored process the call runs before the template (its response template), or null. */
+  process: string | null;
   mode: Mode;
   isPublic: boolean;
   description: string;
@@ -31,6 +36,7 @@ export interface NewCompositeApi {
   method?: string;
   path: string;
   template: string;
+  process?: string | null;
   projectId?: number | null;
   mode?: Mode;
   isPublic?: boolean;
@@ -44,6 +50,7 @@ type CompositeRow = {
   method: string;
   path: string;
   template: string;
+  process: string | null;
   mode: string;
   is_public: number | boolean;
   description: string;
@@ -91,6 +98,7 @@ export class CompositeApis {
   constructor(
     private readonly store: Store,
     private readonly clock: () => number,
+    private readonly definitions: ProcessDefinitions,
   ) {}
 
   async create(accountId: string, input: NewCompositeApi): Promise<CompositeApi> {
@@ -98,10 +106,10 @@ export class CompositeApis {
     const now = this.clock();
     try {
       const row = await this.store.get<CompositeRow>(sql`
-        INSERT INTO composite_apis (account_id, project_id, method, path, template, mode, is_public, description,
-                                    created_at, updated_at)
-        VALUES (${accountId}, ${fields.projectId}, ${fields.method}, ${fields.path}, ${fields.template}, ${fields.mode},
-                ${fields.isPublic}, ${fields.description}, ${now}, ${now})
+        INSERT INTO composite_apis (account_id, project_id, method, path, template, process, mode, is_public,
+                                    description, created_at, updated_at)
+        VALUES (${accountId}, ${fields.projectId}, ${fields.method}, ${fields.path}, ${fields.template},
+                ${fields.process}, ${fields.mode}, ${fields.isPublic}, ${fields.description}, ${now}, ${now})
         RETURNING *`);
       this.changes++;
       return toApi(row!);
@@ -116,7 +124,7 @@ export class CompositeApis {
     try {
       const row = await this.store.get<CompositeRow>(sql`
         UPDATE composite_apis SET project_id = ${fields.projectId}, method = ${fields.method}, path = ${fields.path},
-               template = ${fields.template}, mode = ${fields.mode}, is_public = ${fields.isPublic},
+               template = ${fields.template}, process = ${fields.process}, mode = ${fields.mode}, is_public = ${fields.isPublic},
                description = ${fields.description}, updated_at = ${this.clock()}
         WHERE account_id = ${accountId} AND id = ${id} RETURNING *`);
       if (!row) throw notFound('Composite API not found.');
@@ -179,6 +187,7 @@ export class CompositeApis {
       );
       if (!project) throw notFound(MESSAGES.projectNotFound);
     }
+    const process = await this.checkedProcess(accountId, input.process);
     const description = String(input.description ?? '');
     if (description.length > 4096)
       throw new PlatformError('invalid', 'the description is longer than 4096 characters');
@@ -186,11 +195,34 @@ export class CompositeApis {
       method: method as CompositeMethod,
       path: normalisePattern(input.path),
       template: input.template,
+      process,
       mode,
       projectId,
       isPublic: Boolean(input.isPublic),
       description,
     };
+  }
+
+  /**
+   * The stored process a route names: it must exist and run to its end within the call (no node
+   * that waits, nothing outside the executable subset). Checked again at each call: it may change.
+   */
+  private async checkedProcess(accountId: string, name: unknown): Promise<string | null> {
+    if (name === undefined || name === null) return null;
+    if (typeof name !== 'string' || name.length === 0 || name.length > 255)
+      throw new PlatformError(
+        'invalid',
+        'process: the name of a stored process definition, 1 to 255 characters',
+      );
+    const stored = await this.definitions.find(accountId, name);
+    if (!stored) throw definitionMissing(name);
+    const refusal = synchronousRefusal(stored.definition);
+    if (refusal !== undefined)
+      throw new PlatformError(
+        'invalid',
+        `process ${JSON.stringify(name)} cannot answer a composite API: ${refusal}`,
+      );
+    return name;
   }
 
   private conflict(e: unknown, fields: { method: string; path: string }): unknown {
@@ -208,6 +240,7 @@ function toApi(row: CompositeRow): CompositeApi {
     method: row.method as CompositeMethod,
     path: row.path,
     template: row.template,
+    process: row.process ?? null,
     mode: row.mode as Mode,
     isPublic: Boolean(row.is_public),
     description: row.description,

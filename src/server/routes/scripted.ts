@@ -32,6 +32,7 @@ const CompositeApi = Type.Object({
   method: Method,
   path: Type.String(),
   template: Type.String(),
+  process: Nullable(Type.String()),
   mode: Mode,
   isPublic: Type.Boolean(),
   description: Type.String(),
@@ -47,7 +48,19 @@ const NewCompositeApi = Type.Object(
       maxLength: 255,
       description: 'segments literal or :name, e.g. orders/:id',
     }),
-    template: Type.String({ maxLength: TEMPLATE_MAX_CHARS }),
+    template: Type.String({
+      maxLength: TEMPLATE_MAX_CHARS,
+      description: 'the script; with a process, its response template (P_computed: the final data document)',
+    }),
+    process: Type.Optional(
+      Nullable(
+        Type.String({
+          minLength: 1,
+          maxLength: 255,
+          description: 'the name of a stored process that runs to its end in the call, before the template',
+        }),
+      ),
+    ),
     projectId: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
     mode: Type.Optional(Mode),
     isPublic: Type.Optional(Type.Boolean({ description: 'true: callable without credentials' })),
@@ -63,11 +76,13 @@ const Unsupported = Type.Object({
 });
 
 const Trigger = Type.Object({
-  kind: Type.Union([Type.Literal('timer'), Type.Literal('message')]),
+  kind: Type.Union([Type.Literal('timer'), Type.Literal('message'), Type.Literal('collection')]),
   /** The start event's id. */
   startEvent: Type.String(),
   timer: Nullable(Type.Record(Type.String(), Type.String())),
   message: Nullable(Type.String()),
+  /** A collection trigger: the collection it watches (its filter is the start event's). */
+  collection: Nullable(Type.String()),
   /** The next tick (epoch ms); null: none left, or a message. */
   nextAt: Nullable(Type.Integer()),
   firedCount: Type.Integer(),
@@ -131,6 +146,7 @@ const toTriggerBody = (t: ProcessTrigger | undefined) =>
         startEvent: t.nodeId,
         timer: t.timer as Record<string, string> | null,
         message: t.message,
+        collection: t.collection?.name ?? null,
         nextAt: t.nextAt,
         firedCount: t.firedCount,
         lastFiredAt: t.lastFiredAt,

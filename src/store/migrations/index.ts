@@ -27,6 +27,8 @@ const modules: Array<{ default: Migration }> = await Promise.all([
   import('./0650_open_tasks.js'),
   import('./0660_audit_log.js'),
   import('./0670_documents_fillfactor.js'),
+  import('./0675_composite_process.js'),
+  import('./0676_collection_triggers.js'),
 ]);
 
 export const migrations: readonly Migration[] = modules.map((m) => m.default);

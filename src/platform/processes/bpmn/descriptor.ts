@@ -1,7 +1,8 @@
 /**
  * The flowmark extension namespace of BPMN models, `urn:flowmark:bpmn` (docs/hosts.md, "BPMN"): a
  * moddle descriptor. Elements inside a task's `extensionElements` — input and output variables,
- * form fields, a retry policy, a loop, a reminder, an inline sub-process — and attributes on the
+ * form fields, a retry policy, a loop, a reminder, an inline sub-process; a start event's collection
+ * trigger — and attributes on the
  * process (project), on tasks (step id, lane, deadline, on_timeout, widgets, wait) and on a
  * multi-instance marker (collection).
  */
@@ -24,6 +25,7 @@ export const flowmarkDescriptor = {
     { name: 'Loop', superClass: ['Element'], properties: [attr('count'), attr('over'), attr('while')] },
     { name: 'Reminder', superClass: ['Element'], properties: [attr('after'), body] },
     { name: 'Definition', superClass: ['Element'], properties: [body] },
+    { name: 'CollectionTrigger', superClass: ['Element'], properties: [attr('collection'), body] },
     { name: 'ProcessProperties', extends: ['bpmn:Process'], properties: [attr('project', 'Integer')] },
     {
       name: 'ActivityProperties',

@@ -8,6 +8,8 @@ import { BpmnModdle, type ModdleElement } from 'bpmn-moddle';
 import { PlatformError } from '../../errors.js';
 import { timerProblem, type FlowNode, type SequenceFlow, type UnsupportedElement } from '../graph.js';
 import type { StartTimer } from '../start-events.js';
+import type { CollectionTrigger } from '../collection-trigger.js';
+import { isPlainObject } from '../../model.js';
 import { flowmarkDescriptor } from './descriptor.js';
 import { errorMessage } from '../../../errors/index.js';
 
@@ -110,7 +112,8 @@ export async function readBpmn(xml: string): Promise<DefinitionValue> {
     const definitions = list(e.eventDefinitions);
     switch (e.$type) {
       case 'bpmn:StartEvent': {
-        const trigger = startTrigger(definitions);
+        const watched = collectionTrigger(e);
+        const trigger = watched && definitions.length === 0 ? watched : startTrigger(definitions);
         if (trigger === undefined) for (const d of definitions) flag(`${e.$type} (${d.$type})`, id);
         else if (nodes.some((n) => n.kind === 'start')) flag(`${e.$type} (a second start event)`, id);
         else
@@ -249,7 +252,7 @@ function activityStep(
   id: number,
   flag: (type: string, id: string | undefined) => void,
 ): DefinitionValue | undefined {
-  const extensions = list((e.extensionElements as ModdleElement | undefined)?.values);
+  const extensions = extensionsOf(e);
   const of = (type: string) => extensions.filter((x) => x.$type === type);
   const variables = (type: string) =>
     of(type).map((v) => ({ name: String(v.name ?? ''), template: String(v.value ?? '') }));
@@ -415,6 +418,33 @@ function startTrigger(definitions: ModdleElement[]): { timer?: StartTimer; messa
     return { message: String(ref.name ?? ref.id ?? '') };
   }
   return undefined;
+}
+
+/**
+ * A start event's `<flowmark:collectionTrigger collection="orders">{"status": "new"}</…>`: the
+ * collection and its filter, a JSON object (empty: every document).
+ */
+function collectionTrigger(e: ModdleElement): { collection: CollectionTrigger } | undefined {
+  const found = extensionsOf(e).find((x) => x.$type === 'flowmark:CollectionTrigger');
+  if (!found) return undefined;
+  const text = String(found.value ?? '').trim();
+  let filter: unknown;
+  try {
+    filter = text === '' ? {} : JSON.parse(text);
+  } catch {
+    filter = undefined;
+  }
+  if (!isPlainObject(filter))
+    throw new PlatformError(
+      'invalid',
+      `startEvent ${e.id ?? ''}: the filter of flowmark:collectionTrigger must be a JSON object ({"status": "new"}), not ${JSON.stringify(text.slice(0, 60))}`,
+    );
+  return { collection: { name: String(found.collection ?? ''), filter } };
+}
+
+/** The elements of an element's `extensionElements`. */
+function extensionsOf(e: ModdleElement): ModdleElement[] {
+  return list((e.extensionElements as ModdleElement | undefined)?.values);
 }
 
 function errorCode(definition: ModdleElement): string {

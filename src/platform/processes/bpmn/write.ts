@@ -148,6 +148,18 @@ function nodeElement(
         id: node.id,
         ...named,
         eventDefinitions: definitions,
+        ...(node.collection
+          ? {
+              extensionElements: m.create('bpmn:ExtensionElements', {
+                values: [
+                  m.create('flowmark:CollectionTrigger', {
+                    collection: node.collection.name,
+                    value: JSON.stringify(node.collection.filter),
+                  }),
+                ],
+              }),
+            }
+          : {}),
         ...(node.enabled === false ? { enabled: false } : {}),
       });
     }
