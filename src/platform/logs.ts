@@ -5,7 +5,8 @@
  */
 import type { Store } from '../store/index.js';
 import { sql } from '../store/sql.js';
-import type { Mode } from './model.js';
+import { storedMode, type Mode } from './model.js';
+import { isOneOf, oneOf } from '../safety/narrow.js';
 
 export const LOG_LEVELS = ['SEVERE', 'WARNING', 'INFO', 'CONFIG', 'FINE', 'FINER', 'FINEST'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -30,7 +31,7 @@ export const TRUNCATION_MARK = '(...)';
 
 export function isLogLevel(value: unknown, orThreshold = false): value is LogThreshold {
   if (typeof value !== 'string') return false;
-  return orThreshold ? Object.hasOwn(SEVERITY, value) : (LOG_LEVELS as readonly string[]).includes(value);
+  return orThreshold ? Object.hasOwn(SEVERITY, value) : isOneOf(LOG_LEVELS, value);
 }
 
 /** The threshold a script runs with: the resource's P_log attribute, else the mode's rule. */
@@ -116,9 +117,15 @@ function toEntry(row: LogRow): LogEntry {
     requestId: row.request_id,
     projectId: row.project_id,
     userId: row.user_id,
-    mode: row.mode as Mode,
-    level: row.level as LogLevel,
+    mode: storedMode(row.mode),
+    level: oneOf(LOG_LEVELS, row.level, 'a stored log level'),
     message: row.message,
     createdAt: row.created_at,
   };
+}
+
+/** A log level or threshold read from the store (an Error if the column holds anything else). */
+export function storedLogLevel(value: unknown): LogThreshold {
+  if (isLogLevel(value, true)) return value;
+  throw new Error(`a stored log level: ${JSON.stringify(value)} is not a log level`);
 }
