@@ -38,6 +38,7 @@ import { busyAnswer, errorAnswer, type Answer, type Exchange } from './http.js';
 import { runCallProcess } from './composite-process.js';
 import { failureMessage, loggedMessage, StepFailure, stepError } from './processes/failure.js';
 import { typedValue } from './typing.js';
+import { isRecord } from '../safety/narrow.js';
 
 export interface CompositeHostOptions {
   clock?: () => number;
@@ -474,8 +475,8 @@ function prepared(ctx: ExecutionContext): Prepared {
  * flat object of strings none of whose keys starts with `$`.
  */
 function requestInput<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const fields = value as Record<string, unknown>;
+  if (isRecord(value)) {
+    const fields = value;
     let flat = true;
     for (const key in fields)
       if (key.charCodeAt(0) === 0x24 || typeof fields[key] !== 'string') {

@@ -16,6 +16,7 @@ import { ProcessSweeper, type SweeperOptions } from './processes/sweeper.js';
 import { messageProcess } from './processes/triggers.js';
 import { taskErrorPage, taskLoginPage, taskPage, wantsHtml } from './task-page.js';
 import { WebInterfaceHost } from './web-interface.js';
+import { isRecord, propertyOf } from '../safety/narrow.js';
 
 export { CompositeHost } from './composite.js';
 export { WebInterfaceHost } from './web-interface.js';
@@ -169,8 +170,7 @@ async function taskExchange(
   try {
     const answer = await taskJson(processes, exchange);
     if (answer.status >= 400) {
-      const body = answer.body as { message?: unknown } | null;
-      const message = String(body?.message ?? 'The task failed.');
+      const message = String(propertyOf(answer.body, 'message') ?? 'The task failed.');
       if (answer.status === 401 && exchange.method.toUpperCase() !== 'POST') {
         const back = `/live/${encodeURIComponent(exchange.accountId)}/${exchange.path}${queryText(exchange.query)}`;
         return withHeaders(taskLoginPage(message, exchange.accountId, back), answer);
@@ -250,10 +250,10 @@ async function taskJson(processes: ProcessHost, exchange: Exchange & { task: Tas
   }
   let fields: unknown = exchange.body ?? {};
   if (typeof fields === 'string') fields = Object.fromEntries(new URLSearchParams(fields));
-  if (Buffer.isBuffer(fields) || typeof fields !== 'object' || fields === null || Array.isArray(fields))
+  if (Buffer.isBuffer(fields) || !isRecord(fields))
     return errorAnswer(400, 'invalid', 'A submission is a JSON object or form fields.');
   const view = await processes.submitTask(exchange.accountId, ref, {
-    fields: fields as Record<string, unknown>,
+    fields,
     ...access,
   });
   return { status: 200, headers: {}, body: { ...toBody(view) } };

@@ -55,7 +55,7 @@ function containerData(v: object, depth: number, seen: Map<object, unknown>): un
   }
   if (v instanceof FmDate) return v;
   // Values that say how they are written as JSON (a string+boolean such as has_right's result).
-  if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return v;
+  if ('toJSON' in v && typeof v.toJSON === 'function') return v;
   const proto = Object.getPrototypeOf(v);
   if (proto !== Object.prototype && proto !== null) return LEFT_OUT;
   let out: Record<string, unknown> | undefined;

@@ -26,6 +26,7 @@ import type { LeaseKeeper } from '../platform/processes/leases.js';
 import type { WorkerSettings } from './worker.js';
 import { evaluations } from '../metrics/families.js';
 import { AggregatorRegistry } from 'prom-client';
+import { propertyOf } from '../safety/narrow.js';
 
 const SPARE_THREADS = 1;
 const EVALUATION_NICE = 5;
@@ -98,11 +99,13 @@ function surfaceOf(task: TaskRequest): string {
  */
 function outcomeOf(reply: EvaluationReply): string {
   if (!reply.ok) return reply.error.body.code;
-  const value = reply.value as { error?: unknown; status?: unknown } | null;
+  const value = reply.value;
   if (value && typeof value === 'object') {
-    if (value.error && typeof value.error === 'object') return 'template-error';
-    if (typeof value.status === 'number' && value.status >= 400 && value.status < 600)
-      return `http-${Math.floor(value.status / 100)}xx`;
+    const error = propertyOf(value, 'error');
+    const status = propertyOf(value, 'status');
+    if (error && typeof error === 'object') return 'template-error';
+    if (typeof status === 'number' && status >= 400 && status < 600)
+      return `http-${Math.floor(status / 100)}xx`;
   }
   return 'ok';
 }

@@ -18,6 +18,7 @@ import {
   type HostMethod,
   type Progress,
 } from './protocol.js';
+import { propertyOf } from '../safety/narrow.js';
 
 /** The account of a task that names none (a collection call without an actor). */
 export const SYSTEM_ACCOUNT = '';
@@ -159,8 +160,8 @@ export function remoteCollections(pool: EvaluationPool, local: CollectionService
             budgets.push(budget);
             return { ...(a as object), budget: BUDGET_ARGUMENT };
           });
-          const actor = args[0] as { accountId?: unknown } | undefined;
-          const account = typeof actor?.accountId === 'string' ? actor.accountId : SYSTEM_ACCOUNT;
+          const accountId = propertyOf(args[0], 'accountId');
+          const account = typeof accountId === 'string' ? accountId : SYSTEM_ACCOUNT;
           const reply = await relay(
             pool.run(account, { kind: 'collections', method: name, args: sent }, onProgress),
           );

@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { Outbox } from './outbox.js';
 import { deadlineSlots, type EvaluationReply, type EvaluationTask, type Progress } from './protocol.js';
 import type { LeaseNotice, PoolMessage, ThreadData, ThreadMessage } from './thread-main.js';
+import { propertyOf } from '../safety/narrow.js';
 
 export interface ThreadOptions {
   /** The built thread program (thread-main.js). */
@@ -70,7 +71,7 @@ export class EvaluationThread {
     this.outbox = new Outbox<PoolMessage>((batch) => this.worker.postMessage(batch));
     this.worker.on('error', (error) => {
       this.ended ??=
-        (error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY'
+        propertyOf(error, 'code') === 'ERR_WORKER_OUT_OF_MEMORY'
           ? { reason: 'out-of-memory' }
           : { reason: 'crashed', error };
     });

@@ -36,6 +36,7 @@ import {
   type EvaluationTask,
   type HostMethod,
 } from './protocol.js';
+import { propertyOf } from '../safety/narrow.js';
 
 /** What the pool hands each worker it starts. */
 export interface WorkerSettings {
@@ -166,10 +167,7 @@ async function open(settings: WorkerSettings, leases: LeaseKeeper) {
 
 /** The exchange's body a Buffer again (structured clone made it a Uint8Array). */
 function withBuffers(arg: unknown): unknown {
-  if (arg && typeof arg === 'object' && 'body' in arg) {
-    const exchange = arg as { body: unknown };
-    exchange.body = asBuffer(exchange.body);
-  }
+  if (arg && typeof arg === 'object' && 'body' in arg) arg.body = asBuffer(arg.body);
   return arg;
 }
 
@@ -179,10 +177,10 @@ function withBuffers(arg: unknown): unknown {
  */
 function withBudget(arg: unknown, budget: Budget, progress: (p: Progress) => void): unknown {
   if (!arg || typeof arg !== 'object') return arg;
-  const options = arg as { budget?: unknown; onProgress?: unknown };
-  if (options.budget === BUDGET_ARGUMENT) arg = { ...(arg as object), budget };
-  if (options.onProgress === PROGRESS_ARGUMENT) arg = { ...(arg as object), onProgress: progress };
-  return arg;
+  let out: object = arg;
+  if (propertyOf(arg, 'budget') === BUDGET_ARGUMENT) out = { ...out, budget };
+  if (propertyOf(arg, 'onProgress') === PROGRESS_ARGUMENT) out = { ...out, onProgress: progress };
+  return out;
 }
 
 export default start;

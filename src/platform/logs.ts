@@ -30,7 +30,7 @@ export const TRUNCATION_MARK = '(...)';
 
 export function isLogLevel(value: unknown, orThreshold = false): value is LogThreshold {
   if (typeof value !== 'string') return false;
-  return orThreshold ? Object.hasOwn(SEVERITY, value) : (LOG_LEVELS as readonly string[]).includes(value);
+  return orThreshold ? Object.hasOwn(SEVERITY, value) : LOG_LEVELS.some((level) => level === value);
 }
 
 /** The threshold a script runs with: the resource's P_log attribute, else the mode's rule. */
@@ -116,9 +116,28 @@ function toEntry(row: LogRow): LogEntry {
     requestId: row.request_id,
     projectId: row.project_id,
     userId: row.user_id,
-    mode: row.mode as Mode,
-    level: row.level as LogLevel,
+    mode: storedOf(LOG_MODES, row.mode, 'a stored mode'),
+    level: storedOf(LOG_LEVELS, row.level, 'a stored log level'),
     message: row.message,
     createdAt: row.created_at,
   };
+}
+
+/** A log level or threshold read from the store (an Error if the column holds anything else). */
+export function storedLogLevel(value: unknown): LogThreshold {
+  if (isLogLevel(value, true)) return value;
+  throw new Error(`a stored log level: ${JSON.stringify(value)} is not a log level`);
+}
+
+/**
+ * The modes a log row holds. This module loads with `flowmark render` (a template's log calls),
+ * which keeps model.ts and safety/narrow.ts out: hence this list and storedOf rather than theirs.
+ */
+const LOG_MODES: readonly Mode[] = ['LIVE', 'ACCEPTANCE', 'TEST'];
+
+function storedOf<T extends string>(values: readonly T[], value: unknown, what: string): T {
+  const found = values.find((v) => v === value);
+  if (found === undefined)
+    throw new Error(`${what}: ${JSON.stringify(value)} is not one of ${values.join(', ')}`);
+  return found;
 }

@@ -7,6 +7,7 @@ import type { Queryable } from '../store/index.js';
 import { isForbiddenKey, isPlainObject } from './collections/safety.js';
 import { MESSAGES, PlatformError } from './errors.js';
 import { boundedCopyBytes, DEFAULT_EVALUATION_LIMITS } from '../limits/index.js';
+import { oneOf, propertyOf } from '../safety/narrow.js';
 
 export type Mode = 'LIVE' | 'ACCEPTANCE' | 'TEST';
 export const MODES: readonly Mode[] = ['LIVE', 'ACCEPTANCE', 'TEST'];
@@ -17,6 +18,11 @@ export type LaneMode = 'LIVE' | 'ACCEPTANCE';
 /** The spec's mode rule: from LIVE or TEST a script sees LIVE lane users; from ACCEPTANCE, ACCEPTANCE ones. */
 export function laneModeFor(mode: Mode): LaneMode {
   return mode === 'ACCEPTANCE' ? 'ACCEPTANCE' : 'LIVE';
+}
+
+/** A mode read from the store (an Error if the column holds anything else). */
+export function storedMode(value: unknown): Mode {
+  return oneOf(MODES, value, 'a stored mode');
 }
 
 export function isMode(value: unknown): value is Mode {
@@ -58,7 +64,7 @@ export function toJsonValue(value: unknown, what: string, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((v) => toJsonValue(v, what, depth + 1));
   if (value instanceof Map) value = Object.fromEntries(value);
   if (!isPlainObject(value)) {
-    const epochMs = (value as { epochMs?: unknown }).epochMs;
+    const epochMs = propertyOf(value, 'epochMs');
     if (typeof epochMs === 'number') return epochMs; // a template date
     throw new PlatformError('invalid', `${what} holds an object that is not a JSON value`);
   }

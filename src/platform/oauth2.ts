@@ -6,7 +6,7 @@
 import { sql, type Store } from '../store/index.js';
 import { PlatformError } from './errors.js';
 import { fromJson, toJson, toJsonObject, type Mode } from './model.js';
-import { secretBox } from './secrets.js';
+import { openRecord, secretBox } from './secrets.js';
 
 export class OAuth2Tokens {
   constructor(
@@ -17,13 +17,7 @@ export class OAuth2Tokens {
   async get(accountId: string, service: string, mode: Mode): Promise<Record<string, unknown> | undefined> {
     const row = await this.store.get<{ token: string }>(sql`
       SELECT token FROM oauth2_tokens WHERE account_id = ${accountId} AND service = ${service} AND mode = ${mode}`);
-    return (
-      row &&
-      (secretBox().open(fromJson(row.token), `the OAuth2 token of ${service} (${mode})`) as Record<
-        string,
-        unknown
-      >)
-    );
+    return row && openRecord(fromJson(row.token), `the OAuth2 token of ${service} (${mode})`);
   }
 
   /** Creates or replaces a service's token and returns what is stored. */

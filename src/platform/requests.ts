@@ -8,7 +8,7 @@ import type { Store } from '../store/index.js';
 import { sql, type Sql } from '../store/sql.js';
 import { MESSAGES, notFound, PlatformError } from './errors.js';
 import { metricSinks } from '../metrics/hooks.js';
-import { fromJson, isMode, toJson, toJsonObject, type Mode } from './model.js';
+import { fromJson, isMode, storedMode, toJson, toJsonObject, type Mode } from './model.js';
 
 /** Status of a request that is running (the others: REQUEST_STATUSES below). */
 export const STATUS_RUNNING = 101;
@@ -328,7 +328,7 @@ function toSummary(row: SummaryRow): RequestSummary {
     accountId: row.account_id,
     projectId: row.project_id,
     versionId: row.version_id,
-    mode: row.mode as Mode,
+    mode: storedMode(row.mode),
     status: row.status,
     message: row.p_message,
     initiatorId: row.initiator_id,

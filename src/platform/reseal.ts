@@ -48,12 +48,12 @@ export async function resealSecrets(store: Store, box: SecretBox, old?: SecretBo
         sql`SELECT ${sql.raw([column, ...keys].join(', '))} FROM ${sql.raw(table)}`,
       );
       for (const row of rows) {
-        const stored = fromJson(row[column] as string);
+        const stored = fromJson(row[column]);
         if (isSealed(stored) && fingerprintOf(stored) === box.fingerprint) continue;
         const what = `a row of ${table}`;
         const value = isSealed(stored) ? (old ?? box).open(stored, what) : stored;
         const where = sql.join(
-          keys.map((k) => sql`${sql.raw(k)} = ${row[k] as string | number}`),
+          keys.map((k) => sql`${sql.raw(k)} = ${keyValue(row[k], table)}`),
           ' AND ',
         );
         await store.run(
@@ -64,4 +64,10 @@ export async function resealSecrets(store: Store, box: SecretBox, old?: SecretBo
     }
     return written;
   });
+}
+
+/** A key column's value, which the UPDATE binds. */
+function keyValue(value: unknown, table: string): string | number {
+  if (typeof value === 'string' || typeof value === 'number') return value;
+  throw new Error(`a row of ${table} has a key that is neither text nor a number`);
 }

@@ -16,6 +16,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { dirname, join } from 'node:path';
 import { ConfigError, loadConfig } from '../config/index.js';
 import { PlatformError } from './errors.js';
+import { isRecord, propertyOf } from '../safety/narrow.js';
 
 const PREFIX = 'fmk1:';
 
@@ -42,7 +43,7 @@ export class SecretBox {
   /** What `stored` holds: a sealed text opened, anything else (stored before sealing) as it is. */
   open(stored: unknown, what: string): unknown {
     if (!isSealed(stored)) return stored;
-    const [fingerprint, payload] = stored.slice(PREFIX.length).split(':') as [string, string];
+    const [fingerprint = '', payload = ''] = stored.slice(PREFIX.length).split(':');
     if (fingerprint !== this.fingerprint)
       throw new PlatformError(
         'conflict',
@@ -54,7 +55,8 @@ export class SecretBox {
     decipher.setAuthTag(bytes.subarray(12, 28));
     try {
       const text = Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
-      return JSON.parse(text) as unknown;
+      const value: unknown = JSON.parse(text);
+      return value;
     } catch {
       throw new PlatformError('conflict', `${what} cannot be opened: its sealed value was altered`);
     }
@@ -93,7 +95,7 @@ export function loadSecretKey(env: NodeJS.ProcessEnv = process.env): Buffer {
     writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
   } catch (e) {
     // another process made it first: use theirs
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    if (propertyOf(e, 'code') !== 'EEXIST') throw e;
   }
   chmodSync(file, 0o600);
   return parseSecretKey(readFileSync(file, 'utf8'), file);
@@ -109,4 +111,11 @@ export function secretBox(): SecretBox {
 /** Forgets the loaded key (tests that change FLOWMARK_SECRET_KEY). */
 export function resetSecretBox(): void {
   box = undefined;
+}
+
+/** A stored object (a vault, a token) opened with the process's key; an Error if it is not an object. */
+export function openRecord(stored: unknown, what: string): Record<string, unknown> {
+  const value = secretBox().open(stored, what);
+  if (isRecord(value)) return value;
+  throw new PlatformError('conflict', `${what} is not an object`);
 }

@@ -30,6 +30,7 @@ import {
   boundedValueReply,
   valueReply,
 } from './call-codec.js';
+import { isRecord, propertyOf } from '../safety/narrow.js';
 
 export { hasForbiddenKey, jsonText } from './call-codec.js';
 
@@ -104,7 +105,7 @@ function markPaths(root: unknown, paths: unknown[]): void {
     let v = root;
     for (const key of path) {
       if (v === null || typeof v !== 'object' || (typeof key !== 'string' && typeof key !== 'number')) break;
-      v = Object.prototype.hasOwnProperty.call(v, key) ? (v as Record<string, unknown>)[key] : undefined;
+      v = Object.prototype.hasOwnProperty.call(v, key) ? propertyOf(v, String(key)) : undefined;
     }
     if (v !== null && typeof v === 'object') markAsRequestInput(v);
   }
@@ -122,7 +123,7 @@ function markedPaths(value: unknown): (string | number)[][] {
     if (isRequestInput(v)) paths.push(path);
     if (Array.isArray(v)) v.forEach((item, i) => stack.push([item, [...path, i]]));
     else if (v instanceof Map) for (const [k, item] of v) stack.push([item, [...path, String(k)]]);
-    else for (const k of Object.keys(v)) stack.push([(v as Record<string, unknown>)[k], [...path, k]]);
+    else for (const k of Object.keys(v)) stack.push([propertyOf(v, k), [...path, k]]);
   }
   return paths;
 }
@@ -149,7 +150,8 @@ function adaptArguments(label: string, method: ScriptMethod, args: unknown[]): u
   let options = out[a.index];
   if (typeof options === 'string' && options.trim().startsWith('{')) {
     try {
-      options = JSON.parse(options) as unknown;
+      const parsed: unknown = JSON.parse(options);
+      options = parsed;
     } catch {
       // left as it is: the function reports its own error about it
     }
@@ -159,13 +161,13 @@ function adaptArguments(label: string, method: ScriptMethod, args: unknown[]): u
     throw new Error(
       `${label}: argument ${a.index + 1}${paramName(method, a.index)} contains the key "__proto__", which is not allowed`,
     );
-  if (options !== null && typeof options === 'object' && !Array.isArray(options)) {
-    const given = (options as Record<string, unknown>)[a.key];
+  if (isRecord(options)) {
+    const given = options[a.key];
     if (given !== undefined && String(given).toUpperCase() !== a.value)
       throw new Error(
         `${label}: argument ${a.index + 1}${paramName(method, a.index)} sets ${a.key} to "${String(given)}", but ${method.name} imports ${a.value}`,
       );
-    out[a.index] = { ...(options as Record<string, unknown>), [a.key]: a.value };
+    out[a.index] = { ...options, [a.key]: a.value };
   }
   return out;
 }
@@ -178,9 +180,7 @@ function adapt(method: ScriptMethod, value: unknown): unknown {
     case 'string-ids':
       return Array.isArray(value)
         ? value.map((item: unknown) =>
-            item !== null && typeof item === 'object' && 'id' in item
-              ? { ...(item as Record<string, unknown>), id: String((item as { id: unknown }).id) }
-              : item,
+            isRecord(item) && 'id' in item ? { ...item, id: String(item.id) } : item,
           )
         : value;
     default:

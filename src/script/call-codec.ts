@@ -8,6 +8,7 @@
 import { FunctionError } from '../functions/errors.js';
 import { DIRECTIVE, FmDate } from '../template/values.js';
 import { boundedJson } from '../limits/index.js';
+import { propertyOf } from '../safety/narrow.js';
 
 /** A parameter as the errors name it. */
 export interface NamedParam {
@@ -51,7 +52,7 @@ export function hasForbiddenKey(value: unknown): boolean {
     }
     for (const key of Object.keys(v)) {
       if (key === '__proto__') return true;
-      const x = (v as Record<string, unknown>)[key];
+      const x = propertyOf(v, key);
       if (x !== null && typeof x === 'object') stack.push(x);
     }
   }
@@ -158,17 +159,17 @@ function isPlainData(value: unknown): boolean {
       for (let i = 0; i < v.length; i++) stack.push(v[i]);
       continue;
     }
-    const proto = Object.getPrototypeOf(v) as unknown;
+    const proto: unknown = Object.getPrototypeOf(v);
     if (proto !== PLAIN_PROTO && proto !== null) return false;
-    if (DIRECTIVE in v || typeof (v as { toJSON?: unknown }).toJSON === 'function') return false;
+    if (DIRECTIVE in v || typeof propertyOf(v, 'toJSON') === 'function') return false;
     for (const k in v) {
       if (seen + stack.length >= PLAIN_NODES) return false;
-      stack.push((v as Record<string, unknown>)[k]);
+      stack.push(propertyOf(v, k));
     }
   }
   return true;
 }
 
 export function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return typeof (v as { then?: unknown } | null)?.then === 'function';
+  return typeof propertyOf(v, 'then') === 'function';
 }

@@ -8,6 +8,7 @@
  */
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { ServerDeps } from './deps.js';
+import { propertyOf } from '../safety/narrow.js';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -67,7 +68,7 @@ export function auditRoute(route: RouteOptions, deps: ServerDeps, server: AuditS
     const path = request.url.split('?')[0]!;
     const after = request.method === 'DELETE' ? null : parsed(payload);
     const subject = auditSubject(path);
-    const createdId = (after as { id?: unknown } | null)?.id;
+    const createdId = propertyOf(after, 'id');
     const target =
       request.method === 'POST' && (typeof createdId === 'number' || typeof createdId === 'string')
         ? [subject.target, String(createdId)].filter((s) => s !== '').join('/')
@@ -127,7 +128,8 @@ function parsed(payload: unknown): unknown {
   const text = Buffer.isBuffer(payload) ? payload.toString('utf8') : payload;
   if (typeof text !== 'string' || text === '') return null;
   try {
-    return JSON.parse(text) as unknown;
+    const value: unknown = JSON.parse(text);
+    return value;
   } catch {
     return { text };
   }

@@ -8,6 +8,7 @@ import { PlatformError, type PlatformErrorCode } from '../platform/errors.js';
 import { CollectionError, type CollectionErrorCode } from '../platform/collections/errors.js';
 import { BudgetExceededError } from '../limits/index.js';
 import { CONTENTION_RETRY_AFTER_SECONDS, storeFaultAnswer } from '../store/index.js';
+import { propertyOf } from '../safety/narrow.js';
 
 export interface ErrorBody {
   status: number;
@@ -116,8 +117,13 @@ export function toErrorBody(error: unknown): ErrorReply {
         : body(413, 'too-large', error.message);
   if (error instanceof CollectionError) return body(COLLECTION_STATUS[error.code], error.code, error.message);
   if (error instanceof FunctionError) return body(400, 'invalid', error.message);
-  const e = error as { validation?: unknown; code?: unknown; statusCode?: unknown; message?: unknown };
-  if (e && typeof e === 'object') {
+  const e = {
+    validation: propertyOf(error, 'validation'),
+    code: propertyOf(error, 'code'),
+    statusCode: propertyOf(error, 'statusCode'),
+    message: propertyOf(error, 'message'),
+  };
+  if (error !== null && typeof error === 'object') {
     if (Array.isArray(e.validation)) return body(400, 'invalid', String(e.message));
     const known = typeof e.code === 'string' ? FASTIFY_ERRORS[e.code] : undefined;
     if (known) return body(known.status, known.code, String(e.message));

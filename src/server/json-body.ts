@@ -5,6 +5,7 @@
 import { errorCodes, type FastifyInstance } from 'fastify';
 import { ApiError } from './errors.js';
 import { parseJsonSafely, UnsafeJsonKeyError } from '../safety/index.js';
+import { asError } from '../errors/index.js';
 
 function refuse(key: string): never {
   throw new ApiError(
@@ -29,9 +30,9 @@ export function useJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     try {
-      done(null, parseJsonBody(body as string));
+      done(null, parseJsonBody(String(body)));
     } catch (e) {
-      done(e as Error, undefined);
+      done(asError(e), undefined);
     }
   });
 }

@@ -6,6 +6,7 @@
  */
 import { Type, type Static } from '@fastify/type-provider-typebox';
 import { badRequest } from './errors.js';
+import { propertyOf } from '../safety/narrow.js';
 
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
@@ -36,7 +37,7 @@ export function listPage<T extends object>(
   fields: readonly string[],
 ): { items: T[]; total: number; first: number; nb: number } {
   const conditions = parseConditions(query, fields);
-  const get = (item: T, field: string) => (item as Record<string, unknown>)[field];
+  const get = (item: T, field: string) => propertyOf(item, field);
   let selected = items.filter((item) => conditions.every((c) => matches(get(item, c.field), c)));
   if (query.orderby !== undefined) {
     const field = query.orderby;

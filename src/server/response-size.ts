@@ -24,7 +24,7 @@ function jsonLengthOver(value: unknown, max: number): boolean {
       total += 1 + v.length;
       for (const item of v) stack.push(item);
     } else {
-      for (const [k, item] of Object.entries(v as Record<string, unknown>)) {
+      for (const [k, item] of Object.entries(v)) {
         total += k.length + 4;
         stack.push(item);
       }

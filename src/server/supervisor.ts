@@ -14,6 +14,7 @@ import cluster, { type Address, type Worker } from 'node:cluster';
 import type { ThrottleChange, ThrottleShare } from './auth/throttle.js';
 import { isMetricsMessage, primaryMetrics, type MetricsMessage } from '../metrics/gather.js';
 import { errorMessage } from '../errors/index.js';
+import { propertyOf } from '../safety/narrow.js';
 
 export interface SupervisorOptions {
   /** Server workers to keep running. */
@@ -39,7 +40,7 @@ interface RelayMessage {
 }
 
 function isRelay(m: unknown): m is RelayMessage {
-  return typeof m === 'object' && m !== null && (m as { flowmark?: unknown }).flowmark === 'relay';
+  return propertyOf(m, 'flowmark') === 'relay';
 }
 
 /** Delay before replacing a worker: 250 ms, doubling per consecutive early death, at most 30 s. */
@@ -232,8 +233,7 @@ function exitText(code: number | null, signal: string | null): string {
 export function onSupervisorStop(stop: () => void): () => void {
   let stopped = false;
   const onMessage = (m: unknown) => {
-    if (stopped || typeof m !== 'object' || m === null) return;
-    if ((m as { flowmark?: unknown }).flowmark !== STOP_MESSAGE.flowmark) return;
+    if (stopped || propertyOf(m, 'flowmark') !== STOP_MESSAGE.flowmark) return;
     stopped = true;
     stop();
   };

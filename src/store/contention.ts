@@ -5,6 +5,7 @@
  * (40P01) that retries did not resolve. Callers answer them as contention (HTTP 409 with
  * Retry-After), never as a server fault.
  */
+import { propertyOf } from '../safety/narrow.js';
 
 const CONTENTION_CODES = new Set([
   'SQLITE_BUSY',
@@ -25,6 +26,6 @@ export const CONTENTION_MESSAGE =
 export const CONTENTION_RETRY_AFTER_SECONDS = 1;
 
 export function isContention(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = propertyOf(error, 'code');
   return typeof code === 'string' && CONTENTION_CODES.has(code);
 }

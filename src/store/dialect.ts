@@ -2,6 +2,7 @@ import { quoteString, sql } from './sql.js';
 import { postgresDocuments } from './documents-postgres.js';
 import { sqliteDocuments } from './documents-sqlite.js';
 import type { Dialect } from './types.js';
+import { propertyOf } from '../safety/narrow.js';
 
 /** A JSON path of SQLite's syntax with every key quoted: `$."a"."b"`. */
 export function sqliteJsonPath(path: readonly string[]): string {
@@ -46,13 +47,12 @@ export const sqliteDialect: Dialect = {
   jsonText: (column, path) => sql`json_extract(${column}, ${sql.raw(quoteString(sqliteJsonPath(path)))})`,
   uniqueViolation(error) {
     // The engine names the index on the error (SqliteStore), as pg does.
-    const e = error as { code?: unknown; constraint?: unknown };
-    if (e?.code !== 'SQLITE_CONSTRAINT_UNIQUE' && e?.code !== 'SQLITE_CONSTRAINT_PRIMARYKEY')
-      return undefined;
-    return { constraint: typeof e.constraint === 'string' ? e.constraint : '' };
+    const code = propertyOf(error, 'code');
+    if (code !== 'SQLITE_CONSTRAINT_UNIQUE' && code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') return undefined;
+    return constraintOf(error);
   },
   isRetryable(error) {
-    const code = (error as { code?: unknown })?.code;
+    const code = propertyOf(error, 'code');
     return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT' || code === 'SQLITE_LOCKED';
   },
 };
@@ -79,12 +79,11 @@ export function postgresDialect(binaryTextOrder: boolean): Dialect {
     jsonText: (column, path) =>
       sql`((${column})::jsonb #>> ${sql.raw(quoteString(`{${path.map(pgArrayElement).join(',')}}`))})`,
     uniqueViolation(error) {
-      const e = error as { code?: unknown; constraint?: unknown };
-      if (e?.code !== '23505') return undefined;
-      return { constraint: typeof e.constraint === 'string' ? e.constraint : '' };
+      if (propertyOf(error, 'code') !== '23505') return undefined;
+      return constraintOf(error);
     },
     isRetryable(error) {
-      const code = (error as { code?: unknown })?.code;
+      const code = propertyOf(error, 'code');
       // Serialization failure, deadlock, lock wait over lock_timeout.
       return code === '40001' || code === '40P01' || code === '55P03';
     },
@@ -93,4 +92,10 @@ export function postgresDialect(binaryTextOrder: boolean): Dialect {
 
 function pgArrayElement(key: string): string {
   return `"${key.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+}
+
+/** The index an engine's unique-violation error names ('' when it names none). */
+function constraintOf(error: unknown): { constraint: string } {
+  const constraint = propertyOf(error, 'constraint');
+  return { constraint: typeof constraint === 'string' ? constraint : '' };
 }

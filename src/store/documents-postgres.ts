@@ -30,6 +30,7 @@ import {
   type SetUpdate,
 } from './documents.js';
 import { quoteIdent, quoteString, sql, type Sql } from './sql.js';
+import { isOneOf, propertyOf } from '../safety/narrow.js';
 
 const KEY_COLUMNS = ['k1', 'k2', 'k3', 'k4'] as const;
 
@@ -46,9 +47,7 @@ const expressionField = perPath((path) => sql`NULLIF(${rawField(path)}, 'null'::
 /** The value of a field: its key column when it has one, else the expression over `doc`. */
 function valueOf(path: string, keys: KeyColumns): Sql {
   const column = keys[path];
-  return column !== undefined && (KEY_COLUMNS as readonly string[]).includes(column)
-    ? sql.raw(column)
-    : expressionField(path);
+  return column !== undefined && isOneOf(KEY_COLUMNS, column) ? sql.raw(column) : expressionField(path);
 }
 
 const FALSE = sql.raw('1 = 0');
@@ -127,8 +126,7 @@ function createIndex(
   // new index breaks, and PostgreSQL would then ignore the index while any older snapshot lives.
   const fills = fill.map((path) => {
     const column = keys[path];
-    if (column === undefined || !(KEY_COLUMNS as readonly string[]).includes(column))
-      throw new Error(`no key column for ${path}`);
+    if (column === undefined || !isOneOf(KEY_COLUMNS, column)) throw new Error(`no key column for ${path}`);
     // A column is NULL for every document until it is given (and emptied when given back), so
     // documents without the field need no new row version.
     const value = expressionField(path);
@@ -219,10 +217,8 @@ function setUpdate(changes: readonly FieldChange[], keys: KeyColumns): SetUpdate
     node.change = change;
   }
   let aliases = 0;
-  const valueText = (c: FieldChange, current: string): string =>
-    c.kind === 'set'
-      ? quoteString(c.json)
-      : `((${current})::text::numeric + ${Math.trunc((c as { by: number }).by)})::text`;
+  const valueText = (c: FieldChange & { kind: 'set' | 'inc' }, current: string): string =>
+    c.kind === 'set' ? quoteString(c.json) : `((${current})::text::numeric + ${Math.trunc(c.by)})::text`;
   const rebuild = (object: string, node: ChangeNode): string => {
     const e = `e${aliases++}`;
     const cases: string[] = [];
@@ -238,10 +234,7 @@ function setUpdate(changes: readonly FieldChange[], keys: KeyColumns): SetUpdate
         `WHEN ${k} THEN ${child.change ? valueText(child.change, `${e}.v`) : rebuild(`${e}.v`, child)}`,
       );
       if (child.change) {
-        const missing =
-          child.change.kind === 'set'
-            ? child.change.json
-            : String(Math.trunc((child.change as { by: number }).by));
+        const missing = child.change.kind === 'set' ? child.change.json : String(Math.trunc(child.change.by));
         appended.push(
           `CASE WHEN bool_or(${e}.k = ${k}) THEN NULL ELSE ${quoteString(`${JSON.stringify(key)}:${missing}`)} END`,
         );
@@ -278,7 +271,7 @@ function setUpdate(changes: readonly FieldChange[], keys: KeyColumns): SetUpdate
     statement(where) {
       if (!touched.length) return sql`UPDATE documents SET doc = (${sql.raw(doc)})::json WHERE ${where}`;
       const columns = touched.map(([path, column]) => {
-        if (!(KEY_COLUMNS as readonly string[]).includes(column)) throw new Error(`no key column ${column}`);
+        if (!isOneOf(KEY_COLUMNS, column)) throw new Error(`no key column ${column}`);
         return sql.raw(`, ${column} = NULLIF((n.d)::jsonb${arrows(path)}, 'null'::jsonb)`);
       });
       return sql`UPDATE documents SET doc = (n.d)::json${sql.join(columns, '')}
@@ -299,7 +292,7 @@ function valueAt(doc: Record<string, unknown>, path: string): unknown {
   for (const key of path.split('.')) {
     if (current === null || typeof current !== 'object' || Array.isArray(current)) return undefined;
     if (!Object.prototype.hasOwnProperty.call(current, key)) return undefined;
-    current = (current as Record<string, unknown>)[key];
+    current = propertyOf(current, key);
   }
   return current;
 }
@@ -322,7 +315,7 @@ export function postgresDocuments(binaryTextOrder: boolean): DocumentDialect {
     createIndex,
     dropIndex: (sqlName, collectionId, release = []) => [
       ...release.map((column) => {
-        if (!(KEY_COLUMNS as readonly string[]).includes(column)) throw new Error(`no key column ${column}`);
+        if (!isOneOf(KEY_COLUMNS, column)) throw new Error(`no key column ${column}`);
         return sql`UPDATE documents SET ${sql.raw(column)} = NULL WHERE collection_id = ${sql.literal(Math.trunc(collectionId))} AND ${sql.raw(column)} IS NOT NULL`;
       }),
       sql.raw(`DROP INDEX IF EXISTS ${quoteIdent(sqlName)}`),

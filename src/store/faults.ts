@@ -6,6 +6,7 @@
  * down), answered `503 unavailable` with Retry-After. Neither is ever reported as a success.
  */
 import { CONTENTION_MESSAGE, CONTENTION_RETRY_AFTER_SECONDS, isContention } from './contention.js';
+import { propertyOf } from '../safety/narrow.js';
 
 export const STORAGE_FULL_MESSAGE =
   'the database could not store the change (its storage is full or failing): nothing was written';
@@ -33,14 +34,14 @@ const PG_CONNECTION_MESSAGES = [
 ];
 
 function codeOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = propertyOf(error, 'code');
   return typeof code === 'string' ? code : undefined;
 }
 
 /** The error itself or one of its causes (a template or function error wrapping the store's). */
 function* chain(error: unknown): Generator<unknown> {
   const seen = new Set<unknown>();
-  for (let e = error; e && typeof e === 'object' && !seen.has(e); e = (e as { cause?: unknown }).cause) {
+  for (let e = error; e && typeof e === 'object' && !seen.has(e); e = propertyOf(e, 'cause')) {
     seen.add(e);
     yield e;
   }
@@ -59,7 +60,7 @@ function isUnavailableOne(error: unknown): boolean {
     // SQLSTATE class 08 (connection exception) and 57P (operator intervention: shutdown, restart).
     if (/^(08[0-9A-Z]{3}|57P[0-9A-Z]{2})$/.test(code)) return true;
   }
-  const message = (error as { message?: unknown } | null)?.message;
+  const message = propertyOf(error, 'message');
   return typeof message === 'string' && PG_CONNECTION_MESSAGES.some((m) => message.startsWith(m));
 }
 

@@ -82,6 +82,7 @@ export {
   type KeyColumns,
   type Scalar,
 } from './documents.js';
+import { errorMessage } from '../errors/index.js';
 export type { Dialect, Isolation, Queryable, Row, RunResult, Store, TransactionOptions } from './types.js';
 
 export interface OpenStoreOptions extends Partial<Config> {
@@ -155,7 +156,7 @@ export class StoreOpenError extends Error {
     readonly what: string,
     override readonly cause: unknown,
   ) {
-    super(`cannot open ${what}: ${(cause as Error)?.message ?? String(cause)}`);
+    super(`cannot open ${what}: ${errorMessage(cause)}`);
   }
 }
 

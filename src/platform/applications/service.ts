@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Queryable, type Store } from '../../store/index.js';
 import { notFound, PlatformError } from '../errors.js';
 import type { FileService, Principal, StoredFile } from '../files/index.js';
-import { fromJson, isMode, toJson, toJsonObject, toJsonValue, type Mode } from '../model.js';
+import { fromJson, isMode, storedMode, toJson, toJsonObject, toJsonValue, type Mode } from '../model.js';
 
 export interface ApplicationInstance {
   id: string;
@@ -439,7 +439,7 @@ function toInstance(row: InstanceRow): ApplicationInstance {
     webInterfaceId: row.web_interface_id === null ? null : Number(row.web_interface_id),
     requestId: row.request_id,
     stepId: row.step_id,
-    mode: row.mode as Mode,
+    mode: storedMode(row.mode),
     status: row.status,
     title: row.title,
     data: fromJson(row.data),

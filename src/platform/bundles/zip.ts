@@ -21,7 +21,7 @@ export async function packBundle(files: BundleFiles): Promise<Buffer> {
     zip.addBuffer(Buffer.from(text, 'utf8'), path, { mtime: ENTRY_DATE, compress: true });
   zip.end();
   const chunks: Buffer[] = [];
-  for await (const chunk of zip.outputStream as AsyncIterable<Buffer>) chunks.push(chunk);
+  for await (const chunk of zip.outputStream) chunks.push(Buffer.from(chunk));
   return Buffer.concat(chunks);
 }
 

@@ -45,9 +45,12 @@ export function isStage(stage: Record<string, unknown>, op: string): boolean {
 /** A $sort stage's spec as a SortSpec, or undefined when it is not a valid one (mingo reports it). */
 export function sortFromObject(spec: unknown): SortSpec | undefined {
   if (!isPlainObject(spec)) return undefined;
-  const entries = Object.entries(spec);
-  if (entries.length === 0 || !entries.every(([k, d]) => k !== '' && (d === 1 || d === -1))) return undefined;
-  return entries as SortSpec;
+  const sort: SortSpec = [];
+  for (const [k, d] of Object.entries(spec)) {
+    if (k === '' || (d !== 1 && d !== -1)) return undefined;
+    sort.push([k, d]);
+  }
+  return sort.length === 0 ? undefined : sort;
 }
 
 export function unknownCollection(ref: string | number): CollectionError {

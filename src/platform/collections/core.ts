@@ -13,6 +13,8 @@ import { accountOf, rowKey, stateOf, stateValue, toCollectionRow, type Collectio
 import { emptyShape, parseShape, serializeShape, type Shape } from './shape.js';
 import { DEFAULT_COLLECTION_LIMITS, type Actor, type CollectionLimits } from './types.js';
 import { Writer } from './writer.js';
+import { dictionary, isRecord } from '../../safety/narrow.js';
+import { parseIndexKeys } from './safety.js';
 
 /** A plan made from an older shape than the documents read: plan again. */
 export class StaleShape extends Error {}
@@ -25,7 +27,7 @@ export interface Plan {
 
 /** A plan under which nothing is pushed down: every path is unknown. */
 const NO_PUSHDOWN: Plan = {
-  shape: { paths: Object.create(null) as Record<string, number>, overflow: true },
+  shape: { paths: dictionary<number>(), overflow: true },
   keys: Object.freeze({}),
 };
 
@@ -48,10 +50,11 @@ const ROW_COLUMNS = sql`account_id, id, name, is_public, is_readonly, shape_vers
 
 /** The key columns of a collection row, keeping only columns the engine has. */
 export function parseKeys(text: unknown, allowed: readonly string[]): KeyColumns {
-  const raw = JSON.parse(typeof text === 'string' && text !== '' ? text : '{}') as Record<string, unknown>;
-  const keys = Object.create(null) as Record<string, string>;
-  for (const [path, column] of Object.entries(raw))
-    if (typeof column === 'string' && allowed.includes(column)) keys[path] = column;
+  const raw: unknown = JSON.parse(typeof text === 'string' && text !== '' ? text : '{}');
+  const keys = dictionary<string>();
+  if (isRecord(raw))
+    for (const [path, column] of Object.entries(raw))
+      if (typeof column === 'string' && allowed.includes(column)) keys[path] = column;
   return keys;
 }
 
@@ -282,7 +285,7 @@ export class CollectionCore {
         'duplicate-key',
         `duplicate key: collection '${name}' already has a document with the same _id`,
       );
-    const keys = (JSON.parse(index.keys) as string[]).join(', ');
+    const keys = parseIndexKeys(index.keys).join(', ');
     return new CollectionError(
       'duplicate-key',
       `duplicate key: unique index '${index.name}' of collection '${name}' already has a document with the same ${keys}`,

@@ -181,15 +181,20 @@ function keyOf(plan: GroupPlan, row: GroupRow): unknown {
     case 'null':
       return null;
     case 'single':
-      return row.g0 === null ? null : (JSON.parse(String(row.g0)) as unknown);
+      return row.g0 === null ? null : parseJson(row.g0);
     case 'document': {
       const key: Record<string, unknown> = {};
       // mingo keeps a missing field as an undefined property (a later $sort compares the keys).
       plan.key.fields.forEach(([name], i) => {
         const text = row[`g${i}`];
-        key[name] = text === null || text === undefined ? undefined : (JSON.parse(String(text)) as unknown);
+        key[name] = text === null || text === undefined ? undefined : parseJson(text);
       });
       return key;
     }
   }
+}
+
+/** A key column's JSON text as its value. */
+function parseJson(text: unknown): unknown {
+  return JSON.parse(String(text));
 }

@@ -17,6 +17,7 @@ import { Budget } from '../../limits/index.js';
 import { LINEAR_REGEX, regexExpressionOperators, regexQueryOperator } from './regex.js';
 import { CollectionError } from './errors.js';
 import { isPrototypeKey, keyNotAllowed, PROTOTYPE_KEYS } from '../../safety/index.js';
+import { isRecord, propertyOf } from '../../safety/narrow.js';
 
 type AnyObject = Record<string, unknown>;
 type ExpressionOperator = (obj: AnyObject, expr: unknown, options: Options) => unknown;
@@ -188,7 +189,7 @@ const PRECHECKS: Record<string, Precheck> = {
   $range: (op, budget, name) => (obj, expr, options) => {
     const args = evaluate(obj, expr, options);
     if (Array.isArray(args) && args.length >= 2) {
-      const [start, end, step = 1] = args as unknown[];
+      const [start, end, step = 1]: unknown[] = args;
       if (isInt(start) && isInt(end) && isInt(step) && step !== 0) {
         const count = Math.ceil((end - start) / step);
         if (count > 0) budget.allocateSlots(count, name);
@@ -218,7 +219,7 @@ const PRECHECKS: Record<string, Precheck> = {
   $replaceOne: (op, budget, name) => replacing(op, budget, name, false),
   $zip: (op, budget, name) => (obj, expr, options) => {
     if (expr === null || typeof expr !== 'object' || !('inputs' in expr)) return op(obj, expr, options);
-    const inputs = evaluate(obj, (expr as { inputs: unknown }).inputs, options);
+    const inputs = evaluate(obj, expr.inputs, options);
     if (Array.isArray(inputs)) {
       let longest = 0;
       for (const a of inputs) if (Array.isArray(a)) longest = Math.max(longest, a.length);
@@ -264,7 +265,7 @@ function overInput(op: ExpressionOperator, budget: Budget, name: string): Expres
   return (obj, expr, options) => {
     if (expr === null || typeof expr !== 'object' || Array.isArray(expr) || !('input' in expr))
       return op(obj, expr, options);
-    const input = evaluate(obj, (expr as { input: unknown }).input, options);
+    const input = evaluate(obj, expr.input, options);
     if (Array.isArray(input)) budget.step(input.length, name);
     return op(obj, { ...expr, input: { $literal: input } }, options);
   };
@@ -302,13 +303,13 @@ const KEYED: Record<string, (op: ExpressionOperator, name: string) => Expression
     // the key of each item as mingo reads it: an array flattened, or an object's k
     if (Array.isArray(items))
       for (const item of items) {
-        const key = Array.isArray(item) ? item.flat(Infinity)[0] : (item as { k?: unknown } | null)?.k;
+        const key = Array.isArray(item) ? item.flat(Infinity)[0] : propertyOf(item, 'k');
         if (typeof key === 'string' && isPrototypeKey(key)) throw refusedKey(name, key);
       }
     return op(obj, { $literal: items }, options);
   },
   $setField: (op, name) => (obj, expr, options) => {
-    const field = (expr as { field?: unknown } | null)?.field;
+    const field = propertyOf(expr, 'field');
     const key = field === undefined ? undefined : evaluate(obj, field, options);
     if (typeof key === 'string' && isPrototypeKey(key)) throw refusedKey(name, key);
     return op(obj, expr, options);
@@ -317,7 +318,7 @@ const KEYED: Record<string, (op: ExpressionOperator, name: string) => Expression
 
 function refusePrototypeKeys(value: unknown, name: string): void {
   if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Date) return;
-  const proto = Object.getPrototypeOf(value) as unknown;
+  const proto: unknown = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) throw refusedKey(name, '__proto__');
   for (const key of PROTOTYPE_KEYS)
     if (Object.prototype.hasOwnProperty.call(value, key)) throw refusedKey(name, key);
@@ -330,8 +331,8 @@ function refusedKey(name: string, key: string): CollectionError {
 /** $replaceAll / $replaceOne: the result's length, counted before the string is built. */
 function replacing(op: ExpressionOperator, budget: Budget, name: string, all: boolean): ExpressionOperator {
   return (obj, expr, options) => {
-    const args = evaluate(obj, expr, options) as Record<string, unknown> | null;
-    if (args && typeof args === 'object') {
+    const args = evaluate(obj, expr, options);
+    if (isRecord(args)) {
       const { input, find, replacement } = args;
       if (typeof input === 'string' && typeof find === 'string' && typeof replacement === 'string') {
         const n = all ? occurrences(input, find) : input.includes(find) ? 1 : 0;
@@ -354,12 +355,12 @@ function occurrences(input: string, find: string): number {
  * the document's top-level fields are charged as steps before it is unwound.
  */
 function chargeUnwind(budget: Budget, collection: Stream, expr: unknown): Stream {
-  const path = typeof expr === 'string' ? expr : (expr as { path?: unknown } | null)?.path;
+  const path = typeof expr === 'string' ? expr : propertyOf(expr, 'path');
   if (typeof path !== 'string' || !path.startsWith('$')) return collection;
   const segments = path.slice(1).split('.');
   return collection.map((doc) => {
     let v: unknown = doc;
-    for (const k of segments) v = v !== null && typeof v === 'object' ? (v as AnyObject)[k] : undefined;
+    for (const k of segments) v = propertyOf(v, k);
     if (Array.isArray(v)) budget.step(v.length * documentWidth(doc), '$unwind');
     return doc;
   });
@@ -371,11 +372,11 @@ function documentWidth(doc: unknown): number {
 
 /** $densify over explicit numeric bounds makes (upper - lower) / step documents: charged first. */
 function chargeDensify(budget: Budget, expr: unknown): void {
-  const range = (expr as { range?: { step?: unknown; bounds?: unknown } } | null)?.range;
-  const bounds = range?.bounds;
-  const step = range?.step;
+  const range = propertyOf(expr, 'range');
+  const bounds = propertyOf(range, 'bounds');
+  const step = propertyOf(range, 'step');
   if (!Array.isArray(bounds) || typeof step !== 'number' || !(step > 0)) return;
-  const [lower, upper] = bounds as unknown[];
+  const [lower, upper]: unknown[] = bounds;
   if (typeof lower === 'number' && typeof upper === 'number' && upper > lower)
     budget.allocateSlots(Math.ceil((upper - lower) / step), '$densify');
 }

@@ -11,6 +11,7 @@ import iconv from 'iconv-lite';
 import { CollectionError } from './errors.js';
 import { readJsonText } from '../../safety/index.js';
 import { errorMessage } from '../../errors/index.js';
+import { isRecord } from '../../safety/narrow.js';
 
 export interface ImportOptions {
   /** CSV (default) or JSON. */
@@ -60,12 +61,9 @@ export function importOptions(raw: Record<string, unknown> = {}): ImportOptions 
   const columns = (name: string): Array<string | number> => {
     const v = raw[name];
     if (v === undefined || v === null) return [];
-    if (
-      !Array.isArray(v) ||
-      !v.every((c) => typeof c === 'string' || (Number.isSafeInteger(c) && (c as number) >= 0))
-    )
+    if (!Array.isArray(v) || !v.every(isColumn))
       fail(`option '${name}' must be an array of column names or zero-based indices`);
-    return v as Array<string | number>;
+    return v;
   };
   const format = text('format', 'CSV').toUpperCase();
   if (format !== 'CSV' && format !== 'JSON') fail(`option 'format' must be CSV or JSON, not '${format}'`);
@@ -222,7 +220,11 @@ function parseJson(text: string, where: string): unknown {
 }
 
 function asObject(value: unknown, where: string): Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
-    fail(`${where} is not a JSON object`);
-  return value as Record<string, unknown>;
+  if (!isRecord(value)) fail(`${where} is not a JSON object`);
+  return value;
+}
+
+/** A column named by its header or its zero-based index. */
+function isColumn(c: unknown): c is string | number {
+  return typeof c === 'string' || (typeof c === 'number' && Number.isSafeInteger(c) && c >= 0);
 }

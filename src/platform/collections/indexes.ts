@@ -9,7 +9,7 @@
  * field any more.
  */
 import { randomBytes } from 'node:crypto';
-import { sql, type DocumentIndexDefinition, type KeyColumns } from '../../store/index.js';
+import { sql, type DocumentIndexDefinition } from '../../store/index.js';
 import { checkIndexKeys, checkIndexName, unknownCollection } from './checks.js';
 import type { CollectionCore } from './core.js';
 import { CollectionError } from './errors.js';
@@ -17,6 +17,8 @@ import { assertCanRead } from './rights.js';
 import { accountOf, toIndexDescriptor } from './rows.js';
 import type { Actor, IndexDescriptor } from './types.js';
 import type { Writer } from './writer.js';
+import { dictionary } from '../../safety/narrow.js';
+import { parseIndexKeys } from './safety.js';
 
 export type IndexDefinition = DocumentIndexDefinition;
 
@@ -144,7 +146,7 @@ export async function deleteIndex(
  */
 function allocateKeyColumns(core: CollectionCore, w: Writer, paths: string[]): string[] {
   const documents = core.store.dialect.documents;
-  const keys = Object.assign(Object.create(null) as Record<string, string>, w.keys);
+  const keys = Object.assign(dictionary<string>(), w.keys);
   const used = new Set(Object.values(keys));
   const given: string[] = [];
   for (const path of paths) {
@@ -168,13 +170,13 @@ async function releaseKeyColumns(w: Writer): Promise<string[]> {
   const rows = await w.tx.all<{ keys: string }>(
     sql`SELECT keys FROM collection_indexes WHERE account_id = ${w.accountId} AND collection_id = ${w.row.id}`,
   );
-  const named = new Set(rows.flatMap((r) => JSON.parse(r.keys) as string[]));
-  const kept = Object.create(null) as Record<string, string>;
+  const named = new Set(rows.flatMap((r) => parseIndexKeys(r.keys)));
+  const kept = dictionary<string>();
   const released: string[] = [];
   for (const [path, column] of Object.entries(w.keys)) {
     if (named.has(path)) kept[path] = column;
     else released.push(column);
   }
-  if (released.length) w.setKeys(kept as KeyColumns);
+  if (released.length) w.setKeys(kept);
   return released;
 }

@@ -27,17 +27,17 @@ let loaded: Mingo | undefined;
 
 export function mingo(): Mingo {
   return (loaded ??= {
-    core: require('mingo/core') as Mingo['core'],
-    query: require('mingo/query') as Mingo['query'],
-    aggregator: require('mingo/aggregator') as Mingo['aggregator'],
-    updater: require('mingo/updater') as Mingo['updater'],
+    core: require('mingo/core'),
+    query: require('mingo/query'),
+    aggregator: require('mingo/aggregator'),
+    updater: require('mingo/updater'),
     operators: {
-      accumulator: require('mingo/operators/accumulator') as Mingo['operators']['accumulator'],
-      expression: require('mingo/operators/expression') as Mingo['operators']['expression'],
-      pipeline: require('mingo/operators/pipeline') as Mingo['operators']['pipeline'],
-      projection: require('mingo/operators/projection') as Mingo['operators']['projection'],
-      query: require('mingo/operators/query') as Mingo['operators']['query'],
-      window: require('mingo/operators/window') as Mingo['operators']['window'],
+      accumulator: require('mingo/operators/accumulator'),
+      expression: require('mingo/operators/expression'),
+      pipeline: require('mingo/operators/pipeline'),
+      projection: require('mingo/operators/projection'),
+      query: require('mingo/operators/query'),
+      window: require('mingo/operators/window'),
     },
   });
 }

@@ -106,7 +106,10 @@ export function runPipeline(
   options?: Partial<Options>,
 ): Record<string, unknown>[] {
   return bounded('invalid pipeline', () =>
-    new (mingo().aggregator.Aggregator)(withLinearRegexes(stages), optionsFor(budget, options)).run(docs),
+    new (mingo().aggregator.Aggregator)(
+      stages.map((stage) => withLinearRegexes(stage)),
+      optionsFor(budget, options),
+    ).run(docs),
   );
 }
 

@@ -29,6 +29,7 @@ import {
 } from '../../store/index.js';
 import { ARRAY, HIGH_STRING, OBJECT, pathInfo, STRING, type Shape } from './shape.js';
 import type { SortSpec } from './types.js';
+import { isOneOf, isRecord } from '../../safety/narrow.js';
 
 export type { Atom, Scalar };
 type RangeOp = '$gt' | '$gte' | '$lt' | '$lte';
@@ -39,7 +40,7 @@ export interface SplitFilter {
   complete: boolean;
 }
 
-const RANGE_OPS = new Set(['$gt', '$gte', '$lt', '$lte']);
+const RANGE_OPS: readonly RangeOp[] = ['$gt', '$gte', '$lt', '$lte'];
 
 /** Well-formed UTF-16 (no lone surrogate): SQL engines store it unchanged. */
 function isWellFormed(s: string): boolean {
@@ -113,8 +114,7 @@ function collectAtoms(f: Record<string, unknown>, into: SplitFilter): void {
     const cond = f[key];
     if (key === '$and' && Array.isArray(cond)) {
       for (const sub of cond) {
-        if (sub !== null && typeof sub === 'object' && !Array.isArray(sub))
-          collectAtoms(sub as Record<string, unknown>, into);
+        if (isRecord(sub)) collectAtoms(sub, into);
         else into.complete = false;
       }
       continue;
@@ -127,7 +127,7 @@ function collectAtoms(f: Record<string, unknown>, into: SplitFilter): void {
       atoms.push({ kind: 'eq', path: key, value: cond });
       continue;
     }
-    if (cond === null || typeof cond !== 'object' || Array.isArray(cond)) {
+    if (!isRecord(cond)) {
       into.complete = false;
       continue;
     }
@@ -137,12 +137,11 @@ function collectAtoms(f: Record<string, unknown>, into: SplitFilter): void {
       continue;
     }
     for (const op of ops) {
-      const operand = (cond as Record<string, unknown>)[op];
+      const operand = cond[op];
       if (op === '$eq' && isScalarOperand(operand)) atoms.push({ kind: 'eq', path: key, value: operand });
       else if (op === '$in' && Array.isArray(operand) && operand.every(isScalarOperand))
-        atoms.push({ kind: 'in', path: key, values: operand as Scalar[] });
-      else if (RANGE_OPS.has(op) && isRangeOperand(operand))
-        atoms.push(rangeAtom(key, op as RangeOp, operand));
+        atoms.push({ kind: 'in', path: key, values: operand.filter(isScalarOperand) });
+      else if (isOneOf(RANGE_OPS, op) && isRangeOperand(operand)) atoms.push(rangeAtom(key, op, operand));
       else if (op === '$exists') atoms.push({ kind: 'exists', path: key, value: Boolean(operand) });
       else into.complete = false;
     }

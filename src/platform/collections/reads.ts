@@ -19,7 +19,8 @@ import {
 import { groupResults, groupStatement, planGroup } from './group.js';
 import { compilePredicate, compileSort, splitFilter } from './pushdown.js';
 import { and, countPrefix, scope, type CollectionRow } from './rows.js';
-import { isPlainObject } from './safety.js';
+import { isPlainObject, parseStoredDocument } from './safety.js';
+import { propertyOf } from '../../safety/narrow.js';
 import { docColumn, documentsOf, largeDocument, readDoc, scan, stateColumn, type DocRow } from './scan.js';
 import type { Actor, BudgetOption, Document, FindOptions, SortSpec } from './types.js';
 
@@ -38,7 +39,7 @@ function refuseStages(stages: readonly unknown[], facet: string | undefined): vo
           ? `operator ${op} is not supported`
           : `operator ${op} is not supported (in the sub-pipeline '${facet}' of $facet)`,
       );
-    const sub = op === '$facet' ? (stage as { $facet?: unknown }).$facet : undefined;
+    const sub = op === '$facet' ? propertyOf(stage, '$facet') : undefined;
     if (sub !== null && typeof sub === 'object')
       for (const [name, pipeline] of Object.entries(sub))
         if (Array.isArray(pipeline)) refuseStages(pipeline, name);
@@ -147,8 +148,11 @@ export async function aggregate(
   refuseStages(stages, undefined);
   const matches: Record<string, unknown>[] = [];
   let i = 0;
-  for (; i < stages.length && isStage(stages[i]!, '$match') && isPlainObject(stages[i]!.$match); i++)
-    matches.push(stages[i]!.$match as Record<string, unknown>);
+  for (; i < stages.length && isStage(stages[i]!, '$match'); i++) {
+    const match = stages[i]!.$match;
+    if (!isPlainObject(match)) break;
+    matches.push(match);
+  }
   const filter = matches.length === 0 ? {} : matches.length === 1 ? matches[0]! : { $and: matches };
   if (i < stages.length && isStage(stages[i]!, '$group')) {
     const grouped = await groupInSql(core, actor, name, filter, stages[i]!.$group, budget);
@@ -167,15 +171,16 @@ export async function aggregate(
   for (; i < stages.length; i++) {
     const stage = stages[i]!;
     const n = isStage(stage, '$skip') ? stage.$skip : isStage(stage, '$limit') ? stage.$limit : undefined;
-    if (!Number.isSafeInteger(n) || (n as number) < (isStage(stage, '$limit') ? 1 : 0)) break;
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < (isStage(stage, '$limit') ? 1 : 0)) break;
     if (isStage(stage, '$skip')) {
-      skip += n as number;
-      if (limit !== undefined) limit = Math.max(0, limit - (n as number));
-    } else limit = limit === undefined ? (n as number) : Math.min(limit, n as number);
+      skip += n;
+      if (limit !== undefined) limit = Math.max(0, limit - n);
+    } else limit = limit === undefined ? n : Math.min(limit, n);
   }
   const rest = stages.slice(i);
   const prepared = prepareFilter(filter, budget);
-  const docs = await core.read(actor, name, [] as Document[], (row, plan, check) =>
+  const none: Document[] = [];
+  const docs = await core.read(actor, name, none, (row, plan, check) =>
     findIn(core, row, plan, check, prepared, sort, skip, limit, true),
   );
   if (limit === undefined && docs.length > core.limits.maxInMemoryDocuments) throw core.tooMany();
@@ -281,7 +286,7 @@ async function findIn(
     for (const d of docs) {
       // A large document read apart may have changed since the statement: the newer is given.
       const text = d.text ?? (await largeDocument(core.store, row, d.seq));
-      if (text !== undefined) out.push(JSON.parse(text) as Document);
+      if (text !== undefined) out.push(parseStoredDocument(text));
     }
     return out;
   }

@@ -5,7 +5,8 @@
  * possessive quantifiers) is refused with the operator, the pattern and the reason.
  */
 import { RE2JS } from 're2js';
-import { mingo } from './mingo-lib.js';
+import { mingo, type Mingo } from './mingo-lib.js';
+import { isRecord, propertyOf } from '../../safety/narrow.js';
 import type { Options } from 'mingo/types';
 import type { Budget } from '../../limits/index.js';
 import { CollectionError } from './errors.js';
@@ -80,13 +81,14 @@ export function checkRegexes(spec: unknown, depth = 0): void {
     for (const item of spec) checkRegexes(item, depth + 1);
     return;
   }
-  const o = spec as Record<string, unknown>;
+  if (!isRecord(spec)) return;
+  const o = spec;
   if (typeof o.$regex === 'string')
     linearRegex('$regex', o.$regex, typeof o.$options === 'string' ? o.$options : '');
   for (const op of ['$regexMatch', '$regexFind', '$regexFindAll']) {
-    const args = o[op] as { regex?: unknown; options?: unknown } | undefined;
-    if (args && typeof args === 'object' && typeof args.regex === 'string')
-      linearRegex(op, args.regex, typeof args.options === 'string' ? args.options : '');
+    const regex = propertyOf(o[op], 'regex');
+    const options = propertyOf(o[op], 'options');
+    if (typeof regex === 'string') linearRegex(op, regex, typeof options === 'string' ? options : '');
   }
   for (const value of Object.values(o)) checkRegexes(value, depth + 1);
 }
@@ -101,20 +103,10 @@ export const LINEAR_REGEX = '$regexLinear';
  * The spec with every string `$regex` (and its `$options`) turned into `$regexLinear`; the same
  * object when it has none.
  */
-export function withLinearRegexes<T>(spec: T, depth = 0): T {
-  if (spec === null || typeof spec !== 'object' || depth > 200) return spec;
-  if (Array.isArray(spec)) {
-    let out: unknown[] | undefined;
-    spec.forEach((item, i) => {
-      const changed = withLinearRegexes(item, depth + 1);
-      if (changed !== item) (out ??= spec.slice())[i] = changed;
-    });
-    return (out ?? spec) as T;
-  }
-  const o = spec as Record<string, unknown>;
+export function withLinearRegexes(o: Record<string, unknown>, depth = 0): Record<string, unknown> {
   let out: Record<string, unknown> | undefined;
   for (const [key, value] of Object.entries(o)) {
-    const changed = withLinearRegexes(value, depth + 1);
+    const changed = linearValue(value, depth + 1);
     if (changed !== value) (out ??= { ...o })[key] = changed;
   }
   if (typeof o.$regex === 'string') {
@@ -123,18 +115,31 @@ export function withLinearRegexes<T>(spec: T, depth = 0): T {
     delete out.$regex;
     delete out.$options;
   }
-  return (out ?? spec) as T;
+  return out ?? o;
+}
+
+function linearValue(spec: unknown, depth: number): unknown {
+  if (depth > 200) return spec;
+  if (isRecord(spec)) return withLinearRegexes(spec, depth);
+  if (!Array.isArray(spec)) return spec;
+  let out: unknown[] | undefined;
+  spec.forEach((item, i) => {
+    const changed = linearValue(item, depth + 1);
+    if (changed !== item) (out ??= spec.slice())[i] = changed;
+  });
+  return out ?? spec;
 }
 
 /** The query operators `$regex` (a RegExp) and `$regexLinear`: mingo's matching rules, RE2 matching. */
 export function regexQueryOperator(budget: Budget): QueryOperator {
   return (selector, value, options) => {
-    const linear = value as { pattern?: unknown; options?: unknown } | null;
+    const pattern = propertyOf(value, 'pattern');
+    const flags = propertyOf(value, 'options');
     const re =
       value instanceof RegExp
         ? linearRegex('$regex', value.source, value.flags)
-        : linear !== null && typeof linear === 'object' && typeof linear.pattern === 'string'
-          ? linearRegex('$regex', linear.pattern, typeof linear.options === 'string' ? linear.options : '')
+        : typeof pattern === 'string'
+          ? linearRegex('$regex', pattern, typeof flags === 'string' ? flags : '')
           : linearRegex('$regex', String(value));
     const matcher = {
       exec: (input: string) => {
@@ -142,12 +147,12 @@ export function regexQueryOperator(budget: Budget): QueryOperator {
         return re.matcher(input).find() ? [input] : null;
       },
     };
-    return (mingo().operators.query.$regex as unknown as QueryOperator)(selector, matcher, options);
+    return mingo().operators.query.$regex(selector, matcher, options);
   };
 }
 
 type ExpressionOperator = (obj: Record<string, unknown>, expr: unknown, options: Options) => unknown;
-type QueryOperator = (selector: string, value: unknown, options: Options) => (doc: unknown) => boolean;
+type QueryOperator = Mingo['operators']['query']['$regex'];
 
 interface Found {
   match: string;
@@ -158,26 +163,24 @@ interface Found {
 /** $regexMatch, $regexFind and $regexFindAll with MongoDB's results, matched by RE2. */
 export function regexExpressionOperators(budget: Budget): Record<string, ExpressionOperator> {
   const search =
-    (op: string, all: boolean): ExpressionOperator =>
-    (obj, expr, options) => {
-      const args = mingo().core.evalExpr(obj, expr, options) as {
-        input?: unknown;
-        regex?: unknown;
-        options?: unknown;
-      } | null;
+    (op: string, all: boolean) =>
+    (obj: Record<string, unknown>, expr: unknown, options: Options): Found[] => {
+      const args = mingo().core.evalExpr(obj, expr, options);
       if (args === null || typeof args !== 'object')
         throw new CollectionError('invalid', `${op} expects an object { input, regex, options }`);
-      if (typeof args.input !== 'string') return [];
-      const regex = args.regex;
+      const input = propertyOf(args, 'input');
+      if (typeof input !== 'string') return [];
+      const regex = propertyOf(args, 'regex');
+      const flags = propertyOf(args, 'options');
       const re =
         regex instanceof RegExp
           ? linearRegex(op, regex.source, regex.flags)
           : typeof regex === 'string'
-            ? linearRegex(op, regex, typeof args.options === 'string' ? args.options : '')
+            ? linearRegex(op, regex, typeof flags === 'string' ? flags : '')
             : undefined;
       if (!re) throw new CollectionError('invalid', `${op} needs 'regex' to be a string`);
       budget.checkTime(op);
-      const m = re.matcher(args.input);
+      const m = re.matcher(input);
       const found: Found[] = [];
       while (m.find()) {
         const captures: Array<string | null> = [];
@@ -193,7 +196,7 @@ export function regexExpressionOperators(budget: Budget): Record<string, Express
   const matchFirst = search('$regexMatch', false);
   return {
     $regexFindAll: findAll,
-    $regexFind: (obj, expr, options) => (findFirst(obj, expr, options) as Found[])[0] ?? null,
-    $regexMatch: (obj, expr, options) => (matchFirst(obj, expr, options) as Found[]).length > 0,
+    $regexFind: (obj, expr, options) => findFirst(obj, expr, options)[0] ?? null,
+    $regexMatch: (obj, expr, options) => matchFirst(obj, expr, options).length > 0,
   };
 }

@@ -4,6 +4,7 @@
  */
 import { sql, type Row, type Sql } from '../../store/index.js';
 import type { Actor, CollectionInfo, IndexDescriptor } from './types.js';
+import { parseIndexKeys } from './safety.js';
 
 export interface CollectionRow extends CollectionInfo {
   accountId: string;
@@ -46,7 +47,7 @@ export function info(row: CollectionRow): CollectionInfo {
 
 export function toIndexDescriptor(r: Row): IndexDescriptor {
   return {
-    keys: JSON.parse(String(r.keys)) as string[],
+    keys: parseIndexKeys(r.keys),
     unique: Boolean(r.is_unique),
     name: String(r.name),
     ascending: Boolean(r.ascending),

@@ -1,6 +1,8 @@
 import { CollectionError } from './errors.js';
 import { PROTOTYPE_KEYS as FORBIDDEN_KEYS } from '../../safety/index.js';
 import { boundedCopyBytes, DEFAULT_EVALUATION_LIMITS } from '../../limits/index.js';
+import { isRecord, isStringArray } from '../../safety/narrow.js';
+import type { Document } from './types.js';
 
 /** Operators that would run JavaScript on the server: refused everywhere. */
 const SCRIPT_OPERATORS = new Set(['$where', '$function', '$accumulator']);
@@ -30,7 +32,7 @@ function walk(value: unknown, depth: number): void {
   for (const key of Object.keys(value)) {
     if (SCRIPT_OPERATORS.has(key)) throw new CollectionError('not-allowed', `operator ${key} is not allowed`);
     assertSafePath(key);
-    walk((value as Record<string, unknown>)[key], depth + 1);
+    walk(Reflect.get(value, key), depth + 1);
   }
 }
 
@@ -107,4 +109,23 @@ function kindOf(value: unknown): string {
   if (typeof value === 'function') return 'a function';
   if (typeof value === 'object') return `a ${value.constructor?.name ?? 'value'} object`;
   return `a ${typeof value}`;
+}
+
+/** A stored document's JSON text as a Document: an object with a string `_id`. */
+export function parseStoredDocument(text: string): Document {
+  const value: unknown = JSON.parse(text);
+  if (!isRecord(value) || typeof value._id !== 'string')
+    throw new CollectionError('invalid', 'a stored document is not an object with a string _id');
+  return { ...value, _id: value._id };
+}
+
+/** The stored JSON of an index's fields: a list of field paths. */
+export function parseIndexKeys(text: unknown): string[] {
+  const value: unknown = JSON.parse(String(text));
+  if (!isStringArray(value))
+    throw new CollectionError(
+      'invalid',
+      `the stored keys of an index are not a list of fields: ${String(text)}`,
+    );
+  return value;
 }

@@ -7,6 +7,7 @@ import { sql, type Queryable, type Row, type Sql } from '../../store/index.js';
 import type { CollectionCore } from './core.js';
 import { and, scope, stateOf, type CollectionRow } from './rows.js';
 import type { Document } from './types.js';
+import { parseStoredDocument } from './safety.js';
 
 const BATCH = 2000;
 /**
@@ -94,7 +95,7 @@ export async function scan(
         const d = readDoc(r.doc);
         const text = d.text ?? (await largeDocument(db, row, d.seq));
         if (text === undefined) continue;
-        if (!(await visit(JSON.parse(text) as Document, Number(r.seq), text.length))) return;
+        if (!(await visit(parseStoredDocument(text), Number(r.seq), text.length))) return;
       }
       if (rows.length < BATCH) return;
       last = Number(rows[rows.length - 1]!.seq);

@@ -20,6 +20,7 @@ import { isAddressablePath, sql, type FieldChange, type Sql } from '../../store/
 import { and, scope } from './rows.js';
 import { ARRAY, OBJECT, type Shape } from './shape.js';
 import type { Writer } from './writer.js';
+import { isRecord } from '../../safety/narrow.js';
 
 export interface SetBasedPlan {
   changes: FieldChange[];
@@ -39,7 +40,8 @@ export function planSetUpdate(change: Record<string, unknown>, shape: Shape): Se
   let growth = 0;
   for (const op of Object.keys(change)) {
     if (op !== '$set' && op !== '$inc' && op !== '$unset') return undefined;
-    const fields = change[op] as Record<string, unknown>;
+    const fields = change[op];
+    if (!isRecord(fields)) return undefined;
     for (const path of Object.keys(fields)) {
       if (!isAddressablePath(path) || !clearOfArrays(shape, path)) return undefined;
       const value = fields[path];
@@ -51,8 +53,8 @@ export function planSetUpdate(change: Record<string, unknown>, shape: Shape): Se
         growth += Buffer.byteLength(JSON.stringify(key)) + Buffer.byteLength(json) + 2;
         shapeDocs.push(nest(path, value));
       } else if (op === '$inc') {
-        if (!Number.isSafeInteger(value)) return undefined;
-        changes.push({ kind: 'inc', path, by: value as number });
+        if (typeof value !== 'number' || !Number.isSafeInteger(value)) return undefined;
+        changes.push({ kind: 'inc', path, by: value });
         growth += Buffer.byteLength(JSON.stringify(key)) + 17 + 2;
         shapeDocs.push(nest(path, 0));
       } else changes.push({ kind: 'unset', path });

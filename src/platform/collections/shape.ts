@@ -17,6 +17,7 @@ import {
   JSON_OBJECT,
   JSON_STRING,
 } from '../../store/index.js';
+import { dictionary, isRecord, propertyOf } from '../../safety/narrow.js';
 
 /** The type bits are the document dialect's (src/store/documents.ts), which reads them. */
 export const NULL = JSON_NULL;
@@ -34,14 +35,15 @@ export interface Shape {
 }
 
 export function emptyShape(): Shape {
-  return { paths: Object.create(null) as Record<string, number>, overflow: false };
+  return { paths: dictionary<number>(), overflow: false };
 }
 
 export function parseShape(text: string): Shape {
-  const raw = JSON.parse(text || '{}') as { paths?: Record<string, number>; overflow?: boolean };
-  const paths = Object.create(null) as Record<string, number>;
-  for (const [k, v] of Object.entries(raw.paths ?? {})) paths[k] = v;
-  return { paths, overflow: raw.overflow === true };
+  const raw: unknown = JSON.parse(text || '{}');
+  const paths = dictionary<number>();
+  const stored = propertyOf(raw, 'paths');
+  if (isRecord(stored)) for (const [k, v] of Object.entries(stored)) if (typeof v === 'number') paths[k] = v;
+  return { paths, overflow: propertyOf(raw, 'overflow') === true };
 }
 
 export function serializeShape(shape: Shape): string {
@@ -90,7 +92,7 @@ export function addToShape(shape: Shape, doc: Record<string, unknown>, maxPaths:
         shape.paths[path] = known | bits;
         changed = true;
       }
-      if (bits === OBJECT) visit(value as Record<string, unknown>, path);
+      if (bits === OBJECT && isRecord(value)) visit(value, path);
     }
   };
   visit(doc, '');

@@ -196,13 +196,14 @@ export async function importDocuments(
 /** A document as stored: JSON values only, a string `_id` first, within the size limit. */
 function prepareDocument(core: CollectionCore, value: unknown): Document {
   const body = toJsonDocument(value);
-  let id = body._id;
-  if (id === undefined || id === null) id = core.newId();
-  else if (typeof id === 'number' && Number.isFinite(id)) id = String(id);
-  else if (typeof id !== 'string' || id === '')
-    throw new CollectionError('invalid', '_id must be a non-empty string or a number');
+  const given = body._id;
+  let id: string;
+  if (given === undefined || given === null) id = core.newId();
+  else if (typeof given === 'number' && Number.isFinite(given)) id = String(given);
+  else if (typeof given === 'string' && given !== '') id = given;
+  else throw new CollectionError('invalid', '_id must be a non-empty string or a number');
   delete body._id;
-  const doc: Document = { _id: id as string, ...body };
+  const doc: Document = { _id: id, ...body };
   const text = JSON.stringify(doc);
   const max = core.limits.maxDocumentBytes;
   if (text.length * 3 > max && Buffer.byteLength(text) > max)
@@ -236,8 +237,9 @@ function modifier(
     throw new CollectionError('invalid', 'an update cannot mix operators ($set …) with plain fields');
   for (const op of operators) {
     if (!UPDATE_OPERATORS.has(op)) throw new CollectionError('invalid', `unknown update operator ${op}`);
-    if (!isPlainObject(change[op])) throw new CollectionError('invalid', `${op} needs an object of fields`);
-    for (const path of Object.keys(change[op] as object)) {
+    const fields = change[op];
+    if (!isPlainObject(fields)) throw new CollectionError('invalid', `${op} needs an object of fields`);
+    for (const path of Object.keys(fields)) {
       assertSafePath(path);
       if (path === '_id' || path.startsWith('_id.'))
         throw new CollectionError('invalid', `the field '_id' cannot be changed`);

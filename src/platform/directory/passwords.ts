@@ -29,7 +29,7 @@ export async function verifyPassword(password: string, stored: string | null | u
   if (!stored || Buffer.byteLength(password) > MAX_PASSWORD_BYTES) return false;
   const parts = stored.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
-  const [n, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
+  const [n = NaN, r = NaN, p = NaN] = parts.slice(1, 4).map(Number);
   if (![n, r, p].every((x) => Number.isSafeInteger(x) && x > 0) || n > 2 ** 20) return false;
   const salt = Buffer.from(parts[4]!, 'base64');
   const expected = Buffer.from(parts[5]!, 'base64');

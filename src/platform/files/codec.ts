@@ -8,6 +8,7 @@
  */
 import iconv from 'iconv-lite';
 import { PlatformError } from '../errors.js';
+import { isOneOf } from '../../safety/narrow.js';
 
 export const ALGORITHMS = ['NONE', 'BASE64', 'BASE64URL', 'HEXA'] as const;
 export type Algorithm = (typeof ALGORITHMS)[number];
@@ -17,7 +18,7 @@ export const DEFAULT_CHARSET = 'UTF-8';
 /** The algorithm named by `text` (any case), or undefined. */
 export function parseAlgorithm(text: string): Algorithm | undefined {
   const upper = text.trim().toUpperCase();
-  return (ALGORITHMS as readonly string[]).includes(upper) ? (upper as Algorithm) : undefined;
+  return isOneOf(ALGORITHMS, upper) ? upper : undefined;
 }
 
 /** True when iconv-lite can encode and decode this character set. */

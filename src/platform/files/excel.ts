@@ -12,6 +12,7 @@ import { PlatformError } from '../errors.js';
 import type { FileLimits } from './limits.js';
 import { checkZip, type ZipLimits } from './zip.js';
 import { errorMessage } from '../../errors/index.js';
+import { isRecord, propertyOf } from '../../safety/narrow.js';
 
 /** Spec 2.2, worksheet descriptor: the cells to read, per worksheet. */
 export interface WorksheetRequest {
@@ -44,7 +45,7 @@ export async function readExcelCells(
   const { default: ExcelJS } = await import('exceljs'); // loaded when a workbook is read, not at startup
   const workbook = new ExcelJS.Workbook();
   try {
-    await workbook.xlsx.load(content as unknown as ArrayBuffer);
+    await workbook.xlsx.load(content);
   } catch (e) {
     throw new PlatformError('invalid', `the file is not a readable xlsx workbook: ${errorMessage(e)}`);
   }
@@ -104,9 +105,9 @@ export function cellText(value: unknown): string {
       return String(value);
   }
   if (value instanceof Date) return dateText(value);
-  const v = value as Record<string, unknown>;
-  if (Array.isArray(v.richText))
-    return (v.richText as Array<{ text?: string }>).map((t) => t.text ?? '').join('');
+  if (!isRecord(value)) return String(value);
+  const v = value;
+  if (Array.isArray(v.richText)) return v.richText.map((t) => propertyOf(t, 'text') ?? '').join('');
   if ('formula' in v || 'sharedFormula' in v) return cellText(v.result);
   if ('hyperlink' in v || 'text' in v) return cellText(v.text);
   if ('error' in v) return String(v.error);

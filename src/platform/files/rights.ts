@@ -15,8 +15,10 @@
  */
 import type { Mode } from '../model.js';
 
-export type Access = 'READ' | 'WRITE';
-export type RightKind = 'user' | 'lane';
+export const ACCESSES = ['READ', 'WRITE'] as const;
+export type Access = (typeof ACCESSES)[number];
+export const RIGHT_KINDS = ['user', 'lane'] as const;
+export type RightKind = (typeof RIGHT_KINDS)[number];
 export type Visibility = 'PRIVATE' | 'PUBLIC';
 
 export const VISIBILITIES: readonly Visibility[] = ['PRIVATE', 'PUBLIC'];

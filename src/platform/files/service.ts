@@ -19,6 +19,8 @@ import {
   implicitAccess,
   rightsOf,
   VISIBILITIES,
+  ACCESSES,
+  RIGHT_KINDS,
   type Access,
   type FileRights,
   type Grant,
@@ -27,6 +29,7 @@ import {
   type Visibility,
 } from './rights.js';
 import { buildZip, extractZip, type ZipInput } from './zip.js';
+import { isOneOf, oneOf } from '../../safety/narrow.js';
 
 export interface StoredFile {
   id: string;
@@ -394,8 +397,8 @@ export class FileService {
     const rows = await db.all<{ kind: string; access: string; principal_id: number }>(sql`
       SELECT kind, access, principal_id FROM upload_rights WHERE account_id = ${accountId} AND file_id = ${id}`);
     return rows.map((r) => ({
-      kind: r.kind as RightKind,
-      access: r.access as Access,
+      kind: oneOf(RIGHT_KINDS, r.kind, 'a stored upload right'),
+      access: oneOf(ACCESSES, r.access, 'a stored upload right'),
       principalId: Number(r.principal_id),
     }));
   }
@@ -415,7 +418,7 @@ export class FileService {
       sql`SELECT content FROM upload_contents WHERE account_id = ${accountId} AND id = ${id}`,
     );
     if (!row) throw uploadedFileMissing(id);
-    return Buffer.isBuffer(row.content) ? row.content : Buffer.from(row.content as Uint8Array);
+    return Buffer.isBuffer(row.content) ? row.content : Buffer.from(row.content);
   }
 
   private async resolvePrincipals(
@@ -487,9 +490,9 @@ function checkCharset(name: string): string {
 
 function checkVisibility(value: string): Visibility {
   const upper = String(value).trim().toUpperCase();
-  if (!(VISIBILITIES as readonly string[]).includes(upper))
+  if (!isOneOf(VISIBILITIES, upper))
     throw new PlatformError('invalid', `invalid visibility ${JSON.stringify(value)}: PRIVATE or PUBLIC`);
-  return upper as Visibility;
+  return upper;
 }
 
 function toFile(row: FileRow): StoredFile {
@@ -504,7 +507,7 @@ function toFile(row: FileRow): StoredFile {
     updatedAt: Number(row.updated_at),
     ownerId: row.created_by === null ? null : Number(row.created_by),
     ownerRequest: row.owner_request,
-    visibility: row.visibility as Visibility,
+    visibility: oneOf(VISIBILITIES, row.visibility, 'a stored visibility'),
     metadata: fromJson<Record<string, unknown>>(row.metadata) ?? {},
   };
 }

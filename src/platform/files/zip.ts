@@ -41,7 +41,7 @@ export async function buildZip(inputs: readonly ZipInput[]): Promise<Buffer> {
   }
   zip.end();
   const chunks: Buffer[] = [];
-  for await (const chunk of zip.outputStream as AsyncIterable<Buffer>) chunks.push(chunk);
+  for await (const chunk of zip.outputStream) chunks.push(Buffer.from(chunk));
   return Buffer.concat(chunks);
 }
 

@@ -12,7 +12,8 @@ import { parseGraph, parseUnsupported, type ProcessGraph, type UnsupportedElemen
 
 export { isTemplateText, parseDuration } from './durations.js';
 
-export type StepType = 'script' | 'manual' | 'subprocess';
+export const STEP_TYPES = ['script', 'manual', 'subprocess'] as const;
+export type StepType = (typeof STEP_TYPES)[number];
 
 /** One variable: its name in the data document and the template computing its value. */
 export interface VariableDefinition {

@@ -4,12 +4,20 @@
  * A duration (`90s`, `15m`, `2h`, `1d`, `500ms`, ISO-8601 `PT1H30M`, `P2D`, `P1W`) in ms, or undefined
  * when the text is none.
  */
+const UNIT_MS = new Map([
+  ['ms', 1],
+  ['s', 1000],
+  ['m', 60_000],
+  ['h', 3_600_000],
+  ['d', 86_400_000],
+]);
+
 export function parseDuration(text: string): number | undefined {
   const t = text.trim();
   const simple = /^(\d{1,12})\s*(ms|s|m|h|d)$/.exec(t);
   if (simple) {
-    const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[simple[2] as 'ms'];
-    return Number(simple[1]) * unit;
+    const unit = UNIT_MS.get(simple[2] ?? '');
+    if (unit !== undefined) return Number(simple[1]) * unit;
   }
   return isoDurationMs(t);
 }

@@ -9,6 +9,7 @@ import { isPlainObject } from '../model.js';
 import { isTemplateText, parseDuration } from './durations.js';
 import { parseStartMessage, parseStartTimer, type StartTimer } from './start-events.js';
 import { parseCollectionTrigger, type CollectionTrigger } from './collection-trigger.js';
+import { isOneOf } from '../../safety/narrow.js';
 
 export type FlowNode =
   /**
@@ -242,7 +243,7 @@ export function parseGraph(
 function node(value: unknown, path: string): FlowNode {
   if (!isPlainObject(value)) throw invalid(path, 'must be an object');
   const kind = value.kind;
-  if (typeof kind !== 'string' || !(KINDS as readonly string[]).includes(kind))
+  if (!isOneOf(KINDS, kind))
     throw invalid(`${path}.kind`, `must be one of ${KINDS.join(', ')}, not ${JSON.stringify(kind)}`);
   const base = {
     id: identifier(value.id, `${path}.id`),

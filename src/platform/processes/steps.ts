@@ -6,9 +6,11 @@
 import { sql, type Store } from '../../store/index.js';
 import { notFound } from '../errors.js';
 import { fromJson, toJson, toJsonValue } from '../model.js';
-import type { StepType } from './definition.js';
+import { STEP_TYPES, type StepType } from './definition.js';
+import { oneOf } from '../../safety/narrow.js';
 
-export type StepStatus = 'running' | 'waiting' | 'done' | 'failed' | 'skipped';
+export const STEP_STATUSES = ['running', 'waiting', 'done', 'failed', 'skipped'] as const;
+export type StepStatus = (typeof STEP_STATUSES)[number];
 
 export type StepError = {
   message: string;
@@ -149,8 +151,8 @@ function toStep(row: StepRow): StepRecord {
     requestId: row.request_id,
     stepId: Number(row.step_id),
     iteration: Number(row.iteration),
-    type: row.type as StepType,
-    status: row.status as StepStatus,
+    type: oneOf(STEP_TYPES, row.type, 'a stored step type'),
+    status: oneOf(STEP_STATUSES, row.status, 'a stored step status'),
     laneId: row.lane_id === null ? null : Number(row.lane_id),
     userId: row.user_id === null ? null : Number(row.user_id),
     taskId: row.task_id,

@@ -7,8 +7,10 @@
 import { sql, type Store } from '../../store/index.js';
 import { notFound } from '../errors.js';
 import { fromJson, toJson, toJsonObject } from '../model.js';
+import { oneOf } from '../../safety/narrow.js';
 
-export type TaskStatus = 'OPEN' | 'SUBMITTED' | 'CANCELLED';
+export const TASK_STATUSES = ['OPEN', 'SUBMITTED', 'CANCELLED'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
 
 export interface TaskRef {
   requestId: string;
@@ -154,7 +156,7 @@ function toTask(row: TaskRow): ManualTask {
     iteration: Number(row.iteration),
     laneId: row.lane_id === null ? null : Number(row.lane_id),
     instanceId: row.instance_id,
-    status: row.status as TaskStatus,
+    status: oneOf(TASK_STATUSES, row.status, 'a stored task status'),
     fields: row.fields === null ? null : fromJson(row.fields),
     result: row.result === null ? null : fromJson(row.result),
     createdAt: Number(row.created_at),

@@ -6,9 +6,11 @@
  */
 import { sql, type Store } from '../../store/index.js';
 import type { TaskRef } from './tasks.js';
+import { oneOf } from '../../safety/narrow.js';
 
 /** `wait`: an intermediate timer catch event (its node id in `message`); `boundary`: a timer boundary event (`<record>:<node id>`). */
-export type TimerKind = 'deadline' | 'reminder' | 'wait' | 'boundary';
+export const TIMER_KINDS = ['deadline', 'reminder', 'wait', 'boundary'] as const;
+export type TimerKind = (typeof TIMER_KINDS)[number];
 
 export interface ProcessTimer {
   id: number;
@@ -90,7 +92,7 @@ function toTimer(row: TimerRow): ProcessTimer {
     requestId: row.request_id,
     stepId: Number(row.step_id),
     iteration: Number(row.iteration),
-    kind: row.kind as TimerKind,
+    kind: oneOf(TIMER_KINDS, row.kind, 'a stored timer kind'),
     dueAt: Number(row.due_at),
     message: row.message,
     firedAt: row.fired_at === null ? null : Number(row.fired_at),

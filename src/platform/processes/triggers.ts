@@ -12,13 +12,16 @@ import type { ProcessDefinition } from './definition.js';
 import { graphOf, type FlowNode } from './graph.js';
 import { nextTick, type StartTimer } from './start-events.js';
 import type { CollectionTrigger } from './collection-trigger.js';
+import { oneOf } from '../../safety/narrow.js';
+
+const TRIGGER_KINDS = ['timer', 'message', 'collection'] as const;
 
 export interface ProcessTrigger {
   definitionId: number;
   accountId: string;
   /** The start event's id. */
   nodeId: string;
-  kind: 'timer' | 'message' | 'collection';
+  kind: (typeof TRIGGER_KINDS)[number];
   timer: StartTimer | null;
   message: string | null;
   /** A collection trigger's collection and filter. */
@@ -221,7 +224,7 @@ function toTrigger(row: TriggerRow): ProcessTrigger {
     definitionId: Number(row.definition_id),
     accountId: row.account_id,
     nodeId: row.node_id,
-    kind: row.kind as ProcessTrigger['kind'],
+    kind: oneOf(TRIGGER_KINDS, row.kind, 'a stored trigger kind'),
     timer: row.timer === null ? null : (JSON.parse(row.timer) as StartTimer),
     message: row.message,
     collection:

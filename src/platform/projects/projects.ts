@@ -5,9 +5,9 @@
  */
 import { sql, type Store } from '../../store/index.js';
 import { MESSAGES, notFound, PlatformError } from '../errors.js';
-import { fromJson, isMode, toJson, toJsonObject, type Mode } from '../model.js';
+import { fromJson, isMode, storedMode, toJson, toJsonObject, type Mode } from '../model.js';
 import { toLane, type Lane, type LaneRow } from '../directory/lanes.js';
-import { isLogLevel, type LogThreshold } from '../logs.js';
+import { isLogLevel, storedLogLevel, type LogThreshold } from '../logs.js';
 
 export interface Project {
   id: number;
@@ -244,7 +244,7 @@ function toProject(row: ProjectRow): Project {
     content: fromJson(row.content),
     metadata: fromJson(row.metadata),
     parentId: row.parent_id,
-    logLevel: row.log_level as LogThreshold | null,
+    logLevel: row.log_level === null ? null : storedLogLevel(row.log_level),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -255,7 +255,7 @@ function toVersion(row: VersionRow): ProjectVersion {
     id: row.id,
     projectId: row.project_id,
     name: row.name,
-    mode: row.mode as Mode,
+    mode: storedMode(row.mode),
     createdAt: row.created_at,
   };
 }

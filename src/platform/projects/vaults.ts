@@ -5,7 +5,7 @@
  */
 import { sql, type Store } from '../../store/index.js';
 import { fromJson, toJson, toJsonObject, type Mode } from '../model.js';
-import { secretBox } from '../secrets.js';
+import { openRecord, secretBox } from '../secrets.js';
 
 export class Vaults {
   constructor(
@@ -17,13 +17,7 @@ export class Vaults {
   async load(accountId: string, projectId: number, mode: Mode): Promise<Record<string, unknown> | undefined> {
     const row = await this.store.get<{ data: string }>(sql`
       SELECT data FROM project_vaults WHERE account_id = ${accountId} AND project_id = ${projectId} AND mode = ${mode}`);
-    return (
-      row &&
-      (secretBox().open(fromJson(row.data), `the vault of project ${projectId} (${mode})`) as Record<
-        string,
-        unknown
-      >)
-    );
+    return row && openRecord(fromJson(row.data), `the vault of project ${projectId} (${mode})`);
   }
 
   /** Creates or replaces the vault and returns what is stored. */

@@ -9,6 +9,7 @@ import type { Store } from '../../store/index.js';
 import { sql } from '../../store/sql.js';
 import { MESSAGES, notFound, PlatformError } from '../errors.js';
 import { fromJson, isForbiddenKey, toJson, type Mode } from '../model.js';
+import { isOneOf } from '../../safety/narrow.js';
 
 /** The group of get_applications(…, tagged = true) holding the untagged web interfaces. */
 export const NO_TAG = 'NO_TAG';
@@ -181,7 +182,7 @@ function checkInterface(input: NewWebInterface) {
 }
 
 export function isInterfaceContext(value: unknown): value is InterfaceContext {
-  return (INTERFACE_CONTEXTS as readonly unknown[]).includes(value);
+  return isOneOf(INTERFACE_CONTEXTS, value);
 }
 
 /** Where a web interface is launched (see docs/platform.md): `<live URL>webinterface/<id>` plus mode and context. */

@@ -9,8 +9,9 @@
  */
 import { sql, type Store } from '../../store/index.js';
 import { MESSAGES, notFound, PlatformError } from '../errors.js';
-import { isForbiddenKey, isMode, type Mode } from '../model.js';
+import { isForbiddenKey, isMode, storedMode, type Mode } from '../model.js';
 import { definitionMissing, synchronousRefusal, type ProcessDefinitions } from '../processes/index.js';
+import { isOneOf, oneOf } from '../../safety/narrow.js';
 
 export const COMPOSITE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'ANY'] as const;
 export type CompositeMethod = (typeof COMPOSITE_METHODS)[number];
@@ -168,7 +169,7 @@ export class CompositeApis {
 
   private async checked(accountId: string, input: NewCompositeApi) {
     const method = String(input.method ?? 'GET').toUpperCase();
-    if (!(COMPOSITE_METHODS as readonly string[]).includes(method))
+    if (!isOneOf(COMPOSITE_METHODS, method))
       throw new PlatformError(
         'invalid',
         `invalid method ${JSON.stringify(input.method)}: ${COMPOSITE_METHODS.join(', ')}`,
@@ -192,7 +193,7 @@ export class CompositeApis {
     if (description.length > 4096)
       throw new PlatformError('invalid', 'the description is longer than 4096 characters');
     return {
-      method: method as CompositeMethod,
+      method,
       path: normalisePattern(input.path),
       template: input.template,
       process,
@@ -237,11 +238,11 @@ function toApi(row: CompositeRow): CompositeApi {
     id: Number(row.id),
     accountId: row.account_id,
     projectId: row.project_id === null ? null : Number(row.project_id),
-    method: row.method as CompositeMethod,
+    method: oneOf(COMPOSITE_METHODS, row.method, 'a stored composite API method'),
     path: row.path,
     template: row.template,
     process: row.process ?? null,
-    mode: row.mode as Mode,
+    mode: storedMode(row.mode),
     isPublic: Boolean(row.is_public),
     description: row.description,
     createdAt: Number(row.created_at),

@@ -346,9 +346,10 @@ export function readWebInterface(entry: AtomEntry): WebInterfaceInput {
   const tags = entry.category?.filter((c) => c.label === 'tag').map((c) => c.term);
   if (tags?.length) input.tags = tags;
   if (content.lanes !== undefined) {
-    if (!Array.isArray(content.lanes) || !content.lanes.every((l) => Number.isSafeInteger(l)))
+    const lanes = content.lanes;
+    if (!Array.isArray(lanes) || !lanes.every(isLaneId))
       throw badRequest('content.lanes: lane ids are expected');
-    input.lanes = content.lanes as number[];
+    input.lanes = lanes;
   }
   return input;
 }
@@ -369,4 +370,8 @@ function objectMember(value: unknown, name: string): Record<string, unknown> {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isLaneId(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value);
 }

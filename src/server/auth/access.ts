@@ -14,6 +14,7 @@ import { sessionCookie } from './cookie.js';
 import { secretHash } from './secrets.js';
 import type { Caller } from '../hosts.js';
 import type { ServerDeps } from '../deps.js';
+import { asError } from '../../errors/index.js';
 
 export type Access = 'public' | 'optional' | 'user' | 'admin';
 
@@ -54,7 +55,7 @@ export function accessHook(deps: ServerDeps, required: Exclude<Access, 'public'>
       found = findCaller(request, deps, optional);
       if (!(found instanceof Promise)) admit(request, found);
     } catch (e) {
-      done(e as Error);
+      done(asError(e));
       return;
     }
     if (found instanceof Promise)
@@ -63,7 +64,7 @@ export function accessHook(deps: ServerDeps, required: Exclude<Access, 'public'>
           try {
             admit(request, caller);
           } catch (e) {
-            done(e as Error);
+            done(asError(e));
             return;
           }
           done();
@@ -82,8 +83,8 @@ const ACCESS_HOOKS = new WeakSet<object>();
 /** Whether a route's onRequest hooks have an access hook already. */
 export function hasAccessHook(hooks: unknown): boolean {
   return Array.isArray(hooks)
-    ? hooks.some((h) => ACCESS_HOOKS.has(h as object))
-    : ACCESS_HOOKS.has(hooks as object);
+    ? hooks.some((h) => typeof h === 'function' && ACCESS_HOOKS.has(h))
+    : typeof hooks === 'function' && ACCESS_HOOKS.has(hooks);
 }
 
 /** The access a route requires: its `access` config, else public for the documentation pages, else `user`. */

@@ -97,7 +97,7 @@ export function clientKey(ip: string): string {
   if (!isIPv6(ip)) return ip;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
   if (mapped) return mapped[1]!;
-  const [head, tail] = ip.split('::') as [string, string | undefined];
+  const [head = '', tail] = ip.split('::');
   const left = head === '' ? [] : head.split(':');
   const right = tail === undefined || tail === '' ? [] : tail.split(':');
   const groups =

@@ -12,6 +12,7 @@ import { callerHeaders } from '../audit.js';
 import type { Api, ServerDeps } from '../deps.js';
 import { ApiError, notFound } from '../errors.js';
 import { IdParams } from '../schemas.js';
+import { isRecord, propertyOf } from '../../safety/narrow.js';
 
 export const AUDIT_PREFIX = '/audit';
 
@@ -46,7 +47,8 @@ const admin = { access: 'admin' as const };
 /** What restoring an entry PUTs, by resource family: the body the route takes, from the entry's `after`. */
 const RESTORABLE: Record<string, (entry: AuditEntry) => { url: string; body: unknown }> = {
   'composite-apis': (entry) => {
-    const after = entry.after as Record<string, unknown>;
+    const after = entry.after;
+    if (!isRecord(after)) throw notRestorable(entry);
     const { method, path, template, projectId, mode, isPublic, description } = after;
     return {
       url: `/api/v1/composite-apis/${idOf(entry)}`,
@@ -57,19 +59,18 @@ const RESTORABLE: Record<string, (entry: AuditEntry) => { url: string; body: unk
     if (!/^\d+\/template$/.test(entry.target)) throw notRestorable(entry);
     return {
       url: `/api/v1/web-interfaces/${entry.target}`,
-      body: { template: (entry.after as { template?: unknown }).template },
+      body: { template: propertyOf(entry.after, 'template') },
     };
   },
   processes: (entry) => {
-    const after = entry.after as { format?: unknown; definition?: unknown };
-    if (after.format === 'bpmn')
+    if (propertyOf(entry.after, 'format') === 'bpmn')
       throw new ApiError(
         409,
         'conflict',
         `Audit entry ${entry.id} saved a BPMN process definition, which the log keeps as JSON only: ` +
           'restore it with PUT /api/v1/processes/:id and its BPMN document.',
       );
-    return { url: `/api/v1/processes/${idOf(entry)}`, body: after.definition };
+    return { url: `/api/v1/processes/${idOf(entry)}`, body: propertyOf(entry.after, 'definition') };
   },
 };
 

@@ -20,6 +20,7 @@ import { MAX_PAGE_SIZE } from '../listing.js';
 import { CollectionInfo, IndexDescriptor, JsonObject } from '../schemas.js';
 import { parseJsonSafely, readJsonText, UnsafeJsonKeyError } from '../../safety/index.js';
 import { errorMessage } from '../../errors/index.js';
+import { isRecord } from '../../safety/narrow.js';
 
 /** Most documents one aggregation answers (the spec's aggregate_collection limit). */
 export const MAX_AGGREGATE_RESULTS = 1000;
@@ -487,6 +488,7 @@ export async function collectionRoutes(app: Api, { deps }: { deps: ServerDeps })
         throw new ApiError(415, 'unsupported-media-type', 'Send the file as multipart/form-data.');
       let content: Buffer | undefined;
       let raw: Record<string, unknown> = {};
+      let parsed: unknown;
       for await (const part of request.parts({ limits: { fileSize: deps.settings.uploadBytes } })) {
         if (part.type === 'file') {
           if (part.fieldname !== 'file' || content) {
@@ -496,13 +498,13 @@ export async function collectionRoutes(app: Api, { deps }: { deps: ServerDeps })
           content = await part.toBuffer();
         } else if (part.fieldname === 'options') {
           try {
-            raw = parseJsonSafely(String(part.value)) as Record<string, unknown>;
+            parsed = parseJsonSafely(String(part.value));
           } catch (e) {
             if (e instanceof UnsafeJsonKeyError) throw badRequest(`options: ${e.message}`);
             throw badRequest('options: a JSON object is expected');
           }
-          if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
-            throw badRequest('options: a JSON object is expected');
+          if (!isRecord(parsed)) throw badRequest('options: a JSON object is expected');
+          raw = parsed;
         } else throw badRequest(`unknown field ${JSON.stringify(part.fieldname)} (file, options)`);
       }
       if (!content) throw badRequest('no file: send it in the part named "file"');

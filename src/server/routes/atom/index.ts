@@ -31,6 +31,7 @@ import { directoryRoutes } from './directory.js';
 import { projectLanesRoutes } from './project-lanes.js';
 import { projectsRoutes } from './projects.js';
 import { reportsRoutes } from './reports.js';
+import { asError } from '../../../errors/index.js';
 
 export interface AtomRoutesOptions {
   deps: ServerDeps;
@@ -45,9 +46,9 @@ export async function atomRoutes(app: Api, { deps }: AtomRoutesOptions): Promise
     { parseAs: 'string' },
     (_request, body, done) => {
       try {
-        done(null, readAtomXml(body as string));
+        done(null, readAtomXml(String(body)));
       } catch (e) {
-        done(e as Error);
+        done(asError(e));
       }
     },
   );
