@@ -3,7 +3,7 @@
  * each runs, filtered by process (administrators: the stored definitions), status (the platform's
  * statuses) and project, with their total, in pages of 20 (the API's keyset `before=`), read again
  * every 2 s while one of them runs; a request opens on its page
- * (request.ts, #/requests/<id>); administrators also see the account's log.
+ * (request.ts, #/requests/<id>); administrators also see the account's log (account-log.ts).
  */
 import { api, errorText, query } from './api.js';
 import { field, fill, h, messageArea, table, when } from './dom.js';
@@ -16,15 +16,7 @@ import {
   type Status,
 } from './request.js';
 import { identity } from './session.js';
-
-interface LogLine {
-  id: number;
-  requestId: string | null;
-  level: string;
-  message: string;
-  mode: string;
-  createdAt: number;
-}
+import { accountLog } from './account-log.js';
 
 const PAGE_SIZE = 20;
 /** While a listed request runs (101 ACTIVE), the list is read again this often. */
@@ -159,29 +151,9 @@ export async function renderRequests(main: HTMLElement): Promise<void> {
   }
 
   main.append(message, filters, list);
-  if (isAdmin) {
-    const accountLog = h('div');
-    main.append(h('section', { class: 'sub' }, h('h2', null, 'Account log'), accountLog));
-    api<{ items: LogLine[] }>('GET', '/logs?limit=100').then(
-      ({ items }) => fill(accountLog, logTable('Account log', items)),
-      (e: unknown) => fill(accountLog, h('p', { class: 'message error', role: 'alert' }, errorText(e))),
-    );
-  }
+  if (isAdmin) main.append(accountLog());
   await refresh();
 }
 
 /** A request that runs its steps now (its list row changes by itself). */
 const STATUS_ACTIVE = 101;
-
-function logTable(caption: string, items: LogLine[]): HTMLElement {
-  return table(
-    caption,
-    ['When', 'Level', 'Request', 'Message'],
-    items.map((l) => [
-      when(l.createdAt),
-      h('span', { class: `level level-${l.level.toLowerCase()}` }, l.level),
-      l.requestId ?? '',
-      l.message,
-    ]),
-  );
-}

@@ -100,13 +100,49 @@ export class Logs {
   }
 
   /** The latest entries first (of one request when given). */
-  async list(accountId: string, options: { requestId?: string; limit?: number } = {}): Promise<LogEntry[]> {
+  async list(accountId: string, options: LogQuery = {}): Promise<LogEntry[]> {
     const rows = await this.store.all<LogRow>(sql`
       SELECT * FROM logs WHERE account_id = ${accountId}
       ${options.requestId === undefined ? sql`` : sql`AND request_id = ${options.requestId}`}
-      ORDER BY id DESC LIMIT ${Math.min(options.limit ?? 100, 1000)}`);
+      ${options.level === undefined ? sql`` : sql`AND level IN (${sql.join(levelsAtLeast(options.level))})`}
+      ${options.since === undefined ? sql`` : sql`AND created_at >= ${options.since}`}
+      ${options.until === undefined ? sql`` : sql`AND created_at < ${options.until}`}
+      ${options.before === undefined ? sql`` : sql`AND id < ${options.before}`}
+      ${
+        // lower() on both sides: SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
+        options.text === undefined
+          ? sql``
+          : sql`AND lower(message) LIKE lower(${likeContaining(options.text)}) ESCAPE '!'`
+      }
+      ORDER BY id DESC LIMIT ${Math.min(options.limit ?? 100, 1001)}`);
     return rows.map(toEntry);
   }
+}
+
+export interface LogQuery {
+  requestId?: string;
+  /** The minimum severity: WARNING gives SEVERE and WARNING entries. */
+  level?: LogLevel;
+  /** Epoch milliseconds: created at or after. */
+  since?: number;
+  /** Epoch milliseconds: created before. */
+  until?: number;
+  /** Only entries with a smaller id (the next page of a list ordered by id, latest first). */
+  before?: number;
+  /** A case-insensitive substring of the message, taken literally. */
+  text?: string;
+  /** At most 1001: a page of 1000 and the entry telling whether another page follows. */
+  limit?: number;
+}
+
+/** The levels at least as severe as `level`. */
+export function levelsAtLeast(level: LogLevel): LogLevel[] {
+  return LOG_LEVELS.filter((l) => SEVERITY[l] >= SEVERITY[level]);
+}
+
+/** A LIKE pattern (escape character `!`) matching any text containing `text` literally. */
+function likeContaining(text: string): string {
+  return `%${text.replace(/[!%_]/g, (c) => `!${c}`)}%`;
 }
 
 function toEntry(row: LogRow): LogEntry {

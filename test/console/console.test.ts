@@ -256,6 +256,39 @@ describeWithBrowser('web console', (browser) => {
       expect(await page.locator('table:has(caption:text("Account log")) tbody').textContent()).toContain(
         'stock is low',
       );
+      // 100 newer entries push it to the second page: Older reaches it, the filters find it.
+      for (let i = 0; i < 100; i++)
+        await logs.write('acme', {
+          requestId: null,
+          projectId: null,
+          userId: null,
+          mode: 'TEST',
+          level: 'INFO',
+          message: `filler ${i}`,
+        });
+      const logSection = page.locator('section:has(h2:text("Account log"))');
+      const logMessages = () =>
+        logSection
+          .locator('table:has(caption:text("Account log")) tbody tr td:nth-child(4)')
+          .allTextContents();
+      await logSection.getByRole('button', { name: 'Show' }).click();
+      await page.waitForFunction(() => document.body.textContent!.includes('filler 99'));
+      expect((await logMessages()).slice(0, 2)).toEqual(['filler 99', 'filler 98']);
+      expect(await logMessages()).not.toContain('stock is low');
+      await logSection.getByRole('button', { name: 'Older' }).click();
+      await logSection.locator('td:text("stock is low")').waitFor();
+      expect(await logSection.getByRole('button', { name: 'Older' }).isDisabled()).toBe(true);
+      await logSection.getByRole('button', { name: 'Newer' }).click();
+      await logSection.locator('td:text("filler 99")').waitFor();
+      await logSection.getByLabel('Level', { exact: true }).selectOption('WARNING');
+      await logSection.getByLabel('Text', { exact: true }).fill('STOCK');
+      await logSection.getByRole('button', { name: 'Show' }).click();
+      await logSection.locator('td:text("filler 99")').waitFor({ state: 'detached' });
+      expect(await logMessages()).toEqual(['stock is low']);
+      await logSection.getByLabel('Since', { exact: true }).fill('2999-01-01T00:00');
+      await logSection.getByRole('button', { name: 'Show' }).click();
+      await logSection.getByText('No log entry matches: widen the filters.').waitFor();
+      expect(await logMessages()).toEqual([]);
       await page.getByRole('link', { name: 'req-console' }).click();
       await page.getByRole('heading', { name: 'Request req-console' }).waitFor();
       await page.locator('table:has(caption:text("Log of req-console")) tbody tr').first().waitFor();

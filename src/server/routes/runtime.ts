@@ -7,7 +7,7 @@ import type {
   ProcessRequest as RequestRecord,
   RequestSummary as RequestSummaryRecord,
 } from '../../platform/requests.js';
-import type { LogEntry as LogRecord } from '../../platform/logs.js';
+import { LOG_LEVELS, type LogEntry as LogRecord, type LogLevel } from '../../platform/logs.js';
 import { canReadRequest, REQUEST_STATUSES } from '../../platform/index.js';
 import { callerOf } from '../auth/access.js';
 import type { Caller } from '../hosts.js';
@@ -309,17 +309,59 @@ export function runtimeRoutes(app: Api, deps: ServerDeps): void {
       config: { access: 'admin' },
       schema: {
         tags: ['requests'],
-        summary: "The account's log, latest first (one request's with requestId)",
+        summary:
+          "The account's log, latest first (one request's with requestId), filtered by minimum level, " +
+          'time (epoch milliseconds: since inclusive, until exclusive) and text; keyset paging with before= and next',
         querystring: Type.Object({
           requestId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+          level: Type.Optional(
+            // A pattern rather than an enum: its validation message names the accepted levels.
+            Type.Unsafe<LogLevel>({
+              type: 'string',
+              pattern: `^(${LOG_LEVELS.join('|')})$`,
+              description: 'the minimum severity: WARNING gives SEVERE and WARNING entries',
+            }),
+          ),
+          since: Type.Optional(
+            Type.Integer({ minimum: 0, description: 'epoch milliseconds: entries created at or after' }),
+          ),
+          until: Type.Optional(
+            Type.Integer({ minimum: 0, description: 'epoch milliseconds: entries created before' }),
+          ),
+          text: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 1000,
+              description: 'a case-insensitive substring of the message',
+            }),
+          ),
+          before: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              description: "the entries older than this id (a previous page's next)",
+            }),
+          ),
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
         }),
-        response: { 200: Type.Object({ items: Type.Array(LogEntry) }) },
+        response: {
+          200: Type.Object({
+            items: Type.Array(LogEntry),
+            next: Nullable(
+              Type.Integer({ description: 'the before= of the next page; null: no more entries' }),
+            ),
+          }),
+        },
       },
     },
     async (request) => {
-      const entries = await logs.list(callerOf(request).accountId, request.query);
-      return { items: entries.map(toLogBody) };
+      const limit = request.query.limit ?? 100;
+      // One more than asked tells whether a next page exists.
+      const entries = await logs.list(callerOf(request).accountId, { ...request.query, limit: limit + 1 });
+      const page = entries.slice(0, limit);
+      return {
+        items: page.map(toLogBody),
+        next: entries.length > limit ? page[page.length - 1]!.id : null,
+      };
     },
   );
 }

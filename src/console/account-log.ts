@@ -1,0 +1,122 @@
+/**
+ * The account's log (administrators): filtered by minimum level, message text and a time range
+ * (the browser's local time, sent as epoch milliseconds), in pages the API's keyset `before=` and
+ * `next` walk with Newer / Older.
+ */
+import { api, errorText, query } from './api.js';
+import { field, fill, h, messageArea, table, when } from './dom.js';
+
+interface LogLine {
+  id: number;
+  requestId: string | null;
+  level: string;
+  message: string;
+  mode: string;
+  createdAt: number;
+}
+
+const LEVELS = ['SEVERE', 'WARNING', 'INFO', 'CONFIG', 'FINE', 'FINER', 'FINEST'];
+const PAGE_SIZE = 100;
+
+export function accountLog(): HTMLElement {
+  const message = messageArea();
+  const list = h('div');
+  const level = h(
+    'select',
+    null,
+    h('option', { value: '' }, 'Any'),
+    ...LEVELS.map((l) => h('option', { value: l }, `${l} and above`)),
+  );
+  const text = h('input', { type: 'search', maxlength: 1000 });
+  const since = h('input', { type: 'datetime-local' });
+  const until = h('input', { type: 'datetime-local' });
+  const older = h('button', { type: 'button', disabled: true }, 'Older');
+  const newer = h('button', { type: 'button', disabled: true }, 'Newer');
+  /** The `before` of each page before the one shown (undefined: the first page). */
+  let pages: (number | undefined)[] = [];
+  let before: number | undefined;
+  let next: number | null = null;
+
+  const filters = h(
+    'form',
+    {
+      class: 'inline',
+      role: 'search',
+      'aria-label': 'Filter the account log',
+      onsubmit: (e: Event) => {
+        e.preventDefault();
+        pages = [];
+        before = undefined;
+        void refresh();
+      },
+    },
+    field('Level', level),
+    field('Text', text),
+    field('Since', since),
+    field('Until', until),
+    h('button', { type: 'submit' }, 'Show'),
+  );
+  older.addEventListener('click', () => {
+    if (next === null) return;
+    pages.push(before);
+    before = next;
+    void refresh();
+  });
+  newer.addEventListener('click', () => {
+    before = pages.pop();
+    void refresh();
+  });
+
+  async function refresh(): Promise<void> {
+    try {
+      const page = await api<{ items: LogLine[]; next: number | null }>(
+        'GET',
+        `/logs${query({
+          level: level.value,
+          text: text.value,
+          since: epoch(since.value),
+          until: epoch(until.value),
+          before,
+          limit: PAGE_SIZE,
+        })}`,
+      );
+      next = page.next;
+      fill(
+        list,
+        logTable(page.items),
+        page.items.length === 0
+          ? h('p', { class: 'meta' }, 'No log entry matches: widen the filters.')
+          : null,
+        h('div', { class: 'row pager' }, newer, older),
+      );
+      newer.disabled = pages.length === 0;
+      older.disabled = next === null;
+      message.clear();
+    } catch (e) {
+      message.show(errorText(e), 'error');
+    }
+  }
+
+  void refresh();
+  return h('section', { class: 'sub' }, h('h2', null, 'Account log'), message, filters, list);
+}
+
+/** A datetime-local value (the browser's time zone) as epoch milliseconds; '' stays unset. */
+function epoch(value: string): number | undefined {
+  if (value === '') return undefined;
+  const ms = new Date(value).getTime();
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+function logTable(items: LogLine[]): HTMLElement {
+  return table(
+    'Account log',
+    ['When', 'Level', 'Request', 'Message'],
+    items.map((l) => [
+      when(l.createdAt),
+      h('span', { class: `level level-${l.level.toLowerCase()}` }, l.level),
+      l.requestId ?? '',
+      l.message,
+    ]),
+  );
+}
