@@ -54,7 +54,7 @@ export function accountLog(): HTMLElement {
     field('Text', text),
     field('Since', since),
     field('Until', until),
-    h('button', { type: 'submit' }, 'Show'),
+    h('button', { type: 'submit' }, 'Filter log'),
   );
   older.addEventListener('click', () => {
     if (next === null) return;

@@ -271,7 +271,7 @@ describeWithBrowser('web console', (browser) => {
         logSection
           .locator('table:has(caption:text("Account log")) tbody tr td:nth-child(4)')
           .allTextContents();
-      await logSection.getByRole('button', { name: 'Show' }).click();
+      await logSection.getByRole('button', { name: 'Filter log' }).click();
       await page.waitForFunction(() => document.body.textContent!.includes('filler 99'));
       expect((await logMessages()).slice(0, 2)).toEqual(['filler 99', 'filler 98']);
       expect(await logMessages()).not.toContain('stock is low');
@@ -282,11 +282,11 @@ describeWithBrowser('web console', (browser) => {
       await logSection.locator('td:text("filler 99")').waitFor();
       await logSection.getByLabel('Level', { exact: true }).selectOption('WARNING');
       await logSection.getByLabel('Text', { exact: true }).fill('STOCK');
-      await logSection.getByRole('button', { name: 'Show' }).click();
+      await logSection.getByRole('button', { name: 'Filter log' }).click();
       await logSection.locator('td:text("filler 99")').waitFor({ state: 'detached' });
       expect(await logMessages()).toEqual(['stock is low']);
       await logSection.getByLabel('Since', { exact: true }).fill('2999-01-01T00:00');
-      await logSection.getByRole('button', { name: 'Show' }).click();
+      await logSection.getByRole('button', { name: 'Filter log' }).click();
       await logSection.getByText('No log entry matches: widen the filters.').waitFor();
       expect(await logMessages()).toEqual([]);
       await page.getByRole('link', { name: 'req-console' }).click();
