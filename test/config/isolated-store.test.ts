@@ -32,8 +32,12 @@ it('a CLI a test spawns without naming a store does not read the ./data that npm
     } finally {
       await store.close();
     }
-    // (with FLOWMARK_DATA unset, this lists `1  developer  user  active`)
-    const listed = await flowmark(['users', 'list'], { cwd: checkout });
+    // (with FLOWMARK_DATA unset, this lists `1  developer  user  active`). The CLI gets a fresh
+    // store as the run's setup gives every test: opened, the run's shared one would be left
+    // with no account, and the renders of other files that expect no store would find it.
+    const fresh = mkdtempSync(join(tmpdir(), 'flowmark-test-store-'));
+    const listed = await flowmark(['users', 'list'], { cwd: checkout, env: { FLOWMARK_DATA: fresh } });
+    rmSync(fresh, { recursive: true, force: true });
     expect(listed.stdout).not.toContain('developer');
     expect(listed.stderr).not.toContain('developer');
   } finally {
