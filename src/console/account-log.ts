@@ -30,8 +30,8 @@ export function accountLog(): HTMLElement {
   const text = h('input', { type: 'search', maxlength: 1000 });
   const since = h('input', { type: 'datetime-local' });
   const until = h('input', { type: 'datetime-local' });
-  const older = h('button', { type: 'button', disabled: true }, 'Older');
-  const newer = h('button', { type: 'button', disabled: true }, 'Newer');
+  const older = h('button', { type: 'button', disabled: true }, 'Earlier entries');
+  const newer = h('button', { type: 'button', disabled: true }, 'Later entries');
   /** The `before` of each page before the one shown (undefined: the first page). */
   let pages: (number | undefined)[] = [];
   let before: number | undefined;

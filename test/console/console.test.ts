@@ -275,10 +275,10 @@ describeWithBrowser('web console', (browser) => {
       await page.waitForFunction(() => document.body.textContent!.includes('filler 99'));
       expect((await logMessages()).slice(0, 2)).toEqual(['filler 99', 'filler 98']);
       expect(await logMessages()).not.toContain('stock is low');
-      await logSection.getByRole('button', { name: 'Older' }).click();
+      await logSection.getByRole('button', { name: 'Earlier entries' }).click();
       await logSection.locator('td:text("stock is low")').waitFor();
-      expect(await logSection.getByRole('button', { name: 'Older' }).isDisabled()).toBe(true);
-      await logSection.getByRole('button', { name: 'Newer' }).click();
+      expect(await logSection.getByRole('button', { name: 'Earlier entries' }).isDisabled()).toBe(true);
+      await logSection.getByRole('button', { name: 'Later entries' }).click();
       await logSection.locator('td:text("filler 99")').waitFor();
       await logSection.getByLabel('Level', { exact: true }).selectOption('WARNING');
       await logSection.getByLabel('Text', { exact: true }).fill('STOCK');
