@@ -18,8 +18,7 @@
  * - When the process exits (process.exit: a cluster worker whose supervisor died, a crash), every
  *   thread is stopped at once (see `haltOnExit`).
  */
-import { fileURLToPath } from 'node:url';
-import { existsSync } from 'node:fs';
+import { builtSibling } from '../config/built-files.js';
 import { type EvaluationReply, type EvaluationTask, type Progress, type TaskRequest } from './protocol.js';
 import { EvaluationThread, type ThreadEnd } from './thread.js';
 import type { LeaseKeeper } from '../platform/processes/leases.js';
@@ -141,11 +140,7 @@ interface Lease {
 
 /** A built module of this folder (dist/isolation/NAME.js), also when this module runs from src/ under a test runner. */
 function builtFile(name: string): string {
-  const here = fileURLToPath(import.meta.url);
-  if (here.endsWith('.js')) return fileURLToPath(new URL(`./${name}.js`, import.meta.url));
-  const built = fileURLToPath(new URL(`../../dist/isolation/${name}.js`, import.meta.url));
-  if (!existsSync(built)) throw new Error(`the evaluation worker is not built (${built}): run npm run build`);
-  return built;
+  return builtSibling(import.meta.url, `${name}.js`, 'the evaluation worker');
 }
 
 /** The evaluation worker's handler (worker.ts, built). */

@@ -74,9 +74,13 @@ export class SqliteStore implements Store {
       // thread starts a moment after the store opens: a server's processes and evaluation threads
       // each open a store at once, and a short command closes its store before it would start.
       this.checkpointStart = setTimeout(() => {
-        this.checkpointer = new WalCheckpointer(file, checkpoint, () => {
-          if (this.writer.db.open) this.writer.db.pragma('wal_autocheckpoint = 0');
-        });
+        try {
+          this.checkpointer = new WalCheckpointer(file, checkpoint, () => {
+            if (this.writer.db.open) this.writer.db.pragma('wal_autocheckpoint = 0');
+          });
+        } catch {
+          // not built (sources run without `npm run build`): SQLite's own checkpoint stays on
+        }
       }, checkpoint.startDelayMs ?? DEFAULT_CHECKPOINT_START_DELAY_MS).unref();
     }
   }

@@ -104,7 +104,11 @@ export const LAYERS: readonly Layer[] = [
     role: 'leaf: Java standard-library semantics (formats, calendars, URL coding)',
     imports: [],
   },
-  { folder: 'config', role: 'leaf: process-wide settings from the environment', imports: [] },
+  {
+    folder: 'config',
+    role: 'leaf: process-wide settings from the environment, and where the built worker programs are',
+    imports: [],
+  },
   {
     folder: 'errors',
     role: 'leaf: what a caught value says (`errorMessage`); not loaded by the browser code',

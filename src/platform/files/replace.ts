@@ -9,7 +9,7 @@
  * groups `(?P<n>…)`/`(?<n>…)`, quantifiers, anchors, `\b`; no backreferences, no lookahead).
  * Replacements follow Java's Matcher.replaceAll: `$1`, `${name}`, `\$` for a literal dollar.
  */
-import { createRequire } from 'node:module';
+import { builtSibling } from '../../config/built-files.js';
 import { Worker } from 'node:worker_threads';
 import { RE2JS } from 're2js';
 import { PlatformError } from '../errors.js';
@@ -84,20 +84,6 @@ function compileJob(request: ReplaceRequest, limits: Pick<FileLimits, 'maxPatter
   }
   return { pattern, flags, replacement };
 }
-
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { RE2JS } = require(workerData.re2js);
-parentPort.on('message', (job) => {
-  try {
-    const matcher = RE2JS.compile(job.pattern, job.flags).matcher(job.text);
-    const text = job.first ? matcher.replaceFirst(job.replacement, true) : matcher.replaceAll(job.replacement, true);
-    parentPort.postMessage({ id: job.id, text });
-  } catch (e) {
-    parentPort.postMessage({ id: job.id, error: String(e && e.message || e) });
-  }
-});
-`;
 
 /** Heap of the regex worker: the text, its result and the matcher's state fit with room to spare. */
 const WORKER_HEAP_MB = 1024;
@@ -216,14 +202,14 @@ class RegexWorker {
 
   private ensureWorker(): Worker {
     if (!this.worker) {
-      this.worker = new Worker(WORKER_SOURCE, {
-        eval: true,
-        // Not the parent's flags: under `node --input-type=module -e …` the CommonJS source would
-        // be read as an ES module and fail on `require`.
-        execArgv: [],
-        workerData: { re2js: createRequire(import.meta.url).resolve('re2js') },
-        resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
-      });
+      this.worker = new Worker(
+        builtSibling(import.meta.url, 'replace-thread.js', 'the regex replacement thread'),
+        {
+          // Not the parent's flags (a TypeScript loader, --input-type): the thread is built JavaScript.
+          execArgv: [],
+          resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+        },
+      );
       this.worker.unref();
     }
     return this.worker;
