@@ -11,17 +11,9 @@ import {
 } from '../../platform/processes/index.js';
 import type { NewRun, RunnerOptions } from './runner-api.js';
 
-export function storeNewRun(
-  platform: Platform,
-  accountId: string,
-  input: NewRun,
-  data: Record<string, unknown>,
-  lease: () => Lease,
-  inject: RunnerOptions['inject'],
-): Promise<ProcessRequest>;
 /**
- * The same, and `then` runs in the same transaction once both are written; `cursor`: where the
- * run stands (else at its start event, or before its first step).
+ * `then` runs in the same transaction once both are written; `first`: where the run stands (else
+ * at its start event, or before its first step).
  */
 export function storeNewRun<T>(
   platform: Platform,
@@ -31,18 +23,8 @@ export function storeNewRun<T>(
   lease: () => Lease,
   inject: RunnerOptions['inject'],
   then: (request: ProcessRequest) => Promise<T>,
-  cursor?: RunCursor,
-): Promise<{ request: ProcessRequest; then: T }>;
-export function storeNewRun<T>(
-  platform: Platform,
-  accountId: string,
-  input: NewRun,
-  data: Record<string, unknown>,
-  lease: () => Lease,
-  inject: RunnerOptions['inject'],
-  then?: (request: ProcessRequest) => Promise<T>,
   first?: RunCursor,
-): Promise<ProcessRequest | { request: ProcessRequest; then: T }> {
+): Promise<{ request: ProcessRequest; then: T }> {
   refuseUnsupported(input.definition);
   // The run keeps what it executes: the BPMN text stays with the stored definition only.
   const { bpmn: _source, ...definition } = input.definition;
@@ -69,7 +51,7 @@ export function storeNewRun<T>(
       depth: input.depth,
       lease: lease(),
     });
-    return then ? { request, then: await then(request) } : request;
+    return { request, then: await then(request) };
   });
 }
 

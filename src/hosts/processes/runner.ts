@@ -200,23 +200,7 @@ export class ProcessRunner {
 
   /** Creates a request and its run (not driven yet); returns its id. */
   async create(accountId: string, input: NewRun): Promise<string> {
-    const data = toJsonObject(input.data, 'the data document');
-    checkNewDocumentSize(data, this.limits.dataDocumentBytes);
-    const request = await storeNewRun(
-      this.platform,
-      accountId,
-      input,
-      data,
-      () => this.leaseUntil(),
-      this.options.inject,
-    );
-    this.emit({
-      type: 'started',
-      requestId: request.id,
-      parentId: input.parentId,
-      name: input.definition.name,
-    });
-    return request.id;
+    return (await this.stored(accountId, input, async () => undefined)).request.id;
   }
 
   /**
@@ -224,13 +208,32 @@ export class ProcessRunner {
    * transaction that creates it; `onCreated` hears its id before it runs.
    */
   async start(accountId: string, input: NewRun, onCreated?: (requestId: string) => void): Promise<string> {
-    const data = toJsonObject(input.data, 'the data document');
-    checkNewDocumentSize(data, this.limits.dataDocumentBytes);
     // A start event followed by a plain walk: the run is created standing before its first task.
     const graph = input.definition.graph && new GraphIndex(input.definition.graph);
     const startNode = graph && [...graph.nodes.values()].find((n) => n.kind === 'start');
     const cursor =
       graph && startNode ? await plainWalkFrom(input.definition, graph, startNode, {}, null) : undefined;
+    const created = await this.stored(
+      accountId,
+      input,
+      (request) => this.claim(accountId, request.id),
+      cursor,
+    );
+    const requestId = created.request.id;
+    onCreated?.(requestId);
+    await this.holding(requestId, () => this.steps(accountId, requestId, created.then));
+    return requestId;
+  }
+
+  /** A new request and its run stored (`then` in their transaction), and its `started` event. */
+  private async stored<T>(
+    accountId: string,
+    input: NewRun,
+    then: (request: ProcessRequest) => Promise<T>,
+    cursor?: RunCursor,
+  ): Promise<{ request: ProcessRequest; then: T }> {
+    const data = toJsonObject(input.data, 'the data document');
+    checkNewDocumentSize(data, this.limits.dataDocumentBytes);
     const created = await storeNewRun(
       this.platform,
       accountId,
@@ -238,14 +241,16 @@ export class ProcessRunner {
       data,
       () => this.leaseUntil(),
       this.options.inject,
-      (request) => this.claim(accountId, request.id),
+      then,
       cursor,
     );
-    const requestId = created.request.id;
-    this.emit({ type: 'started', requestId, parentId: input.parentId, name: input.definition.name });
-    onCreated?.(requestId);
-    await this.holding(requestId, () => this.steps(accountId, requestId, created.then));
-    return requestId;
+    this.emit({
+      type: 'started',
+      requestId: created.request.id,
+      parentId: input.parentId,
+      name: input.definition.name,
+    });
+    return created;
   }
 
   /** Runs a request's steps until it waits or ends. */
