@@ -19,6 +19,8 @@ import {
 import { errorMessage } from '../../errors/index.js';
 import { isPlainObject } from '../../platform/model.js';
 import type { ProcessRunner } from './runner.js';
+import type { NewRun } from './runner-api.js';
+import type { ProcessDefinition } from '../../platform/processes/index.js';
 
 /** The stored definition an enabled message start event of the account starts on `message`, or 404. */
 export async function messageProcess(
@@ -82,17 +84,7 @@ export async function fireSchedule(runner: ProcessRunner, trigger: ProcessTrigge
   const claimed = await platform.processes.transaction(async () => {
     if (!(await platform.processes.triggers.claim(trigger, runner.lease.owner, now))) return false;
     try {
-      requestId = await runner.create(accountId, {
-        definition: stored.definition,
-        definitionId,
-        data: {},
-        mode: 'LIVE',
-        projectId: stored.definition.project,
-        initiatorId: null,
-        userId: null,
-        parentId: null,
-        depth: 0,
-      });
+      requestId = await runner.create(accountId, triggeredRun(stored.definition, definitionId, {}));
       await platform.processes.triggers.started(definitionId, requestId);
     } catch (e) {
       if (!(e instanceof PlatformError)) throw e;
@@ -139,17 +131,10 @@ export async function fireCollectionEvent(runner: ProcessRunner, event: TriggerE
     if (!(await platform.processes.triggers.takeEvent(event, runner.lease.owner, now, matches))) return false;
     if (!matches || !stored || !watched) return true;
     try {
-      requestId = await runner.create(accountId, {
-        definition: stored.definition,
-        definitionId,
-        data: { collection: watched.name, document },
-        mode: 'LIVE',
-        projectId: stored.definition.project,
-        initiatorId: null,
-        userId: null,
-        parentId: null,
-        depth: 0,
-      });
+      requestId = await runner.create(
+        accountId,
+        triggeredRun(stored.definition, definitionId, { collection: watched.name, document }),
+      );
       await platform.processes.triggers.started(definitionId, requestId);
     } catch (e) {
       if (!(e instanceof PlatformError)) throw e;
@@ -169,4 +154,23 @@ export async function fireCollectionEvent(runner: ProcessRunner, event: TriggerE
   if (requestId === undefined) return false;
   await runner.drive(accountId, requestId);
   return true;
+}
+
+/** A request a trigger starts: LIVE, without initiator, at the top level. */
+function triggeredRun(
+  definition: ProcessDefinition,
+  definitionId: number,
+  data: Record<string, unknown>,
+): NewRun {
+  return {
+    definition,
+    definitionId,
+    data,
+    mode: 'LIVE',
+    projectId: definition.project,
+    initiatorId: null,
+    userId: null,
+    parentId: null,
+    depth: 0,
+  };
 }
