@@ -1,7 +1,7 @@
 /**
- * The worker threads (JS sandbox, file_replace's regex) do not inherit the flags of the Node process that starts them: the
- * regex worker's program is CommonJS evaluated with `eval: true`, which `--input-type=module` (inherited) would read as an
- * ES module, failing on `require`; the sandbox workers are built modules (src/script/worker/), run without a loader.
+ * The worker threads (JS sandbox, file_replace's regex, the template engine's regex thread) do not inherit the flags of the
+ * Node process that starts them: each is a built module started from its file (config/built-files.ts), so neither
+ * `--input-type=module` nor a TypeScript loader of the parent changes how it loads.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -53,6 +53,17 @@ describe('worker threads and the parent’s flags', () => {
       }`; // no process.exit: an idle regex worker must not keep the process alive
     const r = await node(['--import', 'tsx', '--input-type=module'], program);
     expect(r.out).toBe('output a-c-\n');
+    expect(r.code).toBe(0);
+  }, 60_000);
+
+  it('run the template engine’s regex thread in such a process too, and let the process exit', async () => {
+    const program = `
+      import { runRegex } from ${module('src/template/regex-worker.ts')};
+      const r = await runRegex({ source: '(a)\\\\1', flags: '', input: 'xaab aa', op: 'all', maxMatches: 10 }, 5000);
+      console.log('matches ' + JSON.stringify(r));`; // no process.exit: an idle regex thread must not keep the process alive
+    const r = await node(['--import', 'tsx', '--input-type=module'], program);
+    expect(r.err).toBe('');
+    expect(r.out).toBe('matches {"matches":[[1,"aa","a"],[5,"aa","a"]],"tooMany":false}\n');
     expect(r.code).toBe(0);
   }, 60_000);
 });

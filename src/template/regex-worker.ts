@@ -8,6 +8,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { workerThreads } from '../jdk/on-demand.js';
+import type { RegexAnswer } from './regex-thread.js';
 
 /** Whether a (translated) JavaScript pattern has back-references or look-arounds. */
 export function needsWorker(re: RegExp): boolean {
@@ -38,50 +39,32 @@ export interface RegexResult {
 
 export class RegexTimeoutError extends Error {}
 
-const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads');
-parentPort.on('message', ({ source, flags, input, op, maxMatches }) => {
-  try {
-    const matches = [];
-    let tooMany = false;
-    const bare = flags.replace(/[gy]/g, '');
-    if (op === 'last') {
-      const re = new RegExp(source, bare + 'y');
-      for (let i = input.length; i >= 0; i--) {
-        re.lastIndex = i;
-        const m = re.exec(input);
-        if (m) { matches.push([m.index, ...m]); break; }
-      }
-    } else if (op === 'first') {
-      const m = new RegExp(source, bare).exec(input);
-      if (m) matches.push([m.index, ...m]);
-    } else {
-      const re = new RegExp(source, bare + 'g');
-      let m;
-      while ((m = re.exec(input)) !== null) {
-        if (matches.length >= maxMatches) { tooMany = true; break; }
-        matches.push([m.index, ...m]);
-        if (m[0].length === 0) re.lastIndex++;
-      }
-    }
-    parentPort.postMessage({ matches, tooMany });
-  } catch (e) {
-    parentPort.postMessage({ error: String((e && e.message) || e) });
-  }
-});
-`;
-
 /** Workers kept for the next jobs; at most MAX_WORKERS run at once, the others wait. */
 const MAX_WORKERS = 2;
 const idle: Worker[] = [];
 let running = 0;
 const waiting: (() => void)[] = [];
 
-function spawn(): Worker {
-  return new (workerThreads().Worker)(WORKER_SOURCE, {
-    eval: true,
+/** The thread's program (regex-thread.ts), found on the first job: a render without one loads no finder. */
+let program: string | undefined;
+
+async function spawn(): Promise<Worker> {
+  if (program === undefined) {
+    const { builtSibling } = await import('../config/built-files.js');
+    program = builtSibling(import.meta.url, 'regex-thread.js', 'the regex thread');
+  }
+  const worker = new (workerThreads().Worker)(program, {
+    // the parent's flags (--input-type, a TypeScript loader) are not the thread's
+    execArgv: [],
     resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32 },
   });
+  // The limit is the pattern's running time: a thread that starts slowly on a loaded machine
+  // does not spend it (the evaluation's own deadline still bounds the wait).
+  await new Promise<void>((resolve, reject) => {
+    worker.once('online', resolve);
+    worker.once('error', reject);
+  });
+  return worker;
 }
 
 /** Runs `job` in a worker; rejects with RegexTimeoutError when it is not done within `timeoutMs`. */
@@ -101,8 +84,8 @@ export async function runRegex(job: RegexJob, timeoutMs: number): Promise<RegexR
   }
 }
 
-function dispatch(job: RegexJob, timeoutMs: number): Promise<RegexResult> {
-  const worker = idle.pop() ?? spawn();
+async function dispatch(job: RegexJob, timeoutMs: number): Promise<RegexResult> {
+  const worker = idle.pop() ?? (await spawn());
   worker.ref();
   return new Promise<RegexResult>((resolve, reject) => {
     const done = (): void => {
@@ -110,11 +93,11 @@ function dispatch(job: RegexJob, timeoutMs: number): Promise<RegexResult> {
       worker.off('message', onMessage);
       worker.off('error', onError);
     };
-    const onMessage = (m: RegexResult & { error?: string }): void => {
+    const onMessage = (m: RegexAnswer): void => {
       done();
       worker.unref();
       idle.push(worker);
-      if (m.error !== undefined) reject(new Error(m.error));
+      if ('error' in m) reject(new Error(m.error));
       else resolve(m);
     };
     const onError = (e: Error): void => {
