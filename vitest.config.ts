@@ -11,5 +11,7 @@ export default defineConfig({
     pool: 'forks',
     // never the developer's ./data or DATABASE_URL (test/support/isolated-store.ts)
     globalSetup: ['test/support/isolated-store.ts'],
+    // …and each file a store of its own inside it, so files may run side by side
+    setupFiles: ['test/support/file-store.ts'],
   },
 });
