@@ -9,13 +9,23 @@ export interface Config {
   dataDir: string;
   /** PostgreSQL connection string (DATABASE_URL); when absent the embedded SQLite store is used. */
   databaseUrl: string | undefined;
+  /** SQLite: a commit reaches the disk at each checkpoint (`normal`) or at each commit (`full`): FLOWMARK_SQLITE_SYNCHRONOUS. */
+  sqliteSynchronous: 'normal' | 'full';
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     dataDir: resolve(env.FLOWMARK_DATA || './data'),
     databaseUrl: env.DATABASE_URL || undefined,
+    sqliteSynchronous: sqliteSynchronous(env.FLOWMARK_SQLITE_SYNCHRONOUS),
   };
+}
+
+function sqliteSynchronous(text: string | undefined): 'normal' | 'full' {
+  const value = (text ?? '').trim().toLowerCase();
+  if (value === '' || value === 'normal') return 'normal';
+  if (value === 'full') return 'full';
+  throw new ConfigError(`FLOWMARK_SQLITE_SYNCHRONOUS: expected normal or full, got ${JSON.stringify(text)}`);
 }
 
 /** A setting with a value it cannot use; the message names the variable or option. */

@@ -131,7 +131,11 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
         mkdirSync(config.dataDir, { recursive: true });
         file = join(config.dataDir, 'flowmark.db');
       }
-      store = new SqliteStore(file, { busyWaitMs: options.lockWaitMs, checkpoint: options.sqliteCheckpoint });
+      store = new SqliteStore(file, {
+        busyWaitMs: options.lockWaitMs,
+        checkpoint: options.sqliteCheckpoint,
+        synchronous: config.sqliteSynchronous,
+      });
     } catch (e) {
       const where = file ?? config.dataDir;
       throw new StoreOpenError(

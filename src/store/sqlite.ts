@@ -38,7 +38,14 @@ export interface SqliteOptions {
    * sqlite-checkpointer.ts) or, with `false`, by SQLite's automatic checkpoint inside the commit.
    */
   checkpoint?: CheckpointOptions | false;
+  /**
+   * When a commit reaches the disk (`FLOWMARK_SQLITE_SYNCHRONOUS`): `normal` (the default) at each
+   * checkpoint, so a power loss can take the last commits; `full` at each commit (an fsync each).
+   */
+  synchronous?: SqliteSynchronous;
 }
+
+export type SqliteSynchronous = 'normal' | 'full';
 
 /**
  * The embedded engine: better-sqlite3 in WAL mode with two connections to the file, a writer
@@ -61,10 +68,11 @@ export class SqliteStore implements Store {
     this.location = file;
     const busyWaitMs = options.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS;
     this.lockWaitMs = busyWaitMs;
-    this.writer = new Connection(file, busyWaitMs);
+    const synchronous = options.synchronous ?? 'normal';
+    this.writer = new Connection(file, busyWaitMs, synchronous);
     // A private in-memory database exists once per connection: it gets no separate reader.
     const inMemory = file === ':memory:' || file === '';
-    this.reader = inMemory ? this.writer : new Connection(file, busyWaitMs);
+    this.reader = inMemory ? this.writer : new Connection(file, busyWaitMs, synchronous);
     if (!inMemory && options.checkpoint !== false) {
       const checkpoint = options.checkpoint ?? {};
       const limit = checkpoint.truncateBytes ?? DEFAULT_WAL_TRUNCATE_BYTES;
@@ -223,10 +231,11 @@ class Connection {
   constructor(
     file: string,
     readonly busyWaitMs: number,
+    synchronous: SqliteSynchronous,
   ) {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     // Waiting for another process's write lock happens asynchronously (busyRetry), so the
     // synchronous busy handler only covers very short waits and never stalls the event loop long.
     this.db.pragma('busy_timeout = 20');
