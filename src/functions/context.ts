@@ -44,6 +44,12 @@ export interface ExecutionContext {
   designedIn?: number;
   requestId?: string;
   /**
+   * Times a function of this context wrote the current request's data document (inject_params,
+   * inject_objects …): the process host, which holds the document through a step, reads it again
+   * when this changed.
+   */
+  requestDataWrites?: number;
+  /**
    * The lane the current step runs in (process tasks, manual tasks): the default lane of the
    * R_read_file_* / R_update_file_* lane functions. Set by the host that runs the step.
    */

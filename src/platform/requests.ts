@@ -272,6 +272,7 @@ export class Requests {
   }
 
   async update(accountId: string, id: string, changes: RequestChanges): Promise<ProcessRequest> {
+    if (changes.data !== undefined) await this.keepStepData(accountId, id);
     const sets = [sql`updated_at = ${this.clock()}`];
     if (changes.status !== undefined) {
       if (!Number.isSafeInteger(changes.status)) throw new PlatformError('invalid', 'a status is an integer');
@@ -287,6 +288,44 @@ export class Requests {
     if (!row) throw notFound(MESSAGES.requestNotFound);
     if (changes.status !== undefined) countStatus(row.status);
     return toRequest(row);
+  }
+
+  /**
+   * Writes the data document a process step leaves, in the transaction that ends the step (the
+   * process host's one write of it per step): `json` is its text, already checked (JSON values
+   * only, within the size limit). Nothing is read back.
+   */
+  async writeStepData(accountId: string, id: string, json: string): Promise<void> {
+    const { changes } = await this.store.run(sql`
+      UPDATE requests SET updated_at = ${this.clock()}, data = ${json} WHERE account_id = ${accountId} AND id = ${id}`);
+    if (changes === 0) throw notFound(MESSAGES.requestNotFound);
+  }
+
+  /**
+   * A request with the data document the caller holds already (the process host, within a step):
+   * every other column is read, the document is neither read nor parsed again.
+   */
+  async requireWithData(
+    accountId: string,
+    id: string,
+    data: Record<string, unknown>,
+  ): Promise<ProcessRequest> {
+    const row = await this.store.get<Omit<RequestRow, 'data'>>(sql`
+      SELECT ${sql.raw(WITHOUT_DATA)} FROM requests WHERE account_id = ${accountId} AND id = ${id}`);
+    if (!row) throw notFound(MESSAGES.requestNotFound);
+    return { ...toRequest({ ...row, data: 'null' }), data };
+  }
+
+  /**
+   * Before the data document of a request whose process step is running changes in the middle of
+   * the step, the step's run keeps the document as it was when the step started (once a step: a
+   * step that re-runs after its server stopped starts from it, docs/hosts.md). A step whose only
+   * write is its last (writeStepData) needs no copy: nothing of it was committed before.
+   */
+  private async keepStepData(accountId: string, id: string): Promise<void> {
+    await this.store.run(sql`
+      UPDATE process_runs SET step_data = (SELECT data FROM requests WHERE account_id = ${accountId} AND id = ${id})
+      WHERE account_id = ${accountId} AND request_id = ${id} AND step_data IS NULL AND lease_owner IS NOT NULL`);
   }
 
   /**
@@ -321,6 +360,9 @@ function countStatus(status: number | string): void {
 }
 
 type SummaryRow = Omit<RequestRow, 'data' | 'p_locks'>;
+
+const WITHOUT_DATA =
+  'account_id, id, project_id, version_id, mode, status, p_locks, p_message, initiator_id, parent_id, created_at, updated_at';
 
 function toSummary(row: SummaryRow): RequestSummary {
   return {

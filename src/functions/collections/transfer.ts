@@ -186,7 +186,10 @@ async function persist(ctx: ExecutionContext, fn: string, name: string, injected
       fn,
       `the data document would reach ${bytes} bytes, over its maximum of ${limit} bytes: the process is stopped`,
     );
-  if (request && requests && ctx.requestId) await requests.update(ctx.accountId, ctx.requestId, { data });
+  if (request && requests && ctx.requestId) {
+    await requests.update(ctx.accountId, ctx.requestId, { data });
+    ctx.requestDataWrites = (ctx.requestDataWrites ?? 0) + 1;
+  }
 }
 
 /** import_objects' options as plain values, their copy charged first. */

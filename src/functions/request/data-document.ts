@@ -41,6 +41,7 @@ export async function injectVariables(
       const data = { ...request.data, ...values };
       checkDataDocument(fn, data, ctx.limits.dataDocumentBytes);
       await platform.requests.update(ctx.accountId, requestId, { data });
+      ctx.requestDataWrites = (ctx.requestDataWrites ?? 0) + 1;
     });
   }
   for (const [name, value] of Object.entries(values)) call?.setVariable?.(name, value);

@@ -52,6 +52,8 @@ export interface ContextOptions {
   /** Default: the request's project. */
   project?: number;
   request?: string;
+  /** The request itself when the caller has read it already (a process step): not read again. */
+  requestRead?: ProcessRequest;
   /** The project version running (P_version); default the request's, else the project's latest in the mode. */
   version?: number;
   /** The resource's P_log attribute; default the project's, else the mode's rule. */
@@ -134,7 +136,11 @@ export async function contextFor(options: ContextOptions): Promise<ExecutionCont
   const platform = options.platform ?? (await platformFor(options.store));
   const account = await platform.accounts.require(options.account);
   let request: ProcessRequest | undefined;
-  if (options.request !== undefined) request = await platform.requests.require(account.id, options.request);
+  if (options.request !== undefined)
+    request =
+      options.requestRead?.id === options.request && options.requestRead.accountId === account.id
+        ? options.requestRead
+        : await platform.requests.require(account.id, options.request);
   const mode = options.mode ?? request?.mode ?? 'TEST';
   const projectId = options.project ?? request?.projectId ?? undefined;
   const project =

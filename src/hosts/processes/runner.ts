@@ -89,6 +89,12 @@ interface Claim {
   context: Promise<ExecutionContext> | undefined;
 }
 
+/** A request's data document a step holds, and how many writes of its context's functions it includes. */
+interface HeldDocument {
+  data: Record<string, unknown>;
+  writes: number;
+}
+
 /** What advance reads after a step, when the step's last write read it already (one transaction less). */
 interface Settled {
   request: ProcessRequest;
@@ -746,23 +752,21 @@ export class ProcessRunner {
     setFlowFrame(ctx, { stepId: step.id, iteration: run.cursor.iteration, lastResult: () => last });
     const inputs = await this.variables(ctx, run, step, step.input, params, 'input');
     let result: unknown = inputs;
+    // the document as claimed, unless something ran since that may have changed it
+    const held: HeldDocument =
+      step.input.length === 0 && !step.loop ? { data: request.data, writes: 0 } : await this.reread(ctx, run);
     if (step.script !== null) {
-      // the document as claimed, unless something ran since that may have changed it
-      const { data } =
-        step.input.length === 0 && !step.loop
-          ? request
-          : await this.platform.requests.require(run.accountId, run.requestId);
       const output = await renderIn(ctx, step.script, {
         name: `${stepLabel(step)} script`,
-        data,
+        data: held.data,
         parameters: params,
       });
       result = typedValue(output);
     }
     last = result;
     params.P_result = result;
-    // the last output variable's write waits for the transaction below
-    const lastOutput = await this.variables(ctx, run, step, step.output, params, 'output', true);
+    // the output variables' one write waits for the transaction below
+    const outputs = await this.outputs(ctx, run, step, params, held);
     const stored = storedResult(step, result, this.limits.dataDocumentBytes);
     // A walk to the next node that runs no gateway condition does not need the document as the
     // step left it: the step's end, its move and the next node's claim commit together.
@@ -771,9 +775,17 @@ export class ProcessRunner {
       | { updated: StepRecord; settled: Settled }
       | { updated: StepRecord; next: Claim | undefined; completed?: ProcessRequest };
     const ended = await this.platform.processes.transaction(async (): Promise<Ending> => {
-      await lastOutput?.();
+      // With a move below, the step ends in this transaction: its write needs no copy of the
+      // document as it was (nothing of the step was committed before).
+      if (outputs.json !== undefined)
+        if (plan) await this.platform.requests.writeStepData(run.accountId, run.requestId, outputs.json);
+        else await this.platform.requests.update(run.accountId, run.requestId, { data: outputs.data });
       const updated = await this.record(run, step, record, stored);
-      const request = await this.platform.requests.require(run.accountId, run.requestId);
+      const request = await this.platform.requests.requireWithData(
+        run.accountId,
+        run.requestId,
+        outputs.data,
+      );
       const settled: Settled = { request, last: updated.result };
       if (!plan || isFinalStatus(request.status) || request.status === STATUS_WAITING)
         return { updated, settled };
@@ -1059,6 +1071,7 @@ export class ProcessRunner {
         mode: request.mode,
         surface,
         request: request.id,
+        requestRead: request,
         // the process's scripts act with its project's design authority, whoever started it
         designed: true,
         limits: this.limits,
@@ -1074,6 +1087,63 @@ export class ProcessRunner {
     return ctx;
   }
 
+  /** The request's data document read again, with the count of the context's writes it includes. */
+  private async reread(ctx: ExecutionContext, run: ProcessRun): Promise<HeldDocument> {
+    const writes = ctx.requestDataWrites ?? 0;
+    const { data } = await this.platform.requests.require(run.accountId, run.requestId);
+    return { data, writes };
+  }
+
+  /**
+   * Computes a script task's output variables in order against the document in hand, each set in
+   * it (typed, the size checked) before the next: the document after them, and its JSON text when
+   * they changed it (written once, by the transaction that ends the step). A function that wrote
+   * the document meanwhile (inject_params …) has it read again.
+   */
+  private async outputs(
+    ctx: ExecutionContext,
+    run: ProcessRun,
+    step: StepDefinition,
+    params: Parameters,
+    held: HeldDocument,
+  ): Promise<{ data: Record<string, unknown>; json?: string }> {
+    let { data, writes } = held;
+    if (step.output.length === 0) {
+      if ((ctx.requestDataWrites ?? 0) !== writes) ({ data } = await this.reread(ctx, run));
+      return { data };
+    }
+    const changes: Record<string, unknown> = {};
+    let json = '';
+    for (const variable of step.output) {
+      if ((ctx.requestDataWrites ?? 0) !== writes) {
+        const current = await this.reread(ctx, run);
+        data = { ...current.data, ...changes };
+        writes = current.writes;
+      }
+      const output = await renderIn(ctx, variable.template, {
+        name: `${stepLabel(step)} output ${variable.name}`,
+        data,
+        parameters: params,
+      });
+      const value = typedValue(output);
+      changes[variable.name] = value;
+      data = { ...data, [variable.name]: value };
+      json = JSON.stringify(data);
+      const bytes = Buffer.byteLength(json);
+      if (bytes > this.limits.dataDocumentBytes)
+        throw new StepFailure(
+          `${stepLabel(step)}, output variable ${variable.name}: the data document would reach ${bytes} bytes, ` +
+            `over its maximum of ${this.limits.dataDocumentBytes} bytes: the process is stopped`,
+        );
+    }
+    if ((ctx.requestDataWrites ?? 0) !== writes) {
+      data = { ...(await this.reread(ctx, run)).data, ...changes };
+      json = JSON.stringify(data);
+      checkDataSize(stepLabel(step), 'the output variables', data, this.limits.dataDocumentBytes);
+    }
+    return { data, json };
+  }
+
   /** Computes variables in order, each stored in the data document (typed) before the next. */
   private async variables(
     ctx: ExecutionContext,
@@ -1082,28 +1152,9 @@ export class ProcessRunner {
     list: readonly VariableDefinition[],
     params: Parameters,
     phase: 'input' | 'output',
-  ): Promise<Record<string, unknown>>;
-  /** The same, but the last variable's write is left for the caller's transaction (undefined: none). */
-  private async variables(
-    ctx: ExecutionContext,
-    run: ProcessRun,
-    step: StepDefinition,
-    list: readonly VariableDefinition[],
-    params: Parameters,
-    phase: 'input' | 'output',
-    deferLast: true,
-  ): Promise<(() => Promise<unknown>) | undefined>;
-  private async variables(
-    ctx: ExecutionContext,
-    run: ProcessRun,
-    step: StepDefinition,
-    list: readonly VariableDefinition[],
-    params: Parameters,
-    phase: 'input' | 'output',
-    deferLast = false,
-  ): Promise<Record<string, unknown> | (() => Promise<unknown>) | undefined> {
+  ): Promise<Record<string, unknown>> {
     const values: Record<string, unknown> = {};
-    if (list.length === 0) return deferLast ? undefined : values;
+    if (list.length === 0) return values;
     // Functions may have changed the document meanwhile (inject_objects, inject_params …): it
     // is read again, and written, in one transaction.
     const write = (name: string, value: unknown) => async () => {
@@ -1113,14 +1164,13 @@ export class ProcessRunner {
       return this.platform.requests.update(run.accountId, run.requestId, { data });
     };
     let request = await this.platform.requests.require(run.accountId, run.requestId);
-    for (const [i, variable] of list.entries()) {
+    for (const variable of list) {
       const output = await renderIn(ctx, variable.template, {
         name: `${stepLabel(step)} ${phase} ${variable.name}`,
         data: request.data,
         parameters: params,
       });
       const value = typedValue(output);
-      if (deferLast && i === list.length - 1) return write(variable.name, value);
       request = await this.platform.processes.transaction(write(variable.name, value));
       values[variable.name] = value;
     }
@@ -1222,7 +1272,8 @@ export class ProcessRunner {
       cursor = next;
     }
     const after = await this.platform.processes.transaction(async () => {
-      const request = await this.platform.requests.require(accountId, requestId);
+      // its status; the document is the one the walk read
+      const request = await this.platform.requests.requireWithData(accountId, requestId, before.request.data);
       if (isFinalStatus(request.status)) return { request, moved: false, next: undefined };
       if (request.status === STATUS_WAITING) {
         await this.platform.processes.runs.move(run, { ...cursor, phase: 'paused' });

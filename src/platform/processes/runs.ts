@@ -5,7 +5,9 @@
  * and the secret its public task URLs are signed with. The cursor moves by compare-and-set on
  * `version`, so two hosts never run the same step of a request. While the run is `ready` or
  * `running` it holds a lease (leases.ts): each move writes it, moving to a waiting phase clears
- * it; moving into `running` keeps the data document as it was, to restore if the step re-runs.
+ * it. Before the data document changes in the middle of a step, the run keeps it as it was when
+ * the step started, to restore if the step re-runs (Requests.update; a step whose one write ends it
+ * needs no copy).
  */
 import { randomBytes } from 'node:crypto';
 import { sql, type Store } from '../../store/index.js';
@@ -176,10 +178,10 @@ export class ProcessRuns {
       cursor.step !== run.cursor.step || cursor.iteration !== run.cursor.iteration
         ? sql`, recoveries = 0`
         : sql``;
+    // a step that starts has changed nothing yet: its copy of the document is taken before its
+    // first write in the middle of the step, if it makes one (Requests.update)
     const snapshot =
-      cursor.phase === 'running' && run.cursor.phase !== 'running'
-        ? sql`, step_data = (SELECT data FROM requests WHERE account_id = ${run.accountId} AND id = ${run.requestId})`
-        : sql``;
+      cursor.phase === 'running' && run.cursor.phase !== 'running' ? sql`, step_data = NULL` : sql``;
     const row = await this.store.get<RunRow>(sql`
       UPDATE process_runs SET cursor = ${toJson(cursor)}, user_id = ${userId}, version = version + 1${leaseSet}${snapshot}${recoveries}
       WHERE account_id = ${run.accountId} AND request_id = ${run.requestId} AND version = ${run.version}
