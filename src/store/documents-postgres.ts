@@ -8,12 +8,10 @@
  * objects: a range of numbers is bounded by `-1e400` below and `false` above, a range of strings
  * by `-1e400` above (text ranges only where the database orders text by code point).
  *
- * Key columns: a collection gives the first fields its indexes name, while it holds no document,
- * a column of their own among `k1`…`k4` (`jsonb`, holding exactly `value`, kept by every write).
- * Conditions and sorts on such a field read the column, and its index is on the column, so
- * PostgreSQL can answer a count from the index alone (it never does for an expression index: the
- * planner wants `doc` in the index). A field indexed once documents exist is indexed as `value`
- * itself (an expression index): building it reads the documents and writes none of them.
+ * Key columns: a collection gives the first fields its indexes name a column of their own among
+ * `k1`…`k4` (`jsonb`, holding exactly `value`, kept by every write). Conditions and sorts on such
+ * a field read the column, and its index is on the column, so PostgreSQL can answer a count from
+ * the index alone (it never does for an expression index: the planner wants `doc` in the index).
  */
 import {
   JSON_BOOLEAN,

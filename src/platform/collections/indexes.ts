@@ -3,12 +3,10 @@
  * same field expressions (or key columns) the pushdown writes, so the engine's planner uses them
  * (the DDL is the document dialect's: src/store/documents*.ts).
  *
- * Key columns: where the engine has them, the first fields named by the indexes of a collection
- * that holds no document yet each get one (kept by every write after: writer.ts) until none is
- * free; the others — and every field indexed once the collection has documents — are indexed as
- * expressions, so building an index reads the documents and never writes them (a key column
- * filled then would rewrite every document: a second copy of the table until vacuum). A column
- * is given back when no index names its field any more.
+ * Key columns: where the engine has them, the first fields named by a collection's indexes each
+ * get one (filled from the documents here, kept by every write after: writer.ts) until none is
+ * free; the others are indexed as expressions. A column is given back when no index names its
+ * field any more.
  */
 import { randomBytes } from 'node:crypto';
 import { sql, type DocumentIndexDefinition } from '../../store/index.js';
@@ -90,10 +88,7 @@ export async function createIndex(
           `collection '${w.row.name}' already has ${core.limits.maxIndexes} indexes, the most allowed`,
         );
       const sqlName = `fmx_${w.row.id}_${randomBytes(6).toString('hex')}`;
-      const empty = !(await w.tx.get(
-        sql`SELECT 1 AS one FROM documents WHERE account_id = ${w.accountId} AND collection_id = ${w.row.id} LIMIT 1`,
-      ));
-      const fill = empty ? allocateKeyColumns(core, w, def.keys) : [];
+      const fill = allocateKeyColumns(core, w, def.keys);
       try {
         for (const ddl of documents.createIndex(sqlName, w.row.id, def, w.keys, fill)) await w.tx.run(ddl);
       } catch (e) {
@@ -146,8 +141,8 @@ export async function deleteIndex(
 }
 
 /**
- * Gives each field of `paths` without one a free key column (the collection has no document to
- * fill it in); returns those fields.
+ * Gives each field of `paths` without one a free key column; returns those fields (the index DDL
+ * fills their columns from the documents).
  */
 function allocateKeyColumns(core: CollectionCore, w: Writer, paths: string[]): string[] {
   const documents = core.store.dialect.documents;
