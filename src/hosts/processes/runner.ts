@@ -870,6 +870,7 @@ export class ProcessRunner {
     if (await this.endedByScript(run)) return undefined;
     let definition: ProcessDefinition;
     let definitionId: number | null = null;
+    let definitionVersionId: number | null = null;
     if (typeof step.process === 'string') {
       const stored = await this.platform.processes.definitions.find(run.accountId, step.process);
       if (!stored)
@@ -878,6 +879,7 @@ export class ProcessRunner {
         );
       definition = stored.definition;
       definitionId = stored.id;
+      definitionVersionId = stored.versionId;
     } else definition = step.process;
     if (run.depth + 1 > DEFINITION_LIMITS.nesting)
       throw new StepFailure(
@@ -891,6 +893,7 @@ export class ProcessRunner {
       const childId = await this.create(run.accountId, {
         definition,
         definitionId,
+        definitionVersionId,
         data: {},
         mode: current.mode,
         projectId: definition.project ?? current.projectId,
