@@ -11,6 +11,7 @@ import { href, record, type Navigate } from './route.js';
 import { identity } from './session.js';
 import type { Editor } from './editor.js';
 import { createTemplateEditor } from './template-editor.js';
+import { historySection } from './history.js';
 
 interface CompositeApi {
   id: number;
@@ -160,12 +161,38 @@ export async function renderCompositeApis(main: HTMLElement, rest: string[]): Pr
     let saved = existing;
     const tryIt = h('div');
     const remove = h('div');
+    const history = h('div');
     const heading = h('h2');
     let tried = '';
     const title = () => {
       heading.textContent = saved ? `Composite API ${saved.method} ${saved.path}` : 'New composite API';
       detail.dataset.apiId = saved ? String(saved.id) : '';
       fill(remove, saved ? deleteButton(saved) : null);
+      const id = saved?.id;
+      if (id !== undefined && history.dataset.apiId !== String(id)) {
+        history.dataset.apiId = String(id);
+        fill(
+          history,
+          historySection({
+            base: `/composite-apis/${id}`,
+            restored: async (restored: CompositeApi) => {
+              // the form shows the route as restored (the page and its history stay)
+              method.value = restored.method;
+              path.value = restored.path;
+              mode.value = restored.mode;
+              isPublic.checked = restored.isPublic;
+              projectId.value = restored.projectId === null ? '' : String(restored.projectId);
+              description.value = restored.description;
+              editor.textarea.value = restored.template;
+              editor.textarea.dispatchEvent(new Event('input'));
+              showAddress();
+              saved = restored;
+              title();
+              await refresh();
+            },
+          }),
+        );
+      }
       // The panel keeps what was typed in it while the route's method and path stay the same.
       const route = saved ? `${saved.method} ${saved.path}` : '';
       if (route !== tried || !saved) {
@@ -237,6 +264,7 @@ export async function renderCompositeApis(main: HTMLElement, rest: string[]): Pr
           tryIt,
         ),
       ),
+      history,
     );
     title();
   }

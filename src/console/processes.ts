@@ -4,6 +4,7 @@
  * that moves the caret there), created, deleted; and a request started from one with a mode and
  * input data (JSON), which then opens on the request's page (#/requests/<id>).
  */
+import { historySection } from './history.js';
 import { api, ClientError, errorText } from './api.js';
 import { field, fill, h, messageArea, parseJsonField, table, uid, when } from './dom.js';
 import { createEditor, type Editor } from './editor.js';
@@ -155,6 +156,16 @@ export async function renderProcesses(main: HTMLElement, rest: string[]): Promis
       panels.Diagram,
       panels.JSON,
       start,
+      stored
+        ? historySection({
+            base: `/processes/${stored.id}`,
+            restored: async (saved: StoredDefinition) => {
+              await refresh();
+              show(saved);
+              message.show(`Restored ${saved.name} (id ${saved.id}).`);
+            },
+          })
+        : null,
     );
     select(tab);
   }

@@ -9,6 +9,7 @@ import { confirmButton, field, fill, h, messageArea, pager, table, when } from '
 import { href, record, type Navigate } from './route.js';
 import { identity } from './session.js';
 import { createTemplateEditor } from './template-editor.js';
+import { historySection } from './history.js';
 
 interface WebInterface {
   id: number;
@@ -154,6 +155,14 @@ export async function renderWebInterfaces(main: HTMLElement, rest: string[]): Pr
         ),
         status,
       ),
+      historySection({
+        base: `/web-interfaces/${w.id}/template`,
+        restored: (restored: { template: string }) => {
+          editor.textarea.value = restored.template;
+          editor.textarea.dispatchEvent(new Event('input'));
+          status.show(`Template restored (${restored.template.length} characters).`);
+        },
+      }),
     );
   }
 

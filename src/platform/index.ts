@@ -17,6 +17,7 @@ import { Dictionaries } from './i18n.js';
 import { Locks, type WaitTimer } from './locks.js';
 import { Logs } from './logs.js';
 import { AuditLog } from './audit.js';
+import { ArtefactVersions } from './versions.js';
 import { DEFAULT_CONTENTION, type ContentionPolicy } from './model.js';
 import { OAuth2Tokens } from './oauth2.js';
 import { CustomLists, Projects, Vaults, WebInterfaces } from './projects/index.js';
@@ -61,6 +62,8 @@ export interface Platform {
   rights: Rights;
   /** Every administrative or design change made through the API, before and after (docs/server.md). */
   audit: AuditLog;
+  /** The saved versions of every designed artefact, and the definitions requests run (docs/deploy.md). */
+  versions: ArtefactVersions;
 }
 
 export interface PlatformOptions {
@@ -85,15 +88,16 @@ export function createPlatform(store: Store, options: PlatformOptions = {}): Pla
   const contention = { ...DEFAULT_CONTENTION, ...options.contention };
   const directory = new Directory(store, clock, contention);
   const files = new FileService(store, directory, clock, options.fileLimits);
-  const processes = new Processes(store, clock);
+  const versions = new ArtefactVersions(store, clock);
+  const processes = new Processes(store, clock, versions);
   return {
     accounts: new Accounts(store, clock),
     directory,
     projects: new Projects(store, clock),
     webInterfaces: new WebInterfaces(store, clock),
-    customLists: new CustomLists(store, clock),
+    customLists: new CustomLists(store, clock, versions),
     vaults: new Vaults(store, clock),
-    i18n: new Dictionaries(store),
+    i18n: new Dictionaries(store, versions),
     oauth2: new OAuth2Tokens(store, clock),
     counters: new Counters(store, contention),
     locks: new Locks(store, options.lockTimer),
@@ -103,10 +107,11 @@ export function createPlatform(store: Store, options: PlatformOptions = {}): Pla
     applications: new Applications(store, files, clock),
     collections: new CollectionService(store, { clock, limits: options.collectionLimits }),
     processes,
-    compositeApis: new CompositeApis(store, clock, processes.definitions),
-    webInterfaceTemplates: new WebInterfaceTemplates(store, clock),
+    compositeApis: new CompositeApis(store, clock, processes.definitions, versions),
+    webInterfaceTemplates: new WebInterfaceTemplates(store, clock, versions),
     rights: new Rights(store, clock),
     audit: new AuditLog(store, clock),
+    versions,
   };
 }
 
@@ -184,4 +189,13 @@ export {
   type RequestStatus,
 } from './requests.js';
 export { normaliseLanguage } from './i18n.js';
+export {
+  ARTEFACT_KINDS,
+  SYSTEM_AUTHOR,
+  VERSION_PAGE_MAX,
+  type ArtefactKind,
+  type ArtefactVersion,
+  type Author,
+  type VersionSummary,
+} from './versions.js';
 export { editInput, MAX_PAGE_SIZE, type Json } from './directory/index.js';

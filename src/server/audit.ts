@@ -28,9 +28,12 @@ declare module 'fastify' {
   }
 }
 
+/** A version's restore: what it records is the save it makes (routes/versions.ts). */
+const RESTORE = /\/versions\/:version\/restore$/;
+
 /** Whether a route's changes are recorded. */
 export function isAudited(method: string, url: string): boolean {
-  return MUTATING.has(method) && AUDITED.some((pattern) => pattern.test(url));
+  return MUTATING.has(method) && !RESTORE.test(url) && AUDITED.some((pattern) => pattern.test(url));
 }
 
 /** The resource family and the resource of a request path: /api/v1/composite-apis/3 → composite-apis, 3. */

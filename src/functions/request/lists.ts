@@ -84,7 +84,8 @@ export const listFunctions: FunctionSpec[] = [
               platform.rights.canWriteCustomList(ctx.accountId, user, list, ctx.designedIn),
               RIGHTS_MESSAGES.customList(list.id),
             );
-            return platform.customLists.save(ctx.accountId, list.id, data);
+            const author = user ? { id: user.id, login: user.login } : undefined;
+            return platform.customLists.save(ctx.accountId, list.id, data, author);
           });
         },
       },

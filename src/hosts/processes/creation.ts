@@ -7,6 +7,7 @@ import {
   outsideSubset,
   type Lease,
   type ProcessDefinition,
+  type ProcessRun,
   type RunCursor,
 } from '../../platform/processes/index.js';
 import type { NewRun, RunnerOptions } from './runner-api.js';
@@ -15,7 +16,7 @@ import type { NewRun, RunnerOptions } from './runner-api.js';
  * `then` runs in the same transaction once both are written; `first`: where the run stands (else
  * at its start event, or before its first step).
  */
-export function storeNewRun<T>(
+export async function storeNewRun<T>(
   platform: Platform,
   accountId: string,
   input: NewRun,
@@ -31,7 +32,8 @@ export function storeNewRun<T>(
   const start = definition.graph?.nodes.find((n) => n.kind === 'start');
   const cursor: RunCursor | undefined =
     first ?? (start && { step: 0, iteration: 0, phase: 'ready', at: start.id });
-  return platform.processes.transaction(async () => {
+  let run: ProcessRun | undefined;
+  const created = await platform.processes.transaction(async () => {
     const request = await platform.requests.create(accountId, {
       projectId: input.projectId,
       mode: input.mode,
@@ -42,17 +44,20 @@ export function storeNewRun<T>(
       ...(input.idempotency ? { idempotency: input.idempotency } : {}),
     });
     await inject?.('request-stored');
-    await platform.processes.runs.create(accountId, {
+    run = await platform.processes.runs.create(accountId, {
       requestId: request.id,
       definition,
       ...(cursor ? { cursor } : {}),
       definitionId: input.definitionId,
+      definitionVersionId: input.definitionVersionId,
       userId: input.userId,
       depth: input.depth,
       lease: lease(),
     });
     return { request, then: await then(request) };
   });
+  platform.processes.runs.committed(run!);
+  return created;
 }
 
 /** A definition with elements outside the executable subset is refused, each named with its line. */

@@ -112,14 +112,16 @@ export class ProcessHost {
     if (input.definition !== undefined && input.process !== undefined)
       throw new PlatformError('invalid', 'give a definition or a stored process, not both');
     // what a start reads (the definition, its lanes, the initiator) in one transaction
-    const { definition, definitionId, initiatorId } = await this.platform.processes.transaction(async () => {
+    const read = await this.platform.processes.transaction(async () => {
       let definition: ProcessDefinition;
       let definitionId: number | null = null;
+      let definitionVersionId: number | null = null;
       if (input.definition !== undefined) definition = parseDefinition(input.definition);
       else if (input.process !== undefined) {
         const stored = await this.platform.processes.definitions.require(accountId, input.process);
         definition = stored.definition;
         definitionId = stored.id;
+        definitionVersionId = stored.versionId;
       } else throw new PlatformError('invalid', 'a process definition is needed');
       await this.checkLanes(accountId, definition);
       let initiatorId: number | null = null;
@@ -129,8 +131,9 @@ export class ProcessHost {
           throw new PlatformError('not-allowed', `user ${user.login} is blocked`);
         initiatorId = user.id;
       }
-      return { definition, definitionId, initiatorId };
+      return { definition, definitionId, definitionVersionId, initiatorId };
     });
+    const { definition, definitionId, definitionVersionId, initiatorId } = read;
     const mode = input.mode ?? 'TEST';
     const data = input.data ?? {};
     const projectId = input.projectId ?? definition.project;
@@ -151,6 +154,7 @@ export class ProcessHost {
         {
           definition,
           definitionId,
+          definitionVersionId,
           data,
           mode,
           projectId,

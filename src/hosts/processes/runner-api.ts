@@ -68,6 +68,8 @@ export type ProcessEvent =
 export interface NewRun {
   definition: ProcessDefinition;
   definitionId: number | null;
+  /** The version of the stored definition it runs (StoredDefinition.versionId); without one, the definition is kept by content. */
+  definitionVersionId?: number | null;
   data: Record<string, unknown>;
   mode: ProcessRequest['mode'];
   projectId: number | null;

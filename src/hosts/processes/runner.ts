@@ -882,6 +882,7 @@ export class ProcessRunner {
     if (await this.endedByScript(run)) return undefined;
     let definition: ProcessDefinition;
     let definitionId: number | null = null;
+    let definitionVersionId: number | null = null;
     if (typeof step.process === 'string') {
       const stored = await this.platform.processes.definitions.find(run.accountId, step.process);
       if (!stored)
@@ -890,6 +891,7 @@ export class ProcessRunner {
         );
       definition = stored.definition;
       definitionId = stored.id;
+      definitionVersionId = stored.versionId;
     } else definition = step.process;
     if (run.depth + 1 > DEFINITION_LIMITS.nesting)
       throw new StepFailure(
@@ -903,6 +905,7 @@ export class ProcessRunner {
       const childId = await this.create(run.accountId, {
         definition,
         definitionId,
+        definitionVersionId,
         data: {},
         mode: current.mode,
         projectId: definition.project ?? current.projectId,

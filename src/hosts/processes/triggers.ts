@@ -20,7 +20,7 @@ import { errorMessage } from '../../errors/index.js';
 import { isPlainObject } from '../../platform/model.js';
 import type { ProcessRunner } from './runner.js';
 import type { NewRun } from './runner-api.js';
-import type { ProcessDefinition } from '../../platform/processes/index.js';
+import type { StoredDefinition } from '../../platform/processes/index.js';
 
 /** The stored definition an enabled message start event of the account starts on `message`, or 404. */
 export async function messageProcess(
@@ -59,6 +59,7 @@ export function serveMessages(runner: ProcessRunner): void {
     const requestId = await runner.create(accountId, {
       definition: stored.definition,
       definitionId,
+      definitionVersionId: stored.versionId,
       data,
       mode: ctx.mode,
       projectId: stored.definition.project,
@@ -84,7 +85,7 @@ export async function fireSchedule(runner: ProcessRunner, trigger: ProcessTrigge
   const claimed = await platform.processes.transaction(async () => {
     if (!(await platform.processes.triggers.claim(trigger, runner.lease.owner, now))) return false;
     try {
-      requestId = await runner.create(accountId, triggeredRun(stored.definition, definitionId, {}));
+      requestId = await runner.create(accountId, triggeredRun(stored, {}));
       await platform.processes.triggers.started(definitionId, requestId);
     } catch (e) {
       if (!(e instanceof PlatformError)) throw e;
@@ -133,7 +134,7 @@ export async function fireCollectionEvent(runner: ProcessRunner, event: TriggerE
     try {
       requestId = await runner.create(
         accountId,
-        triggeredRun(stored.definition, definitionId, { collection: watched.name, document }),
+        triggeredRun(stored, { collection: watched.name, document }),
       );
       await platform.processes.triggers.started(definitionId, requestId);
     } catch (e) {
@@ -157,17 +158,14 @@ export async function fireCollectionEvent(runner: ProcessRunner, event: TriggerE
 }
 
 /** A request a trigger starts: LIVE, without initiator, at the top level. */
-function triggeredRun(
-  definition: ProcessDefinition,
-  definitionId: number,
-  data: Record<string, unknown>,
-): NewRun {
+function triggeredRun(stored: StoredDefinition, data: Record<string, unknown>): NewRun {
   return {
-    definition,
-    definitionId,
+    definition: stored.definition,
+    definitionId: stored.id,
+    definitionVersionId: stored.versionId,
     data,
     mode: 'LIVE',
-    projectId: definition.project,
+    projectId: stored.definition.project,
     initiatorId: null,
     userId: null,
     parentId: null,

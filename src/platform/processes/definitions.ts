@@ -5,6 +5,7 @@
 import { sql, type Store } from '../../store/index.js';
 import { notFound, PlatformError } from '../errors.js';
 import { fromJson, toJson } from '../model.js';
+import { SYSTEM_AUTHOR, type ArtefactVersions, type Author } from '../versions.js';
 import { parseDefinition, type ProcessDefinition } from './definition.js';
 import type { ProcessTriggers } from './triggers.js';
 
@@ -13,6 +14,8 @@ export interface StoredDefinition {
   accountId: string;
   name: string;
   definition: ProcessDefinition;
+  /** The row id of its current version (what a request started from it runs), null before its first save. */
+  versionId: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -22,6 +25,7 @@ type DefinitionRow = {
   account_id: string;
   name: string;
   definition: string;
+  version_id: number | string | null;
   created_at: number;
   updated_at: number;
 };
@@ -34,13 +38,28 @@ export class ProcessDefinitions {
     private readonly store: Store,
     private readonly clock: () => number,
     private readonly triggers: ProcessTriggers,
+    private readonly versions: ArtefactVersions,
   ) {}
+
+  /** Keeps the saved definition as a version and points the definition at it (inside the save's transaction). */
+  private async versioned(
+    accountId: string,
+    row: DefinitionRow,
+    definition: ProcessDefinition,
+    author: Author,
+  ): Promise<StoredDefinition> {
+    const saved = await this.versions.record(accountId, 'process', row.id, definition, author);
+    await this.store.run(
+      sql`UPDATE process_definitions SET version_id = ${saved.id} WHERE account_id = ${accountId} AND id = ${row.id}`,
+    );
+    return toDefinition({ ...row, version_id: saved.id });
+  }
 
   /**
    * Stores a definition under its name (`definition.name`); a name already taken is a conflict.
    * Its trigger (a timer or message start event) is stored with it.
    */
-  async create(accountId: string, value: unknown): Promise<StoredDefinition> {
+  async create(accountId: string, value: unknown, author: Author = SYSTEM_AUTHOR): Promise<StoredDefinition> {
     const definition = parseDefinition(value);
     const now = this.clock();
     return this.store.transaction(async () => {
@@ -55,7 +74,7 @@ export class ProcessDefinitions {
           `a process definition named ${JSON.stringify(definition.name)} exists`,
         );
       await this.triggers.sync(accountId, Number(row.id), definition, now);
-      return toDefinition(row);
+      return this.versioned(accountId, row, definition, author);
     });
   }
 
@@ -63,7 +82,12 @@ export class ProcessDefinitions {
    * Replaces a definition (its name may change); requests already started keep the one they run.
    * Its trigger follows: an unchanged timer keeps its schedule, a new one starts from now.
    */
-  async replace(accountId: string, id: number, value: unknown): Promise<StoredDefinition> {
+  async replace(
+    accountId: string,
+    id: number,
+    value: unknown,
+    author: Author = SYSTEM_AUTHOR,
+  ): Promise<StoredDefinition> {
     const definition = parseDefinition(value);
     const now = this.clock();
     try {
@@ -74,7 +98,7 @@ export class ProcessDefinitions {
           WHERE account_id = ${accountId} AND id = ${id} RETURNING *`);
         if (!row) throw definitionMissing(id);
         await this.triggers.sync(accountId, id, definition, now);
-        return toDefinition(row);
+        return this.versioned(accountId, row, definition, author);
       });
     } catch (e) {
       if (this.store.dialect.uniqueViolation(e))
@@ -122,6 +146,7 @@ function toDefinition(row: DefinitionRow): StoredDefinition {
     accountId: row.account_id,
     name: row.name,
     definition: fromJson(row.definition),
+    versionId: row.version_id === null ? null : Number(row.version_id),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
   };

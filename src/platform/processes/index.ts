@@ -3,6 +3,7 @@
  * step's record, manual tasks. The host (src/hosts/processes) moves requests through them.
  */
 import type { Queryable, Store } from '../../store/index.js';
+import type { ArtefactVersions } from '../versions.js';
 import { ProcessDefinitions } from './definitions.js';
 import { NamedLeases } from './leases.js';
 import { ProcessRuns } from './runs.js';
@@ -23,10 +24,11 @@ export class Processes {
   constructor(
     private readonly store: Store,
     clock: () => number,
+    versions: ArtefactVersions,
   ) {
     this.triggers = new ProcessTriggers(store);
-    this.definitions = new ProcessDefinitions(store, clock, this.triggers);
-    this.runs = new ProcessRuns(store);
+    this.definitions = new ProcessDefinitions(store, clock, this.triggers, versions);
+    this.runs = new ProcessRuns(store, versions);
     this.steps = new StepRecords(store, clock);
     this.tasks = new ManualTasks(store, clock);
     this.timers = new ProcessTimers(store);

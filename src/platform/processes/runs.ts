@@ -1,6 +1,7 @@
 /**
- * The run of a process request: the definition it runs (a snapshot: changing a stored definition
- * does not change requests already started), where it is (the cursor), who acts (P_user: the
+ * The run of a process request: the definition it runs (a version, versions.ts: changing a stored
+ * definition does not change requests already started; the row references the version, whose
+ * parsed definition each thread keeps in memory), where it is (the cursor), who acts (P_user: the
  * initiator, then whoever submitted the last manual task), how deep it is among sub-processes,
  * and the secret its public task URLs are signed with. The cursor moves by compare-and-set on
  * `version`, so two hosts never run the same step of a request. While the run is `ready` or
@@ -16,10 +17,12 @@ import { fromJson, toJson } from '../model.js';
 import { STATUS_ABORTED, STATUS_RUNNING } from '../requests.js';
 import type { ProcessDefinition } from './definition.js';
 import type { Lease } from './leases.js';
+import type { ArtefactVersions } from '../versions.js';
+import { isRecord } from '../../safety/narrow.js';
 
 /** Every column but the step's data snapshot (read only when a run is resumed). */
 const COLUMNS = sql.raw(
-  'account_id, request_id, definition_id, definition, cursor, user_id, secret, depth, version, recoveries',
+  'account_id, request_id, definition_id, definition_version_id, cursor, user_id, secret, depth, version, recoveries',
 );
 
 /**
@@ -65,6 +68,9 @@ export interface ProcessRun {
   accountId: string;
   requestId: string;
   definitionId: number | null;
+  /** The row id of the version of the definition it runs (artefact_versions). */
+  definitionVersionId: number;
+  /** That version's definition, without its BPMN text (shared between runs: never changed). */
   definition: ProcessDefinition;
   cursor: RunCursor;
   /** The user the steps run as (P_user); null: nobody. */
@@ -82,7 +88,7 @@ type RunRow = {
   account_id: string;
   request_id: string;
   definition_id: number | null;
-  definition: string;
+  definition_version_id: number | string;
   cursor: string;
   user_id: number | null;
   secret: string;
@@ -91,14 +97,61 @@ type RunRow = {
   recoveries: number;
 };
 
+/** Parsed definitions kept per version row id (versions never change); the oldest go first. */
+const CACHED_DEFINITIONS = 500;
+
 export class ProcessRuns {
-  constructor(private readonly store: Store) {}
+  private readonly definitions = new Map<number, ProcessDefinition>();
+  /**
+   * Inline definitions' version rows written by a creation not known to be committed: SQLite
+   * gives a rolled-back row's id again, so they are not cached until `committed`.
+   */
+  private readonly uncommitted = new Set<number>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly versions: ArtefactVersions,
+  ) {}
+
+  /** The definition of a version row: from memory, else read and parsed once. */
+  private async definitionOf(accountId: string, versionId: number): Promise<ProcessDefinition> {
+    const known = this.definitions.get(versionId);
+    if (known) return known;
+    // the version's body is a definition parseDefinition wrote when it was saved
+    const body = await this.versions.bodyOf<ProcessDefinition>(accountId, versionId);
+    if (!isRecord(body)) throw new Error(`process run: definition version ${versionId} not found`);
+    const { bpmn: _source, ...definition } = body;
+    if (this.uncommitted.has(versionId)) return definition;
+    if (this.definitions.size >= CACHED_DEFINITIONS)
+      this.definitions.delete(this.definitions.keys().next().value!);
+    this.definitions.set(versionId, definition);
+    return definition;
+  }
+
+  private async toRun(row: RunRow): Promise<ProcessRun> {
+    const versionId = Number(row.definition_version_id);
+    return {
+      accountId: row.account_id,
+      requestId: row.request_id,
+      definitionId: row.definition_id === null ? null : Number(row.definition_id),
+      definitionVersionId: versionId,
+      definition: await this.definitionOf(row.account_id, versionId),
+      cursor: fromJson(row.cursor),
+      userId: row.user_id === null ? null : Number(row.user_id),
+      secret: row.secret,
+      depth: Number(row.depth),
+      version: Number(row.version),
+      recoveries: Number(row.recoveries),
+    };
+  }
 
   async create(
     accountId: string,
     input: {
       requestId: string;
+      /** What it runs: a version of a stored definition (its row id), else this definition (kept by content). */
       definition: ProcessDefinition;
+      definitionVersionId?: number | null;
       definitionId?: number | null;
       userId: number | null;
       depth: number;
@@ -107,21 +160,32 @@ export class ProcessRuns {
     },
   ): Promise<ProcessRun> {
     const cursor: RunCursor = input.cursor ?? { step: 0, iteration: 0, phase: 'ready' };
+    let versionId = input.definitionVersionId;
+    if (versionId === undefined || versionId === null) {
+      const kept = await this.versions.requestDefinition(accountId, input.definition);
+      versionId = kept.id;
+      if (kept.inserted) this.uncommitted.add(versionId);
+    }
     const row = await this.store.get<RunRow>(sql`
-      INSERT INTO process_runs (account_id, request_id, definition_id, definition, cursor, user_id, secret, depth,
+      INSERT INTO process_runs (account_id, request_id, definition_id, definition_version_id, cursor, user_id, secret, depth,
                                 version, lease_owner, lease_expires)
-      VALUES (${accountId}, ${input.requestId}, ${input.definitionId ?? null}, ${toJson(input.definition)},
+      VALUES (${accountId}, ${input.requestId}, ${input.definitionId ?? null}, ${versionId},
               ${toJson(cursor)}, ${input.userId}, ${randomBytes(32).toString('base64url')}, ${input.depth}, ${0},
               ${input.lease.owner}, ${input.lease.expires})
       RETURNING ${COLUMNS}`);
-    return toRun(row!);
+    return this.toRun(row!);
+  }
+
+  /** The creation of `run` committed: its definition's version may be cached. */
+  committed(run: ProcessRun): void {
+    this.uncommitted.delete(run.definitionVersionId);
   }
 
   async find(accountId: string, requestId: string): Promise<ProcessRun | undefined> {
     const row = await this.store.get<RunRow>(
       sql`SELECT ${COLUMNS} FROM process_runs WHERE account_id = ${accountId} AND request_id = ${requestId}`,
     );
-    return row && toRun(row);
+    return row && this.toRun(row);
   }
 
   async require(accountId: string, requestId: string): Promise<ProcessRun> {
@@ -140,14 +204,15 @@ export class ProcessRuns {
   ): Promise<Map<string, { name: string; definitionId: number | null }>> {
     const found = new Map<string, { name: string; definitionId: number | null }>();
     if (requestIds.length === 0) return found;
-    const name = this.store.dialect.jsonText(sql.raw('definition'), ['name']);
+    const name = this.store.dialect.jsonText(sql.raw('v.body'), ['name']);
     const rows = await this.store.all<{
       request_id: string;
       name: string | null;
       definition_id: number | string | null;
     }>(sql`
-      SELECT request_id, ${name} AS name, definition_id FROM process_runs
-      WHERE account_id = ${accountId} AND request_id IN (${sql.join([...requestIds])})`);
+      SELECT r.request_id, ${name} AS name, r.definition_id FROM process_runs r
+      JOIN artefact_versions v ON v.id = r.definition_version_id
+      WHERE r.account_id = ${accountId} AND r.request_id IN (${sql.join([...requestIds])})`);
     for (const row of rows)
       found.set(row.request_id, {
         name: row.name ?? '',
@@ -186,7 +251,7 @@ export class ProcessRuns {
       UPDATE process_runs SET cursor = ${toJson(cursor)}, user_id = ${userId}, version = version + 1${leaseSet}${snapshot}${recoveries}
       WHERE account_id = ${run.accountId} AND request_id = ${run.requestId} AND version = ${run.version}
       RETURNING ${COLUMNS}`);
-    return row && toRun(row);
+    return row && this.toRun(row);
   }
 
   /** Marks the run ended whatever its version (a request that ended, failed or was cancelled). */
@@ -216,7 +281,7 @@ export class ProcessRuns {
       WHERE lease_expires < ${now} AND request_id IN (
         SELECT request_id FROM process_runs WHERE lease_expires < ${now} ORDER BY lease_expires LIMIT ${limit}${this.store.dialect.skipLocked})
       RETURNING ${COLUMNS}`);
-    return rows.map(toRun);
+    return Promise.all(rows.map((row) => this.toRun(row)));
   }
 
   /**
@@ -254,19 +319,4 @@ export class ProcessRuns {
     );
     return row?.step_data == null ? undefined : fromJson(row.step_data);
   }
-}
-
-function toRun(row: RunRow): ProcessRun {
-  return {
-    accountId: row.account_id,
-    requestId: row.request_id,
-    definitionId: row.definition_id === null ? null : Number(row.definition_id),
-    definition: fromJson(row.definition),
-    cursor: fromJson(row.cursor),
-    userId: row.user_id === null ? null : Number(row.user_id),
-    secret: row.secret,
-    depth: Number(row.depth),
-    version: Number(row.version),
-    recoveries: Number(row.recoveries),
-  };
 }

@@ -3,9 +3,10 @@
  * optionally attached to a project. get_custom_list reads one, save_custom_list replaces its content.
  */
 import { randomUUID } from 'node:crypto';
-import { sql, type Store } from '../../store/index.js';
+import { sql, type Sql, type Store } from '../../store/index.js';
 import { MESSAGES, notFound, PlatformError } from '../errors.js';
 import { fromJson, toJson, toJsonValue } from '../model.js';
+import { SYSTEM_AUTHOR, type ArtefactVersions, type Author } from '../versions.js';
 
 export interface CustomList {
   id: string;
@@ -31,11 +32,24 @@ export class CustomLists {
   constructor(
     private readonly store: Store,
     private readonly clock: () => number,
+    private readonly versions: ArtefactVersions,
   ) {}
+
+  /** Runs a write returning the list's row, and keeps its content as a version, in one transaction. */
+  private saved(accountId: string, author: Author, write: Sql): Promise<CustomList | undefined> {
+    return this.store.transaction(async () => {
+      const row = await this.store.get<CustomListRow>(write);
+      if (!row) return undefined;
+      const list = toCustomList(row);
+      await this.versions.record(accountId, 'custom-list', list.id, list.content, author);
+      return list;
+    });
+  }
 
   async create(
     accountId: string,
     input: { id?: string; name: string; projectId?: number | null; content?: unknown[] },
+    author: Author = SYSTEM_AUTHOR,
   ): Promise<CustomList> {
     const id = input.id ?? randomUUID();
     if (!LIST_ID.test(id)) throw new PlatformError('invalid', `invalid custom list id ${JSON.stringify(id)}`);
@@ -45,14 +59,18 @@ export class CustomLists {
       );
       if (!project) throw notFound(MESSAGES.projectNotFound);
     }
-    const row = await this.store.get<CustomListRow>(sql`
+    const list = await this.saved(
+      accountId,
+      author,
+      sql`
       INSERT INTO custom_lists (account_id, id, project_id, name, content, updated_at)
       VALUES (${accountId}, ${id}, ${input.projectId ?? null}, ${input.name}, ${toJson(checkContent(input.content ?? []))},
               ${this.clock()})
       ON CONFLICT (account_id, id) DO NOTHING
-      RETURNING *`);
-    if (!row) throw new PlatformError('conflict', `custom list ${id} already exists`);
-    return toCustomList(row);
+      RETURNING *`,
+    );
+    if (!list) throw new PlatformError('conflict', `custom list ${id} already exists`);
+    return list;
   }
 
   async find(accountId: string, id: string): Promise<CustomList | undefined> {
@@ -70,12 +88,21 @@ export class CustomLists {
   }
 
   /** Replaces a list's content and returns the new content, or `Custom list not found.` */
-  async save(accountId: string, id: string, content: unknown[]): Promise<unknown[]> {
-    const row = await this.store.get<CustomListRow>(sql`
+  async save(
+    accountId: string,
+    id: string,
+    content: unknown[],
+    author: Author = SYSTEM_AUTHOR,
+  ): Promise<unknown[]> {
+    const list = await this.saved(
+      accountId,
+      author,
+      sql`
       UPDATE custom_lists SET content = ${toJson(checkContent(content))}, updated_at = ${this.clock()}
-      WHERE account_id = ${accountId} AND id = ${id} RETURNING *`);
-    if (!row) throw notFound(MESSAGES.customListNotFound);
-    return toCustomList(row).content;
+      WHERE account_id = ${accountId} AND id = ${id} RETURNING *`,
+    );
+    if (!list) throw notFound(MESSAGES.customListNotFound);
+    return list.content;
   }
 
   /** Renames a list and replaces its content, or `Custom list not found.` */
@@ -83,13 +110,18 @@ export class CustomLists {
     accountId: string,
     id: string,
     input: { name: string; content: unknown[] },
+    author: Author = SYSTEM_AUTHOR,
   ): Promise<CustomList> {
-    const row = await this.store.get<CustomListRow>(sql`
+    const list = await this.saved(
+      accountId,
+      author,
+      sql`
       UPDATE custom_lists SET name = ${input.name}, content = ${toJson(checkContent(input.content))},
              updated_at = ${this.clock()}
-      WHERE account_id = ${accountId} AND id = ${id} RETURNING *`);
-    if (!row) throw notFound(MESSAGES.customListNotFound);
-    return toCustomList(row);
+      WHERE account_id = ${accountId} AND id = ${id} RETURNING *`,
+    );
+    if (!list) throw notFound(MESSAGES.customListNotFound);
+    return list;
   }
 
   /** True when the account had the list and it was deleted. */

@@ -7,11 +7,12 @@
  * process (`process`) that runs to its end in the call before the template, its response template,
  * which reads the process's final data document as P_computed.
  */
-import { sql, type Store } from '../../store/index.js';
+import { sql, type Sql, type Store } from '../../store/index.js';
 import { MESSAGES, notFound, PlatformError } from '../errors.js';
 import { isForbiddenKey, isMode, storedMode, type Mode } from '../model.js';
 import { definitionMissing, synchronousRefusal, type ProcessDefinitions } from '../processes/index.js';
 import { isOneOf, oneOf } from '../../safety/narrow.js';
+import { SYSTEM_AUTHOR, type ArtefactVersions, type Author } from '../versions.js';
 
 export const COMPOSITE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'ANY'] as const;
 export type CompositeMethod = (typeof COMPOSITE_METHODS)[number];
@@ -100,40 +101,69 @@ export class CompositeApis {
     private readonly store: Store,
     private readonly clock: () => number,
     private readonly definitions: ProcessDefinitions,
+    private readonly versions: ArtefactVersions,
   ) {}
 
-  async create(accountId: string, input: NewCompositeApi): Promise<CompositeApi> {
+  async create(
+    accountId: string,
+    input: NewCompositeApi,
+    author: Author = SYSTEM_AUTHOR,
+  ): Promise<CompositeApi> {
     const fields = await this.checked(accountId, input);
     const now = this.clock();
     try {
-      const row = await this.store.get<CompositeRow>(sql`
+      const row = await this.saved(
+        accountId,
+        author,
+        sql`
         INSERT INTO composite_apis (account_id, project_id, method, path, template, process, mode, is_public,
                                     description, created_at, updated_at)
         VALUES (${accountId}, ${fields.projectId}, ${fields.method}, ${fields.path}, ${fields.template},
                 ${fields.process}, ${fields.mode}, ${fields.isPublic}, ${fields.description}, ${now}, ${now})
-        RETURNING *`);
+        RETURNING *`,
+      );
       this.changes++;
-      return toApi(row!);
+      return row!;
     } catch (e) {
       throw this.conflict(e, fields);
     }
   }
 
   /** Replaces a route's definition (every field as for create). */
-  async replace(accountId: string, id: number, input: NewCompositeApi): Promise<CompositeApi> {
+  async replace(
+    accountId: string,
+    id: number,
+    input: NewCompositeApi,
+    author: Author = SYSTEM_AUTHOR,
+  ): Promise<CompositeApi> {
     const fields = await this.checked(accountId, input);
     try {
-      const row = await this.store.get<CompositeRow>(sql`
+      const row = await this.saved(
+        accountId,
+        author,
+        sql`
         UPDATE composite_apis SET project_id = ${fields.projectId}, method = ${fields.method}, path = ${fields.path},
                template = ${fields.template}, process = ${fields.process}, mode = ${fields.mode}, is_public = ${fields.isPublic},
                description = ${fields.description}, updated_at = ${this.clock()}
-        WHERE account_id = ${accountId} AND id = ${id} RETURNING *`);
+        WHERE account_id = ${accountId} AND id = ${id} RETURNING *`,
+      );
       if (!row) throw notFound('Composite API not found.');
       this.changes++;
-      return toApi(row);
+      return row;
     } catch (e) {
       throw this.conflict(e, fields);
     }
+  }
+
+  /** Writes a route (the statement returns its row) and keeps its new version, in one transaction. */
+  private saved(accountId: string, author: Author, write: Sql): Promise<CompositeApi | undefined> {
+    return this.store.transaction(async () => {
+      const row = await this.store.get<CompositeRow>(write);
+      if (!row) return undefined;
+      const api = toApi(row);
+      await this.versions.record(accountId, 'composite-api', api.id, compositeBody(api), author);
+      return api;
+    });
   }
 
   async delete(accountId: string, id: number): Promise<boolean> {
@@ -231,6 +261,20 @@ export class CompositeApis {
       return new PlatformError('conflict', `a composite API answers ${fields.method} ${fields.path} already`);
     return e;
   }
+}
+
+/** What a version of a route keeps: the body of its PUT (a restore saves it again). */
+export function compositeBody(api: CompositeApi): Required<NewCompositeApi> {
+  return {
+    method: api.method,
+    path: api.path,
+    template: api.template,
+    process: api.process,
+    projectId: api.projectId,
+    mode: api.mode,
+    isPublic: api.isPublic,
+    description: api.description,
+  };
 }
 
 function toApi(row: CompositeRow): CompositeApi {

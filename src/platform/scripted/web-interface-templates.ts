@@ -4,6 +4,7 @@
  */
 import { sql, type Store } from '../../store/index.js';
 import { notFound, PlatformError } from '../errors.js';
+import { SYSTEM_AUTHOR, type ArtefactVersions, type Author } from '../versions.js';
 import { TEMPLATE_MAX_CHARS } from './composite-apis.js';
 
 export class WebInterfaceTemplates {
@@ -13,6 +14,7 @@ export class WebInterfaceTemplates {
   constructor(
     private readonly store: Store,
     private readonly clock: () => number,
+    private readonly versions: ArtefactVersions,
   ) {}
 
   async get(accountId: string, webInterfaceId: number): Promise<string | undefined> {
@@ -23,7 +25,12 @@ export class WebInterfaceTemplates {
   }
 
   /** Sets (creates or replaces) the template of a web interface of the account. */
-  async set(accountId: string, webInterfaceId: number, template: string): Promise<void> {
+  async set(
+    accountId: string,
+    webInterfaceId: number,
+    template: string,
+    author: Author = SYSTEM_AUTHOR,
+  ): Promise<void> {
     if (typeof template !== 'string' || template.length > TEMPLATE_MAX_CHARS)
       throw new PlatformError(
         'invalid',
@@ -33,10 +40,13 @@ export class WebInterfaceTemplates {
       sql`SELECT id FROM web_interfaces WHERE account_id = ${accountId} AND id = ${webInterfaceId}`,
     );
     if (!wi) throw notFound('Web interface not found.');
-    await this.store.run(sql`
-      INSERT INTO web_interface_templates (account_id, web_interface_id, template, updated_at)
-      VALUES (${accountId}, ${webInterfaceId}, ${template}, ${this.clock()})
-      ON CONFLICT (account_id, web_interface_id) DO UPDATE SET template = excluded.template, updated_at = excluded.updated_at`);
+    await this.store.transaction(async () => {
+      await this.store.run(sql`
+        INSERT INTO web_interface_templates (account_id, web_interface_id, template, updated_at)
+        VALUES (${accountId}, ${webInterfaceId}, ${template}, ${this.clock()})
+        ON CONFLICT (account_id, web_interface_id) DO UPDATE SET template = excluded.template, updated_at = excluded.updated_at`);
+      await this.versions.record(accountId, 'web-interface', webInterfaceId, { template }, author);
+    });
     this.changes++;
   }
 }

@@ -84,6 +84,10 @@ pre.output.small { min-height: 0; max-height: 16rem; }
 .level-severe { color: var(--error); font-weight: 700; }
 .level-warning { color: #8a5300; font-weight: 700; }
 ul.logs { font-family: var(--mono); font-size: .85rem; padding-left: 1.2rem; }
+.history { margin-top: 1rem; }
+pre.diff { font-family: var(--mono); font-size: .85rem; background: var(--code-bg); border: 1px solid var(--line); border-radius: 4px; padding: .6rem; overflow: auto; white-space: pre-wrap; }
+pre.diff .diff-removed { background: #fde2e2; color: #8a1010; }
+pre.diff .diff-added { background: #dff5e1; color: #0f5c1a; }
 
 .playground { display: grid; grid-template-columns: minmax(0, 1.2fr) minmax(0, 1fr); gap: 1rem; align-items: start; }
 .playground .pane { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: .75rem; min-width: 0; }

@@ -13,6 +13,7 @@ import { forbidden, notFound } from '../errors.js';
 import { ListQuery, listPage } from '../listing.js';
 import { Application, CustomList, IdParams, Mode, NewCustomList, Page, WebInterface } from '../schemas.js';
 import { LIST_FIELDS, toCustomListBody, toInterfaceBody } from './projects.js';
+import { putJson, versionRoutes } from './versions.js';
 
 export function designRoutes(app: Api, deps: ServerDeps): void {
   const { webInterfaces, customLists } = deps.platform;
@@ -62,7 +63,8 @@ export function designRoutes(app: Api, deps: ServerDeps): void {
       },
     },
     async (request, reply) => {
-      const list = await customLists.create(callerOf(request).accountId, request.body);
+      const caller = callerOf(request);
+      const list = await customLists.create(caller.accountId, request.body, caller.user);
       reply.code(201);
       return toCustomListBody(list);
     },
@@ -101,7 +103,21 @@ export function designRoutes(app: Api, deps: ServerDeps): void {
       const list = await customLists.require(caller.accountId, request.params.listId);
       if (!(await deps.platform.rights.canWriteCustomList(caller.accountId, caller.user, list)))
         throw forbidden(asSentence(RIGHTS_MESSAGES.customList(list.id)));
-      return { content: await customLists.save(caller.accountId, list.id, request.body) };
+      return { content: await customLists.save(caller.accountId, list.id, request.body, caller.user) };
+    },
+  );
+
+  versionRoutes(
+    app,
+    { deps },
+    {
+      kind: 'custom-list',
+      path: '/custom-lists/:listId',
+      param: { name: 'listId', schema: ListParams.properties.listId },
+      label: (id) => `custom list ${id}`,
+      access: 'user',
+      tag: 'projects',
+      save: (id, body) => putJson(`/api/v1/custom-lists/${encodeURIComponent(id)}/content`, body),
     },
   );
 

@@ -16,6 +16,9 @@ import type { Api, ServerDeps } from '../deps.js';
 import { notFound } from '../errors.js';
 import { ListQuery, listPage } from '../listing.js';
 import { IdParams, JsonObject, Mode, Nullable, Page, WebInterface } from '../schemas.js';
+import { putJson, versionRoutes } from './versions.js';
+import { isRecord, propertyOf } from '../../safety/narrow.js';
+import { mapStepLanes } from '../../platform/bundles/export.js';
 
 const Method = Type.Union([
   Type.Literal('GET'),
@@ -221,7 +224,8 @@ export async function compositeApiRoutes(app: Api, { deps }: { deps: ServerDeps 
       },
     },
     async (request, reply) => {
-      const api = await compositeApis.create(callerOf(request).accountId, request.body);
+      const caller = callerOf(request);
+      const api = await compositeApis.create(caller.accountId, request.body, caller.user);
       reply.code(201);
       return toApiBody(api);
     },
@@ -257,8 +261,12 @@ export async function compositeApiRoutes(app: Api, { deps }: { deps: ServerDeps 
         response: { 200: CompositeApi },
       },
     },
-    async (request) =>
-      toApiBody(await compositeApis.replace(callerOf(request).accountId, request.params.id, request.body)),
+    async (request) => {
+      const caller = callerOf(request);
+      return toApiBody(
+        await compositeApis.replace(caller.accountId, request.params.id, request.body, caller.user),
+      );
+    },
   );
 
   app.delete(
@@ -276,6 +284,20 @@ export async function compositeApiRoutes(app: Api, { deps }: { deps: ServerDeps 
       if (!(await compositeApis.delete(callerOf(request).accountId, request.params.id)))
         throw notFound('Composite API not found.');
       reply.code(204);
+    },
+  );
+
+  versionRoutes(
+    app,
+    { deps },
+    {
+      kind: 'composite-api',
+      path: '/:id',
+      param: { name: 'id', schema: IdParams.properties.id },
+      label: (id) => `composite API ${id}`,
+      access: 'admin',
+      tag: 'scripts',
+      save: (id, body) => putJson(`/api/v1${COMPOSITE_APIS_PREFIX}/${id}`, body),
     },
   );
 }
@@ -360,8 +382,28 @@ export async function webInterfaceTemplateRoutes(app: Api, { deps }: { deps: Ser
       },
     },
     async (request) => {
-      await webInterfaceTemplates.set(callerOf(request).accountId, request.params.id, request.body.template);
+      const caller = callerOf(request);
+      await webInterfaceTemplates.set(
+        caller.accountId,
+        request.params.id,
+        request.body.template,
+        caller.user,
+      );
       return { template: request.body.template };
+    },
+  );
+
+  versionRoutes(
+    app,
+    { deps },
+    {
+      kind: 'web-interface',
+      path: '/:id/template',
+      param: { name: 'id', schema: IdParams.properties.id },
+      label: (id) => `the template of web interface ${id}`,
+      access: 'admin',
+      tag: 'scripts',
+      save: (id, body) => putJson(`/api/v1${WEB_INTERFACES_PREFIX}/${id}/template`, body),
     },
   );
 }
@@ -412,9 +454,11 @@ export async function processDefinitionRoutes(app: Api, { deps }: { deps: Server
       },
     },
     async (request, reply) => {
+      const caller = callerOf(request);
       const stored = await definitions.create(
-        callerOf(request).accountId,
+        caller.accountId,
         await definitionValue(request.body),
+        caller.user,
       );
       reply.code(201);
       return withFindings(stored, request.body);
@@ -459,6 +503,7 @@ export async function processDefinitionRoutes(app: Api, { deps }: { deps: Server
           callerOf(request).accountId,
           request.params.id,
           await definitionValue(request.body),
+          callerOf(request).user,
         ),
         request.body,
       ),
@@ -479,6 +524,31 @@ export async function processDefinitionRoutes(app: Api, { deps }: { deps: Server
       if (!(await definitions.delete(callerOf(request).accountId, request.params.id)))
         throw notFound(`Process definition ${request.params.id} not found.`);
       reply.code(204);
+    },
+  );
+
+  versionRoutes(
+    app,
+    { deps },
+    {
+      kind: 'process',
+      path: '/:id',
+      param: { name: 'id', schema: IdParams.properties.id },
+      label: (id) => `process definition ${id}`,
+      access: 'admin',
+      tag: 'scripts',
+      save: (id, body) => {
+        const url = `/api/v1${PROCESSES_PREFIX}/${id}`;
+        // a BPMN definition is saved again from its BPMN document, as it came
+        const bpmn = isRecord(body) ? body.bpmn : undefined;
+        if (typeof bpmn === 'string') return { url, contentType: 'application/xml', payload: bpmn };
+        // the stored form back into the form a save reads (a manual step's onTimeout is on_timeout)
+        const steps = propertyOf(body, 'steps');
+        return putJson(
+          url,
+          isRecord(body) && Array.isArray(steps) ? { ...body, steps: mapStepLanes(steps, (l) => l) } : body,
+        );
+      },
     },
   );
 }

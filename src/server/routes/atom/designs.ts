@@ -74,7 +74,7 @@ export function designsRoutes(app: Api, deps: ServerDeps): void {
       if (input.id !== undefined && input.id !== request.params.listId)
         throw badRequest(`<id>: the entry is custom list ${input.id}, not ${request.params.listId}`);
       if (input.content === undefined) throw badRequest('content: the items of the list are expected');
-      await customLists.save(site.account, request.params.listId, input.content);
+      await customLists.save(site.account, request.params.listId, input.content, caller.user);
       return send(request, reply, {
         entry: customListEntry(site, await customLists.require(site.account, request.params.listId)),
       });
