@@ -432,7 +432,9 @@ function startTrigger(definitions: ModdleElement[]): { timer?: StartTimer; messa
     const kind = times[0]!;
     const text = String((d![kind] as ModdleElement).body ?? '').trim();
     const key = ({ timeDate: 'date', timeDuration: 'duration', timeCycle: 'cycle' } as const)[kind];
-    return { timer: { [key]: text } as StartTimer };
+    // flowmark:timezone is checked with the timer (parseStartTimer): a cron cycle's only.
+    const zone = typeof d!.timezone === 'string' ? { timezone: d!.timezone } : {};
+    return { timer: { [key]: text, ...zone } as StartTimer };
   }
   if (d!.$type === 'bpmn:MessageEventDefinition' && isElement(d!.messageRef)) {
     const ref = d!.messageRef;

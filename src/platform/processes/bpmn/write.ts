@@ -226,6 +226,7 @@ function nodeElement(
               [{ date: 'timeDate', duration: 'timeDuration', cycle: 'timeCycle' }[
                 Object.keys(node.timer)[0]!
               ]!]: m.create('bpmn:FormalExpression', { body: Object.values(node.timer)[0] }),
+              ...('timezone' in node.timer ? { timezone: node.timer.timezone } : {}),
             }),
           ]
         : node.message !== undefined
