@@ -31,7 +31,11 @@ export interface BusinessObject {
   [property: string]: unknown;
 }
 
-export type BpmnJsClass = new (options: { container: HTMLElement }) => BpmnJs;
+export type BpmnJsClass = new (options: {
+  container: HTMLElement;
+  /** moddle descriptors of extension namespaces, by prefix (the flowmark one). */
+  moddleExtensions?: Record<string, unknown>;
+}) => BpmnJs;
 
 declare global {
   interface Window {

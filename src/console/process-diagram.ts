@@ -3,13 +3,17 @@
  * the bpmn-js modeler (its palette, context pad and replace menu), saved back as BPMN XML; the
  * save's findings listed (element, rule, message: a click selects the element) and the elements
  * outside the executable subset marked on the canvas. Selecting a script task opens its script in
- * the template editor (completion as in the playground); each change is written into the model.
+ * the template editor (completion as in the playground); a flow out of a gateway, its condition and
+ * default; a task, its flowmark extension elements (diagram-properties.ts). Each change is written
+ * into the model.
  */
 import { send } from '../client/http.js';
 import { errorText } from './api.js';
 import { bpmnJs, definitionXml, type BpmnJs, type DiagramElement } from './bpmn-js.js';
 import { field, fill, h, messageArea } from './dom.js';
 import { createTemplateEditor } from './template-editor.js';
+import { propertiesPane } from './diagram-properties.js';
+import { flowmarkModdle } from './flowmark-moddle.js';
 
 /** A stored definition as the save answers it (the JSON routes' fields the page uses). */
 export interface SavedDefinition {
@@ -80,6 +84,7 @@ export function diagramEditor<D extends SavedDefinition>(
   );
   const findings = h('div', { class: 'findings' });
   const script = h('div', { class: 'script-pane' });
+  const properties = h('div', { class: 'properties-pane' });
   let modeler: BpmnJs | undefined;
   let flagged: string[] = [];
   /** The latest selection: a script pane built for an earlier one is dropped. */
@@ -87,7 +92,7 @@ export function diagramEditor<D extends SavedDefinition>(
 
   async function start(): Promise<void> {
     const Modeler = await bpmnJs('modeler');
-    modeler = new Modeler({ container: canvas });
+    modeler = new Modeler({ container: canvas, moddleExtensions: { flowmark: flowmarkModdle } });
     try {
       await modeler.importXML(id === undefined ? NEW_MODEL : await definitionXml(id));
     } catch (e) {
@@ -117,10 +122,14 @@ export function diagramEditor<D extends SavedDefinition>(
     save.disabled = false;
   }
 
-  /** The script pane of a selected script task; nothing for any other selection. */
+  /**
+   * The properties pane of a selected flow or task, and the script pane of a script task; nothing
+   * for any other selection.
+   */
   async function selected(element: DiagramElement | undefined): Promise<void> {
     const bo = element?.businessObject;
     const selection = ++selections;
+    fill(properties, element && modeler ? propertiesPane(modeler, element) : null);
     if (!element || !modeler || bo?.$type !== 'bpmn:ScriptTask') return fill(script);
     const modeling = modeler.get<Modeling>('modeling');
     const label = `Script of ${bo.name || bo.id}`;
@@ -222,6 +231,7 @@ export function diagramEditor<D extends SavedDefinition>(
     message,
     canvas,
     findings,
+    properties,
     script,
   );
 }

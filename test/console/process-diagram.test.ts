@@ -3,7 +3,9 @@
  * engine (docs/console.md, "The diagram"): a process drawn in the console's modeler through its
  * own UI (the context pad appends an exclusive gateway and two tasks, the replace menu makes them
  * script tasks, direct editing names them, the connect tool joins the second to the end event),
- * a task's script typed in the template editor, saved as BPMN with its findings listed; the
+ * a task's script typed in the template editor, a condition on one of the gateway's flows and the
+ * other made its default, an output and a retry policy set in the properties pane, saved as BPMN
+ * with its findings listed; the
  * saved model shown again with the script; the JSON tab; a request started from the page, whose
  * diagram shows each task's status (done, skipped) and timing; a failed request whose failed task
  * shows its error; a model with an element outside the executable subset marked red.
@@ -20,6 +22,7 @@ import { describeWithBrowser } from '../client/support/browser.js';
 import { replaceText, screenshot, submitLogin } from './support.js';
 
 const SCRIPT = 'Box of ${amount?c} by ${date_offset("2026-01-30", 2)}';
+const CONDITION = '${((size!"big") == "big")?c}';
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/bpmn/${name}`, import.meta.url), 'utf8');
 
 describeWithBrowser('console: the process diagram', (browser) => {
@@ -30,7 +33,7 @@ describeWithBrowser('console: the process diagram', (browser) => {
     let page: Page;
     const pageErrors: string[] = [];
     /** The ids bpmn-js gave the drawn elements. */
-    const drawn = { gateway: '', pack: '', letter: '', end: '' };
+    const drawn = { gateway: '', pack: '', letter: '', end: '', toPack: '', toLetter: '' };
     let processId = 0;
 
     beforeAll(async () => {
@@ -95,6 +98,25 @@ describeWithBrowser('console: the process diagram', (browser) => {
         .locator('.diagram-canvas svg')
         .first()
         .click({ position: { x: 700, y: 420 } });
+    };
+    /** Selects a sequence flow: a click on its line, or (a bent line, whose box's centre is off it) the modeler's selection. */
+    const selectFlow = async (id: string, how: 'click' | 'selection') => {
+      await page
+        .locator('.diagram-canvas svg')
+        .first()
+        .click({ position: { x: 900, y: 440 } });
+      if (how === 'click') {
+        // A straight line's box has no height (Playwright calls it invisible): a click on its middle.
+        const box = (await shape(id).locator('.djs-hit').first().boundingBox())!;
+        await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+      } else
+        await page.evaluate((flowId) => {
+          const canvas = document.querySelector('.diagram-canvas') as HTMLElement & {
+            modeler: { get(s: string): { get(id: string): unknown; select(e: unknown): void } };
+          };
+          canvas.modeler.get('selection').select(canvas.modeler.get('elementRegistry').get(flowId));
+        }, id);
+      await page.locator(`section.properties[aria-label="Properties of ${id}"]`).waitFor();
     };
     const fact = (name: string) => page.locator(`dl.facts dt:text-is("${name}") + dd`);
     const badge = (id: string) => page.locator(`.node-badge[data-node="${id}"]`);
@@ -170,6 +192,53 @@ describeWithBrowser('console: the process diagram', (browser) => {
       await shoot('process-diagram-draw');
     });
 
+    it("sets a gateway flow's condition and the default flow, and a task's extension elements", async () => {
+      const flows = await page.evaluate(() => {
+        const canvas = document.querySelector('.diagram-canvas') as HTMLElement & {
+          modeler: {
+            get(s: string): {
+              getAll(): Array<{ id: string; type: string; source?: { id: string }; target?: { id: string } }>;
+            };
+          };
+        };
+        return canvas.modeler
+          .get('elementRegistry')
+          .getAll()
+          .filter((e) => e.type === 'bpmn:SequenceFlow')
+          .map((e) => ({ id: e.id, source: e.source!.id, target: e.target!.id }));
+      });
+      drawn.toPack = flows.find((f) => f.source === drawn.gateway && f.target === drawn.pack)!.id;
+      drawn.toLetter = flows.find((f) => f.source === drawn.gateway && f.target === drawn.letter)!.id;
+
+      await selectFlow(drawn.toPack, 'click');
+      const condition = page.getByLabel(`Condition of ${drawn.toPack}`, { exact: true });
+      await condition.fill(CONDITION);
+      await condition.press('Tab');
+      expect(await page.getByLabel('Default flow of the gateway').isChecked()).toBe(false);
+      await selectFlow(drawn.toLetter, 'selection');
+      expect(await page.getByLabel(`Condition of ${drawn.toLetter}`, { exact: true }).inputValue()).toBe('');
+      await page.getByLabel('Default flow of the gateway').check();
+      // Selected again, the pane reads the model: the condition kept, the default on the other flow.
+      await selectFlow(drawn.toPack, 'click');
+      expect(await page.getByLabel(`Condition of ${drawn.toPack}`, { exact: true }).inputValue()).toBe(
+        CONDITION,
+      );
+      expect(await page.getByLabel('Default flow of the gateway').isChecked()).toBe(false);
+
+      await select(drawn.pack);
+      await page.getByRole('button', { name: 'Add output' }).click();
+      await page.getByLabel('Output 1 name').fill('box');
+      await page.getByLabel('Output 1 template').fill('${P_result}');
+      await select(drawn.letter);
+      await page.getByLabel('Retry attempts').fill('2');
+      await page.getByLabel('Retry backoff').fill('PT1S');
+      await page.getByRole('button', { name: 'Add input' }).click();
+      await page.getByLabel('Input 1 name').fill('unused');
+      await page.getByRole('button', { name: 'Remove input 1' }).click();
+      expect(await page.getByLabel('Input 1 name').count()).toBe(0);
+      await shoot('process-diagram-properties');
+    });
+
     it('saves the drawing as BPMN and lists its findings', async () => {
       await page.getByRole('button', { name: 'Create', exact: true }).click();
       await page.getByText(/^Saved Ship order \(id \d+\)\.$/).waitFor();
@@ -177,8 +246,10 @@ describeWithBrowser('console: the process diagram', (browser) => {
       expect(new URL(page.url()).hash).toBe(`#/processes/${processId}`);
       await page.getByRole('heading', { name: 'Process Ship order' }).waitFor();
       const findings = await page.getByRole('list', { name: 'Findings' }).locator('li').allTextContents();
-      expect(findings.map((f) => f.replace(drawn.end, 'End'))).toEqual([
+      // bpmnlint wants a conditional flow named.
+      expect(findings.map((f) => f.replace(drawn.end, 'End').replace(drawn.toPack, 'ToPack'))).toEqual([
         'End bpmnlint/fake-join: Incoming flows do not join',
+        'ToPack bpmnlint/label-required: Element is missing label/name',
         'End bpmnlint/label-required: Element is missing label/name',
       ]);
       const stored = await page.evaluate(async (id) => {
@@ -193,7 +264,7 @@ describeWithBrowser('console: the process diagram', (browser) => {
           name: 'Pack',
           lane: null,
           input: [],
-          output: [],
+          output: [{ name: 'box', template: '${P_result}' }],
           loop: null,
           script: SCRIPT,
         },
@@ -205,9 +276,28 @@ describeWithBrowser('console: the process diagram', (browser) => {
           input: [],
           output: [],
           loop: null,
+          retry: { attempts: 2, backoff: 'PT1S' },
           script: 'Letter',
         },
       ]);
+      const graph = await page.evaluate(async (id) => {
+        const r = await fetch(`/api/v1/processes/${id}`);
+        return ((await r.json()) as { definition: { graph: { nodes: unknown[]; flows: unknown[] } } })
+          .definition.graph;
+      }, processId);
+      expect(graph.nodes).toContainEqual({
+        id: drawn.gateway,
+        kind: 'exclusive',
+        name: 'Size?',
+        default: drawn.toLetter,
+      });
+      expect(graph.flows).toContainEqual({
+        id: drawn.toPack,
+        source: drawn.gateway,
+        target: drawn.pack,
+        condition: CONDITION,
+      });
+      expect(graph.flows).toContainEqual({ id: drawn.toLetter, source: drawn.gateway, target: drawn.letter });
       await shoot('process-diagram-saved');
     });
 
@@ -220,6 +310,15 @@ describeWithBrowser('console: the process diagram', (browser) => {
       const json = JSON.parse(await page.getByLabel('Definition (JSON)').inputValue()) as { name: string };
       expect(json.name).toBe('Ship order');
       await page.getByRole('tab', { name: 'Diagram' }).click();
+      await page.locator('.diagram-canvas[data-ready]').waitFor();
+      await selectFlow(drawn.toPack, 'click');
+      expect(await page.getByLabel(`Condition of ${drawn.toPack}`, { exact: true }).inputValue()).toBe(
+        CONDITION,
+      );
+      await selectFlow(drawn.toLetter, 'selection');
+      expect(await page.getByLabel('Default flow of the gateway').isChecked()).toBe(true);
+      await select(drawn.pack);
+      expect(await page.getByLabel('Output 1 template').inputValue()).toBe('${P_result}');
     });
 
     it("starts a request and shows each node's status on its diagram", async () => {
@@ -230,7 +329,7 @@ describeWithBrowser('console: the process diagram', (browser) => {
       expect(await fact('Status').textContent()).toBe('201 COMPLETED');
       await page.locator('.request-diagram .diagram-canvas[data-ready]').waitFor();
       expect(await page.locator('.diagram-legend').textContent()).toBe('1 done · 1 skipped');
-      expect(await badge(drawn.pack).textContent()).toMatch(/^done · \d+ ms$/);
+      expect(await badge(drawn.pack).textContent()).toMatch(/^done · (\d+ ms|\d+(\.\d)? s)$/);
       expect(await badge(drawn.letter).textContent()).toBe('skipped');
       expect(await shape(drawn.pack).getAttribute('class')).toContain('node-done');
       expect(await shape(drawn.letter).getAttribute('class')).toContain('node-skipped');
@@ -257,6 +356,20 @@ describeWithBrowser('console: the process diagram', (browser) => {
       );
       expect(await page.locator('tr.highlighted td:nth-child(3)').textContent()).toBe('failed');
       await shoot('process-diagram-failed');
+    });
+
+    it('takes the default flow when the condition does not hold', async () => {
+      await page.goto(`${server.url}/console/#/processes/${processId}`);
+      await page.locator('.diagram-canvas[data-ready]').waitFor();
+      await page.getByLabel('Mode').selectOption('TEST');
+      await page.getByLabel('Input data (JSON object)').fill('{"amount": 5, "size": "small"}');
+      await page.getByRole('button', { name: 'Start a request' }).click();
+      await page.getByRole('heading', { name: /^Request / }).waitFor();
+      expect(await fact('Status').textContent()).toBe('201 COMPLETED');
+      await page.locator('.request-diagram .diagram-canvas[data-ready]').waitFor();
+      expect(await page.locator('.diagram-legend').textContent()).toBe('1 done · 1 skipped');
+      expect(await badge(drawn.letter).textContent()).toMatch(/^done · (\d+ ms|\d+(\.\d)? s)$/);
+      expect(await badge(drawn.pack).textContent()).toBe('skipped');
     });
 
     it("draws the BPMN MIWG's reference models", async () => {

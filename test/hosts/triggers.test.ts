@@ -213,10 +213,10 @@ describeEachEngine('timer start events', (engine) => {
       `${at}.cycle: the timeCycle "R/PT1S" of start event "Every" repeats every 1 s, more often than once a minute`,
     );
     expect(await refused({ cycle: '* * * * * *' })).toBe(
-      `${at}.cycle: the timeCycle "* * * * * *" of start event "Every" is not an ISO 8601 repetition (R/PT1H) nor a cron expression of five fields (minute hour day month weekday, UTC): CronPattern: mode '5-part' requires exactly 5 parts, but pattern '* * * * * *' has 6 parts.`,
+      `${at}.cycle: the timeCycle "* * * * * *" of start event "Every" is not an ISO 8601 repetition (R/PT1H) nor a cron expression of five fields (minute hour day month weekday): CronPattern: mode '5-part' requires exactly 5 parts, but pattern '* * * * * *' has 6 parts.`,
     );
     expect(await refused({ cycle: '61 * * * *' })).toBe(
-      `${at}.cycle: the timeCycle "61 * * * *" of start event "Every" is not an ISO 8601 repetition (R/PT1H) nor a cron expression of five fields (minute hour day month weekday, UTC): CronPattern: Invalid value for minute: 61`,
+      `${at}.cycle: the timeCycle "61 * * * *" of start event "Every" is not an ISO 8601 repetition (R/PT1H) nor a cron expression of five fields (minute hour day month weekday): CronPattern: Invalid value for minute: 61`,
     );
     expect(await refused({ cycle: '0 0 30 2 *' })).toBe(
       `${at}.cycle: the timeCycle "0 0 30 2 *" of start event "Every" never fires`,

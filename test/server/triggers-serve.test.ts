@@ -2,7 +2,9 @@
  * Triggers on real `flowmark serve` processes (the built dist/: `npm run build` first), where the
  * HTTP thread claims and the evaluation pool starts (docs/hosts.md, "Triggers"). PostgreSQL: two
  * servers on one database, both sweeping — 20 timer start events due at once each start exactly
- * one request; SQLite: one server. A message sent over HTTP to either starts its process.
+ * one request; SQLite: one server. A message sent over HTTP to either starts its process. A
+ * collection trigger starts one request per matching document inserted over REST (to either
+ * server), none for the others, each exactly once.
  */
 import { describe, expect, it } from 'vitest';
 import { sql } from '../../src/store/index.js';
@@ -91,6 +93,83 @@ for (const engine of availableEngines()) {
         sql`SELECT fired_count, next_at FROM process_triggers WHERE kind = 'timer'`,
       );
       expect(fired.map((r) => [Number(r.fired_count), r.next_at])).toEqual(saved.map(() => [1, null]));
+    }, 120_000);
+  });
+
+  describe(`collection triggers on flowmark serve [${engine}]`, () => {
+    const servers = useServers('coltrig');
+    // One worker each: two servers of two workers did not listen within 30 s on a loaded machine.
+    const serve = () => servers.start({ FLOWMARK_SWEEP_MS: '100', FLOWMARK_WORKERS: '1' });
+
+    it('a collection trigger starts one request per matching document inserted over REST', async () => {
+      const db = await servers.open(engine);
+      const a = serve();
+      const urlA = await urlOf(a);
+      const cookie = await signInFirstAdmin(a, urlA);
+      const b = engine === 'postgres' ? serve() : undefined;
+      const urlB = b ? await urlOf(b) : urlA;
+
+      expect(
+        (await call(urlA, 'POST', '/api/v1/collections', { cookie, body: { name: 'orders' } })).status,
+      ).toBe(201);
+      const saved = await call(urlB, 'POST', '/api/v1/processes', {
+        cookie,
+        body: {
+          name: 'Order intake',
+          steps: [{ id: 1, script: 'order of ${document.item}', output: { seen: '${document._id}' } }],
+          graph: graph({ collection: { name: 'orders', filter: { status: 'new' } } }),
+        },
+      });
+      expect(saved.status).toBe(201);
+      expect(saved.body.trigger).toMatchObject({ kind: 'collection', collection: 'orders', firedCount: 0 });
+      // Four matching documents, written to either server, and two that do not match.
+      const written: string[] = [];
+      for (const [i, doc] of [
+        { item: 'pen', status: 'new' },
+        { item: 'ink', status: 'old' },
+        { item: 'pad', status: 'new' },
+        { item: 'cap', status: 'new' },
+        { item: 'nib', status: 'draft' },
+        { item: 'box', status: 'new' },
+      ].entries()) {
+        const r = await call(i % 2 ? urlB : urlA, 'POST', '/api/v1/collections/orders/documents', {
+          cookie,
+          body: doc,
+        });
+        expect(r.status).toBe(201);
+        if (doc.status === 'new') written.push(r.body.items[0]._id as string);
+      }
+      const requests = () =>
+        db.all<{ status: number; data: unknown }>(sql`
+          SELECT q.status, q.data FROM process_runs r JOIN requests q ON q.account_id = r.account_id AND q.id = r.request_id
+          WHERE r.definition_id = ${saved.body.id as number}`);
+      await until(
+        async () => {
+          const found = await requests();
+          return found.length === written.length && found.every((r) => Number(r.status) === 201)
+            ? true
+            : undefined;
+        },
+        `${written.length} collection-started requests to complete`,
+        60_000,
+      );
+      // Sweeps more: no event fires twice, none is left.
+      await new Promise((r) => setTimeout(r, 500));
+      // The data document: a JSON text (SQLite) or already read (PostgreSQL).
+      const data = (await requests()).map(
+        (r) =>
+          (typeof r.data === 'string' ? JSON.parse(r.data) : r.data) as {
+            seen: string;
+            document: { item: string };
+          },
+      );
+      expect(data.map((d) => d.seen).sort()).toEqual([...written].sort());
+      expect(data.map((d) => d.document.item).sort()).toEqual(['box', 'cap', 'pad', 'pen']);
+      expect(
+        Number((await db.get<{ n: number }>(sql`SELECT COUNT(*) AS n FROM process_trigger_events`))!.n),
+      ).toBe(0);
+      const trigger = await call(urlA, 'GET', `/api/v1/processes/${saved.body.id}`, { cookie });
+      expect(trigger.body.trigger).toMatchObject({ kind: 'collection', firedCount: written.length });
     }, 120_000);
   });
 }

@@ -47,7 +47,7 @@ describeEachEngine('timer start events over HTTP', (engine) => {
       },
     });
     expect((await saveXml(timer('timeCycle', '0 25 * * *'))).body.message).toBe(
-      'process definition.graph.nodes[0].timer.cycle: the timeCycle "0 25 * * *" of start event "Go" is not an ISO 8601 repetition (R/PT1H) nor a cron expression of five fields (minute hour day month weekday, UTC): CronPattern: Invalid value for hour: 25',
+      'process definition.graph.nodes[0].timer.cycle: the timeCycle "0 25 * * *" of start event "Go" is not an ISO 8601 repetition (R/PT1H) nor a cron expression of five fields (minute hour day month weekday): CronPattern: Invalid value for hour: 25',
     );
     expect((await saveXml(timer('timeDate', 'next monday'))).body.message).toBe(
       'process definition.graph.nodes[0].timer.date: the timeDate "next monday" of start event "Go" is not an ISO 8601 date-time with its offset (2026-01-01T09:00:00Z)',

@@ -69,10 +69,11 @@ export const run: Command = {
       return usageError(io, e.message);
     }
     let definition: unknown;
+    let bpmn: string | undefined;
     let data: Record<string, unknown>;
     let answers: Record<string, unknown>[];
     try {
-      definition = await readDefinition(positionals[0]!);
+      ({ definition, bpmn } = await readDefinition(positionals[0]!));
       data = objectOf(values.data === undefined ? {} : readJson(values.data, '--data'), '--data');
       answers = values.task!.map((t, i) => objectOf(readJson(t, `--task ${i + 1}`), `--task ${i + 1}`));
       const note = triggerNote(definition);
@@ -89,6 +90,9 @@ export const run: Command = {
         return failure(io, 'the store has several accounts and none is "default": choose one with --account');
       if (values.user !== undefined && !(await platform.directory.users.find(accountId, values.user)))
         return failure(io, await noSuchUser(platform, accountId, values.user));
+      // Read again with the account's lanes, which the model's BPMN lanes name.
+      if (bpmn !== undefined)
+        definition = await readBpmn(bpmn, await platform.directory.lanes.listLanes(accountId));
       const host = new ProcessHost(platform, { observer: values.quiet ? undefined : printer(io), limits });
       let view = await host.start(accountId, {
         definition,
@@ -228,8 +232,8 @@ function triggerNote(value: unknown): string | undefined {
   return undefined;
 }
 
-/** A definition file: a BPMN document (XML) or JSON. */
-async function readDefinition(file: string): Promise<unknown> {
+/** A definition file: a BPMN document (XML, also given as `bpmn`) or JSON. */
+async function readDefinition(file: string): Promise<{ definition: unknown; bpmn?: string }> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -238,9 +242,9 @@ async function readDefinition(file: string): Promise<unknown> {
       cause: e,
     });
   }
-  if (!looksLikeXml(text)) return readJson(text, 'PROCESS.json');
+  if (!looksLikeXml(text)) return { definition: readJson(text, 'PROCESS.json') };
   try {
-    return await readBpmn(text);
+    return { definition: await readBpmn(text), bpmn: text };
   } catch (e) {
     throw new Error(`PROCESS.bpmn: ${errorMessage(e)}`, { cause: e });
   }

@@ -1,7 +1,7 @@
 /**
  * What a start event waits for before it starts a request by itself (docs/hosts.md, "Triggers"):
  * a timer — a date, a duration after the definition was saved, or a cycle (an ISO 8601 repetition
- * `R[n]/[start/]duration`, or a five-field cron expression read by croner, in UTC) — or a named
+ * `R[n]/[start/]duration`, or a five-field cron expression read by croner, in its time zone) — or a named
  * message. This module checks them and computes a timer's ticks; triggers.ts keeps the schedule.
  */
 import { Cron } from 'croner';
@@ -10,7 +10,11 @@ import { isPlainObject } from '../model.js';
 import { isoDurationMs } from './durations.js';
 import { errorMessage } from '../../errors/index.js';
 
-export type StartTimer = { date: string } | { duration: string } | { cycle: string };
+/**
+ * A cron `cycle` may name its IANA `timezone` (else the account's, docs/hosts.md, "Time zones of
+ * cron cycles"); a repetition, a date and a duration carry their offsets and take none.
+ */
+export type StartTimer = { date: string } | { duration: string } | { cycle: string; timezone?: string };
 
 /** A cycle fires at most once a minute (a faster one is refused when the definition is saved). */
 export const MIN_CYCLE_MS = 60_000;
@@ -52,11 +56,22 @@ function repetition(text: string): Repetition | string {
   return { count, start, periodMs: period };
 }
 
-function cron(text: string): Cron | string {
+/** Whether a text is an IANA time zone this runtime knows (Europe/Paris, UTC). */
+export function isTimeZone(zone: string): boolean {
+  if (zone === '' || zone.length > 64) return false;
   try {
-    return new Cron(text, { paused: true, timezone: 'UTC', mode: '5-part' });
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function cron(text: string, timezone = 'UTC'): Cron | string {
+  try {
+    return new Cron(text, { paused: true, timezone, mode: '5-part' });
   } catch (e) {
-    return `is not an ISO 8601 repetition (R/PT1H) nor a cron expression of five fields (minute hour day month weekday, UTC): ${errorMessage(e)}`;
+    return `is not an ISO 8601 repetition (R/PT1H) nor a cron expression of five fields (minute hour day month weekday): ${errorMessage(e)}`;
   }
 }
 
@@ -86,7 +101,7 @@ const KIND_NAME = { date: 'timeDate', duration: 'timeDuration', cycle: 'timeCycl
 /** Checks a start node's `timer` (`path` names it; `nodeId` its start event). */
 export function parseStartTimer(value: unknown, path: string, nodeId: string): StartTimer {
   if (!isPlainObject(value)) throw invalid(path, 'must be {"date": …}, {"duration": …} or {"cycle": …}');
-  const keys = Object.keys(value);
+  const keys = Object.keys(value).filter((k) => k !== 'timezone');
   const kind = keys[0];
   if (keys.length !== 1 || (kind !== 'date' && kind !== 'duration' && kind !== 'cycle'))
     throw invalid(path, 'must be {"date": …}, {"duration": …} or {"cycle": …}');
@@ -100,7 +115,19 @@ export function parseStartTimer(value: unknown, path: string, nodeId: string): S
       `${path}.${kind}`,
       `the ${KIND_NAME[kind]} ${JSON.stringify(text)} of start event ${JSON.stringify(nodeId)} ${problem}`,
     );
-  return timer;
+  if (value.timezone === undefined) return timer;
+  const zone = value.timezone;
+  if (!('cycle' in timer) || timer.cycle.startsWith('R'))
+    throw invalid(
+      `${path}.timezone`,
+      `start event ${JSON.stringify(nodeId)}: a time zone applies to a cron timeCycle only (a date, a duration and a repetition carry their offsets)`,
+    );
+  if (typeof zone !== 'string' || !isTimeZone(zone))
+    throw invalid(
+      `${path}.timezone`,
+      `the time zone ${JSON.stringify(zone)} of start event ${JSON.stringify(nodeId)} is not an IANA time zone (Europe/Paris, America/New_York, UTC)`,
+    );
+  return { cycle: timer.cycle, timezone: zone };
 }
 
 /** Checks a start node's `message` name. */
@@ -132,12 +159,22 @@ export function nextTick(timer: StartTimer, anchor: number, after: number): numb
     if (r.count !== null && index >= r.count) return null;
     return first + index * r.periodMs;
   }
-  const next = (cron(timer.cycle) as Cron).nextRun(new Date(after));
+  const next = (cron(timer.cycle, timer.timezone) as Cron).nextRun(new Date(after));
   return next ? next.getTime() : null;
 }
 
-/** How a timer reads in messages: `timeCycle "R/PT1H"`. */
+/** How a timer reads in messages: `timeCycle "R/PT1H"`, `timeCycle "0 9 * * *" in Europe/Paris`. */
 export function describeTimer(timer: StartTimer): string {
   const [kind, text] = Object.entries(timer)[0] as [keyof typeof KIND_NAME, string];
-  return `${KIND_NAME[kind]} ${JSON.stringify(text)}`;
+  const zone = 'timezone' in timer && timer.timezone !== undefined ? ` in ${timer.timezone}` : '';
+  return `${KIND_NAME[kind]} ${JSON.stringify(text)}${zone}`;
+}
+
+/**
+ * The timer a schedule follows: a cron cycle without its own time zone reads in the account's
+ * (`accountZone`, when this runtime knows it), else UTC.
+ */
+export function scheduledTimer(timer: StartTimer, accountZone: string | undefined): StartTimer {
+  if (!('cycle' in timer) || timer.cycle.startsWith('R') || timer.timezone !== undefined) return timer;
+  return { cycle: timer.cycle, timezone: accountZone && isTimeZone(accountZone) ? accountZone : 'UTC' };
 }

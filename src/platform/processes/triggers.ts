@@ -10,7 +10,7 @@ import { PlatformError } from '../errors.js';
 import { isPlainObject } from '../model.js';
 import type { ProcessDefinition } from './definition.js';
 import { graphOf, type FlowNode } from './graph.js';
-import { nextTick, type StartTimer } from './start-events.js';
+import { nextTick, scheduledTimer, type StartTimer } from './start-events.js';
 import type { CollectionTrigger } from './collection-trigger.js';
 import { oneOf } from '../../safety/narrow.js';
 
@@ -68,7 +68,7 @@ export class ProcessTriggers {
   /**
    * Makes a definition's trigger row match it (call inside the transaction saving it): none
    * without a trigger; a timer unchanged keeps its schedule, a new or changed one starts again
-   * from `now`; a message name another definition of the account starts on is a conflict.
+   * from `now` (a cron cycle without a time zone is stored with the account's: the schedule's); a message name another definition of the account starts on is a conflict.
    */
   async sync(
     accountId: string,
@@ -83,14 +83,18 @@ export class ProcessTriggers {
     }
     const existing = await this.find(definitionId);
     if (start.timer) {
-      const timer = JSON.stringify(start.timer);
+      const zone = await this.store.get<{ time_zone: string }>(
+        sql`SELECT time_zone FROM accounts WHERE account_id = ${accountId}`,
+      );
+      const scheduled = scheduledTimer(start.timer, zone?.time_zone);
+      const timer = JSON.stringify(scheduled);
       if (
         existing?.kind === 'timer' &&
         existing.nodeId === start.id &&
         JSON.stringify(existing.timer) === timer
       )
         return;
-      const next = nextTick(start.timer, now, now - 1);
+      const next = nextTick(scheduled, now, now - 1);
       await this.store.run(sql`
         INSERT INTO process_triggers (definition_id, account_id, node_id, kind, timer, message, anchor, next_at)
         VALUES (${definitionId}, ${accountId}, ${start.id}, 'timer', ${timer}, NULL, ${now}, ${next})

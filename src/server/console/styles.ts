@@ -184,6 +184,9 @@ dl.task-data dd { margin: 0; white-space: pre-wrap; word-break: break-word; }
 .diagram-canvas.small { height: 360px; }
 .findings-list { margin: .25rem 0; padding-left: 1.2rem; font-size: .9rem; }
 .finding.subset { color: var(--error); }
+.properties fieldset { border: 1px solid var(--line); border-radius: 4px; margin: .5rem 0; }
+.properties .variables .row { align-items: center; margin: .2rem 0; }
+.properties textarea.condition, .properties input.template { font-family: ui-monospace, monospace; width: 100%; max-width: 40rem; }
 .djs-element.flagged .djs-visual > :nth-child(1) { stroke: var(--error) !important; stroke-width: 3px !important; }
 .djs-element.node-done .djs-visual > :nth-child(1) { fill: #dff3e4 !important; stroke: #1e6b3a !important; }
 .djs-element.node-waiting .djs-visual > :nth-child(1), .djs-element.node-running .djs-visual > :nth-child(1) { fill: #fff4cc !important; stroke: #a06800 !important; }

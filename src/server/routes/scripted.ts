@@ -169,9 +169,13 @@ const toDefinitionBody = (
   };
 };
 
-/** A definition from a request body: a BPMN document (text) or JSON, which may not carry a BPMN source. */
-async function definitionValue(body: unknown): Promise<unknown> {
-  if (typeof body === 'string') return readBpmn(body);
+/**
+ * A definition from a request body: a BPMN document (text), whose lanes name the account's, or
+ * JSON, which may not carry a BPMN source.
+ */
+async function definitionValue(deps: ServerDeps, accountId: string, body: unknown): Promise<unknown> {
+  if (typeof body === 'string')
+    return readBpmn(body, await deps.platform.directory.lanes.listLanes(accountId));
   if (typeof body === 'object' && body !== null && 'bpmn' in body)
     throw new PlatformError(
       'invalid',
@@ -457,7 +461,7 @@ export async function processDefinitionRoutes(app: Api, { deps }: { deps: Server
       const caller = callerOf(request);
       const stored = await definitions.create(
         caller.accountId,
-        await definitionValue(request.body),
+        await definitionValue(deps, caller.accountId, request.body),
         caller.user,
       );
       reply.code(201);
@@ -478,10 +482,11 @@ export async function processDefinitionRoutes(app: Api, { deps }: { deps: Server
       },
     },
     async (request, reply) => {
-      const stored = await definitions.require(callerOf(request).accountId, request.params.id);
+      const { accountId } = callerOf(request);
+      const stored = await definitions.require(accountId, request.params.id);
       if (!wantsBpmn(request.query, request.headers.accept)) return withTrigger(stored);
       reply.type('application/xml; charset=utf-8');
-      return writeBpmn(stored.definition);
+      return writeBpmn(stored.definition, await deps.platform.directory.lanes.listLanes(accountId));
     },
   );
 
@@ -502,7 +507,7 @@ export async function processDefinitionRoutes(app: Api, { deps }: { deps: Server
         await definitions.replace(
           callerOf(request).accountId,
           request.params.id,
-          await definitionValue(request.body),
+          await definitionValue(deps, callerOf(request).accountId, request.body),
           callerOf(request).user,
         ),
         request.body,

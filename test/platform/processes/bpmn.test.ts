@@ -157,17 +157,20 @@ describe('BPMN', () => {
     expect(xml).toContain('<bpmn:scriptTask id="Step_4" flowmark:step="4" scriptFormat="javascript">');
     expect(xml).toContain('<bpmn:script>print(1)</bpmn:script>');
     expect(xml).toContain(
-      '<bpmn:userTask id="Step_2" name="Approve" flowmark:step="2" flowmark:lane="4" flowmark:deadline="2h" flowmark:onTimeout="4" flowmark:widgets="w1,w2">',
+      '<bpmn:userTask id="Step_2" name="Approve" flowmark:step="2" flowmark:deadline="2h" flowmark:onTimeout="4" flowmark:widgets="w1,w2">',
     );
+    // Its lane (4, not among the account's lanes given: none) is a bpmn:lane of a pool.
+    expect(xml).toContain('<bpmn:lane id="Lane_4" name="Lane 4" flowmark:lane="4">');
     expect(xml).toContain('<flowmark:reminder after="1h">still open</flowmark:reminder>');
     expect(xml).toContain(
       '<bpmn:callActivity id="Step_3" flowmark:step="3" calledElement="Booking" flowmark:wait="false">',
     );
-    // One shape per node (start, 6 tasks, end), one edge per flow (7).
-    expect(xml.match(/<bpmndi:BPMNShape /g)).toHaveLength(8);
+    // One shape per node (start, 6 tasks, end), the pool and its lane; one edge per flow (7).
+    expect(xml.match(/<bpmndi:BPMNShape /g)).toHaveLength(10);
     expect(xml.match(/<bpmndi:BPMNEdge /g)).toHaveLength(7);
+    // Step 1 has no lane: below the lane, in the pool.
     expect(xml).toContain(
-      '<bpmndi:BPMNShape id="Step_1_di" bpmnElement="Step_1">\n        <dc:Bounds x="330" y="80" width="100" height="80" />',
+      '<bpmndi:BPMNShape id="Step_1_di" bpmnElement="Step_1">\n        <dc:Bounds x="330" y="210" width="100" height="80" />',
     );
     const back = parseDefinition(await readBpmn(xml));
     const { bpmn, graph, ...rest } = back;

@@ -3,7 +3,7 @@
  * moddle descriptor. Elements inside a task's `extensionElements` — input and output variables,
  * form fields, a retry policy, a loop, a reminder, an inline sub-process; a start event's collection
  * trigger — and attributes on the
- * process (project), on tasks (step id, lane, deadline, on_timeout, widgets, wait) and on a
+ * process (project), on a timer event definition (a cron cycle's time zone), on a lane (its flowmark lane's id), on tasks (step id, lane, deadline, on_timeout, widgets, wait) and on a
  * multi-instance marker (collection).
  */
 export const FLOWMARK_NS = 'urn:flowmark:bpmn';
@@ -36,6 +36,12 @@ export const flowmarkDescriptor = {
       name: 'UserTaskProperties',
       extends: ['bpmn:UserTask'],
       properties: [attr('deadline'), attr('onTimeout', 'Integer'), attr('widgets')],
+    },
+    { name: 'LaneProperties', extends: ['bpmn:Lane'], properties: [attr('lane', 'Integer')] },
+    {
+      name: 'TimerProperties',
+      extends: ['bpmn:TimerEventDefinition'],
+      properties: [attr('timezone')],
     },
     { name: 'StartEventProperties', extends: ['bpmn:StartEvent'], properties: [attr('enabled', 'Boolean')] },
     { name: 'CallActivityProperties', extends: ['bpmn:CallActivity'], properties: [attr('wait', 'Boolean')] },

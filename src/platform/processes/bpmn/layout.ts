@@ -1,7 +1,7 @@
 /**
  * Places a graph's nodes for its diagram: left to right by layer (the longest path from the start
  * event, flows going back ignored), one row per node of a layer; a boundary event sits on the
- * lower edge of its task.
+ * lower edge of its task. With lanes, each lane is a band of rows of its own.
  */
 import type { FlowNode, GraphIndex } from '../graph.js';
 
@@ -31,7 +31,14 @@ const ROW = 130;
 const LEFT = 160;
 const TOP = 80;
 
-export function layout(index: GraphIndex): Map<string, Box> {
+/**
+ * `bandOf`: a band (a lane's, drawn as horizontal stripes, 0 first) per node; without it, one band.
+ * `bands` gives each band's stripe: its top and height.
+ */
+export function layout(
+  index: GraphIndex,
+  bandOf?: ReadonlyMap<string, number>,
+): { boxes: Map<string, Box>; bands: Array<{ y: number; height: number }> } {
   const layers = new Map<string, number>();
   const order: string[] = [];
   const visiting = new Set<string>();
@@ -60,17 +67,31 @@ export function layout(index: GraphIndex): Map<string, Box> {
     for (const flow of index.outgoing.get(id) ?? [])
       if (!back.has(flow.id)) layers.set(flow.target, Math.max(layers.get(flow.target) ?? 0, layer + 1));
   }
-  const rows = new Map<number, number>();
-  const boxes = new Map<string, Box>();
   const placed = index.graph.nodes.filter((n) => !onEdge(n));
+  const bandCount = Math.max(1, ...placed.map((n) => (bandOf?.get(n.id) ?? 0) + 1));
+  const rows = Array.from({ length: bandCount }, () => new Map<number, number>());
+  const rowOf = new Map<string, number>();
   for (const node of placed) {
+    const inBand = rows[bandOf?.get(node.id) ?? 0]!;
     const layer = layers.get(node.id) ?? 0;
-    const row = rows.get(layer) ?? 0;
-    rows.set(layer, row + 1);
+    const row = inBand.get(layer) ?? 0;
+    inBand.set(layer, row + 1);
+    rowOf.set(node.id, row);
+  }
+  const bands: Array<{ y: number; height: number }> = [];
+  let top = TOP;
+  for (const inBand of rows) {
+    const height = Math.max(1, ...inBand.values()) * ROW;
+    bands.push({ y: top - (ROW - 80) / 2, height });
+    top += height;
+  }
+  const boxes = new Map<string, Box>();
+  for (const node of placed) {
+    const band = bands[bandOf?.get(node.id) ?? 0]!;
     const [width, height] = SIZE[node.kind];
     boxes.set(node.id, {
-      x: LEFT + layer * COLUMN + (100 - width) / 2,
-      y: TOP + row * ROW + (80 - height) / 2,
+      x: LEFT + (layers.get(node.id) ?? 0) * COLUMN + (100 - width) / 2,
+      y: band.y + (ROW - 80) / 2 + rowOf.get(node.id)! * ROW + (80 - height) / 2,
       width,
       height,
     });
@@ -83,5 +104,5 @@ export function layout(index: GraphIndex): Map<string, Box> {
       onTask.set(node.attachedTo, n + 1);
       boxes.set(node.id, { x: task.x + 50 + n * 40, y: task.y + task.height - 18, width: 36, height: 36 });
     }
-  return boxes;
+  return { boxes, bands };
 }

@@ -12,6 +12,8 @@ import type { CollectionTrigger } from '../collection-trigger.js';
 import { isPlainObject } from '../../model.js';
 import { flowmarkDescriptor } from './descriptor.js';
 import { errorMessage } from '../../../errors/index.js';
+import { isElement, list } from './elements.js';
+import { lanesOfTasks, type AccountLane, type LaneOfTask } from './lanes.js';
 
 /** A definition in its JSON form (what parseDefinition checks). */
 export type DefinitionValue = Record<string, unknown>;
@@ -43,7 +45,14 @@ export function looksLikeXml(text: string): boolean {
   return text.trimStart().startsWith('<');
 }
 
-export async function readBpmn(xml: string): Promise<DefinitionValue> {
+/**
+ * `accountLanes`: the account's lanes, which the BPMN lanes name (none given: a task in a lane is
+ * listed as outside the subset, as a lane no flowmark lane matches).
+ */
+export async function readBpmn(
+  xml: string,
+  accountLanes: readonly AccountLane[] = [],
+): Promise<DefinitionValue> {
   let parsed;
   try {
     parsed = await moddle().fromXML(xml);
@@ -79,7 +88,7 @@ export async function readBpmn(xml: string): Promise<DefinitionValue> {
     if (other !== process && list(other.flowElements).length > 0) flag(other.$type, other.id);
   for (const collaboration of roots.filter((r) => r.$type === 'bpmn:Collaboration'))
     for (const messageFlow of list(collaboration.messageFlows)) flag(messageFlow.$type, messageFlow.id);
-  for (const laneSet of list(process.laneSets)) flag(laneSet.$type, laneSet.id);
+  const lanes = lanesOfTasks(process, accountLanes);
 
   const stepIds = new Map<ModdleElement, number>();
   const elements = list(process.flowElements);
@@ -200,7 +209,7 @@ export async function readBpmn(xml: string): Promise<DefinitionValue> {
       case 'bpmn:ScriptTask':
       case 'bpmn:UserTask':
       case 'bpmn:CallActivity': {
-        const step = activityStep(e, stepIds.get(e)!, flag);
+        const step = activityStep(e, stepIds.get(e)!, flag, lanes.get(e), lines);
         if (step) {
           steps.push(step);
           nodes.push({ id, kind: 'task', step: stepIds.get(e)! });
@@ -251,13 +260,25 @@ function activityStep(
   e: ModdleElement,
   id: number,
   flag: (type: string, id: string | undefined) => void,
+  inLane: LaneOfTask | undefined,
+  lines: (id: string) => number | null,
 ): DefinitionValue | undefined {
   const extensions = extensionsOf(e);
   const of = (type: string) => extensions.filter((x) => x.$type === type);
   const variables = (type: string) =>
     of(type).map((v) => ({ name: String(v.name ?? ''), template: String(v.value ?? '') }));
   const step: DefinitionValue = { id, ...(e.name ? { name: e.name } : {}) };
+  // The task's own flowmark:lane wins over the BPMN lane it is drawn in.
   if (typeof e.lane === 'number') step.lane = e.lane;
+  else if (inLane && 'lane' in inLane) step.lane = inLane.lane;
+  else if (inLane) {
+    const lane = inLane.laneElement;
+    const line = lane.id === undefined ? null : lines(lane.id);
+    flag(
+      `${e.$type} (in bpmn:Lane ${JSON.stringify(lane.id ?? '')}${line === null ? '' : `, line ${line}`}: ${inLane.problem})`,
+      e.id,
+    );
+  }
   const input = variables('flowmark:Input');
   const output = variables('flowmark:Output');
   if (input.length > 0) step.input = input;
@@ -411,7 +432,9 @@ function startTrigger(definitions: ModdleElement[]): { timer?: StartTimer; messa
     const kind = times[0]!;
     const text = String((d![kind] as ModdleElement).body ?? '').trim();
     const key = ({ timeDate: 'date', timeDuration: 'duration', timeCycle: 'cycle' } as const)[kind];
-    return { timer: { [key]: text } as StartTimer };
+    // flowmark:timezone is checked with the timer (parseStartTimer): a cron cycle's only.
+    const zone = typeof d!.timezone === 'string' ? { timezone: d!.timezone } : {};
+    return { timer: { [key]: text, ...zone } as StartTimer };
   }
   if (d!.$type === 'bpmn:MessageEventDefinition' && isElement(d!.messageRef)) {
     const ref = d!.messageRef;
@@ -450,14 +473,6 @@ function extensionsOf(e: ModdleElement): ModdleElement[] {
 function errorCode(definition: ModdleElement): string {
   const ref = isElement(definition.errorRef) ? definition.errorRef : undefined;
   return String(ref?.errorCode ?? ref?.id ?? '');
-}
-
-function isElement(value: unknown): value is ModdleElement {
-  return typeof value === 'object' && value !== null && '$type' in value;
-}
-
-function list(value: unknown): ModdleElement[] {
-  return Array.isArray(value) ? (value as ModdleElement[]) : [];
 }
 
 function firstLine(text: string): string {

@@ -8,10 +8,15 @@ import type { ManualStep, ProcessDefinition, StepDefinition, SubprocessStep } fr
 import { graphOf, GraphIndex, type FlowNode } from '../graph.js';
 import { layout, type Box } from './layout.js';
 import { moddle } from './read.js';
+import type { AccountLane } from './lanes.js';
 
 const SCRIPT = /^<@script env="(js|python)">([\s\S]*)<\/@script>$/;
 
-export async function writeBpmn(definition: ProcessDefinition): Promise<string> {
+/** `accountLanes` names the lanes the steps run in (a lane not among them: `Lane <id>`). */
+export async function writeBpmn(
+  definition: ProcessDefinition,
+  accountLanes: readonly AccountLane[] = [],
+): Promise<string> {
   if (definition.bpmn !== undefined) return definition.bpmn;
   const m = moddle();
   const graph = graphOf(definition);
@@ -69,8 +74,57 @@ export async function writeBpmn(definition: ProcessDefinition): Promise<string> 
     flowElements,
     ...(definition.project !== null ? { project: definition.project } : {}),
   });
-  const boxes = layout(index);
+  const bands = laneBands(index, steps);
+  const { boxes, bands: stripes } = layout(index, bands.bandOf);
   const planeElements: ModdleElement[] = [];
+  let collaboration: ModdleElement | undefined;
+  if (bands.lanes.length > 0) {
+    const lanes = bands.lanes.map((laneId, band) =>
+      m.create('bpmn:Lane', {
+        id: `Lane_${laneId}`,
+        name: accountLanes.find((l) => l.id === laneId)?.name ?? `Lane ${laneId}`,
+        lane: laneId,
+        flowNodeRef: graph.nodes
+          .filter((n) => bands.bandOf.get(n.id) === band)
+          .map((n) => elements.get(n.id)),
+      }),
+    );
+    process.set('laneSets', [m.create('bpmn:LaneSet', { id: 'LaneSet_1', lanes })]);
+    const participant = m.create('bpmn:Participant', {
+      id: 'Participant_1',
+      name: definition.name,
+      processRef: process,
+    });
+    collaboration = m.create('bpmn:Collaboration', { id: 'Collaboration_1', participants: [participant] });
+    const right = Math.max(...[...boxes.values()].map((b) => b.x + b.width)) + 40;
+    const top = stripes[0]!.y;
+    const bottom = stripes.at(-1)!.y + stripes.at(-1)!.height;
+    const left = 100;
+    planeElements.push(
+      m.create('bpmndi:BPMNShape', {
+        id: 'Participant_1_di',
+        bpmnElement: participant,
+        isHorizontal: true,
+        bounds: m.create('dc:Bounds', { x: left, y: top, width: right - left, height: bottom - top }),
+      }),
+    );
+    // The band of tasks without a lane (the last one, if any) is the pool's, outside every lane.
+    lanes.forEach((lane, band) =>
+      planeElements.push(
+        m.create('bpmndi:BPMNShape', {
+          id: `${lane.id}_di`,
+          bpmnElement: lane,
+          isHorizontal: true,
+          bounds: m.create('dc:Bounds', {
+            x: left + 30,
+            y: stripes[band]!.y,
+            width: right - left - 30,
+            height: stripes[band]!.height,
+          }),
+        }),
+      ),
+    );
+  }
   for (const node of graph.nodes) {
     const box = boxes.get(node.id)!;
     planeElements.push(
@@ -96,7 +150,7 @@ export async function writeBpmn(definition: ProcessDefinition): Promise<string> 
     id: 'BPMNDiagram_1',
     plane: m.create('bpmndi:BPMNPlane', {
       id: 'BPMNPlane_1',
-      bpmnElement: process,
+      bpmnElement: collaboration ?? process,
       planeElement: planeElements,
     }),
   });
@@ -104,11 +158,49 @@ export async function writeBpmn(definition: ProcessDefinition): Promise<string> 
     id: 'Definitions_1',
     targetNamespace: 'urn:flowmark:processes',
     exporter: 'flowmark',
-    rootElements: [...errors, ...messages, process],
+    rootElements: [...errors, ...messages, ...(collaboration ? [collaboration] : []), process],
     diagrams: [diagram],
   });
   const { xml } = await m.toXML(root, { format: true });
   return `${xml}\n`;
+}
+
+/**
+ * The lanes of a definition's diagram: one per lane its steps run in (in the order of their tasks),
+ * then one without a lane for the steps that have none. A task is in its step's lane, a boundary
+ * event with its task, another node with the nearest task before it (else after it).
+ */
+function laneBands(
+  index: GraphIndex,
+  steps: Map<number, StepDefinition>,
+): { lanes: number[]; bandOf: Map<string, number> } {
+  const laneOf = new Map<string, number | null>();
+  for (const node of index.graph.nodes)
+    if (node.kind === 'task') laneOf.set(node.id, steps.get(node.step)?.lane ?? null);
+  const lanes = [...new Set([...laneOf.values()].filter((l): l is number => l !== null))];
+  const bandOf = new Map<string, number>();
+  if (lanes.length === 0) return { lanes, bandOf };
+  const band = (lane: number | null) => (lane === null ? lanes.length : lanes.indexOf(lane));
+  const incoming = new Map<string, string[]>();
+  for (const flow of index.graph.flows)
+    incoming.set(flow.target, [...(incoming.get(flow.target) ?? []), flow.source]);
+  const nearest = (start: string, next: (id: string) => string[]): number | undefined => {
+    const seen = new Set([start]);
+    let frontier = [start];
+    while (frontier.length > 0) {
+      const found = frontier.find((id) => laneOf.has(id));
+      if (found !== undefined) return band(laneOf.get(found)!);
+      frontier = frontier.flatMap(next).filter((id) => !seen.has(id) && seen.add(id));
+    }
+    return undefined;
+  };
+  const before = (id: string) => incoming.get(id) ?? [];
+  const after = (id: string) => (index.outgoing.get(id) ?? []).map((f) => f.target);
+  for (const node of index.graph.nodes) {
+    const at = node.kind === 'boundary-error' || node.kind === 'boundary-timer' ? node.attachedTo : node.id;
+    bandOf.set(node.id, nearest(at, before) ?? nearest(at, after) ?? 0);
+  }
+  return { lanes, bandOf };
 }
 
 function push(element: ModdleElement, property: string, value: ModdleElement): void {
@@ -134,6 +226,7 @@ function nodeElement(
               [{ date: 'timeDate', duration: 'timeDuration', cycle: 'timeCycle' }[
                 Object.keys(node.timer)[0]!
               ]!]: m.create('bpmn:FormalExpression', { body: Object.values(node.timer)[0] }),
+              ...('timezone' in node.timer ? { timezone: node.timer.timezone } : {}),
             }),
           ]
         : node.message !== undefined
@@ -232,7 +325,6 @@ function taskElement(m: ReturnType<typeof moddle>, id: string, step: StepDefinit
     ...(step.name ? { name: step.name } : {}),
     ...(marker ? { loopCharacteristics: marker } : {}),
   };
-  if (step.lane !== null) common.lane = step.lane;
   switch (step.type) {
     case 'script': {
       const script = step.script === null ? null : SCRIPT.exec(step.script);
