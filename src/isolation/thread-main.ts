@@ -11,8 +11,7 @@ import { registry } from '../metrics/families.js';
 import { Outbox } from './outbox.js';
 import { onTimeCheck } from '../limits/index.js';
 import type { EvaluationReply, EvaluationTask, Progress } from './protocol.js';
-import { wrapCalls } from '../functions/invoke.js';
-import { tracing, type SpanRecord } from '../traces/hooks.js';
+import type { SpanRecord } from '../traces/hooks.js';
 
 export interface ThreadData {
   /** The handler module's file URL. */
@@ -60,10 +59,12 @@ type Handler = (task: EvaluationTask, progress: (p: Progress) => void) => Promis
 const outbox = new Outbox<ThreadMessage>((batch) => port.postMessage(batch));
 if (data.traces) {
   // before the handler loads: the library then compiles its functions with a span per call
-  const traces = await import('../traces/setup.js');
-  traces.traceInThread((span) => outbox.send({ type: 'span', span }));
-  const traced = tracing;
-  if (traced) wrapCalls((name, call) => traced.call(name, call));
+  const [{ traceInThread }, { wrapCalls }] = await Promise.all([
+    import('../traces/setup.js'),
+    import('../functions/invoke.js'),
+  ]);
+  const traced = traceInThread((span) => outbox.send({ type: 'span', span }));
+  wrapCalls((name, call) => traced.call(name, call));
 }
 const loaded = (await import(data.handler)) as {
   default: (

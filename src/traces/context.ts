@@ -25,9 +25,11 @@ export class AsyncContextManager implements ContextManager {
   bind<T>(context: Context, target: T): T {
     if (typeof target !== 'function') return target;
     const storage = this.storage;
-    return function (this: unknown, ...args: unknown[]) {
-      return storage.run(context, () => Reflect.apply(target, this, args) as unknown);
-    } as T;
+    const bound = function (this: unknown, ...args: unknown[]): unknown {
+      return storage.run(context, (): unknown => Reflect.apply(target, this, args));
+    };
+    // the wrapper carries the target's own properties too, so it stands for it
+    return Object.assign(bound, target);
   }
 
   enable(): this {

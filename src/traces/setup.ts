@@ -92,8 +92,8 @@ export async function startTracing(options: {
 }
 
 /** Tracing in an evaluation thread: each span it ends goes to `send` (the thread's outbox). */
-export function traceInThread(send: (span: SpanRecord) => void): void {
-  if (tracing) return;
+export function traceInThread(send: (span: SpanRecord) => void): Tracing {
+  if (tracing) return tracing;
   const forward: SpanProcessor = {
     onStart() {},
     onEnd: (span) => send(record(span)),
@@ -101,15 +101,17 @@ export function traceInThread(send: (span: SpanRecord) => void): void {
     shutdown: () => Promise.resolve(),
   };
   const provider = new BasicTracerProvider({ spanProcessors: [forward] });
-  install(provider.getTracer(SCOPE), () => {
+  return install(provider.getTracer(SCOPE), () => {
     throw new Error('an evaluation thread exports no span of another thread');
   });
 }
 
-function install(tracer: Tracer, received: (spans: SpanRecord[]) => void): void {
+function install(tracer: Tracer, received: (spans: SpanRecord[]) => void): Tracing {
   context.setGlobalContextManager(new AsyncContextManager());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  useTracing(tracingOf(tracer, received));
+  const installed = tracingOf(tracer, received);
+  useTracing(installed);
+  return installed;
 }
 
 /** The `Tracing` of hooks.ts over `tracer`. */
@@ -130,21 +132,17 @@ function tracingOf(tracer: Tracer, received: (spans: SpanRecord[]) => void): Tra
         span.end();
         throw e;
       }
-      if (!(out instanceof Promise)) {
-        span.end();
-        return out;
-      }
-      return out.then(
-        (value: unknown) => {
-          span.end();
-          return value;
-        },
-        (e: unknown) => {
-          failed(span, e);
-          span.end();
-          throw e;
-        },
-      ) as T;
+      // the caller gets its own promise; the span ends before the caller's continuation runs
+      if (out instanceof Promise)
+        out.then(
+          () => span.end(),
+          (e: unknown) => {
+            failed(span, e);
+            span.end();
+          },
+        );
+      else span.end();
+      return out;
     });
   return {
     http(method, headers): HttpSpan {
