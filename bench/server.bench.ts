@@ -12,6 +12,7 @@
 //   npm run bench -- server            (BENCH_SECONDS=5 per round, 3 rounds per side by default)
 //   BENCH_ONLY=public                  only the targets whose name contains it (and the bare route)
 //   BENCH_PROFILE=/tmp/prof            the server process writes a V8 CPU profile there (--cpu-prof)
+//   BENCH_TRACES=1                     the servers trace (docs/deploy.md "Traces"), into an exporter that drops the spans
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,6 +53,15 @@ async function serve(): Promise<void> {
   const { createHosts } = await code.load<typeof import('../src/hosts/index.js')>('hosts/index');
   const { openStore } = await code.load<typeof import('../src/store/index.js')>('store/index');
 
+  if (process.env.BENCH_TRACES) {
+    const { startTracing } = await code.load<typeof import('../src/traces/setup.js')>('traces/setup');
+    const { BatchSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
+    const dropped = {
+      export: (_: unknown, done: (r: { code: 0 }) => void) => done({ code: 0 }),
+      shutdown: async () => {},
+    };
+    await startTracing({ processors: [new BatchSpanProcessor(dropped)] });
+  }
   const dir = mkdtempSync(join(tmpdir(), 'flowmark-bench-'));
   const store = await openStore({ dataDir: dir, databaseUrl: undefined });
   const platform = createPlatform(store);

@@ -171,8 +171,28 @@ export function detachedEnv(ctx: ExecutionContext): CallEnv {
   };
 }
 
+/**
+ * Runs around every call of the functions compiled from now on: the span of each call when
+ * tracing is on (set by an evaluation thread before its library compiles; isolation/thread-main.ts).
+ * Kept here rather than imported, so that a render loads no module more.
+ */
+let aroundCalls: ((name: string, call: () => unknown) => unknown) | undefined;
+
+export function wrapCalls(around: (name: string, call: () => unknown) => unknown): void {
+  aroundCalls = around;
+}
+
 /** Compiles a function under the name it is called by (a name or an alias). */
 export function compileFunction(spec: FunctionSpec, calledName: string): CompiledFunction {
+  const around = aroundCalls;
+  if (around)
+    spec = {
+      ...spec,
+      forms: spec.forms.map((form) => ({
+        ...form,
+        impl: (ctx, args, env, fn) => around(spec.name, () => form.impl(ctx, args, env, fn)),
+      })),
+    };
   // impl's own errors name the function as declared (an alias's argument errors name the alias)
   const declared = spec.name;
   const forms = spec.forms.map((f) => compileForm(calledName, f));

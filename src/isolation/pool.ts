@@ -26,6 +26,7 @@ import type { WorkerSettings } from './worker.js';
 import { evaluations } from '../metrics/families.js';
 import { AggregatorRegistry } from 'prom-client';
 import { propertyOf } from '../safety/narrow.js';
+import { tracing, type TraceCarrier } from '../traces/hooks.js';
 
 const SPARE_THREADS = 1;
 const EVALUATION_NICE = 5;
@@ -117,6 +118,8 @@ function answersAtOnce(task: TaskRequest): boolean {
 interface Waiting {
   account: string;
   task: TaskRequest;
+  /** The caller's span, when tracing is on. */
+  trace: TraceCarrier | undefined;
   onProgress: ((p: Progress) => void) | undefined;
   resolve(reply: EvaluationReply): void;
   reject(error: unknown): void;
@@ -199,6 +202,9 @@ export class EvaluationPool {
           heapMb: settings.heapMb,
           tasks: settings.threadTasks,
           nice: EVALUATION_NICE,
+          // the threads trace when this thread does, and send their spans here to be exported
+          traces: tracing !== undefined,
+          onSpan: (span) => tracing?.received([span]),
           onReady: () => {
             this.failedStarts = 0;
             this.dispatch();
@@ -262,7 +268,8 @@ export class EvaluationPool {
         ),
       );
     return new Promise<EvaluationReply>((resolve, reject) => {
-      queue.push({ account, task, onProgress, resolve, reject, queuedAt: Date.now() });
+      const trace = tracing?.carry();
+      queue.push({ account, task, trace, onProgress, resolve, reject, queuedAt: Date.now() });
       this.dispatch();
     }).then(
       (reply) => {
@@ -382,6 +389,7 @@ export class EvaluationPool {
       ...waiting.task,
       slot,
       ...(respondBy !== undefined ? { respondBy } : {}),
+      ...(waiting.trace ? { trace: waiting.trace } : {}),
     };
     const settle = () => {
       lease.tasks.delete(slot);

@@ -5,6 +5,7 @@
  * bodies that may be Buffers are re-wrapped on arrival (`asBuffer`).
  */
 import type { ErrorBody } from '../server/errors.js';
+import type { TraceCarrier } from '../traces/hooks.js';
 
 /** The host methods an evaluation worker serves (src/server/hosts.ts: ServerHosts). */
 export type HostMethod =
@@ -36,7 +37,12 @@ export type TaskRequest =
  * which it must answer (its arrival plus the evaluation's wall time: the time it waited for a
  * thread counts).
  */
-export type EvaluationTask = TaskRequest & { slot: number; respondBy?: number };
+export type EvaluationTask = TaskRequest & {
+  slot: number;
+  respondBy?: number;
+  /** The span that sent it (W3C trace context), when tracing is on: the task's spans are its children. */
+  trace?: TraceCarrier;
+};
 
 /** What a task may tell while it runs (an import's progress), before its reply. */
 export type Progress = Record<string, unknown>;

@@ -11,6 +11,7 @@ import { registry } from '../metrics/families.js';
 import { Outbox } from './outbox.js';
 import { onTimeCheck } from '../limits/index.js';
 import type { EvaluationReply, EvaluationTask, Progress } from './protocol.js';
+import type { SpanRecord } from '../traces/hooks.js';
 
 export interface ThreadData {
   /** The handler module's file URL. */
@@ -21,6 +22,8 @@ export interface ThreadData {
   settings: unknown;
   /** The thread's deadline slots (protocol.ts: deadlineSlots), handed to the handler module too. */
   deadlines: SharedArrayBuffer;
+  /** Record spans (docs/deploy.md "Traces"), sent to the pool as they end. */
+  traces: boolean;
 }
 
 /** A lease on a process run the thread holds from now, or no longer (see LeaseNotice). */
@@ -34,6 +37,8 @@ export type ThreadMessage =
   | ({ type: 'lease' } & LeaseNotice)
   | { type: 'progress'; id: number; progress: Progress }
   | { type: 'reply'; id: number; reply: EvaluationReply }
+  /** A span the thread ended, exported by the HTTP thread (traces/setup.ts). */
+  | { type: 'span'; span: SpanRecord }
   /** The thread's metrics (src/metrics/families.ts) as prom-client's JSON, asked by `{metrics: id}`. */
   | { type: 'metrics'; id: number; metrics: unknown[] };
 
@@ -51,6 +56,16 @@ if (data.nice)
 
 const port = parentPort!;
 type Handler = (task: EvaluationTask, progress: (p: Progress) => void) => Promise<EvaluationReply>;
+const outbox = new Outbox<ThreadMessage>((batch) => port.postMessage(batch));
+if (data.traces) {
+  // before the handler loads: the library then compiles its functions with a span per call
+  const [{ traceInThread }, { wrapCalls }] = await Promise.all([
+    import('../traces/setup.js'),
+    import('../functions/invoke.js'),
+  ]);
+  const traced = traceInThread((span) => outbox.send({ type: 'span', span }));
+  wrapCalls((name, call) => traced.call(name, call));
+}
 const loaded = (await import(data.handler)) as {
   default: (
     settings: unknown,
@@ -58,7 +73,6 @@ const loaded = (await import(data.handler)) as {
     leases: (notice: LeaseNotice) => void,
   ) => Handler | Promise<Handler>;
 };
-const outbox = new Outbox<ThreadMessage>((batch) => port.postMessage(batch));
 onTimeCheck(outbox.flush);
 const handle = await loaded.default(data.settings, new Float64Array(data.deadlines), (notice) =>
   outbox.send({ type: 'lease', ...notice }),

@@ -10,6 +10,7 @@ import { Outbox } from './outbox.js';
 import { deadlineSlots, type EvaluationReply, type EvaluationTask, type Progress } from './protocol.js';
 import type { LeaseNotice, PoolMessage, ThreadData, ThreadMessage } from './thread-main.js';
 import { propertyOf } from '../safety/narrow.js';
+import type { SpanRecord } from '../traces/hooks.js';
 
 export interface ThreadOptions {
   /** The built thread program (thread-main.js). */
@@ -21,6 +22,9 @@ export interface ThreadOptions {
   /** Tasks it runs at once. */
   tasks: number;
   nice: number;
+  /** The thread records spans (docs/deploy.md "Traces"), each sent to `onSpan` as it ends. */
+  traces?: boolean;
+  onSpan?(span: SpanRecord): void;
   onReady(thread: EvaluationThread): void;
   /** The thread holds a lease on a process run from now, or no longer. */
   onLease?(thread: EvaluationThread, notice: LeaseNotice): void;
@@ -58,6 +62,7 @@ export class EvaluationThread {
       nice: options.nice,
       settings: options.settings,
       deadlines: slot.buffer,
+      traces: options.traces ?? false,
     };
     this.worker = new Worker(options.main, {
       workerData: data,
@@ -92,6 +97,8 @@ export class EvaluationThread {
     } else if (m.type === 'metrics') {
       this.metricsAsked.get(m.id)?.(m.metrics);
       this.metricsAsked.delete(m.id);
+    } else if (m.type === 'span') {
+      this.options.onSpan?.(m.span);
     } else if (m.type === 'progress') {
       this.inFlight.get(m.id)?.onProgress?.(m.progress);
     } else {

@@ -37,6 +37,7 @@ import {
   type HostMethod,
 } from './protocol.js';
 import { propertyOf } from '../safety/narrow.js';
+import { tracing } from '../traces/hooks.js';
 
 /** What the pool hands each worker it starts. */
 export interface WorkerSettings {
@@ -121,7 +122,12 @@ async function start(
     progress: (p: Progress) => void,
   ): Promise<EvaluationReply> {
     try {
-      return await scope.run({ slot: task.slot, respondBy: task.respondBy }, () => run(task, progress));
+      const scoped = () =>
+        scope.run({ slot: task.slot, respondBy: task.respondBy }, () => run(task, progress));
+      const traced = tracing;
+      if (!traced) return await scoped();
+      const name = task.kind === 'host' ? task.method : `collections.${task.method}`;
+      return await traced.task(`evaluate ${name}`, { 'flowmark.task': name }, task.trace, scoped);
     } catch (e) {
       const reply = toErrorBody(e);
       return {

@@ -67,6 +67,8 @@ import { AUDIT_PREFIX, auditRoutes } from './routes/audit.js';
 import { httpRequests } from '../metrics/families.js';
 import { CONTENT_TYPE, exposition, processMetrics } from '../metrics/gather.js';
 import { ErrorBody } from './schemas.js';
+import { tracing } from '../traces/hooks.js';
+import { traceRequests } from './tracing.js';
 import { evaluationLimitsFromEnv, type EvaluationLimits } from '../limits/index.js';
 import { DEFAULT_LIMITS } from '../functions/context.js';
 
@@ -239,6 +241,8 @@ export async function createServer(options: ServerOptions): Promise<Api> {
 
   if (options.corsOrigins?.length) app.addHook('onRequest', corsHook(options.corsOrigins));
 
+  const traced = tracing;
+  if (traced) traceRequests(app, traced);
   app.addHook('onResponse', (request, reply, done) => {
     httpRequests.observe(
       {

@@ -3,6 +3,7 @@ import { retryingTransaction } from './retries.js';
 import pg from 'pg';
 import { postgresDialect } from './dialect.js';
 import { quoteIdent, type Sql } from './sql.js';
+import { tracing } from '../traces/hooks.js';
 import type { Dialect, Queryable, Row, RunResult, Store, TransactionOptions } from './types.js';
 
 interface TxState {
@@ -157,10 +158,10 @@ export class PostgresStore implements Store {
   private query(query: Sql, client?: pg.PoolClient): Promise<pg.QueryResult> {
     const { text, values } = query.render('postgres');
     const target = client ?? this.current()?.client ?? this.pool;
-    return target.query(
-      text,
-      values.map((v) => (v === undefined ? null : v)),
-    );
+    const params = values.map((v) => (v === undefined ? null : v));
+    const traced = tracing;
+    if (traced) return traced.statement('postgresql', text, () => target.query(text, params));
+    return target.query(text, params);
   }
 
   private async topLevel<T>(fn: (tx: Queryable) => Promise<T>, options: TransactionOptions): Promise<T> {

@@ -10,6 +10,7 @@ import {
   type CheckpointOptions,
 } from './sqlite-checkpointer.js';
 import type { Sql } from './sql.js';
+import { tracing } from '../traces/hooks.js';
 import type { Queryable, Row, RunResult, Store, TransactionOptions } from './types.js';
 
 type Mode = 'all' | 'get' | 'run';
@@ -261,6 +262,12 @@ class Connection {
   }
 
   execute(text: string, values: unknown[], mode: Mode, prepared?: Database.Statement): unknown {
+    const traced = tracing;
+    if (traced) return traced.statement('sqlite', text, () => this.step(text, values, mode, prepared));
+    return this.step(text, values, mode, prepared);
+  }
+
+  private step(text: string, values: unknown[], mode: Mode, prepared?: Database.Statement): unknown {
     const statement = prepared ?? this.prepare(text);
     const params = values.map(toSqliteValue);
     try {

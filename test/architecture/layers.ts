@@ -20,7 +20,7 @@ export interface Layer {
 }
 
 /** The leaves: any server-side layer may import them; they import only other leaves. */
-const LEAVES = ['config', 'limits', 'safety', 'jdk', 'atom', 'metrics', 'errors'] as const;
+const LEAVES = ['config', 'limits', 'safety', 'jdk', 'atom', 'metrics', 'traces', 'errors'] as const;
 
 export const LAYERS: readonly Layer[] = [
   {
@@ -115,6 +115,11 @@ export const LAYERS: readonly Layer[] = [
     imports: [],
   },
   { folder: 'metrics', role: 'leaf: the metric families, one registry per thread', imports: [] },
+  {
+    folder: 'traces',
+    role: 'leaf: the OpenTelemetry spans, loaded only when an exporter is configured',
+    imports: ['config'],
+  },
 ];
 
 /** The runtime rule: folder → the folders it may import. */

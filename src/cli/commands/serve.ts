@@ -35,6 +35,7 @@ import {
   workerMetrics,
 } from '../../metrics/gather.js';
 import { errorMessage } from '../../errors/index.js';
+import { traceSettingsFromEnv, type TraceSettings } from '../../traces/settings.js';
 
 /** The program the supervisor's workers run (this CLI, built). */
 const BIN = fileURLToPath(new URL('../../../bin/flowmark.js', import.meta.url));
@@ -94,6 +95,8 @@ interface ServeOptions {
   secretKey: string;
   /** FLOWMARK_METRICS_PORT: GET /metrics on a port of its own, without credentials (else on the main port). */
   metricsPort: number | undefined;
+  /** The trace exporters (OTEL_TRACES_EXPORTER, OTEL_EXPORTER_OTLP_ENDPOINT …); undefined: tracing off. */
+  traces: TraceSettings | undefined;
 }
 
 const DEFAULT_WORKERS = 2;
@@ -171,6 +174,7 @@ function parseServe(args: string[], io: CliIo, env: NodeJS.ProcessEnv = process.
         1,
         65_535,
       ),
+      traces: traceSettingsFromEnv(env),
     };
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
@@ -230,7 +234,7 @@ async function serveInProcess(options: ServeOptions, io: CliIo, signals: SignalS
     if (!(e instanceof PortInUse)) throw e;
     return portInUse(options, io, e.first);
   }
-  const { app, store, pool, first } = listening;
+  const { app, store, pool, first, traces } = listening;
   const metrics =
     options.metricsPort !== undefined
       ? await metricsServer(options.host, options.metricsPort, async () => exposition(await processMetrics()))
@@ -240,7 +244,7 @@ async function serveInProcess(options: ServeOptions, io: CliIo, signals: SignalS
   io.stdout.write(banner(url, store.location) + (first ? firstStartMessage(url, first) : ''));
   await stopSignal(signals);
   await metrics?.close();
-  await shutDown(app, store, pool);
+  await shutDown(app, store, pool, traces);
   io.stdout.write('flowmark: stopped\n');
   return 0;
 }
@@ -253,9 +257,9 @@ async function serveWorker(args: string[], io: CliIo): Promise<number> {
   try {
     const options = parseServe(args, io);
     if (typeof options === 'number') return options;
-    const { app, store, pool } = await listen(options, io, { bootstrap: false });
+    const { app, store, pool, traces } = await listen(options, io, { bootstrap: false });
     await stopped;
-    await shutDown(app, store, pool);
+    await shutDown(app, store, pool, traces);
     return 0;
   } finally {
     release();
@@ -316,6 +320,10 @@ async function supervise(
 }
 
 async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstrap: boolean }) {
+  // Loaded only when configured: with tracing off, no OpenTelemetry module is (docs/deploy.md "Traces").
+  const traces = options.traces
+    ? await (await import('../../traces/setup.js')).startTracing({ exporters: options.traces.exporters })
+    : undefined;
   const store = await openStore({ ...loadConfig(), lockWaitMs: options.lockWaitMs });
   let app: Api | undefined;
   let pool: EvaluationPool | undefined;
@@ -379,11 +387,12 @@ async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstr
       metrics: options.metricsPort !== undefined ? false : fromPrimary,
     });
     await app.listen({ port: options.port, host: options.host });
-    return { app, store, pool, first };
+    return { app, store, pool, first, traces };
   } catch (e) {
     await app?.close();
     await pool?.close();
     await store.close();
+    await traces?.shutdown();
     if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new PortInUse(first);
     throw e;
   }
@@ -450,8 +459,16 @@ function portInUse(options: ServeOptions, io: CliIo, first: FirstStart | undefin
   return 1;
 }
 
-/** Finishes the requests in flight, then stops the evaluation threads and releases the store. */
-async function shutDown(app: Api, store: Store, pool: EvaluationPool): Promise<void> {
+/**
+ * Finishes the requests in flight, then stops the evaluation threads, releases the store and
+ * exports the spans still buffered.
+ */
+async function shutDown(
+  app: Api,
+  store: Store,
+  pool: EvaluationPool,
+  traces: { shutdown(): Promise<void> } | undefined,
+): Promise<void> {
   app.log.info('shutting down: finishing requests in flight');
   // Closing ends the connections idle at that moment; a keep-alive connection whose request was
   // in flight would stay open until its client lets go, so sweep again as requests finish.
@@ -464,6 +481,7 @@ async function shutDown(app: Api, store: Store, pool: EvaluationPool): Promise<v
   await pool.close();
   await closeScripts();
   await store.close();
+  await traces?.shutdown();
 }
 
 function stopSignal(signals: SignalSource): Promise<void> {

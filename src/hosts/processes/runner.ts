@@ -69,6 +69,7 @@ import { markRequestInput, requestStrings } from '../../template/index.js';
 import { renderIn } from '../render.js';
 import { typedValue } from '../typing.js';
 import { abortedEntry, failureMessage, loggedMessage, StepFailure, stepError } from './failure.js';
+import { tracing } from '../../traces/hooks.js';
 import { decideLoop, dueTime } from './loops.js';
 import { stepLabel, type NewRun, type ProcessEvent, type RunnerOptions } from './runner-api.js';
 import { checkDataSize, checkNewDocumentSize, checkSubmission } from './submission.js';
@@ -191,7 +192,8 @@ export class ProcessRunner {
   private async holding<T>(requestId: string, fn: () => Promise<T>): Promise<T> {
     this.heartbeat.hold(requestId);
     try {
-      return await fn();
+      const traced = tracing;
+      return await (traced ? traced.process('request', { 'flowmark.request.id': requestId }, fn) : fn());
     } finally {
       this.heartbeat.release(requestId);
     }
@@ -298,7 +300,11 @@ export class ProcessRunner {
       }
       const step = claimed.definition.steps[claimed.cursor.step];
       if (!step) return this.end(claimed, STATUS_COMPLETED);
-      const outcome = await this.iterate(claimed, request, step, previous, begun, context);
+      const iterate = () => this.iterate(claimed, request, step, previous, begun, context);
+      const traced = tracing;
+      const outcome = await (traced
+        ? traced.process('step', { 'flowmark.step.id': step.id, 'flowmark.step.type': step.type }, iterate)
+        : iterate());
       if (outcome === undefined || outcome.kind === 'waiting') return;
       if (outcome.kind === 'moved') continue;
       if (outcome.kind === 'advanced') {
