@@ -14,6 +14,7 @@ import { fromJson, toJson } from '../model.js';
 import { STATUS_ABORTED, STATUS_RUNNING } from '../requests.js';
 import type { ProcessDefinition } from './definition.js';
 import type { Lease } from './leases.js';
+import { ProcessTokens } from './tokens.js';
 
 /** Every column but the step's data snapshot (read only when a run is resumed). */
 const COLUMNS = sql.raw(
@@ -30,7 +31,7 @@ export interface RunCursor {
   step: number;
   /** The iteration of the step (0 outside a loop). */
   iteration: number;
-  phase: 'ready' | 'running' | 'task' | 'child' | 'paused' | 'timer' | 'ended';
+  phase: 'ready' | 'running' | 'task' | 'child' | 'paused' | 'timer' | 'idle' | 'ended';
   /** A loop's bound, fixed when its first iteration starts: the count, or the items iterated over. */
   loop?: { count?: number; items?: unknown[] };
   /** The record of the step that waits (task, child). */
@@ -47,6 +48,11 @@ export interface RunCursor {
   joins?: Record<string, Record<string, { branch?: string; result: unknown }>>;
   /** Parameters the step sees beside its own (P_branch_xxx after a join, P_error after a boundary event). */
   params?: Record<string, unknown>;
+  /** A token a fork sent out: the sequence flow it takes before running, the result its branch carries. */
+  flow?: string;
+  carry?: unknown;
+  /** The run's row once its request forked: its other tokens are rows of their own (tokens.ts). */
+  forked?: true;
 }
 
 /** A token waiting to take a sequence flow, on a branch, carrying its branch's last result. */
@@ -74,7 +80,14 @@ export interface ProcessRun {
   version: number;
   /** Times it was resumed after its server or thread stopped while it ran this step. */
   recoveries: number;
+  /** A token row of a forked request (tokens.ts); undefined: the run's own row. */
+  token?: string;
+  /** Tokens the move that returned this run sent out (rows, ready): the mover drives them. */
+  spawned?: ProcessRun[];
 }
+
+/** Whether a run's request has (or had) parallel tokens: its moves then take the request's token lock. */
+export const isForked = (run: ProcessRun): boolean => run.token !== undefined || run.cursor.forked === true;
 
 type RunRow = {
   account_id: string;
@@ -90,7 +103,10 @@ type RunRow = {
 };
 
 export class ProcessRuns {
-  constructor(private readonly store: Store) {}
+  readonly tokens: ProcessTokens;
+  constructor(private readonly store: Store) {
+    this.tokens = new ProcessTokens(store);
+  }
 
   async create(
     accountId: string,
@@ -165,6 +181,19 @@ export class ProcessRuns {
     userId: number | null = run.userId,
     lease?: Lease,
   ): Promise<ProcessRun | undefined> {
+    const pending = cursor.tokens ?? [];
+    if (pending.length > 0) {
+      // A fork: the tokens it sent out beside this one become rows, with this move.
+      const { tokens: _t, ...rest } = cursor;
+      return this.store.transaction(async () => {
+        const moved = await this.move(run, { ...rest, ...(run.token ? {} : { forked: true as const }) }, userId, lease);
+        if (!moved) return undefined;
+        const spawned = await this.tokens.spawn(moved, pending, lease ?? { owner: '', expires: 0 });
+        return { ...moved, spawned };
+      });
+    }
+    if (run.cursor.forked && !run.token && !cursor.forked) cursor = { ...cursor, forked: true };
+    if (run.token) return this.tokens.move(run, cursor, userId, lease);
     const active = cursor.phase === 'ready' || cursor.phase === 'running';
     const leaseSet = !active
       ? sql`, lease_owner = NULL, lease_expires = NULL`
@@ -176,8 +205,9 @@ export class ProcessRuns {
       cursor.step !== run.cursor.step || cursor.iteration !== run.cursor.iteration
         ? sql`, recoveries = 0`
         : sql``;
+    // a forked request's branches write the document at once: no snapshot to restore
     const snapshot =
-      cursor.phase === 'running' && run.cursor.phase !== 'running'
+      cursor.phase === 'running' && run.cursor.phase !== 'running' && !cursor.forked
         ? sql`, step_data = (SELECT data FROM requests WHERE account_id = ${run.accountId} AND id = ${run.requestId})`
         : sql``;
     const row = await this.store.get<RunRow>(sql`
@@ -194,6 +224,32 @@ export class ProcessRuns {
       UPDATE process_runs SET cursor = ${toJson({ ...run.cursor, phase: 'ended' })}, version = version + 1,
         lease_owner = NULL, lease_expires = NULL, step_data = NULL
       WHERE account_id = ${accountId} AND request_id = ${requestId}`);
+    if (run.cursor.forked) await this.tokens.clear(accountId, requestId);
+  }
+
+  /**
+   * Locks the request's tokens until the transaction ends (the run's row, on PostgreSQL; SQLite's
+   * write transaction holds the database): joins, ends and waits of tokens are decided one at a time.
+   */
+  async lockTokens(accountId: string, requestId: string): Promise<ProcessRun> {
+    const row = await this.store.get<RunRow>(sql`
+      SELECT ${COLUMNS} FROM process_runs WHERE account_id = ${accountId} AND request_id = ${requestId}${this.store.dialect.forUpdate}`);
+    if (!row) throw notFound('Request not found.');
+    return toRun(row);
+  }
+
+  /** A token of the request: its run's row (undefined token) or a token row. */
+  async token(accountId: string, requestId: string, token?: string): Promise<ProcessRun | undefined> {
+    const main = await this.find(accountId, requestId);
+    if (!main || token === undefined) return main;
+    return this.tokens.find(main, token);
+  }
+
+  /** Every token of the request: the run's row, then the token rows of a forked request. */
+  async allTokens(accountId: string, requestId: string): Promise<ProcessRun[]> {
+    const main = await this.find(accountId, requestId);
+    if (!main) return [];
+    return main.cursor.forked ? [main, ...(await this.tokens.list(main))] : [main];
   }
 
   /** Takes the run's lease whatever its phase (work owed on it: a request a timer ended). */
@@ -214,7 +270,16 @@ export class ProcessRuns {
       WHERE lease_expires < ${now} AND request_id IN (
         SELECT request_id FROM process_runs WHERE lease_expires < ${now} ORDER BY lease_expires LIMIT ${limit}${this.store.dialect.skipLocked})
       RETURNING ${COLUMNS}`);
-    return rows.map(toRun);
+    const runs = rows.map(toRun);
+    const tokens = await this.tokens.claimExpired(lease, now, limit);
+    for (const { accountId, requestId, row } of tokens) {
+      const main = await this.find(accountId, requestId);
+      if (main) {
+        const token = await this.tokens.find(main, row.id);
+        if (token) runs.push(token);
+      }
+    }
+    return runs;
   }
 
   /**
@@ -243,6 +308,7 @@ export class ProcessRuns {
     await this.store.run(sql`
       UPDATE process_runs SET lease_expires = ${lease.expires}
       WHERE lease_owner = ${lease.owner} AND lease_expires IS NOT NULL AND request_id IN (${sql.join(requestIds)})`);
+    await this.tokens.renew(requestIds, lease);
   }
 
   /** The data document as it was when the current step started running, if kept. */
