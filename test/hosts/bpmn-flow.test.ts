@@ -125,7 +125,11 @@ describeEachEngine('process graph: execution', (engine) => {
     expect(['a', 'b']).toContain(who);
     expect(view.request.data).toEqual({ who, a1: 'left' });
     // Nothing is left of the branches once the request ended: no token row, no arrival.
-    expect(await w.platform.processes.runs.tokens.list(await w.platform.processes.runs.require(w.account, view.request.id))).toEqual([]);
+    expect(
+      await w.platform.processes.runs.tokens.list(
+        await w.platform.processes.runs.require(w.account, view.request.id),
+      ),
+    ).toEqual([]);
     expect(await w.platform.processes.runs.tokens.arrivals(w.account, view.request.id)).toEqual([]);
   });
 
@@ -146,7 +150,8 @@ describeEachEngine('process graph: execution', (engine) => {
     const view = await start(xml);
     // Both branches wait at once: the left one's user task does not hold the right one.
     expect(view.request.status).toBe(102);
-    const sorted = (steps: ReturnType<typeof stepsOf>) => [...steps].sort((a, b) => a[0] - b[0]);
+    const sorted = (steps: ReturnType<typeof stepsOf>) =>
+      [...steps].sort((a, b) => Number(a[0]) - Number(b[0]));
     expect(sorted(stepsOf(view))).toEqual([
       [1, 0, 'done'],
       [2, 0, 'waiting'],
@@ -164,7 +169,13 @@ describeEachEngine('process graph: execution', (engine) => {
       forked: true,
     });
     const [right] = await w.platform.processes.runs.tokens.list(run);
-    expect(right!.cursor).toEqual({ step: 2, iteration: 0, phase: 'task', record: recordOf(3), branch: 'right' });
+    expect(right!.cursor).toEqual({
+      step: 2,
+      iteration: 0,
+      phase: 'task',
+      record: recordOf(3),
+      branch: 'right',
+    });
     // The right branch arrives first: its arrival waits at the join, its token is gone.
     const first = await w.host.submitTask(w.account, ref(id, 3), {
       fields: { who: 'z' },

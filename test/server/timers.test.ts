@@ -117,7 +117,11 @@ describeEachEngine('health and timers over HTTP', (engine) => {
     const { view } = await runToEnd(xml, 'Timer and error');
     // The risky branch ran (failed, caught, recovered) while the other waited for its timer.
     expect(
-      view.steps.map((s: { stepId: number; status: string; result: unknown }) => [s.stepId, s.status, s.result]),
+      view.steps.map((s: { stepId: number; status: string; result: unknown }) => [
+        s.stepId,
+        s.status,
+        s.result,
+      ]),
     ).toEqual([
       [2, 'failed', null],
       [3, 'done', 'recovered'],

@@ -155,7 +155,12 @@ async function plainWalkFrom(
 }
 
 /** A token a walk sent out, as the cursor of a token about to take its flow (for a join's reach). */
-const waitingCursor = (token: Token): RunCursor => ({ step: 0, iteration: 0, phase: 'ready', flow: token.flow });
+const waitingCursor = (token: Token): RunCursor => ({
+  step: 0,
+  iteration: 0,
+  phase: 'ready',
+  flow: token.flow,
+});
 
 /** A step's result as stored: JSON, and no bigger than a data document. */
 function storedResult(step: StepDefinition, result: unknown, maxBytes: number): unknown {
@@ -348,7 +353,8 @@ export class ProcessRunner {
   private async arrive(run: ProcessRun, index: GraphIndex, arrival: Arrival & { kind: 'join' }) {
     const { accountId, requestId } = run;
     const { runs } = this.platform.processes;
-    const key = arrival.node.kind === 'parallel' ? arrival.flow.id : (arrival.token.branch ?? branchName(arrival.flow));
+    const key =
+      arrival.node.kind === 'parallel' ? arrival.flow.id : (arrival.token.branch ?? branchName(arrival.flow));
     const pending = arrival.state.tokens ?? [];
     let completed: ProcessRequest | undefined;
     const moved = await this.platform.processes.transaction(async () => {
@@ -389,7 +395,11 @@ export class ProcessRunner {
    * An inclusive join no live token can reach any more goes on with it instead ('moved'); the
    * last token to end completes the request (or fails it when a join still waits).
    */
-  private async tokenEnds(run: ProcessRun, index: GraphIndex, pending: readonly Token[]): Promise<Moved | undefined> {
+  private async tokenEnds(
+    run: ProcessRun,
+    index: GraphIndex,
+    pending: readonly Token[],
+  ): Promise<Moved | undefined> {
     const { accountId, requestId } = run;
     const { runs } = this.platform.processes;
     let completed: ProcessRequest | undefined;
@@ -486,14 +496,18 @@ export class ProcessRunner {
     }
   }
 
-  private async tokenSteps(accountId: string, requestId: string, first?: Claim, token?: string): Promise<void> {
+  private async tokenSteps(
+    accountId: string,
+    requestId: string,
+    first?: Claim,
+    token?: string,
+  ): Promise<void> {
     /** The next node's claim, when the move that ended the last one took it already. */
     let next: Claim | undefined = first;
     for (;;) {
       this.launch(requestId);
       const taken =
-        next ??
-        (await this.platform.processes.transaction(() => this.claim(accountId, requestId, token)));
+        next ?? (await this.platform.processes.transaction(() => this.claim(accountId, requestId, token)));
       next = undefined;
       if (!taken) return;
       const { claimed, request, previous, begun, context } = taken;
@@ -504,7 +518,11 @@ export class ProcessRunner {
         const { at, flow, branch, carry, params } = claimed.cursor;
         const from: FlowNode | Token =
           flow !== undefined
-            ? { flow, ...(branch !== undefined ? { branch } : {}), ...(carry !== undefined ? { result: carry } : {}) }
+            ? {
+                flow,
+                ...(branch !== undefined ? { branch } : {}),
+                ...(carry !== undefined ? { result: carry } : {}),
+              }
             : index.nodes.get(at!)!;
         const state = tokenState(claimed.cursor);
         if (params && 'kind' in from && (from.kind === 'parallel' || from.kind === 'inclusive'))
@@ -548,12 +566,7 @@ export class ProcessRunner {
         ? await this.platform.processes.runs.require(accountId, requestId)
         : await this.platform.processes.runs.token(accountId, requestId, token);
     if (run?.cursor.phase !== 'ready') return undefined;
-    const claimed = await this.move(
-      run,
-      { ...run.cursor, phase: 'running' },
-      run.userId,
-      this.leaseUntil(),
-    );
+    const claimed = await this.move(run, { ...run.cursor, phase: 'running' }, run.userId, this.leaseUntil());
     if (!claimed) return undefined;
     const request = await this.platform.requests.require(accountId, requestId);
     const previous = (await this.platform.processes.steps.lastDone(accountId, requestId))?.result;
@@ -657,12 +670,7 @@ export class ProcessRunner {
     const claimed = await this.platform.processes.transaction(async () => {
       if (!(await this.platform.processes.tasks.submit(accountId, ref, data, userId)))
         throw conflict('The task has already been submitted.');
-      const moved = await this.move(
-        run,
-        { ...run.cursor, phase: 'running' },
-        userId,
-        this.leaseUntil(),
-      );
+      const moved = await this.move(run, { ...run.cursor, phase: 'running' }, userId, this.leaseUntil());
       if (!moved) throw conflict('The request is not waiting for this task.');
       return moved;
     });
@@ -709,7 +717,8 @@ export class ProcessRunner {
       await this.variables(ctx, claimed, step, step.output, params, 'output');
       await this.done(claimed, step, record, data);
     } catch (e) {
-      if (await this.fail(claimed, step, record, e)) await this.drive(accountId, ref.requestId, claimed.token);
+      if (await this.fail(claimed, step, record, e))
+        await this.drive(accountId, ref.requestId, claimed.token);
       return;
     }
     if (await this.advance(claimed, step, { kind: 'next', loop: claimed.cursor.loop }))
@@ -748,7 +757,9 @@ export class ProcessRunner {
       return;
     }
     // a forked request's branches share the document: it is not set back (docs/hosts.md)
-    const data = isForked(run) ? undefined : await this.platform.processes.runs.stepData(accountId, requestId);
+    const data = isForked(run)
+      ? undefined
+      : await this.platform.processes.runs.stepData(accountId, requestId);
     if (data) await this.platform.requests.update(accountId, requestId, { data });
     const step = run.definition.steps[cursor.step];
     const ref: TaskRef = { requestId, stepId: step?.id ?? 0, iteration: cursor.iteration };
@@ -1053,7 +1064,8 @@ export class ProcessRunner {
     const index = new GraphIndex(graphOf(run.definition));
     const from = index.taskOfStep.get(step.id);
     return (
-      from && plainWalkFrom(run.definition, index, from, tokenState(run.cursor), result ?? null, isForked(run))
+      from &&
+      plainWalkFrom(run.definition, index, from, tokenState(run.cursor), result ?? null, isForked(run))
     );
   }
 
@@ -1189,12 +1201,7 @@ export class ProcessRunner {
       (t) => t.cursor.phase === 'child' && t.cursor.child === child.id,
     );
     if (!run) return;
-    const claimed = await this.move(
-      run,
-      { ...run.cursor, phase: 'running' },
-      run.userId,
-      this.leaseUntil(),
-    );
+    const claimed = await this.move(run, { ...run.cursor, phase: 'running' }, run.userId, this.leaseUntil());
     if (!claimed) return;
     return this.takeChildResult(claimed, child);
   }
@@ -1560,9 +1567,7 @@ export class ProcessRunner {
         const cursor = await this.follow(run, request, boundary, state, step, null);
         if (cursor === 'moved') return true;
         if (!cursor) return false;
-        return (
-          (await this.move(run, cursor, run.userId, this.leaseUntil())) !== undefined
-        );
+        return (await this.move(run, cursor, run.userId, this.leaseUntil())) !== undefined;
       }
     }
     // A failure ends the request with 301 whatever status its script set before.
@@ -1706,14 +1711,7 @@ export class ProcessRunner {
       const statuses = [STATUS_WAITING, STATUS_RUNNING];
       if (!(await this.platform.requests.transition(accountId, requestId, statuses, STATUS_RUNNING)))
         return true;
-      if (
-        !(await this.move(
-          run,
-          { ...run.cursor, phase: 'ready' },
-          run.userId,
-          this.leaseUntil(),
-        ))
-      )
+      if (!(await this.move(run, { ...run.cursor, phase: 'ready' }, run.userId, this.leaseUntil())))
         throw conflict('The request moved while its timer fired.');
       go = true;
       return true;

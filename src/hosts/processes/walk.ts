@@ -14,7 +14,6 @@ import type {
 } from '../../platform/processes/index.js';
 import { StepFailure } from './failure.js';
 import { chooseFlows } from './inclusive.js';
-import { nodeLabel } from './labels.js';
 
 export { nodeLabel } from './labels.js';
 
@@ -70,8 +69,7 @@ export async function walk(
 ): Promise<Arrival> {
   const pending: Token[] = [...(state.tokens ?? [])];
   const params = state.params;
-  let moving: Token[] =
-    'kind' in from ? await leaveFrom(index, from, state.branch, result, holds) : [from];
+  let moving: Token[] = 'kind' in from ? await leaveFrom(index, from, state.branch, result, holds) : [from];
   let hops = 0;
   const rest = (branch: string | undefined): TokenState => {
     const next: TokenState = {};

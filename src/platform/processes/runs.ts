@@ -186,7 +186,12 @@ export class ProcessRuns {
       // A fork: the tokens it sent out beside this one become rows, with this move.
       const { tokens: _t, ...rest } = cursor;
       return this.store.transaction(async () => {
-        const moved = await this.move(run, { ...rest, ...(run.token ? {} : { forked: true as const }) }, userId, lease);
+        const moved = await this.move(
+          run,
+          { ...rest, ...(run.token ? {} : { forked: true as const }) },
+          userId,
+          lease,
+        );
         if (!moved) return undefined;
         const spawned = await this.tokens.spawn(moved, pending, lease ?? { owner: '', expires: 0 });
         return { ...moved, spawned };

@@ -134,7 +134,12 @@ export class ProcessTokens {
 
   /** The arrivals waiting at the request's joins, in the order they came. */
   async arrivals(accountId: string, requestId: string): Promise<JoinArrival[]> {
-    const rows = await this.store.all<{ node: string; arrival: string; branch: string | null; result: string }>(sql`
+    const rows = await this.store.all<{
+      node: string;
+      arrival: string;
+      branch: string | null;
+      result: string;
+    }>(sql`
       SELECT node, arrival, branch, result FROM process_join_arrivals
       WHERE account_id = ${accountId} AND request_id = ${requestId} ORDER BY seq, arrival`);
     return rows.map((r) => ({
