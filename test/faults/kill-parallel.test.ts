@@ -151,7 +151,20 @@ describe.runIf(engines.length > 0)(
         },
         `${COUNT} requests to complete`,
         120_000,
-      );
+      ).catch(async (e: unknown) => {
+        // what is left, to tell where a request stopped
+        const rows = (q: ReturnType<typeof sql>) => db.all(q).then((r) => JSON.stringify(r));
+        console.log(
+          await rows(sql`SELECT request_id, step_id, status FROM request_steps ORDER BY request_id, id`),
+          await rows(sql`SELECT id, status, p_message FROM requests`),
+          await rows(sql`SELECT request_id, cursor, lease_owner, lease_expires FROM process_tokens`),
+          await rows(sql`SELECT request_id, cursor, lease_owner, lease_expires FROM process_runs`),
+          await rows(sql`SELECT * FROM process_timers`),
+          await rows(sql`SELECT * FROM process_join_arrivals`),
+          b.out.slice(-3000),
+        );
+        throw e;
+      });
       const took = Date.now() - killedAt;
       const statuses = await db.all(sql`SELECT status, COUNT(*) AS n FROM requests GROUP BY status`);
       expect(statuses.map((r) => [Number(r.status), Number(r.n)])).toEqual([[201, COUNT]]);
