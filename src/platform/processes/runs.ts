@@ -269,6 +269,11 @@ export class ProcessRuns {
    * one conditional UPDATE, so two sweepers never claim the same run (the dialect's `skipLocked`).
    */
   async claimExpired(lease: Lease, now: number, limit: number): Promise<ProcessRun[]> {
+    // runs and token rows in one transaction: a sweep costs what it did before tokens were rows
+    return this.store.transaction(() => this.claimExpiredRows(lease, now, limit));
+  }
+
+  private async claimExpiredRows(lease: Lease, now: number, limit: number): Promise<ProcessRun[]> {
     const rows = await this.store.all<RunRow>(sql`
       UPDATE process_runs SET lease_owner = ${lease.owner}, lease_expires = ${lease.expires}, version = version + 1,
         recoveries = recoveries + 1
@@ -310,6 +315,10 @@ export class ProcessRuns {
   /** Extends the leases `owner` holds on these requests. */
   async renew(requestIds: readonly string[], lease: Lease): Promise<void> {
     if (requestIds.length === 0) return;
+    await this.store.transaction(() => this.renewRows(requestIds, lease));
+  }
+
+  private async renewRows(requestIds: readonly string[], lease: Lease): Promise<void> {
     await this.store.run(sql`
       UPDATE process_runs SET lease_expires = ${lease.expires}
       WHERE lease_owner = ${lease.owner} AND lease_expires IS NOT NULL AND request_id IN (${sql.join(requestIds)})`);
