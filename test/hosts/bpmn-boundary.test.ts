@@ -93,18 +93,22 @@ describeEachEngine('process graph: timer boundary events', (engine) => {
     const view = await start(approval('PT5M', false));
     const id = view.request.id;
     const fired = await fire(id);
-    // The task still waits; the event's token waits in the run until the task's branch moves on.
+    // The task still waits; the event's token runs at once, on a token of its own, to its end.
     expect(fired.request.status).toBe(102);
     expect(fired.tasks.map((t) => t.status)).toEqual(['OPEN']);
-    expect(rows(fired)).toEqual([[1, 'waiting', null]]);
+    expect(rows(fired)).toEqual([
+      [1, 'waiting', null],
+      [3, 'done', 'escalated -'],
+    ]);
     const run = await w.platform.processes.runs.require(w.account, id);
     expect(run.cursor).toEqual({
       step: 0,
       iteration: 0,
       phase: 'task',
       record: view.steps[0]!.id,
-      tokens: [{ flow: 'f4' }],
+      forked: true,
     });
+    expect(await w.platform.processes.runs.tokens.list(run)).toEqual([]);
     const done = await w.host.submitTask(w.account, ref(id, 1), {
       fields: { ok: 'yes' },
       actor: w.actor('admin'),
@@ -112,8 +116,8 @@ describeEachEngine('process graph: timer boundary events', (engine) => {
     expect(done.request.status).toBe(201);
     expect(rows(done)).toEqual([
       [1, 'done', { ok: 'yes' }],
-      [2, 'done', 'done'],
       [3, 'done', 'escalated -'],
+      [2, 'done', 'done'],
     ]);
   });
 
@@ -208,13 +212,18 @@ describeEachEngine('process graph: timer boundary events', (engine) => {
         ].join('\n'),
       ),
     );
+    // The other branch does not wait for the user task: it reaches the join at once.
     expect(view.request.status).toBe(102);
+    expect(rows(view)).toEqual([
+      [1, 'waiting', null],
+      [3, 'done', 'other'],
+    ]);
     const done = await fire(view.request.id);
     expect(done.request.status).toBe(201);
     expect(rows(done)).toEqual([
       [1, 'failed', null],
-      [2, 'done', 'no answer'],
       [3, 'done', 'other'],
+      [2, 'done', 'no answer'],
       [4, 'done', 'no answer + other'],
     ]);
   });

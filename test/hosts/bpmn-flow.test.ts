@@ -111,17 +111,29 @@ describeEachEngine('process graph: execution', (engine) => {
   it('forks parallel branches and joins them when every incoming flow arrived', async () => {
     const view = await start(PARALLEL);
     expect(view.request.status).toBe(201);
-    expect(view.steps.map((s) => [s.stepId, s.status, s.result])).toEqual([
+    // The branches run at the same time: their records interleave; the join's task comes last.
+    const byStep = [...view.steps].sort((a, b) => a.stepId - b.stepId);
+    const who = view.request.data.who;
+    expect(byStep.map((s) => [s.stepId, s.status, s.result])).toEqual([
       [1, 'done', 'left'],
       [2, 'done', { from: 'left', n: 2 }],
       [3, 'done', 'right'],
-      [4, 'done', { a: 2, b: 'right', who: 'b', branch: false }],
+      [4, 'done', { a: 2, b: 'right', who, branch: false }],
     ]);
-    // One data document: the branch whose task wrote a variable last wins (here b, run after a).
-    expect(view.request.data).toEqual({ who: 'b', a1: 'left' });
+    expect(view.steps[3]!.stepId).toBe(4);
+    // One data document: the branch whose task wrote a variable last (in time) wins.
+    expect(['a', 'b']).toContain(who);
+    expect(view.request.data).toEqual({ who, a1: 'left' });
+    // Nothing is left of the branches once the request ended: no token row, no arrival.
+    expect(
+      await w.platform.processes.runs.tokens.list(
+        await w.platform.processes.runs.require(w.account, view.request.id),
+      ),
+    ).toEqual([]);
+    expect(await w.platform.processes.runs.tokens.arrivals(w.account, view.request.id)).toEqual([]);
   });
 
-  it('keeps the waiting tokens and the arrivals at a join in the run while a branch waits', async () => {
+  it('runs each branch on a token of its own: two user tasks wait at once, the join fires at the last arrival', async () => {
     const xml = PARALLEL.replace(
       script(
         'B1',
@@ -136,43 +148,58 @@ describeEachEngine('process graph: execution', (engine) => {
         '{"a": ${P_branch_left.n}, "b": "${P_branch_right.who}"}',
       );
     const view = await start(xml);
+    // Both branches wait at once: the left one's user task does not hold the right one.
     expect(view.request.status).toBe(102);
-    expect(stepsOf(view)).toEqual([
+    const sorted = (steps: ReturnType<typeof stepsOf>) =>
+      [...steps].sort((a, b) => Number(a[0]) - Number(b[0]));
+    expect(sorted(stepsOf(view))).toEqual([
       [1, 0, 'done'],
       [2, 0, 'waiting'],
+      [3, 0, 'waiting'],
     ]);
     const id = view.request.id;
+    const recordOf = (stepId: number) => view.steps.find((s) => s.stepId === stepId)!.id;
     const run = await w.platform.processes.runs.require(w.account, id);
     expect(run.cursor).toEqual({
       step: 1,
       iteration: 0,
       phase: 'task',
-      record: view.steps[1]!.id,
+      record: recordOf(2),
       branch: 'left',
-      tokens: [{ flow: 'fb', branch: 'right', result: null }],
+      forked: true,
     });
-    const second = await w.host.submitTask(w.account, ref(id, 2), {
-      fields: { n: 7 },
+    const [right] = await w.platform.processes.runs.tokens.list(run);
+    expect(right!.cursor).toEqual({
+      step: 2,
+      iteration: 0,
+      phase: 'task',
+      record: recordOf(3),
+      branch: 'right',
+    });
+    // The right branch arrives first: its arrival waits at the join, its token is gone.
+    const first = await w.host.submitTask(w.account, ref(id, 3), {
+      fields: { who: 'z' },
       actor: w.actor('admin'),
     });
-    expect(stepsOf(second)).toEqual([
+    expect(first.request.status).toBe(102);
+    expect(sorted(stepsOf(first))).toEqual([
       [1, 0, 'done'],
-      [2, 0, 'done'],
-      [3, 0, 'waiting'],
+      [2, 0, 'waiting'],
+      [3, 0, 'done'],
     ]);
-    const waiting = await w.platform.processes.runs.require(w.account, id);
-    expect(waiting.cursor).toMatchObject({
-      step: 2,
-      branch: 'right',
-      joins: { join: { fa3: { branch: 'left', result: { n: 7 } } } },
-    });
-    const done = await w.host.submitTask(w.account, ref(id, 3), {
-      fields: { who: 'z' },
+    expect(await w.platform.processes.runs.tokens.list(run)).toEqual([]);
+    expect(await w.platform.processes.runs.tokens.arrivals(w.account, id)).toEqual([
+      { node: 'join', arrival: 'fb2', branch: 'right', result: { who: 'z' } },
+    ]);
+    const done = await w.host.submitTask(w.account, ref(id, 2), {
+      fields: { n: 7 },
       actor: w.actor('admin'),
     });
     expect(done.request.status).toBe(201);
     expect(done.request.data).toEqual({ who: 'z', a1: 'left', n: 7 });
+    expect(done.steps[3]!.stepId).toBe(4);
     expect(done.steps[3]!.result).toEqual({ a: 7, b: 'z' });
+    expect(await w.platform.processes.runs.tokens.arrivals(w.account, id)).toEqual([]);
   });
 
   it('ends the request at an error end event with its code', async () => {
@@ -388,16 +415,23 @@ describeEachEngine('process graph: execution', (engine) => {
         ].join('\n'),
       ),
     );
-    // The timed branch runs first and waits; the other branch runs once the timer fired.
+    // The timed branch waits; the other one does not wait for it: its task fails, the error
+    // boundary event catches it and its branch reaches the join meanwhile.
     expect(view.request.status).toBe(102);
-    expect(view.steps).toEqual([]);
+    expect(view.steps.map((s) => [s.stepId, s.status, s.result])).toEqual([
+      [2, 'failed', null],
+      [3, 'done', 'recovered'],
+    ]);
+    expect(await w.platform.processes.runs.tokens.arrivals(w.account, view.request.id)).toEqual([
+      { node: 'join', arrival: 'f7b', branch: 'risky', result: 'recovered' },
+    ]);
     const done = await fire(view.request.id);
     expect(done.request.message).toBe('');
     expect(done.request.status).toBe(201);
     expect(done.steps.map((s) => [s.stepId, s.status, s.result])).toEqual([
-      [1, 'done', 'slow'],
       [2, 'failed', null],
       [3, 'done', 'recovered'],
+      [1, 'done', 'slow'],
       [4, 'done', 'slow + recovered'],
     ]);
   });

@@ -105,7 +105,7 @@ describeEachEngine('process graph: inclusive gateway', (engine) => {
     ]);
   });
 
-  it('keeps its arrivals in the run while a started branch waits at a user task', async () => {
+  it('keeps its arrivals while a started branch waits at a user task; the other branch runs meanwhile', async () => {
     const xml = ROUTES.replace(script('A', '${P_branch}'), '<bpmn:userTask id="A" name="A" />').replace(
       '${P_branch_a!"-"} ${P_branch_b!"-"}',
       '${P_branch_a.n} ${P_branch_b!"-"}',
@@ -120,8 +120,15 @@ describeEachEngine('process graph: inclusive gateway', (engine) => {
       phase: 'task',
       record: view.steps[0]!.id,
       branch: 'a',
-      tokens: [{ flow: 'c', branch: 'c', result: null }],
+      forked: true,
     });
+    expect(rows(view)).toEqual([
+      [1, 'waiting', null],
+      [3, 'done', 'c'],
+    ]);
+    expect(await w.platform.processes.runs.tokens.arrivals(w.account, id)).toEqual([
+      { node: 'join', arrival: 'c', branch: 'c', result: 'c' },
+    ]);
     const done = await w.host.submitTask(w.account, ref(id, 1), {
       fields: { n: 1 },
       actor: w.actor('admin'),

@@ -38,6 +38,21 @@ describe('flowmark run FILE.bpmn', () => {
           .replace(/\?token=[\w-]{43}\n/g, '?token=<token>\n');
   };
 
+  it('runs a parallel fork whose timed branch waits while the other fails, is caught and reaches the join', async () => {
+    const out = await run(['run', fixture('parallel-timer-error.bpmn')]);
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(0);
+    // The timer holds its own branch only: the risky branch ran meanwhile and waits at the join.
+    expect(anonymous(out.stdout)).toBe(
+      '[<short>] started "Timer and error"\n' +
+        '[<short>] step 2 (Risky) failed: The following has evaluated to null or missing:\n' +
+        '==> missing  [in template "step 2 (Risky) script" at line 1, column 3]\n' +
+        '[<short>] step 3 (Recover) done → "recovered"\n' +
+        'request <id>: 102 WAITING\n' +
+        '{}\n',
+    );
+  });
+
   it('runs a BPMN model exactly as the same process in JSON', async () => {
     const args = ['--data', '{"amount": 21}', '--task', '{"ok": true}'];
     const bpmn = await run(['run', fixture('approval.bpmn'), ...args]);

@@ -3,6 +3,7 @@
  * sweeper the server starts when it is ready, a BPMN intermediate timer and a timer boundary
  * event it fires.
  */
+import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { createHosts } from '../../src/hosts/index.js';
 import { evalHost } from '../../src/hosts/eval-host.js';
@@ -109,6 +110,24 @@ describeEachEngine('health and timers over HTTP', (engine) => {
 </bpmn:definitions>`;
     const { view } = await runToEnd(xml, 'Timed');
     expect(view.steps.map((s: { result: unknown }) => s.result)).toEqual(['before', 'after']);
+  });
+
+  it('a parallel fork with a 1 s timer in one branch and an error boundary event on the other: the join fires once both arrived', async () => {
+    const xml = readFileSync(new URL('../fixtures/bpmn/parallel-timer-error.bpmn', import.meta.url), 'utf8');
+    const { view } = await runToEnd(xml, 'Timer and error');
+    // The risky branch ran (failed, caught, recovered) while the other waited for its timer.
+    expect(
+      view.steps.map((s: { stepId: number; status: string; result: unknown }) => [
+        s.stepId,
+        s.status,
+        s.result,
+      ]),
+    ).toEqual([
+      [2, 'failed', null],
+      [3, 'done', 'recovered'],
+      [1, 'done', 'slow'],
+      [4, 'done', 'slow + recovered'],
+    ]);
   });
 
   it('a timer boundary event of 1 s on a user task: the sweeper interrupts the task once, the flow leaves by the event', async () => {

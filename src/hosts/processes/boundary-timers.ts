@@ -40,7 +40,10 @@ export interface BoundaryRunner {
   readonly lease: { owner: string };
   now(): number;
   leaseUntil(): Lease;
-  drive(accountId: string, requestId: string): Promise<void>;
+  drive(accountId: string, requestId: string, token?: string): Promise<void>;
+  /** Drives tokens a move sent out (rows written), once it committed. */
+  sendOut(tokens: readonly ProcessRun[]): void;
+  settle(requestId: string): Promise<void>;
   stop(accountId: string, requestId: string, status: number): Promise<void>;
 }
 
@@ -84,18 +87,25 @@ export async function fireBoundary(runner: BoundaryRunner, timer: ProcessTimer):
   const nodeId = (timer.message ?? '').slice(cut + 1);
   let go = false;
   let child: string | undefined;
+  let run: ProcessRun | undefined;
+  let spawned: ProcessRun[] = [];
   const fired = await platform.processes.transaction(async () => {
     if (!(await platform.processes.timers.markFired(timer.id, runner.lease.owner, runner.now())))
       return false;
-    const run = await platform.processes.runs.find(accountId, requestId);
-    const waiting = run?.cursor.phase === 'task' || run?.cursor.phase === 'child';
-    if (!run || !waiting || run.cursor.record !== recordId) return true;
+    // the token waiting on the task: the run's own or, in a forked request, a token row
+    run = (await platform.processes.runs.allTokens(accountId, requestId)).find(
+      (t) => (t.cursor.phase === 'task' || t.cursor.phase === 'child') && t.cursor.record === recordId,
+    );
+    if (!run) return true;
     const node = new GraphIndex(graphOf(run.definition)).nodes.get(nodeId);
     if (node?.kind !== 'boundary-timer') return true;
     if (node.interrupting === false) {
+      // its tokens run at once, beside the task that goes on waiting: the request runs (101)
       const tokens = [...(run.cursor.tokens ?? []), ...leaving(run, node)];
-      if (!(await platform.processes.runs.move(run, { ...run.cursor, tokens })))
-        throw conflict('The request moved while its timer boundary event fired.');
+      const moved = await platform.processes.runs.move(run, { ...run.cursor, tokens });
+      if (!moved) throw conflict('The request moved while its timer boundary event fired.');
+      await platform.requests.transition(accountId, requestId, [STATUS_WAITING], STATUS_RUNNING);
+      spawned = moved.spawned ?? [];
       return true;
     }
     const ref = { requestId, stepId: timer.stepId, iteration: timer.iteration };
@@ -124,7 +134,12 @@ export async function fireBoundary(runner: BoundaryRunner, timer: ProcessTimer):
       // It had ended meanwhile: nothing to cancel.
       if (!(e instanceof PlatformError && e.code === 'conflict')) throw e;
     });
-  if (go) await runner.drive(accountId, requestId);
+  if (go) await runner.drive(accountId, requestId, run?.token);
+  if (spawned.length > 0) {
+    runner.sendOut(spawned);
+    await runner.drive(accountId, requestId, run?.token);
+    await runner.settle(requestId);
+  }
   return fired;
 }
 

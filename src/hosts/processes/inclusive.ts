@@ -1,10 +1,10 @@
 /**
  * The inclusive gateway (docs/hosts.md, "The process graph"). As a fork it takes every outgoing
  * flow whose condition holds (a flow without a condition holds), else its default flow. As a join
- * it goes on once no other token of the request can still reach it: the branches its fork did not
- * start never come, and a branch that left for an end event elsewhere is not waited for.
+ * it goes on once no other token of the request can still reach it (joins.ts): the branches its
+ * fork did not start never come, and a branch that left for an end event elsewhere is not waited for.
  */
-import type { FlowNode, GraphIndex, SequenceFlow, Token } from '../../platform/processes/index.js';
+import type { FlowNode, GraphIndex, SequenceFlow } from '../../platform/processes/index.js';
 import { StepFailure } from './failure.js';
 import { nodeLabel } from './labels.js';
 
@@ -32,24 +32,4 @@ export async function chooseFlows(
     chosen.push(fallback);
   }
   return chosen;
-}
-
-/** Whether a token about to take `flow` may still arrive at `target` (through tasks, their boundary events, gateways). */
-export function canReach(index: GraphIndex, flow: string, target: string): boolean {
-  const seen = new Set<string>();
-  const queue = [index.flows.get(flow)!.target];
-  for (let id = queue.pop(); id !== undefined; id = queue.pop()) {
-    if (id === target) return true;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    for (const out of index.outgoing.get(id) ?? []) queue.push(out.target);
-    for (const boundary of [...(index.boundaries.get(id) ?? []), ...(index.timers.get(id) ?? [])])
-      queue.push(boundary.id);
-  }
-  return false;
-}
-
-/** Whether an inclusive join with arrivals may go on: none of the other live tokens can reach it. */
-export function joinReady(index: GraphIndex, join: string, others: readonly Token[]): boolean {
-  return !others.some((t) => canReach(index, t.flow, join));
 }

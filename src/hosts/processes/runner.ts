@@ -63,6 +63,8 @@ import {
   type FlowNode,
   type SequenceFlow,
   type TokenState,
+  type Token,
+  isForked,
 } from '../../platform/processes/index.js';
 import { toJsonObject, toJsonValue } from '../../platform/model.js';
 import { markRequestInput, requestStrings } from '../../template/index.js';
@@ -75,7 +77,8 @@ import { stepLabel, type NewRun, type ProcessEvent, type RunnerOptions } from '.
 import { checkDataSize, checkNewDocumentSize, checkSubmission } from './submission.js';
 import { storeNewRun } from './creation.js';
 import { armBoundaryTimers, fireBoundary } from './boundary-timers.js';
-import { nodeLabel, tokenState, walk, type Arrival } from './walk.js';
+import { branchName, nodeLabel, tokenState, walk, type Arrival } from './walk.js';
+import { joinComplete, joined } from './joins.js';
 
 export { stepLabel, type NewRun, type ProcessEvent, type RunnerOptions } from './runner-api.js';
 
@@ -117,6 +120,9 @@ type Outcome =
 
 type Parameters = Record<string, unknown>;
 
+/** What follow answers when the walk moved the token itself (a join went on): claim it again. */
+type Moved = 'moved';
+
 /** Times a step is resumed after its server or thread stopped under it, before its request fails. */
 export const MAX_RECOVERIES = 3;
 
@@ -135,6 +141,7 @@ async function plainWalkFrom(
   from: FlowNode,
   state: TokenState,
   result: unknown,
+  forked = false,
 ): Promise<RunCursor | undefined> {
   let arrival: Arrival;
   try {
@@ -144,11 +151,23 @@ async function plainWalkFrom(
   } catch {
     return undefined;
   }
-  if (arrival.kind === 'end') return { step: definition.steps.length, iteration: 0, phase: 'ready' };
+  if (arrival.kind === 'end') {
+    // a token of a forked request ends alone (ProcessRunner.tokenEnds)
+    if (!arrival.terminate && (forked || arrival.state.tokens)) return undefined;
+    return { step: definition.steps.length, iteration: 0, phase: 'ready' };
+  }
   if (arrival.kind !== 'task') return undefined;
   const next = definition.steps.findIndex((s) => s.id === arrival.step);
   return { ...arrival.state, step: next, iteration: 0, phase: 'ready' };
 }
+
+/** A token a walk sent out, as the cursor of a token about to take its flow (for a join's reach). */
+const waitingCursor = (token: Token): RunCursor => ({
+  step: 0,
+  iteration: 0,
+  phase: 'ready',
+  flow: token.flow,
+});
 
 /** A step's result as stored: JSON, and no bigger than a data document. */
 function storedResult(step: StepDefinition, result: unknown, maxBytes: number): unknown {
@@ -219,8 +238,10 @@ export class ProcessRunner {
     // A start event followed by a plain walk: the run is created standing before its first task.
     const graph = input.definition.graph && new GraphIndex(input.definition.graph);
     const startNode = graph && [...graph.nodes.values()].find((n) => n.kind === 'start');
-    const cursor =
+    const walked =
       graph && startNode ? await plainWalkFrom(input.definition, graph, startNode, {}, null) : undefined;
+    // a fork at the start: its tokens are sent out by the run's first move (from the start event)
+    const cursor = walked?.tokens ? undefined : walked;
     const created = await this.stored(
       accountId,
       input,
@@ -230,6 +251,7 @@ export class ProcessRunner {
     const requestId = created.request.id;
     onCreated?.(requestId);
     await this.holding(requestId, () => this.steps(accountId, requestId, created.then));
+    await this.settle(requestId);
     return requestId;
   }
 
@@ -261,38 +283,264 @@ export class ProcessRunner {
     return created;
   }
 
-  /** Runs a request's steps until it waits or ends. */
-  drive(accountId: string, requestId: string): Promise<void> {
-    return this.holding(requestId, () => this.steps(accountId, requestId));
+  /** Runs a request's steps (of its token `token`, else of its run's own) until it waits or ends. */
+  drive(accountId: string, requestId: string, token?: string): Promise<void> {
+    return this.holding(requestId, () => this.steps(accountId, requestId, undefined, token));
   }
 
-  /** `first`: the first node's claim, when the caller's transaction took it. */
-  private async steps(accountId: string, requestId: string, first?: Claim): Promise<void> {
+  // ---------------------------------------------------------------------------------------------
+  // Tokens: the branches a fork sends out run beside the token that forked
+
+  /** Tokens moves sent out, by request, not driven yet (launched once their move committed). */
+  private readonly sentOut = new Map<string, ProcessRun[]>();
+  /** The tokens this runner drives, by request. */
+  private readonly branches = new Map<string, Set<Promise<void>>>();
+
+  /** Moves a token (ProcessRuns.move); the tokens the move sends out are driven after it commits. */
+  private async move(
+    run: ProcessRun,
+    cursor: RunCursor,
+    userId: number | null = run.userId,
+    lease?: Lease,
+  ): Promise<ProcessRun | undefined> {
+    const moved = await this.platform.processes.runs.move(run, cursor, userId, lease);
+    if (moved?.spawned) this.sendOut(moved.spawned);
+    return moved;
+  }
+
+  /** Tokens sent out (rows written in the caller's transaction), to drive once it committed. */
+  sendOut(tokens: readonly ProcessRun[]): void {
+    for (const token of tokens) {
+      const list = this.sentOut.get(token.requestId) ?? [];
+      list.push(token);
+      this.sentOut.set(token.requestId, list);
+    }
+  }
+
+  /**
+   * Drives the request's tokens sent out so far, each on its own (they run at the same time). One
+   * that fails here keeps its lease until it expires: a sweeper resumes it then.
+   */
+  private launch(requestId: string): void {
+    const tokens = this.sentOut.get(requestId);
+    if (!tokens) return;
+    this.sentOut.delete(requestId);
+    const running = this.branches.get(requestId) ?? new Set<Promise<void>>();
+    this.branches.set(requestId, running);
+    for (const token of tokens) {
+      const branch: Promise<void> = this.drive(token.accountId, requestId, token.token)
+        .catch(() => undefined)
+        .finally(() => {
+          running.delete(branch);
+          if (running.size === 0) this.branches.delete(requestId);
+        });
+      running.add(branch);
+    }
+  }
+
+  /** Resolves when the request's tokens this runner drives have stopped (waiting or ended). */
+  async settle(requestId: string): Promise<void> {
+    for (let running = this.branches.get(requestId); running; running = this.branches.get(requestId))
+      await Promise.allSettled([...running]);
+  }
+
+  /** The request's other live tokens (the run's own unless idle, and the token rows), with its tokens locked. */
+  private async others(main: ProcessRun, self: ProcessRun): Promise<ProcessRun[]> {
+    const rows = main.cursor.forked ? await this.platform.processes.runs.tokens.list(main) : [];
+    const live = rows.filter((t) => t.token !== self.token);
+    if (self.token !== undefined && main.cursor.phase !== 'idle' && main.cursor.phase !== 'ended')
+      live.unshift(main);
+    return live;
+  }
+
+  /**
+   * A token arrived at a join (parallel: one per incoming flow; inclusive: per branch): its arrival
+   * (unique) and its end commit together, the request's tokens locked; the arrival that completes
+   * the join makes this token the join's continuation instead (ready at the join: 'moved').
+   */
+  private async arrive(run: ProcessRun, index: GraphIndex, arrival: Arrival & { kind: 'join' }) {
+    const { accountId, requestId } = run;
+    const { runs } = this.platform.processes;
+    const key =
+      arrival.node.kind === 'parallel' ? arrival.flow.id : (arrival.token.branch ?? branchName(arrival.flow));
+    const pending = arrival.state.tokens ?? [];
+    let completed: ProcessRequest | undefined;
+    const moved = await this.platform.processes.transaction(async () => {
+      const main = await runs.lockTokens(accountId, requestId);
+      await runs.tokens.arrive(accountId, requestId, {
+        node: arrival.node.id,
+        arrival: key,
+        ...(arrival.token.branch !== undefined ? { branch: arrival.token.branch } : {}),
+        result: arrival.token.result ?? null,
+      });
+      const arrivals = await runs.tokens.arrivals(accountId, requestId);
+      const others = [...(await this.others(main, run)).map((t) => t.cursor), ...pending.map(waitingCursor)];
+      if (joinComplete(index, run.definition.steps, arrival.node, arrivals, others)) {
+        await runs.tokens.consume(accountId, requestId, arrival.node.id);
+        const { params, branch } = joined(arrivals, arrival.node.id);
+        const cursor: RunCursor = {
+          step: run.cursor.step,
+          iteration: 0,
+          phase: 'ready',
+          at: arrival.node.id,
+          params,
+          ...(branch !== undefined ? { branch } : {}),
+          ...(pending.length > 0 ? { tokens: pending } : {}),
+        };
+        if (!(await this.move(run, cursor, run.userId, this.leaseUntil())))
+          throw conflict('The request moved while its token arrived at a join.');
+        return true;
+      }
+      completed = await this.tokenGone(run, main, index, pending, others);
+      return false;
+    });
+    if (completed) await this.ended(completed);
+    return moved ? 'moved' : undefined;
+  }
+
+  /**
+   * A token of a forked request reached a none end event: it ends, the request's tokens locked.
+   * An inclusive join no live token can reach any more goes on with it instead ('moved'); the
+   * last token to end completes the request (or fails it when a join still waits).
+   */
+  private async tokenEnds(
+    run: ProcessRun,
+    index: GraphIndex,
+    pending: readonly Token[],
+  ): Promise<Moved | undefined> {
+    const { accountId, requestId } = run;
+    const { runs } = this.platform.processes;
+    let completed: ProcessRequest | undefined;
+    const moved = await this.platform.processes.transaction(async () => {
+      const main = await runs.lockTokens(accountId, requestId);
+      const arrivals = await runs.tokens.arrivals(accountId, requestId);
+      const others = [...(await this.others(main, run)).map((t) => t.cursor), ...pending.map(waitingCursor)];
+      for (const { node: id } of arrivals) {
+        const node = index.nodes.get(id);
+        if (node?.kind !== 'inclusive' || !joinComplete(index, run.definition.steps, node, arrivals, others))
+          continue;
+        await runs.tokens.consume(accountId, requestId, id);
+        const { params, branch } = joined(arrivals, id);
+        const cursor: RunCursor = {
+          step: run.cursor.step,
+          iteration: 0,
+          phase: 'ready',
+          at: id,
+          params,
+          ...(branch !== undefined ? { branch } : {}),
+          ...(pending.length > 0 ? { tokens: [...pending] } : {}),
+        };
+        if (!(await this.move(run, cursor, run.userId, this.leaseUntil())))
+          throw conflict('The request moved while its token ended.');
+        return true;
+      }
+      completed = await this.tokenGone(run, main, index, pending, others);
+      return false;
+    });
+    if (completed) await this.ended(completed);
+    return moved ? 'moved' : undefined;
+  }
+
+  /**
+   * Ends a token in the caller's transaction (the request's tokens locked): a token row goes, the
+   * run's own row becomes idle; the tokens a walk sent out are written. When no token is left the
+   * request ends (its end to announce is returned): completed, or failed when a join still waits.
+   * When the tokens left all wait, the request waits (102).
+   */
+  private async tokenGone(
+    run: ProcessRun,
+    main: ProcessRun,
+    index: GraphIndex,
+    pending: readonly Token[],
+    others: readonly RunCursor[],
+  ): Promise<ProcessRequest | undefined> {
+    const { accountId, requestId } = run;
+    const { runs } = this.platform.processes;
+    if (pending.length > 0) this.sendOut(await runs.tokens.spawn(run, pending, this.leaseUntil()));
+    const gone = run.token
+      ? await runs.tokens.drop(run)
+      : (await this.move(run, { step: run.cursor.step, iteration: 0, phase: 'idle', forked: true })) !==
+        undefined;
+    if (!gone) throw conflict('The request moved while its token ended.');
+    if (others.length > 0) {
+      if (!others.some((c) => c.phase === 'ready' || c.phase === 'running'))
+        await this.platform.requests.transition(accountId, requestId, [STATUS_RUNNING], STATUS_WAITING);
+      return undefined;
+    }
+    const [waiting] = await runs.tokens.arrivals(accountId, requestId);
+    if (!waiting) return this.endWithin(main, STATUS_COMPLETED);
+    await this.platform.requests.update(accountId, requestId, {
+      status: STATUS_ABORTED,
+      message: `${nodeLabel(index.nodes.get(waiting.node)!)}: the request's other branches ended without reaching it`,
+    });
+    return this.endWithin(main, STATUS_ABORTED);
+  }
+
+  /**
+   * A token goes waiting (a task, a sub-process, a timer): the request waits (102) unless another
+   * of its tokens is ready or running — decided with the request's tokens locked.
+   */
+  private async park(run: ProcessRun, cursor: RunCursor): Promise<ProcessRun | undefined> {
+    const { accountId, requestId } = run;
+    if (!isForked(run) && !cursor.tokens) {
+      await this.platform.requests.transition(accountId, requestId, [STATUS_RUNNING], STATUS_WAITING);
+      return this.move(run, cursor);
+    }
+    return this.platform.processes.transaction(async () => {
+      const main = await this.platform.processes.runs.lockTokens(accountId, requestId);
+      const others = await this.others(main, run);
+      if (!cursor.tokens && !others.some((t) => t.cursor.phase === 'ready' || t.cursor.phase === 'running'))
+        await this.platform.requests.transition(accountId, requestId, [STATUS_RUNNING], STATUS_WAITING);
+      return this.move(run, cursor);
+    });
+  }
+
+  /** `first`: the first node's claim, when the caller's transaction took it; `token`: a token row's id. */
+  private async steps(accountId: string, requestId: string, first?: Claim, token?: string): Promise<void> {
+    try {
+      await this.tokenSteps(accountId, requestId, first, token);
+    } finally {
+      this.launch(requestId);
+    }
+  }
+
+  private async tokenSteps(
+    accountId: string,
+    requestId: string,
+    first?: Claim,
+    token?: string,
+  ): Promise<void> {
     /** The next node's claim, when the move that ended the last one took it already. */
     let next: Claim | undefined = first;
     for (;;) {
+      this.launch(requestId);
       const taken =
-        next ?? (await this.platform.processes.transaction(() => this.claim(accountId, requestId)));
+        next ?? (await this.platform.processes.transaction(() => this.claim(accountId, requestId, token)));
       next = undefined;
       if (!taken) return;
       const { claimed, request, previous, begun, context } = taken;
       if (isFinalStatus(request.status)) return this.end(claimed, request.status);
-      if (claimed.cursor.at !== undefined) {
-        // A graph's start event: its tokens move to their first tasks.
-        const start = new GraphIndex(graphOf(claimed.definition)).nodes.get(claimed.cursor.at)!;
-        const cursor = await this.follow(
-          claimed,
-          request,
-          start,
-          tokenState(claimed.cursor),
-          undefined,
-          null,
-        );
+      if (claimed.cursor.at !== undefined || claimed.cursor.flow !== undefined) {
+        // A graph's start event, a join that went on, or a token a fork sent out: it moves to its next task.
+        const index = new GraphIndex(graphOf(claimed.definition));
+        const { at, flow, branch, carry, params } = claimed.cursor;
+        const from: FlowNode | Token =
+          flow !== undefined
+            ? {
+                flow,
+                ...(branch !== undefined ? { branch } : {}),
+                ...(carry !== undefined ? { result: carry } : {}),
+              }
+            : index.nodes.get(at!)!;
+        const state = tokenState(claimed.cursor);
+        if (params && 'kind' in from && (from.kind === 'parallel' || from.kind === 'inclusive'))
+          state.params = params;
+        const cursor = await this.follow(claimed, request, from, state, undefined, null);
+        if (cursor === 'moved') continue;
         if (!cursor) return;
         const moved = await this.platform.processes.transaction(async () => {
-          if (!(await this.platform.processes.runs.move(claimed, cursor, claimed.userId, this.leaseUntil())))
-            return false;
-          next = await this.claim(accountId, requestId);
+          if (!(await this.move(claimed, cursor, claimed.userId, this.leaseUntil()))) return false;
+          next = await this.claim(accountId, requestId, token);
           return true;
         });
         if (!moved) return;
@@ -324,19 +572,20 @@ export class ProcessRunner {
    * before it starts (no loop to decide) — its step record begun and, for a script task, its
    * evaluation context read. A context that fails is cached failed: the task fails with its error.
    */
-  private async claim(accountId: string, requestId: string): Promise<Claim | undefined> {
-    const run = await this.platform.processes.runs.require(accountId, requestId);
-    if (run.cursor.phase !== 'ready') return undefined;
-    const claimed = await this.platform.processes.runs.move(
-      run,
-      { ...run.cursor, phase: 'running' },
-      run.userId,
-      this.leaseUntil(),
-    );
+  private async claim(accountId: string, requestId: string, token?: string): Promise<Claim | undefined> {
+    const run =
+      token === undefined
+        ? await this.platform.processes.runs.require(accountId, requestId)
+        : await this.platform.processes.runs.token(accountId, requestId, token);
+    if (run?.cursor.phase !== 'ready') return undefined;
+    const claimed = await this.move(run, { ...run.cursor, phase: 'running' }, run.userId, this.leaseUntil());
     if (!claimed) return undefined;
     const request = await this.platform.requests.require(accountId, requestId);
     const previous = (await this.platform.processes.steps.lastDone(accountId, requestId))?.result;
-    const task = claimed.cursor.at === undefined ? claimed.definition.steps[claimed.cursor.step] : undefined;
+    const task =
+      claimed.cursor.at === undefined && claimed.cursor.flow === undefined
+        ? claimed.definition.steps[claimed.cursor.step]
+        : undefined;
     let begun: StepRecord | undefined;
     let context: Promise<ExecutionContext> | undefined;
     if (task && !task.loop && !isFinalStatus(request.status)) {
@@ -382,7 +631,7 @@ export class ProcessRunner {
       if (!(await this.platform.requests.transition(accountId, requestId, [STATUS_WAITING], STATUS_RUNNING)))
         throw conflict('The request is not paused.');
       const ready = { ...run.cursor, phase: 'ready' as const };
-      if (!(await this.platform.processes.runs.move(run, ready, run.userId, this.leaseUntil())))
+      if (!(await this.move(run, ready, run.userId, this.leaseUntil())))
         throw conflict('The request is being resumed by someone else.');
     });
     await this.drive(accountId, requestId);
@@ -398,7 +647,10 @@ export class ProcessRunner {
     fields: Record<string, unknown>,
     userId: number | null,
   ): Promise<void> {
-    return this.holding(ref.requestId, () => this.submitted(accountId, ref, fields, userId));
+    return this.holding(ref.requestId, async () => {
+      await this.submitted(accountId, ref, fields, userId);
+      await this.settle(ref.requestId);
+    });
   }
 
   private async submitted(
@@ -412,22 +664,25 @@ export class ProcessRunner {
     if (task.status === 'SUBMITTED') throw conflict('The task has already been submitted.');
     if (task.status === 'CANCELLED') throw conflict('The task was cancelled: its request has ended.');
     const data = checkSubmission(task.fields, fields);
-    const run = await this.platform.processes.runs.require(accountId, ref.requestId);
-    const record =
-      run.cursor.phase === 'task' && run.cursor.record !== undefined
-        ? await this.platform.processes.steps.find(accountId, run.cursor.record)
-        : undefined;
-    if (!record || record.taskId !== task.id) throw conflict('The request is not waiting for this task.');
+    await this.platform.processes.runs.require(accountId, ref.requestId);
+    // the token waiting for it: the run's own, or one of a forked request's token rows
+    let run: ProcessRun | undefined;
+    let record: StepRecord | undefined;
+    for (const token of await this.platform.processes.runs.allTokens(accountId, ref.requestId)) {
+      if (token.cursor.phase !== 'task' || token.cursor.record === undefined) continue;
+      const found = await this.platform.processes.steps.find(accountId, token.cursor.record);
+      if (found?.taskId === task.id) {
+        run = token;
+        record = found;
+        break;
+      }
+    }
+    if (!run || !record) throw conflict('The request is not waiting for this task.');
     // The submission and the lease commit together: a server that dies next leaves a run to resume.
     const claimed = await this.platform.processes.transaction(async () => {
       if (!(await this.platform.processes.tasks.submit(accountId, ref, data, userId)))
         throw conflict('The task has already been submitted.');
-      const moved = await this.platform.processes.runs.move(
-        run,
-        { ...run.cursor, phase: 'running' },
-        userId,
-        this.leaseUntil(),
-      );
+      const moved = await this.move(run, { ...run.cursor, phase: 'running' }, userId, this.leaseUntil());
       if (!moved) throw conflict('The request is not waiting for this task.');
       return moved;
     });
@@ -474,11 +729,12 @@ export class ProcessRunner {
       await this.variables(ctx, claimed, step, step.output, params, 'output');
       await this.done(claimed, step, record, data);
     } catch (e) {
-      if (await this.fail(claimed, step, record, e)) await this.drive(accountId, ref.requestId);
+      if (await this.fail(claimed, step, record, e))
+        await this.drive(accountId, ref.requestId, claimed.token);
       return;
     }
     if (await this.advance(claimed, step, { kind: 'next', loop: claimed.cursor.loop }))
-      await this.drive(accountId, ref.requestId);
+      await this.drive(accountId, ref.requestId, claimed.token);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -490,14 +746,18 @@ export class ProcessRunner {
    * document as it was when that step started (docs/hosts.md, "Durable requests and timers").
    */
   recover(run: ProcessRun): Promise<void> {
-    return this.holding(run.requestId, () => this.resumeLost(run));
+    return this.holding(run.requestId, async () => {
+      await this.resumeLost(run);
+      this.launch(run.requestId);
+      await this.settle(run.requestId);
+    });
   }
 
   private async resumeLost(run: ProcessRun): Promise<void> {
     const { accountId, requestId, cursor } = run;
     const request = await this.platform.requests.require(accountId, requestId);
     if (isFinalStatus(request.status)) return this.end(run, request.status);
-    if (cursor.phase === 'ready') return this.steps(accountId, requestId);
+    if (cursor.phase === 'ready') return this.steps(accountId, requestId, undefined, run.token);
     if (cursor.phase === 'child' && cursor.child !== undefined) {
       // Its sub-process ended, and the server telling it died.
       const child = await this.platform.requests.require(accountId, cursor.child);
@@ -505,10 +765,13 @@ export class ProcessRunner {
     }
     if (cursor.phase !== 'running') {
       // Nothing to run: moving it in place gives the lease up.
-      await this.platform.processes.runs.move(run, cursor);
+      await this.move(run, cursor);
       return;
     }
-    const data = await this.platform.processes.runs.stepData(accountId, requestId);
+    // a forked request's branches share the document: it is not set back (docs/hosts.md)
+    const data = isForked(run)
+      ? undefined
+      : await this.platform.processes.runs.stepData(accountId, requestId);
     if (data) await this.platform.requests.update(accountId, requestId, { data });
     const step = run.definition.steps[cursor.step];
     const ref: TaskRef = { requestId, stepId: step?.id ?? 0, iteration: cursor.iteration };
@@ -546,8 +809,8 @@ export class ProcessRunner {
     }
     const { record: _record, child: _child, ...kept } = cursor;
     const again: RunCursor = { ...kept, phase: 'ready' };
-    if (await this.platform.processes.runs.move(run, again, run.userId, this.leaseUntil()))
-      await this.steps(accountId, requestId);
+    if (await this.move(run, again, run.userId, this.leaseUntil()))
+      await this.steps(accountId, requestId, undefined, run.token);
   }
 
   /**
@@ -588,7 +851,7 @@ export class ProcessRunner {
           status: 'failed',
           error: { message },
         });
-        const moved = await this.platform.processes.runs.move(
+        const moved = await this.move(
           current,
           { ...tokenState(current.cursor), step: next, iteration: 0, phase: 'ready' },
           current.userId,
@@ -795,11 +1058,11 @@ export class ProcessRunner {
       const settled: Settled = { request, last: updated.result };
       if (!plan || isFinalStatus(request.status) || request.status === STATUS_WAITING)
         return { updated, settled };
-      const moved = await this.platform.processes.runs.move(run, plan, run.userId, this.leaseUntil());
+      const moved = await this.move(run, plan, run.userId, this.leaseUntil());
       if (!moved) return { updated, next: undefined };
       if (plan.step >= run.definition.steps.length)
         return { updated, next: undefined, completed: await this.endWithin(moved, STATUS_COMPLETED) };
-      return { updated, next: await this.claim(run.accountId, run.requestId) };
+      return { updated, next: await this.claim(run.accountId, run.requestId, run.token) };
     });
     this.emitStep(run, step, ended.updated);
     if ('settled' in ended) return ended.settled;
@@ -818,7 +1081,10 @@ export class ProcessRunner {
   ): Promise<RunCursor | undefined> {
     const index = new GraphIndex(graphOf(run.definition));
     const from = index.taskOfStep.get(step.id);
-    return from && plainWalkFrom(run.definition, index, from, tokenState(run.cursor), result ?? null);
+    return (
+      from &&
+      plainWalkFrom(run.definition, index, from, tokenState(run.cursor), result ?? null, isForked(run))
+    );
   }
 
   private async manualStep(
@@ -859,8 +1125,7 @@ export class ProcessRunner {
     await this.timers(ctx, run, step, ref, params);
     await armBoundaryTimers(this, ctx, run, step, record, params);
     await this.platform.processes.steps.update(run.accountId, record.id, { status: 'waiting' });
-    await this.platform.requests.transition(run.accountId, run.requestId, [STATUS_RUNNING], STATUS_WAITING);
-    await this.platform.processes.runs.move(run, { ...cursor, phase: 'task', record: record.id });
+    await this.park(run, { ...cursor, phase: 'task', record: record.id });
     this.emit({
       type: 'waiting',
       requestId: run.requestId,
@@ -934,13 +1199,7 @@ export class ProcessRunner {
       return { kind: 'next', loop: cursor.loop };
     }
     await this.platform.processes.steps.update(run.accountId, record.id, { status: 'waiting' });
-    await this.platform.requests.transition(run.accountId, run.requestId, [STATUS_RUNNING], STATUS_WAITING);
-    await this.platform.processes.runs.move(run, {
-      ...cursor,
-      phase: 'child',
-      record: record.id,
-      child: childId,
-    });
+    await this.park(run, { ...cursor, phase: 'child', record: record.id, child: childId });
     this.emit({
       type: 'waiting',
       requestId: run.requestId,
@@ -959,14 +1218,11 @@ export class ProcessRunner {
   }
 
   private async childDone(accountId: string, parentId: string, child: ProcessRequest): Promise<void> {
-    const run = await this.platform.processes.runs.find(accountId, parentId);
-    if (!run || run.cursor.phase !== 'child' || run.cursor.child !== child.id) return;
-    const claimed = await this.platform.processes.runs.move(
-      run,
-      { ...run.cursor, phase: 'running' },
-      run.userId,
-      this.leaseUntil(),
+    const run = (await this.platform.processes.runs.allTokens(accountId, parentId)).find(
+      (t) => t.cursor.phase === 'child' && t.cursor.child === child.id,
     );
+    if (!run) return;
+    const claimed = await this.move(run, { ...run.cursor, phase: 'running' }, run.userId, this.leaseUntil());
     if (!claimed) return;
     return this.takeChildResult(claimed, child);
   }
@@ -995,11 +1251,11 @@ export class ProcessRunner {
       await this.variables(ctx, claimed, step, step.output, params, 'output');
       await this.done(claimed, step, record!, result);
     } catch (e) {
-      if (await this.fail(claimed, step, record, e)) await this.drive(accountId, parentId);
+      if (await this.fail(claimed, step, record, e)) await this.drive(accountId, parentId, claimed.token);
       return;
     }
     if (await this.advance(claimed, step, { kind: 'next', loop: claimed.cursor.loop }))
-      await this.drive(accountId, parentId);
+      await this.drive(accountId, parentId, claimed.token);
   }
 
   /** Whether a loop runs its current iteration (fixing its count or items at the first). */
@@ -1056,7 +1312,7 @@ export class ProcessRunner {
     step: StepDefinition,
     surface: Surface,
   ): Promise<ExecutionContext> {
-    const key = `${run.requestId}|${run.version}|${run.cursor.iteration}|${step.id}|${surface}`;
+    const key = `${run.requestId}|${run.token ?? ''}|${run.version}|${run.cursor.iteration}|${step.id}|${surface}`;
     if (this.lastContext?.key !== key)
       this.lastContext = { key, ctx: this.createContext(run, request, step, surface) };
     return this.lastContext.ctx;
@@ -1257,7 +1513,11 @@ export class ProcessRunner {
       (outcome.kind === 'next' ? outcome.settled : undefined) ??
       (await this.platform.processes.transaction(async () => ({
         request: await this.platform.requests.require(accountId, requestId),
-        last: (await this.platform.processes.steps.lastDone(accountId, requestId))?.result,
+        // a forked request's last step may be another branch's: the token's own record
+        last:
+          isForked(run) && run.cursor.record !== undefined
+            ? (await this.platform.processes.steps.find(accountId, run.cursor.record))?.result
+            : (await this.platform.processes.steps.lastDone(accountId, requestId))?.result,
       })));
     let cursor: RunCursor;
     if (outcome.kind === 'next' && step.loop) {
@@ -1278,6 +1538,7 @@ export class ProcessRunner {
         before.last ?? null,
       );
       if (!next) return false;
+      if (next === 'moved') return true;
       cursor = next;
     }
     const after = await this.platform.processes.transaction(async () => {
@@ -1285,12 +1546,12 @@ export class ProcessRunner {
       const request = await this.platform.requests.requireWithData(accountId, requestId, before.request.data);
       if (isFinalStatus(request.status)) return { request, moved: false, next: undefined };
       if (request.status === STATUS_WAITING) {
-        await this.platform.processes.runs.move(run, { ...cursor, phase: 'paused' });
+        await this.move(run, { ...cursor, phase: 'paused' });
         return { request, moved: false, next: undefined };
       }
-      const moved = await this.platform.processes.runs.move(run, cursor, run.userId, this.leaseUntil());
+      const moved = await this.move(run, cursor, run.userId, this.leaseUntil());
       // the next node's claim commits with this move (the caller drives it next)
-      const next = moved && claimNext ? await this.claim(accountId, requestId) : undefined;
+      const next = moved && claimNext ? await this.claim(accountId, requestId, run.token) : undefined;
       return { request, moved: moved !== undefined, next };
     });
     if (isFinalStatus(after.request.status)) {
@@ -1364,10 +1625,9 @@ export class ProcessRunner {
           params: { P_error: { ...error, ...(code !== undefined ? { code } : {}) } },
         };
         const cursor = await this.follow(run, request, boundary, state, step, null);
+        if (cursor === 'moved') return true;
         if (!cursor) return false;
-        return (
-          (await this.platform.processes.runs.move(run, cursor, run.userId, this.leaseUntil())) !== undefined
-        );
+        return (await this.move(run, cursor, run.userId, this.leaseUntil())) !== undefined;
       }
     }
     // A failure ends the request with 301 whatever status its script set before.
@@ -1396,7 +1656,7 @@ export class ProcessRunner {
     if (backoff > 0) await new Promise((resolve) => setTimeout(resolve, backoff));
     const { record: _r, child: _c, ...kept } = run.cursor;
     const again: RunCursor = { ...kept, phase: 'ready', attempt: attempt + 1 };
-    return (await this.platform.processes.runs.move(run, again, run.userId, this.leaseUntil())) !== undefined;
+    return (await this.move(run, again, run.userId, this.leaseUntil())) !== undefined;
   }
 
   /**
@@ -1407,11 +1667,11 @@ export class ProcessRunner {
   private async follow(
     run: ProcessRun,
     request: ProcessRequest,
-    from: FlowNode,
+    from: FlowNode | Token,
     state: TokenState,
     step: StepDefinition | undefined,
     result: unknown,
-  ): Promise<RunCursor | undefined> {
+  ): Promise<RunCursor | Moved | undefined> {
     const index = new GraphIndex(graphOf(run.definition));
     const holds = (flow: SequenceFlow, gateway: FlowNode) =>
       this.condition(run, request, step, state, flow, gateway, result);
@@ -1428,7 +1688,8 @@ export class ProcessRunner {
     }
     if (arrival.kind === 'error') {
       // The run keeps the node it ended at: a call activity's error boundary event reads its code.
-      const ended = await this.platform.processes.runs.move(run, { ...run.cursor, at: arrival.node.id });
+      const main = run.token ? await this.platform.processes.runs.require(run.accountId, run.requestId) : run;
+      const ended = await this.move(main, { ...main.cursor, at: arrival.node.id });
       await this.platform.requests.update(run.accountId, run.requestId, {
         status: STATUS_ABORTED,
         message: `${nodeLabel(arrival.node)}: error ${JSON.stringify(arrival.code)}`,
@@ -1436,6 +1697,9 @@ export class ProcessRunner {
       await this.end(ended ?? run, STATUS_ABORTED);
       return undefined;
     }
+    if (arrival.kind === 'join') return this.arrive(run, index, arrival);
+    if (arrival.kind === 'end' && !arrival.terminate && (isForked(run) || arrival.state.tokens))
+      return this.tokenEnds(run, index, arrival.state.tokens ?? []);
     if (arrival.kind === 'end') return { step: run.definition.steps.length, iteration: 0, phase: 'ready' };
     if (arrival.kind === 'timer') {
       await this.waitTimer(run, request, step, arrival.node, arrival.state);
@@ -1485,11 +1749,11 @@ export class ProcessRunner {
       await this.platform.processes.timers.create(
         run.accountId,
         { requestId: run.requestId, stepId: 0, iteration: 0 },
-        { kind: 'wait', dueAt, message: node.id },
+        // a token row's timer names it after the node: `<node> <token>`
+        { kind: 'wait', dueAt, message: run.token === undefined ? node.id : `${node.id} ${run.token}` },
       );
-      if (!(await this.platform.processes.runs.move(run, cursor)))
+      if (!(await this.park(run, cursor)))
         throw conflict('The request moved while its token reached a timer.');
-      await this.platform.requests.transition(run.accountId, run.requestId, [STATUS_RUNNING], STATUS_WAITING);
     });
   }
 
@@ -1497,26 +1761,25 @@ export class ProcessRunner {
   private async fireWait(timer: ProcessTimer): Promise<boolean> {
     const { accountId, requestId } = timer;
     let go = false;
+    const [node, token] = (timer.message ?? '').split(' ');
     const fired = await this.platform.processes.transaction(async () => {
       if (!(await this.platform.processes.timers.markFired(timer.id, this.lease.owner, this.now())))
         return false;
-      const run = await this.platform.processes.runs.find(accountId, requestId);
-      if (run?.cursor.phase !== 'timer' || run.cursor.at !== timer.message) return true;
-      if (!(await this.platform.requests.transition(accountId, requestId, [STATUS_WAITING], STATUS_RUNNING)))
+      const run = await this.platform.processes.runs.token(accountId, requestId, token);
+      if (run?.cursor.phase !== 'timer' || run.cursor.at !== node) return true;
+      // another branch may run meanwhile (101)
+      const statuses = [STATUS_WAITING, STATUS_RUNNING];
+      if (!(await this.platform.requests.transition(accountId, requestId, statuses, STATUS_RUNNING)))
         return true;
-      if (
-        !(await this.platform.processes.runs.move(
-          run,
-          { ...run.cursor, phase: 'ready' },
-          run.userId,
-          this.leaseUntil(),
-        ))
-      )
+      if (!(await this.move(run, { ...run.cursor, phase: 'ready' }, run.userId, this.leaseUntil())))
         throw conflict('The request moved while its timer fired.');
       go = true;
       return true;
     });
-    if (go) await this.drive(accountId, requestId);
+    if (go) {
+      await this.drive(accountId, requestId, token);
+      await this.settle(requestId);
+    }
     return fired;
   }
 

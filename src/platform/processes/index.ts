@@ -80,7 +80,8 @@ export {
   type LeaseKeeper,
   type LeaseSettings,
 } from './leases.js';
-export type { ProcessRun, RunCursor, Token, TokenState } from './runs.js';
+export { isForked, type ProcessRun, type RunCursor, type Token, type TokenState } from './runs.js';
+export type { JoinArrival } from './tokens.js';
 export type { ProcessTimer, TimerKind } from './timers.js';
 export { triggerOf, type ProcessTrigger, type TriggerEvent } from './triggers.js';
 export { matchesTrigger, type CollectionTrigger } from './collection-trigger.js';

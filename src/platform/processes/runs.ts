@@ -19,6 +19,7 @@ import type { ProcessDefinition } from './definition.js';
 import type { Lease } from './leases.js';
 import type { ArtefactVersions } from '../versions.js';
 import { isRecord } from '../../safety/narrow.js';
+import { ProcessTokens } from './tokens.js';
 
 /** Every column but the step's data snapshot (read only when a run is resumed). */
 const COLUMNS = sql.raw(
@@ -35,7 +36,7 @@ export interface RunCursor {
   step: number;
   /** The iteration of the step (0 outside a loop). */
   iteration: number;
-  phase: 'ready' | 'running' | 'task' | 'child' | 'paused' | 'timer' | 'ended';
+  phase: 'ready' | 'running' | 'task' | 'child' | 'paused' | 'timer' | 'idle' | 'ended';
   /** A loop's bound, fixed when its first iteration starts: the count, or the items iterated over. */
   loop?: { count?: number; items?: unknown[] };
   /** The record of the step that waits (task, child). */
@@ -52,6 +53,11 @@ export interface RunCursor {
   joins?: Record<string, Record<string, { branch?: string; result: unknown }>>;
   /** Parameters the step sees beside its own (P_branch_xxx after a join, P_error after a boundary event). */
   params?: Record<string, unknown>;
+  /** A token a fork sent out: the sequence flow it takes before running, the result its branch carries. */
+  flow?: string;
+  carry?: unknown;
+  /** The run's row once its request forked: its other tokens are rows of their own (tokens.ts). */
+  forked?: true;
 }
 
 /** A token waiting to take a sequence flow, on a branch, carrying its branch's last result. */
@@ -82,7 +88,14 @@ export interface ProcessRun {
   version: number;
   /** Times it was resumed after its server or thread stopped while it ran this step. */
   recoveries: number;
+  /** A token row of a forked request (tokens.ts); undefined: the run's own row. */
+  token?: string;
+  /** Tokens the move that returned this run sent out (rows, ready): the mover drives them. */
+  spawned?: ProcessRun[];
 }
+
+/** Whether a run's request has (or had) parallel tokens: its moves then take the request's token lock. */
+export const isForked = (run: ProcessRun): boolean => run.token !== undefined || run.cursor.forked === true;
 
 type RunRow = {
   account_id: string;
@@ -101,6 +114,7 @@ type RunRow = {
 const CACHED_DEFINITIONS = 500;
 
 export class ProcessRuns {
+  readonly tokens: ProcessTokens;
   private readonly definitions = new Map<number, ProcessDefinition>();
   /**
    * Inline definitions' version rows written by a creation not known to be committed: SQLite
@@ -111,7 +125,9 @@ export class ProcessRuns {
   constructor(
     private readonly store: Store,
     private readonly versions: ArtefactVersions,
-  ) {}
+  ) {
+    this.tokens = new ProcessTokens(store);
+  }
 
   /** The definition of a version row: from memory, else read and parsed once. */
   private async definitionOf(accountId: string, versionId: number): Promise<ProcessDefinition> {
@@ -232,6 +248,24 @@ export class ProcessRuns {
     userId: number | null = run.userId,
     lease?: Lease,
   ): Promise<ProcessRun | undefined> {
+    const pending = cursor.tokens ?? [];
+    if (pending.length > 0) {
+      // A fork: the tokens it sent out beside this one become rows, with this move.
+      const { tokens: _t, ...rest } = cursor;
+      return this.store.transaction(async () => {
+        const moved = await this.move(
+          run,
+          { ...rest, ...(run.token ? {} : { forked: true as const }) },
+          userId,
+          lease,
+        );
+        if (!moved) return undefined;
+        const spawned = await this.tokens.spawn(moved, pending, lease ?? { owner: '', expires: 0 });
+        return { ...moved, spawned };
+      });
+    }
+    if (run.cursor.forked && !run.token && !cursor.forked) cursor = { ...cursor, forked: true };
+    if (run.token) return this.tokens.move(run, cursor, userId, lease);
     const active = cursor.phase === 'ready' || cursor.phase === 'running';
     const leaseSet = !active
       ? sql`, lease_owner = NULL, lease_expires = NULL`
@@ -244,7 +278,8 @@ export class ProcessRuns {
         ? sql`, recoveries = 0`
         : sql``;
     // a step that starts has changed nothing yet: its copy of the document is taken before its
-    // first write in the middle of the step, if it makes one (Requests.update)
+    // first write in the middle of the step, if it makes one (Requests.update); a forked request's
+    // branches write the document at once, so its copy is never restored (runner: resumeLost)
     const snapshot =
       cursor.phase === 'running' && run.cursor.phase !== 'running' ? sql`, step_data = NULL` : sql``;
     const row = await this.store.get<RunRow>(sql`
@@ -261,6 +296,32 @@ export class ProcessRuns {
       UPDATE process_runs SET cursor = ${toJson({ ...run.cursor, phase: 'ended' })}, version = version + 1,
         lease_owner = NULL, lease_expires = NULL, step_data = NULL
       WHERE account_id = ${accountId} AND request_id = ${requestId}`);
+    if (run.cursor.forked) await this.tokens.clear(accountId, requestId);
+  }
+
+  /**
+   * Locks the request's tokens until the transaction ends (the run's row, on PostgreSQL; SQLite's
+   * write transaction holds the database): joins, ends and waits of tokens are decided one at a time.
+   */
+  async lockTokens(accountId: string, requestId: string): Promise<ProcessRun> {
+    const row = await this.store.get<RunRow>(sql`
+      SELECT ${COLUMNS} FROM process_runs WHERE account_id = ${accountId} AND request_id = ${requestId}${this.store.dialect.forUpdate}`);
+    if (!row) throw notFound('Request not found.');
+    return this.toRun(row);
+  }
+
+  /** A token of the request: its run's row (undefined token) or a token row. */
+  async token(accountId: string, requestId: string, token?: string): Promise<ProcessRun | undefined> {
+    const main = await this.find(accountId, requestId);
+    if (!main || token === undefined) return main;
+    return this.tokens.find(main, token);
+  }
+
+  /** Every token of the request: the run's row, then the token rows of a forked request. */
+  async allTokens(accountId: string, requestId: string): Promise<ProcessRun[]> {
+    const main = await this.find(accountId, requestId);
+    if (!main) return [];
+    return main.cursor.forked ? [main, ...(await this.tokens.list(main))] : [main];
   }
 
   /** Takes the run's lease whatever its phase (work owed on it: a request a timer ended). */
@@ -275,13 +336,27 @@ export class ProcessRuns {
    * one conditional UPDATE, so two sweepers never claim the same run (the dialect's `skipLocked`).
    */
   async claimExpired(lease: Lease, now: number, limit: number): Promise<ProcessRun[]> {
+    // runs and token rows in one transaction: a sweep costs what it did before tokens were rows
+    return this.store.transaction(() => this.claimExpiredRows(lease, now, limit));
+  }
+
+  private async claimExpiredRows(lease: Lease, now: number, limit: number): Promise<ProcessRun[]> {
     const rows = await this.store.all<RunRow>(sql`
       UPDATE process_runs SET lease_owner = ${lease.owner}, lease_expires = ${lease.expires}, version = version + 1,
         recoveries = recoveries + 1
       WHERE lease_expires < ${now} AND request_id IN (
         SELECT request_id FROM process_runs WHERE lease_expires < ${now} ORDER BY lease_expires LIMIT ${limit}${this.store.dialect.skipLocked})
       RETURNING ${COLUMNS}`);
-    return Promise.all(rows.map((row) => this.toRun(row)));
+    const runs = await Promise.all(rows.map((row) => this.toRun(row)));
+    const tokens = await this.tokens.claimExpired(lease, now, limit);
+    for (const { accountId, requestId, row } of tokens) {
+      const main = await this.find(accountId, requestId);
+      if (main) {
+        const token = await this.tokens.find(main, row.id);
+        if (token) runs.push(token);
+      }
+    }
+    return runs;
   }
 
   /**
@@ -307,9 +382,14 @@ export class ProcessRuns {
   /** Extends the leases `owner` holds on these requests. */
   async renew(requestIds: readonly string[], lease: Lease): Promise<void> {
     if (requestIds.length === 0) return;
+    await this.store.transaction(() => this.renewRows(requestIds, lease));
+  }
+
+  private async renewRows(requestIds: readonly string[], lease: Lease): Promise<void> {
     await this.store.run(sql`
       UPDATE process_runs SET lease_expires = ${lease.expires}
       WHERE lease_owner = ${lease.owner} AND lease_expires IS NOT NULL AND request_id IN (${sql.join(requestIds)})`);
+    await this.tokens.renew(requestIds, lease);
   }
 
   /** The data document as it was when the current step started running, if kept. */
