@@ -289,6 +289,8 @@ describeEachEngine('process graph: execution', (engine) => {
   });
 
   it('ends every branch at a terminate end event', async () => {
+    // The second branch waits at a timer, so it is still live when the first terminates (branches
+    // run at once: without the wait, which one ends first is a race).
     const view = await start(
       model(
         'Stop',
@@ -296,12 +298,14 @@ describeEachEngine('process graph: execution', (engine) => {
           '<bpmn:startEvent id="start" />',
           '<bpmn:parallelGateway id="fork" />',
           script('First', 'first'),
+          '<bpmn:intermediateCatchEvent id="later" name="later"><bpmn:timerEventDefinition><bpmn:timeDuration>PT1H</bpmn:timeDuration></bpmn:timerEventDefinition></bpmn:intermediateCatchEvent>',
           script('Second', 'second'),
           '<bpmn:endEvent id="stop"><bpmn:terminateEventDefinition /></bpmn:endEvent>',
           '<bpmn:endEvent id="end" />',
           flow('f0', 'start', 'fork'),
           flow('f1', 'fork', 'First'),
-          flow('f2', 'fork', 'Second'),
+          flow('f2', 'fork', 'later'),
+          flow('f2b', 'later', 'Second'),
           flow('f3', 'First', 'stop'),
           flow('f4', 'Second', 'end'),
         ].join('\n'),
@@ -309,6 +313,12 @@ describeEachEngine('process graph: execution', (engine) => {
     );
     expect(view.request.status).toBe(201);
     expect(results(view)).toEqual(['first']);
+    // the terminated branch's timer, if still stored, fires as nothing: no step runs after the end
+    const timers = await w.platform.processes.timers.list(w.account, view.request.id);
+    for (const t of timers.filter((t) => t.firedAt === null)) await w.host.runner.fireTimer(t);
+    const after = await w.host.view(w.account, view.request.id);
+    expect(after.request.status).toBe(201);
+    expect(results(after)).toEqual(['first']);
   });
 
   it('runs a failed task again by its retry policy, waiting its backoff', async () => {
