@@ -43,7 +43,7 @@ import { useJsonBodyParser } from './json-body.js';
 import type { ServerHosts } from './hosts.js';
 import { AUTH_PREFIX, authRoutes, TOKENS_PREFIX, tokenRoutes } from './routes/auth.js';
 import { clientRoutes } from './routes/client.js';
-import { COLLECTIONS_PREFIX, collectionRoutes } from './routes/collections.js';
+import { COLLECTIONS_PREFIX, collectionRoutes } from './routes/collections/index.js';
 import { LANES_PREFIX, laneRoutes, POOLS_PREFIX, poolRoutes } from './routes/directory.js';
 import { evalRoutes } from './routes/eval.js';
 import { FILES_PREFIX, fileRoutes } from './routes/files.js';
