@@ -49,7 +49,7 @@ import { evalRoutes } from './routes/eval.js';
 import { FILES_PREFIX, fileRoutes } from './routes/files.js';
 import { liveRoutes } from './routes/live.js';
 import { designRoutes } from './routes/designs.js';
-import { PROJECTS_PREFIX, projectRoutes } from './routes/projects.js';
+import { PROJECTS_PREFIX, projectRoutes } from './routes/projects/index.js';
 import { runtimeRoutes } from './routes/runtime.js';
 import {
   COMPOSITE_APIS_PREFIX,

@@ -12,7 +12,7 @@ import type { Api, ServerDeps } from '../deps.js';
 import { forbidden, notFound } from '../errors.js';
 import { ListQuery, listPage } from '../listing.js';
 import { Application, CustomList, IdParams, Mode, NewCustomList, Page, WebInterface } from '../schemas.js';
-import { LIST_FIELDS, toCustomListBody, toInterfaceBody } from './projects.js';
+import { LIST_FIELDS, toCustomListBody, toInterfaceBody } from './projects/shared.js';
 
 export function designRoutes(app: Api, deps: ServerDeps): void {
   const { webInterfaces, customLists } = deps.platform;
