@@ -45,12 +45,12 @@ import { AUTH_PREFIX, authRoutes, TOKENS_PREFIX, tokenRoutes } from './routes/au
 import { clientRoutes } from './routes/client.js';
 import { COLLECTIONS_PREFIX, collectionRoutes } from './routes/collections/index.js';
 import { LANES_PREFIX, laneRoutes, POOLS_PREFIX, poolRoutes } from './routes/directory.js';
-import { evalRoutes } from './routes/eval.js';
+import { EVAL_PREFIX, evalRoutes } from './routes/eval.js';
 import { FILES_PREFIX, fileRoutes } from './routes/files.js';
-import { liveRoutes } from './routes/live.js';
-import { designRoutes } from './routes/designs.js';
+import { LIVE_PREFIX, liveRoutes } from './routes/live.js';
+import { CUSTOM_LISTS_PREFIX, customListRoutes, designRoutes } from './routes/designs.js';
 import { PROJECTS_PREFIX, projectRoutes } from './routes/projects/index.js';
-import { runtimeRoutes } from './routes/runtime.js';
+import { REQUESTS_PREFIX, requestRoutes, runtimeRoutes } from './routes/runtime.js';
 import {
   COMPOSITE_APIS_PREFIX,
   compositeApiRoutes,
@@ -353,7 +353,11 @@ export async function createServer(options: ServerOptions): Promise<Api> {
         limits: { fileSize: deps.settings.uploadBytes, files: 1, fields: 20, parts: 25, headerPairs: 200 },
         throwFileSizeLimit: true,
       });
-      for (const routes of [runtimeRoutes, designRoutes, evalRoutes]) routes(api as Api, deps);
+      await api.register(runtimeRoutes, { deps });
+      await api.register(requestRoutes, { prefix: REQUESTS_PREFIX, deps });
+      await api.register(designRoutes, { deps });
+      await api.register(customListRoutes, { prefix: CUSTOM_LISTS_PREFIX, deps });
+      await api.register(evalRoutes, { prefix: EVAL_PREFIX, deps });
       await api.register(authRoutes, { prefix: AUTH_PREFIX, deps });
       await api.register(tokenRoutes, { prefix: TOKENS_PREFIX, deps });
       await api.register(userRoutes, { prefix: USERS_PREFIX, deps });
@@ -369,7 +373,7 @@ export async function createServer(options: ServerOptions): Promise<Api> {
     },
     { prefix: API_PREFIX },
   );
-  await app.register(async (live) => liveRoutes(live as Api, deps));
-  await app.register(async (client) => clientRoutes(client as Api, deps));
+  await app.register(liveRoutes, { prefix: LIVE_PREFIX, deps });
+  await app.register(clientRoutes, { deps });
   return app;
 }

@@ -14,8 +14,12 @@ import { ListQuery, listPage } from '../listing.js';
 import { Application, CustomList, IdParams, Mode, NewCustomList, Page, WebInterface } from '../schemas.js';
 import { LIST_FIELDS, toCustomListBody, toInterfaceBody } from './projects/shared.js';
 
-export function designRoutes(app: Api, deps: ServerDeps): void {
-  const { webInterfaces, customLists } = deps.platform;
+/** The prefix customListRoutes is registered under (below /api/v1). */
+export const CUSTOM_LISTS_PREFIX = '/custom-lists';
+
+/** Web interfaces by id and the applications: a plugin registered at /api/v1 itself. */
+export async function designRoutes(app: Api, { deps }: { deps: ServerDeps }): Promise<void> {
+  const { webInterfaces } = deps.platform;
 
   app.get(
     '/web-interfaces/:id',
@@ -31,77 +35,6 @@ export function designRoutes(app: Api, deps: ServerDeps): void {
       const wi = await webInterfaces.find(callerOf(request).accountId, request.params.id);
       if (!wi) throw notFound('Web interface not found.');
       return toInterfaceBody(wi);
-    },
-  );
-
-  app.get(
-    '/custom-lists',
-    {
-      schema: {
-        tags: ['projects'],
-        summary: "The account's custom lists",
-        querystring: ListQuery,
-        response: { 200: Page(CustomList) },
-      },
-    },
-    async (request) => {
-      const page = listPage(await customLists.list(callerOf(request).accountId), request.query, LIST_FIELDS);
-      return { ...page, items: page.items.map(toCustomListBody) };
-    },
-  );
-
-  app.post(
-    '/custom-lists',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags: ['projects'],
-        summary: 'Create a custom list',
-        body: NewCustomList,
-        response: { 201: CustomList },
-      },
-    },
-    async (request, reply) => {
-      const list = await customLists.create(callerOf(request).accountId, request.body);
-      reply.code(201);
-      return toCustomListBody(list);
-    },
-  );
-
-  const ListParams = Type.Object({ listId: Type.String({ minLength: 1, maxLength: 128 }) });
-
-  app.get(
-    '/custom-lists/:listId',
-    {
-      schema: {
-        tags: ['projects'],
-        summary: 'A custom list',
-        params: ListParams,
-        response: { 200: CustomList },
-      },
-    },
-    async (request) =>
-      toCustomListBody(await customLists.require(callerOf(request).accountId, request.params.listId)),
-  );
-
-  app.put(
-    '/custom-lists/:listId/content',
-    {
-      schema: {
-        tags: ['projects'],
-        summary:
-          "Replace a custom list's content (save_custom_list): administrators, designers of its project",
-        params: ListParams,
-        body: Type.Array(Type.Unknown(), { maxItems: 100_000 }),
-        response: { 200: Type.Object({ content: Type.Array(Type.Unknown()) }) },
-      },
-    },
-    async (request) => {
-      const caller = callerOf(request);
-      const list = await customLists.require(caller.accountId, request.params.listId);
-      if (!(await deps.platform.rights.canWriteCustomList(caller.accountId, caller.user, list)))
-        throw forbidden(asSentence(RIGHTS_MESSAGES.customList(list.id)));
-      return { content: await customLists.save(caller.accountId, list.id, request.body) };
     },
   );
 
@@ -142,6 +75,82 @@ export function designRoutes(app: Api, deps: ServerDeps): void {
           url: webInterfaceUrl(live, a.webInterface.id, a.mode, context),
         })),
       };
+    },
+  );
+}
+
+/** The account's custom lists: a plugin registered under CUSTOM_LISTS_PREFIX, its paths relative to it. */
+export async function customListRoutes(app: Api, { deps }: { deps: ServerDeps }): Promise<void> {
+  const { customLists } = deps.platform;
+
+  app.get(
+    '',
+    {
+      schema: {
+        tags: ['projects'],
+        summary: "The account's custom lists",
+        querystring: ListQuery,
+        response: { 200: Page(CustomList) },
+      },
+    },
+    async (request) => {
+      const page = listPage(await customLists.list(callerOf(request).accountId), request.query, LIST_FIELDS);
+      return { ...page, items: page.items.map(toCustomListBody) };
+    },
+  );
+
+  app.post(
+    '',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['projects'],
+        summary: 'Create a custom list',
+        body: NewCustomList,
+        response: { 201: CustomList },
+      },
+    },
+    async (request, reply) => {
+      const list = await customLists.create(callerOf(request).accountId, request.body);
+      reply.code(201);
+      return toCustomListBody(list);
+    },
+  );
+
+  const ListParams = Type.Object({ listId: Type.String({ minLength: 1, maxLength: 128 }) });
+
+  app.get(
+    '/:listId',
+    {
+      schema: {
+        tags: ['projects'],
+        summary: 'A custom list',
+        params: ListParams,
+        response: { 200: CustomList },
+      },
+    },
+    async (request) =>
+      toCustomListBody(await customLists.require(callerOf(request).accountId, request.params.listId)),
+  );
+
+  app.put(
+    '/:listId/content',
+    {
+      schema: {
+        tags: ['projects'],
+        summary:
+          "Replace a custom list's content (save_custom_list): administrators, designers of its project",
+        params: ListParams,
+        body: Type.Array(Type.Unknown(), { maxItems: 100_000 }),
+        response: { 200: Type.Object({ content: Type.Array(Type.Unknown()) }) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const list = await customLists.require(caller.accountId, request.params.listId);
+      if (!(await deps.platform.rights.canWriteCustomList(caller.accountId, caller.user, list)))
+        throw forbidden(asSentence(RIGHTS_MESSAGES.customList(list.id)));
+      return { content: await customLists.save(caller.accountId, list.id, request.body) };
     },
   );
 }
