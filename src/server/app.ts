@@ -62,7 +62,7 @@ import {
 import { USERS_PREFIX, userRoutes } from './routes/users.js';
 import { corsHook } from './cors.js';
 import { forbidden } from './errors.js';
-import { auditRoute, type AuditServer } from './audit.js';
+import { auditRoute } from './audit.js';
 import { AUDIT_PREFIX, auditRoutes } from './routes/audit.js';
 import { httpRequests } from '../metrics/families.js';
 import { CONTENT_TYPE, exposition, processMetrics } from '../metrics/gather.js';
@@ -158,15 +158,14 @@ export async function createServer(options: ServerOptions): Promise<Api> {
   }
 
   const logger = options.logger ?? false;
-  const isInstance = typeof logger === 'object' && logger !== null && 'child' in logger;
-  const app = Fastify({
-    ...(isInstance ? { loggerInstance: logger as FastifyBaseLogger } : { logger: logger as boolean }),
+  const app: Api = Fastify({
+    ...(isLoggerInstance(logger) ? { loggerInstance: logger } : { logger }),
     bodyLimit,
     trustProxy: options.trustProxy ?? false,
     clientErrorHandler,
     // Unknown fields are an error (additionalProperties: false), not silently dropped.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
-  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as Api;
+  }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('caller', null);
   useJsonBodyParser(app);
@@ -188,7 +187,7 @@ export async function createServer(options: ServerOptions): Promise<Api> {
   // declares known now rather than looked up per request; it documents the error body and,
   // unless public, its credentials.
   app.addHook('onRoute', (route) => {
-    auditRoute(route, deps, app as unknown as AuditServer);
+    auditRoute(route, deps, app);
     const required = routeAccess(route.url, route.config);
     if (required !== 'public' && !hasAccessHook(route.onRequest)) {
       const own = route.onRequest === undefined ? [] : [route.onRequest].flat();
@@ -376,4 +375,9 @@ export async function createServer(options: ServerOptions): Promise<Api> {
   await app.register(liveRoutes, { prefix: LIVE_PREFIX, deps });
   await app.register(clientRoutes, { deps });
   return app;
+}
+
+/** A pino logger given as `logger` (Fastify takes it as `loggerInstance`), not pino's options. */
+function isLoggerInstance(logger: ServerOptions['logger']): logger is FastifyBaseLogger {
+  return typeof logger === 'object' && logger !== null && 'child' in logger;
 }
