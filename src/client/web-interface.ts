@@ -6,8 +6,11 @@ import { type AtomEntry, type AtomLink } from '../atom/format.js';
 import { asNumberOrNull, asNumbers, asString, asStrings, dateOf, idInHref, recordOf } from './fields.js';
 import { configUrl, Resource, type Site } from './resource.js';
 import { invalidArgument } from './errors.js';
+import type { Static } from '@fastify/type-provider-typebox';
+import type { InterfaceContext as InterfaceContextSchema } from '../server/schemas.js';
 
-export type InterfaceContext = 'web' | 'mobile' | 'tablet';
+/** Where a web interface runs: the JSON API's schema, as a type (nothing of the server is loaded). */
+export type InterfaceContext = Static<typeof InterfaceContextSchema>;
 
 export class WebInterface extends Resource {
   protected override readonly writes = ['create'] as const;

@@ -4,7 +4,7 @@
  * `next` walk with Newer / Older.
  */
 import { api, errorText, query } from './api.js';
-import { field, fill, h, messageArea, table, when } from './dom.js';
+import { field, fill, h, keysetPager, messageArea, table, when } from './dom.js';
 
 interface LogLine {
   id: number;
@@ -30,12 +30,7 @@ export function accountLog(): HTMLElement {
   const text = h('input', { type: 'search', maxlength: 1000 });
   const since = h('input', { type: 'datetime-local' });
   const until = h('input', { type: 'datetime-local' });
-  const older = h('button', { type: 'button', disabled: true }, 'Earlier entries');
-  const newer = h('button', { type: 'button', disabled: true }, 'Later entries');
-  /** The `before` of each page before the one shown (undefined: the first page). */
-  let pages: (number | undefined)[] = [];
-  let before: number | undefined;
-  let next: number | null = null;
+  const pager = keysetPager<number>('Later entries', 'Earlier entries', () => void refresh());
 
   const filters = h(
     'form',
@@ -45,8 +40,7 @@ export function accountLog(): HTMLElement {
       'aria-label': 'Filter the account log',
       onsubmit: (e: Event) => {
         e.preventDefault();
-        pages = [];
-        before = undefined;
+        pager.reset();
         void refresh();
       },
     },
@@ -56,16 +50,6 @@ export function accountLog(): HTMLElement {
     field('Until', until),
     h('button', { type: 'submit' }, 'Filter log'),
   );
-  older.addEventListener('click', () => {
-    if (next === null) return;
-    pages.push(before);
-    before = next;
-    void refresh();
-  });
-  newer.addEventListener('click', () => {
-    before = pages.pop();
-    void refresh();
-  });
 
   async function refresh(): Promise<void> {
     try {
@@ -76,21 +60,19 @@ export function accountLog(): HTMLElement {
           text: text.value,
           since: epoch(since.value),
           until: epoch(until.value),
-          before,
+          before: pager.before,
           limit: PAGE_SIZE,
         })}`,
       );
-      next = page.next;
+      pager.show(page.next ?? undefined);
       fill(
         list,
         logTable(page.items),
         page.items.length === 0
           ? h('p', { class: 'meta' }, 'No log entry matches: widen the filters.')
           : null,
-        h('div', { class: 'row pager' }, newer, older),
+        h('div', { class: 'row pager' }, pager.newer, pager.older),
       );
-      newer.disabled = pages.length === 0;
-      older.disabled = next === null;
       message.clear();
     } catch (e) {
       message.show(errorText(e), 'error');

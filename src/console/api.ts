@@ -1,4 +1,5 @@
 /** The console's calls to the JSON API (/api/v1), through the client library's HTTP layer. */
+import { isRecord, propertyOf } from '../safety/narrow.js';
 import { ClientError } from '../client/errors.js';
 import { requestJson } from '../client/http.js';
 
@@ -62,7 +63,7 @@ export function uploadStreamed<T>(
       while ((end = text.indexOf('\n', read)) >= 0) {
         last = parsed(text.slice(read, end));
         read = end + 1;
-        if (last !== null && typeof last === 'object') onLine(last as Record<string, unknown>);
+        if (isRecord(last)) onLine(last);
       }
     };
     xhr.addEventListener('progress', take);
@@ -70,10 +71,11 @@ export function uploadStreamed<T>(
       if (xhr.status < 200 || xhr.status >= 300)
         return reject(failure(xhr.status, xhr.statusText, parsed(xhr.responseText)));
       take();
-      const body = last as { code?: unknown; status?: unknown } | undefined;
-      if (body === undefined || typeof body.code === 'string')
-        reject(failure(typeof body?.status === 'number' ? body.status : 500, '', body));
-      else resolve(body as T);
+      const body = last;
+      if (body === undefined || typeof propertyOf(body, 'code') === 'string') {
+        const status = propertyOf(body, 'status');
+        reject(failure(typeof status === 'number' ? status : 500, '', body));
+      } else resolve(body as T);
     });
   });
 }
@@ -100,16 +102,17 @@ function post(
 
 function parsed(text: string): unknown {
   try {
-    return JSON.parse(text) as unknown;
+    const value: unknown = JSON.parse(text);
+    return value;
   } catch {
     return undefined;
   }
 }
 
 function failure(status: number, statusText: string, body: unknown): ClientError {
-  const b = body as { code?: unknown; message?: unknown } | undefined;
-  if (typeof b?.code === 'string' && typeof b.message === 'string')
-    return new ClientError(status, b.code, b.message);
+  const code = propertyOf(body, 'code');
+  const message = propertyOf(body, 'message');
+  if (typeof code === 'string' && typeof message === 'string') return new ClientError(status, code, message);
   return new ClientError(status, 'http-error', `HTTP ${status} ${statusText}`.trim());
 }
 

@@ -4,25 +4,15 @@
  * indexes; delete a collection or a document after a confirmation. A collection's address is
  * #/collections/<name>.
  */
+import type { Static } from '@fastify/type-provider-typebox';
+import type { CollectionInfo as CollectionSchema, IndexDescriptor } from '../server/schemas.js';
 import { api, bytesText, errorText, query, uploadStreamed } from './api.js';
 import { confirmButton, field, fill, h, messageArea, parseJsonField, pretty, table, when } from './dom.js';
 import { go, href, type Navigate } from './route.js';
 
-interface CollectionInfo {
-  id: number;
-  name: string;
-  isPublic: boolean;
-  isReadonly: boolean;
-  createdAt: number;
-  documents?: number;
-}
-
-interface IndexInfo {
-  name: string;
-  keys: string[];
-  unique: boolean;
-  ascending: boolean;
-}
+// The JSON API's bodies, as types of its schemas (nothing of the server is loaded).
+type CollectionInfo = Static<typeof CollectionSchema>;
+type IndexInfo = Static<typeof IndexDescriptor>;
 
 export async function renderCollections(main: HTMLElement, rest: string[]): Promise<Navigate> {
   const list = h('div', { class: 'list' });

@@ -5,6 +5,7 @@
  * that calls the saved route at /live/<account>/composite/<path> with path parameters, a query,
  * headers and a body, and shows the status, headers and body it answers.
  */
+import { isRecord } from '../safety/narrow.js';
 import { api, errorText, query } from './api.js';
 import { confirmButton, field, fill, h, messageArea, pager, pretty, table, when } from './dom.js';
 import { href, record, type Navigate } from './route.js';
@@ -486,7 +487,7 @@ export function parseHeaders(text: string): Headers {
     try {
       headers.append(name, line.slice(colon + 1).trim());
     } catch (e) {
-      throw new Error(`Headers: line ${i + 1}: ${(e as Error).message}`, { cause: e });
+      throw new Error(`Headers: line ${i + 1}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
   });
   return headers;
@@ -497,14 +498,10 @@ function scriptError(
   status: number,
   body: unknown,
 ): { line: number; column: number; message: string } | undefined {
-  if (status !== 500 || typeof body !== 'object' || body === null) return undefined;
-  const { code, line, column, message } = body as Record<string, unknown>;
-  if (code !== 'script-error' || !Number.isSafeInteger(line) || (line as number) < 1) return undefined;
-  return {
-    line: line as number,
-    column: Number.isSafeInteger(column) && (column as number) >= 1 ? (column as number) : 1,
-    message: String(message ?? ''),
-  };
+  if (status !== 500 || !isRecord(body)) return undefined;
+  const { code, line, column, message } = body;
+  if (code !== 'script-error' || !isPosition(line)) return undefined;
+  return { line, column: isPosition(column) ? column : 1, message: String(message ?? '') };
 }
 
 /** A response's headers as table rows, by name (the order Headers iterates in). */
@@ -521,4 +518,9 @@ function looksLikeJson(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A line or column number: a whole number from 1. */
+function isPosition(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1;
 }

@@ -160,6 +160,59 @@ export function pager(size: number, reload: () => void, announce = false): Pager
   return state;
 }
 
+/** Newer / Older over a list the API pages by keyset: `before=` the last item of a page, its `next`. */
+export interface KeysetPager<K> {
+  readonly newer: HTMLButtonElement;
+  readonly older: HTMLButtonElement;
+  /** The `before` of the page to read (undefined: the first page). */
+  readonly before: K | undefined;
+  /** How many pages come before the one shown. */
+  readonly depth: number;
+  /** Back to the first page (the filters changed). */
+  reset(): void;
+  /** After a page arrived: its `next` (undefined: no older page), and the buttons. */
+  show(next: K | undefined): void;
+}
+
+/** A keyset pager whose buttons, labelled `newer` and `older`, move a page and call `reload`. */
+export function keysetPager<K>(newerLabel: string, olderLabel: string, reload: () => void): KeysetPager<K> {
+  const newer = h('button', { type: 'button', disabled: true }, newerLabel);
+  const older = h('button', { type: 'button', disabled: true }, olderLabel);
+  /** The `before` of each page before the one shown (undefined: the first page). */
+  let pages: (K | undefined)[] = [];
+  let before: K | undefined;
+  let next: K | undefined;
+  older.addEventListener('click', () => {
+    if (next === undefined) return;
+    pages.push(before);
+    before = next;
+    reload();
+  });
+  newer.addEventListener('click', () => {
+    before = pages.pop();
+    reload();
+  });
+  return {
+    newer,
+    older,
+    get before() {
+      return before;
+    },
+    get depth() {
+      return pages.length;
+    },
+    reset() {
+      pages = [];
+      before = undefined;
+    },
+    show(given) {
+      next = given;
+      newer.disabled = pages.length === 0;
+      older.disabled = next === undefined;
+    },
+  };
+}
+
 /** A destructive button: asks `question` first, then runs `action`; an error goes to `failed`. */
 export function confirmButton(
   text: string,

@@ -6,7 +6,7 @@
  * (request.ts, #/requests/<id>); administrators also see the account's log (account-log.ts).
  */
 import { api, errorText, query } from './api.js';
-import { field, fill, h, messageArea, table, when } from './dom.js';
+import { field, fill, h, keysetPager, messageArea, table, when } from './dom.js';
 import {
   renderRequest,
   requestLink,
@@ -50,9 +50,6 @@ export async function renderRequests(main: HTMLElement): Promise<void> {
     } catch (e) {
       message.show(errorText(e), 'error');
     }
-  /** The keyset of the pages before the one shown (`before` of each; undefined: the first page). */
-  let pages: (string | undefined)[] = [];
-  let before: string | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const filters = h(
     'form',
@@ -62,8 +59,7 @@ export async function renderRequests(main: HTMLElement): Promise<void> {
       'aria-label': 'Filter requests',
       onsubmit: (e: Event) => {
         e.preventDefault();
-        pages = [];
-        before = undefined;
+        pager.reset();
         void refresh();
       },
     },
@@ -72,19 +68,8 @@ export async function renderRequests(main: HTMLElement): Promise<void> {
     field('Project id', projectId),
     h('button', { type: 'submit' }, 'Show'),
   );
-  const older = h('button', { type: 'button', disabled: true }, 'Older');
-  const newer = h('button', { type: 'button', disabled: true }, 'Newer');
+  const pager = keysetPager<string>('Newer', 'Older', () => void refresh());
   const live = h('span', { class: 'meta' });
-  let next: string | undefined;
-  older.addEventListener('click', () => {
-    pages.push(before);
-    before = next;
-    void refresh();
-  });
-  newer.addEventListener('click', () => {
-    before = pages.pop();
-    void refresh();
-  });
 
   async function refresh(): Promise<void> {
     clearTimeout(timer);
@@ -95,13 +80,13 @@ export async function renderRequests(main: HTMLElement): Promise<void> {
           projectId: projectId.value,
           status: status.value,
           processId: isAdmin ? process.value : undefined,
-          before,
+          before: pager.before,
           nb: PAGE_SIZE,
         })}`,
       );
       const { items, total } = page;
-      next = page.next;
-      const from = pages.length * PAGE_SIZE;
+      pager.show(page.next);
+      const from = pager.depth * PAGE_SIZE;
       fill(
         list,
         h(
@@ -133,10 +118,8 @@ export async function renderRequests(main: HTMLElement): Promise<void> {
                 : 'No request here: start a process on the Processes page.',
             )
           : null,
-        h('div', { class: 'row pager' }, newer, older, live),
+        h('div', { class: 'row pager' }, pager.newer, pager.older, live),
       );
-      newer.disabled = pages.length === 0;
-      older.disabled = next === undefined;
       message.clear();
       // Requests still running change under the list: read it again until none runs.
       const running = items.filter((r) => r.status === STATUS_ACTIVE).length;

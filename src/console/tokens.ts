@@ -3,18 +3,14 @@
  * hash), list them (name, created, expiry, last use; never a secret) and revoke them.
  * Administrators may list and revoke every user's tokens of the account.
  */
+import type { Static } from '@fastify/type-provider-typebox';
+import type { ApiTokenInfo } from '../server/schemas.js';
 import { api, errorText, query } from './api.js';
 import { append, field, fill, h, messageArea, table, when } from './dom.js';
 import { identity } from './session.js';
 
-interface TokenInfo {
-  id: string;
-  userId: number;
-  name: string;
-  createdAt: number;
-  expiresAt: number | null;
-  lastUsedAt: number | null;
-}
+/** An API token as GET /api/v1/tokens lists it: the type of its schema (nothing of the server is loaded). */
+type TokenInfo = Static<typeof ApiTokenInfo>;
 
 export async function renderTokens(main: HTMLElement): Promise<void> {
   const me = identity()!.user;

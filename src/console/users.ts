@@ -4,40 +4,17 @@
  * reset a password (a new one, generated here and shown once) and block and unblock users (not
  * themselves: the server refuses it too).
  */
+import type { Static } from '@fastify/type-provider-typebox';
+import type { Lane, Pool, User } from '../server/schemas.js';
 import { api, errorText, query } from './api.js';
 import { field, fill, h, messageArea, table, when } from './dom.js';
 import { go, href, type Navigate } from './route.js';
 import { identity } from './session.js';
 
-export interface UserInfo {
-  id: number;
-  login: string;
-  email: string | null;
-  name: string;
-  profile: string;
-  status: 'active' | 'blocked';
-  isAdmin: boolean;
-  language: string;
-  createdAt: number;
-  updatedAt: number;
-}
-
-export interface PoolInfo {
-  id: number;
-  name: string;
-  isOrganization: boolean;
-}
-
-export interface LaneInfo {
-  id: number;
-  poolId: number;
-  name: string;
-  parentId: number | null;
-  managerId: number | null;
-  rule: Record<string, unknown> | null;
-  runtime: boolean;
-  createdAt: number;
-}
+// The JSON API's bodies, as types of its schemas (nothing of the server is loaded).
+export type UserInfo = Static<typeof User>;
+export type PoolInfo = Static<typeof Pool>;
+export type LaneInfo = Static<typeof Lane>;
 
 export interface ListAnswer<T> {
   items: T[];

@@ -43,14 +43,14 @@ import { useJsonBodyParser } from './json-body.js';
 import type { ServerHosts } from './hosts.js';
 import { AUTH_PREFIX, authRoutes, TOKENS_PREFIX, tokenRoutes } from './routes/auth.js';
 import { clientRoutes } from './routes/client.js';
-import { COLLECTIONS_PREFIX, collectionRoutes } from './routes/collections.js';
+import { COLLECTIONS_PREFIX, collectionRoutes } from './routes/collections/index.js';
 import { LANES_PREFIX, laneRoutes, POOLS_PREFIX, poolRoutes } from './routes/directory.js';
-import { evalRoutes } from './routes/eval.js';
+import { EVAL_PREFIX, evalRoutes } from './routes/eval.js';
 import { FILES_PREFIX, fileRoutes } from './routes/files.js';
-import { liveRoutes } from './routes/live.js';
-import { designRoutes } from './routes/designs.js';
-import { PROJECTS_PREFIX, projectRoutes } from './routes/projects.js';
-import { runtimeRoutes } from './routes/runtime.js';
+import { LIVE_PREFIX, liveRoutes } from './routes/live.js';
+import { CUSTOM_LISTS_PREFIX, customListRoutes, designRoutes } from './routes/designs.js';
+import { PROJECTS_PREFIX, projectRoutes } from './routes/projects/index.js';
+import { REQUESTS_PREFIX, requestRoutes, runtimeRoutes } from './routes/runtime.js';
 import {
   COMPOSITE_APIS_PREFIX,
   compositeApiRoutes,
@@ -62,7 +62,7 @@ import {
 import { USERS_PREFIX, userRoutes } from './routes/users.js';
 import { corsHook } from './cors.js';
 import { forbidden } from './errors.js';
-import { auditRoute, type AuditServer } from './audit.js';
+import { auditRoute } from './audit.js';
 import { AUDIT_PREFIX, auditRoutes } from './routes/audit.js';
 import { httpRequests } from '../metrics/families.js';
 import { CONTENT_TYPE, exposition, processMetrics } from '../metrics/gather.js';
@@ -160,15 +160,14 @@ export async function createServer(options: ServerOptions): Promise<Api> {
   }
 
   const logger = options.logger ?? false;
-  const isInstance = typeof logger === 'object' && logger !== null && 'child' in logger;
-  const app = Fastify({
-    ...(isInstance ? { loggerInstance: logger as FastifyBaseLogger } : { logger: logger as boolean }),
+  const app: Api = Fastify({
+    ...(isLoggerInstance(logger) ? { loggerInstance: logger } : { logger }),
     bodyLimit,
     trustProxy: options.trustProxy ?? false,
     clientErrorHandler,
     // Unknown fields are an error (additionalProperties: false), not silently dropped.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
-  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as Api;
+  }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('caller', null);
   useJsonBodyParser(app);
@@ -190,7 +189,7 @@ export async function createServer(options: ServerOptions): Promise<Api> {
   // declares known now rather than looked up per request; it documents the error body and,
   // unless public, its credentials.
   app.addHook('onRoute', (route) => {
-    auditRoute(route, deps, app as unknown as AuditServer);
+    auditRoute(route, deps, app);
     const required = routeAccess(route.url, route.config);
     if (required !== 'public' && !hasAccessHook(route.onRequest)) {
       const own = route.onRequest === undefined ? [] : [route.onRequest].flat();
@@ -357,7 +356,11 @@ export async function createServer(options: ServerOptions): Promise<Api> {
         limits: { fileSize: deps.settings.uploadBytes, files: 1, fields: 20, parts: 25, headerPairs: 200 },
         throwFileSizeLimit: true,
       });
-      for (const routes of [runtimeRoutes, designRoutes, evalRoutes]) routes(api as Api, deps);
+      await api.register(runtimeRoutes, { deps });
+      await api.register(requestRoutes, { prefix: REQUESTS_PREFIX, deps });
+      await api.register(designRoutes, { deps });
+      await api.register(customListRoutes, { prefix: CUSTOM_LISTS_PREFIX, deps });
+      await api.register(evalRoutes, { prefix: EVAL_PREFIX, deps });
       await api.register(authRoutes, { prefix: AUTH_PREFIX, deps });
       await api.register(tokenRoutes, { prefix: TOKENS_PREFIX, deps });
       await api.register(userRoutes, { prefix: USERS_PREFIX, deps });
@@ -373,7 +376,12 @@ export async function createServer(options: ServerOptions): Promise<Api> {
     },
     { prefix: API_PREFIX },
   );
-  await app.register(async (live) => liveRoutes(live as Api, deps));
-  await app.register(async (client) => clientRoutes(client as Api, deps));
+  await app.register(liveRoutes, { prefix: LIVE_PREFIX, deps });
+  await app.register(clientRoutes, { deps });
   return app;
+}
+
+/** A pino logger given as `logger` (Fastify takes it as `loggerInstance`), not pino's options. */
+function isLoggerInstance(logger: ServerOptions['logger']): logger is FastifyBaseLogger {
+  return typeof logger === 'object' && logger !== null && 'child' in logger;
 }

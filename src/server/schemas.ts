@@ -154,7 +154,11 @@ export const ProjectVersion = Type.Object({
   createdAt: EpochMs,
 });
 
-const InterfaceContext = Type.Union([Type.Literal('web'), Type.Literal('mobile'), Type.Literal('tablet')]);
+export const InterfaceContext = Type.Union([
+  Type.Literal('web'),
+  Type.Literal('mobile'),
+  Type.Literal('tablet'),
+]);
 
 export const WebInterface = Type.Object({
   id: Type.Integer(),

@@ -242,13 +242,17 @@ const DEFAULT_SETTINGS: EnvSettings = {
   classicCompatible: false,
 };
 
+function isScope(data: Scope | Record<string, unknown>): data is Scope {
+  return typeof data.get === 'function';
+}
+
 function dataModel(data: Scope | Record<string, unknown> | null | undefined): DataModel {
   if (data === null || data === undefined) return { get: () => undefined };
-  if (typeof (data as Scope).get === 'function') {
-    const s = data as Scope;
+  if (isScope(data)) {
+    const s = data;
     return { get: (n) => fromPlain(s.get(n)) };
   }
-  const o = data as Record<string, unknown>;
+  const o = data;
   return {
     get: (n) => (Object.prototype.hasOwnProperty.call(o, n) ? fromPlain(o[n]) : undefined),
   };
@@ -292,7 +296,7 @@ class CompiledTemplate implements Template {
       now: p.now,
     });
     const r = this.start(env, undefined);
-    return r === env ? env.buf.s : (r as Promise<Env>).then((done) => done.buf.s);
+    return r instanceof Promise ? r.then((done) => done.buf.s) : r.buf.s;
   }
 
   /** What an #include or #import of this template compiles with (its options, the included name). */

@@ -97,9 +97,18 @@ export type LexState =
 
 export type TagFollow = 'blank' | 'close1' | 'close2' | 'blank|close2' | 'items';
 
+/** The backslash operators of an expression (`\\lt` …), longest first, and their tokens. */
+const ESCAPED_OPERATORS: ReadonlyArray<readonly [string, Tk]> = [
+  ['\\lte', 'LESS_THAN_EQUALS'],
+  ['\\lt', 'LESS_THAN'],
+  ['\\gte', 'ESCAPED_GTE'],
+  ['\\gt', 'ESCAPED_GT'],
+  ['\\and', 'AND'],
+];
+
 /** Directive start tags: canonical name → what must follow the name (each directive module says it for its tags). */
 const START_TAGS: Record<string, TagFollow> = dict(
-  Object.assign({}, ...DIRECTIVES.map((d) => d.startTags)) as Record<string, TagFollow>,
+  Object.fromEntries(DIRECTIVES.flatMap((d) => Object.entries(d.startTags))),
 );
 
 const END_TAGS = new Set(DIRECTIVES.flatMap((d) => d.endTags ?? []));
@@ -335,10 +344,7 @@ export class Lexer {
 
   error(message: string, offset: number, endOffset?: number): ParseError {
     const [line, col] = this.lines.pos(Math.min(offset, this.src.length));
-    const [el, ec] =
-      endOffset !== undefined
-        ? this.lines.pos(Math.max(offset, endOffset - 1))
-        : ([line, col] as [number, number]);
+    const [el, ec] = endOffset !== undefined ? this.lines.pos(Math.max(offset, endOffset - 1)) : [line, col];
     return new ParseError(message, this.templateName, line, col, el, ec);
   }
 
@@ -554,7 +560,7 @@ export class Lexer {
     end: boolean,
     square: boolean,
     hash: boolean,
-  ): Token {
+  ): Token | null {
     const src = this.src;
     const name = CAMEL_DIRECTIVES[rawName] ?? rawName;
     if (!end && name === 'ftl') {
@@ -571,8 +577,8 @@ export class Lexer {
         this.squBracTagSyntax = square;
         this.tagSyntaxEstablished = true;
       }
-      if (this.squBracTagSyntax !== square) return null as unknown as Token;
-      if (!hash) return null as unknown as Token;
+      if (this.squBracTagSyntax !== square) return null;
+      if (!hash) return null;
       const dn = rawName;
       if (ALL_DIRECTIVE_NAMES.has(dn) || END_TAGS.has(dn)) {
         throw this.error(
@@ -621,9 +627,9 @@ export class Lexer {
     }
     // tag syntax check (FreeMarker does it after matching the token)
     if (this.autodetectTagSyntax && !this.tagSyntaxEstablished) this.squBracTagSyntax = square;
-    if (this.squBracTagSyntax !== square) return null as unknown as Token;
+    if (this.squBracTagSyntax !== square) return null;
     if (form === null) {
-      if (!hash) return null as unknown as Token;
+      if (!hash) return null;
       throw this.error(
         `#${rawName} is an existing directive, but the tag is malformed.  (See FreeMarker Manual / Directive Reference.)`,
         i + 1,
@@ -907,13 +913,7 @@ export class Lexer {
         }
         break;
       case 92: // backslash: \lt \lte \gt \gte \and, or an escaped identifier character
-        for (const [w, t] of [
-          ['\\lte', 'LESS_THAN_EQUALS'],
-          ['\\lt', 'LESS_THAN'],
-          ['\\gte', 'ESCAPED_GTE'],
-          ['\\gt', 'ESCAPED_GT'],
-          ['\\and', 'AND'],
-        ] as [string, Tk][]) {
+        for (const [w, t] of ESCAPED_OPERATORS) {
           if (src.startsWith(w, start) && !isIdPart(src.charCodeAt(start + w.length)))
             return this.opTok(start, t, w.length);
         }

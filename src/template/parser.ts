@@ -3,7 +3,7 @@
  * precedence, the same parse-time checks and, as far as a script writer meets them, the same
  * messages. Produces the element tree (FreeMarker's shape) and expression ASTs.
  */
-import { dict } from './dict.js';
+import { dict, emptyDict } from './dict.js';
 import type * as A from './ast.js';
 import { directiveOfTag, isClauseTag } from './directives/index.js';
 import type { Directive, IterCtx } from './directives/types.js';
@@ -79,7 +79,7 @@ export class Parser {
   private depth = 0;
   private readonly maxNesting: number;
   hasTrim = false;
-  readonly attributes: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  readonly attributes: Record<string, unknown> = emptyDict();
   requireArgs = false;
 
   constructor(
@@ -1561,9 +1561,8 @@ function replaceIdentifier(e: A.Expr, name: string, replacement: A.Expr): A.Expr
  */
 /** Records on the elements a directive module made (the element and its children of its kinds) which module it was. */
 function markDirective(el: A.El, d: Directive): A.El {
-  if ((d.kinds as string[]).includes(el.kind)) el.madeBy = d;
-  for (const c of el.children)
-    if (c.madeBy === undefined && (d.kinds as string[]).includes(c.kind)) c.madeBy = d;
+  if (d.kinds.some((k) => k === el.kind)) el.madeBy = d;
+  for (const c of el.children) if (c.madeBy === undefined && d.kinds.some((k) => k === c.kind)) c.madeBy = d;
   return el;
 }
 
@@ -1599,7 +1598,7 @@ export function parseTemplate(src: string, opts: ParseOptions): A.ParsedTemplate
 /** Parses a standalone expression (?eval); the whole text must be one expression. */
 export function parseExpression(src: string, opts: ParseOptions): A.Expr {
   const p = new Parser(src, opts);
-  const lx = (p as unknown as { lx: Lexer }).lx;
+  const lx = p.lx;
   lx.state = 'FM_EXPRESSION';
   lx.postInterpolationState = 'DEFAULT';
   const e = p.expression();

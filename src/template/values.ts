@@ -108,7 +108,7 @@ export class FmCollection {
 }
 
 export function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return v !== null && typeof v === 'object' && typeof (v as { then?: unknown }).then === 'function';
+  return v !== null && typeof v === 'object' && typeof Reflect.get(v, 'then') === 'function';
 }
 
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -126,7 +126,7 @@ export function isSequence(v: unknown): boolean {
 }
 
 export function isDirectiveObject(v: unknown): boolean {
-  return v !== null && typeof v === 'object' && (v as Record<symbol, unknown>)[DIRECTIVE] === true;
+  return v !== null && typeof v === 'object' && Reflect.get(v, DIRECTIVE) === true;
 }
 
 export function isHash(v: unknown): boolean {
@@ -151,9 +151,8 @@ export function hashGet(h: unknown, key: string): unknown {
     return v === null ? undefined : v;
   }
   if (h instanceof EmptyDefault) return undefined;
-  const o = h as Record<string, unknown>;
-  if (!Object.prototype.hasOwnProperty.call(o, key)) return undefined;
-  const v = o[key];
+  if (h === null || typeof h !== 'object' || !Object.prototype.hasOwnProperty.call(h, key)) return undefined;
+  const v: unknown = Reflect.get(h, key);
   return v === null ? undefined : v;
 }
 
@@ -167,7 +166,7 @@ export function hashKeys(h: unknown): string[] {
   }
   if (h instanceof Namespace) return Array.from(h.vars.keys());
   if (h instanceof LookupHash || h instanceof EmptyDefault) return [];
-  return Object.keys(h as object);
+  return Object.keys(Object(h));
 }
 
 export function hashSize(h: unknown): number {
@@ -178,7 +177,7 @@ export function hashSize(h: unknown): number {
   }
   if (h instanceof LookupHash || h instanceof EmptyDefault) return 0;
   if (h instanceof Namespace) return h.vars.size;
-  return Object.keys(h as object).length;
+  return Object.keys(Object(h)).length;
 }
 
 /** Number of items of a sequence value (array or bounded range). */
@@ -186,7 +185,7 @@ export function seqSize(s: unknown): number {
   if (Array.isArray(s)) return s.length;
   if (s instanceof MatchResult) return s.items.length;
   if (s instanceof EmptyDefault) return 0;
-  return (s as FmRange).size;
+  return s instanceof FmRange ? s.size : 0;
 }
 
 export function seqGet(s: unknown, i: number): unknown {
@@ -196,8 +195,7 @@ export function seqGet(s: unknown, i: number): unknown {
   }
   if (s instanceof MatchResult) return s.items[i];
   if (s instanceof EmptyDefault) return undefined;
-  const r = s as FmRange;
-  return i >= 0 && i < r.size ? r.get(i) : undefined;
+  return s instanceof FmRange && i >= 0 && i < s.size ? s.get(i) : undefined;
 }
 
 /** The items of a sequence or collection as an array (ranges materialized up to `limit` items). */
@@ -206,7 +204,7 @@ export function seqItems(s: unknown, limit: number): unknown[] {
   if (s instanceof MatchResult) return s.items;
   if (s instanceof FmCollection) return s.items;
   if (s instanceof EmptyDefault) return [];
-  return (s as FmRange).toArray(limit);
+  return s instanceof FmRange ? s.toArray(limit) : [];
 }
 
 /** One match of ?matches: a string that also has ?groups. */

@@ -22,15 +22,16 @@ const LONG_FILES: Record<string, string> = {
 };
 
 /**
- * Type assertions allowed below each folder: a ceiling that only goes down. Issue 31's targets
- * (src/ < 350, platform/ < 70, template/ < 80) are below these; each cast typed away lowers them.
+ * Type assertions allowed below each folder: a ceiling that only goes down (issue 31's targets:
+ * src/ < 350, platform/ < 70, template/ < 80). Narrow unknown input with the guards of
+ * safety/narrow.ts, type a route's request by its schema, rather than assert.
  */
 const CAST_CEILINGS: Record<string, number> = {
   'src/functions': 52, // impls receive typed arguments
   // narrowed with the checks of safety/narrow.ts (type guards), not asserted
   'src/platform': 43,
-  'src/template': 107,
-  src: 416,
+  'src/template': 80,
+  src: 350,
 };
 
 it.each(Object.entries(CAST_CEILINGS))(

@@ -85,9 +85,17 @@ export const LAYERS: readonly Layer[] = [
     imports: ['client', 'atom', 'safety'],
     typeImports: {
       functions: "autocompletion reads the shape of GET /api/v1/functions' function descriptions",
+      server: "the JSON API's bodies, as `Static<typeof …>` of the route schemas (`server/schemas.ts`)",
     },
   },
-  { folder: 'client', role: 'the browser client library: talks HTTP only', imports: ['atom', 'safety'] },
+  {
+    folder: 'client',
+    role: 'the browser client library: talks HTTP only',
+    imports: ['atom', 'safety'],
+    typeImports: {
+      server: "the JSON API's bodies, as `Static<typeof …>` of the route schemas (`server/schemas.ts`)",
+    },
+  },
   {
     folder: 'atom',
     role: 'leaf: the Atom resource format, loaded by the server and the browser',

@@ -1,4 +1,5 @@
 import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
+import { isRecord } from '../../safety/narrow.js';
 import { CollectionError, importOptions, readImport, type Actor } from '../../platform/collections/index.js';
 import { createPlatform } from '../../platform/index.js';
 import { defaultAccount } from '../../server/bootstrap.js';
@@ -30,20 +31,21 @@ export const collections: Command = {
     if (typeof parsed === 'number') return parsed;
     const { values, positionals } = parsed;
     const [action, ...rest] = positionals;
-    const arity = { list: 0, import: 2, indexes: 1 } as Record<string, number>;
+    const arity: Record<string, number> = { list: 0, import: 2, indexes: 1 };
     if (action === undefined || !(action in arity))
       return usageError(io, action ? `unknown action ${JSON.stringify(action)}` : 'an action is required');
     if (rest.length !== arity[action])
       return usageError(io, `${action}: ${arity[action]} argument(s) expected`);
     let rawOptions: Record<string, unknown> = {};
     if (values.options !== undefined) {
+      let given: unknown;
       try {
-        rawOptions = JSON.parse(values.options) as Record<string, unknown>;
+        given = JSON.parse(values.options);
       } catch (e) {
         return usageError(io, `--options: not valid JSON (${errorMessage(e)})`);
       }
-      if (rawOptions === null || typeof rawOptions !== 'object' || Array.isArray(rawOptions))
-        return usageError(io, '--options: a JSON object is expected');
+      if (!isRecord(given)) return usageError(io, '--options: a JSON object is expected');
+      rawOptions = given;
     }
 
     const store = await openStore();

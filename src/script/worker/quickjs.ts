@@ -29,12 +29,16 @@ import {
   type QuickJSWorkerData,
   type RunJob,
   type RunResult,
+  type RunTiming,
   type TableObject,
   type WorkerFailure,
   type WorkerMessage,
 } from './messages.js';
 import { SETUP, legacyPrelude, marking as markingSource } from './sandbox-code.js';
 import { errorMessage } from '../../errors/index.js';
+
+/** The timing of a job that never ran (the sandbox could not start or clean up). */
+const UNTIMED: RunTiming = { setupMs: 0, prepareMs: 0, totalMs: 0, waitedMs: 0, calls: 0 };
 
 /** What the program needs of node:worker_threads (a stand-in runs it on one thread: bench/script.bench.ts). */
 export interface WorkerIO {
@@ -220,7 +224,8 @@ export function startQuickJSWorker(io: WorkerIO): void {
         job,
         {
           failure: { kind: 'internal', message: 'the sandbox could not clean up after the previous script' },
-        } as RunResult,
+          timing: UNTIMED,
+        },
         true,
       );
       return;
@@ -235,7 +240,8 @@ export function startQuickJSWorker(io: WorkerIO): void {
               kind: 'internal',
               message: 'the sandbox could not start: ' + (e && errorMessage(e)),
             },
-          } as RunResult,
+            timing: UNTIMED,
+          },
           true,
         ),
     );
@@ -732,7 +738,7 @@ export function startQuickJSWorker(io: WorkerIO): void {
       inWorkerMethods: undefined,
       inWorkerCalls: 0,
     };
-    let result: RunResult;
+    let result: Omit<RunResult, 'timing'>;
     let broken = false;
     let sb = spare;
     spare = null;
@@ -785,14 +791,14 @@ export function startQuickJSWorker(io: WorkerIO): void {
           dumped = { name: 'InternalError', message: 'the error could not be read' };
         }
         failure.dispose();
-        result = { failure: describe(dumped, run.stop) } as RunResult;
+        result = { failure: describe(dumped, run.stop) };
       } else if (run.stop !== null) {
-        result = { failure: { kind: run.stop } } as RunResult;
+        result = { failure: { kind: run.stop } };
       } else if (sb.getter === null) {
-        result = { output: sb.output } as RunResult;
+        result = { output: sb.output };
       } else {
         const out = ctx.unwrapResult(ctx.callFunction(sb.getter, ctx.undefined));
-        result = { output: ctx.getString(out) } as RunResult;
+        result = { output: ctx.getString(out) };
         out.dispose();
       }
     } catch (e) {
@@ -801,10 +807,10 @@ export function startQuickJSWorker(io: WorkerIO): void {
       result = {
         failure: {
           kind: overflow ? 'stack' : 'internal',
-          name: e && (e as Error).name,
+          name: e instanceof Error ? e.name : undefined,
           message: messageOf(e),
         },
-      } as RunResult;
+      };
       broken = true;
     }
     if (sb) sb.run = null;
@@ -825,22 +831,25 @@ export function startQuickJSWorker(io: WorkerIO): void {
       freed = true;
     }
     const totalMs = performance.now() - begin;
-    result.timing = {
-      setupMs,
-      prepareMs,
-      totalMs,
-      waitedMs: run.waited,
-      calls: run.calls,
-      inWorkerCalls: run.inWorkerCalls,
+    const timed: RunResult = {
+      ...result,
+      timing: {
+        setupMs,
+        prepareMs,
+        totalMs,
+        waitedMs: run.waited,
+        calls: run.calls,
+        inWorkerCalls: run.inWorkerCalls,
+      },
     };
     // The result goes out before the cleanup. A context or runtime that cannot be freed makes the
     // worker broken; the main thread learns it from the next 'done' (or the worker retires itself
     // before taking another job: see 'retire').
     if (broken || !sb) {
-      finish(job, result, true);
+      finish(job, timed, true);
       return;
     }
-    finish(job, result, false);
+    finish(job, timed, false);
     if (freed) {
       try {
         spare = prepare(module, job.table, account);

@@ -283,7 +283,9 @@ export function readProject(entry: AtomEntry): ProjectInput {
 }
 
 /** The mode changes of a PUT …/mode: one entry per version (its id, its mode category). */
-export function readModeChanges(entries: AtomEntry[]): Array<{ versionId: number; mode: string }> {
+export function readModeChanges(
+  entries: AtomEntry[],
+): Array<{ versionId: number; mode: ProjectVersion['mode'] }> {
   if (entries.length === 0) throw badRequest('Invalid Atom document: no version entries.');
   return entries.map((entry, i) => {
     const urn = parseResourceUrn(entry.id);

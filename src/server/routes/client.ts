@@ -8,7 +8,7 @@ import type { Api, ServerDeps } from '../deps.js';
 import { ATOM_PREFIX, atomRoutes } from './atom/index.js';
 import { consoleRoutes } from './console.js';
 
-export async function clientRoutes(app: Api, deps: ServerDeps): Promise<void> {
+export async function clientRoutes(app: Api, { deps }: { deps: ServerDeps }): Promise<void> {
   await app.register(atomRoutes, { prefix: ATOM_PREFIX, deps });
-  consoleRoutes(app, deps);
+  await app.register(consoleRoutes);
 }

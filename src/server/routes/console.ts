@@ -22,7 +22,7 @@ import { browserAssets, type Asset } from '../console/assets.js';
 import { CONSOLE_PAGE } from '../console/page.js';
 import { CONSOLE_STYLES } from '../console/styles.js';
 import { vendorAsset } from '../console/vendor.js';
-import type { Api, ServerDeps } from '../deps.js';
+import type { Api } from '../deps.js';
 import { notFound } from '../errors.js';
 
 const CSP = [
@@ -67,7 +67,8 @@ export const FAVICON =
   '<circle cx="24" cy="16" r="3.5" fill="#fff"/></svg>';
 const hidden = { hide: true };
 
-export function consoleRoutes(app: Api, _deps: ServerDeps): void {
+/** A plugin registered at the root: its paths are the pages' own. */
+export async function consoleRoutes(app: Api): Promise<void> {
   let reference: Described[] | undefined;
 
   app.get(
@@ -104,8 +105,8 @@ export function consoleRoutes(app: Api, _deps: ServerDeps): void {
     secured(reply).type('text/css; charset=utf-8').send(CONSOLE_STYLES),
   );
 
-  const vendorSchema = { ...hidden, params: Type.Object({ '*': Type.String() }) };
-  app.get('/console/vendor/*', { config: page, schema: vendorSchema }, async (request, reply) => {
+  const assetSchema = { ...hidden, params: Type.Object({ '*': Type.String() }) };
+  app.get('/console/vendor/*', { config: page, schema: assetSchema }, async (request, reply) => {
     const name = request.params['*'];
     const asset = vendorAsset(name);
     if (!asset) throw notFound(`No file /console/vendor/${name}.`);
@@ -114,8 +115,8 @@ export function consoleRoutes(app: Api, _deps: ServerDeps): void {
   });
 
   for (const folder of ['atom', 'console', 'client', 'safety'] as const)
-    app.get(`/${folder}/*`, { config: page, schema: hidden }, async (request, reply) => {
-      const name = (request.params as { '*': string })['*'];
+    app.get(`/${folder}/*`, { config: page, schema: assetSchema }, async (request, reply) => {
+      const name = request.params['*'];
       const asset: Asset | undefined = (await browserAssets()).get(`${folder}/${name}`);
       if (!asset) throw notFound(`No file /${folder}/${name}.`);
       return secured(reply).type(asset.type).header('cache-control', 'no-cache').send(asset.body);

@@ -12,11 +12,15 @@ import type { Api, ServerDeps } from '../deps.js';
 import { forbidden, notFound } from '../errors.js';
 import { ListQuery, listPage } from '../listing.js';
 import { Application, CustomList, IdParams, Mode, NewCustomList, Page, WebInterface } from '../schemas.js';
-import { LIST_FIELDS, toCustomListBody, toInterfaceBody } from './projects.js';
+import { LIST_FIELDS, toCustomListBody, toInterfaceBody } from './projects/shared.js';
 import { putJson, versionRoutes } from './versions.js';
 
-export function designRoutes(app: Api, deps: ServerDeps): void {
-  const { webInterfaces, customLists } = deps.platform;
+/** The prefix customListRoutes is registered under (below /api/v1). */
+export const CUSTOM_LISTS_PREFIX = '/custom-lists';
+
+/** Web interfaces by id and the applications: a plugin registered at /api/v1 itself. */
+export async function designRoutes(app: Api, { deps }: { deps: ServerDeps }): Promise<void> {
+  const { webInterfaces } = deps.platform;
 
   app.get(
     '/web-interfaces/:id',
@@ -32,92 +36,6 @@ export function designRoutes(app: Api, deps: ServerDeps): void {
       const wi = await webInterfaces.find(callerOf(request).accountId, request.params.id);
       if (!wi) throw notFound('Web interface not found.');
       return toInterfaceBody(wi);
-    },
-  );
-
-  app.get(
-    '/custom-lists',
-    {
-      schema: {
-        tags: ['projects'],
-        summary: "The account's custom lists",
-        querystring: ListQuery,
-        response: { 200: Page(CustomList) },
-      },
-    },
-    async (request) => {
-      const page = listPage(await customLists.list(callerOf(request).accountId), request.query, LIST_FIELDS);
-      return { ...page, items: page.items.map(toCustomListBody) };
-    },
-  );
-
-  app.post(
-    '/custom-lists',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags: ['projects'],
-        summary: 'Create a custom list',
-        body: NewCustomList,
-        response: { 201: CustomList },
-      },
-    },
-    async (request, reply) => {
-      const caller = callerOf(request);
-      const list = await customLists.create(caller.accountId, request.body, caller.user);
-      reply.code(201);
-      return toCustomListBody(list);
-    },
-  );
-
-  const ListParams = Type.Object({ listId: Type.String({ minLength: 1, maxLength: 128 }) });
-
-  app.get(
-    '/custom-lists/:listId',
-    {
-      schema: {
-        tags: ['projects'],
-        summary: 'A custom list',
-        params: ListParams,
-        response: { 200: CustomList },
-      },
-    },
-    async (request) =>
-      toCustomListBody(await customLists.require(callerOf(request).accountId, request.params.listId)),
-  );
-
-  app.put(
-    '/custom-lists/:listId/content',
-    {
-      schema: {
-        tags: ['projects'],
-        summary:
-          "Replace a custom list's content (save_custom_list): administrators, designers of its project",
-        params: ListParams,
-        body: Type.Array(Type.Unknown(), { maxItems: 100_000 }),
-        response: { 200: Type.Object({ content: Type.Array(Type.Unknown()) }) },
-      },
-    },
-    async (request) => {
-      const caller = callerOf(request);
-      const list = await customLists.require(caller.accountId, request.params.listId);
-      if (!(await deps.platform.rights.canWriteCustomList(caller.accountId, caller.user, list)))
-        throw forbidden(asSentence(RIGHTS_MESSAGES.customList(list.id)));
-      return { content: await customLists.save(caller.accountId, list.id, request.body, caller.user) };
-    },
-  );
-
-  versionRoutes(
-    app,
-    { deps },
-    {
-      kind: 'custom-list',
-      path: '/custom-lists/:listId',
-      param: { name: 'listId', schema: ListParams.properties.listId },
-      label: (id) => `custom list ${id}`,
-      access: 'user',
-      tag: 'projects',
-      save: (id, body) => putJson(`/api/v1/custom-lists/${encodeURIComponent(id)}/content`, body),
     },
   );
 
@@ -158,6 +76,97 @@ export function designRoutes(app: Api, deps: ServerDeps): void {
           url: webInterfaceUrl(live, a.webInterface.id, a.mode, context),
         })),
       };
+    },
+  );
+}
+
+/** The account's custom lists: a plugin registered under CUSTOM_LISTS_PREFIX, its paths relative to it. */
+export async function customListRoutes(app: Api, { deps }: { deps: ServerDeps }): Promise<void> {
+  const { customLists } = deps.platform;
+
+  app.get(
+    '',
+    {
+      schema: {
+        tags: ['projects'],
+        summary: "The account's custom lists",
+        querystring: ListQuery,
+        response: { 200: Page(CustomList) },
+      },
+    },
+    async (request) => {
+      const page = listPage(await customLists.list(callerOf(request).accountId), request.query, LIST_FIELDS);
+      return { ...page, items: page.items.map(toCustomListBody) };
+    },
+  );
+
+  app.post(
+    '',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['projects'],
+        summary: 'Create a custom list',
+        body: NewCustomList,
+        response: { 201: CustomList },
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      const list = await customLists.create(caller.accountId, request.body, caller.user);
+      reply.code(201);
+      return toCustomListBody(list);
+    },
+  );
+
+  const ListParams = Type.Object({ listId: Type.String({ minLength: 1, maxLength: 128 }) });
+
+  app.get(
+    '/:listId',
+    {
+      schema: {
+        tags: ['projects'],
+        summary: 'A custom list',
+        params: ListParams,
+        response: { 200: CustomList },
+      },
+    },
+    async (request) =>
+      toCustomListBody(await customLists.require(callerOf(request).accountId, request.params.listId)),
+  );
+
+  app.put(
+    '/:listId/content',
+    {
+      schema: {
+        tags: ['projects'],
+        summary:
+          "Replace a custom list's content (save_custom_list): administrators, designers of its project",
+        params: ListParams,
+        body: Type.Array(Type.Unknown(), { maxItems: 100_000 }),
+        response: { 200: Type.Object({ content: Type.Array(Type.Unknown()) }) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const list = await customLists.require(caller.accountId, request.params.listId);
+      if (!(await deps.platform.rights.canWriteCustomList(caller.accountId, caller.user, list)))
+        throw forbidden(asSentence(RIGHTS_MESSAGES.customList(list.id)));
+      return { content: await customLists.save(caller.accountId, list.id, request.body, caller.user) };
+    },
+  );
+
+  versionRoutes(
+    app,
+    { deps },
+    {
+      kind: 'custom-list',
+      path: '/:listId',
+      param: { name: 'listId', schema: ListParams.properties.listId },
+      label: (id) => `custom list ${id}`,
+      access: 'user',
+      tag: 'projects',
+      save: (id, body) => putJson(`/api/v1/custom-lists/${encodeURIComponent(id)}/content`, body),
     },
   );
 }

@@ -53,9 +53,13 @@ const EvalResult = Type.Object({
   ),
 });
 
-export function evalRoutes(app: Api, deps: ServerDeps): void {
+/** The prefix the plugin is registered under (below /api/v1). */
+export const EVAL_PREFIX = '/eval';
+
+/** POST /eval: a plugin registered under EVAL_PREFIX. */
+export async function evalRoutes(app: Api, { deps }: { deps: ServerDeps }): Promise<void> {
   app.post(
-    '/eval',
+    '',
     {
       bodyLimit: deps.settings.dataBodyBytes,
       schema: {

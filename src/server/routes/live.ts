@@ -25,7 +25,11 @@ const REFUSED_RESPONSE_HEADERS = new Set([
 
 const AccountParam = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$' });
 
-export function liveRoutes(app: Api, deps: ServerDeps): void {
+/** The prefix the plugin is registered under: an account's live base. */
+export const LIVE_PREFIX = '/live/:account';
+
+/** A plugin registered under LIVE_PREFIX, its paths relative to it, in a context of its own for its body parsers. */
+export async function liveRoutes(app: Api, { deps }: { deps: ServerDeps }): Promise<void> {
   // Composite APIs take any body: JSON and text are parsed, anything else arrives as bytes.
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
@@ -36,7 +40,7 @@ export function liveRoutes(app: Api, deps: ServerDeps): void {
 
   app.route({
     method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'],
-    url: '/live/:account/composite/*',
+    url: '/composite/*',
     config: { access: 'optional' },
     schema: {
       tags: ['live'],
@@ -47,7 +51,7 @@ export function liveRoutes(app: Api, deps: ServerDeps): void {
     handler: (request, reply) => {
       const composite = deps.hosts.composite;
       if (!composite) throw new ApiError(501, 'not-implemented', 'This server has no composite API host.');
-      const params = request.params as { account: string; '*': string };
+      const params = request.params;
       const answer = composite.call(deps.hosts, exchange(request, params.account, params['*']));
       if (answer instanceof Promise) return answer.then((a) => send(reply, a));
       send(reply, answer);
@@ -56,7 +60,7 @@ export function liveRoutes(app: Api, deps: ServerDeps): void {
   });
 
   app.get(
-    '/live/:account/webinterface/:id',
+    '/webinterface/:id',
     {
       config: { access: 'optional' },
       schema: {
@@ -79,7 +83,7 @@ export function liveRoutes(app: Api, deps: ServerDeps): void {
 
   app.route({
     method: ['GET', 'POST'],
-    url: '/live/:account/task/:requestId/:stepId/:iteration',
+    url: '/task/:requestId/:stepId/:iteration',
     config: { access: 'optional' },
     schema: {
       tags: ['live'],
@@ -94,12 +98,7 @@ export function liveRoutes(app: Api, deps: ServerDeps): void {
     handler: async (request, reply) => {
       const task = deps.hosts.task;
       if (!task) throw new ApiError(501, 'not-implemented', 'This server has no process host.');
-      const { account, requestId, stepId, iteration } = request.params as {
-        account: string;
-        requestId: string;
-        stepId: number;
-        iteration: number;
-      };
+      const { account, requestId, stepId, iteration } = request.params;
       const answer = await task.call(deps.hosts, {
         ...exchange(request, account, `task/${encodeURIComponent(requestId)}/${stepId}/${iteration}`),
         task: { requestId, stepId, iteration },

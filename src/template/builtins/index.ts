@@ -4,6 +4,7 @@
  * sequences, strings, conditionals, lambdas, loop variables, existence, type tests, output
  * formats, expert) — no registration by import side effect.
  */
+import { emptyDict } from '../dict.js';
 import type * as A from '../ast.js';
 import type { ExprContext } from '../compile-expr.js';
 import { UNSUPPORTED_BUILTINS } from '../builtin-names.js';
@@ -280,7 +281,7 @@ const STRING_CONVERSION_BUILT_INS = records;
 
 /** Every built-in by name: the families' explicit tables, joined in this order. */
 export const BUILTINS: BuiltInTable = Object.assign(
-  Object.create(null) as BuiltInTable,
+  emptyDict<BuiltInTable[string]>(),
   NUMBER_BUILT_INS,
   DATE_BUILT_INS,
   SEQUENCE_BUILT_INS,

@@ -140,7 +140,7 @@ export function projectsRoutes(app: Api, deps: ServerDeps): void {
         if (!version || version.projectId !== project.id) throw notFound('Version not found.');
       }
       for (const change of changes)
-        await projects.setVersionMode(site.account, change.versionId, change.mode as 'LIVE');
+        await projects.setVersionMode(site.account, change.versionId, change.mode);
       const versions = await projects.versions(site.account, project.id);
       const page = { total: versions.length, first: 0, nb: Math.max(versions.length, 1) };
       const feed = pageFeed(

@@ -3,6 +3,7 @@
  * names the caller's account), the request body as an Atom document, and the answer in Atom XML
  * or its JSON form.
  */
+import { propertyOf } from '../../../safety/narrow.js';
 import { Type, type TSchema } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -94,7 +95,7 @@ export async function projectOf(platform: Platform, site: Site, id: number): Pro
 /** The caller and where links point; 404 unless the path names the caller's account. */
 export function siteOf(request: FastifyRequest): { caller: Caller; site: Site } {
   const caller = callerOf(request);
-  const account = (request.params as { account: string }).account;
+  const account = propertyOf(request.params, 'account');
   if (account !== caller.accountId) throw notFound('Account not found.');
   return { caller, site: { origin: `${request.protocol}://${request.host}`, account } };
 }
@@ -152,7 +153,7 @@ export async function memberLanes(
 
 /** Whether the request asks for the JSON form (`?alt=json`, or JSON preferred to XML in Accept). */
 function wantsJson(request: FastifyRequest): boolean {
-  const alt = (request.query as { alt?: string } | undefined)?.alt;
+  const alt = propertyOf(request.query, 'alt');
   if (alt !== undefined) return alt === 'json';
   const accept = request.headers.accept ?? '';
   return /\bjson\b/i.test(accept) && !/\bxml\b/i.test(accept);
