@@ -19,6 +19,7 @@
  *   thread is stopped at once (see `haltOnExit`).
  */
 import { builtSibling } from '../config/built-files.js';
+import { currentCell } from '../store/cells.js';
 import { type EvaluationReply, type EvaluationTask, type Progress, type TaskRequest } from './protocol.js';
 import { EvaluationThread, type ThreadEnd } from './thread.js';
 import type { LeaseKeeper } from '../platform/processes/leases.js';
@@ -116,6 +117,8 @@ function answersAtOnce(task: TaskRequest): boolean {
 
 interface Waiting {
   account: string;
+  /** The cell the caller ran in (cells.ts): the task runs there too. */
+  cell: string | undefined;
   task: TaskRequest;
   onProgress: ((p: Progress) => void) | undefined;
   resolve(reply: EvaluationReply): void;
@@ -262,7 +265,7 @@ export class EvaluationPool {
         ),
       );
     return new Promise<EvaluationReply>((resolve, reject) => {
-      queue.push({ account, task, onProgress, resolve, reject, queuedAt: Date.now() });
+      queue.push({ account, cell: currentCell(), task, onProgress, resolve, reject, queuedAt: Date.now() });
       this.dispatch();
     }).then(
       (reply) => {
@@ -382,6 +385,7 @@ export class EvaluationPool {
       ...waiting.task,
       slot,
       ...(respondBy !== undefined ? { respondBy } : {}),
+      ...(waiting.cell !== undefined ? { cell: waiting.cell } : {}),
     };
     const settle = () => {
       lease.tasks.delete(slot);

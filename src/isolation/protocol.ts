@@ -36,7 +36,12 @@ export type TaskRequest =
  * which it must answer (its arrival plus the evaluation's wall time: the time it waited for a
  * thread counts).
  */
-export type EvaluationTask = TaskRequest & { slot: number; respondBy?: number };
+export type EvaluationTask = TaskRequest & {
+  slot: number;
+  respondBy?: number;
+  /** The cell the task runs in (docs/deploy.md "Cells"): the caller's, when the store has cells. */
+  cell?: string;
+};
 
 /** What a task may tell while it runs (an import's progress), before its reply. */
 export type Progress = Record<string, unknown>;

@@ -26,7 +26,7 @@ import { fireCollectionEvent, fireSchedule } from '../hosts/processes/triggers.j
 import type { LeaseNotice } from './thread-main.js';
 import { configureScripts, type ScriptChanges } from '../script/index.js';
 import { toErrorBody } from '../server/errors.js';
-import { openStore } from '../store/index.js';
+import { inCell, openStore } from '../store/index.js';
 import {
   asBuffer,
   BUDGET_ARGUMENT,
@@ -121,7 +121,9 @@ async function start(
     progress: (p: Progress) => void,
   ): Promise<EvaluationReply> {
     try {
-      return await scope.run({ slot: task.slot, respondBy: task.respondBy }, () => run(task, progress));
+      return await inCell(task.cell, () =>
+        scope.run({ slot: task.slot, respondBy: task.respondBy }, () => run(task, progress)),
+      );
     } catch (e) {
       const reply = toErrorBody(e);
       return {

@@ -29,6 +29,7 @@ const modules: Array<{ default: Migration }> = await Promise.all([
   import('./0670_documents_fillfactor.js'),
   import('./0675_composite_process.js'),
   import('./0676_collection_triggers.js'),
+  import('./0695_account_cells.js'),
 ]);
 
 export const migrations: readonly Migration[] = modules.map((m) => m.default);
