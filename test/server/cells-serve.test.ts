@@ -180,6 +180,12 @@ describe.skipIf(!PG)('cells: two PostgreSQL databases, accounts in each, two ser
       'acme  east  Acme\nbravo  main  bravo\ncorp  east  corp\ndefault  main  Default account\n',
     );
     const cellOf: Record<string, string> = { acme: east.url, bravo: main.url, corp: east.url };
+    // A store command's --account runs in the account's cell.
+    const users = await flowmark(['users', 'list', '--account', 'acme'], { env });
+    expect({ stdout: users.stdout, stderr: users.stderr }).toEqual({
+      stdout: '1  admin  administrator  active\n',
+      stderr: '',
+    });
 
     // Each account, through both servers: a composite API writing a collection, a REST write, a
     // process request waiting at a timer, and a process started by a timer start event.
