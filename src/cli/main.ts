@@ -49,6 +49,12 @@ export async function main(argv: string[], io: CliIo = defaultIo): Promise<numbe
     io.stdout.write(`usage: ${command.usage}\n`);
     return 0;
   }
+  // With cells, a store command's --account chooses the cell it runs in (cells.ts).
+  if (process.env.FLOWMARK_CELLS?.trim() && entry.name !== 'serve' && entry.name !== 'accounts') {
+    const { accountArgument, inCellOfAccount } = await import('./cells.js');
+    const account = accountArgument(rest);
+    if (account !== undefined) return inCellOfAccount(entry.name, account, io, () => command.run(rest, io));
+  }
   return command.run(rest, io);
 }
 

@@ -11,13 +11,28 @@ export interface Config {
   databaseUrl: string | undefined;
   /** SQLite: a commit reaches the disk at each checkpoint (`normal`) or at each commit (`full`): FLOWMARK_SQLITE_SYNCHRONOUS. */
   sqliteSynchronous: 'normal' | 'full';
+  /**
+   * The cells besides DATABASE_URL's (FLOWMARK_CELLS: `name=url,name=url`; docs/deploy.md "Cells");
+   * undefined when unset: one store.
+   */
+  cells: readonly CellSetting[] | undefined;
 }
+
+/** One cell of FLOWMARK_CELLS: its name and its PostgreSQL URL. */
+export interface CellSetting {
+  name: string;
+  url: string;
+}
+
+/** The cell of DATABASE_URL, which is also the directory of every account's cell. */
+export const MAIN_CELL = 'main';
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     dataDir: resolve(env.FLOWMARK_DATA || './data'),
     databaseUrl: env.DATABASE_URL || undefined,
     sqliteSynchronous: sqliteSynchronous(env.FLOWMARK_SQLITE_SYNCHRONOUS),
+    cells: cellsFromEnv(env.FLOWMARK_CELLS),
   };
 }
 
@@ -26,6 +41,37 @@ function sqliteSynchronous(text: string | undefined): 'normal' | 'full' {
   if (value === '' || value === 'normal') return 'normal';
   if (value === 'full') return 'full';
   throw new ConfigError(`FLOWMARK_SQLITE_SYNCHRONOUS: expected normal or full, got ${JSON.stringify(text)}`);
+}
+
+const CELL_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+
+/** FLOWMARK_CELLS parsed and checked; undefined when unset or blank. */
+export function cellsFromEnv(text: string | undefined): CellSetting[] | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  const cells: CellSetting[] = [];
+  for (const entry of text.split(',')) {
+    const m = /^\s*([^=\s]*)\s*=\s*(\S+)\s*$/.exec(entry);
+    if (!m)
+      throw new ConfigError(
+        `FLOWMARK_CELLS: expected name=postgres://… entries separated by commas, got ${JSON.stringify(entry.trim())}`,
+      );
+    const name = m[1]!;
+    const url = m[2]!;
+    if (name === MAIN_CELL)
+      throw new ConfigError(
+        `FLOWMARK_CELLS: "${MAIN_CELL}" is the cell of DATABASE_URL and cannot be listed`,
+      );
+    if (!CELL_NAME.test(name))
+      throw new ConfigError(
+        `FLOWMARK_CELLS: invalid cell name ${JSON.stringify(name)}: lower-case letters, digits, _ and - (at most 32), starting with a letter`,
+      );
+    if (cells.some((c) => c.name === name))
+      throw new ConfigError(`FLOWMARK_CELLS: cell "${name}" is listed twice`);
+    if (!/^postgres(ql)?:\/\//.test(url))
+      throw new ConfigError(`FLOWMARK_CELLS: cell "${name}": expected a postgres:// or postgresql:// URL`);
+    cells.push({ name, url });
+  }
+  return cells;
 }
 
 /** A setting with a value it cannot use; the message names the variable or option. */

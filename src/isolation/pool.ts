@@ -19,6 +19,7 @@
  *   thread is stopped at once (see `haltOnExit`).
  */
 import { builtSibling } from '../config/built-files.js';
+import { currentCell } from '../store/cells.js';
 import { type EvaluationReply, type EvaluationTask, type Progress, type TaskRequest } from './protocol.js';
 import { EvaluationThread, type ThreadEnd } from './thread.js';
 import type { LeaseKeeper } from '../platform/processes/leases.js';
@@ -117,6 +118,8 @@ function answersAtOnce(task: TaskRequest): boolean {
 
 interface Waiting {
   account: string;
+  /** The cell the caller ran in (cells.ts): the task runs there too. */
+  cell: string | undefined;
   task: TaskRequest;
   /** The caller's span, when tracing is on. */
   trace: TraceCarrier | undefined;
@@ -269,7 +272,7 @@ export class EvaluationPool {
       );
     return new Promise<EvaluationReply>((resolve, reject) => {
       const trace = tracing?.carry();
-      queue.push({ account, task, trace, onProgress, resolve, reject, queuedAt: Date.now() });
+      queue.push({ account, cell: currentCell(), task, trace, onProgress, resolve, reject, queuedAt: Date.now() });
       this.dispatch();
     }).then(
       (reply) => {
@@ -390,6 +393,7 @@ export class EvaluationPool {
       slot,
       ...(respondBy !== undefined ? { respondBy } : {}),
       ...(waiting.trace ? { trace: waiting.trace } : {}),
+      ...(waiting.cell !== undefined ? { cell: waiting.cell } : {}),
     };
     const settle = () => {
       lease.tasks.delete(slot);

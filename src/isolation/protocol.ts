@@ -42,6 +42,8 @@ export type EvaluationTask = TaskRequest & {
   respondBy?: number;
   /** The span that sent it (W3C trace context), when tracing is on: the task's spans are its children. */
   trace?: TraceCarrier;
+  /** The cell the task runs in (docs/deploy.md "Cells"): the caller's, when the store has cells. */
+  cell?: string;
 };
 
 /** What a task may tell while it runs (an import's progress), before its reply. */

@@ -26,7 +26,7 @@ import { fireCollectionEvent, fireSchedule } from '../hosts/processes/triggers.j
 import type { LeaseNotice } from './thread-main.js';
 import { configureScripts, type ScriptChanges } from '../script/index.js';
 import { toErrorBody } from '../server/errors.js';
-import { openStore } from '../store/index.js';
+import { inCell, openStore } from '../store/index.js';
 import {
   asBuffer,
   BUDGET_ARGUMENT,
@@ -123,7 +123,9 @@ async function start(
   ): Promise<EvaluationReply> {
     try {
       const scoped = () =>
-        scope.run({ slot: task.slot, respondBy: task.respondBy }, () => run(task, progress));
+        inCell(task.cell, () =>
+          scope.run({ slot: task.slot, respondBy: task.respondBy }, () => run(task, progress)),
+        );
       const traced = tracing;
       if (!traced) return await scoped();
       const name = task.kind === 'host' ? task.method : `collections.${task.method}`;

@@ -18,6 +18,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fast
 import { CollectionService } from '../platform/collections/index.js';
 import { createPlatform, type Platform } from '../platform/index.js';
 import {
+  cellsOf,
   migrations,
   pendingMigrations,
   sql,
@@ -63,6 +64,7 @@ import { USERS_PREFIX, userRoutes } from './routes/users.js';
 import { corsHook } from './cors.js';
 import { forbidden } from './errors.js';
 import { auditRoute } from './audit.js';
+import { cellRouted } from './cells.js';
 import { AUDIT_PREFIX, auditRoutes } from './routes/audit.js';
 import { httpRequests } from '../metrics/families.js';
 import { CONTENT_TYPE, exposition, processMetrics } from '../metrics/gather.js';
@@ -126,6 +128,9 @@ export interface ServerOptions {
 export const API_PREFIX = '/api/v1';
 export const SESSION_COOKIE = 'flowmark_session';
 
+/** The handlers cellRouted made (a route copied with its handler, as Fastify's HEAD routes are, keeps it). */
+const ROUTED = new WeakSet<object>();
+
 export async function createServer(options: ServerOptions): Promise<Api> {
   const clock = options.clock ?? Date.now;
   const bodyLimit = options.bodyLimit ?? 1024 * 1024;
@@ -188,12 +193,17 @@ export async function createServer(options: ServerOptions): Promise<Api> {
   // Every route that is not public checks its caller first (auth/access.ts), with the access it
   // declares known now rather than looked up per request; it documents the error body and,
   // unless public, its credentials.
+  const cells = cellsOf(deps.store);
   app.addHook('onRoute', (route) => {
     auditRoute(route, deps, app);
     const required = routeAccess(route.url, route.config);
     if (required !== 'public' && !hasAccessHook(route.onRequest)) {
       const own = route.onRequest === undefined ? [] : [route.onRequest].flat();
       route.onRequest = [...own, accessHook(deps, required, route.url)];
+    }
+    if (cells && !ROUTED.has(route.handler)) {
+      route.handler = cellRouted(route.handler, cells, deps.settings);
+      ROUTED.add(route.handler);
     }
     const schema = (route.schema ??= {}) as {
       response?: Record<string, unknown>;

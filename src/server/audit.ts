@@ -9,6 +9,7 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { ServerDeps } from './deps.js';
 import { propertyOf } from '../safety/narrow.js';
+import { inAccountCell } from '../store/index.js';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -77,16 +78,19 @@ export function auditRoute(route: RouteOptions, deps: ServerDeps, server: AuditS
         ? [subject.target, String(createdId)].filter((s) => s !== '').join('/')
         : subject.target;
     try {
-      await deps.platform.audit.record(caller.accountId, {
-        actor: { id: caller.user.id, login: caller.user.login },
-        method: request.method,
-        path,
-        kind: subject.kind,
-        target,
-        status: reply.statusCode,
-        before: redacted(request.auditBefore ?? null),
-        after: redacted(after),
-      });
+      // onSend runs after the handler, outside its cell: the entry goes to the account's cell.
+      await inAccountCell(deps.store, caller.accountId, () =>
+        deps.platform.audit.record(caller.accountId, {
+          actor: { id: caller.user.id, login: caller.user.login },
+          method: request.method,
+          path,
+          kind: subject.kind,
+          target,
+          status: reply.statusCode,
+          before: redacted(request.auditBefore ?? null),
+          after: redacted(after),
+        }),
+      );
     } catch (e) {
       // the change is committed: its answer stands, and the missing entry is an error to see in the log
       request.log.error({ err: e, path }, 'audit: the change could not be recorded');

@@ -44,7 +44,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig, type Config } from '../config/index.js';
+import { ConfigError, loadConfig, MAIN_CELL, type CellSetting, type Config } from '../config/index.js';
+import { CellStore } from './cells.js';
 import { migrate, type Migration } from './migrate.js';
 import { migrations as allMigrations } from './migrations/index.js';
 import type { Store } from './types.js';
@@ -83,6 +84,16 @@ export {
   type Scalar,
 } from './documents.js';
 import { errorMessage } from '../errors/index.js';
+export {
+  cellsOf,
+  currentCell,
+  eachCell,
+  firstInCells,
+  inAccountCell,
+  inCell,
+  unknownCell,
+  type CellStore,
+} from './cells.js';
 export type { Dialect, Isolation, Queryable, Row, RunResult, Store, TransactionOptions } from './types.js';
 
 export interface OpenStoreOptions extends Partial<Config> {
@@ -109,6 +120,46 @@ export interface OpenStoreOptions extends Partial<Config> {
 /** Opens the configured engine and brings its schema up to date. */
 export async function openStore(options: OpenStoreOptions = {}): Promise<Store> {
   const config = { ...loadConfig(), ...options };
+  if (config.cells?.length) return openCells(config.databaseUrl, config.cells, options);
+  return openOne(config, options);
+}
+
+/** The directory cell (DATABASE_URL, `main`) and every cell of FLOWMARK_CELLS, each migrated (cells.ts). */
+async function openCells(
+  databaseUrl: string | undefined,
+  cells: readonly CellSetting[],
+  options: OpenStoreOptions,
+): Promise<Store> {
+  if (!databaseUrl)
+    throw new ConfigError(
+      `FLOWMARK_CELLS: cells need PostgreSQL: set DATABASE_URL (the directory cell, ${MAIN_CELL}) too`,
+    );
+  const stores = new Map<string, Store>();
+  try {
+    stores.set(
+      MAIN_CELL,
+      await openOne({ ...loadConfig(), ...options, databaseUrl, cells: undefined }, options),
+    );
+    for (const cell of cells)
+      stores.set(
+        cell.name,
+        await openOne(
+          { ...loadConfig(), ...options, databaseUrl: cell.url, cells: undefined },
+          {
+            ...options,
+            pgSchema: undefined,
+          },
+          `FLOWMARK_CELLS, cell ${cell.name}`,
+        ),
+      );
+  } catch (e) {
+    await Promise.all([...stores.values()].map((s) => s.close()));
+    throw e;
+  }
+  return CellStore.over(stores);
+}
+
+async function openOne(config: Config, options: OpenStoreOptions, setting = 'DATABASE_URL'): Promise<Store> {
   let store: Store;
   if (config.databaseUrl) {
     const { PostgresStore } = await import('./postgres.js'); // its driver loads only when used
@@ -121,7 +172,7 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
         connectTimeoutMs: options.lockWaitMs === undefined ? undefined : Math.max(options.lockWaitMs, 2000),
       });
     } catch (e) {
-      throw new StoreOpenError(`PostgreSQL at ${serverOf(config.databaseUrl)} (DATABASE_URL)`, e);
+      throw new StoreOpenError(`PostgreSQL at ${serverOf(config.databaseUrl)} (${setting})`, e);
     }
   } else {
     let file = options.sqliteFile;

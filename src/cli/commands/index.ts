@@ -62,6 +62,13 @@ export const commands: readonly CommandEntry[] = [
     scripts: false,
   },
   {
+    name: 'accounts',
+    summary:
+      'create an account and its administrator (with cells: in a cell); list the accounts and their cells',
+    load: async () => (await import('./accounts.js')).accounts,
+    scripts: false,
+  },
+  {
     name: 'users',
     summary: "list an account's users; give a user a new password (a lost administrator password)",
     load: async () => (await import('./users.js')).users,

@@ -16,7 +16,7 @@ import { evaluationLimitsFromEnv } from '../../limits/index.js';
 import { CollectionService } from '../../platform/collections/index.js';
 import { createPlatform } from '../../platform/index.js';
 import { secretBox } from '../../platform/secrets.js';
-import { leaseHeartbeat, leaseMsFromEnv, PROCESS_OWNER } from '../../platform/processes/index.js';
+import { leaseHeartbeat, leaseMsFromEnv, PROCESS_OWNER, type Lease } from '../../platform/processes/index.js';
 import { bootstrapFirstAccount, defaultAccount, type FirstStart } from '../../server/bootstrap.js';
 import { corsOriginsFromEnv, parseCorsOrigins } from '../../server/cors.js';
 import { createServer, type Api } from '../../server/index.js';
@@ -24,7 +24,7 @@ import { onSupervisorStop, Supervisor, workerThrottleShare } from '../../server/
 import { configureScripts, type ScriptChanges } from '../../script/run.js';
 import { closeScripts } from '../../script/lifecycle.js';
 import { scriptSettingsFromEnv } from '../../script/settings.js';
-import { openStore, StoreOpenError, type Store } from '../../store/index.js';
+import { eachCell, openStore, StoreOpenError, type Store } from '../../store/index.js';
 import { evaluationLimits } from './limits.js';
 import {
   CONTENT_TYPE as METRICS_CONTENT_TYPE,
@@ -213,7 +213,7 @@ export async function startServe(
     if (options.workers === 0) return await serveInProcess(options, io, signals);
     return await supervise(args, options, io, signals);
   } catch (e) {
-    if (!(e instanceof StoreOpenError)) throw e;
+    if (!(e instanceof StoreOpenError || e instanceof ConfigError)) throw e;
     io.stderr.write(`flowmark serve: ${e.message}\n`);
     return 1;
   }
@@ -336,7 +336,14 @@ async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstr
     const evaluation = limits.evaluation ?? evaluationLimitsFromEnv();
     const settings = options.pool;
     // Renews, here, the leases of the runs the evaluation threads drive and the sweeper claims.
-    const leases = leaseHeartbeat(platform.processes.runs, { owner: PROCESS_OWNER, ttlMs: leaseMsFromEnv() });
+    // With cells, a run's cell is not known here: each cell renews the ids it has (docs/deploy.md).
+    const runs = platform.processes.runs;
+    const renewEverywhere = {
+      renew: async (ids: readonly string[], lease: Lease) => {
+        await eachCell(() => runs.renew(ids, lease));
+      },
+    };
+    const leases = leaseHeartbeat(renewEverywhere, { owner: PROCESS_OWNER, ttlMs: leaseMsFromEnv() });
     pool = new EvaluationPool(
       settings,
       {
@@ -356,11 +363,16 @@ async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstr
       pool: () => running.load,
       threads: () => running.threadMetrics(),
       store: async () => {
-        const [openTasks, timersDue] = await Promise.all([
-          platform.processes.tasks.countOpenEverywhere(),
-          platform.processes.timers.countDue(Date.now()),
-        ]);
-        return { openTasks, timersDue };
+        const counts = await eachCell(() =>
+          Promise.all([
+            platform.processes.tasks.countOpenEverywhere(),
+            platform.processes.timers.countDue(Date.now()),
+          ]),
+        );
+        return {
+          openTasks: counts.reduce((sum, [open]) => sum + open, 0),
+          timersDue: counts.reduce((sum, [, due]) => sum + due, 0),
+        };
       },
     });
     const remote = remoteHosts(pool);

@@ -15,6 +15,7 @@ import type {
   TriggerEvent,
 } from '../../platform/processes/index.js';
 import type { ProcessRunner } from './runner.js';
+import { currentCell, eachCell } from '../../store/index.js';
 import { fireCollectionEvent, fireSchedule } from './triggers.js';
 
 /** What the sweeper does with what it claimed: resume a run, fire a timer or a start event's tick (by default its runner). */
@@ -59,7 +60,8 @@ export class ProcessSweeper {
   private readonly resuming = new Set<Promise<void>>();
   private readonly intervalMs: number;
   private readonly batch: number;
-  private orphansLooked = 0;
+  /** When each cell (by name; '' without cells) was last looked at for orphans. */
+  private readonly orphansLooked = new Map<string, number>();
   private readonly work: SweepWork;
 
   constructor(
@@ -74,7 +76,8 @@ export class ProcessSweeper {
   start(): void {
     if (this.timer) return;
     this.timer = setInterval(() => {
-      this.looking ??= this.sweep()
+      // With cells (docs/deploy.md), one look at each cell in turn; the work it claims runs there.
+      this.looking ??= eachCell(() => this.sweep())
         .catch((e) => this.options.onError?.(e))
         .finally(() => (this.looking = undefined));
     }, this.intervalMs);
@@ -87,7 +90,7 @@ export class ProcessSweeper {
     this.timer = undefined;
     await this.looking;
     await Promise.allSettled([...this.resuming]);
-    await this.runner.platform.processes.leases.release(TIMER_LEASE, this.runner.lease.owner);
+    await eachCell(() => this.runner.platform.processes.leases.release(TIMER_LEASE, this.runner.lease.owner));
   }
 
   /**
@@ -136,8 +139,9 @@ export class ProcessSweeper {
   private async endOrphans(): Promise<number> {
     const now = Date.now();
     const { ttlMs } = this.runner.lease;
-    if (now - this.orphansLooked < ttlMs) return 0;
-    this.orphansLooked = now;
+    const cell = currentCell() ?? '';
+    if (now - (this.orphansLooked.get(cell) ?? 0) < ttlMs) return 0;
+    this.orphansLooked.set(cell, now);
     // A request and its run are written in one transaction since this version: a running request
     // older than a lease without a run was left by an older version's crash.
     const ended = await this.runner.platform.processes.runs.endOrphans(now - ttlMs, now, ORPHAN_MESSAGE);

@@ -58,12 +58,15 @@ export function parseKeys(text: unknown, allowed: readonly string[]): KeyColumns
   return keys;
 }
 
+const planKey = (row: CollectionRow): string => `${row.accountId}\n${row.id}`;
+
 export class CollectionCore {
   readonly limits: CollectionLimits;
   readonly newId: () => string;
   readonly clock: () => number;
   readonly setBasedUpdates: boolean;
-  private readonly plans = new Map<number, { version: number; plan: Plan }>();
+  /** Plans by account and collection id (ids are per database: with cells, two accounts may share one). */
+  private readonly plans = new Map<string, { version: number; plan: Plan }>();
   /** Collection rows by account and name, as last read; reads verify them in-statement (stateOf). */
   private readonly rows = new Map<string, CollectionRow>();
 
@@ -102,7 +105,7 @@ export class CollectionCore {
    */
   read<T>(actor: Actor, name: string, none: T, run: ReadRun<T>): Promise<T> {
     const row = this.rows.get(rowKey(accountOf(actor), name));
-    const cached = row && this.plans.get(row.id);
+    const cached = row && this.plans.get(planKey(row));
     if (row && cached && cached.version === row.shapeVersion) {
       assertCanRead(actor, row);
       return run(row, cached.plan, true).catch((e: unknown) => {
@@ -164,7 +167,7 @@ export class CollectionCore {
   expectState(row: CollectionRow, state: number | null): void {
     if (state === null || Number(state) !== stateValue(row)) {
       this.rows.delete(rowKey(row.accountId, row.name));
-      this.plans.delete(row.id);
+      this.plans.delete(planKey(row));
       throw new StaleShape();
     }
   }
@@ -202,7 +205,7 @@ export class CollectionCore {
 
   /** The plan of the version the row names (reloaded when the cache is older). */
   private async planOf(row: CollectionRow): Promise<Plan> {
-    const cached = this.plans.get(row.id);
+    const cached = this.plans.get(planKey(row));
     if (cached && cached.version === row.shapeVersion) return cached.plan;
     const r = await this.store.get<{ shape: string; key_columns: string; shape_version: number }>(
       sql`SELECT shape, key_columns, shape_version FROM collections WHERE account_id = ${row.accountId} AND id = ${row.id}`,
@@ -214,7 +217,7 @@ export class CollectionCore {
     };
     const entry = { version: Number(r.shape_version), plan };
     if (this.plans.size > 10_000) this.plans.clear();
-    this.plans.set(row.id, entry);
+    this.plans.set(planKey(row), entry);
     // A newer version may carry other rights or another name: start again from a fresh row.
     if (entry.version !== row.shapeVersion) {
       this.rows.delete(rowKey(row.accountId, row.name));

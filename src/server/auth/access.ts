@@ -15,6 +15,7 @@ import { secretHash } from './secrets.js';
 import type { Caller } from '../hosts.js';
 import type { ServerDeps } from '../deps.js';
 import { asError } from '../../errors/index.js';
+import { firstInCells } from '../../store/index.js';
 
 export type Access = 'public' | 'optional' | 'user' | 'admin';
 
@@ -119,17 +120,26 @@ function findCaller(
   return sessionCaller(deps, sessionId, key).then((caller) => caller && sameOriginCaller(request, caller));
 }
 
+// With cells, a credential is looked up in each cell until one knows it (its account's).
 async function tokenCaller(deps: ServerDeps, token: string, key: string): Promise<Caller> {
-  const owner = await deps.tokens.resolve(token);
-  const caller = owner && (await activeCaller(deps, owner.accountId, owner.userId, 'token'));
+  const caller = (
+    await firstInCells(deps.store, async () => {
+      const owner = await deps.tokens.resolve(token);
+      return owner && (await activeCaller(deps, owner.accountId, owner.userId, 'token'));
+    })
+  )?.value;
   if (!caller) throw invalidToken();
   deps.callerCache.set(key, caller);
   return caller;
 }
 
 async function sessionCaller(deps: ServerDeps, sessionId: string, key: string): Promise<Caller | null> {
-  const owner = await deps.sessions.resolve(sessionId);
-  const caller = owner && (await activeCaller(deps, owner.accountId, owner.userId, 'session'));
+  const caller = (
+    await firstInCells(deps.store, async () => {
+      const owner = await deps.sessions.resolve(sessionId);
+      return owner && (await activeCaller(deps, owner.accountId, owner.userId, 'session'));
+    })
+  )?.value;
   if (!caller) return null;
   deps.callerCache.set(key, caller);
   return caller;

@@ -13,6 +13,7 @@ import { ApiError, notFound } from '../errors.js';
 import type { Api, ServerDeps } from '../deps.js';
 import { Account, ApiTokenInfo, User } from '../schemas.js';
 import { toUserBody } from './users.js';
+import { eachCell } from '../../store/index.js';
 
 const LoginBody = Type.Object(
   {
@@ -70,7 +71,7 @@ export async function authRoutes(app: Api, { deps }: { deps: ServerDeps }): Prom
       // A new session id at every login; the one this browser held before ends.
       const previous = sessionCookie(request, deps);
       if (previous !== undefined) {
-        await sessions.close(previous);
+        await eachCell(() => sessions.close(previous));
         deps.callerCache.clear();
       }
       const sessionId = await sessions.open({ accountId, userId: user.id });
@@ -200,7 +201,7 @@ async function checkPassword(deps: ServerDeps, accountId: string, login: string,
 
 async function logout(request: FastifyRequest, reply: FastifyReply, deps: ServerDeps): Promise<void> {
   const id = sessionCookie(request, deps);
-  if (id !== undefined) await deps.sessions.close(id);
+  if (id !== undefined) await eachCell(() => deps.sessions.close(id)); // its cell is not known: each
   deps.callerCache.clear();
   clearSessionCookie(reply, deps);
   reply.code(204);

@@ -30,6 +30,7 @@ const modules: Array<{ default: Migration }> = await Promise.all([
   import('./0675_composite_process.js'),
   import('./0676_collection_triggers.js'),
   import('./0690_artefact_versions.js'),
+  import('./0695_account_cells.js'),
   import('./0700_process_tokens.js'),
 ]);
 
