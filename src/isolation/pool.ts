@@ -272,7 +272,16 @@ export class EvaluationPool {
       );
     return new Promise<EvaluationReply>((resolve, reject) => {
       const trace = tracing?.carry();
-      queue.push({ account, cell: currentCell(), task, trace, onProgress, resolve, reject, queuedAt: Date.now() });
+      queue.push({
+        account,
+        cell: currentCell(),
+        task,
+        trace,
+        onProgress,
+        resolve,
+        reject,
+        queuedAt: Date.now(),
+      });
       this.dispatch();
     }).then(
       (reply) => {
