@@ -23,6 +23,8 @@ import {
   type ScriptStep,
   type SequenceFlow,
   type StepDefinition,
+  type JoinArrival,
+  type Token,
   type TokenState,
   type VariableDefinition,
 } from '../platform/processes/index.js';
@@ -33,7 +35,8 @@ import { StepFailure, stepError } from './processes/failure.js';
 import { decideLoop } from './processes/loops.js';
 import { stepLabel } from './processes/runner-api.js';
 import { checkDataSize } from './processes/submission.js';
-import { nodeLabel, walk, type Arrival } from './processes/walk.js';
+import { branchName, nodeLabel, walk, type Arrival } from './processes/walk.js';
+import { joinComplete, joined } from './processes/joins.js';
 import { withParameters } from './render.js';
 import { typedValue } from './typing.js';
 
@@ -72,6 +75,14 @@ function carried(state: TokenState): TokenState {
   return rest;
 }
 
+/** A token a walk sent out, as the cursor of a token about to take its flow (for a join's reach). */
+const waitingCursor = (token: Token): RunCursor => ({
+  step: 0,
+  iteration: 0,
+  phase: 'ready',
+  flow: token.flow,
+});
+
 class CallRun {
   private readonly index: GraphIndex;
   private data: Record<string, unknown> = {};
@@ -85,13 +96,55 @@ class CallRun {
     this.index = new GraphIndex(graphOf(definition));
   }
 
+  /**
+   * Runs every token to its end, one at a time (nothing waits in a composite API): a fork's other
+   * tokens queue behind the one walking, a token at a join waits there until the join is complete
+   * (joins.ts, as a request's), and the call ends when no token is left or one terminates.
+   */
   async run(): Promise<Record<string, unknown>> {
     const start = this.index.graph.nodes.find((n) => n.kind === 'start')!;
-    let arrival = await this.walk(start, {}, null);
+    const queued: Token[] = [];
+    const arrivals: JoinArrival[] = [];
+    const steps = this.definition.steps;
+    let arrival: Arrival | undefined = await this.walk(start, {}, null);
     for (;;) {
+      if (!arrival) {
+        // a token ended: an inclusive join no queued token can reach goes on, else the next token
+        const others = queued.map(waitingCursor);
+        const ready = [...new Set(arrivals.map((a) => a.node))]
+          .map((id) => this.index.nodes.get(id)!)
+          .find(
+            (n): n is FlowNode & { kind: 'inclusive' } =>
+              n.kind === 'inclusive' && joinComplete(this.index, steps, n, arrivals, others),
+          );
+        if (ready) arrival = await this.goOn(ready, arrivals);
+        else {
+          const token = queued.shift();
+          if (!token) {
+            if (arrivals.length > 0)
+              throw new StepFailure(
+                `${nodeLabel(this.index.nodes.get(arrivals[0]!.node)!)}: the other branches ended without reaching it`,
+              );
+            return this.data;
+          }
+          arrival = await this.walk(
+            token,
+            token.branch !== undefined ? { branch: token.branch } : {},
+            token.result,
+          );
+        }
+        continue;
+      }
+      if (arrival.kind !== 'error' && arrival.state.tokens) {
+        queued.push(...arrival.state.tokens);
+        const { tokens: _sent, ...state } = arrival.state;
+        arrival = { ...arrival, state } as Arrival;
+      }
       switch (arrival.kind) {
         case 'end':
-          return this.data;
+          if (arrival.terminate) return this.data;
+          arrival = undefined;
+          break;
         case 'error':
           throw new StepFailure(
             `${nodeLabel(arrival.node)}: error ${JSON.stringify(arrival.code)}`,
@@ -101,8 +154,27 @@ class CallRun {
           throw new StepFailure(`${nodeLabel(arrival.node)}: a timer waits, which a composite API cannot`);
         case 'task':
           arrival = await this.task(arrival.step, arrival.state);
+          break;
+        case 'join': {
+          const { node, flow, token }: Arrival & { kind: 'join' } = arrival;
+          arrivals.push({
+            node: node.id,
+            arrival: node.kind === 'parallel' ? flow.id : (token.branch ?? branchName(flow)),
+            ...(token.branch !== undefined ? { branch: token.branch } : {}),
+            result: token.result ?? null,
+          });
+          const complete = joinComplete(this.index, steps, node, arrivals, queued.map(waitingCursor));
+          arrival = complete ? await this.goOn(node, arrivals) : undefined;
+        }
       }
     }
+  }
+
+  /** A complete join sends one token on, carrying P_branch_<name> of each arrival (joins.ts). */
+  private goOn(node: FlowNode, arrivals: JoinArrival[]): Promise<Arrival> {
+    const { params, branch } = joined(arrivals, node.id);
+    for (let i = arrivals.length - 1; i >= 0; i--) if (arrivals[i]!.node === node.id) arrivals.splice(i, 1);
+    return this.walk(node, { ...(branch !== undefined ? { branch } : {}), params }, null);
   }
 
   /** Runs a task's step (its iterations, with retries) and walks on from it, or from its error boundary event. */
@@ -238,7 +310,7 @@ class CallRun {
     };
   }
 
-  private walk(from: FlowNode, state: TokenState, result: unknown): Promise<Arrival> {
+  private walk(from: FlowNode | Token, state: TokenState, result: unknown): Promise<Arrival> {
     const holds = (flow: SequenceFlow, gateway: FlowNode) => this.condition(state, flow, gateway, result);
     return walk(this.index, from, state, result, holds);
   }
