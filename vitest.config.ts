@@ -1,9 +1,8 @@
-import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
-// Test files mostly wait on the servers, CLIs and browsers they start: two run side by side even
-// on a 2-core machine (vitest's default there is one). FLOWMARK_TEST_FORKS overrides.
-const forks = Number(process.env.FLOWMARK_TEST_FORKS) || Math.max(2, availableParallelism() - 1);
+// Test files at once: vitest's default (one less than the cores; one on a 2-core machine, where
+// two side by side stretched the timing tests past their bounds), or FLOWMARK_TEST_FORKS.
+const forks = Number(process.env.FLOWMARK_TEST_FORKS) || undefined;
 
 export default defineConfig({
   test: {
@@ -14,7 +13,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // The storage suites open real databases; keep files isolated in their own processes.
     pool: 'forks',
-    poolOptions: { forks: { maxForks: forks, minForks: 1 } },
+    ...(forks ? { poolOptions: { forks: { maxForks: forks, minForks: 1 } } } : {}),
     // never the developer's ./data or DATABASE_URL (test/support/isolated-store.ts)
     globalSetup: ['test/support/isolated-store.ts'],
     // …and each file a store of its own inside it, so files may run side by side

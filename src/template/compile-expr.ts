@@ -15,6 +15,7 @@ import { addValues, coerceToString, compareValues, formatNumber, toBoolean, toNu
 import {
   type Env,
   type Ev,
+  ICI,
   blamedError,
   elError,
   exprError,
@@ -51,7 +52,7 @@ export interface ExprContext {
   name: string;
   strict: boolean;
   interp: (el: A.InterpEl) => InterpConverter;
-  /** incompatible_improvements as an int (2003031 for 2.3.31): a few legacy behaviours depend on it. */
+  /** incompatible_improvements as an int (ICI.V2_3_31 for 2.3.31): a few legacy behaviours depend on it. */
   ici: number;
   /** The expression parser (?eval), given by compile.ts so that expression code never imports the parser. */
   parseExpression: (source: string, templateName: string) => A.Expr;
@@ -88,7 +89,7 @@ export function compileExpr(e: A.Expr, cx: ExprContext): Ev {
       const vals = e.values.map((v) => compileExpr(v, cx));
       const kn = e.keys;
       const vn = e.values;
-      const legacy = cx.ici < 2003021;
+      const legacy = cx.ici < ICI.V2_3_21;
       return (env) => {
         const m = legacy ? new LegacyHashLiteral() : new Map<string, unknown>();
         for (let i = 0; i < keys.length; i++) {
@@ -531,7 +532,7 @@ function compileRange(e: A.Range, cx: ExprContext): Ev {
   const ln = e.left;
   const rn = e.right;
   const end = e.end;
-  const legacyUnbounded = cx.ici < 2003021;
+  const legacyUnbounded = cx.ici < ICI.V2_3_21;
   return (env) => {
     const a = toRangeBound(l(env), ln);
     if (end === 'unbound') return new FmRange(a, legacyUnbounded ? 0 : 2147483647, 1, true, true);

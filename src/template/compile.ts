@@ -4,7 +4,7 @@ import { compileEl, interpConverter } from './compile-el.js';
 import type { ElementContext } from './exec.js';
 import { parseExpression, parseTemplate, type ParseOptions } from './parser.js';
 import { ParseError } from './errors.js';
-import type { MacroDef, TemplateUnit } from './runtime.js';
+import { ICI, type MacroDef, type TemplateUnit } from './runtime.js';
 import { postParseCleanup } from './whitespace.js';
 import { formatForTemplateName, outputFormatByName } from './output-formats.js';
 
@@ -141,7 +141,7 @@ function compileFresh(source: string, o: UnitOptions): Unit {
 }
 
 export function iciInt(v: string): number {
-  if (v === '2.3.31') return 2003031;
+  if (v === '2.3.31') return ICI.V2_3_31;
   const [a, b, c] = v.split('.').map(Number);
   return a * 1_000_000 + (b || 0) * 1_000 + (c || 0);
 }

@@ -38,6 +38,12 @@ export interface Limits {
   maxOutputChars: number;
 }
 
+/**
+ * FreeMarker's incompatible_improvements versions whose legacy behaviours flowmark keeps, as the
+ * ints `ExprContext.ici` holds (compile.ts: iciInt): 2.3.20 is 2003020.
+ */
+export const ICI = { V2_3_20: 2_003_020, V2_3_21: 2_003_021, V2_3_31: 2_003_031 } as const;
+
 export const DEFAULT_LIMITS: Limits = { maxSteps: 5_000_000, maxDepth: 200, maxOutputChars: 20_000_000 };
 
 /** A compiled template: what the runtime needs to run it. */

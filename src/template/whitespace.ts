@@ -5,6 +5,7 @@
  * non-outputting directives is dropped.
  */
 import type { El, TextEl } from './ast.js';
+import { NON_OUTPUTTING_KINDS } from './directives/index.js';
 
 /** Java's String.trim() notion of blank (chars up to U+0020). */
 function isTrimmableToEmpty(s: string, from = 0, to = s.length): boolean {
@@ -61,18 +62,7 @@ function isTopLevelTextIfParentIs(parent: El | null): boolean {
 }
 
 function nonOutputtingType(e: El | null): boolean {
-  if (!e) return false;
-  switch (e.kind) {
-    case 'macro':
-    case 'assign':
-    case 'assignInstr':
-    case 'setting':
-    case 'import':
-    case 'comment':
-      return true;
-    default:
-      return false;
-  }
+  return e !== null && NON_OUTPUTTING_KINDS.has(e.kind);
 }
 
 function isIgnorable(e: El, stripWhitespace: boolean): boolean {

@@ -26,6 +26,8 @@ describe('FLOWMARK_DATA_DOCUMENT_LIMIT', () => {
     expect(loadConfig({ FLOWMARK_DATA: '/tmp/x', FLOWMARK_DATA_DOCUMENT_LIMIT: 'lots' })).toEqual({
       dataDir: '/tmp/x',
       databaseUrl: undefined,
+      sqliteSynchronous: 'normal',
+      cells: undefined,
     });
   });
 });

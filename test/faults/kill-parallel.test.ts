@@ -141,7 +141,10 @@ describe.runIf(engines.length > 0)(
       const killedAt = Date.now();
       expect(await platform.locks.release('default', 'gate', 'test')).toBe(true);
       const answers = await Promise.all(started);
-      expect(new Set(answers.filter((_, i) => i % 2 === 0))).toEqual(new Set(['connection lost']));
+      // A's workers lose their primary and stop: a start still in flight then either loses its
+      // connection or is answered as stored and running (its request is durable: B resumes it)
+      for (const answer of answers.filter((_, i) => i % 2 === 0))
+        expect(['connection lost', 201]).toContain(answer);
       expect(new Set(answers.filter((_, i) => i % 2 === 1))).toEqual(new Set([201]));
 
       await until(

@@ -277,7 +277,7 @@ function parseDateWith(
 }
 
 /** ?string and the other conversions of any target to a string. */
-const STRING_CONVERSION_BUILT_INS = records;
+export const STRING_CONVERSION_BUILT_INS = records;
 
 /** Every built-in by name: the families' explicit tables, joined in this order. */
 export const BUILTINS: BuiltInTable = Object.assign(

@@ -14,7 +14,15 @@ import {
   parseFlags,
   type RegexFlags,
 } from '../regex.js';
-import { AsyncNeeded, type Env, blamedError, budgetLimitError, missingError, replayed } from '../runtime.js';
+import {
+  AsyncNeeded,
+  type Env,
+  ICI,
+  blamedError,
+  budgetLimitError,
+  missingError,
+  replayed,
+} from '../runtime.js';
 import {
   type RegexJob,
   type RegexResult,
@@ -49,14 +57,7 @@ function str(env: Env, t: unknown, node: A.BuiltInExpr): string {
 }
 const WORK_CHARS_PER_STEP = 64;
 /** Built-ins that do not read their target through (or only a bounded part of it). */
-const CONSTANT_TIME = new Set([
-  'length',
-  'string',
-  'starts_with',
-  'ends_with',
-  'remove_beginning',
-  'remove_ending',
-]);
+const CONSTANT_TIME = new Set(['length', 'starts_with', 'ends_with', 'remove_beginning', 'remove_ending']);
 
 /**
  * Charges a long string a built-in made (?upper_case, ?html, ?cap_first …: at most a few times the
@@ -81,7 +82,6 @@ const CHARGE_THEMSELVES = new Set([
   'remove_ending',
   'trim',
   'chop_linebreak',
-  'string',
 ]);
 
 /** A string built-in without arguments. */
@@ -238,7 +238,7 @@ const ESCAPE_MEASURE_CHUNK = 65536;
 def(['html', 'web_safe'], {
   custom: (node, cx, compile) => {
     const t = compile(node.target, cx);
-    const legacy = cx.ici < 2003020;
+    const legacy = cx.ici < ICI.V2_3_20;
     const escape = legacy ? (x: string) => escapeXhtml(x).replace(/&#39;/g, "'") : escapeXhtml;
     return (env) => {
       const v = t(env);
@@ -732,8 +732,6 @@ stringMethodBuiltIn('ensure_ends_with', 1, 1, (s, a, _e, n) => {
   const p = argString(n, a, 0);
   return s.endsWith(p) ? s : s + p;
 });
-
-stringBuiltIn('string', (s) => s);
 
 stringBuiltIn('number', (s, _env, node) => {
   let n: ReturnType<typeof parseFtlNumber>;

@@ -268,6 +268,7 @@ export const assign: Directive<'assign' | 'assignInstr' | 'blockAssign'> = {
   startTags: { assign: 'blank', global: 'blank', local: 'blank' },
   endTags: ['assign', 'global', 'local'],
   kinds: ['assign', 'assignInstr', 'blockAssign'],
+  nonOutputting: ['assign', 'assignInstr'],
   parse,
   compile(el, c) {
     switch (el.kind) {

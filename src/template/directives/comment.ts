@@ -34,6 +34,7 @@ export const comment: Directive<'comment'> = {
   startTags: { comment: 'close1', noparse: 'close1' },
   // the text of #noparse is a text element, compiled with the others
   kinds: ['comment'],
+  nonOutputting: ['comment'],
   parse,
   compile: () => NOOP,
   stackLabel: () => null,

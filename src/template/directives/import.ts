@@ -37,6 +37,7 @@ function compile(el: A.ImportEl, c: ElementCompiler): Exec {
 export const importDirective: Directive<'import'> = {
   startTags: { import: 'blank' },
   kinds: ['import'],
+  nonOutputting: ['import'],
   parse,
   compile,
   stackLabel: (el) => `#import ${canonical(el.name)} as ${el.ns}`,

@@ -69,6 +69,11 @@ for (const d of DIRECTIVES) {
   for (const tag of d.clauseTags ?? []) clauseTags.add(tag);
 }
 
+/** The element kinds that print nothing (each directive's `nonOutputting`). */
+export const NON_OUTPUTTING_KINDS: ReadonlySet<string> = new Set(
+  DIRECTIVES.flatMap((d) => d.nonOutputting ?? []),
+);
+
 /** The directive module whose start tag is `<#name`, if it has one. */
 export function directiveOfTag(name: string): Directive<any> | undefined {
   return byTag.get(name);

@@ -125,6 +125,7 @@ export const macro: Directive<'macro'> = {
   startTags: { macro: 'blank', function: 'blank' },
   endTags: ['macro', 'function'],
   kinds: ['macro'],
+  nonOutputting: ['macro'],
   parse,
   compile,
   // a macro definition never fails; the stack shows the calls instead

@@ -127,6 +127,7 @@ export function applySetting(env: Env, name: string, v: unknown, at: A.Pos): voi
 export const setting: Directive<'setting'> = {
   startTags: { setting: 'blank' },
   kinds: ['setting'],
+  nonOutputting: ['setting'],
   parse,
   compile,
   stackLabel: (el) => `#setting ${el.name}=${canonical(el.value)}`,

@@ -110,6 +110,11 @@ export interface Directive<K extends A.El['kind'] = A.El['kind']> {
   readonly endTags?: readonly string[];
   /** The element kinds it makes, compiles and describes. */
   readonly kinds: readonly K[];
+  /**
+   * Its kinds that print nothing (FreeMarker's non-outputting elements): a whitespace-only line
+   * between two of them, or between one and the template's edge, is stripped (whitespace.ts).
+   */
+  readonly nonOutputting?: readonly K[];
   /** Parses the directive; the start tag is the next token. */
   parse(p: DirectiveParser, tag: Token): A.El;
   compile(el: ElementOfKind<K>, c: ElementCompiler): Exec;

@@ -6,12 +6,13 @@
  *
  * A Fastify plugin registered under PROJECTS_PREFIX (below /api/v1); each module here registers
  * one resource, its paths relative to the prefix: projects.ts, versions.ts, lanes.ts (pools and
- * lanes), designs.ts (web interfaces, custom lists, designers) and bundle.ts; shared.ts holds the
+ * lanes), designs.ts (web interfaces, custom lists, designers), i18n.ts (dictionaries) and bundle.ts; shared.ts holds the
  * bodies routes/designs.ts shows too.
  */
 import type { Api, ServerDeps } from '../../deps.js';
 import { bundleRoutes } from './bundle.js';
 import { designsRoutes } from './designs.js';
+import { i18nRoutes } from './i18n.js';
 import { lanesRoutes } from './lanes.js';
 import { projectsRoutes } from './projects.js';
 import { versionsRoutes } from './versions.js';
@@ -20,6 +21,6 @@ import { versionsRoutes } from './versions.js';
 export const PROJECTS_PREFIX = '/projects';
 
 export async function projectRoutes(app: Api, { deps }: { deps: ServerDeps }): Promise<void> {
-  for (const routes of [projectsRoutes, versionsRoutes, lanesRoutes, designsRoutes, bundleRoutes])
+  for (const routes of [projectsRoutes, versionsRoutes, lanesRoutes, designsRoutes, i18nRoutes, bundleRoutes])
     routes(app, deps);
 }
