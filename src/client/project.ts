@@ -13,8 +13,6 @@ import {
   type AtomFeed,
   type AtomLink,
 } from '../atom/format.js';
-import type { Static } from '@fastify/type-provider-typebox';
-import type { Mode as ModeSchema } from '../server/schemas.js';
 import { CustomList } from './custom-list.js';
 import { ClientError, invalidArgument } from './errors.js';
 import { asObject, dateOf, idInHref, recordOf } from './fields.js';
@@ -27,8 +25,8 @@ import { settle, type Callbacks, type CommonOptions, type Options } from './sett
 import { User } from './user.js';
 import { WebInterface } from './web-interface.js';
 
-/** A version's mode: the JSON API's schema, as a type (nothing of the server is loaded). */
-export type Mode = Static<typeof ModeSchema>;
+/** A version's mode (the client talks HTTP only: test/client/wire-types.test.ts checks it against the server's schema). */
+export type Mode = 'LIVE' | 'ACCEPTANCE' | 'TEST';
 
 /** A version of the project and the mode it is published in (updateMode sends the modes). */
 export interface ProjectVersion {

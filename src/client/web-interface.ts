@@ -6,11 +6,9 @@ import { type AtomEntry, type AtomLink } from '../atom/format.js';
 import { asNumberOrNull, asNumbers, asString, asStrings, dateOf, idInHref, recordOf } from './fields.js';
 import { configUrl, Resource, type Site } from './resource.js';
 import { invalidArgument } from './errors.js';
-import type { Static } from '@fastify/type-provider-typebox';
-import type { InterfaceContext as InterfaceContextSchema } from '../server/schemas.js';
 
-/** Where a web interface runs: the JSON API's schema, as a type (nothing of the server is loaded). */
-export type InterfaceContext = Static<typeof InterfaceContextSchema>;
+/** Where a web interface runs (test/client/wire-types.test.ts checks it against the server's schema). */
+export type InterfaceContext = 'web' | 'mobile' | 'tablet';
 
 export class WebInterface extends Resource {
   protected override readonly writes = ['create'] as const;

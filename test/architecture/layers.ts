@@ -88,14 +88,7 @@ export const LAYERS: readonly Layer[] = [
       server: "the JSON API's bodies, as `Static<typeof …>` of the route schemas (`server/schemas.ts`)",
     },
   },
-  {
-    folder: 'client',
-    role: 'the browser client library: talks HTTP only',
-    imports: ['atom', 'safety'],
-    typeImports: {
-      server: "the JSON API's bodies, as `Static<typeof …>` of the route schemas (`server/schemas.ts`)",
-    },
-  },
+  { folder: 'client', role: 'the browser client library: talks HTTP only', imports: ['atom', 'safety'] },
   {
     folder: 'atom',
     role: 'leaf: the Atom resource format, loaded by the server and the browser',
