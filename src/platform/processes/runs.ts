@@ -19,7 +19,7 @@ import type { ProcessDefinition } from './definition.js';
 import type { Lease } from './leases.js';
 import type { ArtefactVersions } from '../versions.js';
 import { isRecord } from '../../safety/narrow.js';
-import { ProcessTokens } from './tokens.js';
+import { moveSets, ProcessTokens } from './tokens.js';
 
 /** Every column but the step's data snapshot (read only when a run is resumed). */
 const COLUMNS = sql.raw(
@@ -266,24 +266,13 @@ export class ProcessRuns {
     }
     if (run.cursor.forked && !run.token && !cursor.forked) cursor = { ...cursor, forked: true };
     if (run.token) return this.tokens.move(run, cursor, userId, lease);
-    const active = cursor.phase === 'ready' || cursor.phase === 'running';
-    const leaseSet = !active
-      ? sql`, lease_owner = NULL, lease_expires = NULL`
-      : lease
-        ? sql`, lease_owner = ${lease.owner}, lease_expires = ${lease.expires}`
-        : sql``;
-    // a new step (or iteration) starts its count of recoveries again
-    const recoveries =
-      cursor.step !== run.cursor.step || cursor.iteration !== run.cursor.iteration
-        ? sql`, recoveries = 0`
-        : sql``;
     // a step that starts has changed nothing yet: its copy of the document is taken before its
     // first write in the middle of the step, if it makes one (Requests.update); a forked request's
     // branches write the document at once, so its copy is never restored (runner: resumeLost)
     const snapshot =
       cursor.phase === 'running' && run.cursor.phase !== 'running' ? sql`, step_data = NULL` : sql``;
     const row = await this.store.get<RunRow>(sql`
-      UPDATE process_runs SET cursor = ${toJson(cursor)}, user_id = ${userId}, version = version + 1${leaseSet}${snapshot}${recoveries}
+      UPDATE process_runs SET cursor = ${toJson(cursor)}, user_id = ${userId}, version = version + 1${moveSets(run, cursor, lease)}${snapshot}
       WHERE account_id = ${run.accountId} AND request_id = ${run.requestId} AND version = ${run.version}
       RETURNING ${COLUMNS}`);
     return row && this.toRun(row);

@@ -23,6 +23,25 @@ export interface JoinArrival {
   result: unknown;
 }
 
+/**
+ * What a cursor's move sets besides the cursor, on a run's row or a token's: the lease (taken
+ * while ready or running, cleared otherwise) and, when a new step or iteration starts, the count
+ * of recoveries from 0.
+ */
+export function moveSets(run: { cursor: RunCursor }, cursor: RunCursor, lease: Lease | undefined) {
+  const active = cursor.phase === 'ready' || cursor.phase === 'running';
+  const leaseSet = !active
+    ? sql`, lease_owner = NULL, lease_expires = NULL`
+    : lease
+      ? sql`, lease_owner = ${lease.owner}, lease_expires = ${lease.expires}`
+      : sql``;
+  const recoveries =
+    cursor.step !== run.cursor.step || cursor.iteration !== run.cursor.iteration
+      ? sql`, recoveries = 0`
+      : sql``;
+  return sql`${leaseSet}${recoveries}`;
+}
+
 export class ProcessTokens {
   constructor(private readonly store: Store) {}
 
@@ -65,18 +84,8 @@ export class ProcessTokens {
 
   /** Compare-and-set of a token's cursor, as ProcessRuns.move. */
   async move(run: ProcessRun, cursor: RunCursor, userId: number | null, lease?: Lease) {
-    const active = cursor.phase === 'ready' || cursor.phase === 'running';
-    const leaseSet = !active
-      ? sql`, lease_owner = NULL, lease_expires = NULL`
-      : lease
-        ? sql`, lease_owner = ${lease.owner}, lease_expires = ${lease.expires}`
-        : sql``;
-    const recoveries =
-      cursor.step !== run.cursor.step || cursor.iteration !== run.cursor.iteration
-        ? sql`, recoveries = 0`
-        : sql``;
     const row = await this.store.get<TokenRow>(sql`
-      UPDATE process_tokens SET cursor = ${toJson(cursor)}, user_id = ${userId}, version = version + 1${leaseSet}${recoveries}
+      UPDATE process_tokens SET cursor = ${toJson(cursor)}, user_id = ${userId}, version = version + 1${moveSets(run, cursor, lease)}
       WHERE account_id = ${run.accountId} AND request_id = ${run.requestId} AND id = ${run.token!}
         AND version = ${run.version}
       RETURNING ${COLUMNS}`);
