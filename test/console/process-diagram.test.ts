@@ -243,7 +243,8 @@ describeWithBrowser('console: the process diagram', (browser) => {
       await page.getByRole('button', { name: 'Create', exact: true }).click();
       await page.getByText(/^Saved Ship order \(id \d+\)\.$/).waitFor();
       processId = Number(/id (\d+)/.exec((await page.getByText(/^Saved Ship order/).textContent())!)![1]);
-      expect(new URL(page.url()).hash).toBe(`#/processes/${processId}`);
+      // The address follows once the list has refreshed, just after the message.
+      await page.waitForURL((url) => url.hash === `#/processes/${processId}`);
       await page.getByRole('heading', { name: 'Process Ship order' }).waitFor();
       const findings = await page.getByRole('list', { name: 'Findings' }).locator('li').allTextContents();
       // bpmnlint wants a conditional flow named.
