@@ -1,9 +1,8 @@
 /**
- * The HTTP exchange as the hosts receive it and the answer they give: the same shapes as the
- * server's seam (src/server/hosts.ts), declared here because hosts sit below the server and do not
- * import it (the types match structurally; `flowmark serve` wires the objects together).
+ * The HTTP exchange as the hosts receive it and the answer they give, declared once: the server's
+ * seam (src/server/hosts.ts) builds on them, as the server sits above the hosts.
  */
-import { ScriptBusyError } from '../script/index.js';
+import { ScriptBusyError } from '../script/errors.js';
 import { storeFaultAnswer } from '../store/index.js';
 import type { TemplateError } from '../template/index.js';
 

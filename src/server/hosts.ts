@@ -7,6 +7,7 @@
  */
 import type { Mode } from '../functions/context.js';
 import type { EvalInput, EvalOutput } from '../hosts/eval-host.js';
+import type { Answer, Exchange } from '../hosts/http.js';
 import type { StartedRequest } from '../hosts/index.js';
 
 /** Who is calling: a user of the account, authenticated by session or API token. */
@@ -50,29 +51,17 @@ export interface TaskAddress {
   iteration: number;
 }
 
-/** One HTTP exchange handed to a host (composite APIs, web interfaces, manual tasks). */
-export interface HttpExchange {
-  accountId: string;
+/**
+ * One HTTP exchange handed to a host (composite APIs, web interfaces, manual tasks): the hosts'
+ * own shape (src/hosts/http.ts), with the server's caller, which says how it authenticated.
+ */
+export interface HttpExchange extends Exchange {
   /** The authenticated user of that account, or null (anonymous, or a user of another account). */
   caller: Caller | null;
-  method: string;
-  /** The path after the route family's prefix, without the query (`orders/42`). */
-  path: string;
-  /** Lower-case header names; credentials (authorization, cookie) removed. */
-  headers: Record<string, string>;
-  query: Record<string, string | string[]>;
-  /** Parsed JSON, text for text/* and form bodies, a Buffer for anything else, undefined when empty. */
-  body: unknown;
 }
 
 /** What a host answers; the server applies it as it is (a JSON body is sent as JSON). */
-export interface HostResponse {
-  status: number;
-  /** The reason phrase (set_status's name); the standard one when absent. */
-  statusMessage?: string;
-  headers: Record<string, string>;
-  body: string | Buffer | Record<string, unknown> | unknown[] | null;
-}
+export type HostResponse = Answer;
 
 export interface ServerHosts {
   /** POST /api/v1/eval */
