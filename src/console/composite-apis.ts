@@ -8,7 +8,7 @@
 import { isRecord } from '../safety/narrow.js';
 import { api, errorText, query } from './api.js';
 import { confirmButton, field, fill, h, messageArea, pager, pretty, table, when } from './dom.js';
-import { href, record, type Navigate } from './route.js';
+import { href, openById, record, type Navigate } from './route.js';
 import { identity } from './session.js';
 import type { Editor } from './editor.js';
 import { createTemplateEditor } from './template-editor.js';
@@ -304,14 +304,7 @@ export async function renderCompositeApis(main: HTMLElement, rest: string[]): Pr
     detail,
   );
   await refresh();
-  const navigate: Navigate = async ([id]) => {
-    if (id === undefined) return fill(detail);
-    try {
-      await open(await api<CompositeApi>('GET', `/composite-apis/${encodeURIComponent(id)}`));
-    } catch (e) {
-      fill(detail, h('p', { class: 'message error', role: 'alert' }, `Composite API ${id}: ${errorText(e)}`));
-    }
-  };
+  const navigate = openById<CompositeApi>(detail, '/composite-apis', open, 'Composite API');
   await navigate(rest);
   return navigate;
 }

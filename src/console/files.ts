@@ -5,7 +5,7 @@
  */
 import { api, bytesText, errorText, query, uploadWithProgress } from './api.js';
 import { confirmButton, field, fill, h, messageArea, table, when } from './dom.js';
-import { go, href, type Navigate } from './route.js';
+import { go, href, openById, type Navigate } from './route.js';
 
 interface FileInfo {
   id: string;
@@ -215,14 +215,7 @@ export async function renderFiles(main: HTMLElement, rest: string[]): Promise<Na
 
   main.append(message, form, list, detail);
   await refresh();
-  const navigate: Navigate = async ([id]) => {
-    if (id === undefined) return fill(detail);
-    try {
-      await openRights(await api<FileInfo>('GET', `/files/${encodeURIComponent(id)}`));
-    } catch (e) {
-      fill(detail, h('p', { class: 'message error', role: 'alert' }, errorText(e)));
-    }
-  };
+  const navigate = openById<FileInfo>(detail, '/files', openRights);
   await navigate(rest);
   return navigate;
 }

@@ -10,7 +10,7 @@ import { field, fill, h, messageArea, parseJsonField, table, uid, when } from '.
 import { createEditor, type Editor } from './editor.js';
 import { diagramEditor } from './process-diagram.js';
 import { locate, position, splitDefinitionError } from './json-path.js';
-import { href, record, type Navigate } from './route.js';
+import { href, openById, record, type Navigate } from './route.js';
 import { identity } from './session.js';
 
 interface StoredDefinition {
@@ -248,17 +248,7 @@ export async function renderProcesses(main: HTMLElement, rest: string[]): Promis
   );
   main.append(message, h('div', { class: 'row' }, create), list, detail);
   await refresh();
-  const navigate: Navigate = async ([id]) => {
-    if (id === undefined) return fill(detail);
-    try {
-      edit(await api<StoredDefinition>('GET', `/processes/${encodeURIComponent(id)}`));
-    } catch (e) {
-      fill(
-        detail,
-        h('p', { class: 'message error', role: 'alert' }, `Process definition ${id}: ${errorText(e)}`),
-      );
-    }
-  };
+  const navigate = openById<StoredDefinition>(detail, '/processes', edit, 'Process definition');
   await navigate(rest);
   return navigate;
 }

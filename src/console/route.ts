@@ -4,7 +4,31 @@
  * a `Navigate` from its render: a change of address within the page calls it instead of building
  * the page again (its search, filters and pages stay).
  */
+import { api, errorText } from './api.js';
+import { fill, h } from './dom.js';
+
 export type Navigate = (segments: string[]) => void | Promise<void>;
+
+/**
+ * The Navigate of a page whose address names one stored item (`#/<page>/<id>`): no id empties the
+ * detail; else the item is read at `path/<id>` and opened, or its error takes the detail's place.
+ */
+export function openById<T>(
+  detail: HTMLElement,
+  path: string,
+  open: (item: T) => unknown,
+  label?: string,
+): Navigate {
+  return async ([id]) => {
+    if (id === undefined) return fill(detail);
+    try {
+      await open(await api<T>('GET', `${path}/${encodeURIComponent(id)}`));
+    } catch (e) {
+      const text = label === undefined ? errorText(e) : `${label} ${id}: ${errorText(e)}`;
+      fill(detail, h('p', { class: 'message error', role: 'alert' }, text));
+    }
+  };
+}
 
 /** The segments of the current address after the page's (decoded). */
 export function segments(): string[] {

@@ -6,7 +6,7 @@
  */
 import { api, errorText, query } from './api.js';
 import { confirmButton, field, fill, h, messageArea, pager, table, when } from './dom.js';
-import { href, record, type Navigate } from './route.js';
+import { href, openById, record, type Navigate } from './route.js';
 import { identity } from './session.js';
 import { createTemplateEditor } from './template-editor.js';
 import { historySection } from './history.js';
@@ -238,14 +238,7 @@ export async function renderWebInterfaces(main: HTMLElement, rest: string[]): Pr
     detail,
   );
   await refresh();
-  const navigate: Navigate = async ([id]) => {
-    if (id === undefined) return fill(detail);
-    try {
-      await open(await api<WebInterface>('GET', `/web-interfaces/${encodeURIComponent(id)}`));
-    } catch (e) {
-      fill(detail, h('p', { class: 'message error', role: 'alert' }, `Web interface ${id}: ${errorText(e)}`));
-    }
-  };
+  const navigate = openById<WebInterface>(detail, '/web-interfaces', open, 'Web interface');
   await navigate(rest);
   return navigate;
 }
