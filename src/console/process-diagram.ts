@@ -13,7 +13,7 @@ import { bpmnJs, definitionXml, type BpmnJs, type DiagramElement } from './bpmn-
 import { field, fill, h, messageArea } from './dom.js';
 import { createTemplateEditor } from './template-editor.js';
 import { propertiesPane } from './diagram-properties.js';
-import { flowmarkModdle } from './flowmark-moddle.js';
+import { flowmarkDescriptor } from '../bpmn-extension/descriptor.js';
 
 /** A stored definition as the save answers it (the JSON routes' fields the page uses). */
 export interface SavedDefinition {
@@ -92,7 +92,7 @@ export function diagramEditor<D extends SavedDefinition>(
 
   async function start(): Promise<void> {
     const Modeler = await bpmnJs('modeler');
-    modeler = new Modeler({ container: canvas, moddleExtensions: { flowmark: flowmarkModdle } });
+    modeler = new Modeler({ container: canvas, moddleExtensions: { flowmark: flowmarkDescriptor } });
     try {
       await modeler.importXML(id === undefined ? NEW_MODEL : await definitionXml(id));
     } catch (e) {

@@ -20,7 +20,17 @@ export interface Layer {
 }
 
 /** The leaves: any server-side layer may import them; they import only other leaves. */
-const LEAVES = ['config', 'limits', 'safety', 'jdk', 'atom', 'metrics', 'traces', 'errors'] as const;
+const LEAVES = [
+  'config',
+  'limits',
+  'safety',
+  'jdk',
+  'atom',
+  'bpmn-extension',
+  'metrics',
+  'traces',
+  'errors',
+] as const;
 
 export const LAYERS: readonly Layer[] = [
   {
@@ -82,7 +92,7 @@ export const LAYERS: readonly Layer[] = [
   {
     folder: 'console',
     role: 'browser code of the console: talks HTTP only',
-    imports: ['client', 'atom', 'safety'],
+    imports: ['client', 'atom', 'bpmn-extension', 'safety'],
     typeImports: {
       functions: "autocompletion reads the shape of GET /api/v1/functions' function descriptions",
       server: "the JSON API's bodies, as `Static<typeof …>` of the route schemas (`server/schemas.ts`)",
@@ -93,6 +103,11 @@ export const LAYERS: readonly Layer[] = [
     folder: 'atom',
     role: 'leaf: the Atom resource format, loaded by the server and the browser',
     imports: ['safety'],
+  },
+  {
+    folder: 'bpmn-extension',
+    role: "leaf: the flowmark BPMN extension namespace (a moddle descriptor), read by the server and the console's modeler",
+    imports: [],
   },
   {
     folder: 'safety',

@@ -1,7 +1,8 @@
 /**
  * The browser code the server hands out: the client library (`/client/*.js`, with its `.d.ts`
- * types), the console (`/console/*.js`) and the two leaves they import (`/atom/*.js`, `/safety/*.js`). Built, they are the ES modules `npm run build` (tsc)
- * writes to dist/client and dist/console, served as they are. Run from the sources (tsx, vitest)
+ * types), the console (`/console/*.js`) and the leaves they import (`/atom/*.js`, `/safety/*.js`,
+ * `/bpmn-extension/*.js`). Built, they are the ES modules `npm run build` (tsc) writes to dist/,
+ * served as they are. Run from the sources (tsx, vitest)
  * there is no build: each `.ts` module is transpiled once with esbuild (a dev dependency), so
  * the same URLs serve the same modules either way.
  *
@@ -16,8 +17,8 @@ export interface Asset {
   body: string;
 }
 
-/** The folders next to src/server (or dist/server) holding the browser code. */
-const FOLDERS = ['atom', 'client', 'console', 'safety'] as const;
+/** The folders next to src/server (or dist/server) holding the browser code, each served at `/<folder>/`. */
+export const BROWSER_FOLDERS = ['atom', 'bpmn-extension', 'client', 'console', 'safety'] as const;
 
 let loading: Promise<Map<string, Asset>> | undefined;
 
@@ -32,7 +33,7 @@ export function browserAssets(): Promise<Map<string, Asset>> {
 
 async function loadAll(): Promise<Map<string, Asset>> {
   const assets = new Map<string, Asset>();
-  for (const folder of FOLDERS) {
+  for (const folder of BROWSER_FOLDERS) {
     const dir = fileURLToPath(new URL(`../../${folder}/`, import.meta.url));
     const names = (await readdir(dir)).sort();
     const built = names.some((n) => n.endsWith('.js'));

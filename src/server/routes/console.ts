@@ -9,6 +9,7 @@
  *   GET /client/*.js         the client library (ES modules; `.d.ts` beside them when built)
  *   GET /atom/*.js           the Atom format module the client library imports (shared with the server)
  *   GET /safety/*.js         the safety rules the Atom format imports (shared with the server)
+ *   GET /bpmn-extension/*.js the flowmark BPMN namespace the diagram's modeler reads (shared with the server)
  *   GET /api/v1/functions    the function library's reference (autocompletion, the playground's reference)
  *
  * Pages and modules are public (the console's login page must load); every API call they make
@@ -18,7 +19,7 @@ import { Type } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { describeLibrary, type FunctionDescription as Described } from '../../functions/docs.js';
 import { defaultRegistry } from '../../functions/registry.js';
-import { browserAssets, type Asset } from '../console/assets.js';
+import { BROWSER_FOLDERS, browserAssets, type Asset } from '../console/assets.js';
 import { CONSOLE_PAGE } from '../console/page.js';
 import { CONSOLE_STYLES } from '../console/styles.js';
 import { vendorAsset } from '../console/vendor.js';
@@ -114,7 +115,7 @@ export async function consoleRoutes(app: Api): Promise<void> {
     return secured(reply).type(type).header('cache-control', 'public, max-age=86400').send(body);
   });
 
-  for (const folder of ['atom', 'console', 'client', 'safety'] as const)
+  for (const folder of BROWSER_FOLDERS)
     app.get(`/${folder}/*`, { config: page, schema: assetSchema }, async (request, reply) => {
       const name = request.params['*'];
       const asset: Asset | undefined = (await browserAssets()).get(`${folder}/${name}`);

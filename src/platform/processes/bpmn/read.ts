@@ -10,7 +10,7 @@ import { timerProblem, type FlowNode, type SequenceFlow, type UnsupportedElement
 import type { StartTimer } from '../start-events.js';
 import type { CollectionTrigger } from '../collection-trigger.js';
 import { isPlainObject } from '../../model.js';
-import { flowmarkDescriptor } from './descriptor.js';
+import { flowmarkDescriptor } from '../../../bpmn-extension/descriptor.js';
 import { errorMessage } from '../../../errors/index.js';
 import { isElement, list } from './elements.js';
 import { lanesOfTasks, type AccountLane, type LaneOfTask } from './lanes.js';

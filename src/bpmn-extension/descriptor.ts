@@ -1,16 +1,20 @@
 /**
- * The flowmark BPMN extension namespace (docs/hosts.md, "BPMN") for the console's modeler, so that
- * it reads and creates `flowmark:input`, `flowmark:output`, `flowmark:field`, `flowmark:retry` and
- * keeps the other flowmark attributes typed. The console talks HTTP only: this is a copy of the
- * server's descriptor (src/platform/processes/bpmn/descriptor.ts), which
- * test/console/flowmark-moddle.test.ts keeps equal to it.
+ * The flowmark extension namespace of BPMN models, `urn:flowmark:bpmn` (docs/hosts.md, "BPMN"): a
+ * moddle descriptor, read by the server's BPMN reader and by the console's modeler (a leaf: the
+ * browser loads it too). Elements inside a task's `extensionElements` — input and output
+ * variables, form fields, a retry policy, a loop, a reminder, an inline sub-process; a start
+ * event's collection trigger — and attributes on the process (project), on a timer event
+ * definition (a cron cycle's time zone), on a lane (its flowmark lane's id), on tasks (step id,
+ * lane, deadline, on_timeout, widgets, wait) and on a multi-instance marker (collection).
  */
+export const FLOWMARK_NS = 'urn:flowmark:bpmn';
+
 const attr = (name: string, type = 'String') => ({ name, isAttr: true, type });
 const body = { name: 'value', isBody: true, type: 'String' };
 
-export const flowmarkModdle = {
+export const flowmarkDescriptor = {
   name: 'flowmark',
-  uri: 'urn:flowmark:bpmn',
+  uri: FLOWMARK_NS,
   prefix: 'flowmark',
   xml: { tagAlias: 'lowerCase' },
   associations: [],
