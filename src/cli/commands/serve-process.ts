@@ -56,7 +56,8 @@ export async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { 
         lockWaitMs: options.lockWaitMs,
         leaseOwner: PROCESS_OWNER,
       },
-      { leases },
+      // one thread loads the library beside this thread's start, the others once it listens
+      { leases, staggered: true },
     );
     const running = pool;
     // A supervisor's worker answers the primary's gathering (also for FLOWMARK_METRICS_PORT) and
@@ -102,6 +103,7 @@ export async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { 
       metrics: options.metricsPort !== undefined ? false : fromPrimary,
     });
     await app.listen({ port: options.port, host: options.host });
+    pool.startRest();
     return { app, store, pool, first, traces };
   } catch (e) {
     await app?.close();
