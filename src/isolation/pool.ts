@@ -160,6 +160,12 @@ export interface PoolOptions {
    * thread busy keeps its lease, and the leases of a thread that ended lapse.
    */
   leases?: LeaseKeeper;
+  /**
+   * Start one thread now and the others only after `startRest()`, one at a time, each once the
+   * one before is ready: a server process starting loads the library in one thread beside its
+   * HTTP thread instead of in every thread at once (default: every thread now).
+   */
+  staggered?: boolean;
 }
 
 export class EvaluationPool {
@@ -174,6 +180,10 @@ export class EvaluationPool {
   private readonly leased = new Map<EvaluationThread, Lease>();
   private closed = false;
   private failedStarts = 0;
+  /** Threads whose failed start is retried after a delay (not in `threads` meanwhile). */
+  private retrying = 0;
+  /** A staggered pool's other threads may start (startRest). */
+  private restAllowed: boolean;
   private readonly watchdog: NodeJS.Timeout;
   private readonly spawn: () => void;
   /**
@@ -192,7 +202,7 @@ export class EvaluationPool {
   constructor(
     readonly settings: PoolSettings,
     workerSettings: WorkerSettings,
-    { handler = workerFile(), leases }: PoolOptions = {},
+    { handler = workerFile(), leases, staggered = false }: PoolOptions = {},
   ) {
     const main = builtFile('thread-main');
     this.spawn = () => {
@@ -211,6 +221,7 @@ export class EvaluationPool {
           onReady: () => {
             this.failedStarts = 0;
             this.dispatch();
+            this.topUp();
           },
           onLease: (thread, { hold, requestId }) => {
             if (!leases) return;
@@ -234,17 +245,36 @@ export class EvaluationPool {
             if (wasReady) return this.spawn();
             // a thread that could not even start (a broken install): retry with a growing delay
             const delay = Math.min(30_000, 250 * 2 ** this.failedStarts++);
-            setTimeout(this.spawn, delay).unref();
+            this.retrying++;
+            setTimeout(() => {
+              this.retrying--;
+              this.spawn();
+            }, delay).unref();
           },
         }),
       );
     };
     // One thread more than run at once: when a thread is stopped, the spare is already up and the
     // replacement starts beside it, so the next call never waits for a thread to load the library.
-    for (let i = 0; i < settings.threads + SPARE_THREADS; i++) this.spawn();
+    this.restAllowed = !staggered;
+    for (let i = 0; i < (staggered ? 1 : settings.threads + SPARE_THREADS); i++) this.spawn();
     this.watchdog = setInterval(() => this.watch(), Math.min(100, settings.graceMs));
     this.watchdog.unref();
     process.on('exit', this.haltOnExit);
+  }
+
+  /** A staggered pool's other threads start, one at a time (the server listens: docs/server.md "Isolation"). */
+  startRest(): void {
+    this.restAllowed = true;
+    this.topUp();
+  }
+
+  /** Starts one more thread while the pool has fewer than it keeps and none is starting. */
+  private topUp(): void {
+    if (this.closed || !this.restAllowed) return;
+    if (this.threads.size + this.retrying >= this.settings.threads + SPARE_THREADS) return;
+    for (const t of this.threads) if (!t.ready) return;
+    this.spawn();
   }
 
   /** Runs `task` for `account` when a thread is free for it; the worker's reply. */

@@ -69,6 +69,7 @@ import { AUDIT_PREFIX, auditRoutes } from './routes/audit.js';
 import { httpRequests } from '../metrics/families.js';
 import { CONTENT_TYPE, exposition, processMetrics } from '../metrics/gather.js';
 import { ErrorBody } from './schemas.js';
+import { lazyCompilers } from './lazy-schemas.js';
 import { tracing } from '../traces/hooks.js';
 import { traceRequests } from './tracing.js';
 import { evaluationLimitsFromEnv, type EvaluationLimits } from '../limits/index.js';
@@ -165,6 +166,7 @@ export async function createServer(options: ServerOptions): Promise<Api> {
   }
 
   const logger = options.logger ?? false;
+  const compilers = lazyCompilers();
   const app: Api = Fastify({
     ...(isLoggerInstance(logger) ? { loggerInstance: logger } : { logger }),
     bodyLimit,
@@ -172,7 +174,9 @@ export async function createServer(options: ServerOptions): Promise<Api> {
     clientErrorHandler,
     // Unknown fields are an error (additionalProperties: false), not silently dropped.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+    schemaController: compilers.schemaController,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  compilers.attach(app);
 
   app.decorateRequest('caller', null);
   useJsonBodyParser(app);

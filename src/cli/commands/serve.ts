@@ -8,31 +8,23 @@ import { cliWords } from '../command-errors.js';
 import { ConfigError, DEFAULT_LOCK_WAIT_MS, loadConfig, lockWaitMs } from '../../config/index.js';
 import type { ExecutionLimits } from '../../functions/context.js';
 import { sweepMsFromEnv } from '../../hosts/processes/sweeper.js';
-import { EvaluationPool, type PoolSettings } from '../../isolation/pool.js';
-import { createHosts } from '../../hosts/index.js';
-import { remoteCollections, remoteHosts, remoteSweeps } from '../../isolation/remote.js';
+import type { PoolSettings } from '../../isolation/pool.js';
 import { poolSettingsFromEnv } from '../../isolation/settings.js';
-import { evaluationLimitsFromEnv } from '../../limits/index.js';
-import { CollectionService } from '../../platform/collections/index.js';
 import { createPlatform } from '../../platform/index.js';
 import { secretBox } from '../../platform/secrets.js';
-import { leaseHeartbeat, leaseMsFromEnv, PROCESS_OWNER, type Lease } from '../../platform/processes/index.js';
-import { bootstrapFirstAccount, defaultAccount, type FirstStart } from '../../server/bootstrap.js';
+import { leaseMsFromEnv } from '../../platform/processes/index.js';
+import { bootstrapFirstAccount, type FirstStart } from '../../server/bootstrap.js';
 import { corsOriginsFromEnv, parseCorsOrigins } from '../../server/cors.js';
-import { createServer, type Api } from '../../server/index.js';
-import { onSupervisorStop, Supervisor, workerThrottleShare } from '../../server/supervisor.js';
-import { configureScripts, type ScriptChanges } from '../../script/run.js';
-import { closeScripts } from '../../script/lifecycle.js';
+import { onSupervisorStop, Supervisor } from '../../server/supervisor.js';
+import type { ScriptChanges } from '../../script/run.js';
 import { scriptSettingsFromEnv } from '../../script/settings.js';
-import { eachCell, openStore, StoreOpenError, type Store } from '../../store/index.js';
+import { openStore, StoreOpenError } from '../../store/index.js';
 import { evaluationLimits } from './limits.js';
 import {
   CONTENT_TYPE as METRICS_CONTENT_TYPE,
   exposition,
   primaryMetrics,
   processMetrics,
-  serveMetrics,
-  workerMetrics,
 } from '../../metrics/gather.js';
 import { errorMessage } from '../../errors/index.js';
 import { traceSettingsFromEnv, type TraceSettings } from '../../traces/settings.js';
@@ -71,7 +63,7 @@ export interface SignalSource {
   removeListener(signal: 'SIGINT' | 'SIGTERM', listener: () => void): unknown;
 }
 
-interface ServeOptions {
+export interface ServeOptions {
   port: number;
   host: string;
   logLevel: string;
@@ -227,6 +219,7 @@ export async function runServe(args: string[], io: CliIo, signals: SignalSource 
 }
 
 async function serveInProcess(options: ServeOptions, io: CliIo, signals: SignalSource): Promise<number> {
+  const { listen, PortInUse, shutDown } = await import('./serve-process.js');
   let listening;
   try {
     listening = await listen(options, io, { bootstrap: true });
@@ -257,6 +250,7 @@ async function serveWorker(args: string[], io: CliIo): Promise<number> {
   try {
     const options = parseServe(args, io);
     if (typeof options === 'number') return options;
+    const { listen, shutDown } = await import('./serve-process.js');
     const { app, store, pool, traces } = await listen(options, io, { bootstrap: false });
     await stopped;
     await shutDown(app, store, pool, traces);
@@ -319,97 +313,6 @@ async function supervise(
   return 0;
 }
 
-async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { bootstrap: boolean }) {
-  // Loaded only when configured: with tracing off, no OpenTelemetry module is (docs/deploy.md "Traces").
-  const traces = options.traces
-    ? await (await import('../../traces/setup.js')).startTracing({ exporters: options.traces.exporters })
-    : undefined;
-  const store = await openStore({ ...loadConfig(), lockWaitMs: options.lockWaitMs });
-  let app: Api | undefined;
-  let pool: EvaluationPool | undefined;
-  let first: FirstStart | undefined;
-  try {
-    const platform = createPlatform(store);
-    first = bootstrap ? await bootstrapFirstAccount(platform) : undefined;
-    const limits = options.limits;
-    // Every evaluation runs in the pool's threads (docs/server.md "Isolation"); this thread serves HTTP.
-    const evaluation = limits.evaluation ?? evaluationLimitsFromEnv();
-    const settings = options.pool;
-    // Renews, here, the leases of the runs the evaluation threads drive and the sweeper claims.
-    // With cells, a run's cell is not known here: each cell renews the ids it has (docs/deploy.md).
-    const runs = platform.processes.runs;
-    const renewEverywhere = {
-      renew: async (ids: readonly string[], lease: Lease) => {
-        await eachCell(() => runs.renew(ids, lease));
-      },
-    };
-    const leases = leaseHeartbeat(renewEverywhere, { owner: PROCESS_OWNER, ttlMs: leaseMsFromEnv() });
-    pool = new EvaluationPool(
-      settings,
-      {
-        limits,
-        evaluationLimits: evaluation,
-        scripts: scriptsPerThread(options.scripts, settings.threads),
-        lockWaitMs: options.lockWaitMs,
-        leaseOwner: PROCESS_OWNER,
-      },
-      { leases },
-    );
-    const running = pool;
-    // A supervisor's worker answers the primary's gathering (also for FLOWMARK_METRICS_PORT) and
-    // reads the whole server's metrics from it.
-    const fromPrimary = cluster.isWorker ? workerMetrics() : undefined;
-    serveMetrics({
-      pool: () => running.load,
-      threads: () => running.threadMetrics(),
-      store: async () => {
-        const counts = await eachCell(() =>
-          Promise.all([
-            platform.processes.tasks.countOpenEverywhere(),
-            platform.processes.timers.countDue(Date.now()),
-          ]),
-        );
-        return {
-          openTasks: counts.reduce((sum, [open]) => sum + open, 0),
-          timersDue: counts.reduce((sum, [, due]) => sum + due, 0),
-        };
-      },
-    });
-    const remote = remoteHosts(pool);
-    configureScripts(options.scripts);
-    // This thread's process host only claims: the sweeper finds the runs other servers lost and
-    // the timers due, and the pool resumes and fires them.
-    const { background } = createHosts(platform, {
-      limits,
-      sweeper: { intervalMs: options.sweepMs, work: remoteSweeps(pool, leases) },
-    });
-    app = await createServer({
-      store,
-      platform,
-      hosts: { ...remote, background },
-      collections: remoteCollections(pool, new CollectionService(store)),
-      logger: { level: options.logLevel, stream: io.stdout },
-      defaultAccountId: await defaultAccount(platform),
-      secureCookies: options.secureCookies,
-      trustProxy: options.trustProxy,
-      corsOrigins: options.corsOrigins,
-      evaluationLimits: evaluation,
-      dataDocumentBytes: limits.dataDocumentBytes,
-      ...(cluster.isWorker ? { shareThrottle: workerThrottleShare() } : {}),
-      metrics: options.metricsPort !== undefined ? false : fromPrimary,
-    });
-    await app.listen({ port: options.port, host: options.host });
-    return { app, store, pool, first, traces };
-  } catch (e) {
-    await app?.close();
-    await pool?.close();
-    await store.close();
-    await traces?.shutdown();
-    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new PortInUse(first);
-    throw e;
-  }
-}
-
 /** GET /metrics on a port of its own (FLOWMARK_METRICS_PORT): no credentials, every other path 404. */
 async function metricsServer(host: string, port: number, text: () => Promise<string>) {
   const server = createHttpServer((request, response) => {
@@ -432,27 +335,6 @@ async function metricsServer(host: string, port: number, text: () => Promise<str
   return { close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-/** The script sandboxes of the process shared among its evaluation threads (each thread has its own). */
-function scriptsPerThread(scripts: ScriptChanges, threads: number): ScriptChanges {
-  const total = scripts.workers ?? DEFAULT_SCRIPT_WORKERS;
-  const workers = Math.max(1, Math.ceil(total / threads));
-  const accountWorkers =
-    scripts.accountWorkers === undefined || scripts.accountWorkers === null
-      ? scripts.accountWorkers
-      : Math.min(scripts.accountWorkers, workers);
-  return { ...scripts, workers, ...(accountWorkers !== undefined ? { accountWorkers } : {}) };
-}
-
-/** FLOWMARK_SCRIPT_WORKERS' default (src/script/run.ts), for the whole process. */
-const DEFAULT_SCRIPT_WORKERS = 4;
-
-/** The port was taken; the administrator of a first start was created all the same. */
-class PortInUse extends Error {
-  constructor(readonly first: FirstStart | undefined) {
-    super('port in use');
-  }
-}
-
 function portFree(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const probe = createNetServer();
@@ -469,31 +351,6 @@ function portInUse(options: ServeOptions, io: CliIo, first: FirstStart | undefin
   // the administrator was created all the same: its password is shown now or never
   if (first) io.stdout.write(firstStartMessage(`http://${options.host}:<port>`, first));
   return 1;
-}
-
-/**
- * Finishes the requests in flight, then stops the evaluation threads, releases the store and
- * exports the spans still buffered.
- */
-async function shutDown(
-  app: Api,
-  store: Store,
-  pool: EvaluationPool,
-  traces: { shutdown(): Promise<void> } | undefined,
-): Promise<void> {
-  app.log.info('shutting down: finishing requests in flight');
-  // Closing ends the connections idle at that moment; a keep-alive connection whose request was
-  // in flight would stay open until its client lets go, so sweep again as requests finish.
-  const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
-  try {
-    await app.close();
-  } finally {
-    clearInterval(sweep);
-  }
-  await pool.close();
-  await closeScripts();
-  await store.close();
-  await traces?.shutdown();
 }
 
 function stopSignal(signals: SignalSource): Promise<void> {
