@@ -23,6 +23,7 @@ export { WebInterfaceHost } from './web-interface.js';
 export { ProcessHost, type RequestView, type StartInput, type TaskView } from './processes/host.js';
 export type { ProcessEvent } from './processes/runner.js';
 export { ProcessSweeper, type SweeperOptions } from './processes/sweeper.js';
+export { nextTimerEvent, type PendingTimerEvent } from './processes/timer-events.js';
 export { typedValue } from './typing.js';
 export type { Answer, Exchange, HostCaller } from './http.js';
 

@@ -42,13 +42,18 @@ describe('flowmark run FILE.bpmn', () => {
     const out = await run(['run', fixture('parallel-timer-error.bpmn')]);
     expect(out.stderr).toBe('');
     expect(out.code).toBe(0);
-    // The timer holds its own branch only: the risky branch ran meanwhile and waits at the join.
+    // The timer holds its own branch only: the risky branch ran meanwhile and waited at the join;
+    // `run` fired the timer (PT1S) and the timed branch completed the join.
+    expect(out.ms).toBeGreaterThanOrEqual(1000);
     expect(anonymous(out.stdout)).toBe(
       '[<short>] started "Timer and error"\n' +
         '[<short>] step 2 (Risky) failed: The following has evaluated to null or missing:\n' +
         '==> missing  [in template "step 2 (Risky) script" at line 1, column 3]\n' +
         '[<short>] step 3 (Recover) done → "recovered"\n' +
-        'request <id>: 102 WAITING\n' +
+        '[<short>] step 1 (Slow) done → "slow"\n' +
+        '[<short>] step 4 (Both) done → "slow + recovered"\n' +
+        '[<short>] ended 201 COMPLETED\n' +
+        'request <id>: 201 COMPLETED\n' +
         '{}\n',
     );
   });

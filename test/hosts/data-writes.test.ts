@@ -6,7 +6,7 @@
 import { beforeAll, expect, it } from 'vitest';
 import { sql, type Sql, type Store } from '../../src/store/index.js';
 import { describeEachEngine } from '../support/engines.js';
-import { hostWorld, stepsOf, type HostWorld } from './support.js';
+import { hostWorld, ref, stepsOf, type HostWorld } from './support.js';
 
 /** The suite's store, counting the statements that write a request's data document. */
 function counting(store: Store): Store & { writes: string[] } {
@@ -105,5 +105,102 @@ describeEachEngine('process host: one data-document write per step', (engine) =>
     expect(view.request.data).toEqual({ n: 5, a: 1, k: 2, b: 6, c: 12, d: 12 });
     // the function's own write (and the copy kept before it, for a re-run), then one per step
     expect(store.writes).toEqual(['copy', 'data', 'data', 'data']);
+  });
+
+  it("a user task's submission and its output variables: one write, with the step's end and its move", async () => {
+    const started = await w.host.start(w.account, {
+      definition: {
+        name: 'Ask',
+        steps: [
+          {
+            id: 1,
+            type: 'manual',
+            fields: ['a', 'note'],
+            output: { b: '${(a * 2)?c}', c: '${note}!', d: '${(b + 1)?c}' },
+          },
+          { id: 2, script: '${d?c}' },
+        ],
+      },
+      data: { n: 1 },
+      mode: 'TEST',
+    });
+    expect(started.request.status).toBe(102);
+    store.writes.length = 0;
+    const view = await w.host.submitTask(w.account, ref(started.request.id, 1), {
+      fields: { a: 3, note: 'hi' },
+      actor: w.actor('admin'),
+    });
+    expect(view.request.status).toBe(201);
+    expect(view.request.data).toEqual({ n: 1, a: 3, note: 'hi', b: 6, c: 'hi!', d: 7 });
+    expect(store.writes).toEqual(['data']);
+  });
+
+  it("a user task whose walk runs a gateway condition: one write, and the run's copy of the document for a re-run", async () => {
+    const started = await w.host.start(w.account, {
+      definition: {
+        name: 'Ask and route',
+        steps: [
+          { id: 1, type: 'manual', fields: ['a'], output: { b: '${(a * 2)?c}', c: 'set' } },
+          { id: 2, script: 'big' },
+          { id: 3, script: 'small' },
+        ],
+        graph: {
+          nodes: [
+            { id: 'start', kind: 'start' },
+            { id: 'Ask', kind: 'task', step: 1 },
+            { id: 'Size', kind: 'exclusive', default: 'f4' },
+            { id: 'Big', kind: 'task', step: 2 },
+            { id: 'Small', kind: 'task', step: 3 },
+            { id: 'end', kind: 'end' },
+          ],
+          flows: [
+            { id: 'f1', source: 'start', target: 'Ask' },
+            { id: 'f2', source: 'Ask', target: 'Size' },
+            { id: 'f3', source: 'Size', target: 'Big', condition: '${(b > 5)?c}' },
+            { id: 'f4', source: 'Size', target: 'Small' },
+            { id: 'f5', source: 'Big', target: 'end' },
+            { id: 'f6', source: 'Small', target: 'end' },
+          ],
+        },
+      },
+      mode: 'TEST',
+    });
+    expect(started.request.status).toBe(102);
+    store.writes.length = 0;
+    const view = await w.host.submitTask(w.account, ref(started.request.id, 1), {
+      fields: { a: 3 },
+      actor: w.actor('admin'),
+    });
+    expect(view.request.status).toBe(201);
+    expect(view.request.data).toEqual({ a: 3, b: 6, c: 'set' });
+    expect(stepsOf(view)).toEqual([
+      [1, 0, 'done'],
+      [2, 0, 'done'],
+    ]);
+    expect(store.writes).toEqual(['copy', 'data']);
+  });
+
+  it("a call activity's output variables: one write when its sub-process ends (and one of the child's step)", async () => {
+    const child = { name: 'Child', steps: [{ id: 1, script: '7', output: { v: '${P_result?c}' } }] };
+    store.writes.length = 0;
+    const view = await w.host.start(w.account, {
+      definition: {
+        name: 'Calls',
+        steps: [
+          {
+            id: 1,
+            type: 'subprocess',
+            process: child,
+            output: { got: '${P_result.v?c}', twice: '${(got * 2)?c}', label: 'v=${got?c}' },
+          },
+          { id: 2, script: '${twice?c}' },
+        ],
+      },
+      data: { n: 1 },
+      mode: 'TEST',
+    });
+    expect(view.request.status).toBe(201);
+    expect(view.request.data).toEqual({ n: 1, got: 7, twice: 14, label: 'v=7' });
+    expect(store.writes).toEqual(['data', 'data']);
   });
 });

@@ -216,10 +216,12 @@ describeEachEngine('durable requests', (engine) => {
         () => 'returned',
         () => 'failed',
       );
-    await until(async () => {
-      const { data } = await w.platform.requests.require(w.account, request.id);
-      return data.n === 1 ? true : undefined;
-    }, 'the output variable n');
+    // the output variables are held until the step ends (one write): n has counted, gate waits
+    await until(
+      async () => ((await w.platform.counters.current(w.account, 'decided')) === 1 ? true : undefined),
+      'the output variable n',
+    );
+    expect((await w.platform.requests.require(w.account, request.id)).data).toEqual({});
     a.store.die();
     expect(await submitting).toBe('failed');
     await w.platform.locks.release(w.account, 'gate', 'test');
@@ -231,7 +233,7 @@ describeEachEngine('durable requests', (engine) => {
       [2, 0, 'done'],
     ]);
     expect(view.steps[0]!.result).toEqual({ decision: 'yes' });
-    // The data document was restored before the output variables ran again: n counts the new run.
+    // The output variables ran again from the submission: n counts the new run.
     expect(view.steps[1]!.result).toEqual({ decision: 'yes', n: 2, by: 'admin' });
     expect(view.tasks.map((t) => [t.status, t.submittedBy])).toEqual([['SUBMITTED', w.ids.admin]]);
   });

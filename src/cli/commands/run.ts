@@ -1,9 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../../config/index.js';
-import { ProcessHost, type ProcessEvent, type RequestView } from '../../hosts/index.js';
+import {
+  nextTimerEvent,
+  ProcessHost,
+  type PendingTimerEvent,
+  type ProcessEvent,
+  type RequestView,
+} from '../../hosts/index.js';
 import {
   accountUrls,
   createPlatform,
+  isFinalStatus,
   PlatformError,
   REQUEST_STATUSES,
   type Platform,
@@ -33,12 +40,16 @@ const USAGE =
   'document; --user the initiator (the steps run as them); --mode default TEST. A manual task makes the\n' +
   'request wait: each --task, in order, submits the next open task (as --user, with the rights of the\n' +
   'operator; without --user, anonymously through its public URL). A task left open is printed with its\n' +
-  'URL (for a user of its lane) and its public URL (whoever holds it). The account defaults to "default" or\n' +
+  'URL (for a user of its lane) and its public URL (whoever holds it). A timer event the request waits\n' +
+  'for (intermediate timer catch event, timer boundary event) is waited for on the real clock and fired\n' +
+  'here; a wait of 10 s or more is told on stderr, and Ctrl-C during it stops waiting, prints the request\n' +
+  'as it stands and exits 130 (the request stays waiting in the store: `flowmark serve` fires the timer).\n' +
+  'A manual task\'s deadline and reminder are left to `flowmark serve`. The account defaults to "default" or\n' +
   'the only account of the store (a store without accounts gets "default", without users: `flowmark\n' +
   'serve` then creates its administrator and prints the password). Same store as `flowmark serve`\n' +
   "(FLOWMARK_DATA / DATABASE_URL). --data-document-limit is the data document's maximum size, in bytes\n" +
   'or with KiB or MiB (default FLOWMARK_DATA_DOCUMENT_LIMIT, else 5MiB). Exit code: 0 when the request\n' +
-  'completed (201) or waits (102), 1 when it ended otherwise, 2 on a usage error.';
+  'completed (201) or waits (102), 1 when it ended otherwise, 2 on a usage error, 130 when interrupted.';
 
 const MODES = ['LIVE', 'ACCEPTANCE', 'TEST'] as const;
 
@@ -101,21 +112,41 @@ export const run: Command = {
         mode: mode as (typeof MODES)[number],
       });
       const topId = view.request.id;
+      let interrupted = false;
       const user =
         values.user === undefined ? null : await platform.directory.users.require(accountId, values.user);
-      for (const [i, fields] of answers.entries()) {
-        const [open] = await openTasks(platform, accountId, topId);
-        if (!open) {
-          io.stderr.write(`flowmark run: --task ${i + 1}: no task is open any more\n`);
-          break;
+      // Each --task answers the next open task; a timer event the request waits for meanwhile is
+      // waited for and fired here (in this process, on the real clock).
+      let answered = 0;
+      for (;;) {
+        const ids = await requestTree(platform, accountId, topId);
+        const [open] = await openTasks(platform, accountId, topId, ids);
+        if (open && answered < answers.length) {
+          const run = await platform.processes.runs.require(accountId, open.requestId);
+          await host.submitTask(accountId, open, {
+            fields: answers[answered++]!,
+            ...(user
+              ? { actor: { id: user.id, isAdmin: true } }
+              : { actor: null, token: taskToken(run.secret, open) }),
+          });
+          continue;
         }
-        const run = await platform.processes.runs.require(accountId, open.requestId);
-        await host.submitTask(accountId, open, {
-          fields,
-          ...(user
-            ? { actor: { id: user.id, isAdmin: true } }
-            : { actor: null, token: taskToken(run.secret, open) }),
-        });
+        const request = await platform.requests.require(accountId, topId);
+        const next = isFinalStatus(request.status)
+          ? undefined
+          : await nextTimerEvent(platform, accountId, ids);
+        if (next) {
+          if ((await waitFor(io, next, topId)) === 'interrupted') {
+            interrupted = true;
+            break;
+          }
+          await host.runner.fireTimer(next.timer);
+          for (const id of ids) await host.runner.settle(id);
+          continue;
+        }
+        if (answered < answers.length)
+          io.stderr.write(`flowmark run: --task ${answered + 1}: no task is open any more\n`);
+        break;
       }
       view = await host.view(accountId, topId);
       const live = accountUrls(await platform.accounts.require(accountId)).live;
@@ -128,6 +159,7 @@ export const run: Command = {
         });
       }
       report(io, view, open);
+      if (interrupted) return 130;
       return view.request.status === 201 || view.request.status === 102 ? 0 : 1;
     } catch (e) {
       if (e instanceof PlatformError) return failure(io, e.message);
@@ -138,18 +170,72 @@ export const run: Command = {
   },
 };
 
-/** The open tasks of a request and of its sub-processes, oldest first. */
-async function openTasks(platform: Platform, accountId: string, requestId: string): Promise<ManualTask[]> {
-  const { steps, tasks } = platform.processes;
+/** A request and its sub-processes (theirs too), the request first. */
+async function requestTree(platform: Platform, accountId: string, requestId: string): Promise<string[]> {
+  const ids = [requestId];
+  for (let i = 0; i < ids.length; i++)
+    for (const step of await platform.processes.steps.list(accountId, ids[i]!))
+      if (step.childRequestId && !ids.includes(step.childRequestId)) ids.push(step.childRequestId);
+  return ids;
+}
+
+/** The open tasks of a request and of its sub-processes (`ids`, else read), oldest first. */
+async function openTasks(
+  platform: Platform,
+  accountId: string,
+  requestId: string,
+  ids?: readonly string[],
+): Promise<ManualTask[]> {
   const found: ManualTask[] = [];
-  const queue = [requestId];
-  while (queue.length > 0) {
-    const id = queue.shift()!;
-    found.push(...(await tasks.list(accountId, id)).filter((t) => t.status === 'OPEN'));
-    for (const step of await steps.list(accountId, id))
-      if (step.childRequestId) queue.push(step.childRequestId);
-  }
+  for (const id of ids ?? (await requestTree(platform, accountId, requestId)))
+    found.push(...(await platform.processes.tasks.list(accountId, id)).filter((t) => t.status === 'OPEN'));
   return found;
+}
+
+/** A wait this long or longer is told on stderr. */
+const LONG_WAIT_MS = 10_000;
+
+/**
+ * Waits until a timer event is due ('due'), or until Ctrl-C ('interrupted': the request stays in
+ * the store, waiting, and `flowmark serve` fires its timer when due).
+ */
+function waitFor(io: CliIo, next: PendingTimerEvent, topId: string): Promise<'due' | 'interrupted'> {
+  const ms = Math.max(0, next.timer.dueAt - Date.now());
+  if (ms >= LONG_WAIT_MS)
+    io.stderr.write(
+      `flowmark run: waiting ${waitText(ms)} for ${next.label} (due at ${new Date(next.timer.dueAt).toISOString()}); ` +
+        'Ctrl-C stops waiting and leaves the request waiting in the store, where `flowmark serve` fires the timer\n',
+    );
+  return new Promise((resolve) => {
+    const onInterrupt = () => {
+      clearTimeout(timeout);
+      io.stderr.write(
+        `flowmark run: interrupted while waiting for ${next.label}: request ${topId} stays waiting in the store\n`,
+      );
+      resolve('interrupted');
+    };
+    const timeout = setTimeout(() => {
+      process.removeListener('SIGINT', onInterrupt);
+      resolve('due');
+    }, ms);
+    process.once('SIGINT', onInterrupt);
+  });
+}
+
+/** `2h 5m 3s`, `45s`. */
+function waitText(ms: number): string {
+  const s = Math.ceil(ms / 1000);
+  const parts: [number, string][] = [
+    [Math.floor(s / 86_400), 'd'],
+    [Math.floor(s / 3600) % 24, 'h'],
+    [Math.floor(s / 60) % 60, 'm'],
+    [s % 60, 's'],
+  ];
+  const first = parts.findIndex(([n]) => n > 0);
+  return parts
+    .slice(first < 0 ? 3 : first)
+    .map(([n, unit]) => `${n}${unit}`)
+    .join(' ');
 }
 
 function printer(io: CliIo): (event: ProcessEvent) => void {

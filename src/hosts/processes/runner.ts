@@ -120,6 +120,9 @@ type Outcome =
 
 type Parameters = Record<string, unknown>;
 
+/** How a step that waited ended (ProcessRunner.endWaiting). */
+type WaitEnded = 'moved' | 'advance' | 'lost';
+
 /** What follow answers when the walk moved the token itself (a join went on): claim it again. */
 type Moved = 'moved';
 
@@ -717,24 +720,65 @@ export class ProcessRunner {
         'submit',
       );
     const step = claimed.definition.steps[claimed.cursor.step]!;
+    let ended: WaitEnded;
     try {
       const request = await this.platform.requests.require(accountId, ref.requestId);
       const merged = { ...request.data, ...data };
       checkDataSize(stepLabel(step), 'the submission', merged, this.limits.dataDocumentBytes);
-      await this.platform.requests.update(accountId, ref.requestId, { data: merged });
       // P_result is the caller's submission: marked, so its objects never act as query operators.
       const params = await this.parameters(claimed, step, markRequestInput(data));
       const ctx = await this.context(claimed, request, step, 'process-task');
       setFlowFrame(ctx, { stepId: step.id, iteration: ref.iteration, lastResult: () => data });
-      await this.variables(ctx, claimed, step, step.output, params, 'output');
-      await this.done(claimed, step, record, data);
+      // the submission and the output variables: one write of the document, with the step's end
+      const held = { data: merged, writes: ctx.requestDataWrites ?? 0 };
+      const outputs = await this.outputs(ctx, claimed, step, params, held, data);
+      const json = outputs.json ?? (Object.keys(data).length > 0 ? JSON.stringify(outputs.data) : undefined);
+      ended = await this.endWaiting(claimed, step, record, data, { data: outputs.data, json });
     } catch (e) {
       if (await this.fail(claimed, step, record, e))
         await this.drive(accountId, ref.requestId, claimed.token);
       return;
     }
-    if (await this.advance(claimed, step, { kind: 'next', loop: claimed.cursor.loop }))
+    if (ended === 'moved') await this.drive(accountId, ref.requestId, claimed.token);
+    else if (
+      ended === 'advance' &&
+      (await this.advance(claimed, step, { kind: 'next', loop: claimed.cursor.loop }))
+    )
       await this.drive(accountId, ref.requestId, claimed.token);
+  }
+
+  /**
+   * The end of a step that waited (a submitted task, an ended call activity): the document its
+   * output variables left is written once, with its record done. With a plain walk after it the
+   * move commits with them ('moved': drive it) and the write needs no copy of the document as it
+   * was; else ('advance') advance moves it and a re-run starts from that copy. 'lost': another
+   * server moved the request.
+   */
+  private async endWaiting(
+    run: ProcessRun,
+    step: StepDefinition,
+    record: StepRecord,
+    result: unknown,
+    outputs: { data: Record<string, unknown>; json?: string | undefined },
+  ): Promise<WaitEnded> {
+    const stored = storedResult(step, result, this.limits.dataDocumentBytes);
+    const plan = step.loop ? undefined : await this.plainWalk(run, step, stored);
+    const { accountId, requestId } = run;
+    type Ending = { updated: StepRecord; ended: WaitEnded };
+    const { updated, ended } = await this.platform.processes.transaction(async (): Promise<Ending> => {
+      if (outputs.json !== undefined)
+        if (plan) await this.platform.requests.writeStepData(accountId, requestId, outputs.json);
+        else await this.platform.requests.update(accountId, requestId, { data: outputs.data });
+      const updated = await this.record(run, step, record, stored);
+      if (!plan) return { updated, ended: 'advance' };
+      const request = await this.platform.requests.requireWithData(accountId, requestId, outputs.data);
+      if (isFinalStatus(request.status) || request.status === STATUS_WAITING)
+        return { updated, ended: 'advance' };
+      const moved = await this.move(run, plan, run.userId, this.leaseUntil());
+      return { updated, ended: moved ? 'moved' : 'lost' };
+    });
+    this.emitStep(run, step, updated);
+    return ended;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -1194,8 +1238,14 @@ export class ProcessRunner {
       const result = { request: childId };
       last = result;
       params.P_result = result;
-      await this.variables(ctx, run, step, step.output, params, 'output');
-      await this.done(run, step, record, result);
+      // the output variables: one write of the document, with the step's end
+      const outputs = await this.outputs(ctx, run, step, params, await this.reread(ctx, run));
+      const updated = await this.platform.processes.transaction(async () => {
+        if (outputs.json !== undefined)
+          await this.platform.requests.update(run.accountId, run.requestId, { data: outputs.data });
+        return this.record(run, step, record, result);
+      });
+      this.emitStep(run, step, updated);
       return { kind: 'next', loop: cursor.loop };
     }
     await this.platform.processes.steps.update(run.accountId, record.id, { status: 'waiting' });
@@ -1235,6 +1285,7 @@ export class ProcessRunner {
     await this.platform.requests.transition(accountId, parentId, [STATUS_WAITING], STATUS_RUNNING);
     const step = claimed.definition.steps[claimed.cursor.step]!;
     const record = await this.platform.processes.steps.find(accountId, claimed.cursor.record!);
+    let ended: WaitEnded;
     try {
       if (child.status !== STATUS_COMPLETED) {
         const name = REQUEST_STATUSES[child.status as keyof typeof REQUEST_STATUSES]?.name ?? '';
@@ -1248,13 +1299,24 @@ export class ProcessRunner {
       const params = await this.parameters(claimed, step, result);
       const ctx = await this.context(claimed, parent, step, 'process-task');
       setFlowFrame(ctx, { stepId: step.id, iteration: claimed.cursor.iteration, lastResult: () => result });
-      await this.variables(ctx, claimed, step, step.output, params, 'output');
-      await this.done(claimed, step, record!, result);
+      // the output variables: one write of the document, with the step's end
+      const held = { data: parent.data, writes: ctx.requestDataWrites ?? 0 };
+      ended = await this.endWaiting(
+        claimed,
+        step,
+        record!,
+        result,
+        await this.outputs(ctx, claimed, step, params, held),
+      );
     } catch (e) {
       if (await this.fail(claimed, step, record, e)) await this.drive(accountId, parentId, claimed.token);
       return;
     }
-    if (await this.advance(claimed, step, { kind: 'next', loop: claimed.cursor.loop }))
+    if (ended === 'moved') await this.drive(accountId, parentId, claimed.token);
+    else if (
+      ended === 'advance' &&
+      (await this.advance(claimed, step, { kind: 'next', loop: claimed.cursor.loop }))
+    )
       await this.drive(accountId, parentId, claimed.token);
   }
 
@@ -1371,13 +1433,15 @@ export class ProcessRunner {
     step: StepDefinition,
     params: Parameters,
     held: HeldDocument,
+    /** Changes `held` has beyond the stored document (a task's submission), kept over a reread. */
+    base: Record<string, unknown> = {},
   ): Promise<{ data: Record<string, unknown>; json?: string }> {
     let { data, writes } = held;
     if (step.output.length === 0) {
-      if ((ctx.requestDataWrites ?? 0) !== writes) ({ data } = await this.reread(ctx, run));
+      if ((ctx.requestDataWrites ?? 0) !== writes) data = { ...(await this.reread(ctx, run)).data, ...base };
       return { data };
     }
-    const changes: Record<string, unknown> = {};
+    const changes: Record<string, unknown> = { ...base };
     let json = '';
     for (const variable of step.output) {
       if ((ctx.requestDataWrites ?? 0) !== writes) {
@@ -1452,15 +1516,6 @@ export class ProcessRunner {
       userId: run.userId,
       status,
     });
-  }
-
-  private async done(
-    run: ProcessRun,
-    step: StepDefinition,
-    record: StepRecord,
-    result: unknown,
-  ): Promise<void> {
-    this.emitStep(run, step, await this.record(run, step, record, result));
   }
 
   /** Stores a step's result (bounded by the data document's size) and marks its record done. */
