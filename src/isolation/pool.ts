@@ -20,8 +20,8 @@
  */
 import { builtSibling } from '../config/built-files.js';
 import { currentCell } from '../store/cells.js';
-import { type EvaluationReply, type EvaluationTask, type Progress, type TaskRequest } from './protocol.js';
-import { EvaluationThread, type ThreadEnd } from './thread.js';
+import { type EvaluationReply, type Progress, type TaskRequest } from './protocol.js';
+import { EvaluationThread, type TaskCallbacks, type ThreadEnd } from './thread.js';
 import type { LeaseKeeper } from '../platform/processes/leases.js';
 import type { WorkerSettings } from './worker.js';
 import { evaluations } from '../metrics/families.js';
@@ -129,7 +129,8 @@ interface Waiting {
   queuedAt: number;
 }
 
-interface Running {
+/** A task on its thread: where the thread sends its end (TaskCallbacks). */
+interface Running extends TaskCallbacks {
   thread: EvaluationThread;
   /** Its index in the thread's deadline slots. */
   slot: number;
@@ -142,6 +143,9 @@ interface Running {
 interface Lease {
   account: string;
   tasks: Map<number, Running>;
+  /** Slots below `slots` that are free again (the others below it are taken). */
+  freed: number[];
+  slots: number;
 }
 
 /** A built module of this folder (dist/isolation/NAME.js), also when this module runs from src/ under a test runner. */
@@ -176,6 +180,7 @@ export class EvaluationPool {
   private readonly lastMetrics = new Map<EvaluationThread, unknown[]>();
   private retired: unknown[][] = [];
   private readonly queues = new Map<string, Waiting[]>();
+  private readonly durations = new Map<string, { observe(seconds: number): void }>();
   /** The threads serving an account now. */
   private readonly leased = new Map<EvaluationThread, Lease>();
   private closed = false;
@@ -281,10 +286,8 @@ export class EvaluationPool {
   run(account: string, task: TaskRequest, onProgress?: (p: Progress) => void): Promise<EvaluationReply> {
     const arrived = performance.now();
     const surface = surfaceOf(task);
-    const observe = (outcome: string) =>
-      evaluations.observe({ surface, outcome }, (performance.now() - arrived) / 1000);
     const refused = (e: EvaluationStopped) => {
-      observe(e.code);
+      this.observe(surface, e.code, arrived);
       return Promise.reject(e);
     };
     if (this.closed) return refused(new EvaluationStopped(503, 'unavailable', 'The server is stopping.', 1));
@@ -301,28 +304,32 @@ export class EvaluationPool {
         ),
       );
     return new Promise<EvaluationReply>((resolve, reject) => {
-      const trace = tracing?.carry();
       queue.push({
         account,
         cell: currentCell(),
         task,
-        trace,
+        trace: tracing?.carry(),
         onProgress,
-        resolve,
-        reject,
+        resolve: (reply) => {
+          this.observe(surface, outcomeOf(reply), arrived);
+          resolve(reply);
+        },
+        reject: (e) => {
+          this.observe(surface, e instanceof EvaluationStopped ? e.code : 'internal', arrived);
+          reject(e);
+        },
         queuedAt: Date.now(),
       });
       this.dispatch();
-    }).then(
-      (reply) => {
-        observe(outcomeOf(reply));
-        return reply;
-      },
-      (e: unknown) => {
-        observe(e instanceof EvaluationStopped ? e.code : 'internal');
-        throw e;
-      },
-    );
+    });
+  }
+
+  /** `flowmark_evaluation_duration_seconds`, by a child per label pair (labels() hashes them on each call). */
+  private observe(surface: string, outcome: string, arrived: number): void {
+    const key = `${surface} ${outcome}`;
+    let child = this.durations.get(key);
+    if (!child) this.durations.set(key, (child = evaluations.labels(surface, outcome)));
+    child.observe((performance.now() - arrived) / 1000);
   }
 
   /**
@@ -421,34 +428,34 @@ export class EvaluationPool {
 
   private start(waiting: Waiting, thread: EvaluationThread): void {
     let lease = this.leased.get(thread);
-    if (!lease) this.leased.set(thread, (lease = { account: waiting.account, tasks: new Map() }));
-    let slot = 0;
-    while (lease.tasks.has(slot)) slot++;
+    if (!lease)
+      this.leased.set(thread, (lease = { account: waiting.account, tasks: new Map(), freed: [], slots: 0 }));
+    const held = lease;
+    const slot = held.freed.pop() ?? held.slots++;
     const respondBy = answersAtOnce(waiting.task) ? waiting.queuedAt + this.settings.wallTimeMs : undefined;
-    const running: Running = { thread, slot, startedAt: Date.now(), respondBy };
-    lease.tasks.set(slot, running);
-    const task: EvaluationTask = {
-      ...waiting.task,
-      slot,
-      ...(respondBy !== undefined ? { respondBy } : {}),
-      ...(waiting.trace ? { trace: waiting.trace } : {}),
-      ...(waiting.cell !== undefined ? { cell: waiting.cell } : {}),
-    };
     const settle = () => {
-      lease.tasks.delete(slot);
-      if (lease.tasks.size === 0 && this.leased.get(thread) === lease) this.leased.delete(thread);
+      held.tasks.delete(slot);
+      held.freed.push(slot);
+      if (held.tasks.size === 0 && this.leased.get(thread) === held) this.leased.delete(thread);
       this.dispatch();
     };
-    thread.run(task, waiting.onProgress).then(
-      (reply) => {
+    const running: Running = {
+      thread,
+      slot,
+      startedAt: Date.now(),
+      respondBy,
+      onProgress: waiting.onProgress,
+      resolve: (reply) => {
         settle();
         waiting.resolve(reply);
       },
-      (end: ThreadEnd) => {
+      reject: (end) => {
         settle();
-        waiting.reject(running.stopped ?? stoppedBy(end, this.settings, lease.account));
+        waiting.reject(running.stopped ?? stoppedBy(end, this.settings, held.account));
       },
-    );
+    };
+    held.tasks.set(slot, running);
+    thread.run(waiting.task, slot, respondBy, waiting.trace, waiting.cell, running);
   }
 
   private watch(): void {

@@ -25,8 +25,15 @@ export const SYSTEM_ACCOUNT = '';
 
 /** A host method run by the pool under `account`: its value, or the error the API answers. */
 function hostCall(pool: EvaluationPool) {
-  return async (account: string, method: HostMethod, args: unknown[]) =>
-    unwrap(await relay(pool.run(account, { kind: 'host', method, args })));
+  return (account: string, method: HostMethod, args: unknown[]): Promise<unknown> =>
+    pool.run(account, { kind: 'host', method, args }).then(unwrap, relayed);
+}
+
+/** A host's answer to an HTTP exchange: its body a Buffer again when it was one. */
+function answered(reply: EvaluationReply): never {
+  const a = unwrap(reply) as { body: unknown };
+  a.body = asBuffer(a.body);
+  return a as never;
 }
 
 /** The hosts, each call run by the pool under the caller's account. */
@@ -67,11 +74,9 @@ export function remoteHosts(pool: EvaluationPool): Required<Omit<ServerHosts, 'b
         finished.catch(() => undefined);
       }
     };
-  const answer = async (account: string, method: HostMethod, args: unknown[]) => {
-    const a = (await call(account, method, args)) as { body: unknown };
-    a.body = asBuffer(a.body);
-    return a as never;
-  };
+  // one promise per call from the pool's on: this is the hot path of the composite APIs
+  const answer = (account: string, method: HostMethod, args: unknown[]): Promise<never> =>
+    pool.run(account, { kind: 'host', method, args }).then(answered, relayed);
   return {
     evaluate: (input) => call(input.caller.accountId, 'evaluate', [input]) as never,
     composite: (exchange) => answer(exchange.accountId, 'composite', [exchange]),
@@ -178,24 +183,24 @@ export function remoteCollections(pool: EvaluationPool, local: CollectionService
 
 /** The pool's refusal or stop as the error the API answers. */
 async function relay(reply: Promise<EvaluationReply>): Promise<EvaluationReply> {
-  try {
-    return await reply;
-  } catch (e) {
-    if (!(e instanceof EvaluationStopped)) throw e;
-    const internal = e.status >= 500 && e.code === 'internal';
-    throw new RelayedError(
-      {
-        body: {
-          status: e.status,
-          code: e.code,
-          message: internal ? 'Internal server error.' : e.message,
-        },
-        internal,
-        ...(e.retryAfter !== undefined ? { retryAfter: e.retryAfter } : {}),
+  return reply.catch(relayed);
+}
+
+function relayed(e: unknown): never {
+  if (!(e instanceof EvaluationStopped)) throw e;
+  const internal = e.status >= 500 && e.code === 'internal';
+  throw new RelayedError(
+    {
+      body: {
+        status: e.status,
+        code: e.code,
+        message: internal ? 'Internal server error.' : e.message,
       },
-      internal ? e.message : undefined,
-    );
-  }
+      internal,
+      ...(e.retryAfter !== undefined ? { retryAfter: e.retryAfter } : {}),
+    },
+    internal ? e.message : undefined,
+  );
 }
 
 function unwrap(reply: EvaluationReply): unknown {

@@ -2,16 +2,20 @@
  * The program of an evaluation thread: lowers its CPU priority below the HTTP thread's, loads the
  * task handler (`workerData.handler`: a module whose default export makes the handler from the
  * pool's settings, its deadline slots and a way to tell the leases it holds on process runs, at
- * once or by a promise), says it is ready, then answers each task message
- * `{id, task}` with `{id, reply}`; tasks run side by side (the pool sends at most its `tasks`).
+ * once or by a promise), says it is ready, then answers each task message (TaskMessage) with its
+ * reply (ReplyMessage); tasks run side by side (the pool sends at most its `tasks`).
+ *
+ * A task and its reply cross as flat arrays rather than nested records: structured clone writes
+ * an object's every key and rebuilds it property by property on the other side, an array only its
+ * elements (docs/performance.md "The evaluation pool's hop").
  */
 import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { registry } from '../metrics/families.js';
 import { Outbox } from './outbox.js';
 import { onTimeCheck } from '../limits/index.js';
-import type { EvaluationReply, EvaluationTask, Progress } from './protocol.js';
-import type { SpanRecord } from '../traces/hooks.js';
+import type { EvaluationReply, EvaluationTask, HostMethod, Progress, RelayedErrorBody } from './protocol.js';
+import type { SpanRecord, TraceCarrier } from '../traces/hooks.js';
 
 export interface ThreadData {
   /** The handler module's file URL. */
@@ -32,18 +36,37 @@ export interface LeaseNotice {
   requestId: string;
 }
 
+/**
+ * A task's reply: `[id, 1, value, allocated]` when it answered, `[id, 0, error]` when it failed
+ * (protocol.ts: EvaluationReply).
+ */
+export type ReplyMessage =
+  | [id: number, ok: 1, value: unknown, allocated: number | undefined]
+  | [id: number, ok: 0, error: RelayedErrorBody];
+
 export type ThreadMessage =
+  | ReplyMessage
   | { type: 'ready' }
   | ({ type: 'lease' } & LeaseNotice)
   | { type: 'progress'; id: number; progress: Progress }
-  | { type: 'reply'; id: number; reply: EvaluationReply }
   /** A span the thread ended, exported by the HTTP thread (traces/setup.ts). */
   | { type: 'span'; span: SpanRecord }
   /** The thread's metrics (src/metrics/families.ts) as prom-client's JSON, asked by `{metrics: id}`. */
   | { type: 'metrics'; id: number; metrics: unknown[] };
 
+/** A task: its id and the fields of its EvaluationTask, in this order. */
+export type TaskMessage = [
+  id: number,
+  ...request: [kind: 'host', method: HostMethod] | [kind: 'collections', method: string],
+  args: unknown[],
+  slot: number,
+  respondBy: number | undefined,
+  trace: TraceCarrier | undefined,
+  cell: string | undefined,
+];
+
 /** What the pool sends a thread: a task, or a request for its metrics. */
-export type PoolMessage = { id: number; task: EvaluationTask } | { metrics: number };
+export type PoolMessage = TaskMessage | { metrics: number };
 
 const data = workerData as ThreadData;
 if (data.nice)
@@ -81,13 +104,19 @@ port.on('message', (batch: PoolMessage[]) => {
   for (const message of batch) receive(message);
 });
 function receive(message: PoolMessage): void {
-  if ('metrics' in message) {
+  if (!Array.isArray(message)) {
     const id = message.metrics;
     void registry.getMetricsAsJSON().then((metrics) => outbox.send({ type: 'metrics', id, metrics }));
     return;
   }
-  const { id } = message;
+  const [id, , , args, slot, respondBy, trace, cell] = message;
+  const task: EvaluationTask =
+    message[1] === 'host'
+      ? { kind: 'host', method: message[2], args, slot, respondBy, trace, cell }
+      : { kind: 'collections', method: message[2], args, slot, respondBy, trace, cell };
   const progress = (p: Progress) => outbox.send({ type: 'progress', id, progress: p });
-  void handle(message.task, progress).then((reply) => outbox.send({ type: 'reply', id, reply }));
+  void handle(task, progress).then((reply) =>
+    outbox.send(reply.ok ? [id, 1, reply.value, reply.allocated] : [id, 0, reply.error]),
+  );
 }
 port.postMessage([{ type: 'ready' }] satisfies ThreadMessage[]);

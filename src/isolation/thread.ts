@@ -7,8 +7,9 @@
 import { Worker } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 import { Outbox } from './outbox.js';
-import { deadlineSlots, type EvaluationReply, type EvaluationTask, type Progress } from './protocol.js';
+import { deadlineSlots, type EvaluationReply, type Progress, type TaskRequest } from './protocol.js';
 import type { LeaseNotice, PoolMessage, ThreadData, ThreadMessage } from './thread-main.js';
+import type { TraceCarrier } from '../traces/hooks.js';
 import { propertyOf } from '../safety/narrow.js';
 import type { SpanRecord } from '../traces/hooks.js';
 
@@ -36,7 +37,8 @@ export interface ThreadOptions {
 export type ThreadEnd =
   { reason: 'stopped' } | { reason: 'out-of-memory' } | { reason: 'crashed'; error: unknown };
 
-interface InFlight {
+/** Where a task's end goes: its reply, or the thread's end under it; and its progress as it runs. */
+export interface TaskCallbacks {
   resolve(r: EvaluationReply): void;
   reject(e: ThreadEnd): void;
   onProgress: ((p: Progress) => void) | undefined;
@@ -45,7 +47,7 @@ interface InFlight {
 export class EvaluationThread {
   private readonly worker: Worker;
   private readonly outbox: Outbox<PoolMessage>;
-  private readonly inFlight = new Map<number, InFlight>();
+  private readonly inFlight = new Map<number, TaskCallbacks>();
   private nextId = 0;
   private readonly metricsAsked = new Map<number, (metrics: unknown[]) => void>();
   private ended: ThreadEnd | undefined;
@@ -89,7 +91,11 @@ export class EvaluationThread {
   }
 
   private receive(m: ThreadMessage): void {
-    if (m.type === 'ready') {
+    if (Array.isArray(m)) {
+      const task = this.inFlight.get(m[0]);
+      this.inFlight.delete(m[0]);
+      task?.resolve(m[1] === 1 ? { ok: true, value: m[2], allocated: m[3] } : { ok: false, error: m[2] });
+    } else if (m.type === 'ready') {
       this.ready = this.started = true;
       this.options.onReady(this);
     } else if (m.type === 'lease') {
@@ -99,12 +105,8 @@ export class EvaluationThread {
       this.metricsAsked.delete(m.id);
     } else if (m.type === 'span') {
       this.options.onSpan?.(m.span);
-    } else if (m.type === 'progress') {
-      this.inFlight.get(m.id)?.onProgress?.(m.progress);
     } else {
-      const task = this.inFlight.get(m.id);
-      this.inFlight.delete(m.id);
-      task?.resolve(m.reply);
+      this.inFlight.get(m.id)?.onProgress?.(m.progress);
     }
   }
 
@@ -113,14 +115,26 @@ export class EvaluationThread {
     return this.inFlight.size;
   }
 
-  /** Runs a task (the thread must be ready; `task.slot` free among its deadline slots). */
-  run(task: EvaluationTask, onProgress?: (p: Progress) => void): Promise<EvaluationReply> {
-    return new Promise((resolve, reject) => {
-      const id = this.nextId++;
-      this.inFlight.set(id, { resolve, reject, onProgress });
-      this.deadlines[task.slot] = 0;
-      this.outbox.send({ id, task });
-    });
+  /**
+   * Runs a task (the thread must be ready; `slot` free among its deadline slots): its end goes to
+   * `callbacks` (no promise of its own: the pool's record of the task takes it).
+   */
+  run(
+    request: TaskRequest,
+    slot: number,
+    respondBy: number | undefined,
+    trace: TraceCarrier | undefined,
+    cell: string | undefined,
+    callbacks: TaskCallbacks,
+  ): void {
+    const id = this.nextId++;
+    this.inFlight.set(id, callbacks);
+    this.deadlines[slot] = 0;
+    this.outbox.send(
+      request.kind === 'host'
+        ? [id, 'host', request.method, request.args, slot, respondBy, trace, cell]
+        : [id, 'collections', request.method, request.args, slot, respondBy, trace, cell],
+    );
   }
 
   /**

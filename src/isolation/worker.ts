@@ -90,8 +90,10 @@ async function start(
     }));
   void services().catch(() => undefined);
 
+  // once open, a task reaches them without waiting a turn for the promise
+  let ready: Awaited<ReturnType<typeof open>> | undefined;
   async function run(task: EvaluationTask, progress: (p: Progress) => void): Promise<EvaluationReply> {
-    const { hosts, methods, collections } = await services();
+    const { hosts, methods, collections } = ready ?? (ready = await services());
     switch (task.kind) {
       case 'host': {
         const args = task.args.map(withBuffers);
