@@ -32,9 +32,13 @@ async function until<T>(probe: () => T | undefined | Promise<T | undefined>, wha
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/**
+ * One worker process (the default is 2, each starting the built server): what these tests check
+ * happens in the supervisor and any one worker; test/server/supervisor.test.ts is about two.
+ */
 function start(signals: SignalSource, options: string[] = []) {
   const c = capture();
-  const done = runServe(['--port', '0', '--log-level', 'warn', ...options], c.io, signals);
+  const done = runServe(['--port', '0', '--log-level', 'warn', '--workers', '1', ...options], c.io, signals);
   return { ...c, done };
 }
 
