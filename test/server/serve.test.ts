@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runServe, type SignalSource } from '../../src/cli/commands/serve.js';
 import { main } from '../../src/cli/main.js';
 import { availableEngines, createTestSchema, dropTestSchema } from '../support/engines.js';
@@ -31,6 +31,9 @@ async function until<T>(probe: () => T | undefined | Promise<T | undefined>, wha
   }
   throw new Error(`timed out waiting for ${what}`);
 }
+
+// Tests that start servers (two, in two of them): the 30 s default timed out at load 28.
+vi.setConfig({ testTimeout: 120_000 });
 
 /**
  * One worker process (the default is 2, each starting the built server): what these tests check
