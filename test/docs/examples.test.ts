@@ -188,7 +188,8 @@ describe('the shell examples of the README and the docs', () => {
         [join(root, 'bin/flowmark.js'), 'serve', '--port', '0', '--log-level', 'warn'],
         {
           cwd: dir,
-          env: { ...env, FLOWMARK_DATA: data },
+          // one worker process (the default is 2): the examples call its API, whichever answers
+          env: { ...env, FLOWMARK_DATA: data, FLOWMARK_WORKERS: '1' },
           stdio: ['ignore', 'pipe', 'pipe'],
         },
       );

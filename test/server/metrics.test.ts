@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { collect, finished, flowmark, spawnFlowmark, until } from '../support/cli.js';
 import { availableEngines, createTestSchema, dropTestSchema } from '../support/engines.js';
 import { call, login } from './support.js';
@@ -19,18 +19,21 @@ import { freePort } from '../faults/support.js';
 const dirs: string[] = [];
 const schemas: string[] = [];
 const children: ChildProcessWithoutNullStreams[] = [];
-afterAll(async () => {
-  for (const child of children)
+// Each test's server stops after it: left running, it would take its share of the CPU from the next.
+afterEach(async () => {
+  for (const child of children.splice(0))
     if (child.exitCode === null && child.signalCode === null) {
       const done = finished(child, 20_000);
       child.kill('SIGTERM');
       await done.catch(() => undefined);
     }
+});
+afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
   for (const s of schemas) await dropTestSchema(s);
 });
 
-async function serve(engine: string, extraEnv: Record<string, string> = {}) {
+async function serve(engine: string, extraEnv: Record<string, string> = {}, workers = '2') {
   const dir = mkdtempSync(join(tmpdir(), 'flowmark-metrics-'));
   dirs.push(dir);
   let databaseUrl = '';
@@ -40,7 +43,9 @@ async function serve(engine: string, extraEnv: Record<string, string> = {}) {
     databaseUrl = s.databaseUrl;
   }
   const env = { FLOWMARK_DATA: dir, DATABASE_URL: databaseUrl, FLOWMARK_EVAL_TIME_MS: '5000', ...extraEnv };
-  const server = spawnFlowmark(['serve', '--port', '0', '--workers', '2', '--log-level', 'warn'], { env });
+  const server = spawnFlowmark(['serve', '--port', '0', '--workers', workers, '--log-level', 'warn'], {
+    env,
+  });
   children.push(server);
   const text = collect(server);
   const url = await until(
@@ -191,11 +196,12 @@ for (const engine of availableEngines())
         403,
         'Only an administrator of the account default may read GET /metrics (they cover every account).',
       ]);
-    });
+    }, 120_000);
 
     it('answers on FLOWMARK_METRICS_PORT without credentials, and no longer on the main port', async () => {
       const port = await freePort();
-      const { url } = await serve(engine, { FLOWMARK_METRICS_PORT: String(port) });
+      // one worker: the port is the point here (the sums over two workers are the test above's)
+      const { url } = await serve(engine, { FLOWMARK_METRICS_PORT: String(port) }, '1');
       // the threads load the function library after the workers listen
       await until(
         async () => {
@@ -208,7 +214,7 @@ for (const engine of availableEngines())
       );
       expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
       expect((await call(url, 'GET', '/metrics')).status).toBe(404);
-    });
+    }, 120_000);
   });
 
 it('stops serve with exit 2 on a bad FLOWMARK_METRICS_PORT', async () => {

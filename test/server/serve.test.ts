@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runServe, type SignalSource } from '../../src/cli/commands/serve.js';
 import { main } from '../../src/cli/main.js';
 import { availableEngines, createTestSchema, dropTestSchema } from '../support/engines.js';
@@ -32,9 +32,16 @@ async function until<T>(probe: () => T | undefined | Promise<T | undefined>, wha
   throw new Error(`timed out waiting for ${what}`);
 }
 
+// Tests that start servers (two, in two of them): the 30 s default timed out at load 28.
+vi.setConfig({ testTimeout: 120_000 });
+
+/**
+ * One worker process (the default is 2, each starting the built server): what these tests check
+ * happens in the supervisor and any one worker; test/server/supervisor.test.ts is about two.
+ */
 function start(signals: SignalSource, options: string[] = []) {
   const c = capture();
-  const done = runServe(['--port', '0', '--log-level', 'warn', ...options], c.io, signals);
+  const done = runServe(['--port', '0', '--log-level', 'warn', '--workers', '1', ...options], c.io, signals);
   return { ...c, done };
 }
 

@@ -2,12 +2,13 @@
  * Triggers on real `flowmark serve` processes (the built dist/: `npm run build` first), where the
  * HTTP thread claims and the evaluation pool starts (docs/hosts.md, "Triggers"). PostgreSQL: two
  * servers on one database, both sweeping — 20 timer start events due at once each start exactly
- * one request; SQLite: one server. A message sent over HTTP to either starts its process. A
- * collection trigger starts one request per matching document inserted over REST (to either
- * server), none for the others, each exactly once.
+ * one request; SQLite: one server (of two worker processes, both sweeping). A message sent over
+ * HTTP to either starts its process. A collection trigger starts one request per matching
+ * document inserted over REST (to either server), none for the others, each exactly once. Both
+ * tests run on the same servers.
  */
 import { describe, expect, it } from 'vitest';
-import { sql } from '../../src/store/index.js';
+import { sql, type Store } from '../../src/store/index.js';
 import { until } from '../support/cli.js';
 import { availableEngines } from '../support/engines.js';
 import { signInFirstAdmin, urlOf, useServers } from '../support/serve.js';
@@ -30,17 +31,26 @@ const graph = (start: Record<string, unknown>) => ({
 for (const engine of availableEngines()) {
   describe(`triggers on flowmark serve [${engine}]`, () => {
     const servers = useServers('triggers');
-    const serve = () => servers.start({ FLOWMARK_SWEEP_MS: '100' });
+    const serve = (workers: string) => servers.start({ FLOWMARK_SWEEP_MS: '100', FLOWMARK_WORKERS: workers });
+    // The servers (and their store) are shared by both tests: started by the first to need them.
+    let shared: Promise<{ db: Store; urlA: string; urlB: string; cookie: string }> | undefined;
+    const started = () =>
+      (shared ??= (async () => {
+        const db = await servers.open(engine);
+        // A: two worker processes, two sweepers (on SQLite too); B: one more, started in less time
+        // (B of two workers did not listen within 60 s on a machine at load 18).
+        const a = serve('2');
+        const urlA = await urlOf(a);
+        // B starts once A has made the first account and printed its login: started as soon as A
+        // listened, B did not come up within 30 s in 2 runs of 3 on PostgreSQL (issue 31's session).
+        const cookie = await signInFirstAdmin(a, urlA);
+        const b = engine === 'postgres' ? serve('1') : undefined;
+        const urlB = b ? await urlOf(b) : urlA;
+        return { db, urlA, urlB, cookie };
+      })());
 
     it(`${TIMERS} timer start events due at once start one request each; a message starts its process`, async () => {
-      const db = await servers.open(engine);
-      const a = serve();
-      const urlA = await urlOf(a);
-      // B starts once A has made the first account and printed its login: started as soon as A
-      // listened, B did not come up within 30 s in 2 runs of 3 on PostgreSQL (issue 31's session).
-      const cookie = await signInFirstAdmin(a, urlA);
-      const b = engine === 'postgres' ? serve() : undefined;
-      const urlB = b ? await urlOf(b) : urlA;
+      const { db, urlA, urlB, cookie } = await started();
 
       const saved: number[] = [];
       for (let i = 0; i < TIMERS; i++) {
@@ -94,20 +104,9 @@ for (const engine of availableEngines()) {
       );
       expect(fired.map((r) => [Number(r.fired_count), r.next_at])).toEqual(saved.map(() => [1, null]));
     }, 120_000);
-  });
-
-  describe(`collection triggers on flowmark serve [${engine}]`, () => {
-    const servers = useServers('coltrig');
-    // One worker each: two servers of two workers did not listen within 30 s on a loaded machine.
-    const serve = () => servers.start({ FLOWMARK_SWEEP_MS: '100', FLOWMARK_WORKERS: '1' });
 
     it('a collection trigger starts one request per matching document inserted over REST', async () => {
-      const db = await servers.open(engine);
-      const a = serve();
-      const urlA = await urlOf(a);
-      const cookie = await signInFirstAdmin(a, urlA);
-      const b = engine === 'postgres' ? serve() : undefined;
-      const urlB = b ? await urlOf(b) : urlA;
+      const { db, urlA, urlB, cookie } = await started();
 
       expect(
         (await call(urlA, 'POST', '/api/v1/collections', { cookie, body: { name: 'orders' } })).status,

@@ -38,7 +38,8 @@ export const urlOf = (server: Served): Promise<string> =>
   until(
     async () => /serving on (http:\/\/127\.0\.0\.1:\d+)/.exec(server.out)?.[1],
     'the server to listen',
-    30_000,
+    // a supervisor and its workers starting on a loaded 2-core machine (30 s was not always enough)
+    60_000,
   );
 
 /** Signs in at `url` as the administrator whose login and password `first` printed on its first start; the session cookie. */
