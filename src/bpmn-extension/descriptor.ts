@@ -23,7 +23,11 @@ export const flowmarkDescriptor = {
     { name: 'Output', superClass: ['Element'], properties: [attr('name'), body] },
     { name: 'Field', superClass: ['Element'], properties: [attr('name')] },
     { name: 'Retry', superClass: ['Element'], properties: [attr('attempts', 'Integer'), attr('backoff')] },
-    { name: 'Loop', superClass: ['Element'], properties: [attr('count'), attr('over'), attr('while')] },
+    {
+      name: 'Loop',
+      superClass: ['Element'],
+      properties: [attr('count'), attr('over'), attr('while'), attr('parallel', 'Boolean')],
+    },
     { name: 'Reminder', superClass: ['Element'], properties: [attr('after'), body] },
     { name: 'Definition', superClass: ['Element'], properties: [body] },
     { name: 'CollectionTrigger', superClass: ['Element'], properties: [attr('collection'), body] },

@@ -1,6 +1,6 @@
 /**
  * Loop markers (docs/hosts.md, "BPMN") through the host API on every engine: a multi-instance
- * task (sequential, or parallel run in turn) over `loopCardinality` or `flowmark:collection` with
+ * task (sequential, or parallel: its instances side by side, test/hosts/parallel-instances.test.ts) over `loopCardinality` or `flowmark:collection` with
  * P_index and P_item, a standard loop (its condition tested after each iteration, or before with
  * testBefore), a multi-instance user task (one task per instance), and the markers outside the
  * subset (completionCondition, loopMaximum, no bound) listed and refused.
@@ -61,11 +61,16 @@ describeEachEngine('process graph: loop markers', (engine) => {
     );
   });
 
-  it('a parallel multi-instance over flowmark:collection runs its instances in turn, with P_item', async () => {
+  it('a parallel multi-instance over flowmark:collection runs its instances side by side, with P_item', async () => {
     const xml = looped(multi('', ' flowmark:collection="${items}"'), '${P_index}:${P_item.name}');
+    expect(((await readBpmn(xml)).steps as Array<{ loop: unknown }>)[0]!.loop).toEqual({
+      over: '${items}',
+      parallel: true,
+    });
     const view = await start(xml, { items: [{ name: 'a' }, { name: 'b' }] });
     expect(view.request.status).toBe(201);
-    expect(rows(view)).toEqual([
+    // each instance a token of its own: their records in the order they began
+    expect(rows(view).sort((a, b) => Number(a[0]) - Number(b[0]))).toEqual([
       [0, 'done', '0:a'],
       [1, 'done', '1:b'],
     ]);
@@ -75,8 +80,10 @@ describeEachEngine('process graph: loop markers', (engine) => {
     );
   });
 
-  it('a multi-instance user task opens one task per instance, one after the other', async () => {
-    const view = await start(looped(multi('<bpmn:loopCardinality>2</bpmn:loopCardinality>'), '', 'userTask'));
+  it('a sequential multi-instance user task opens one task per instance, one after the other', async () => {
+    const view = await start(
+      looped(multi('<bpmn:loopCardinality>2</bpmn:loopCardinality>', ' isSequential="true"'), '', 'userTask'),
+    );
     expect(view.request.status).toBe(102);
     const first = await w.host.submitTask(w.account, ref(view.request.id, 1, 0), {
       fields: { ok: 1 },

@@ -1,6 +1,6 @@
 /**
- * `flowmark run FILE.bpmn` fires the timer events its request waits for (docs/hosts.md, "Running a
- * process from the command line"): the built CLI in a child process, SQLite under FLOWMARK_DATA,
+ * `flowmark run FILE.bpmn` fires the timer events its request waits for (docs/hosts.md, "The command
+ * line"): the built CLI in a child process, SQLite under FLOWMARK_DATA,
  * on the real clock (PT1S timers).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -138,12 +138,12 @@ describe('flowmark run FILE.bpmn', () => {
     );
   });
 
-  it('runs a multi-instance task over a collection, its instances in turn with P_index and P_item', async () => {
+  it('runs a sequential multi-instance task over a collection, its instances in turn with P_index and P_item', async () => {
     const looped = written(
       'looped.bpmn',
       readFileSync(fixture('inclusive.bpmn'), 'utf8').replace(
         '<bpmn:scriptTask id="Mail" name="Mail"><bpmn:script>mail to ${email}</bpmn:script>',
-        '<bpmn:scriptTask id="Mail" name="Mail"><bpmn:multiInstanceLoopCharacteristics flowmark:collection="${email}" /><bpmn:script>${P_index}: mail to ${P_item}</bpmn:script>',
+        '<bpmn:scriptTask id="Mail" name="Mail"><bpmn:multiInstanceLoopCharacteristics isSequential="true" flowmark:collection="${email}" /><bpmn:script>${P_index}: mail to ${P_item}</bpmn:script>',
       ),
     );
     const ran = await run(['run', looped, '--data', '{"email": ["a@b.c", "d@e.f"]}']);

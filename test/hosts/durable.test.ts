@@ -238,6 +238,53 @@ describeEachEngine('durable requests', (engine) => {
     expect(view.tasks.map((t) => [t.status, t.submittedBy])).toEqual([['SUBMITTED', w.ids.admin]]);
   });
 
+  it('a server dying while the instances of a parallel multi-instance run: each resumed once, the step goes on once', async () => {
+    const a = await server(mortal(await engine.openStore()), 'server-a-instances');
+    const b = await server(engine.store, 'server-b-instances');
+    const definition = {
+      name: 'Instances',
+      steps: [
+        {
+          id: 1,
+          name: 'Each',
+          loop: { count: '3', parallel: true },
+          script: '${R_lock("gate", 20000)}${R_unlock("gate")}${P_index}:${next_value("each")?c}',
+        },
+        { id: 2, name: 'After', script: '${P_result?size}' },
+      ],
+    };
+    await w.platform.locks.tryAcquire(w.account, 'gate', 'test', NOW, NOW + 3_600_000);
+    let id = '';
+    const starting = a.host
+      .start(w.account, { definition, mode: 'TEST', onCreated: (created) => (id = created) })
+      .then(
+        () => 'returned',
+        () => 'failed',
+      );
+    // the three instances run side by side: each waits at the gate
+    await until(async () => {
+      if (id === '') return undefined;
+      const running = (await w.platform.processes.steps.list(w.account, id)).filter(
+        (s) => s.status === 'running',
+      );
+      return running.length === 3 ? true : undefined;
+    }, 'three instances running');
+    a.store.die();
+    expect(await starting).toBe('failed');
+    await w.platform.locks.release(w.account, 'gate', 'test');
+    await resumeAll(b.sweeper, 3);
+    const view = await w.host.view(w.account, id);
+    expect(view.request.status).toBe(201);
+    expect(stepsOf(view).sort((x, y) => Number(x[0]) - Number(y[0]) || Number(x[1]) - Number(y[1]))).toEqual([
+      [1, 0, 'done'],
+      [1, 1, 'done'],
+      [1, 2, 'done'],
+      [2, 0, 'done'],
+    ]);
+    expect(view.steps.find((s) => s.stepId === 2)!.result).toBe(3);
+    expect(await w.platform.counters.current(w.account, 'each')).toBe(3);
+  });
+
   it('a server dying inside a sub-process: the child is resumed and its waiting parent goes on', async () => {
     const a = await server(mortal(await engine.openStore()), 'server-a');
     const b = await server(engine.store, 'server-b');

@@ -536,7 +536,8 @@ export class ProcessRunner {
               }
             : index.nodes.get(at!)!;
         const state = tokenState(claimed.cursor);
-        if (params && 'kind' in from && (from.kind === 'parallel' || from.kind === 'inclusive'))
+        // after a join P_branch_<name>; after a parallel multi-instance, its results (P_result)
+        if (params && 'kind' in from && ['parallel', 'inclusive', 'task'].includes(from.kind))
           state.params = params;
         const cursor = await this.follow(claimed, request, from, state, undefined, null);
         if (cursor === 'moved') continue;
@@ -551,6 +552,16 @@ export class ProcessRunner {
       }
       const step = claimed.definition.steps[claimed.cursor.step];
       if (!step) return this.end(claimed, STATUS_COMPLETED);
+      if (step.loop && 'parallel' in step.loop && claimed.cursor.instance === undefined) {
+        const fanned = await this.fanOut(claimed, request, step, previous);
+        if (fanned === 'stop') return;
+        if (fanned === 'leave') {
+          const advanced = await this.advance(claimed, step, { kind: 'leave' }, true);
+          if (!advanced) return;
+          if (advanced !== true) next = advanced;
+        }
+        continue;
+      }
       const iterate = () => this.iterate(claimed, request, step, previous, begun, context);
       const traced = tracing;
       const outcome = await (traced
@@ -567,6 +578,100 @@ export class ProcessRunner {
       if (!advanced) return;
       if (advanced !== true) next = advanced;
     }
+  }
+
+  /**
+   * A parallel multi-instance step starts (docs/hosts.md, "Multi-instance"): its count or items
+   * fixed, each instance is a token of its own standing at the step's iteration — this token the
+   * first, rows for the others, in one transaction — and they run side by side ('moved': claim
+   * again). No instance: the step is skipped ('leave'). The instances meet when they end
+   * (instanceEnds).
+   */
+  private async fanOut(
+    run: ProcessRun,
+    request: ProcessRequest,
+    step: StepDefinition,
+    previous: unknown,
+  ): Promise<'moved' | 'leave' | 'stop'> {
+    let loop: RunCursor['loop'];
+    try {
+      const decision = await this.loopDecision(
+        run,
+        request,
+        step,
+        await this.parameters(run, step, previous),
+      );
+      if (!decision.go) {
+        this.emitStep(run, step, await this.begin(run, step, 'skipped'));
+        return 'leave';
+      }
+      loop = decision.loop;
+    } catch (e) {
+      return (await this.fail(run, step, undefined, e)) ? 'moved' : 'stop';
+    }
+    const count = loop?.count ?? loop?.items?.length ?? 0;
+    const first: RunCursor = {
+      ...(run.cursor.branch !== undefined ? { branch: run.cursor.branch } : {}),
+      ...(run.cursor.params ? { params: run.cursor.params } : {}),
+      step: run.cursor.step,
+      iteration: 0,
+      phase: 'ready',
+      loop,
+      instance: true,
+    };
+    const moved = await this.platform.processes.transaction(async () => {
+      const lease = this.leaseUntil();
+      const mine = await this.move(run, run.token ? first : { ...first, forked: true }, run.userId, lease);
+      if (!mine) return false;
+      const others = Array.from({ length: count - 1 }, (_, i) => ({ ...first, iteration: i + 1 }));
+      if (others.length > 0)
+        this.sendOut(await this.platform.processes.runs.tokens.spawnAt(mine, others, lease));
+      return true;
+    });
+    return moved ? 'moved' : 'stop';
+  }
+
+  /**
+   * An instance of a parallel multi-instance step ended: its arrival (keyed by the task node and
+   * its iteration) and its end commit together, the request's tokens locked; the last to arrive
+   * goes on from the task with the instances' results in item order as the next task's P_result.
+   */
+  private async instanceEnds(run: ProcessRun, step: StepDefinition, result: unknown): Promise<boolean> {
+    const { accountId, requestId } = run;
+    const { runs } = this.platform.processes;
+    const index = new GraphIndex(graphOf(run.definition));
+    const task = index.taskOfStep.get(step.id)!;
+    const count = run.cursor.loop?.count ?? run.cursor.loop?.items?.length ?? 0;
+    let completed: ProcessRequest | undefined;
+    const moved = await this.platform.processes.transaction(async () => {
+      const main = await runs.lockTokens(accountId, requestId);
+      await runs.tokens.arrive(accountId, requestId, {
+        node: task.id,
+        arrival: String(run.cursor.iteration),
+        result: result ?? null,
+      });
+      const here = (await runs.tokens.arrivals(accountId, requestId)).filter((a) => a.node === task.id);
+      if (here.length >= count) {
+        await runs.tokens.consume(accountId, requestId, task.id);
+        const results = here.sort((a, b) => Number(a.arrival) - Number(b.arrival)).map((a) => a.result);
+        const cursor: RunCursor = {
+          ...(run.cursor.branch !== undefined ? { branch: run.cursor.branch } : {}),
+          step: run.cursor.step,
+          iteration: 0,
+          phase: 'ready',
+          at: task.id,
+          params: { P_result: results },
+        };
+        if (!(await this.move(run, cursor, run.userId, this.leaseUntil())))
+          throw conflict('The request moved while its instance ended.');
+        return true;
+      }
+      const others = (await this.others(main, run)).map((t) => t.cursor);
+      completed = await this.tokenGone(run, main, index, [], others);
+      return false;
+    });
+    if (completed) await this.ended(completed);
+    return moved;
   }
 
   /**
@@ -1575,6 +1680,7 @@ export class ProcessRunner {
             : (await this.platform.processes.steps.lastDone(accountId, requestId))?.result,
       })));
     let cursor: RunCursor;
+    if (outcome.kind === 'next' && run.cursor.instance) return this.instanceEnds(run, step, before.last);
     if (outcome.kind === 'next' && step.loop) {
       const { record: _r, child: _c, attempt: _a, ...kept } = run.cursor;
       cursor = { ...kept, iteration: run.cursor.iteration + 1, phase: 'ready', loop: outcome.loop };

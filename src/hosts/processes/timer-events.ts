@@ -1,8 +1,8 @@
 /**
  * The timer events a request (and its sub-processes) still waits for: intermediate timer catch
  * events (kind `wait`) and timer boundary events (kind `boundary`) whose token still waits on
- * them — what `flowmark run` waits for and fires itself (docs/hosts.md, "Running a process from
- * the command line"). A manual task's deadline and reminder are not timer events of the model.
+ * them — what `flowmark run` waits for and fires itself (docs/hosts.md, "The command
+ * line", timers under `run`). A manual task's deadline and reminder are not timer events of the model.
  */
 import type { Platform } from '../../platform/index.js';
 import { GraphIndex, graphOf, type ProcessTimer } from '../../platform/processes/index.js';

@@ -23,7 +23,12 @@ export interface VariableDefinition {
 
 /** How a step repeats: a number of times, once per element of an array, or while a condition holds. */
 /** `doWhile`: the condition is computed after each iteration (before the next), so the first always runs. */
-export type LoopDefinition = { count: string } | { over: string } | { while: string } | { doWhile: string };
+/** `parallel` (a multi-instance's, count or over only): its instances run side by side, each a token. */
+export type LoopDefinition =
+  | { count: string; parallel?: true }
+  | { over: string; parallel?: true }
+  | { while: string }
+  | { doWhile: string };
 
 interface StepBase {
   /** Positive integer, unique in the definition (get_next_url's stepId). */
@@ -354,11 +359,17 @@ function retry(value: unknown, path: string): RetryPolicy {
 function loop(value: unknown, path: string): LoopDefinition {
   if (!isPlainObject(value))
     throw invalid(path, 'must be {"count": …}, {"over": …}, {"while": …} or {"doWhile": …}');
-  const keys = Object.keys(value);
+  const keys = Object.keys(value).filter((k) => k !== 'parallel');
   if (keys.length !== 1 || !['count', 'over', 'while', 'doWhile'].includes(keys[0]!))
     throw invalid(path, 'must have exactly one of count, over, while, doWhile');
   const key = keys[0] as 'count' | 'over' | 'while' | 'doWhile';
-  return { [key]: template(value[key], `${path}.${key}`) } as LoopDefinition;
+  const parallel = value.parallel;
+  if (parallel !== undefined && parallel !== false && parallel !== true)
+    throw invalid(`${path}.parallel`, 'must be true or false');
+  if (parallel === true && key !== 'count' && key !== 'over')
+    throw invalid(`${path}.parallel`, 'is for a loop over count or over only');
+  const template_ = template(value[key], `${path}.${key}`);
+  return (parallel === true ? { [key]: template_, parallel } : { [key]: template_ }) as LoopDefinition;
 }
 
 function variableName(value: unknown, path: string): string {

@@ -58,6 +58,8 @@ export interface RunCursor {
   carry?: unknown;
   /** The run's row once its request forked: its other tokens are rows of their own (tokens.ts). */
   forked?: true;
+  /** One instance (its iteration) of a parallel multi-instance step, a token of its own. */
+  instance?: true;
 }
 
 /** A token waiting to take a sequence flow, on a branch, carrying its branch's last result. */

@@ -47,16 +47,21 @@ export class ProcessTokens {
 
   /** New rows for tokens a fork sent out, `ready` to take their flow, leased to the forking server. */
   async spawn(run: ProcessRun, tokens: readonly Token[], lease: Lease): Promise<ProcessRun[]> {
+    const cursors = tokens.map((token): RunCursor => ({
+      step: run.cursor.step,
+      iteration: 0,
+      phase: 'ready',
+      flow: token.flow,
+      ...(token.branch !== undefined ? { branch: token.branch } : {}),
+      ...(token.result !== undefined ? { carry: token.result } : {}),
+    }));
+    return this.spawnAt(run, cursors, lease);
+  }
+
+  /** New rows for tokens with these cursors (a parallel multi-instance's instances), leased to the caller. */
+  async spawnAt(run: ProcessRun, cursors: readonly RunCursor[], lease: Lease): Promise<ProcessRun[]> {
     const spawned: ProcessRun[] = [];
-    for (const token of tokens) {
-      const cursor: RunCursor = {
-        step: run.cursor.step,
-        iteration: 0,
-        phase: 'ready',
-        flow: token.flow,
-        ...(token.branch !== undefined ? { branch: token.branch } : {}),
-        ...(token.result !== undefined ? { carry: token.result } : {}),
-      };
+    for (const cursor of cursors) {
       const id = randomBytes(9).toString('base64url');
       await this.store.run(sql`
         INSERT INTO process_tokens (account_id, request_id, id, cursor, user_id, version, lease_owner, lease_expires)

@@ -294,7 +294,10 @@ function activityStep(
   } else if (loop) {
     for (const key of ['count', 'over', 'while'])
       if (typeof loop[key] === 'string') {
-        step.loop = { [key]: loop[key] };
+        step.loop = {
+          [key]: loop[key],
+          ...(loop.parallel === true && key !== 'while' ? { parallel: true } : {}),
+        };
         break;
       }
     step.loop ??= {};
@@ -387,11 +390,14 @@ function waits(activity: ModdleElement): boolean {
 }
 
 /**
- * A loop marker as a step's loop: a multi-instance (sequential or not: its instances run in turn)
- * with `loopCardinality` (count) or `flowmark:collection` (over); a standard loop with its
+ * A loop marker as a step's loop: a multi-instance with `loopCardinality` (count) or
+ * `flowmark:collection` (over), `parallel` unless `isSequential`; a standard loop with its
  * `loopCondition` (while when `testBefore`, else doWhile). A text: why it is outside the subset.
  */
-function markerLoop(marker: ModdleElement, alsoFlowmarkLoop: boolean): Record<string, string> | string {
+function markerLoop(
+  marker: ModdleElement,
+  alsoFlowmarkLoop: boolean,
+): Record<string, string | boolean> | string {
   const expression = (value: unknown) => (isElement(value) ? String(value.body ?? '').trim() : '');
   const why = (reason: string) => `${marker.$type} (${reason})`;
   if (alsoFlowmarkLoop) return why('and a flowmark:loop on the same task');
@@ -413,8 +419,9 @@ function markerLoop(marker: ModdleElement, alsoFlowmarkLoop: boolean): Record<st
   const count = expression(marker.loopCardinality);
   const over = typeof marker.collection === 'string' ? marker.collection.trim() : '';
   if (count !== '' && over !== '') return why('both loopCardinality and flowmark:collection');
-  if (count !== '') return { count };
-  if (over !== '') return { over };
+  const parallel: Record<string, boolean> = marker.isSequential === true ? {} : { parallel: true };
+  if (count !== '') return { count, ...parallel };
+  if (over !== '') return { over, ...parallel };
   return why('no loopCardinality nor flowmark:collection');
 }
 
