@@ -7,6 +7,8 @@
 //   node --import tsx bench/pool-hop.bench.ts
 //   BENCH_K=10,1             calls in flight (default 10 and 1)
 //   BENCH_MS=2000            per measure;  BENCH_ROUNDS=3
+//   BENCH_IN_PROCESS=0       only the pool (as in `flowmark serve`, whose HTTP thread evaluates
+//                            nothing: the in-process calls between the pool's make its heap busier)
 //   BENCH_DIST=<dir>         load the built modules from there (another build's dist/, copied
 //                            inside this checkout so its imports resolve) instead of this one's
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -97,7 +99,10 @@ console.log(`flowmark from ${code.from}; ${rounds} rounds of ${ms} ms per measur
 for (const k of ks) await measure(async () => remote.composite(exchange()), k, 500); // warm-up
 for (let round = 0; round < rounds; round++)
   for (const k of ks) {
-    const inProcess = await measure(async () => composite(exchange()), k, ms);
+    const inProcess =
+      process.env.BENCH_IN_PROCESS === '0'
+        ? { all: 0, main: 0 }
+        : await measure(async () => composite(exchange()), k, ms);
     const pooled = await measure(async () => remote.composite(exchange()), k, ms);
     console.log(
       `k=${k}: in-process ${inProcess.all.toFixed(1)} µs (calling thread ${inProcess.main.toFixed(1)}), ` +
