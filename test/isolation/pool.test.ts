@@ -219,6 +219,34 @@ describe('evaluation pool', () => {
     await acme;
   });
 
+  it("answers a worker's error reply as it was sent, and a collection task's value", async () => {
+    const p = pool();
+    expect(await p.run('acme', op({ op: 'nothing' }))).toEqual({
+      ok: false,
+      error: { body: { status: 400, code: 'invalid', message: 'no op nothing' }, internal: false },
+    });
+    expect(
+      await p.run('acme', { kind: 'collections', method: 'find', args: [{ op: 'echo', value: [1, 'two'] }] }),
+    ).toEqual({ ok: true, value: [1, 'two'] });
+  });
+
+  it("gives a task the slot a finished sibling freed, never one a running task holds: the watchdog's stop reaches every task of the thread", async () => {
+    const p = pool({ threadTasks: 3 });
+    await p.run('acme', op({ op: 'echo', value: 'warm' }));
+    const first = p.run('acme', op({ op: 'sleep', ms: 3_000 }));
+    const quick = p.run('acme', op({ op: 'sleep', ms: 30 }));
+    const third = p.run('acme', op({ op: 'sleep', ms: 3_000 }));
+    expect(await quick).toEqual({ ok: true, value: 30 });
+    // the quick task's slot is free again: the spin takes it and publishes its deadline there
+    const spin = await stopped(p.run('acme', op({ op: 'spin', wallTimeMs: 300 })));
+    expect([spin.status, spin.code]).toEqual([422, 'time-limit']);
+    for (const sibling of [first, third]) {
+      const e = await stopped(sibling);
+      expect([e.status, e.code]).toEqual([503, 'unavailable']);
+    }
+    expect(await p.run('acme', op({ op: 'echo', value: 'again' }))).toEqual({ ok: true, value: 'again' });
+  });
+
   it("stops a thread for the task that outran its deadline: 422 to it, 503 to its account's other tasks there, nothing to another account", async () => {
     const p = pool({ threadTasks: 4 });
     await Promise.all([
