@@ -11,7 +11,13 @@ import { canReadRequest, PlatformError, type Platform, type ProcessRequest } fro
 import type { TaskRef } from '../platform/processes/index.js';
 import { CompositeHost, type CompositeHostOptions } from './composite.js';
 import { errorAnswer, queryValue, type Answer, type Exchange, type HostCaller } from './http.js';
-import { ProcessHost, type ProcessHostOptions, type RequestView, type TaskView } from './processes/host.js';
+import {
+  ProcessHost,
+  type ProcessHostOptions,
+  type RequestView,
+  type StartedView,
+  type TaskView,
+} from './processes/host.js';
 import { ProcessSweeper, type SweeperOptions } from './processes/sweeper.js';
 import { messageProcess } from './processes/triggers.js';
 import { taskErrorPage, taskLoginPage, taskPage, wantsHtml } from './task-page.js';
@@ -107,7 +113,7 @@ export function createHosts(platform: Platform, options: HostsOptions = {}): Hos
     webInterface: (exchange) => webInterfaces.render(exchange),
     task: (exchange) => taskExchange(processes, exchange),
     async startRequest({ caller, process, mode, data, idempotencyKey, onCreated }) {
-      const view = await processes.start(caller.accountId, {
+      const view = await processes.started(caller.accountId, {
         process,
         data,
         user: caller.user.id,
@@ -118,7 +124,7 @@ export function createHosts(platform: Platform, options: HostsOptions = {}): Hos
       return started(view);
     },
     async sendMessage({ caller, message, mode, data, idempotencyKey, onCreated }) {
-      const view = await processes.start(caller.accountId, {
+      const view = await processes.started(caller.accountId, {
         process: await messageProcess(platform, caller.accountId, message),
         data,
         user: caller.user.id,
@@ -143,13 +149,10 @@ export function createHosts(platform: Platform, options: HostsOptions = {}): Hos
   };
 }
 
-/** A start's answer: the request as its last step left it (read with the start's view), and whether it was replayed. */
-function started(view: RequestView): StartedRequest {
-  return {
-    requestId: view.request.id,
-    request: toBody(view).request,
-    ...(view.replayed ? { replayed: true } : {}),
-  };
+/** A start's answer: the request as its last step left it, and whether it was replayed. */
+function started(view: StartedView): StartedRequest {
+  const { accountId: _account, ...request } = view.request;
+  return { requestId: request.id, request, ...(view.replayed ? { replayed: true } : {}) };
 }
 
 function toBody(view: RequestView): RequestBody {

@@ -3,14 +3,18 @@
  * fixes them).
  */
 import type { Platform, ProcessRequest, User } from '../../platform/index.js';
+import { readOnce, type ContextReads } from './reads.js';
 
 /** P_user / P_initiator: {id, login, name, profile, extended (public metadata), preferences, delegators}. */
 export async function userParameter(
   platform: Platform,
   user: User,
   now: number,
+  reads?: ContextReads,
 ): Promise<Record<string, unknown>> {
-  const delegators = await platform.directory.users.delegatorsOf(user.accountId, user.id, now);
+  const delegators = await readOnce(reads?.delegators, user.id, () =>
+    platform.directory.users.delegatorsOf(user.accountId, user.id, now),
+  );
   return {
     id: user.id,
     login: user.login,
@@ -52,15 +56,19 @@ export async function requestDescriptor(
   withData: boolean,
   /** The initiator, when the caller has read it already. */
   initiatorRead?: User,
+  reads?: ContextReads,
 ): Promise<Record<string, unknown>> {
   const initiator =
     request.initiatorId === null
       ? undefined
       : (initiatorRead ?? (await platform.directory.users.find(request.accountId, request.initiatorId)));
+  const { versionId } = request;
   const version =
-    request.versionId === null
+    versionId === null
       ? undefined
-      : await platform.projects.findVersion(request.accountId, request.versionId);
+      : await readOnce(reads?.versions, versionId, () =>
+          platform.projects.findVersion(request.accountId, versionId),
+        );
   const descriptor: Record<string, unknown> = {
     id: request.id,
     project: request.projectId,

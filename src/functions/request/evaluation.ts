@@ -36,6 +36,7 @@ import {
 } from '../context.js';
 import type { Scope } from '../template-types.js';
 import { requestDescriptor, userParameter } from './descriptors.js';
+import { readOnce, type ContextReads } from './reads.js';
 import { scriptUrls } from './script-urls.js';
 
 export interface ContextOptions {
@@ -68,6 +69,8 @@ export interface ContextOptions {
    * acts with the project's design authority (ExecutionContext.designedIn), whoever runs it.
    */
   designed?: boolean;
+  /** Records the contexts of a series share (a process request's steps): read once for them all. */
+  reads?: ContextReads;
 }
 
 /** What an evaluation keeps beside its context. */
@@ -134,7 +137,10 @@ const platforms = new WeakMap<Store, Platform>();
 /** The ExecutionContext of one evaluation, with the user resolved and the internal parameters prepared. */
 export async function contextFor(options: ContextOptions): Promise<ExecutionContext> {
   const platform = options.platform ?? (await platformFor(options.store));
-  const account = await platform.accounts.require(options.account);
+  const { reads } = options;
+  const account = await readOnce(reads?.accounts, options.account, () =>
+    platform.accounts.require(options.account),
+  );
   let request: ProcessRequest | undefined;
   if (options.request !== undefined)
     request =
@@ -144,11 +150,14 @@ export async function contextFor(options: ContextOptions): Promise<ExecutionCont
   const mode = options.mode ?? request?.mode ?? 'TEST';
   const projectId = options.project ?? request?.projectId ?? undefined;
   const project =
-    projectId !== undefined ? await platform.projects.require(account.id, projectId) : undefined;
+    projectId !== undefined
+      ? await readOnce(reads?.projects, projectId, () => platform.projects.require(account.id, projectId))
+      : undefined;
   let user = null;
   let found: User | undefined;
   if (options.user !== undefined && options.user !== null) {
-    found = await platform.directory.users.find(account.id, options.user);
+    const ref = options.user;
+    found = await readOnce(reads?.users, ref, () => platform.directory.users.find(account.id, ref));
     if (!found)
       throw new PlatformError('not-found', `user ${options.user} not found in account ${account.id}`);
     if (found.status === 'blocked') throw new PlatformError('not-allowed', `user ${found.login} is blocked`);
@@ -177,6 +186,7 @@ export async function contextFor(options: ContextOptions): Promise<ExecutionCont
     version: options.version,
     logLevel: options.logLevel,
     read: { account, project, user: found },
+    ...(reads ? { reads } : {}),
   });
   states.set(ctx, building);
   states.set(ctx, await building);
@@ -310,12 +320,13 @@ async function buildState(
     logLevel?: LogThreshold;
     /** Records the caller read already (contextFor): the context's account, project and user. */
     read?: { account: Account; project: Project | undefined; user: User | undefined };
+    reads?: ContextReads;
   },
 ): Promise<EvaluationState> {
   const hasPlatform = Boolean((platform as Partial<Platform> | undefined)?.directory);
   if (!platform || !hasPlatform) return detachedState(ctx, options.logLevel);
   const now = ctx.clock();
-  const { read } = options;
+  const { read, reads } = options;
   const account = read ? read.account : await platform.accounts.get(ctx.accountId);
   let request = options.request;
   if (!request && ctx.requestId !== undefined)
@@ -325,12 +336,15 @@ async function buildState(
     : read?.user?.id === ctx.user.id
       ? read.user
       : await platform.directory.users.find(ctx.accountId, ctx.user.id);
-  const user = connected ? await userParameter(platform, connected, now) : undefined;
+  const user = connected ? await userParameter(platform, connected, now, reads) : undefined;
   let initiator = user;
   let initiatorUser = connected;
   if (request?.initiatorId != null && request.initiatorId !== connected?.id) {
-    initiatorUser = await platform.directory.users.find(ctx.accountId, request.initiatorId);
-    initiator = initiatorUser ? await userParameter(platform, initiatorUser, now) : undefined;
+    const initiatorId = request.initiatorId;
+    initiatorUser = await readOnce(reads?.users, initiatorId, () =>
+      platform.directory.users.find(ctx.accountId, initiatorId),
+    );
+    initiator = initiatorUser ? await userParameter(platform, initiatorUser, now, reads) : undefined;
   }
   const project =
     ctx.projectId === undefined
@@ -339,13 +353,18 @@ async function buildState(
         ? read.project
         : await platform.projects.find(ctx.accountId, ctx.projectId);
   const versionId = options.version ?? request?.versionId ?? undefined;
+  const current = (id: number, mode: 'ACCEPTANCE' | 'LIVE') =>
+    readOnce(reads?.versions, `${id} ${mode}`, () =>
+      platform.projects.currentVersion(ctx.accountId, id, mode),
+    );
   const version =
     versionId !== undefined
-      ? await platform.projects.findVersion(ctx.accountId, versionId)
+      ? await readOnce(reads?.versions, versionId, () =>
+          platform.projects.findVersion(ctx.accountId, versionId),
+        )
       : project && ctx.mode !== 'TEST'
-        ? ((ctx.mode === 'ACCEPTANCE'
-            ? await platform.projects.currentVersion(ctx.accountId, project.id, 'ACCEPTANCE')
-            : undefined) ?? (await platform.projects.currentVersion(ctx.accountId, project.id, 'LIVE')))
+        ? ((ctx.mode === 'ACCEPTANCE' ? await current(project.id, 'ACCEPTANCE') : undefined) ??
+          (await current(project.id, 'LIVE')))
         : undefined;
   return {
     urls: accountUrls({ id: ctx.accountId, baseUrl: account?.baseUrl ?? DEFAULT_BASE_URL }),
@@ -358,6 +377,7 @@ async function buildState(
           request,
           false,
           request.initiatorId === initiatorUser?.id ? initiatorUser : undefined,
+          reads,
         )
       : undefined,
     version: version?.name ?? '',

@@ -13,8 +13,8 @@ import {
 import type { NewRun, RunnerOptions } from './runner-api.js';
 
 /**
- * `then` runs in the same transaction once both are written; `first`: where the run stands (else
- * at its start event, or before its first step).
+ * `then` runs in the same transaction once both are written (given them as stored); `first`: where
+ * the run stands (else at its start event, or before its first step).
  */
 export async function storeNewRun<T>(
   platform: Platform,
@@ -23,7 +23,7 @@ export async function storeNewRun<T>(
   data: Record<string, unknown>,
   lease: () => Lease,
   inject: RunnerOptions['inject'],
-  then: (request: ProcessRequest) => Promise<T>,
+  then: (request: ProcessRequest, run: ProcessRun) => Promise<T>,
   first?: RunCursor,
 ): Promise<{ request: ProcessRequest; then: T }> {
   refuseUnsupported(input.definition);
@@ -54,7 +54,7 @@ export async function storeNewRun<T>(
       depth: input.depth,
       lease: lease(),
     });
-    return { request, then: await then(request) };
+    return { request, then: await then(request, run) };
   });
   platform.processes.runs.committed(run!);
   return created;

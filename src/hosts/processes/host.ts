@@ -29,6 +29,7 @@ import {
   type StepRecord,
   type TaskRef,
 } from '../../platform/processes/index.js';
+import { ContextReads } from '../../functions/request/reads.js';
 import { ProcessRunner, type RunnerOptions } from './runner.js';
 import { serveMessages } from './triggers.js';
 
@@ -96,6 +97,12 @@ export interface RequestView {
   replayed?: true;
 }
 
+/** A started request as it stood when its start answered; `replayed`: an earlier start's (Idempotency-Key). */
+export interface StartedView {
+  request: ProcessRequest;
+  replayed?: true;
+}
+
 export class ProcessHost {
   readonly runner: ProcessRunner;
 
@@ -109,8 +116,18 @@ export class ProcessHost {
 
   /** Starts a request and runs it until it waits or ends; returns where it is. */
   async start(accountId: string, input: StartInput): Promise<RequestView> {
+    const { request, replayed } = await this.started(accountId, input);
+    return { ...(await this.view(accountId, request.id)), ...(replayed ? { replayed } : {}) };
+  }
+
+  /**
+   * Starts a request and runs it until it waits or ends; returns the request then: as its end
+   * stored it, else read (POST /api/v1/requests answers it, without the steps `start` reads).
+   */
+  async started(accountId: string, input: StartInput): Promise<StartedView> {
     if (input.definition !== undefined && input.process !== undefined)
       throw new PlatformError('invalid', 'give a definition or a stored process, not both');
+    const reads = new ContextReads();
     // what a start reads (the definition, its lanes, the initiator) in one transaction
     const read = await this.platform.processes.transaction(async () => {
       let definition: ProcessDefinition;
@@ -130,6 +147,8 @@ export class ProcessHost {
         if (user.status === 'blocked')
           throw new PlatformError('not-allowed', `user ${user.login} is blocked`);
         initiatorId = user.id;
+        // the steps run as the initiator: their contexts have it read
+        void reads.users.once(user.id, async () => user);
       }
       return { definition, definitionId, definitionVersionId, initiatorId };
     });
@@ -147,9 +166,9 @@ export class ProcessHost {
       const earlier = await this.replay(accountId, initiatorId, idempotency);
       if (earlier) return earlier;
     }
-    let requestId: string;
+    let started: { requestId: string; ended: ProcessRequest | undefined };
     try {
-      requestId = await this.runner.start(
+      started = await this.runner.start(
         accountId,
         {
           definition,
@@ -165,6 +184,7 @@ export class ProcessHost {
           ...(idempotency ? { idempotency } : {}),
         },
         input.onCreated,
+        reads,
       );
     } catch (e) {
       // The same key sent twice at once: the other start committed first.
@@ -175,7 +195,9 @@ export class ProcessHost {
       if (earlier) return earlier;
       throw e;
     }
-    return this.view(accountId, requestId);
+    return {
+      request: started.ended ?? (await this.platform.requests.require(accountId, started.requestId)),
+    };
   }
 
   /** The request an earlier start with this Idempotency-Key created (refused when it asked something else). */
@@ -183,7 +205,7 @@ export class ProcessHost {
     accountId: string,
     initiatorId: number,
     idempotency: { key: string; fingerprint: string },
-  ): Promise<RequestView | undefined> {
+  ): Promise<StartedView | undefined> {
     const earlier = await this.platform.requests.findByKey(accountId, initiatorId, idempotency.key);
     if (!earlier) return undefined;
     if (earlier.fingerprint !== idempotency.fingerprint)
@@ -191,7 +213,7 @@ export class ProcessHost {
         'conflict',
         `Idempotency-Key ${JSON.stringify(idempotency.key)} was used for another request (another process, mode or data)`,
       );
-    return { ...(await this.view(accountId, earlier.request.id)), replayed: true };
+    return { request: earlier.request, replayed: true };
   }
 
   /** A request with its steps and tasks. */

@@ -68,6 +68,7 @@ import {
 } from '../../platform/processes/index.js';
 import { toJsonObject, toJsonValue } from '../../platform/model.js';
 import { markRequestInput, requestStrings } from '../../template/index.js';
+import { ContextReads } from '../../functions/request/reads.js';
 import { renderIn } from '../render.js';
 import { typedValue } from '../typing.js';
 import { abortedEntry, failureMessage, loggedMessage, StepFailure, stepError } from './failure.js';
@@ -91,6 +92,17 @@ interface Claim {
   begun: StepRecord | undefined;
   /** A script task's evaluation context, read with the claim. */
   context: Promise<ExecutionContext> | undefined;
+}
+
+/**
+ * What the caller of a claim read or wrote already in its transaction, as stored (not read again):
+ * the run — ready, or `running` when the caller's own write claimed it — the request, and the
+ * result of the last step done.
+ */
+interface Known {
+  run: ProcessRun;
+  request: ProcessRequest;
+  previous: unknown;
 }
 
 /** A request's data document a step holds, and how many writes of its context's functions it includes. */
@@ -125,6 +137,16 @@ type WaitEnded = 'moved' | 'advance' | 'lost';
 
 /** What follow answers when the walk moved the token itself (a join went on): claim it again. */
 type Moved = 'moved';
+
+/**
+ * How long the steps of a request driven share what their contexts read (the account, users,
+ * delegations, the project and its versions): a drive that waits (a retry's backoff) reads them
+ * again.
+ */
+const READS_KEPT_MS = 1_000;
+
+/** Where a run of steps without a graph starts. */
+const FIRST_STEP: RunCursor = { step: 0, iteration: 0, phase: 'ready' };
 
 /** Times a step is resumed after its server or thread stopped under it, before its request fails. */
 export const MAX_RECOVERIES = 3;
@@ -213,12 +235,41 @@ export class ProcessRunner {
   /** Runs `fn` holding (renewing) the lease of a request. */
   private async holding<T>(requestId: string, fn: () => Promise<T>): Promise<T> {
     this.heartbeat.hold(requestId);
+    this.share(requestId);
     try {
       const traced = tracing;
       return await (traced ? traced.process('request', { 'flowmark.request.id': requestId }, fn) : fn());
     } finally {
       this.heartbeat.release(requestId);
+      this.unshare(requestId);
     }
+  }
+
+  /** The steps of the request share their contexts' reads until as many `unshare`. */
+  private share(requestId: string, reads?: ContextReads): void {
+    const driven = this.driven.get(requestId);
+    if (driven) driven.holds++;
+    else this.driven.set(requestId, { holds: 1, reads: reads ?? new ContextReads(), since: Date.now() });
+  }
+
+  private unshare(requestId: string): void {
+    const driven = this.driven.get(requestId);
+    if (driven && --driven.holds === 0) this.driven.delete(requestId);
+  }
+
+  /** The requests this runner drives, with the records their steps' contexts share (ContextReads). */
+  private readonly driven = new Map<string, { holds: number; reads: ContextReads; since: number }>();
+
+  /** What the contexts of a request driven now share: read again once they are READS_KEPT_MS old. */
+  private readsOf(requestId: string): ContextReads | undefined {
+    const driven = this.driven.get(requestId);
+    if (!driven) return undefined;
+    const now = Date.now();
+    if (now - driven.since > READS_KEPT_MS) {
+      driven.reads = new ContextReads();
+      driven.since = now;
+    }
+    return driven.reads;
   }
 
   private emit(event: ProcessEvent): void {
@@ -237,32 +288,57 @@ export class ProcessRunner {
    * Creates a request and runs it until it waits or ends, its first node claimed in the
    * transaction that creates it; `onCreated` hears its id before it runs.
    */
-  async start(accountId: string, input: NewRun, onCreated?: (requestId: string) => void): Promise<string> {
+  async start(
+    accountId: string,
+    input: NewRun,
+    onCreated?: (requestId: string) => void,
+    reads: ContextReads = new ContextReads(),
+  ): Promise<{ requestId: string; ended: ProcessRequest | undefined }> {
     // A start event followed by a plain walk: the run is created standing before its first task.
     const graph = input.definition.graph && new GraphIndex(input.definition.graph);
     const startNode = graph && [...graph.nodes.values()].find((n) => n.kind === 'start');
     const walked =
       graph && startNode ? await plainWalkFrom(input.definition, graph, startNode, {}, null) : undefined;
     // a fork at the start: its tokens are sent out by the run's first move (from the start event)
-    const cursor = walked?.tokens ? undefined : walked;
-    const created = await this.stored(
-      accountId,
-      input,
-      (request) => this.claim(accountId, request.id),
-      cursor,
-    );
-    const requestId = created.request.id;
-    onCreated?.(requestId);
-    await this.holding(requestId, () => this.steps(accountId, requestId, created.then));
-    await this.settle(requestId);
-    return requestId;
+    const cursor = walked?.tokens ? undefined : (walked ?? (graph ? undefined : FIRST_STEP));
+    // before a task: the run is created claimed (running), with nothing before it to read
+    const claimed = cursor && { ...cursor, phase: 'running' as const };
+    // the first claim's context shares its reads with the steps that follow (`reads`: what the start read)
+    const shared: string[] = [];
+    try {
+      const created = await this.stored(
+        accountId,
+        input,
+        (request, run) => {
+          this.share(request.id, reads);
+          shared.push(request.id);
+          return this.claim(accountId, request.id, undefined, { run, request, previous: undefined });
+        },
+        claimed,
+      );
+      const requestId = created.request.id;
+      onCreated?.(requestId);
+      this.endings.set(requestId, undefined);
+      try {
+        await this.holding(requestId, () => this.steps(accountId, requestId, created.then));
+        await this.settle(requestId);
+        return { requestId, ended: this.endings.get(requestId) };
+      } finally {
+        this.endings.delete(requestId);
+      }
+    } finally {
+      for (const id of shared) this.unshare(id);
+    }
   }
+
+  /** The requests `start` drives, each with its request as its end stored it, once it ended. */
+  private readonly endings = new Map<string, ProcessRequest | undefined>();
 
   /** A new request and its run stored (`then` in their transaction), and its `started` event. */
   private async stored<T>(
     accountId: string,
     input: NewRun,
-    then: (request: ProcessRequest) => Promise<T>,
+    then: (request: ProcessRequest, run: ProcessRun) => Promise<T>,
     cursor?: RunCursor,
   ): Promise<{ request: ProcessRequest; then: T }> {
     const data = toJsonObject(input.data, 'the data document');
@@ -680,16 +756,27 @@ export class ProcessRunner {
    * before it starts (no loop to decide) — its step record begun and, for a script task, its
    * evaluation context read. A context that fails is cached failed: the task fails with its error.
    */
-  private async claim(accountId: string, requestId: string, token?: string): Promise<Claim | undefined> {
-    const run =
-      token === undefined
-        ? await this.platform.processes.runs.require(accountId, requestId)
-        : await this.platform.processes.runs.token(accountId, requestId, token);
-    if (run?.cursor.phase !== 'ready') return undefined;
-    const claimed = await this.move(run, { ...run.cursor, phase: 'running' }, run.userId, this.leaseUntil());
+  private async claim(
+    accountId: string,
+    requestId: string,
+    token?: string,
+    known?: Known,
+  ): Promise<Claim | undefined> {
+    let claimed: ProcessRun | undefined = known?.run;
+    if (claimed?.cursor.phase !== 'running') {
+      const run =
+        claimed ??
+        (token === undefined
+          ? await this.platform.processes.runs.require(accountId, requestId)
+          : await this.platform.processes.runs.token(accountId, requestId, token));
+      if (run?.cursor.phase !== 'ready') return undefined;
+      claimed = await this.move(run, { ...run.cursor, phase: 'running' }, run.userId, this.leaseUntil());
+    }
     if (!claimed) return undefined;
-    const request = await this.platform.requests.require(accountId, requestId);
-    const previous = (await this.platform.processes.steps.lastDone(accountId, requestId))?.result;
+    const request = known?.request ?? (await this.platform.requests.require(accountId, requestId));
+    const previous = known
+      ? known.previous
+      : (await this.platform.processes.steps.lastDone(accountId, requestId))?.result;
     const task =
       claimed.cursor.at === undefined && claimed.cursor.flow === undefined
         ? claimed.definition.steps[claimed.cursor.step]
@@ -699,7 +786,7 @@ export class ProcessRunner {
     if (task && !task.loop && !isFinalStatus(request.status)) {
       begun = await this.begin(claimed, task, 'running');
       if (task.type === 'script') {
-        context = this.createContext(claimed, request, task, 'process-task');
+        context = this.createContext(claimed, request, task, 'process-task', true);
         await context.catch(() => undefined);
       }
     }
@@ -1207,11 +1294,21 @@ export class ProcessRunner {
       const settled: Settled = { request, last: updated.result };
       if (!plan || isFinalStatus(request.status) || request.status === STATUS_WAITING)
         return { updated, settled };
-      const moved = await this.move(run, plan, run.userId, this.leaseUntil());
+      const ends = plan.step >= run.definition.steps.length;
+      // A request of one token: this move claims the next node itself (ready then running, in one
+      // write), and what the transaction holds is not read again.
+      const single = !isForked(run) && !plan.tokens && !ends;
+      const moved = await this.move(
+        run,
+        single ? { ...plan, phase: 'running' } : plan,
+        run.userId,
+        this.leaseUntil(),
+      );
       if (!moved) return { updated, next: undefined };
-      if (plan.step >= run.definition.steps.length)
-        return { updated, next: undefined, completed: await this.endWithin(moved, STATUS_COMPLETED) };
-      return { updated, next: await this.claim(run.accountId, run.requestId, run.token) };
+      if (ends)
+        return { updated, next: undefined, completed: await this.endWithin(moved, STATUS_COMPLETED, true) };
+      const known = single ? { run: moved, request, previous: updated.result } : undefined;
+      return { updated, next: await this.claim(run.accountId, run.requestId, run.token, known) };
     });
     this.emitStep(run, step, ended.updated);
     if ('settled' in ended) return ended.settled;
@@ -1487,15 +1584,17 @@ export class ProcessRunner {
 
   private lastContext: { key: string; ctx: Promise<ExecutionContext> } | undefined;
 
+  /** `within`: the caller's transaction holds its reads (else they take one of their own). */
   private async createContext(
     run: ProcessRun,
     request: ProcessRequest,
     step: StepDefinition | undefined,
     surface: Surface,
+    within = false,
   ): Promise<ExecutionContext> {
     const { clock, random, randomBytes } = this.options;
-    // its reads (account, request, users, delegations …) in one transaction
-    const ctx = await this.platform.processes.transaction(() =>
+    const reads = this.readsOf(run.requestId);
+    const read = () =>
       contextFor({
         platform: this.platform,
         account: run.accountId,
@@ -1510,8 +1609,10 @@ export class ProcessRunner {
         ...(clock ? { clock } : {}),
         ...(random ? { random } : {}),
         ...(randomBytes ? { randomBytes } : {}),
-      }),
-    );
+        ...(reads ? { reads } : {}),
+      });
+    // its reads (account, request, users, delegations …) in one transaction
+    const ctx = await (within ? read() : this.platform.processes.transaction(read));
     if (step && step.lane !== null) ctx.laneId = step.lane;
     // The data document came from the request's starter and its task submissions: its `$` texts
     // are never field paths or variables in a step's collection queries (template/provenance.ts).
@@ -1987,7 +2088,7 @@ export class ProcessRunner {
   }
 
   /** What ends a request in the store, in the caller's transaction; `ended` follows its commit. */
-  private async endWithin(run: ProcessRun, status: number): Promise<ProcessRequest> {
+  private async endWithin(run: ProcessRun, status: number, current = false): Promise<ProcessRequest> {
     const { accountId, requestId } = run;
     {
       // Until the run is finished (last), a lease on it and on a parent waiting for it says that
@@ -2004,20 +2105,23 @@ export class ProcessRunner {
       // a failure set 301 and its message before: the request's log says why it ends
       if (status === STATUS_ABORTED && ended.status === STATUS_ABORTED)
         await this.platform.logs.write(accountId, abortedEntry(ended));
-      await this.platform.processes.tasks.cancelOpen(accountId, requestId);
+      // manual steps are what open tasks
+      if (run.definition.steps.some((s) => s.type === 'manual'))
+        await this.platform.processes.tasks.cancelOpen(accountId, requestId);
       await this.platform.locks.releaseAll(accountId, `request:${requestId}`);
       if (ended.parentId !== null) {
         const parent = await this.platform.processes.runs.find(accountId, ended.parentId);
         if (parent?.cursor.phase === 'child' && parent.cursor.child === requestId)
           await this.platform.processes.runs.lease(accountId, ended.parentId, this.leaseUntil());
       }
-      await this.platform.processes.runs.finish(accountId, requestId);
+      await this.platform.processes.runs.finish(accountId, requestId, current ? run : undefined);
       return ended;
     }
   }
 
   /** After a request's end committed: its event, then its parent goes on. */
   private async ended(request: ProcessRequest): Promise<void> {
+    if (this.endings.has(request.id)) this.endings.set(request.id, request);
     this.emit({ type: 'ended', requestId: request.id, status: request.status, message: request.message });
     if (request.parentId !== null) await this.childEnded(request.accountId, request.parentId, request);
   }

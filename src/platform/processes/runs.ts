@@ -271,8 +271,12 @@ export class ProcessRuns {
     // a step that starts has changed nothing yet: its copy of the document is taken before its
     // first write in the middle of the step, if it makes one (Requests.update); a forked request's
     // branches write the document at once, so its copy is never restored (runner: resumeLost)
-    const snapshot =
-      cursor.phase === 'running' && run.cursor.phase !== 'running' ? sql`, step_data = NULL` : sql``;
+    const starts =
+      cursor.phase === 'running' &&
+      (run.cursor.phase !== 'running' ||
+        cursor.step !== run.cursor.step ||
+        cursor.iteration !== run.cursor.iteration);
+    const snapshot = starts ? sql`, step_data = NULL` : sql``;
     const row = await this.store.get<RunRow>(sql`
       UPDATE process_runs SET cursor = ${toJson(cursor)}, user_id = ${userId}, version = version + 1${moveSets(run, cursor, lease)}${snapshot}
       WHERE account_id = ${run.accountId} AND request_id = ${run.requestId} AND version = ${run.version}
@@ -280,9 +284,12 @@ export class ProcessRuns {
     return row && this.toRun(row);
   }
 
-  /** Marks the run ended whatever its version (a request that ended, failed or was cancelled). */
-  async finish(accountId: string, requestId: string): Promise<void> {
-    const run = await this.require(accountId, requestId);
+  /**
+   * Marks the run ended whatever its version (a request that ended, failed or was cancelled);
+   * `current`: the run as the caller's transaction last wrote it (not read again).
+   */
+  async finish(accountId: string, requestId: string, current?: ProcessRun): Promise<void> {
+    const run = current ?? (await this.require(accountId, requestId));
     await this.store.run(sql`
       UPDATE process_runs SET cursor = ${toJson({ ...run.cursor, phase: 'ended' })}, version = version + 1,
         lease_owner = NULL, lease_expires = NULL, step_data = NULL

@@ -1,0 +1,102 @@
+/**
+ * What a process request of three script tasks reads (issue 27: requests/s): each row read once
+ * per request, not once a step — the run and the request come back from the writes that move
+ * them, the last result from the step record that stored it, and the steps' contexts share the
+ * account, the initiator and their delegations. The statements are counted through a store that
+ * wraps the suite's.
+ */
+import { beforeAll, expect, it } from 'vitest';
+import type { Sql, Store } from '../../src/store/index.js';
+import { describeEachEngine } from '../support/engines.js';
+import { hostWorld, type HostWorld } from './support.js';
+
+/** The suite's store, keeping the text of every statement (whitespace folded). */
+function recording(store: Store): Store & { statements: string[] } {
+  const statements: string[] = [];
+  const seen = (q: Sql) => {
+    statements.push(q.render(store.dialect.name).text.replace(/\s+/g, ' ').trim());
+  };
+  return {
+    dialect: store.dialect,
+    location: store.location,
+    lockWaitMs: store.lockWaitMs,
+    all: (q) => (seen(q), store.all(q)),
+    get: (q) => (seen(q), store.get(q)),
+    run: (q) => (seen(q), store.run(q)),
+    exec: (t) => store.exec(t),
+    transaction: (fn, options) => store.transaction(fn, options),
+    close: () => store.close(),
+    statements,
+  } as Store & { statements: string[] };
+}
+
+/** The bench's process (bench/process-tx.bench.ts). */
+const TX = {
+  name: 'Tx',
+  steps: [
+    { id: 1, name: 'One', script: '${(a + 1)?c}', output: { b: '${P_result?c}' } },
+    { id: 2, name: 'Two', script: '{"c": ${(b * 2)?c}}' },
+    { id: 3, name: 'Three', script: '[1, 2, ${a?c}, ${P_result.c?c}]' },
+  ],
+};
+
+const count = (statements: string[], pattern: RegExp) => statements.filter((s) => pattern.test(s)).length;
+
+describeEachEngine('process host: what a request of three script tasks reads', (engine) => {
+  let w: HostWorld;
+  let store: Store & { statements: string[] };
+  beforeAll(async () => {
+    store = recording(engine.store);
+    w = await hostWorld(store);
+    await w.platform.processes.definitions.create(w.account, TX);
+  });
+
+  it('reads the request, its run, the initiator, the account and the delegations once, and writes each step once', async () => {
+    // a first request reads the definition's version once for the thread
+    await w.host.started(w.account, { process: 'Tx', data: { a: 0 }, user: 'ann', mode: 'TEST' });
+    store.statements.length = 0;
+    const { request } = await w.host.started(w.account, {
+      process: 'Tx',
+      data: { a: 1 },
+      user: 'ann',
+      mode: 'TEST',
+    });
+    expect(request.status).toBe(201);
+    expect(request.data).toEqual({ a: 1, b: 2 });
+    const s = store.statements;
+    // the status each step's end reads back (a script or a cancel may have set it)
+    expect(count(s, /^SELECT .* FROM requests WHERE/)).toBe(3);
+    expect(count(s, /^SELECT .* FROM process_runs WHERE/)).toBe(0);
+    expect(count(s, /^SELECT .* FROM request_steps WHERE/)).toBe(0);
+    expect(count(s, /^SELECT .* FROM users WHERE/)).toBe(1);
+    expect(count(s, /^SELECT .* FROM accounts WHERE/)).toBe(1);
+    expect(count(s, /FROM user_delegations/)).toBe(1);
+    // the request and its run created; each step begun, ended, and the run moved past it
+    expect(count(s, /^INSERT INTO requests /)).toBe(1);
+    expect(count(s, /^INSERT INTO process_runs /)).toBe(1);
+    expect(count(s, /^INSERT INTO request_steps /)).toBe(3);
+    expect(count(s, /^UPDATE request_steps SET status/)).toBe(3);
+    expect(count(s, /^UPDATE process_runs SET cursor/)).toBe(4);
+    // and the start's read of the definition, the first step's output variable, the request's
+    // end (status, locks, run)
+    expect(count(s, /^SELECT .* FROM process_definitions WHERE/)).toBe(1);
+    expect(s.length).toBe(22);
+  });
+
+  it('a step sees the initiator as a step of a request driven alone would', async () => {
+    const { request } = await w.host.started(w.account, {
+      definition: {
+        name: 'Who',
+        steps: [
+          { id: 1, script: 'x', output: { one: '${P_user.login} ${P_initiator.name}' } },
+          { id: 2, script: 'y', output: { two: '${P_user.login} ${P_initiator.name}' } },
+        ],
+      },
+      data: {},
+      user: 'ann',
+      mode: 'TEST',
+    });
+    expect(request.status).toBe(201);
+    expect(request.data).toEqual({ one: 'ann Ann Smith', two: 'ann Ann Smith' });
+  });
+});
