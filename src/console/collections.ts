@@ -4,7 +4,7 @@
  * indexes; delete a collection or a document after a confirmation. A collection's address is
  * #/collections/<name>.
  */
-import type { Static } from '@fastify/type-provider-typebox';
+import type { Static } from 'typebox';
 import type { CollectionInfo as CollectionSchema, IndexDescriptor } from '../server/schemas.js';
 import { api, bytesText, errorText, query, uploadStreamed } from './api.js';
 import { confirmButton, field, fill, h, messageArea, parseJsonField, pretty, table, when } from './dom.js';

@@ -3,7 +3,7 @@
  * hash), list them (name, created, expiry, last use; never a secret) and revoke them.
  * Administrators may list and revoke every user's tokens of the account.
  */
-import type { Static } from '@fastify/type-provider-typebox';
+import type { Static } from 'typebox';
 import type { ApiTokenInfo } from '../server/schemas.js';
 import { api, errorText, query } from './api.js';
 import { append, field, fill, h, messageArea, table, when } from './dom.js';

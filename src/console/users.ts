@@ -4,7 +4,7 @@
  * reset a password (a new one, generated here and shown once) and block and unblock users (not
  * themselves: the server refuses it too).
  */
-import type { Static } from '@fastify/type-provider-typebox';
+import type { Static } from 'typebox';
 import type { Lane, Pool, User } from '../server/schemas.js';
 import { api, errorText, query } from './api.js';
 import { field, fill, h, messageArea, table, when } from './dom.js';

@@ -13,7 +13,9 @@ import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { Type, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+// Only its type: the package's runtime (typebox/compile, ajv-formats) is not needed to serve.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
 import { CollectionService } from '../platform/collections/index.js';
 import { createPlatform, type Platform } from '../platform/index.js';

@@ -4,7 +4,7 @@
  * `operator=EE IS`, `value=x NULL` (operators EE, NE, IS (NULL / NOT_NULL), CONTAINS, IN with `|`
  * between values, GT, LT, GE, LE). A route names the fields it lets clients filter and order by.
  */
-import { Type, type Static } from '@fastify/type-provider-typebox';
+import { Type, type Static } from 'typebox';
 import { badRequest } from './errors.js';
 import { propertyOf } from '../safety/narrow.js';
 

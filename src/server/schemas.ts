@@ -2,7 +2,7 @@
  * JSON schemas of the API's bodies (TypeBox: the schema and its TypeScript type in one place).
  * Response schemas also decide what leaves the server: a field not listed is not sent.
  */
-import { Type, type TSchema } from '@fastify/type-provider-typebox';
+import { Type, type TSchema } from 'typebox';
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 /** Any JSON object (documents, data documents, metadata). */

@@ -5,7 +5,7 @@
  * an entry saved. A restore is made as the caller's own PUT (same rights, same checks) and is
  * recorded in its turn.
  */
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { AUDIT_PAGE_MAX, type AuditEntry } from '../../platform/audit.js';
 import { callerOf } from '../auth/access.js';
 import { callerHeaders } from '../audit.js';

@@ -2,7 +2,7 @@
  * Login and logout (session cookie), the caller's identity, and API tokens: two plugins, each
  * registered under its prefix (below /api/v1).
  */
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hashPassword, verifyPassword } from '../../platform/directory/index.js';
 import { callerOf } from '../auth/access.js';

@@ -15,7 +15,7 @@
  * Pages and modules are public (the console's login page must load); every API call they make
  * needs a session. The page forbids inline script and any other origin (Content-Security-Policy).
  */
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { FastifyReply } from 'fastify';
 import { describeLibrary, type FunctionDescription as Described } from '../../functions/docs.js';
 import { defaultRegistry } from '../../functions/registry.js';

@@ -4,7 +4,7 @@
  * (`/applications`). Everyone of the account reads them; a custom list's items are changed by
  * administrators and designers of its project.
  */
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { webInterfaceUrl } from '../../platform/projects/index.js';
 import { accountUrls, asSentence, laneModeFor, RIGHTS_MESSAGES } from '../../platform/index.js';
 import { callerOf } from '../auth/access.js';

@@ -2,7 +2,7 @@
  * Pools, lanes and lane membership of the caller's account. Everyone of the account reads them;
  * administrators create, change and fill them.
  */
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { Lane as LaneRecord, Pool as PoolRecord } from '../../platform/directory/index.js';
 import { asSentence, RIGHTS_MESSAGES } from '../../platform/index.js';
 import { callerOf } from '../auth/access.js';

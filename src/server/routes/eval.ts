@@ -6,7 +6,7 @@
  * is still a 200: the answer carries the error with its line and column (what the playground
  * shows); 4xx are for requests the server refuses.
  */
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { callerOf } from '../auth/access.js';
 import type { Api, ServerDeps } from '../deps.js';
 import { ApiError, forbidden } from '../errors.js';

@@ -4,7 +4,7 @@
  * caller acts with the LIVE lane configuration. Downloads are always attachments served with
  * `nosniff` and a sandbox CSP, so an uploaded HTML file never runs as a page of this origin.
  */
-import { Type, type Static } from '@fastify/type-provider-typebox';
+import { Type, type Static } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Principal, StoredFile } from '../../platform/files/index.js';
 import { callerOf } from '../auth/access.js';

@@ -7,7 +7,7 @@
  * from the URL, so a composite API may be public; the caller is given to the host only when
  * authenticated in that same account.
  */
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Api, ServerDeps } from '../deps.js';
 import { ApiError } from '../errors.js';

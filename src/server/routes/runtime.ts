@@ -2,7 +2,7 @@
  * The caller's account, process requests and the log P_log writes. A request is visible to the
  * user who started it and to administrators; the account-wide log only to administrators.
  */
-import { Type, type Static } from '@fastify/type-provider-typebox';
+import { Type, type Static } from 'typebox';
 import type {
   ProcessRequest as RequestRecord,
   RequestSummary as RequestSummaryRecord,

@@ -3,7 +3,7 @@
  * pattern under /live/<account>/composite/ answered by a template), the template of each web
  * interface, and stored process definitions (what POST /api/v1/requests starts).
  */
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { PlatformError } from '../../platform/index.js';
 import { readBpmn, writeBpmn } from '../../platform/processes/bpmn/index.js';
 import { lintBpmn } from '../../platform/processes/bpmn/lint.js';

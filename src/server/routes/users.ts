@@ -4,7 +4,7 @@
  * language, preferences and password (giving the current one). A plugin registered under
  * USERS_PREFIX (below /api/v1), its paths relative to it.
  */
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { User } from '../../platform/directory/index.js';
 import { canSeePrivate, laneModeFor, userChangeRefusal } from '../../platform/index.js';
 import { callerOf } from '../auth/access.js';

@@ -5,7 +5,7 @@
  * checks, a new version, and an audit log entry of that save). Each family of artefacts
  * registers these routes beside its own, with its own access.
  */
-import { Type, type TSchema } from '@fastify/type-provider-typebox';
+import { Type, type TSchema } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import { VERSION_PAGE_MAX, type ArtefactKind } from '../../platform/index.js';
 import { propertyOf } from '../../safety/narrow.js';

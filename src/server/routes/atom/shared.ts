@@ -4,7 +4,7 @@
  * or its JSON form.
  */
 import { propertyOf } from '../../../safety/narrow.js';
-import { Type, type TSchema } from '@fastify/type-provider-typebox';
+import { Type, type TSchema } from 'typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   atomFromJson,

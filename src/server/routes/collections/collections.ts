@@ -1,7 +1,7 @@
 /**
  * The collections themselves: list, create, read, rename and delete (`/collections`, `/collections/:name`).
  */
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { Api, ServerDeps } from '../../deps.js';
 import { ApiError } from '../../errors.js';
 import { CollectionInfo } from '../../schemas.js';

@@ -2,7 +2,7 @@
  * A collection's documents: find (query in the URL or the body), save, read, replace and delete
  * (`/collections/:name/documents…`, `/collections/:name/find`).
  */
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { Api, ServerDeps } from '../../deps.js';
 import { notFound } from '../../errors.js';
 import { MAX_PAGE_SIZE } from '../../listing.js';

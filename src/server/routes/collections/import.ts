@@ -3,7 +3,7 @@
  * at once or streamed as NDJSON progress lines.
  */
 import { PassThrough } from 'node:stream';
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { importOptions } from '../../../platform/collections/index.js';
 import { parseJsonSafely, UnsafeJsonKeyError } from '../../../safety/index.js';
 import { isRecord } from '../../../safety/narrow.js';

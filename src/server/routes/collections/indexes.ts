@@ -1,7 +1,7 @@
 /**
  * A collection's indexes: list, create and delete (`/collections/:name/indexes…`).
  */
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { Api, ServerDeps } from '../../deps.js';
 import { notFound } from '../../errors.js';
 import { IndexDescriptor } from '../../schemas.js';

@@ -2,7 +2,7 @@
  * Queries over a collection's matching documents: count, update, remove and aggregate
  * (`/collections/:name/{count,update,remove,aggregate}`), each charged to the request's budget.
  */
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { Api, ServerDeps } from '../../deps.js';
 import { badRequest } from '../../errors.js';
 import { fitsResponse } from '../../response-size.js';

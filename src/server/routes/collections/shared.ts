@@ -2,7 +2,7 @@
  * What the collection route modules share: their parameter and body schemas, the caller as the
  * collection service's actor, a request's budget, and the find every listing goes through.
  */
-import { Type, type Static } from '@fastify/type-provider-typebox';
+import { Type, type Static } from 'typebox';
 import { Budget } from '../../../limits/index.js';
 import type { Actor, CollectionService, SortSpec } from '../../../platform/collections/index.js';
 import { errorMessage } from '../../../errors/index.js';

@@ -2,7 +2,7 @@
  * A project as a bundle: export it (`GET /projects/:id/bundle`) and import one
  * (`POST /projects/bundle`, the zip as the raw body, in a context of its own with one parser).
  */
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { exportProject, importBundle, packBundle, unpackBundle } from '../../../platform/bundles/index.js';
 import { RIGHTS_MESSAGES } from '../../../platform/index.js';
 import { callerOf } from '../../auth/access.js';

@@ -2,7 +2,7 @@
  * What a project's designers make and who they are: its web interfaces and custom lists, and its
  * designers (`/projects/:id/{web-interfaces,custom-lists,designers…}`).
  */
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { callerOf } from '../../auth/access.js';
 import type { Api, ServerDeps } from '../../deps.js';
 import { ListQuery, listPage } from '../../listing.js';

@@ -5,7 +5,7 @@
  * version; a restore replaces it with a version's body). Administrators only, as the account's
  * other designed artefacts.
  */
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { ACCOUNT_WIDE } from '../../../platform/i18n.js';
 import { callerOf } from '../../auth/access.js';
 import type { Api, ServerDeps } from '../../deps.js';

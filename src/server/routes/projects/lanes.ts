@@ -1,7 +1,7 @@
 /**
  * The pools a project uses and its lanes (`/projects/:id/pools…`, `/projects/:id/lanes`).
  */
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { callerOf } from '../../auth/access.js';
 import type { Api, ServerDeps } from '../../deps.js';
 import { ListQuery, listPage } from '../../listing.js';

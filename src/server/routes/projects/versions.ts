@@ -1,7 +1,7 @@
 /**
  * A project's versions and the mode each is published in (`/projects/:id/versions…`).
  */
-import { Type } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { callerOf } from '../../auth/access.js';
 import type { Api, ServerDeps } from '../../deps.js';
 import { notFound } from '../../errors.js';
