@@ -14,7 +14,7 @@ import { BudgetExceededError, type Budget } from '../limits/index.js';
 import {
   DEFINITION_LIMITS,
   GraphIndex,
-  graphOf,
+  graphIndexOf,
   parseDuration,
   synchronousRefusal,
   type FlowNode,
@@ -93,7 +93,7 @@ class CallRun {
     private readonly definition: ProcessDefinition,
     private readonly call: ProcessCall,
   ) {
-    this.index = new GraphIndex(graphOf(definition));
+    this.index = graphIndexOf(definition);
   }
 
   /**

@@ -16,8 +16,7 @@ import {
   type Platform,
 } from '../../platform/index.js';
 import {
-  GraphIndex,
-  graphOf,
+  graphIndexOf,
   isTemplateText,
   type FlowNode,
   type Lease,
@@ -58,7 +57,7 @@ export async function armBoundaryTimers(
   record: StepRecord,
   params: Record<string, unknown>,
 ): Promise<void> {
-  const index = new GraphIndex(graphOf(run.definition));
+  const index = graphIndexOf(run.definition);
   const task = index.taskOfStep.get(step.id);
   const nodes = (task && index.timers.get(task.id)) ?? [];
   for (const node of nodes) {
@@ -97,7 +96,7 @@ export async function fireBoundary(runner: BoundaryRunner, timer: ProcessTimer):
       (t) => (t.cursor.phase === 'task' || t.cursor.phase === 'child') && t.cursor.record === recordId,
     );
     if (!run) return true;
-    const node = new GraphIndex(graphOf(run.definition)).nodes.get(nodeId);
+    const node = graphIndexOf(run.definition).nodes.get(nodeId);
     if (node?.kind !== 'boundary-timer') return true;
     if (node.interrupting === false) {
       // its tokens run at once, beside the task that goes on waiting: the request runs (101)
@@ -145,7 +144,7 @@ export async function fireBoundary(runner: BoundaryRunner, timer: ProcessTimer):
 
 /** The tokens a non-interrupting event sends out: on the task's branch, or forked by its flows. */
 function leaving(run: ProcessRun, node: TimerNode): Token[] {
-  const outs = new GraphIndex(graphOf(run.definition)).outgoing.get(node.id)!;
+  const outs = graphIndexOf(run.definition).outgoing.get(node.id)!;
   const branch = run.cursor.branch;
   if (outs.length === 1) return [{ flow: outs[0]!.id, ...(branch !== undefined ? { branch } : {}) }];
   return outs.map((f) => ({

@@ -34,7 +34,7 @@ import {
 import {
   DEFINITION_LIMITS,
   GraphIndex,
-  graphOf,
+  graphIndexOf,
   leaseHeartbeat,
   parseDuration,
   isTemplateText,
@@ -601,7 +601,7 @@ export class ProcessRunner {
       if (isFinalStatus(request.status)) return this.end(claimed, request.status);
       if (claimed.cursor.at !== undefined || claimed.cursor.flow !== undefined) {
         // A graph's start event, a join that went on, or a token a fork sent out: it moves to its next task.
-        const index = new GraphIndex(graphOf(claimed.definition));
+        const index = graphIndexOf(claimed.definition);
         const { at, flow, branch, carry, params } = claimed.cursor;
         const from: FlowNode | Token =
           flow !== undefined
@@ -715,7 +715,7 @@ export class ProcessRunner {
   private async instanceEnds(run: ProcessRun, step: StepDefinition, result: unknown): Promise<boolean> {
     const { accountId, requestId } = run;
     const { runs } = this.platform.processes;
-    const index = new GraphIndex(graphOf(run.definition));
+    const index = graphIndexOf(run.definition);
     const task = index.taskOfStep.get(step.id)!;
     const count = run.cursor.loop?.count ?? run.cursor.loop?.items?.length ?? 0;
     let completed: ProcessRequest | undefined;
@@ -1325,7 +1325,7 @@ export class ProcessRunner {
     step: StepDefinition,
     result: unknown,
   ): Promise<RunCursor | undefined> {
-    const index = new GraphIndex(graphOf(run.definition));
+    const index = graphIndexOf(run.definition);
     const from = index.taskOfStep.get(step.id);
     return (
       from &&
@@ -1790,7 +1790,7 @@ export class ProcessRunner {
         await this.end(run, before.request.status);
         return false;
       }
-      const index = new GraphIndex(graphOf(run.definition));
+      const index = graphIndexOf(run.definition);
       const next = await this.follow(
         run,
         before.request,
@@ -1872,7 +1872,7 @@ export class ProcessRunner {
     if (!isFinalStatus(request.status)) {
       if (await this.retry(run, step)) return true;
       const code = e instanceof StepFailure ? e.code : undefined;
-      const index = new GraphIndex(graphOf(run.definition));
+      const index = graphIndexOf(run.definition);
       const task = index.taskOfStep.get(step.id);
       const boundary =
         task && index.boundaries.get(task.id)?.find((b) => b.error === undefined || b.error === code);
@@ -1934,7 +1934,7 @@ export class ProcessRunner {
     step: StepDefinition | undefined,
     result: unknown,
   ): Promise<RunCursor | Moved | undefined> {
-    const index = new GraphIndex(graphOf(run.definition));
+    const index = graphIndexOf(run.definition);
     const holds = (flow: SequenceFlow, gateway: FlowNode) =>
       this.condition(run, request, step, state, flow, gateway, result);
     let arrival: Arrival;

@@ -5,7 +5,7 @@
  * line", timers under `run`). A manual task's deadline and reminder are not timer events of the model.
  */
 import type { Platform } from '../../platform/index.js';
-import { GraphIndex, graphOf, type ProcessTimer } from '../../platform/processes/index.js';
+import { graphIndexOf, type ProcessTimer } from '../../platform/processes/index.js';
 import { nodeLabel } from './labels.js';
 
 export interface PendingTimerEvent {
@@ -47,7 +47,7 @@ export async function nextTimerEvent(
     // a timer whose token went on (its task submitted, its request ended) fires as nothing
     if (!waiting) continue;
     const run = await runs.find(accountId, timer.requestId);
-    const node = run && new GraphIndex(graphOf(run.definition)).nodes.get(nodeId);
+    const node = run && graphIndexOf(run.definition).nodes.get(nodeId);
     return { timer, label: node ? nodeLabel(node) : nodeId };
   }
   return undefined;

@@ -109,7 +109,19 @@ export function graphOf(definition: {
   return definition.graph ?? linearGraph(definition.steps.map((s) => s.id));
 }
 
-/** Fast lookups over a graph (built once per definition the runner sees). */
+const indexes = new WeakMap<object, GraphIndex>();
+
+/** The index of a definition's graph, built once per definition object (definitions are not changed once read). */
+export function graphIndexOf(definition: {
+  steps: ReadonlyArray<{ id: number }>;
+  graph?: ProcessGraph;
+}): GraphIndex {
+  let index = indexes.get(definition);
+  if (!index) indexes.set(definition, (index = new GraphIndex(graphOf(definition))));
+  return index;
+}
+
+/** Fast lookups over a graph (one per definition: `graphIndexOf`). */
 export class GraphIndex {
   readonly nodes = new Map<string, FlowNode>();
   readonly flows = new Map<string, SequenceFlow>();

@@ -60,6 +60,7 @@ export {
 } from './definition.js';
 export {
   GraphIndex,
+  graphIndexOf,
   graphOf,
   linearGraph,
   type FlowNode,
