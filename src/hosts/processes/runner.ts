@@ -46,6 +46,7 @@ import {
   taskUrl,
   type ManualStep,
   type ProcessDefinition,
+  type JoinArrival,
   type ProcessRun,
   type RunCursor,
   type ScriptStep,
@@ -455,19 +456,7 @@ export class ProcessRunner {
       const arrivals = await runs.tokens.arrivals(accountId, requestId);
       const others = [...(await this.others(main, run)).map((t) => t.cursor), ...pending.map(waitingCursor)];
       if (joinComplete(index, run.definition.steps, arrival.node, arrivals, others)) {
-        await runs.tokens.consume(accountId, requestId, arrival.node.id);
-        const { params, branch } = joined(arrivals, arrival.node.id);
-        const cursor: RunCursor = {
-          step: run.cursor.step,
-          iteration: 0,
-          phase: 'ready',
-          at: arrival.node.id,
-          params,
-          ...(branch !== undefined ? { branch } : {}),
-          ...(pending.length > 0 ? { tokens: pending } : {}),
-        };
-        if (!(await this.move(run, cursor, run.userId, this.leaseUntil())))
-          throw conflict('The request moved while its token arrived at a join.');
+        await this.goOnFromJoin(run, arrivals, arrival.node.id, pending, 'arrived at a join');
         return true;
       }
       completed = await this.tokenGone(run, main, index, pending, others);
@@ -475,6 +464,33 @@ export class ProcessRunner {
     });
     if (completed) await this.ended(completed);
     return moved ? 'moved' : undefined;
+  }
+
+  /**
+   * A completed join (its arrivals consumed) makes this token its continuation: ready at the join,
+   * with the branches' results (`P_branch_*`) and the tokens its walk sent out. In the caller's
+   * transaction, the request's tokens locked.
+   */
+  private async goOnFromJoin(
+    run: ProcessRun,
+    arrivals: readonly JoinArrival[],
+    join: string,
+    pending: readonly Token[],
+    what: string,
+  ): Promise<void> {
+    await this.platform.processes.runs.tokens.consume(run.accountId, run.requestId, join);
+    const { params, branch } = joined(arrivals, join);
+    const cursor: RunCursor = {
+      step: run.cursor.step,
+      iteration: 0,
+      phase: 'ready',
+      at: join,
+      params,
+      ...(branch !== undefined ? { branch } : {}),
+      ...(pending.length > 0 ? { tokens: [...pending] } : {}),
+    };
+    if (!(await this.move(run, cursor, run.userId, this.leaseUntil())))
+      throw conflict(`The request moved while its token ${what}.`);
   }
 
   /**
@@ -498,19 +514,7 @@ export class ProcessRunner {
         const node = index.nodes.get(id);
         if (node?.kind !== 'inclusive' || !joinComplete(index, run.definition.steps, node, arrivals, others))
           continue;
-        await runs.tokens.consume(accountId, requestId, id);
-        const { params, branch } = joined(arrivals, id);
-        const cursor: RunCursor = {
-          step: run.cursor.step,
-          iteration: 0,
-          phase: 'ready',
-          at: id,
-          params,
-          ...(branch !== undefined ? { branch } : {}),
-          ...(pending.length > 0 ? { tokens: [...pending] } : {}),
-        };
-        if (!(await this.move(run, cursor, run.userId, this.leaseUntil())))
-          throw conflict('The request moved while its token ended.');
+        await this.goOnFromJoin(run, arrivals, id, pending, 'ended');
         return true;
       }
       completed = await this.tokenGone(run, main, index, pending, others);
