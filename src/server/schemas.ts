@@ -48,33 +48,27 @@ export const User = Type.Object({
   updatedAt: EpochMs,
 });
 
+/** The fields a user is created with and changed by (all optional). */
+const userFields = {
+  email: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  profile: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('blocked')])),
+  isAdmin: Type.Optional(Type.Boolean()),
+  language: Type.Optional(Type.String({ pattern: '^[a-z]{2}$' })),
+  preferences: Type.Optional(JsonObject),
+  metadata: Type.Optional(JsonObject),
+  password: Type.Optional(Type.String({ minLength: 8, maxLength: 1024 })),
+};
+
 export const NewUser = Type.Object(
-  {
-    login: Type.String({ minLength: 1, maxLength: 255 }),
-    email: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-    profile: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-    status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('blocked')])),
-    isAdmin: Type.Optional(Type.Boolean()),
-    language: Type.Optional(Type.String({ pattern: '^[a-z]{2}$' })),
-    preferences: Type.Optional(JsonObject),
-    metadata: Type.Optional(JsonObject),
-    password: Type.Optional(Type.String({ minLength: 8, maxLength: 1024 })),
-  },
+  { login: Type.String({ minLength: 1, maxLength: 255 }), ...userFields },
   { additionalProperties: false },
 );
 
 export const UserChanges = Type.Object(
   {
-    email: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-    profile: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-    status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('blocked')])),
-    isAdmin: Type.Optional(Type.Boolean()),
-    language: Type.Optional(Type.String({ pattern: '^[a-z]{2}$' })),
-    preferences: Type.Optional(JsonObject),
-    metadata: Type.Optional(JsonObject),
-    password: Type.Optional(Type.String({ minLength: 8, maxLength: 1024 })),
+    ...userFields,
     /** Required when users change their own password. */
     currentPassword: Type.Optional(Type.String({ maxLength: 1024 })),
   },
