@@ -34,6 +34,12 @@ export async function readText(
   return { file, text: bytesToText(content, algorithm, name) };
 }
 
+/** The stored file the first argument names (READ). */
+function describeFile(fn: string, ctx: ExecutionContext, id: string): Promise<StoredFile> {
+  const platform = platformOf(fn, ctx);
+  return platformCall(fn, () => platform.files.describe(ctx.accountId, principalOf(ctx), fileId(fn, 1, id)));
+}
+
 const FILE_ID = { name: 'fileId', type: 'string' } satisfies ParamSpec;
 const ALGORITHM = {
   name: 'algorithm',
@@ -81,10 +87,7 @@ export const readFunctions: FunctionSpec[] = [
       {
         params: [FILE_ID],
         async impl(ctx, [id], _call, fn) {
-          const platform = platformOf(fn, ctx);
-          const file = await platformCall(fn, () =>
-            platform.files.describe(ctx.accountId, principalOf(ctx), fileId(fn, 1, id)),
-          );
+          const file = await describeFile(fn, ctx, id);
           return fileDescriptor(file);
         },
       },
@@ -101,10 +104,7 @@ export const readFunctions: FunctionSpec[] = [
       {
         params: [FILE_ID],
         async impl(ctx, [id], _call, fn) {
-          const platform = platformOf(fn, ctx);
-          const file = await platformCall(fn, () =>
-            platform.files.describe(ctx.accountId, principalOf(ctx), fileId(fn, 1, id)),
-          );
+          const file = await describeFile(fn, ctx, id);
           return Math.ceil(file.size / 1024);
         },
       },
