@@ -107,33 +107,30 @@ export function createHosts(platform: Platform, options: HostsOptions = {}): Hos
     return request;
   };
 
+  /** Starts a stored process as the caller (startRequest, and sendMessage once its process is known). */
+  const start = async (
+    { caller, mode, data, idempotencyKey, onCreated }: Omit<Parameters<Hosts['startRequest']>[0], 'process'>,
+    process: number | string,
+  ): Promise<StartedRequest> => {
+    const view = await processes.started(caller.accountId, {
+      process,
+      data,
+      user: caller.user.id,
+      mode,
+      ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+      ...(onCreated ? { onCreated } : {}),
+    });
+    return started(view);
+  };
+
   return {
     background: new ProcessSweeper(processes.runner, options.sweeper),
     composite: (exchange) => composite.handle(exchange),
     webInterface: (exchange) => webInterfaces.render(exchange),
     task: (exchange) => taskExchange(processes, exchange),
-    async startRequest({ caller, process, mode, data, idempotencyKey, onCreated }) {
-      const view = await processes.started(caller.accountId, {
-        process,
-        data,
-        user: caller.user.id,
-        mode,
-        ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
-        ...(onCreated ? { onCreated } : {}),
-      });
-      return started(view);
-    },
-    async sendMessage({ caller, message, mode, data, idempotencyKey, onCreated }) {
-      const view = await processes.started(caller.accountId, {
-        process: await messageProcess(platform, caller.accountId, message),
-        data,
-        user: caller.user.id,
-        mode,
-        ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
-        ...(onCreated ? { onCreated } : {}),
-      });
-      return started(view);
-    },
+    startRequest: (input) => start(input, input.process),
+    sendMessage: async (input) =>
+      start(input, await messageProcess(platform, input.caller.accountId, input.message)),
     async describeRequest(caller, requestId) {
       await visible(caller, requestId);
       return toBody(await processes.view(caller.accountId, requestId));

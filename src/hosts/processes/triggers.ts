@@ -90,14 +90,12 @@ export async function fireSchedule(runner: ProcessRunner, trigger: ProcessTrigge
     } catch (e) {
       if (!(e instanceof PlatformError)) throw e;
       // The tick is spent all the same: a definition that cannot start would fail every sweep.
-      await platform.logs.write(accountId, {
-        requestId: null,
-        projectId: stored.definition.project,
-        userId: null,
-        mode: 'LIVE',
-        level: 'SEVERE',
-        message: `process ${JSON.stringify(stored.name)}: the ${describeTimer(trigger.timer!)} of start event ${JSON.stringify(trigger.nodeId)} could not start a request: ${e.message}`,
-      });
+      await logTriggerProblem(
+        platform,
+        accountId,
+        stored,
+        `the ${describeTimer(trigger.timer!)} of start event ${JSON.stringify(trigger.nodeId)} could not start a request: ${e.message}`,
+      );
     }
     return true;
   });
@@ -144,14 +142,12 @@ export async function fireCollectionEvent(runner: ProcessRunner, event: TriggerE
     return true;
   });
   if (taken && problem !== undefined && stored)
-    await platform.logs.write(accountId, {
-      requestId: null,
-      projectId: stored.definition.project,
-      userId: null,
-      mode: 'LIVE',
-      level: 'SEVERE',
-      message: `process ${JSON.stringify(stored.name)}: the collection trigger of start event ${JSON.stringify(triggerOf(stored.definition)?.id)}: ${problem}`,
-    });
+    await logTriggerProblem(
+      platform,
+      accountId,
+      stored,
+      `the collection trigger of start event ${JSON.stringify(triggerOf(stored.definition)?.id)}: ${problem}`,
+    );
   if (requestId === undefined) return false;
   await runner.drive(accountId, requestId);
   return true;
@@ -171,4 +167,21 @@ function triggeredRun(stored: StoredDefinition, data: Record<string, unknown>): 
     parentId: null,
     depth: 0,
   };
+}
+
+/** A trigger that could not start its request: a SEVERE line of the account's LIVE log, under the process's project. */
+async function logTriggerProblem(
+  platform: Platform,
+  accountId: string,
+  stored: StoredDefinition,
+  problem: string,
+): Promise<void> {
+  await platform.logs.write(accountId, {
+    requestId: null,
+    projectId: stored.definition.project,
+    userId: null,
+    mode: 'LIVE',
+    level: 'SEVERE',
+    message: `process ${JSON.stringify(stored.name)}: ${problem}`,
+  });
 }
