@@ -7,7 +7,13 @@
  *   const app = await createServer({ store, platform, hosts });
  */
 import type { Mode } from '../functions/context.js';
-import { canReadRequest, PlatformError, type Platform, type ProcessRequest } from '../platform/index.js';
+import {
+  canReadRequest,
+  PLATFORM_ERROR_STATUS,
+  PlatformError,
+  type Platform,
+  type ProcessRequest,
+} from '../platform/index.js';
 import type { TaskRef } from '../platform/processes/index.js';
 import { CompositeHost, type CompositeHostOptions } from './composite.js';
 import { errorAnswer, queryValue, type Answer, type Exchange, type HostCaller } from './http.js';
@@ -195,7 +201,7 @@ async function taskExchange(
     if (method === 'HEAD') page.body = null;
     return page;
   } catch (e) {
-    if (e instanceof PlatformError) return taskErrorPage(PLATFORM_STATUS[e.code], e.message);
+    if (e instanceof PlatformError) return taskErrorPage(PLATFORM_ERROR_STATUS[e.code], e.message);
     throw e;
   }
 }
@@ -212,15 +218,6 @@ function queryText(query: Exchange['query']): string {
 }
 
 /** What a platform error answers (as the server's error handler maps it). */
-const PLATFORM_STATUS: Record<PlatformError['code'], number> = {
-  'not-found': 404,
-  invalid: 400,
-  'not-allowed': 403,
-  conflict: 409,
-  contention: 409,
-  timeout: 409,
-};
-
 function withHeaders(page: Answer, from: Answer): Answer {
   return { ...page, headers: { ...from.headers, ...page.headers } };
 }

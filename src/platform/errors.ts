@@ -26,6 +26,16 @@ export class PlatformError extends Error {
   }
 }
 
+/** The HTTP status a platform error answers with, wherever it reaches HTTP (REST, task pages). */
+export const PLATFORM_ERROR_STATUS: Readonly<Record<PlatformErrorCode, number>> = {
+  'not-found': 404,
+  invalid: 400,
+  'not-allowed': 403,
+  conflict: 409,
+  contention: 409,
+  timeout: 409,
+};
+
 /** The spec's wordings, used wherever the same condition occurs. */
 export const MESSAGES = {
   userNotFound: 'Unable to retrieve user.',

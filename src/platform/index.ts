@@ -115,7 +115,7 @@ export function createPlatform(store: Store, options: PlatformOptions = {}): Pla
   };
 }
 
-export { PlatformError, MESSAGES, type PlatformErrorCode } from './errors.js';
+export { PlatformError, MESSAGES, PLATFORM_ERROR_STATUS, type PlatformErrorCode } from './errors.js';
 export {
   asSentence,
   canAdministerAccount,

@@ -4,7 +4,7 @@
  * people (the platform's wording where it has one: `Project not found.`).
  */
 import { FunctionError } from '../functions/errors.js';
-import { PlatformError, type PlatformErrorCode } from '../platform/errors.js';
+import { PLATFORM_ERROR_STATUS, PlatformError } from '../platform/errors.js';
 import { CollectionError, type CollectionErrorCode } from '../platform/collections/errors.js';
 import { BudgetExceededError } from '../limits/index.js';
 import { CONTENTION_RETRY_AFTER_SECONDS, storeFaultAnswer } from '../store/index.js';
@@ -48,15 +48,6 @@ export const unauthenticated = (message = 'Authentication required: log in or se
 export const forbidden = (message: string) => new ApiError(403, 'forbidden', message);
 export const notFound = (message: string) => new ApiError(404, 'not-found', message);
 export const badRequest = (message: string, code = 'invalid') => new ApiError(400, code, message);
-
-const PLATFORM_STATUS: Record<PlatformErrorCode, number> = {
-  'not-found': 404,
-  invalid: 400,
-  'not-allowed': 403,
-  conflict: 409,
-  contention: 409,
-  timeout: 409,
-};
 
 const COLLECTION_STATUS: Record<CollectionErrorCode, number> = {
   'access-denied': 403,
@@ -104,7 +95,7 @@ export function toErrorBody(error: unknown): ErrorReply {
   if (error instanceof PlatformError)
     return error.code === 'contention'
       ? { ...body(409, 'contention', error.message), retryAfter: CONTENTION_RETRY_AFTER_SECONDS }
-      : body(PLATFORM_STATUS[error.code], error.code, error.message);
+      : body(PLATFORM_ERROR_STATUS[error.code], error.code, error.message);
   // A store fault, also when it caused another error (a template's function call): contention
   // (409), a database unavailable (503) or full (507), never a success nor a 500 (store/faults.ts).
   const fault = storeFaultAnswer(error);
