@@ -5,21 +5,12 @@
 import type { CompositeResponse, ExecutionContext } from '../context.js';
 import { argumentError, FunctionError } from '../errors.js';
 import { defineFunction, type FunctionSpec } from '../spec.js';
+import { SERVER_HEADERS } from './server-headers.js';
 
 /** RFC 9110 token characters: what a header name is made of. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Visible Latin-1 characters, spaces and tabs (no CR, LF or other control): what Node sends in a header or reason phrase. */
 const FIELD_TEXT = /^[\t\x20-\x7e\x80-\xff]*$/;
-
-/** Headers the server frames itself: a script may not set them. */
-export const SERVER_HEADERS: ReadonlySet<string> = new Set([
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-  'set-cookie',
-]);
 
 function responseOf(fn: string, ctx: ExecutionContext): CompositeResponse {
   if (!ctx.response) throw new FunctionError(fn, 'only a composite API has an HTTP response to shape');

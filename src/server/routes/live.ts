@@ -12,16 +12,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Api, ServerDeps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import type { HostResponse, HttpExchange } from '../hosts.js';
-
-/** Response headers a host may not set: the server frames the response and owns the session cookie. */
-const REFUSED_RESPONSE_HEADERS = new Set([
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-  'set-cookie',
-]);
+import { SERVER_HEADERS } from '../../functions/composite/server-headers.js';
 
 const AccountParam = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$' });
 
@@ -146,7 +137,7 @@ function send(reply: FastifyReply, answer: HostResponse): FastifyReply {
   for (const name in headers) {
     if (!Object.prototype.hasOwnProperty.call(headers, name)) continue;
     const lower = name.toLowerCase();
-    if (REFUSED_RESPONSE_HEADERS.has(lower)) continue;
+    if (SERVER_HEADERS.has(lower)) continue;
     if (lower === 'content-type') hasType = true;
     reply.header(name, headers[name]!);
   }
