@@ -14,6 +14,7 @@ import {
   type LimitError,
   MacroValue,
   blamedError,
+  dateFormatSetting,
   limitError,
   describeType,
   elError,
@@ -112,13 +113,7 @@ export function formatDate(
     if ('kind' in at) throw blamedError('_MiscTemplateException', msg, at as A.Expr, tips);
     throw elError('_MiscTemplateException', msg, at, tips);
   }
-  const fs =
-    format ??
-    (kind === 'date'
-      ? env.settings.dateFormat
-      : kind === 'time'
-        ? env.settings.timeFormat
-        : env.settings.datetimeFormat);
+  const fs = format ?? dateFormatSetting(env.settings, kind);
   try {
     return dateFormatter(fs, kind, env.locale, env.timeZone).format(d.epochMs, isSqlTime(d));
   } catch (e) {

@@ -186,6 +186,15 @@ export interface EnvSettings {
   classicCompatible: boolean;
 }
 
+/** The date_format, time_format or datetime_format setting: the default format of a value of that kind. */
+export function dateFormatSetting(settings: EnvSettings, kind: string): string {
+  return kind === 'date'
+    ? settings.dateFormat
+    : kind === 'time'
+      ? settings.timeFormat
+      : settings.datetimeFormat;
+}
+
 /** Characters from which a concatenation result counts as a long rope (see Env.chargeConcat). */
 const LONG_ROPE = 1 << 20;
 

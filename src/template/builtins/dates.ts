@@ -4,7 +4,7 @@ import * as arith from '../arith.js';
 import { jQuote, errorMessage } from '../errors.js';
 import { FormatError, IsoParseError, dateFormatter, isoString, type DateKind } from '../format.js';
 import { formatDate, stringTarget } from '../ops.js';
-import { type Env, blamedError, elError } from '../runtime.js';
+import { type Env, blamedError, dateFormatSetting, elError } from '../runtime.js';
 import { EngineDate, FmDate, isNumber, isSqlTime } from '../values.js';
 import { javaTimeZone } from '../../jdk/index.js';
 import { argString, checkArgs, targetTypeError, builtInFamily } from './registry.js';
@@ -62,13 +62,7 @@ export function parseDate(
   format: string | undefined,
   node: A.BuiltInExpr,
 ): FmDate {
-  const fs =
-    format ??
-    (kind === 'date'
-      ? env.settings.dateFormat
-      : kind === 'time'
-        ? env.settings.timeFormat
-        : env.settings.datetimeFormat);
+  const fs = format ?? dateFormatSetting(env.settings, kind);
   let f;
   try {
     f = dateFormatter(fs, kind, env.locale, env.timeZone);
