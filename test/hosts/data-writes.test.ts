@@ -4,30 +4,19 @@
  * the document into its run (`step_data`), are each a write of the document.
  */
 import { beforeAll, expect, it } from 'vitest';
-import { sql, type Sql, type Store } from '../../src/store/index.js';
+import { sql, type Store } from '../../src/store/index.js';
 import { describeEachEngine } from '../support/engines.js';
+import { watchedStore } from '../support/watched-store.js';
 import { hostWorld, ref, stepsOf, type HostWorld } from './support.js';
 
 /** The suite's store, counting the statements that write a request's data document. */
 function counting(store: Store): Store & { writes: string[] } {
   const writes: string[] = [];
-  const seen = (q: Sql) => {
-    const text = q.render(store.dialect.name).text.replace(/\s+/g, ' ');
+  const seen = (text: string) => {
     if (/UPDATE requests SET .*\bdata = /.test(text)) writes.push('data');
     if (/step_data = \(SELECT data/.test(text)) writes.push('copy');
   };
-  return {
-    dialect: store.dialect,
-    location: store.location,
-    lockWaitMs: store.lockWaitMs,
-    all: (q) => (seen(q), store.all(q)),
-    get: (q) => (seen(q), store.get(q)),
-    run: (q) => (seen(q), store.run(q)),
-    exec: (t) => store.exec(t),
-    transaction: (fn, options) => store.transaction(fn, options),
-    close: () => store.close(),
-    writes,
-  } as Store & { writes: string[] };
+  return Object.assign(watchedStore(store, seen), { writes });
 }
 
 const THREE = {

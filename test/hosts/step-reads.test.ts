@@ -6,28 +6,18 @@
  * wraps the suite's.
  */
 import { beforeAll, expect, it } from 'vitest';
-import type { Sql, Store } from '../../src/store/index.js';
+import type { Store } from '../../src/store/index.js';
 import { describeEachEngine } from '../support/engines.js';
+import { watchedStore } from '../support/watched-store.js';
 import { hostWorld, type HostWorld } from './support.js';
 
 /** The suite's store, keeping the text of every statement (whitespace folded). */
 function recording(store: Store): Store & { statements: string[] } {
   const statements: string[] = [];
-  const seen = (q: Sql) => {
-    statements.push(q.render(store.dialect.name).text.replace(/\s+/g, ' ').trim());
-  };
-  return {
-    dialect: store.dialect,
-    location: store.location,
-    lockWaitMs: store.lockWaitMs,
-    all: (q) => (seen(q), store.all(q)),
-    get: (q) => (seen(q), store.get(q)),
-    run: (q) => (seen(q), store.run(q)),
-    exec: (t) => store.exec(t),
-    transaction: (fn, options) => store.transaction(fn, options),
-    close: () => store.close(),
-    statements,
-  } as Store & { statements: string[] };
+  return Object.assign(
+    watchedStore(store, (text) => statements.push(text)),
+    { statements },
+  );
 }
 
 /** The bench's process (bench/process-tx.bench.ts). */
