@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finished, flowmark, spawnFlowmark } from '../support/cli.js';
+import { anonymousRun, finished, flowmark, spawnFlowmark } from '../support/cli.js';
 
 /** A process of `body` (its flow nodes and flows) in a BPMN document. */
 const model = (name: string, body: string) =>
@@ -66,16 +66,7 @@ describe('flowmark run FILE.bpmn fires its timer events', () => {
     writeFileSync(join(dir, name), text);
     return join(dir, name);
   };
-  /** The output with each request id as <id> (and its short form as <short>). */
-  const anonymous = (text: string) => {
-    const id = /request (\S+)(:| stays)/.exec(text)?.[1];
-    return id === undefined
-      ? text
-      : text
-          .replaceAll(id, '<id>')
-          .replaceAll(id.slice(0, 8), '<short>')
-          .replace(/\?token=[\w-]{43}\n/g, '?token=<token>\n');
-  };
+  const anonymous = anonymousRun;
 
   it('waits for an intermediate timer (PT1S), fires it, then answers the task it leads to', async () => {
     const file = written('pause.bpmn', pauseThenTask('PT1S'));

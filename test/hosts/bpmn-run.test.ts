@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { flowmark } from '../support/cli.js';
+import { anonymousRun, flowmark } from '../support/cli.js';
 
 const fixture = (name: string) => new URL(`../fixtures/bpmn/${name}`, import.meta.url).pathname;
 
@@ -27,16 +27,7 @@ describe('flowmark run FILE.bpmn', () => {
     writeFileSync(join(dir, name), text);
     return join(dir, name);
   };
-  /** The output with each request id as <id> (and its short form as <short>). */
-  const anonymous = (text: string) => {
-    const id = /request (\S+): /.exec(text)?.[1];
-    return id === undefined
-      ? text
-      : text
-          .replaceAll(id, '<id>')
-          .replaceAll(id.slice(0, 8), '<short>')
-          .replace(/\?token=[\w-]{43}\n/g, '?token=<token>\n');
-  };
+  const anonymous = anonymousRun;
 
   it('runs a parallel fork whose timed branch waits while the other fails, is caught and reaches the join', async () => {
     const out = await run(['run', fixture('parallel-timer-error.bpmn')]);
