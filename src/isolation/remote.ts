@@ -113,6 +113,7 @@ export function remoteSweeps(pool: EvaluationPool, leases: LeaseKeeper): SweepWo
     fireSchedule: async (trigger) => (await call(trigger.accountId, 'fireSchedule', [trigger])) as boolean,
     fireCollectionEvent: async (event) =>
       (await call(event.accountId, 'fireCollectionEvent', [event])) === true,
+    driving: () => leases.driving(),
   };
 }
 

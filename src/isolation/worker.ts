@@ -82,6 +82,8 @@ async function start(
   const keeper: LeaseKeeper = {
     hold: (requestId) => leases({ hold: true, requestId }),
     release: (requestId) => leases({ hold: false, requestId }),
+    // the HTTP thread's heartbeat holds every thread's runs; its sweeper asks that one
+    driving: () => [],
   };
   const services = () =>
     (opened ??= open(settings, keeper).catch((e: unknown) => {

@@ -223,6 +223,11 @@ export class ProcessRunner {
     this.heartbeat = options.leases ?? leaseHeartbeat(platform.processes.runs, this.lease);
   }
 
+  /** The requests this runner drives now (LeaseKeeper.driving). */
+  driving(): string[] {
+    return this.heartbeat.driving();
+  }
+
   /** The lease this runner writes now. */
   leaseUntil(): Lease {
     return { owner: this.lease.owner, expires: Date.now() + this.lease.ttlMs };

@@ -25,6 +25,8 @@ export interface SweepWork {
   fireSchedule(trigger: ProcessTrigger): Promise<boolean>;
   /** Takes a collection trigger's event: true when this call took it and started its request (it matched). */
   fireCollectionEvent(event: TriggerEvent): Promise<boolean>;
+  /** The requests this server process drives now: never claimed, even when their lease lapsed. */
+  driving(): string[];
 }
 
 /** The sweeper's work done by a runner in this thread. */
@@ -34,6 +36,7 @@ export function localSweeps(runner: ProcessRunner): SweepWork {
     fireTimer: (timer) => runner.fireTimer(timer),
     fireSchedule: (trigger) => fireSchedule(runner, trigger),
     fireCollectionEvent: (event) => fireCollectionEvent(runner, event),
+    driving: () => runner.driving(),
   };
 }
 
@@ -101,7 +104,12 @@ export class ProcessSweeper {
   async sweep(): Promise<{ resumed: number; fired: number; started: number; orphans: number }> {
     const { processes } = this.runner.platform;
     const orphans = await this.endOrphans();
-    const claimed = await processes.runs.claimExpired(this.runner.leaseUntil(), Date.now(), this.batch);
+    const claimed = await processes.runs.claimExpired(
+      this.runner.leaseUntil(),
+      Date.now(),
+      this.batch,
+      this.work.driving(),
+    );
     for (const run of claimed) {
       const recovery = this.work.recover(run).catch((e) => this.options.onError?.(e));
       this.resuming.add(recovery);

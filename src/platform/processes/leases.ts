@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { ConfigError } from '../../config/index.js';
-import { sql, type Store } from '../../store/index.js';
+import { sql, type Sql, type Store } from '../../store/index.js';
 import type { ProcessRuns } from './runs.js';
 
 /** This server process, as the owner of the leases it takes. */
@@ -27,6 +27,20 @@ export function leaseMsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
       `FLOWMARK_LEASE_MS: expected milliseconds from 1000 to 3600000, got ${JSON.stringify(text)}`,
     );
   return value;
+}
+
+/** Past this many, a sweep claims none of its own owner's rows rather than list them all. */
+const DRIVING_LISTED = 5_000;
+
+/**
+ * The condition that leaves out the rows `lease.owner` holds for the requests it still drives
+ * (LeaseKeeper.driving): a sweep claims what a dead server left, never what its own process is
+ * running, whatever its lease says.
+ */
+export function notDriving(lease: Lease, driving: readonly string[]): Sql {
+  if (!driving.length) return sql``;
+  if (driving.length > DRIVING_LISTED) return sql` AND lease_owner <> ${lease.owner}`;
+  return sql` AND NOT (lease_owner = ${lease.owner} AND request_id IN (${sql.join(driving)}))`;
 }
 
 export interface LeaseSettings {
@@ -66,6 +80,12 @@ export class NamedLeases {
 export interface LeaseKeeper {
   hold(requestId: string): void;
   release(requestId: string): void;
+  /**
+   * The requests held now. Their leases may have lapsed in the store (a beat came late: a loaded
+   * machine, a long pause), but this process still drives them: its own sweeper must not claim
+   * them and run their steps a second time.
+   */
+  driving(): string[];
 }
 
 /** A heartbeat renewing the leases `lease.owner` holds on runs, three times a lease period. */
@@ -101,6 +121,10 @@ export class Heartbeat implements LeaseKeeper {
       clearInterval(this.timer);
       this.timer = undefined;
     }
+  }
+
+  driving(): string[] {
+    return [...this.held.keys()];
   }
 
   private async beat(): Promise<void> {

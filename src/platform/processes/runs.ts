@@ -16,7 +16,7 @@ import { notFound } from '../errors.js';
 import { fromJson, toJson } from '../model.js';
 import { STATUS_ABORTED, STATUS_RUNNING } from '../requests.js';
 import type { ProcessDefinition } from './definition.js';
-import type { Lease } from './leases.js';
+import { type Lease, notDriving } from './leases.js';
 import type { ArtefactVersions } from '../versions.js';
 import { isRecord } from '../../safety/narrow.js';
 import { moveSets, ProcessTokens } from './tokens.js';
@@ -333,20 +333,35 @@ export class ProcessRuns {
    * Claims up to `limit` runs whose lease expired before `now` (their server died or stalled):
    * one conditional UPDATE, so two sweepers never claim the same run (the dialect's `skipLocked`).
    */
-  async claimExpired(lease: Lease, now: number, limit: number): Promise<ProcessRun[]> {
+  /**
+   * Claims the runs and token rows whose lease expired, but for those of the requests `driving`
+   * that `lease.owner` still drives (LeaseKeeper.driving).
+   */
+  async claimExpired(
+    lease: Lease,
+    now: number,
+    limit: number,
+    driving: readonly string[] = [],
+  ): Promise<ProcessRun[]> {
     // runs and token rows in one transaction: a sweep costs what it did before tokens were rows
-    return this.store.transaction(() => this.claimExpiredRows(lease, now, limit));
+    return this.store.transaction(() => this.claimExpiredRows(lease, now, limit, driving));
   }
 
-  private async claimExpiredRows(lease: Lease, now: number, limit: number): Promise<ProcessRun[]> {
+  private async claimExpiredRows(
+    lease: Lease,
+    now: number,
+    limit: number,
+    driving: readonly string[],
+  ): Promise<ProcessRun[]> {
     const rows = await this.store.all<RunRow>(sql`
       UPDATE process_runs SET lease_owner = ${lease.owner}, lease_expires = ${lease.expires}, version = version + 1,
         recoveries = recoveries + 1
       WHERE lease_expires < ${now} AND request_id IN (
-        SELECT request_id FROM process_runs WHERE lease_expires < ${now} ORDER BY lease_expires LIMIT ${limit}${this.store.dialect.skipLocked})
+        SELECT request_id FROM process_runs WHERE lease_expires < ${now}${notDriving(lease, driving)}
+        ORDER BY lease_expires LIMIT ${limit}${this.store.dialect.skipLocked})
       RETURNING ${COLUMNS}`);
     const runs = await Promise.all(rows.map((row) => this.toRun(row)));
-    const tokens = await this.tokens.claimExpired(lease, now, limit);
+    const tokens = await this.tokens.claimExpired(lease, now, limit, driving);
     for (const { accountId, requestId, row } of tokens) {
       const main = await this.find(accountId, requestId);
       if (main) {

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type Store } from '../../store/index.js';
 import { fromJson, toJson } from '../model.js';
-import type { Lease } from './leases.js';
+import { type Lease, notDriving } from './leases.js';
 import type { ProcessRun, RunCursor, Token } from './runs.js';
 
 const COLUMNS = sql.raw('id, cursor, user_id, version, recoveries');
@@ -122,12 +122,14 @@ export class ProcessTokens {
     lease: Lease,
     now: number,
     limit: number,
+    driving: readonly string[],
   ): Promise<Array<{ accountId: string; requestId: string; row: TokenRow }>> {
     const rows = await this.store.all<TokenRow & { account_id: string; request_id: string }>(sql`
       UPDATE process_tokens SET lease_owner = ${lease.owner}, lease_expires = ${lease.expires}, version = version + 1,
         recoveries = recoveries + 1
       WHERE lease_expires < ${now} AND id IN (
-        SELECT id FROM process_tokens WHERE lease_expires < ${now} ORDER BY lease_expires LIMIT ${limit}${this.store.dialect.skipLocked})
+        SELECT id FROM process_tokens WHERE lease_expires < ${now}${notDriving(lease, driving)}
+        ORDER BY lease_expires LIMIT ${limit}${this.store.dialect.skipLocked})
       RETURNING account_id, request_id, ${COLUMNS}`);
     return rows.map((row) => ({ accountId: row.account_id, requestId: row.request_id, row }));
   }
