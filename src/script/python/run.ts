@@ -43,12 +43,27 @@ export function pythonSetup(): string {
   return (setupSource ??= readFileSync(new URL('./sandbox.py', import.meta.url), 'utf8'));
 }
 
+/**
+ * Pyodide's memory snapshot of the interpreter as loaded (before the sandbox setup, before any
+ * script), made by the first worker of this process: later workers start from it in a fraction of
+ * a cold start (a replaced worker, after a limit stopped its script, among them).
+ */
+let loadedInterpreter: Uint8Array | undefined;
+
 /** The Python worker program (worker.ts) with that setup. */
 export function pythonProgram(setup: () => string = pythonSetup): SandboxProgram {
   return {
     file: () => builtScriptFile('python/worker', 'cjs'),
     stackSizeMb: 64,
-    data: (memoryBytes) => ({ pyodide: pyodideFolder(), setup: setup(), memoryBytes }),
+    data: (memoryBytes) => ({
+      pyodide: pyodideFolder(),
+      setup: setup(),
+      memoryBytes,
+      ...(loadedInterpreter ? { snapshot: loadedInterpreter } : {}),
+    }),
+    ready: (message) => {
+      if (message.snapshot instanceof Uint8Array) loadedInterpreter ??= message.snapshot;
+    },
   };
 }
 
