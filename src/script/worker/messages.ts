@@ -88,8 +88,8 @@ export interface Ready {
   ms: number;
   /**
    * A Python worker started without `snapshot` (PythonWorkerData): Pyodide's memory snapshot of
-   * the interpreter as loaded, before the sandbox setup and before any script, for the workers
-   * started after it.
+   * the interpreter as loaded with the setup source run (`_flowmark_setup` defined, not called),
+   * before any script, for the workers started after it with the same setup.
    */
   snapshot?: Uint8Array;
 }
@@ -143,8 +143,9 @@ export interface PythonWorkerData extends BridgeData {
   /** Python source defining `_flowmark_setup()` (sandbox.py). */
   setup: string;
   /**
-   * An earlier worker's snapshot of the interpreter as loaded (Ready.snapshot): the worker starts
-   * from it instead of initialising CPython again (seconds), then runs the setup as usual.
+   * An earlier worker's snapshot of the interpreter as loaded (Ready.snapshot), made with this
+   * `setup`: the worker starts from it instead of initialising CPython and running the setup
+   * source again (seconds), then calls `_flowmark_setup()` as usual.
    */
   snapshot?: Uint8Array;
 }
