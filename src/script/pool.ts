@@ -11,6 +11,7 @@ import { builtScriptFile } from './program-file.js';
 import type {
   BridgeData,
   Reply,
+  Ready,
   RunJob,
   RunResult,
   RunTiming,
@@ -44,6 +45,8 @@ export interface SandboxProgram {
   data(memoryBytes: number): Omit<BridgeData, 'signal' | 'replies'> & Record<string, unknown>;
   /** The worker's native stack, when the default (WORKER_STACK_MB) does not suit its interpreter. */
   stackSizeMb?: number;
+  /** Told each worker's `ready` message (the Python program keeps the interpreter snapshot it carries). */
+  ready?(message: Ready): void;
 }
 
 let quickjsProgram: SandboxProgram | undefined;
@@ -92,7 +95,7 @@ class SandboxWorker {
     /** The memory its scripts may grow into (the module's memory is capped when it starts). */
     readonly memoryBytes: number,
     private readonly onDeath: (w: SandboxWorker) => void,
-    program: SandboxProgram = defaultProgram(),
+    private readonly program: SandboxProgram = defaultProgram(),
   ) {
     const shared = new SharedArrayBuffer(4);
     this.signal = new Int32Array(shared);
@@ -164,7 +167,11 @@ class SandboxWorker {
       if (!current) this.retire();
       return;
     }
-    if (m.type === 'ready' || !current || m.run !== current.run) return;
+    if (m.type === 'ready') {
+      this.program.ready?.(m);
+      return;
+    }
+    if (!current || m.run !== current.run) return;
     if (m.type === 'call') {
       let reply: string | Promise<string>;
       try {

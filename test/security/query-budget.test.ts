@@ -18,6 +18,13 @@ import { errorOf, scriptTag } from '../script/support.js';
 afterAll(() => closeScripts());
 
 const MEMORY = 'the value would exceed the 256 MB limit for one evaluation';
+/**
+ * A smaller budget for the queries that would build their values up to the limit (doubling a
+ * string, three ranges to zip, two facets): refused at 32 MB in an eighth of the work, the sizes
+ * scaled to it.
+ */
+const SMALL = 32 * 1024 * 1024;
+const SMALL_MEMORY = 'the value would exceed the 32 MB limit for one evaluation';
 /** A string doubled 40 times (a trillion characters) unless something stops it. */
 const DOUBLED_STRING =
   '{"$reduce": {"input": {"$range": [0, 40]}, "initialValue": "ab", "in": {"$concat": ["$$value", "$$value"]}}}';
@@ -90,17 +97,21 @@ describeEachEngine('query budget: functions and scripts', (engine) => {
   });
 
   it('$reduce doubling a string or an array fails fast, charged for each value it builds', async () => {
+    const small = evaluation({ maxAllocBytes: SMALL });
     await expectRefused(
       `\${aggregate_collection("c", {"$project": {"r": ${DOUBLED_STRING}}})?size}`,
-      `aggregate_collection: $concat: ${MEMORY}`,
+      `aggregate_collection: $concat: ${SMALL_MEMORY}`,
+      small,
     );
     await expectRefused(
       `\${aggregate_collection("c", {"$project": {"r": ${DOUBLED_ARRAY}}})?size}`,
-      `aggregate_collection: $concatArrays: ${MEMORY}`,
+      `aggregate_collection: $concatArrays: ${SMALL_MEMORY}`,
+      small,
     );
     await expectRefused(
       `\${list_objects({"$expr": {"$gt": [{"$strLenCP": ${DOUBLED_STRING}}, 1]}}, "c")?size}`,
-      `list_objects: $concat: ${MEMORY}`,
+      `list_objects: $concat: ${SMALL_MEMORY}`,
+      small,
     );
   });
 
@@ -112,20 +123,21 @@ describeEachEngine('query budget: functions and scripts', (engine) => {
       `aggregate_collection: $replaceAll: ${MEMORY}`,
     );
     await expectRefused(
-      '${aggregate_collection("c", {"$project": {"z": {"$zip": {"inputs": [{"$range": [0, 5000000]}, {"$range": [0, 5000000]}, {"$range": [0, 5000000]}], "useLongestLength": true}}}})?size}',
-      `aggregate_collection: $zip: ${MEMORY}`,
+      '${aggregate_collection("c", {"$project": {"z": {"$zip": {"inputs": [{"$range": [0, 625000]}, {"$range": [0, 625000]}, {"$range": [0, 625000]}], "useLongestLength": true}}}})?size}',
+      `aggregate_collection: $zip: ${SMALL_MEMORY}`,
+      evaluation({ maxAllocBytes: SMALL }),
     );
     // Small values built many times add up (a smaller budget keeps the test short).
-    const small = evaluation({ maxAllocBytes: 4 * 1024 * 1024 });
+    const small = evaluation({ maxAllocBytes: 1024 * 1024 });
     await expectRefused(
-      '${aggregate_collection("c", {"$project": {"m": {"$map": {"input": {"$range": [0, 300000]}, "in": {"$concat": ["$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s"]}}}}})?size}',
-      'aggregate_collection: $concat: the value would exceed the 4 MB limit for one evaluation',
+      '${aggregate_collection("c", {"$project": {"m": {"$map": {"input": {"$range": [0, 75000]}, "in": {"$concat": ["$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s", "$s"]}}}}})?size}',
+      'aggregate_collection: $concat: the value would exceed the 1 MB limit for one evaluation',
       small,
     );
     await expectRefused(
-      '${aggregate_collection("c", {"$project": {"o": {"$objectToArray": {"$arrayToObject": {"$map": {"input": {"$range": [0, 200000]}, "in": [{"$toString": "$$this"}, "$$this"]}}}}}})?size}',
-      'aggregate_collection: $arrayToObject: the value would exceed the 4 MB limit for one evaluation',
-      evaluation({ maxAllocBytes: 4 * 1024 * 1024 }),
+      '${aggregate_collection("c", {"$project": {"o": {"$objectToArray": {"$arrayToObject": {"$map": {"input": {"$range": [0, 50000]}, "in": [{"$toString": "$$this"}, "$$this"]}}}}}})?size}',
+      'aggregate_collection: $arrayToObject: the value would exceed the 1 MB limit for one evaluation',
+      small,
     );
   });
 
@@ -135,36 +147,37 @@ describeEachEngine('query budget: functions and scripts', (engine) => {
       `aggregate_collection: $densify: ${MEMORY}`,
     );
     await expectRefused(
-      '${aggregate_collection("c", {"$project": {"r": {"$range": [0, 200000]}}}, {"$unwind": "$r"})?size}',
-      'aggregate_collection: $unwind: the value would exceed the 8 MB limit for one evaluation',
-      evaluation({ maxAllocBytes: 8 * 1024 * 1024 }),
+      '${aggregate_collection("c", {"$project": {"r": {"$range": [0, 50000]}}}, {"$unwind": "$r"})?size}',
+      'aggregate_collection: $unwind: the value would exceed the 2 MB limit for one evaluation',
+      evaluation({ maxAllocBytes: 2 * 1024 * 1024 }),
     );
     await expectRefused(
-      '${aggregate_collection("c", {"$group": {"_id": "all", "all": {"$push": {"$range": [0, 2000000]}}}})?size}',
-      'aggregate_collection: $range: the value would exceed the 16 MB limit for one evaluation',
-      evaluation({ maxAllocBytes: 16 * 1024 * 1024 }),
+      '${aggregate_collection("c", {"$group": {"_id": "all", "all": {"$push": {"$range": [0, 500000]}}}})?size}',
+      'aggregate_collection: $range: the value would exceed the 4 MB limit for one evaluation',
+      evaluation({ maxAllocBytes: 4 * 1024 * 1024 }),
     );
   });
 
   it('$facet is charged for every sub-pipeline', async () => {
     await expectRefused(
-      '${aggregate_collection("c", {"$facet": {"a": [{"$project": {"r": {"$range": [0, 20000000]}}}], "b": [{"$project": {"r": {"$range": [0, 20000000]}}}]}})?size}',
-      `aggregate_collection: $range: ${MEMORY}`,
+      '${aggregate_collection("c", {"$facet": {"a": [{"$project": {"r": {"$range": [0, 2500000]}}}], "b": [{"$project": {"r": {"$range": [0, 2500000]}}}]}})?size}',
+      `aggregate_collection: $range: ${SMALL_MEMORY}`,
+      evaluation({ maxAllocBytes: SMALL }),
     );
   });
 
   it("the budget is the evaluation's: queries that each fit add up", async () => {
-    const ctx = evaluation({ maxAllocBytes: 100 * 1024 * 1024 });
+    const ctx = evaluation({ maxAllocBytes: 10 * 1024 * 1024 });
     const q =
-      '${aggregate_collection("c", {"$match": {"n": 1}}, {"$project": {"r": {"$size": {"$range": [0, 4000000]}}}})[0].r?c}';
-    expect((await evaluate(q, ctx)).output).toBe('4000000');
-    expect(ctx.budget!.allocated).toBeGreaterThan(32_000_000);
+      '${aggregate_collection("c", {"$match": {"n": 1}}, {"$project": {"r": {"$size": {"$range": [0, 400000]}}}})[0].r?c}';
+    expect((await evaluate(q, ctx)).output).toBe('400000');
+    expect(ctx.budget!.allocated).toBeGreaterThan(3_200_000);
     // Each evaluation starts a budget of its own: the same query fits again …
-    expect((await evaluate(q, ctx)).output).toBe('4000000');
+    expect((await evaluate(q, ctx)).output).toBe('400000');
     // … but four of them in one evaluation do not.
     const r = await failing(ctx, q + q + q + q);
     expect(r.message).toBe(
-      'Template execution stopped: aggregate_collection: $range: the value would exceed the 100 MB limit for one evaluation.',
+      'Template execution stopped: aggregate_collection: $range: the value would exceed the 10 MB limit for one evaluation.',
     );
   });
 
@@ -223,7 +236,7 @@ describeEachEngine('query budget: functions and scripts', (engine) => {
       new RegExp(`^RMPCollection\\.find: \\$range: ${MEMORY} \\(script line 1, column \\d+\\)$`),
     );
     const doubled = await failing(
-      evaluation(),
+      evaluation({ maxAllocBytes: SMALL }),
       scriptTag(`RMPCollection.aggregate("c", {$project: {r: ${DOUBLED_STRING}}});`),
     );
     expect(doubled.message).toMatch(/^RMPCollection\.aggregate: \$concat: the value would exceed/);

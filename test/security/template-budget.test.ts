@@ -2,6 +2,10 @@
  * Issue 13, bounded template evaluation: values a template builds are charged to the evaluation's
  * budget before they exist, and printing or serialising shared (DAG) structure stops at the limit
  * instead of exhausting the heap. Through `flowmark render` (the built CLI) and POST /api/v1/eval.
+ *
+ * Both run here with an eighth of the default memory and output (FLOWMARK_EVAL_MEMORY and
+ * FLOWMARK_EVAL_OUTPUT_CHARS; the eval host's evaluation limits), the sizes scaled with them: each
+ * template overshoots its limit by the same factor as it would at the defaults.
  */
 import { describe, expect, it } from 'vitest';
 import { evalHost } from '../../src/hosts/eval-host.js';
@@ -13,15 +17,16 @@ import { evalOnServer, firstLine, renderCli } from './support.js';
 const SEQ_DAG = '<#assign h = []><#list 1..30 as i><#assign h = [h, h]></#list>';
 /** The same with hash concatenation. */
 const HASH_DAG = '<#assign h = {}><#list 1..30 as i><#assign h = h + {"a": h, "b": h}></#list>';
-/** A 16M-character string (a rope of 24 doublings). */
-const BIG = '<#assign s = "x"><#list 1..24 as i><#assign s = s + s></#list>';
+const LIMITS = { FLOWMARK_EVAL_MEMORY: '32MiB', FLOWMARK_EVAL_OUTPUT_CHARS: '2500000' };
+/** A 2M-character string (a rope of 21 doublings). */
+const BIG = '<#assign s = "x"><#list 1..21 as i><#assign s = s + s></#list>';
 
 const PRINT_STOPPED =
-  'Template execution stopped: printing a hash or sequence as JSON: the output would exceed the limit of 20000000 characters for one evaluation.';
+  'Template execution stopped: printing a hash or sequence as JSON: the output would exceed the limit of 2500000 characters for one evaluation.';
 /** One text a function writes is one string: the per-string (output) limit binds first. */
 const text = (what: string) =>
-  `Template execution stopped: ${what}: the output would exceed the limit of 20000000 characters for one evaluation.`;
-const memory = (what: string, limit = '256 MB') =>
+  `Template execution stopped: ${what}: the output would exceed the limit of 2500000 characters for one evaluation.`;
+const memory = (what: string, limit = '32 MB') =>
   `Template execution stopped: ${what}: the value would exceed the ${limit} limit for one evaluation.`;
 
 /** [template, first line of the error] */
@@ -48,15 +53,15 @@ const REFUSED: [string, string][] = [
     memory('string concatenation'),
   ],
   [
-    '<#assign keep = []><#list 1..100 as i><#assign keep = keep + [(1..4000000)?reverse]></#list>${keep?size}',
+    '<#assign keep = []><#list 1..100 as i><#assign keep = keep + [(1..500000)?reverse]></#list>${keep?size}',
     memory('?reverse'),
   ],
   [
     '<#assign s = "x"><#list 1..40 as i><#assign s = s + s></#list>${s?length}',
-    'Template execution stopped: a string of 33554432 characters exceeds the output limit (20000000).',
+    'Template execution stopped: a string of 4194304 characters exceeds the output limit (2500000).',
   ],
   [
-    '<#assign csv = "a,b,c,d\\n"><#list 1..21 as i><#assign csv = csv + csv></#list>${csv_to_json(csv)?length}',
+    '<#assign csv = "a,b,c,d\\n"><#list 1..18 as i><#assign csv = csv + csv></#list>${csv_to_json(csv)?length}',
     memory('csv_to_json'),
   ],
 ];
@@ -82,7 +87,7 @@ const ALLOWED: [string, string][] = [
 
 describe('template budget: flowmark render', () => {
   it.each(REFUSED)('refuses %s', async (template, message) => {
-    const r = await renderCli(template);
+    const r = await renderCli(template, LIMITS);
     expect(firstLine(r.err)).toBe(message);
     expect(r.out).toBe('');
     expect(r.code).toBe(1);
@@ -90,7 +95,7 @@ describe('template budget: flowmark render', () => {
   });
 
   it.each(ALLOWED)('renders %s', async (template, output) => {
-    const r = await renderCli(template);
+    const r = await renderCli(template, LIMITS);
     expect(r.err).toBe('');
     expect(r.out).toBe(output);
   });
@@ -103,13 +108,13 @@ describe('template budget: flowmark render', () => {
   });
 
   it('charges a document load parses before parsing it', async () => {
-    const r = await renderCli(`${BIG}\${load(s, "XML")?size}`, { FLOWMARK_EVAL_MEMORY: '64MiB' });
-    expect(firstLine(r.err)).toBe(memory('load', '64 MB'));
+    const r = await renderCli(`${BIG}\${load(s, "XML")?size}`, { FLOWMARK_EVAL_MEMORY: '8MiB' });
+    expect(firstLine(r.err)).toBe(memory('load', '8 MB'));
     expect(r.ms).toBeLessThan(5000);
   });
 
   it('keeps a bad-quote error short: the quoted field is cut to 64 characters', async () => {
-    const r = await renderCli(`${BIG}\${csv_to_json("a,b\\n" + s + "\\"z")}`);
+    const r = await renderCli(`${BIG}\${csv_to_json("a,b\\n" + s + "\\"z")}`, LIMITS);
     expect(firstLine(r.err)).toBe(
       `csv_to_json: argument 1 (input) invalid CSV: Invalid Opening Quote: a quote is found on field 0 at line 2, value is "${'x'.repeat(64)}…"`,
     );
@@ -118,7 +123,11 @@ describe('template budget: flowmark render', () => {
 });
 
 describeEachEngine('template budget: POST /api/v1/eval', (engine) => {
-  const server = useServer(engine, (platform) => ({ hosts: evalHost(platform) }));
+  const server = useServer(engine, (platform) => ({
+    hosts: evalHost(platform, {
+      limits: { evaluation: { maxAllocBytes: 32 * 1024 * 1024, maxOutputChars: 2_500_000 } },
+    }),
+  }));
 
   it.each(REFUSED.filter((_, i) => i % 2 === 0))(
     'refuses %s, /health answering',
@@ -136,7 +145,7 @@ describeEachEngine('template budget: POST /api/v1/eval', (engine) => {
     expect(r.error).toMatchObject({
       kind: 'LimitExceeded',
       message:
-        'Template execution stopped: the variables the template set: the output would exceed the limit of 20000000 characters for one evaluation.',
+        'Template execution stopped: the variables the template set: the output would exceed the limit of 2500000 characters for one evaluation.',
     });
     expect(r.variables).toEqual({});
     expect(r.ms).toBeLessThan(5000);

@@ -43,12 +43,33 @@ export function pythonSetup(): string {
   return (setupSource ??= readFileSync(new URL('./sandbox.py', import.meta.url), 'utf8'));
 }
 
+/**
+ * Pyodide's memory snapshot of the interpreter as loaded with a setup source run (before
+ * `_flowmark_setup()` and any script), made by the first worker of this process: later workers
+ * with the same setup start from it in a fraction of a cold start (a replaced worker, after a
+ * limit stopped its script, among them).
+ */
+let loadedInterpreter: { setup: string; snapshot: Uint8Array } | undefined;
+
 /** The Python worker program (worker.ts) with that setup. */
 export function pythonProgram(setup: () => string = pythonSetup): SandboxProgram {
   return {
     file: () => builtScriptFile('python/worker', 'cjs'),
     stackSizeMb: 64,
-    data: (memoryBytes) => ({ pyodide: pyodideFolder(), setup: setup(), memoryBytes }),
+    data: (memoryBytes) => {
+      const source = setup();
+      const loaded = loadedInterpreter?.setup === source ? loadedInterpreter.snapshot : undefined;
+      return {
+        pyodide: pyodideFolder(),
+        setup: source,
+        memoryBytes,
+        ...(loaded ? { snapshot: loaded } : {}),
+      };
+    },
+    ready: (message) => {
+      if (message.snapshot instanceof Uint8Array)
+        loadedInterpreter ??= { setup: setup(), snapshot: message.snapshot };
+    },
   };
 }
 

@@ -4,7 +4,9 @@
  * stack (test/script/python.test.ts, "nested too deep"): the script runs on until its CPU time.
  * The pool of ../pool.ts starts it from dist/ and speaks the same messages as with the QuickJS worker: ../worker/messages.ts). It loads one
  * Pyodide interpreter (CPython in WebAssembly, from the package's own files: nothing is
- * fetched), closes it (sandbox.py: the JavaScript bridge modules removed, an audit hook), closes
+ * fetched; from the first worker's Pyodide memory snapshot of the interpreter as loaded, with
+ * the setup source run, when the pool has one, else cold, making that snapshot for the workers
+ * after it), closes it (sandbox.py: the JavaScript bridge modules removed, an audit hook), closes
  * the JavaScript world around it (no code generation from strings, no `process`, `fetch` …),
  * and takes a snapshot of the interpreter's whole WebAssembly memory. Every script then starts
  * from those bytes: after a script the memory is written back, so nothing a script did —
@@ -46,6 +48,7 @@ interface Pyodide {
   runPython(code: string): unknown;
   globals: { get(name: string): PyProxy; delete(name: string): void };
   setInterruptBuffer(buffer: Int32Array | undefined): void;
+  makeMemorySnapshot(): Uint8Array;
   _module: { HEAPU8: Uint8Array };
 }
 
@@ -171,7 +174,7 @@ const ready = (async (): Promise<Loaded> => {
     loadPyodide(options: Record<string, unknown>): Promise<Pyodide>;
   };
   const discard = (): void => {};
-  const py = await loadPyodide({
+  const options = {
     indexURL: workerData.pyodide + '/',
     packages: [],
     stdout: discard,
@@ -179,11 +182,30 @@ const ready = (async (): Promise<Loaded> => {
     stdin: () => null,
     jsglobals: Object.create(null),
     env: { HOME: '/home/pyodide' },
-  });
+  };
+  // From an earlier worker's snapshot of the interpreter as loaded, the setup source run (its
+  // `_flowmark_setup` defined, not called), when there is one: a fraction of a cold start. Else a
+  // cold start that makes that snapshot, for the workers after this one.
+  let py: Pyodide | undefined;
+  let made: Uint8Array | undefined;
+  if (workerData.snapshot) {
+    try {
+      py = await loadPyodide({ ...options, _loadSnapshot: workerData.snapshot });
+    } catch {
+      py = undefined; // started cold below
+    }
+  } else {
+    py = await loadPyodide({ ...options, _makeSnapshot: true });
+    py.runPython(workerData.setup);
+    made = py.makeMemorySnapshot();
+  }
+  if (!py) {
+    py = await loadPyodide(options);
+    py.runPython(workerData.setup);
+  }
   py.setStdout({ batched: discard });
   py.setStderr({ batched: discard });
   installDevice(py);
-  py.runPython(workerData.setup);
   const setup = py.globals.get('_flowmark_setup');
   const runner = setup() as Loaded['runner'];
   setup.destroy();
@@ -195,7 +217,8 @@ const ready = (async (): Promise<Loaded> => {
   const streams = py.FS.streams.map((stream) => stream && stream.node);
   const snapshot = module.HEAPU8.slice();
   capBytes = snapshot.length + Math.ceil(workerData.memoryBytes / PAGE) * PAGE;
-  post({ type: 'ready', ms: perf.now() - started });
+  if (made) port.postMessage({ type: 'ready', ms: perf.now() - started, snapshot: made }, [made.buffer]);
+  else post({ type: 'ready', ms: perf.now() - started });
   return { py, runner, module, snapshot, streams, restoreMs: 0 };
 })();
 

@@ -86,6 +86,12 @@ export interface Reply {
 export interface Ready {
   type: 'ready';
   ms: number;
+  /**
+   * A Python worker started without `snapshot` (PythonWorkerData): Pyodide's memory snapshot of
+   * the interpreter as loaded with the setup source run (`_flowmark_setup` defined, not called),
+   * before any script, for the workers started after it with the same setup.
+   */
+  snapshot?: Uint8Array;
 }
 
 /** A finished script's runtime could not be freed: the worker asks to be replaced. */
@@ -136,6 +142,12 @@ export interface PythonWorkerData extends BridgeData {
   pyodide: string;
   /** Python source defining `_flowmark_setup()` (sandbox.py). */
   setup: string;
+  /**
+   * An earlier worker's snapshot of the interpreter as loaded (Ready.snapshot), made with this
+   * `setup`: the worker starts from it instead of initialising CPython and running the setup
+   * source again (seconds), then calls `_flowmark_setup()` as usual.
+   */
+  snapshot?: Uint8Array;
 }
 
 export function done(run: number, result: RunResult, broken: boolean): Done {

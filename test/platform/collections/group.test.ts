@@ -97,10 +97,11 @@ describeEachEngine('$group in SQL', (engine) => {
     });
   });
 
-  it('groups more than 200,000 documents (the default in-memory bound) as mingo does', async () => {
-    const s = new CollectionService(engine.store);
+  // The bound is 20,000 here (200,000 by default): the same grouping past it, in a tenth of the rows.
+  it('groups more documents than the in-memory bound as mingo does', async () => {
+    const s = new CollectionService(engine.store, { limits: { maxInMemoryDocuments: 20_000 } });
     const name = fresh();
-    const total = 200_500;
+    const total = 20_500;
     const make = (i: number) => ({ _id: `d${i}`, g: i % 97, h: i % 3 ? 'x' : 'y', n: i % 1000 });
     await s.importDocuments(
       member,
@@ -127,7 +128,7 @@ describeEachEngine('$group in SQL', (engine) => {
     expect(answer).toEqual(mingo(docs, pipeline));
     // Before: every document was read into memory, and refused past the bound.
     await expect(s.aggregate(member, name, [{ $project: { g: 1 } }])).rejects.toThrow(
-      'more than 200000 documents would have to be held in memory',
+      'more than 20000 documents would have to be held in memory',
     );
   }, 120_000);
 });
