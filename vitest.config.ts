@@ -5,8 +5,10 @@ import { defineConfig } from 'vitest/config';
 const forks = Number(process.env.FLOWMARK_TEST_FORKS) || undefined;
 // FLOWMARK_TEST_ISOLATE=0: the files of a fork share its process and modules (src/ evaluated once,
 // not once per file; test/support/file-store.ts gives each file its environment back). On 31
-// files (store, server, template, hosts) it cut collect from 118 s to 18 s and the wall time from
-// 401 s to 148 s, every test passing; not the default until the whole suite has passed with it.
+// files (store, server, template, hosts…), back to back twice at load 14-17: 401 s and 360 s
+// isolated, 148 s and 223 s shared (collect 118/95 s → 18/35 s), every test passing; 31 more
+// (Chromium, CLI, env-setting, traces, faults) passed shared too. Not the default until the whole
+// suite has passed with it.
 const isolate = process.env.FLOWMARK_TEST_ISOLATE !== '0';
 
 export default defineConfig({
