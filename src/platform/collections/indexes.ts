@@ -143,15 +143,19 @@ export async function createIndex(
 }
 
 /** How many slices a key column is filled in (each a transaction of its own). */
-const FILL_SLICES = 8;
+const FILL_SLICES = 16;
 
 /** Steps 2 and 3 of a build (above): fills `columns` (field path → column, filling). */
 async function fillKeyColumns(core: CollectionCore, actor: Actor, name: string, columns: KeyColumns) {
   const documents = core.store.dialect.documents;
   const first = await core.resolve(actor, name);
   if (!first) return;
-  for (let index = 0; index < FILL_SLICES; index++)
-    await core.store.run(documents.fillKeyColumns(first.id, columns, { index, of: FILL_SLICES }));
+  // A transaction each: one chosen as a deadlock's victim (a write locking the same rows in
+  // another order) runs again.
+  for (let index = 0; index < FILL_SLICES; index++) {
+    const slice = documents.fillKeyColumns(first.id, columns, { index, of: FILL_SLICES });
+    await core.store.transaction((tx) => tx.run(slice));
+  }
   await core.write(actor, name, false, async (w) => {
     // Still filling, the same columns (a delete_index may have given them back meanwhile).
     const filled = dictionary<string>();

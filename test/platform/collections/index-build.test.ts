@@ -8,7 +8,13 @@
 import { find as mingoFind } from 'mingo';
 import { describe, expect, it } from 'vitest';
 import { CollectionService, type Document } from '../../../src/platform/collections/index.js';
-import { sql, type Sql, type Store } from '../../../src/store/index.js';
+import {
+  sql,
+  type Queryable,
+  type Sql,
+  type Store,
+  type TransactionOptions,
+} from '../../../src/store/index.js';
 import { describeEachEngine } from '../../support/engines.js';
 
 const member = { accountId: 'acme', user: { id: 2, login: 'joe', isAdmin: false } };
@@ -61,8 +67,8 @@ async function keyState(store: Store, name: string): Promise<{ keyColumns: unkno
   return { keyColumns, wrong };
 }
 
-/** The store, with `run` failing on the statement `fails` picks (an interrupted build). */
-function failing(store: Store, fails: (text: string) => boolean): Store {
+/** The store (or a transaction of it), `run` failing on the statement `fails` picks (an interrupted build). */
+function failing<T extends Queryable>(store: T, fails: (text: string) => boolean): T {
   return new Proxy(store, {
     get(target, prop, receiver) {
       if (prop === 'run')
@@ -70,6 +76,9 @@ function failing(store: Store, fails: (text: string) => boolean): Store {
           fails(query.render(store.dialect.name).text)
             ? Promise.reject(new Error('Connection terminated'))
             : target.run(query);
+      if (prop === 'transaction')
+        return <R>(fn: (tx: Queryable) => Promise<R>, options?: TransactionOptions) =>
+          target.transaction((tx) => fn(failing(tx, fails)), options);
       const value: unknown = Reflect.get(target, prop, receiver);
       return typeof value === 'function' ? value.bind(target) : value;
     },
@@ -132,7 +141,11 @@ describeEachEngine('collection index builds', (engine) => {
           name,
           Array.from({ length: 800 }, (_, i) => doc(i)),
         );
-        const broken = new CollectionService(failing(engine.store, (text) => text.includes('seq % 8 = 3')));
+        // The fourth slice fails, the first three written.
+        let slices = 0;
+        const broken = new CollectionService(
+          failing(engine.store, (text) => text.startsWith('UPDATE documents SET k') && ++slices === 4),
+        );
         await expect(
           broken.createIndex(member, name, 'by_r', { keys: ['r'], unique: false, ascending: true }),
         ).rejects.toThrow('Connection terminated');
