@@ -122,16 +122,13 @@ function createIndex(
   fill: readonly string[],
 ): Sql[] {
   const create = createIndexStatement(sqlName, collectionId, def, keys);
-  // Key columns are filled once their index exists: filling first would leave HOT chains the
-  // new index breaks, and PostgreSQL would then ignore the index while any older snapshot lives.
-  const fills = fill.map((path) => {
+  // Key columns are filled once their index exists (fillKeyColumns): filling first would leave
+  // HOT chains the new index breaks, and PostgreSQL would then ignore the index while any older
+  // snapshot lives.
+  for (const path of fill) {
     const column = keys[path];
     if (column === undefined || !isOneOf(KEY_COLUMNS, column)) throw new Error(`no key column for ${path}`);
-    // A column is NULL for every document until it is given (and emptied when given back), so
-    // documents without the field need no new row version.
-    const value = expressionField(path);
-    return sql`UPDATE documents SET ${sql.raw(column)} = ${value} WHERE collection_id = ${sql.literal(Math.trunc(collectionId))} AND ${value} IS NOT NULL`;
-  });
+  }
   const fields = def.keys.filter((k) => k !== '_id');
   if (!fields.length) return [create];
   // PostgreSQL ignores the statistics of partial indexes when estimating a condition: without
@@ -147,7 +144,40 @@ function createIndex(
         ),
       ]
     : [];
-  return [create, ...fills, ...statistics, sql.raw('ANALYZE documents')];
+  // With key columns still to fill, ANALYZE waits for them (analyze, after fillKeyColumns).
+  return [create, ...statistics, ...(fill.length ? [] : [ANALYZE])];
+}
+
+const ANALYZE = sql.raw('ANALYZE documents');
+
+/**
+ * fillKeyColumns (documents.ts). Each column gets its field's value where it differs (a column is
+ * NULL for every document until it is given, and emptied when given back, so documents without
+ * the field need no new row version; a document a write has already given its value is left
+ * alone). A slice takes every `of`-th document by seq, a few rows of each page: their new
+ * versions fit in the room the fillfactor leaves on the page (migration 0670), and the next
+ * slice's read of the page prunes the versions the previous one left dead, so filling slice by
+ * slice, each in a transaction of its own, reuses the same pages instead of doubling the table.
+ */
+function fillKeyColumns(
+  collectionId: number,
+  columns: KeyColumns,
+  slice?: { index: number; of: number },
+): Sql {
+  const entries = Object.entries(columns).map(([path, column]) => {
+    if (!isOneOf(KEY_COLUMNS, column)) throw new Error(`no key column ${column}`);
+    return { column: sql.raw(column), value: expressionField(path) };
+  });
+  if (!entries.length) throw new Error('fillKeyColumns: no column to fill');
+  const sets = sql.join(entries.map((e) => sql`${e.column} = ${e.value}`));
+  const differs = sql.join(
+    entries.map((e) => sql`${e.column} IS DISTINCT FROM ${e.value}`),
+    ' OR ',
+  );
+  const part = slice
+    ? sql` AND seq % ${sql.literal(Math.trunc(slice.of))} = ${sql.literal(Math.trunc(slice.index))}`
+    : sql``;
+  return sql`UPDATE documents SET ${sets} WHERE collection_id = ${sql.literal(Math.trunc(collectionId))}${part} AND (${differs})`;
 }
 
 /**
@@ -313,6 +343,8 @@ export function postgresDocuments(binaryTextOrder: boolean): DocumentDialect {
       return sql`${v} ${dir} ${nulls}`;
     },
     createIndex,
+    fillKeyColumns,
+    analyze: ANALYZE,
     dropIndex: (sqlName, collectionId, release = []) => [
       ...release.map((column) => {
         if (!isOneOf(KEY_COLUMNS, column)) throw new Error(`no key column ${column}`);

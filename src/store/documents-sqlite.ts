@@ -223,6 +223,10 @@ export const sqliteDocuments: DocumentDialect = {
   keyValue() {
     throw new Error('SQLite documents have no key columns');
   },
+  fillKeyColumns() {
+    throw new Error('SQLite documents have no key columns');
+  },
+  analyze: undefined,
   groupQuery,
   setUpdate: (changes) => setUpdate(changes),
   explain: (query) => sql`EXPLAIN QUERY PLAN ${query}`,

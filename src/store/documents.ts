@@ -117,8 +117,8 @@ export interface DocumentDialect {
   orderBy(path: string, direction: 1 | -1, types: number, keys: KeyColumns): Sql | undefined;
   /**
    * The statements creating a collection index (see the engine's notes); `fill`: the fields of
-   * `keys` whose key columns were just given to them, filled from the documents by these
-   * statements (after the index exists, so the index is usable at once).
+   * `keys` whose key columns are still to be filled from the documents (fillKeyColumns, after
+   * these statements: the engine's statistics wait for it, `analyze`).
    */
   createIndex(
     sqlName: string,
@@ -127,6 +127,14 @@ export interface DocumentDialect {
     keys: KeyColumns,
     fill: readonly string[],
   ): Sql[];
+  /**
+   * The UPDATE giving key columns (`columns`: field path → column) the value of their field in
+   * the collection's documents where they do not hold it yet; with `slice`, only the documents
+   * whose seq is `slice.index` modulo `slice.of` (a few of each page's rows: see the engine).
+   */
+  fillKeyColumns(collectionId: number, columns: KeyColumns, slice?: { index: number; of: number }): Sql;
+  /** The statement refreshing the planner's statistics after key columns were filled, if any. */
+  readonly analyze: Sql | undefined;
   /**
    * The statements dropping a collection index; `release`: key columns no index of the collection
    * uses any more, emptied first (while still indexed, so a later owner starts clean).

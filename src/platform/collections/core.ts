@@ -49,8 +49,14 @@ export type ReadRun<T> = (row: CollectionRow, plan: Plan, check: boolean) => Pro
 const ROW_COLUMNS = sql`account_id, id, name, is_public, is_readonly, shape_version, created_at`;
 
 /** The key columns of a collection row, keeping only columns the engine has. */
-export function parseKeys(text: unknown, allowed: readonly string[]): KeyColumns {
-  const raw: unknown = JSON.parse(typeof text === 'string' && text !== '' ? text : '{}');
+export function parseKeys(
+  text: unknown,
+  allowed: readonly string[],
+  which: 'filled' | 'filling' = 'filled',
+): KeyColumns {
+  let raw: unknown = JSON.parse(typeof text === 'string' && text !== '' ? text : '{}');
+  // `$filling` (writer.ts serializeKeys): the columns an index build is still filling
+  if (which === 'filling') raw = isRecord(raw) ? raw.$filling : undefined;
   const keys = dictionary<string>();
   if (isRecord(raw))
     for (const [path, column] of Object.entries(raw))
@@ -262,6 +268,7 @@ export class CollectionCore {
           parseShape(String(r!.shape)),
           parseKeys(r!.key_columns, tx.dialect.documents.keyColumnNames),
           this.limits.maxShapePaths,
+          parseKeys(r!.key_columns, tx.dialect.documents.keyColumnNames, 'filling'),
         );
         writer.triggered = Boolean(r!.triggered);
         const result = await fn(writer);

@@ -79,7 +79,7 @@ export async function setBasedUpdate(
   maxDocumentBytes: number,
   onStart?: () => void,
 ): Promise<number | undefined> {
-  const update = w.tx.dialect.documents.setUpdate(plan.changes, w.keys);
+  const update = w.tx.dialect.documents.setUpdate(plan.changes, w.writtenKeys);
   const selected = sql`${scope(w.row)}${and(where)}`;
   const check = await w.tx.get<{ n: number | string; bad: number | string; big: number | string | null }>(
     update.check(selected),

@@ -14,6 +14,7 @@ export class Writer {
   private shapeChanged = false;
   private keysChanged = false;
   readonly accountId: string;
+  /** Every key column a write keeps in step: the filled ones and those being filled. */
   private keyList: Array<[path: string, column: string]>;
   /**
    * Whether a process's collection trigger watches this collection (docs/hosts.md, "Collection
@@ -29,20 +30,35 @@ export class Writer {
     readonly shape: Shape,
     private keyColumns: KeyColumns,
     private readonly maxShapePaths: number,
+    private fillingColumns: KeyColumns = {},
   ) {
     this.accountId = row.accountId;
-    this.keyList = Object.entries(keyColumns);
+    this.keyList = [...Object.entries(keyColumns), ...Object.entries(fillingColumns)];
   }
 
-  /** Field path → key column, as this transaction sees it. */
+  /** Field path → key column holding every document's value, as this transaction sees it (reads use these). */
   get keys(): KeyColumns {
     return this.keyColumns;
   }
 
+  /**
+   * Field path → key column an index build is still filling (indexes.ts): every write keeps it
+   * in step, but no read uses it until the build has filled it and moved it to `keys`.
+   */
+  get filling(): KeyColumns {
+    return this.fillingColumns;
+  }
+
+  /** Every key column a write keeps in step (`keys` and `filling`). */
+  get writtenKeys(): KeyColumns {
+    return { ...this.keyColumns, ...this.fillingColumns };
+  }
+
   /** Replaces the key columns (saved with the shape, under a new version). */
-  setKeys(keys: KeyColumns): void {
+  setKeys(keys: KeyColumns, filling: KeyColumns = this.fillingColumns): void {
     this.keyColumns = keys;
-    this.keyList = Object.entries(keys);
+    this.fillingColumns = filling;
+    this.keyList = [...Object.entries(keys), ...Object.entries(filling)];
     this.keysChanged = true;
   }
 
@@ -118,7 +134,7 @@ export class Writer {
   async saveShape(): Promise<void> {
     if (!this.shapeChanged && !this.keysChanged) return;
     await this.tx.run(
-      sql`UPDATE collections SET shape = ${serializeShape(this.shape)}, key_columns = ${JSON.stringify(this.keyColumns)},
+      sql`UPDATE collections SET shape = ${serializeShape(this.shape)}, key_columns = ${serializeKeys(this.keyColumns, this.fillingColumns)},
           shape_version = shape_version + 1 WHERE account_id = ${this.accountId} AND id = ${this.row.id}`,
     );
   }
@@ -133,4 +149,13 @@ export class Writer {
   track(doc: Record<string, unknown>): void {
     if (addToShape(this.shape, doc, this.maxShapePaths)) this.shapeChanged = true;
   }
+}
+
+/**
+ * The `key_columns` text of a collection: field path → key column, and under `$filling` (never
+ * a field path) the columns an index build is still filling, which a reader of this text that
+ * does not know the key ignores (core.ts parseKeys).
+ */
+export function serializeKeys(keys: KeyColumns, filling: KeyColumns): string {
+  return JSON.stringify(Object.keys(filling).length ? { ...keys, $filling: filling } : keys);
 }
