@@ -84,10 +84,24 @@ export function postgresDialect(binaryTextOrder: boolean): Dialect {
     },
     isRetryable(error) {
       const code = propertyOf(error, 'code');
-      // Serialization failure, deadlock, lock wait over lock_timeout.
-      return code === '40001' || code === '40P01' || code === '55P03';
+      // Serialization failure, deadlock, lock wait over lock_timeout, a prepared statement's stale plan.
+      return code === '40001' || code === '40P01' || code === '55P03' || isStalePlan(error);
     },
   };
+}
+
+/**
+ * A prepared statement's result columns changed under it (another server's migration added a
+ * column to a table it reads with `SELECT *`): PostgreSQL refuses to run it again on that
+ * connection; the same text under a new name is prepared afresh.
+ */
+export function isStalePlan(error: unknown): boolean {
+  const message = propertyOf(error, 'message');
+  return (
+    propertyOf(error, 'code') === '0A000' &&
+    typeof message === 'string' &&
+    message.includes('cached plan must not change result type')
+  );
 }
 
 function pgArrayElement(key: string): string {

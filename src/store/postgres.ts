@@ -1,7 +1,7 @@
 import { Ambient } from './ambient.js';
 import { retryingTransaction } from './retries.js';
 import pg from 'pg';
-import { postgresDialect } from './dialect.js';
+import { isStalePlan, postgresDialect } from './dialect.js';
 import { quoteIdent, type Sql } from './sql.js';
 import { tracing } from '../traces/hooks.js';
 import type { Dialect, Queryable, Row, RunResult, Store, TransactionOptions } from './types.js';
@@ -11,6 +11,40 @@ interface TxState {
   savepoints: number;
   client: pg.PoolClient;
   handle: Queryable;
+}
+
+/**
+ * Statement texts a store prepares (names) at most: the store's own statements are a few hundred
+ * texts; texts built from callers' query shapes beyond them run unnamed, so a connection never
+ * holds an unbounded number of prepared statements.
+ */
+export const PREPARED_STATEMENTS = 400;
+
+/**
+ * The names of the statements a store prepares. PostgreSQL parses and analyses a named statement
+ * once per connection instead of at every execution (the `pg` client sends its text only the first
+ * time on each connection). Only statements with parameters are named: DDL and the transaction
+ * statements take none. `forget` gives every text a new name, so each connection prepares it
+ * again (after a table's columns changed under a prepared `SELECT *`).
+ */
+class StatementNames {
+  private names = new Map<string, string>();
+  private generation = 0;
+
+  constructor(private readonly limit: number) {}
+
+  of(text: string, parameters: number): string | undefined {
+    if (parameters === 0 || this.limit === 0) return undefined;
+    let name = this.names.get(text);
+    if (name === undefined && this.names.size < this.limit)
+      this.names.set(text, (name = `fm${this.generation}_${this.names.size}`));
+    return name;
+  }
+
+  forget(): void {
+    this.names = new Map();
+    this.generation++;
+  }
 }
 
 const INT8 = 20;
@@ -41,18 +75,23 @@ export interface PostgresOptions {
    * statement fails (answered 503 unavailable). Default: no limit.
    */
   connectTimeoutMs?: number;
+  /** Statement texts prepared (named) at most, PREPARED_STATEMENTS by default; 0: none (a pooler in transaction mode without prepared-statement support). */
+  preparedStatements?: number;
 }
 
 /** PostgreSQL through a `pg` pool: every statement outside a transaction takes any free connection. */
 export class PostgresStore implements Store {
   readonly location: string;
+  private readonly names: StatementNames;
   private constructor(
     private readonly pool: pg.Pool,
     readonly dialect: Dialect,
     location: string,
     readonly lockWaitMs: number | undefined,
+    preparedStatements: number,
   ) {
     this.location = location;
+    this.names = new StatementNames(preparedStatements);
   }
 
   private readonly context = new Ambient<TxState>();
@@ -111,6 +150,7 @@ export class PostgresStore implements Store {
         postgresDialect(binary),
         `postgresql database ${rows[0]?.db ?? '?'}`,
         options.lockTimeoutMs,
+        options.preparedStatements ?? PREPARED_STATEMENTS,
       );
     } catch (e) {
       await pool.end();
@@ -157,11 +197,26 @@ export class PostgresStore implements Store {
 
   private query(query: Sql, client?: pg.PoolClient): Promise<pg.QueryResult> {
     const { text, values } = query.render('postgres');
-    const target = client ?? this.current()?.client ?? this.pool;
+    const inTransaction = client ?? this.current()?.client;
+    const target = inTransaction ?? this.pool;
     const params = values.map((v) => (v === undefined ? null : v));
+    const send = (): Promise<pg.QueryResult> => {
+      const name = this.names.of(text, params.length);
+      return name === undefined ? target.query(text, params) : target.query({ name, text, values: params });
+    };
+    // A stale plan is retried at once outside a transaction; inside, the transaction fails (its
+    // statements already ran), retried when its options allow (dialect.isRetryable), and every
+    // text has a new name for the next one.
+    const run = () =>
+      send().catch((e: unknown) => {
+        if (!isStalePlan(e)) throw e;
+        this.names.forget();
+        if (inTransaction) throw e;
+        return send();
+      });
     const traced = tracing;
-    if (traced) return traced.statement('postgresql', text, () => target.query(text, params));
-    return target.query(text, params);
+    if (traced) return traced.statement('postgresql', text, run);
+    return run();
   }
 
   private async topLevel<T>(fn: (tx: Queryable) => Promise<T>, options: TransactionOptions): Promise<T> {

@@ -128,6 +128,9 @@ function parseServe(args: string[], io: CliIo, env: NodeJS.ProcessEnv = process.
     return 2;
   }
   try {
+    const workers =
+      integerSetting(values.workers, '--workers', env.FLOWMARK_WORKERS, 'FLOWMARK_WORKERS', 0, 64) ??
+      DEFAULT_WORKERS;
     return {
       port,
       host: values.host!,
@@ -136,9 +139,7 @@ function parseServe(args: string[], io: CliIo, env: NodeJS.ProcessEnv = process.
       trustProxy: values['trust-proxy']!,
       limits: evaluationLimits(values['data-document-limit']),
       scripts: scriptSettingsFromEnv(env),
-      workers:
-        integerSetting(values.workers, '--workers', env.FLOWMARK_WORKERS, 'FLOWMARK_WORKERS', 0, 64) ??
-        DEFAULT_WORKERS,
+      workers,
       workerHeapMb:
         integerSetting(
           values['worker-heap'],
@@ -151,7 +152,8 @@ function parseServe(args: string[], io: CliIo, env: NodeJS.ProcessEnv = process.
       corsOrigins: values['cors-origin']
         ? parseCorsOrigins(values['cors-origin'], '--cors-origin')
         : corsOriginsFromEnv(env),
-      pool: poolSettingsFromEnv(env),
+      // an account's share of each process's threads: the cores divided by the processes
+      pool: poolSettingsFromEnv(env, workers),
       lockWaitMs: lockWaitMs(env) ?? DEFAULT_LOCK_WAIT_MS,
       // Read again by each evaluation thread's runner: a bad value stops the supervisor here, before any worker.
       sweepMs: sweepMsFromEnv(env),
