@@ -16,6 +16,12 @@ export interface Config {
    * undefined when unset: one store.
    */
   cells: readonly CellSetting[] | undefined;
+  /**
+   * PostgreSQL: how many statement texts a connection prepares (names), at most
+   * (FLOWMARK_PG_PREPARED_STATEMENTS, 0 to 10000; 0 for a pooler in transaction mode that does not
+   * keep prepared statements); undefined: the store's default.
+   */
+  pgPreparedStatements: number | undefined;
 }
 
 /** One cell of FLOWMARK_CELLS: its name and its PostgreSQL URL. */
@@ -33,7 +39,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || undefined,
     sqliteSynchronous: sqliteSynchronous(env.FLOWMARK_SQLITE_SYNCHRONOUS),
     cells: cellsFromEnv(env.FLOWMARK_CELLS),
+    pgPreparedStatements: preparedStatements(env.FLOWMARK_PG_PREPARED_STATEMENTS),
   };
+}
+
+function preparedStatements(text: string | undefined): number | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0 || value > 10_000)
+    throw new ConfigError(
+      `FLOWMARK_PG_PREPARED_STATEMENTS: expected a whole number from 0 to 10000, got ${JSON.stringify(text)}`,
+    );
+  return value;
 }
 
 function sqliteSynchronous(text: string | undefined): 'normal' | 'full' {

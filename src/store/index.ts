@@ -168,6 +168,7 @@ async function openOne(config: Config, options: OpenStoreOptions, setting = 'DAT
         schema: options.pgSchema,
         poolSize: options.poolSize,
         lockTimeoutMs: options.lockWaitMs,
+        preparedStatements: config.pgPreparedStatements,
         // A connection takes a few round trips (and a busy machine longer): never under 2 s.
         connectTimeoutMs: options.lockWaitMs === undefined ? undefined : Math.max(options.lockWaitMs, 2000),
       });

@@ -28,6 +28,22 @@ describe('FLOWMARK_DATA_DOCUMENT_LIMIT', () => {
       databaseUrl: undefined,
       sqliteSynchronous: 'normal',
       cells: undefined,
+      pgPreparedStatements: undefined,
     });
+  });
+});
+
+describe('FLOWMARK_PG_PREPARED_STATEMENTS', () => {
+  it('is a whole number from 0 to 10000; unset or empty leaves the store its default', () => {
+    expect(loadConfig({}).pgPreparedStatements).toBeUndefined();
+    expect(loadConfig({ FLOWMARK_PG_PREPARED_STATEMENTS: ' ' }).pgPreparedStatements).toBeUndefined();
+    expect(loadConfig({ FLOWMARK_PG_PREPARED_STATEMENTS: '0' }).pgPreparedStatements).toBe(0);
+    expect(loadConfig({ FLOWMARK_PG_PREPARED_STATEMENTS: '10000' }).pgPreparedStatements).toBe(10000);
+    for (const bad of ['-1', '1.5', 'off', '10001'])
+      expect(() => loadConfig({ FLOWMARK_PG_PREPARED_STATEMENTS: bad })).toThrow(
+        new ConfigError(
+          `FLOWMARK_PG_PREPARED_STATEMENTS: expected a whole number from 0 to 10000, got ${JSON.stringify(bad)}`,
+        ),
+      );
   });
 });

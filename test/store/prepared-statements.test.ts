@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from '../../src/store/index.js';
+import { openStore, sql } from '../../src/store/index.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { createTestSchema, dropTestSchema } from '../support/engines.js';
 
@@ -46,6 +46,24 @@ describe.skipIf(!process.env.FLOWMARK_TEST_PG)('postgres prepared statements', (
     const none = await open({ preparedStatements: 0 });
     expect(await none.get(sql`SELECT ${1}::int AS a`)).toEqual({ a: 1 });
     expect(await prepared(none)).toEqual([]);
+  });
+
+  it('openStore prepares none with pgPreparedStatements 0 (FLOWMARK_PG_PREPARED_STATEMENTS=0)', async () => {
+    const store = await openStore({
+      databaseUrl: process.env.FLOWMARK_TEST_PG!,
+      pgSchema: schema,
+      poolSize: 1,
+      pgPreparedStatements: 0,
+    });
+    try {
+      expect(await store.get(sql`SELECT ${1}::int AS a`)).toEqual({ a: 1 });
+      const names = await store.all(
+        sql`SELECT name FROM pg_prepared_statements WHERE statement NOT LIKE ${'%pg_prepared_statements%'}`,
+      );
+      expect(names).toEqual([]);
+    } finally {
+      await store.close();
+    }
   });
 
   it('prepares again a statement whose columns changed under it, in and out of a transaction', async () => {
