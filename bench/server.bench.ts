@@ -10,13 +10,18 @@
 // one is the cost of the hop (issue 25's goal: server CPU per request ≤ 1.3 × in-process).
 //
 //   npm run bench -- server            (BENCH_SECONDS=5 per round, 3 rounds per side by default)
-//   BENCH_ONLY=public                  only the targets whose name contains it (and the bare route)
+//   BENCH_ONLY=public                  only the targets whose name contains it, or one of a|b|c (and the bare route)
 //   BENCH_PROFILE=/tmp/prof            the server process writes a V8 CPU profile there (--cpu-prof)
 //   BENCH_TRACES=1                     the servers trace (docs/deploy.md "Traces"), into an exporter that drops the spans
 //   BENCH_BASELINE=<dir>               also a server of another build (its compiled src/, e.g. the dist/src of
 //                                      3506dde, the build before the isolation work, beside a node_modules),
 //                                      in a process of its own, its composite API in-process as its `serve` ran
 //                                      it: issue 25's goal is this build's pool ÷ that one (composite-cpu-vs-before)
+//   BENCH_ALONE=1                      also the pool's server alone in a process of its own, as `flowmark serve`
+//                                      runs it (the goals against the build before then take this one)
+//   BENCH_OTHER=<dir>                  A/B of two builds of this branch: also this bench's servers from that
+//                                      copy of a dist/ (inside the checkout, for its imports), in a process of
+//                                      its own, its targets named "… [B]" (BENCH_OTHER_FLAGS: node flags of it)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +30,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import { flowmarkCode } from './code.js';
+import { flowmarkCode, type Code } from './code.js';
 
 interface Target {
   name: string;
@@ -47,6 +52,7 @@ const ONLY = process.env.BENCH_ONLY;
 const PROFILE = process.env.BENCH_PROFILE;
 const BASELINE = process.env.BENCH_BASELINE;
 const BEFORE = 'composite API, public, build before isolation';
+const ALONE = 'composite API, public, evaluation pool, own process';
 
 if (process.argv[2] === '--serve') await serve();
 else if (process.argv[2] === '--serve-baseline') await serveBaseline(process.argv[3]!);
@@ -114,7 +120,14 @@ async function serveBaseline(dist: string): Promise<void> {
 
 /** The child: a bare Fastify route and a flowmark server on SQLite, both on free ports. */
 async function serve(): Promise<void> {
-  const code = flowmarkCode();
+  const other = process.env.BENCH_CODE;
+  const code: Code = other
+    ? {
+        load: <T>(module: string) =>
+          import(pathToFileURL(join(resolve(other), `${module}.js`)).href) as Promise<T>,
+        from: resolve(other),
+      }
+    : flowmarkCode();
   const { createPlatform } = await code.load<typeof import('../src/platform/index.js')>('platform/index');
   const { ApiTokens, createServer } =
     await code.load<typeof import('../src/server/index.js')>('server/index');
@@ -149,6 +162,39 @@ async function serve(): Promise<void> {
     isPublic: true,
   });
 
+  /** The composite API as `flowmark serve` answers it: its evaluations in the pool's threads. */
+  async function poolServer() {
+    // The pool's threads open the same store from the environment, as `flowmark serve`'s do.
+    process.env.FLOWMARK_DATA = dir;
+    process.env.DATABASE_URL = '';
+    const { EvaluationPool } = await code.load<typeof import('../src/isolation/pool.js')>('isolation/pool');
+    const { remoteHosts } = await code.load<typeof import('../src/isolation/remote.js')>('isolation/remote');
+    const { poolSettingsFromEnv } =
+      await code.load<typeof import('../src/isolation/settings.js')>('isolation/settings');
+    const pool = new EvaluationPool(poolSettingsFromEnv(), { limits: {}, evaluationLimits: {}, scripts: {} });
+    const pooled = await createServer({ store, platform, hosts: remoteHosts(pool) });
+    const pooledAddress = await pooled.listen({ port: 0, host: '127.0.0.1' });
+    return { pool, pooled, pooledAddress };
+  }
+  if (process.env.BENCH_SERVE_ALONE) {
+    // only the pool's server in this process, as in `flowmark serve` (no in-process evaluations on its heap)
+    const { pool, pooled, pooledAddress } = await poolServer();
+    const alone: Target = {
+      name: ALONE,
+      url: `${pooledAddress}/live/bench/composite/hello?name=bench`,
+      method: 'GET',
+      headers: {},
+      expect: 'Hello bench',
+    };
+    process.stdout.write(`${JSON.stringify([alone])}\n`);
+    answerCpu(async () => {
+      await pooled.close();
+      await pool.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    return;
+  }
   const bare = Fastify();
   bare.get('/bare', async () => ({ output: 'Hello bench' }));
   const bareAddress = await bare.listen({ port: 0, host: '127.0.0.1' });
@@ -161,16 +207,7 @@ async function serve(): Promise<void> {
   });
   const floor = await createServer({ store, platform, hosts: { ...hosts, composite: instant } });
   const floorAddress = await floor.listen({ port: 0, host: '127.0.0.1' });
-  // The pool's threads open the same store from the environment, as `flowmark serve`'s do.
-  process.env.FLOWMARK_DATA = dir;
-  process.env.DATABASE_URL = '';
-  const { EvaluationPool } = await code.load<typeof import('../src/isolation/pool.js')>('isolation/pool');
-  const { remoteHosts } = await code.load<typeof import('../src/isolation/remote.js')>('isolation/remote');
-  const { poolSettingsFromEnv } =
-    await code.load<typeof import('../src/isolation/settings.js')>('isolation/settings');
-  const pool = new EvaluationPool(poolSettingsFromEnv(), { limits: {}, evaluationLimits: {}, scripts: {} });
-  const pooled = await createServer({ store, platform, hosts: remoteHosts(pool) });
-  const pooledAddress = await pooled.listen({ port: 0, host: '127.0.0.1' });
+  const { pool, pooled, pooledAddress } = await poolServer();
 
   const targets: Target[] = [
     {
@@ -248,10 +285,36 @@ async function measure(): Promise<void> {
     servers.push(
       start([...profile, '--import', 'tsx', fileURLToPath(import.meta.url), '--serve-baseline', BASELINE]),
     );
+  if (process.env.BENCH_ALONE)
+    servers.push(
+      start([...profile, '--import', 'tsx', fileURLToPath(import.meta.url), '--serve'], {
+        BENCH_SERVE_ALONE: '1',
+      }),
+    );
+  const OTHER = process.env.BENCH_OTHER;
+  if (OTHER)
+    servers.push(
+      start(
+        [
+          ...(process.env.BENCH_OTHER_FLAGS ?? '').split(' ').filter(Boolean),
+          ...profile,
+          '--import',
+          'tsx',
+          fileURLToPath(import.meta.url),
+          '--serve',
+        ],
+        { BENCH_CODE: OTHER },
+      ),
+    );
   const [bare, ...every] = JSON.parse(await servers[0]!.nextLine()) as Target[];
-  for (let i = 1; i < servers.length; i++)
-    for (const t of JSON.parse(await servers[i]!.nextLine()) as Target[]) every.push({ ...t, server: i });
-  const targets = ONLY ? every.filter((t) => t.name.includes(ONLY)) : every;
+  for (let i = 1; i < servers.length; i++) {
+    const [otherBare, ...more] = JSON.parse(await servers[i]!.nextLine()) as Target[];
+    // the other build's bare route is not measured: the first line of a baseline is its composite
+    if (otherBare!.name !== bare!.name) more.unshift(otherBare!);
+    const named = (t: Target) => (otherBare!.name === bare!.name ? { ...t, name: `${t.name} [B]` } : t);
+    for (const t of more) every.push({ ...named(t), server: i });
+  }
+  const targets = ONLY ? every.filter((t) => ONLY.split('|').some((o) => t.name.includes(o))) : every;
   /** The CPU time so far (µs) of the server process answering `t`. */
   const serverState = async (t: Target) => {
     const server = servers[t.server ?? 0]!;
@@ -345,7 +408,20 @@ async function measure(): Promise<void> {
           `with evaluations off the HTTP thread; ≥ 0.80) ${cpuRatio >= 0.8 ? 'met' : 'NOT met'}`,
       );
     }
+    const inPoolB = cpu.get('composite API, public, evaluation pool [B]');
+    if (inPool && inPoolB)
+      console.log(
+        `A/B: composite API through the pool, server CPU per request, this build ÷ [B] ${(median(inPool) / median(inPoolB)).toFixed(2)} x`,
+      );
     const before = cpu.get(BEFORE);
+    const alone = cpu.get(ALONE);
+    if (alone && before) {
+      const ratio = median(alone) / median(before);
+      console.log(
+        `goal: composite-cpu-vs-before (pool server in a process of its own) ${ratio.toFixed(2)} x ` +
+          `(≤ ${POOL_GOAL}) ${ratio <= POOL_GOAL ? 'met' : 'NOT met'}`,
+      );
+    }
     if (inPool && before) {
       const ratio = median(inPool) / median(before);
       console.log(
@@ -364,8 +440,11 @@ async function measure(): Promise<void> {
 }
 
 /** A server child process, and its next line of output. */
-function start(args: string[]) {
-  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+function start(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, args, {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
   const answers = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const exited = new Promise<never>((_, reject) =>
     child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`))),
