@@ -10,18 +10,27 @@
 // one is the cost of the hop (issue 25's goal: server CPU per request ≤ 1.3 × in-process).
 //
 //   npm run bench -- server            (BENCH_SECONDS=5 per round, 3 rounds per side by default)
-//   BENCH_ONLY=public                  only the targets whose name contains it (and the bare route)
+//   BENCH_ONLY=public                  only the targets whose name contains it, or one of a|b|c (and the bare route)
 //   BENCH_PROFILE=/tmp/prof            the server process writes a V8 CPU profile there (--cpu-prof)
 //   BENCH_TRACES=1                     the servers trace (docs/deploy.md "Traces"), into an exporter that drops the spans
+//   BENCH_BASELINE=<dir>               also a server of another build (its compiled src/, e.g. the dist/src of
+//                                      3506dde, the build before the isolation work, beside a node_modules),
+//                                      in a process of its own, its composite API in-process as its `serve` ran
+//                                      it: issue 25's goal is this build's pool ÷ that one (composite-cpu-vs-before)
+//   BENCH_ALONE=1                      also the pool's server alone in a process of its own, as `flowmark serve`
+//                                      runs it (the goals against the build before then take this one)
+//   BENCH_OTHER=<dir>                  A/B of two builds of this branch: also this bench's servers from that
+//                                      copy of a dist/ (inside the checkout, for its imports), in a process of
+//                                      its own, its targets named "… [B]" (BENCH_OTHER_FLAGS: node flags of it)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import { flowmarkCode } from './code.js';
+import { flowmarkCode, type Code } from './code.js';
 
 interface Target {
   name: string;
@@ -30,6 +39,8 @@ interface Target {
   headers: Record<string, string>;
   body?: string;
   expect: string;
+  /** Which server process answers it: 0 this build's, 1 the baseline's. */
+  server?: number;
 }
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -39,13 +50,84 @@ const GOAL = 0.85;
 const POOL_GOAL = 1.3;
 const ONLY = process.env.BENCH_ONLY;
 const PROFILE = process.env.BENCH_PROFILE;
+const BASELINE = process.env.BENCH_BASELINE;
+const BEFORE = 'composite API, public, build before isolation';
+const ALONE = 'composite API, public, evaluation pool, own process';
 
 if (process.argv[2] === '--serve') await serve();
+else if (process.argv[2] === '--serve-baseline') await serveBaseline(process.argv[3]!);
 else await measure();
+
+/** Answers the parent's lines with this process's CPU (see serve) until stdin closes, then `close`. */
+function answerCpu(close: () => Promise<void>): void {
+  // Each line the parent sends asks for this process's CPU time so far (µs, user + system), its
+  // resident set size (bytes), and the CPU time of its main thread, the HTTP thread (µs; Linux).
+  const lines = createInterface({ input: process.stdin });
+  lines.on('line', () => {
+    const { user, system } = process.cpuUsage();
+    process.stdout.write(`${user + system} ${process.memoryUsage.rss()} ${mainThreadCpu()}\n`);
+  });
+  lines.on('close', async () => {
+    await close();
+    process.exit(0);
+  });
+}
+
+/**
+ * The baseline child: another build's server (modules from `dist`) with the hosts its `serve`
+ * wired (evalHost + createHosts, evaluations on the HTTP thread), the same composite API on SQLite.
+ */
+async function serveBaseline(dist: string): Promise<void> {
+  const load = <T>(module: string) =>
+    import(pathToFileURL(join(resolve(dist), `${module}.js`)).href) as Promise<T>;
+  const { createPlatform } = await load<typeof import('../src/platform/index.js')>('platform/index');
+  const { createServer } = await load<typeof import('../src/server/index.js')>('server/index');
+  const { evalHost } = await load<typeof import('../src/hosts/eval-host.js')>('hosts/eval-host');
+  const { createHosts } = await load<typeof import('../src/hosts/index.js')>('hosts/index');
+  const { openStore } = await load<typeof import('../src/store/index.js')>('store/index');
+  const dir = mkdtempSync(join(tmpdir(), 'flowmark-bench-base-'));
+  const store = await openStore({ dataDir: dir, databaseUrl: undefined });
+  const platform = createPlatform(store);
+  await platform.accounts.create({ id: 'bench' });
+  await platform.compositeApis.create('bench', {
+    method: 'GET',
+    path: 'hello',
+    template: 'Hello ${P_query.name}',
+    isPublic: true,
+  });
+  const app = await createServer({
+    store,
+    platform,
+    hosts: { ...evalHost(platform), ...createHosts(platform) },
+  });
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  const targets: Target[] = [
+    {
+      name: BEFORE,
+      url: `${address}/live/bench/composite/hello?name=bench`,
+      method: 'GET',
+      headers: {},
+      expect: 'Hello bench',
+    },
+  ];
+  process.stdout.write(`${JSON.stringify(targets)}\n`);
+  answerCpu(async () => {
+    await app.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+}
 
 /** The child: a bare Fastify route and a flowmark server on SQLite, both on free ports. */
 async function serve(): Promise<void> {
-  const code = flowmarkCode();
+  const other = process.env.BENCH_CODE;
+  const code: Code = other
+    ? {
+        load: <T>(module: string) =>
+          import(pathToFileURL(join(resolve(other), `${module}.js`)).href) as Promise<T>,
+        from: resolve(other),
+      }
+    : flowmarkCode();
   const { createPlatform } = await code.load<typeof import('../src/platform/index.js')>('platform/index');
   const { ApiTokens, createServer } =
     await code.load<typeof import('../src/server/index.js')>('server/index');
@@ -80,6 +162,39 @@ async function serve(): Promise<void> {
     isPublic: true,
   });
 
+  /** The composite API as `flowmark serve` answers it: its evaluations in the pool's threads. */
+  async function poolServer() {
+    // The pool's threads open the same store from the environment, as `flowmark serve`'s do.
+    process.env.FLOWMARK_DATA = dir;
+    process.env.DATABASE_URL = '';
+    const { EvaluationPool } = await code.load<typeof import('../src/isolation/pool.js')>('isolation/pool');
+    const { remoteHosts } = await code.load<typeof import('../src/isolation/remote.js')>('isolation/remote');
+    const { poolSettingsFromEnv } =
+      await code.load<typeof import('../src/isolation/settings.js')>('isolation/settings');
+    const pool = new EvaluationPool(poolSettingsFromEnv(), { limits: {}, evaluationLimits: {}, scripts: {} });
+    const pooled = await createServer({ store, platform, hosts: remoteHosts(pool) });
+    const pooledAddress = await pooled.listen({ port: 0, host: '127.0.0.1' });
+    return { pool, pooled, pooledAddress };
+  }
+  if (process.env.BENCH_SERVE_ALONE) {
+    // only the pool's server in this process, as in `flowmark serve` (no in-process evaluations on its heap)
+    const { pool, pooled, pooledAddress } = await poolServer();
+    const alone: Target = {
+      name: ALONE,
+      url: `${pooledAddress}/live/bench/composite/hello?name=bench`,
+      method: 'GET',
+      headers: {},
+      expect: 'Hello bench',
+    };
+    process.stdout.write(`${JSON.stringify([alone])}\n`);
+    answerCpu(async () => {
+      await pooled.close();
+      await pool.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    return;
+  }
   const bare = Fastify();
   bare.get('/bare', async () => ({ output: 'Hello bench' }));
   const bareAddress = await bare.listen({ port: 0, host: '127.0.0.1' });
@@ -92,16 +207,7 @@ async function serve(): Promise<void> {
   });
   const floor = await createServer({ store, platform, hosts: { ...hosts, composite: instant } });
   const floorAddress = await floor.listen({ port: 0, host: '127.0.0.1' });
-  // The pool's threads open the same store from the environment, as `flowmark serve`'s do.
-  process.env.FLOWMARK_DATA = dir;
-  process.env.DATABASE_URL = '';
-  const { EvaluationPool } = await code.load<typeof import('../src/isolation/pool.js')>('isolation/pool');
-  const { remoteHosts } = await code.load<typeof import('../src/isolation/remote.js')>('isolation/remote');
-  const { poolSettingsFromEnv } =
-    await code.load<typeof import('../src/isolation/settings.js')>('isolation/settings');
-  const pool = new EvaluationPool(poolSettingsFromEnv(), { limits: {}, evaluationLimits: {}, scripts: {} });
-  const pooled = await createServer({ store, platform, hosts: remoteHosts(pool) });
-  const pooledAddress = await pooled.listen({ port: 0, host: '127.0.0.1' });
+  const { pool, pooled, pooledAddress } = await poolServer();
 
   const targets: Target[] = [
     {
@@ -149,14 +255,7 @@ async function serve(): Promise<void> {
     },
   ];
   process.stdout.write(`${JSON.stringify(targets)}\n`);
-  // Each line the parent sends asks for this process's CPU time so far (µs, user + system), its
-  // resident set size (bytes), and the CPU time of its main thread, the HTTP thread (µs; Linux).
-  const lines = createInterface({ input: process.stdin });
-  lines.on('line', () => {
-    const { user, system } = process.cpuUsage();
-    process.stdout.write(`${user + system} ${process.memoryUsage.rss()} ${mainThreadCpu()}\n`);
-  });
-  lines.on('close', async () => {
+  answerCpu(async () => {
     await app.close();
     await pooled.close();
     await pool.close();
@@ -164,7 +263,6 @@ async function serve(): Promise<void> {
     await bare.close();
     await store.close();
     rmSync(dir, { recursive: true, force: true });
-    process.exit(0);
   });
 }
 
@@ -182,35 +280,55 @@ function mainThreadCpu(): number {
 /** The parent: checks each target answers as expected, then alternates rounds of load on each. */
 async function measure(): Promise<void> {
   const profile = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [];
-  const child = spawn(
-    process.execPath,
-    [...profile, '--import', 'tsx', fileURLToPath(import.meta.url), '--serve'],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
-  );
-  const answers = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-  const exited = new Promise<never>((_, reject) =>
-    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`))),
-  );
-  const nextLine = async () => {
-    const line = await Promise.race([answers.next(), exited]);
-    if (line.done) throw new Error('bench server closed its output');
-    return line.value;
-  };
-  const [bare, ...every] = JSON.parse(await nextLine()) as Target[];
-  const targets = ONLY ? every.filter((t) => t.name.includes(ONLY)) : every;
-  /** The server's CPU time so far (µs). */
-  const serverState = async () => {
-    child.stdin!.write('cpu\n');
-    const [cpu, rss, http] = (await nextLine()).split(' ').map(Number);
+  const servers = [start([...profile, '--import', 'tsx', fileURLToPath(import.meta.url), '--serve'])];
+  if (BASELINE)
+    servers.push(
+      start([...profile, '--import', 'tsx', fileURLToPath(import.meta.url), '--serve-baseline', BASELINE]),
+    );
+  if (process.env.BENCH_ALONE)
+    servers.push(
+      start([...profile, '--import', 'tsx', fileURLToPath(import.meta.url), '--serve'], {
+        BENCH_SERVE_ALONE: '1',
+      }),
+    );
+  const OTHER = process.env.BENCH_OTHER;
+  if (OTHER)
+    servers.push(
+      start(
+        [
+          ...(process.env.BENCH_OTHER_FLAGS ?? '').split(' ').filter(Boolean),
+          ...profile,
+          '--import',
+          'tsx',
+          fileURLToPath(import.meta.url),
+          '--serve',
+        ],
+        { BENCH_CODE: OTHER },
+      ),
+    );
+  const [bare, ...every] = JSON.parse(await servers[0]!.nextLine()) as Target[];
+  for (let i = 1; i < servers.length; i++) {
+    const [otherBare, ...more] = JSON.parse(await servers[i]!.nextLine()) as Target[];
+    // the other build's bare route is not measured: the first line of a baseline is its composite
+    if (otherBare!.name !== bare!.name) more.unshift(otherBare!);
+    const named = (t: Target) => (otherBare!.name === bare!.name ? { ...t, name: `${t.name} [B]` } : t);
+    for (const t of more) every.push({ ...named(t), server: i });
+  }
+  const targets = ONLY ? every.filter((t) => ONLY.split('|').some((o) => t.name.includes(o))) : every;
+  /** The CPU time so far (µs) of the server process answering `t`. */
+  const serverState = async (t: Target) => {
+    const server = servers[t.server ?? 0]!;
+    server.child.stdin!.write('cpu\n');
+    const [cpu, rss, http] = (await server.nextLine()).split(' ').map(Number);
     return { cpu: cpu!, rss: rss!, http: http! };
   };
   /** The server's RSS: idle (before any load), then after each round of the goal's target. */
-  const rss: { idle: number; rounds: number[] } = { idle: (await serverState()).rss, rounds: [] };
+  const rss: { idle: number; rounds: number[] } = { idle: (await serverState(bare!)).rss, rounds: [] };
   /** Requests per second, and the server's CPU µs per request (what the load on its neighbours does not bend). */
   const measured = async (t: Target, seconds: number) => {
-    const before = await serverState();
+    const before = await serverState(t);
     const { rps, requests } = await load(t, seconds);
-    const after = await serverState();
+    const after = await serverState(t);
     if (t === targets[0]) rss.rounds.push(after.rss);
     return {
       rps,
@@ -290,14 +408,54 @@ async function measure(): Promise<void> {
           `with evaluations off the HTTP thread; ≥ 0.80) ${cpuRatio >= 0.8 ? 'met' : 'NOT met'}`,
       );
     }
+    const inPoolB = cpu.get('composite API, public, evaluation pool [B]');
+    if (inPool && inPoolB)
+      console.log(
+        `A/B: composite API through the pool, server CPU per request, this build ÷ [B] ${(median(inPool) / median(inPoolB)).toFixed(2)} x`,
+      );
+    const before = cpu.get(BEFORE);
+    const alone = cpu.get(ALONE);
+    if (alone && before) {
+      const ratio = median(alone) / median(before);
+      console.log(
+        `goal: composite-cpu-vs-before (pool server in a process of its own) ${ratio.toFixed(2)} x ` +
+          `(≤ ${POOL_GOAL}) ${ratio <= POOL_GOAL ? 'met' : 'NOT met'}`,
+      );
+    }
+    if (inPool && before) {
+      const ratio = median(inPool) / median(before);
+      console.log(
+        `goal: composite-cpu-vs-before ${ratio.toFixed(2)} x (server CPU per request, the composite API with evaluations ` +
+          `off the HTTP thread ÷ the build before isolation, ${BASELINE}; ≤ ${POOL_GOAL}) ${ratio <= POOL_GOAL ? 'met' : 'NOT met'}`,
+      );
+    }
   } finally {
-    const ended = new Promise((resolve) => child.once('exit', resolve));
-    child.stdin!.end();
-    if (PROFILE && child.exitCode === null) {
-      await ended; // the profile is written as the server exits
+    const ended = servers.map((s) => new Promise((resolve) => s.child.once('exit', resolve)));
+    for (const s of servers) s.child.stdin!.end();
+    if (PROFILE && servers.some((s) => s.child.exitCode === null)) {
+      await Promise.all(ended); // the profile is written as the server exits
       console.log(`CPU profile of the server in ${PROFILE}`);
     }
   }
+}
+
+/** A server child process, and its next line of output. */
+function start(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, args, {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
+  const answers = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`))),
+  );
+  exited.catch(() => undefined);
+  const nextLine = async () => {
+    const line = await Promise.race([answers.next(), exited]);
+    if (line.done) throw new Error('bench server closed its output');
+    return line.value;
+  };
+  return { child, nextLine };
 }
 
 async function load(t: Target, seconds: number): Promise<{ rps: number; requests: number }> {

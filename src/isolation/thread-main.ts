@@ -78,7 +78,11 @@ if (data.nice)
   }
 
 const port = parentPort!;
-type Handler = (task: EvaluationTask, progress: (p: Progress) => void) => Promise<EvaluationReply>;
+/** A task's reply, at once when the task waited for nothing (a composite API whose routes and context are cached). */
+type Handler = (
+  task: EvaluationTask,
+  progress: (p: Progress) => void,
+) => EvaluationReply | Promise<EvaluationReply>;
 const outbox = new Outbox<ThreadMessage>((batch) => port.postMessage(batch));
 if (data.traces) {
   // before the handler loads: the library then compiles its functions with a span per call
@@ -115,8 +119,9 @@ function receive(message: PoolMessage): void {
       ? { kind: 'host', method: message[2], args, slot, respondBy, trace, cell }
       : { kind: 'collections', method: message[2], args, slot, respondBy, trace, cell };
   const progress = (p: Progress) => outbox.send({ type: 'progress', id, progress: p });
-  void handle(task, progress).then((reply) =>
-    outbox.send(reply.ok ? [id, 1, reply.value, reply.allocated] : [id, 0, reply.error]),
-  );
+  const reply = handle(task, progress);
+  const send = (r: EvaluationReply) => outbox.send(r.ok ? [id, 1, r.value, r.allocated] : [id, 0, r.error]);
+  if (reply instanceof Promise) void reply.then(send);
+  else send(reply);
 }
 port.postMessage([{ type: 'ready' }] satisfies ThreadMessage[]);

@@ -51,6 +51,8 @@ export interface WorkerSettings {
    * is renewed by the thread that resumes it (each thread renews only the runs it drives).
    */
   leaseOwner?: string;
+  /** The count of changes to composite APIs, shared with the HTTP thread (PlatformOptions.routeChanges). */
+  routeChanges?: SharedArrayBuffer;
 }
 
 /** The task an evaluation belongs to: where its deadline goes, and by when it must answer. */
@@ -63,7 +65,9 @@ async function start(
   settings: WorkerSettings,
   deadlines: Float64Array,
   leases: (notice: LeaseNotice) => void,
-): Promise<(task: EvaluationTask, progress: (p: Progress) => void) => Promise<EvaluationReply>> {
+): Promise<
+  (task: EvaluationTask, progress: (p: Progress) => void) => EvaluationReply | Promise<EvaluationReply>
+> {
   const scope = new AsyncLocalStorage<TaskScope>();
   onEvaluationStart((wallTimeMs) => {
     const task = scope.getStore();
@@ -94,8 +98,17 @@ async function start(
 
   // once open, a task reaches them without waiting a turn for the promise
   let ready: Awaited<ReturnType<typeof open>> | undefined;
-  async function run(task: EvaluationTask, progress: (p: Progress) => void): Promise<EvaluationReply> {
-    const { hosts, methods, collections } = ready ?? (ready = await services());
+  /** A task's reply: at once when its host answered at once (no promise, no turn in between). */
+  function run(
+    task: EvaluationTask,
+    progress: (p: Progress) => void,
+  ): EvaluationReply | Promise<EvaluationReply> {
+    if (!ready)
+      return services().then((opened) => {
+        ready = opened;
+        return run(task, progress);
+      });
+    const { hosts, methods, collections } = ready;
     switch (task.kind) {
       case 'host': {
         const args = task.args.map(withBuffers);
@@ -106,44 +119,65 @@ async function start(
         )
           // the caller learns the request's id even if this thread is stopped while it runs
           (args[0] as { onCreated?: unknown }).onCreated = (requestId: string) => progress({ requestId });
-        const value = await (methods[task.method] as (...a: unknown[]) => unknown).apply(hosts, args);
-        return { ok: true, value };
+        const value = (methods[task.method] as (...a: unknown[]) => unknown).apply(hosts, args);
+        return value instanceof Promise ? value.then(answered) : { ok: true, value };
       }
-      case 'collections': {
-        const budget = new Budget(settings.evaluationLimits);
-        const method = (collections as unknown as Record<string, unknown>)[task.method];
-        if (typeof method !== 'function' || task.method.startsWith('_'))
-          throw new Error(`the collection service has no method ${task.method}`);
-        const args = task.args.map((a) => withBudget(a, budget, progress));
-        const value = await (method as (...a: unknown[]) => unknown).apply(collections, args);
-        return { ok: true, value, allocated: budget.allocated };
-      }
+      case 'collections':
+        return collectionCall(collections, task, progress);
     }
   }
 
-  return async function handle(
-    task: EvaluationTask,
+  async function collectionCall(
+    collections: CollectionService,
+    task: EvaluationTask & { kind: 'collections' },
     progress: (p: Progress) => void,
   ): Promise<EvaluationReply> {
+    const budget = new Budget(settings.evaluationLimits);
+    const method = (collections as unknown as Record<string, unknown>)[task.method];
+    if (typeof method !== 'function' || task.method.startsWith('_'))
+      throw new Error(`the collection service has no method ${task.method}`);
+    const args = task.args.map((a) => withBudget(a, budget, progress));
+    const value = await (method as (...a: unknown[]) => unknown).apply(collections, args);
+    return { ok: true, value, allocated: budget.allocated };
+  }
+
+  return function handle(
+    task: EvaluationTask,
+    progress: (p: Progress) => void,
+  ): EvaluationReply | Promise<EvaluationReply> {
     try {
       const scoped = () =>
         inCell(task.cell, () =>
           scope.run({ slot: task.slot, respondBy: task.respondBy }, () => run(task, progress)),
         );
       const traced = tracing;
-      if (!traced) return await scoped();
-      const name = task.kind === 'host' ? task.method : `collections.${task.method}`;
-      return await traced.task(`evaluate ${name}`, { 'flowmark.task': name }, task.trace, scoped);
+      let reply: EvaluationReply | Promise<EvaluationReply>;
+      if (!traced) reply = scoped();
+      else {
+        const name = task.kind === 'host' ? task.method : `collections.${task.method}`;
+        reply = traced.task(`evaluate ${name}`, { 'flowmark.task': name }, task.trace, async () => scoped());
+      }
+      return reply instanceof Promise ? reply.catch(failed) : reply;
     } catch (e) {
-      const reply = toErrorBody(e);
-      return {
-        ok: false,
-        error: {
-          ...reply,
-          ...(reply.internal ? { detail: e instanceof Error ? (e.stack ?? String(e)) : String(e) } : {}),
-        },
-      };
+      return failed(e);
     }
+  };
+}
+
+/** A task's value as its reply. */
+function answered(value: unknown): EvaluationReply {
+  return { ok: true, value };
+}
+
+/** A task's error as the reply the API answers. */
+function failed(e: unknown): EvaluationReply {
+  const reply = toErrorBody(e);
+  return {
+    ok: false,
+    error: {
+      ...reply,
+      ...(reply.internal ? { detail: e instanceof Error ? (e.stack ?? String(e)) : String(e) } : {}),
+    },
   };
 }
 
@@ -153,7 +187,10 @@ async function open(settings: WorkerSettings, leases: LeaseKeeper) {
     ...loadConfig(),
     ...(settings.lockWaitMs !== undefined ? { lockWaitMs: settings.lockWaitMs } : {}),
   });
-  const platform = createPlatform(store);
+  const platform = createPlatform(
+    store,
+    settings.routeChanges ? { routeChanges: settings.routeChanges } : {},
+  );
   const limits = settings.limits;
   // With the server's lease owner, the HTTP thread renews the leases of the runs driven here.
   const lease = settings.leaseOwner !== undefined ? { lease: { owner: settings.leaseOwner }, leases } : {};

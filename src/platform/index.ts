@@ -80,6 +80,12 @@ export interface PlatformOptions {
   contention?: Partial<ContentionPolicy>;
   /** The monotonic clock and sleep of R_lock's wait (default performance.now and a real timer). */
   lockTimer?: WaitTimer;
+  /**
+   * Where the count of changes to composite APIs is kept (4 bytes): the HTTP thread and the
+   * evaluation threads of a server process share one, so a save seen by one drops the routes the
+   * others cached (default: this platform's own).
+   */
+  routeChanges?: SharedArrayBuffer;
 }
 
 /** The platform's services over one store. */
@@ -107,7 +113,7 @@ export function createPlatform(store: Store, options: PlatformOptions = {}): Pla
     applications: new Applications(store, files, clock),
     collections: new CollectionService(store, { clock, limits: options.collectionLimits }),
     processes,
-    compositeApis: new CompositeApis(store, clock, processes.definitions, versions),
+    compositeApis: new CompositeApis(store, clock, processes.definitions, versions, options.routeChanges),
     webInterfaceTemplates: new WebInterfaceTemplates(store, clock, versions),
     rights: new Rights(store, clock),
     audit: new AuditLog(store, clock),

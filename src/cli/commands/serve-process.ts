@@ -32,7 +32,9 @@ export async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { 
   let pool: EvaluationPool | undefined;
   let first: FirstStart | undefined;
   try {
-    const platform = createPlatform(store);
+    // a composite API saved here drops the routes the evaluation threads cached at once
+    const routeChanges = new SharedArrayBuffer(4);
+    const platform = createPlatform(store, { routeChanges });
     first = bootstrap ? await bootstrapFirstAccount(platform) : undefined;
     const limits = options.limits;
     // Every evaluation runs in the pool's threads (docs/server.md "Isolation"); this thread serves HTTP.
@@ -55,6 +57,7 @@ export async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { 
         scripts: scriptsPerThread(options.scripts, settings.threads),
         lockWaitMs: options.lockWaitMs,
         leaseOwner: PROCESS_OWNER,
+        routeChanges,
       },
       // one thread loads the library beside this thread's start, the others once it listens
       { leases, staggered: true },

@@ -94,15 +94,30 @@ export function normalisePattern(path: string): string {
 }
 
 export class CompositeApis {
-  /** Bumped on every change made through this process (hosts drop their cached routes). */
-  changes = 0;
+  private readonly changeCount: Int32Array;
 
+  /** `changeCount`: the count of changes, in memory the threads of a process share (PlatformOptions.routeChanges). */
   constructor(
     private readonly store: Store,
     private readonly clock: () => number,
     private readonly definitions: ProcessDefinitions,
     private readonly versions: ArtefactVersions,
-  ) {}
+    changeCount?: SharedArrayBuffer,
+  ) {
+    this.changeCount = new Int32Array(changeCount ?? new SharedArrayBuffer(4), 0, 1);
+  }
+
+  /**
+   * Changes made through this platform, or any sharing its count (hosts drop their cached routes
+   * when it moves): the evaluation threads of `flowmark serve` see a save of the HTTP thread at once.
+   */
+  get changes(): number {
+    return Atomics.load(this.changeCount, 0);
+  }
+
+  private changed(): void {
+    Atomics.add(this.changeCount, 0, 1);
+  }
 
   async create(
     accountId: string,
@@ -122,7 +137,7 @@ export class CompositeApis {
                 ${fields.process}, ${fields.mode}, ${fields.isPublic}, ${fields.description}, ${now}, ${now})
         RETURNING *`,
       );
-      this.changes++;
+      this.changed();
       return row!;
     } catch (e) {
       throw this.conflict(e, fields);
@@ -148,7 +163,7 @@ export class CompositeApis {
         WHERE account_id = ${accountId} AND id = ${id} RETURNING *`,
       );
       if (!row) throw notFound('Composite API not found.');
-      this.changes++;
+      this.changed();
       return row;
     } catch (e) {
       throw this.conflict(e, fields);
@@ -170,7 +185,7 @@ export class CompositeApis {
     const { changes } = await this.store.run(
       sql`DELETE FROM composite_apis WHERE account_id = ${accountId} AND id = ${id}`,
     );
-    this.changes++;
+    this.changed();
     return changes > 0;
   }
 

@@ -1,0 +1,104 @@
+/**
+ * A composite API saved through the REST API answers with its new template at the very next call,
+ * although the host keeps each account's routes with their compiled templates (`routeCacheMs`,
+ * 1 s): with the evaluations in the HTTP thread (createHosts, as the server tests wire it) and in
+ * the evaluation threads of `flowmark serve` (the built CLI, --workers 0), whose routes are cached
+ * in the threads while the save is made by the HTTP thread. On SQLite and PostgreSQL.
+ */
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHosts } from '../../src/hosts/index.js';
+import { collect, finished, spawnFlowmark, until } from '../support/cli.js';
+import {
+  availableEngines,
+  createTestSchema,
+  describeEachEngine,
+  dropTestSchema,
+} from '../support/engines.js';
+import { call, login, useServer } from '../server/support.js';
+
+/** Creates `GET hello`, calls it until its routes are cached, then edits, moves and deletes it, calling after each save. */
+async function editAndCall(url: string, auth: { token?: string; cookie?: string }, account: string) {
+  const live = (path: string) => fetch(`${url}/live/${account}/composite/${path}?name=ann`);
+  const created = await call(url, 'POST', '/api/v1/composite-apis', {
+    ...auth,
+    body: { method: 'GET', path: 'hello', isPublic: true, template: 'one ${P_query.name}' },
+  });
+  expect(created.status).toBe(201);
+  const id = created.body.id as number;
+  // several calls: whichever thread answers has the account's routes cached afterwards
+  for (let i = 0; i < 5; i++) expect(await (await live('hello')).text()).toBe('one ann');
+
+  const put = (body: object) => call(url, 'PUT', `/api/v1/composite-apis/${id}`, { ...auth, body });
+  expect(
+    (await put({ method: 'GET', path: 'hello', isPublic: true, template: 'two ${P_query.name}' })).status,
+  ).toBe(200);
+  expect(await (await live('hello')).text()).toBe('two ann');
+
+  expect(
+    (await put({ method: 'GET', path: 'bye', isPublic: true, template: 'three ${P_query.name}' })).status,
+  ).toBe(200);
+  const moved = await live('hello');
+  expect(moved.status).toBe(404);
+  expect(await moved.json()).toEqual({
+    status: 404,
+    code: 'not-found',
+    message: 'No composite API answers GET /hello.',
+  });
+  expect(await (await live('bye')).text()).toBe('three ann');
+
+  expect((await call(url, 'DELETE', `/api/v1/composite-apis/${id}`, auth)).status).toBe(204);
+  expect((await live('bye')).status).toBe(404);
+}
+
+describeEachEngine('an edited composite API, evaluations in the HTTP thread', (engine) => {
+  const server = useServer(engine, (platform) => ({ hosts: createHosts(platform) }));
+
+  it('answers with the new template at the next call', async () => {
+    await editAndCall(server.url, { token: server.acme.admin.token }, 'acme');
+  });
+});
+
+for (const engine of availableEngines())
+  describe(`an edited composite API, evaluations in the pool of flowmark serve [${engine}]`, () => {
+    let dir = '';
+    let schema: string | undefined;
+    let server: ChildProcessWithoutNullStreams;
+    let url = '';
+    let admin = '';
+
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'flowmark-edited-composite-'));
+      let databaseUrl = '';
+      if (engine === 'postgres') ({ schema, databaseUrl } = await createTestSchema('edited_composite'));
+      server = spawnFlowmark(['serve', '--port', '0', '--workers', '0', '--log-level', 'warn'], {
+        // two threads, several tasks each: the calls before the save leave routes cached in both
+        env: { FLOWMARK_DATA: dir, DATABASE_URL: databaseUrl, FLOWMARK_EVAL_WORKERS: '2' },
+      });
+      const text = collect(server);
+      url = await until(
+        () => /^flowmark: serving on (http:\/\/127\.0\.0\.1:\d+) /m.exec(text.out)?.[1],
+        'the banner',
+        60_000,
+      );
+      const password = await until(() => /password: (\S+)/.exec(text.out)?.[1], 'the password');
+      admin = await login(url, 'default', 'admin', password);
+    }, 90_000);
+
+    afterAll(async () => {
+      if (server && server.exitCode === null) {
+        const done = finished(server, 20_000);
+        server.kill('SIGTERM');
+        expect((await done).code).toBe(0);
+      }
+      if (schema) await dropTestSchema(schema);
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('answers with the new template at the next call', async () => {
+      await editAndCall(url, { cookie: admin }, 'default');
+    });
+  });
