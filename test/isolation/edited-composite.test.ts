@@ -5,20 +5,11 @@
  * the evaluation threads of `flowmark serve` (the built CLI, --workers 0), whose routes are cached
  * in the threads while the save is made by the HTTP thread. On SQLite and PostgreSQL.
  */
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHosts } from '../../src/hosts/index.js';
-import { collect, finished, spawnFlowmark, until } from '../support/cli.js';
-import {
-  availableEngines,
-  createTestSchema,
-  describeEachEngine,
-  dropTestSchema,
-} from '../support/engines.js';
-import { call, login, useServer } from '../server/support.js';
+import { availableEngines, describeEachEngine } from '../support/engines.js';
+import { signInFirstAdmin, urlOf, useServers, type Served } from '../support/serve.js';
+import { call, useServer } from '../server/support.js';
 
 /** Creates `GET hello`, calls it until its routes are cached, then edits, moves and deletes it, calling after each save. */
 async function editAndCall(url: string, auth: { token?: string; cookie?: string }, account: string) {
@@ -64,38 +55,24 @@ describeEachEngine('an edited composite API, evaluations in the HTTP thread', (e
 
 for (const engine of availableEngines())
   describe(`an edited composite API, evaluations in the pool of flowmark serve [${engine}]`, () => {
-    let dir = '';
-    let schema: string | undefined;
-    let server: ChildProcessWithoutNullStreams;
+    const servers = useServers('edited-composite');
+    let server: Served;
     let url = '';
     let admin = '';
 
     beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'flowmark-edited-composite-'));
-      let databaseUrl = '';
-      if (engine === 'postgres') ({ schema, databaseUrl } = await createTestSchema('edited_composite'));
-      server = spawnFlowmark(['serve', '--port', '0', '--workers', '0', '--log-level', 'warn'], {
-        // two threads, several tasks each: the calls before the save leave routes cached in both
-        env: { FLOWMARK_DATA: dir, DATABASE_URL: databaseUrl, FLOWMARK_EVAL_WORKERS: '2' },
-      });
-      const text = collect(server);
-      url = await until(
-        () => /^flowmark: serving on (http:\/\/127\.0\.0\.1:\d+) /m.exec(text.out)?.[1],
-        'the banner',
-        60_000,
-      );
-      const password = await until(() => /password: (\S+)/.exec(text.out)?.[1], 'the password');
-      admin = await login(url, 'default', 'admin', password);
+      await servers.open(engine);
+      // one process, two threads, several tasks each: the calls before the save leave routes cached in both
+      server = servers.start({ FLOWMARK_WORKERS: '0', FLOWMARK_EVAL_WORKERS: '2' });
+      url = await urlOf(server);
+      admin = await signInFirstAdmin(server, url);
     }, 90_000);
 
+    // before useServers' own stop: a clean SIGTERM exit
     afterAll(async () => {
-      if (server && server.exitCode === null) {
-        const done = finished(server, 20_000);
-        server.kill('SIGTERM');
-        expect((await done).code).toBe(0);
-      }
-      if (schema) await dropTestSchema(schema);
-      rmSync(dir, { recursive: true, force: true });
+      if (server.child.exitCode !== null) return;
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
     });
 
     it('answers with the new template at the next call', async () => {
