@@ -4,12 +4,11 @@
  * processes, and each process keeps one thread more, so an account alone uses every core, and
  * another account always finds a thread, however long the first one's evaluations run.
  */
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EvaluationPool } from '../../src/isolation/pool.js';
 import { poolSettingsFromEnv } from '../../src/isolation/settings.js';
+import { FIXTURE, op } from './fixture.js';
 
-const FIXTURE = fileURLToPath(new URL('./fixtures/worker.mjs', import.meta.url));
 const pools: EvaluationPool[] = [];
 afterEach(async () => {
   await Promise.all(pools.splice(0).map((p) => p.close()));
@@ -26,12 +25,6 @@ function pool(): EvaluationPool {
   pools.push(p);
   return p;
 }
-
-const op = (what: Record<string, unknown>) => ({
-  kind: 'host' as const,
-  method: 'evaluate' as const,
-  args: [what],
-});
 
 /** Until every thread is up: one echo per thread at once. */
 async function warm(p: EvaluationPool): Promise<void> {

@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EvaluationPool, EvaluationStopped, type PoolSettings } from '../../src/isolation/pool.js';
+import { FIXTURE, op } from './fixture.js';
 
-const FIXTURE = fileURLToPath(new URL('./fixtures/worker.mjs', import.meta.url));
 const EXIT_WITH_POOL = fileURLToPath(new URL('./fixtures/exit-with-pool.mjs', import.meta.url));
 const BUILT_POOL = fileURLToPath(new URL('../../dist/isolation/pool.js', import.meta.url));
 const pools: EvaluationPool[] = [];
@@ -39,12 +39,6 @@ function pool(settings: Partial<PoolSettings> = {}, handler = FIXTURE): Evaluati
   pools.push(p);
   return p;
 }
-
-const op = (what: Record<string, unknown>) => ({
-  kind: 'host' as const,
-  method: 'evaluate' as const,
-  args: [what],
-});
 
 /** Waits for the pool's threads to be up (a short wall time could refuse a call made while they load). */
 async function warm(p: EvaluationPool): Promise<void> {
