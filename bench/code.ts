@@ -4,7 +4,7 @@
  * keepNames wraps every closure). `npm run bench` builds first, so it measures dist/.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -23,6 +23,23 @@ export interface Code {
   /** What was loaded, for the report. */
   from: string;
 }
+
+/** Another build's compiled code: `dist` is its dist/ (or a copy of it). */
+export function builtCode(dist: string): Code {
+  return {
+    load: <T>(module: string) =>
+      import(pathToFileURL(join(resolve(dist), `${module}.js`)).href) as Promise<T>,
+    from: resolve(dist),
+  };
+}
+
+/** The composite API the server benches call: `GET /live/bench/composite/hello?name=…`, public. */
+export const HELLO_API = {
+  method: 'GET',
+  path: 'hello',
+  template: 'Hello ${P_query.name}',
+  isPublic: true,
+} as const;
 
 export function flowmarkCode(): Code {
   const marker = join(root, 'dist', 'cli', 'main.js');

@@ -13,18 +13,11 @@
 //                            inside this checkout so its imports resolve) instead of this one's
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { flowmarkCode, type Code } from './code.js';
+import { join } from 'node:path';
+import { builtCode, flowmarkCode, HELLO_API, type Code } from './code.js';
 
 const DIST = process.env.BENCH_DIST;
-const code: Code = DIST
-  ? {
-      load: <T>(module: string) =>
-        import(pathToFileURL(join(resolve(DIST), `${module}.js`)).href) as Promise<T>,
-      from: resolve(DIST),
-    }
-  : flowmarkCode();
+const code: Code = DIST ? builtCode(DIST) : flowmarkCode();
 const { createPlatform } = await code.load<typeof import('../src/platform/index.js')>('platform/index');
 const { createHosts } = await code.load<typeof import('../src/hosts/index.js')>('hosts/index');
 const { openStore } = await code.load<typeof import('../src/store/index.js')>('store/index');
@@ -32,12 +25,7 @@ const dir = mkdtempSync(join(tmpdir(), 'flowmark-hop-'));
 const store = await openStore({ dataDir: dir, databaseUrl: undefined });
 const platform = createPlatform(store);
 await platform.accounts.create({ id: 'bench' });
-await platform.compositeApis.create('bench', {
-  method: 'GET',
-  path: 'hello',
-  template: 'Hello ${P_query.name}',
-  isPublic: true,
-});
+await platform.compositeApis.create('bench', HELLO_API);
 const local = createHosts(platform);
 // the pool's threads open the same store from the environment, as `flowmark serve`'s do
 process.env.FLOWMARK_DATA = dir;

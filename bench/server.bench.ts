@@ -25,12 +25,12 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import { flowmarkCode, type Code } from './code.js';
+import { builtCode, flowmarkCode, HELLO_API, type Code } from './code.js';
 
 interface Target {
   name: string;
@@ -78,8 +78,7 @@ function answerCpu(close: () => Promise<void>): void {
  * wired (evalHost + createHosts, evaluations on the HTTP thread), the same composite API on SQLite.
  */
 async function serveBaseline(dist: string): Promise<void> {
-  const load = <T>(module: string) =>
-    import(pathToFileURL(join(resolve(dist), `${module}.js`)).href) as Promise<T>;
+  const { load } = builtCode(dist);
   const { createPlatform } = await load<typeof import('../src/platform/index.js')>('platform/index');
   const { createServer } = await load<typeof import('../src/server/index.js')>('server/index');
   const { evalHost } = await load<typeof import('../src/hosts/eval-host.js')>('hosts/eval-host');
@@ -89,12 +88,7 @@ async function serveBaseline(dist: string): Promise<void> {
   const store = await openStore({ dataDir: dir, databaseUrl: undefined });
   const platform = createPlatform(store);
   await platform.accounts.create({ id: 'bench' });
-  await platform.compositeApis.create('bench', {
-    method: 'GET',
-    path: 'hello',
-    template: 'Hello ${P_query.name}',
-    isPublic: true,
-  });
+  await platform.compositeApis.create('bench', HELLO_API);
   const app = await createServer({
     store,
     platform,
@@ -121,13 +115,7 @@ async function serveBaseline(dist: string): Promise<void> {
 /** The child: a bare Fastify route and a flowmark server on SQLite, both on free ports. */
 async function serve(): Promise<void> {
   const other = process.env.BENCH_CODE;
-  const code: Code = other
-    ? {
-        load: <T>(module: string) =>
-          import(pathToFileURL(join(resolve(other), `${module}.js`)).href) as Promise<T>,
-        from: resolve(other),
-      }
-    : flowmarkCode();
+  const code: Code = other ? builtCode(other) : flowmarkCode();
   const { createPlatform } = await code.load<typeof import('../src/platform/index.js')>('platform/index');
   const { ApiTokens, createServer } =
     await code.load<typeof import('../src/server/index.js')>('server/index');
@@ -155,12 +143,7 @@ async function serve(): Promise<void> {
   );
 
   const hosts = { ...evalHost(platform), ...createHosts(platform) }; // as `flowmark serve`
-  await platform.compositeApis.create('bench', {
-    method: 'GET',
-    path: 'hello',
-    template: 'Hello ${P_query.name}',
-    isPublic: true,
-  });
+  await platform.compositeApis.create('bench', HELLO_API);
 
   /** The composite API as `flowmark serve` answers it: its evaluations in the pool's threads. */
   async function poolServer() {
