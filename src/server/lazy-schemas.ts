@@ -94,33 +94,32 @@ function asDefaultCompiler(app: object): void {
   Reflect.set(controller, 'isCustomValidatorCompiler', false);
 }
 
-function standInValidator(compile: () => Validate, pending: Set<() => unknown>): Validate {
-  let real: Validate | undefined;
-  const load = (): Validate => {
-    if (!real) {
+/** `compile` run at the first call of the function it returns, which `pending` lists until then. */
+function onFirstUse<T>(compile: () => T, pending: Set<() => unknown>): () => T {
+  let real: T | undefined;
+  const load = (): T => {
+    if (real === undefined) {
       real = compile();
       pending.delete(load);
     }
     return real;
   };
   pending.add(load);
-  const validate = (data: unknown, parent?: unknown) => load()(data, parent);
+  return load;
+}
+
+function standInValidator(compile: () => Validate, pending: Set<() => unknown>): Validate {
+  const load = onFirstUse(compile, pending);
+  let compiled: Validate | undefined;
+  const validate = (data: unknown, parent?: unknown) => (compiled = load())(data, parent);
   return Object.defineProperties(validate, {
-    errors: { get: () => real?.errors },
+    errors: { get: () => compiled?.errors },
     schemaEnv: { get: () => load().schemaEnv },
   });
 }
 
 function standInSerializer(compile: () => Serialize, pending: Set<() => unknown>): Serialize {
-  let real: Serialize | undefined;
-  const load = (): Serialize => {
-    if (!real) {
-      real = compile();
-      pending.delete(load);
-    }
-    return real;
-  };
-  pending.add(load);
+  const load = onFirstUse(compile, pending);
   return (data: unknown) => load()(data);
 }
 
