@@ -201,12 +201,9 @@ const LONG_WAIT_MS = 10_000;
  */
 function waitFor(io: CliIo, next: PendingTimerEvent, topId: string): Promise<'due' | 'interrupted'> {
   const ms = Math.max(0, next.timer.dueAt - Date.now());
-  if (ms >= LONG_WAIT_MS)
-    io.stderr.write(
-      `flowmark run: waiting ${waitText(ms)} for ${next.label} (due at ${new Date(next.timer.dueAt).toISOString()}); ` +
-        'Ctrl-C stops waiting and leaves the request waiting in the store, where `flowmark serve` fires the timer\n',
-    );
-  return new Promise((resolve) => {
+  // The listener goes in before the wait is told: whoever reads that line may press Ctrl-C at once,
+  // and a SIGINT with no listener yet would kill the process instead of leaving the request waiting.
+  const waited = new Promise<'due' | 'interrupted'>((resolve) => {
     const onInterrupt = () => {
       clearTimeout(timeout);
       io.stderr.write(
@@ -220,6 +217,12 @@ function waitFor(io: CliIo, next: PendingTimerEvent, topId: string): Promise<'du
     }, ms);
     process.once('SIGINT', onInterrupt);
   });
+  if (ms >= LONG_WAIT_MS)
+    io.stderr.write(
+      `flowmark run: waiting ${waitText(ms)} for ${next.label} (due at ${new Date(next.timer.dueAt).toISOString()}); ` +
+        'Ctrl-C stops waiting and leaves the request waiting in the store, where `flowmark serve` fires the timer\n',
+    );
+  return waited;
 }
 
 /** `2h 5m 3s`, `45s`. */
