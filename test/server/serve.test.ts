@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runServe, type SignalSource } from '../../src/cli/commands/serve.js';
 import { main } from '../../src/cli/main.js';
@@ -172,6 +172,30 @@ for (const engineName of availableEngines()) {
       expect(second.text.out).not.toContain('First start');
       signals.emit('SIGINT');
       expect(await second.done).toBe(0);
+    });
+
+    it('--workers 0 listens for SIGINT and SIGTERM before it prints the banner a reader may stop it on', async () => {
+      const signals = new EventEmitter();
+      let listening: number[] = [];
+      let out = '';
+      const stdout = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          out += chunk.toString();
+          if (/serving on/.test(chunk.toString())) {
+            listening = [signals.listenerCount('SIGINT'), signals.listenerCount('SIGTERM')];
+            // the reader's Ctrl-C, as soon as it sees the banner
+            signals.emit('SIGINT');
+            // a build that listens only later would serve on: stop it, so the test reports why
+            if (listening[0] === 0) setImmediate(() => signals.emit('SIGINT'));
+          }
+          done();
+        },
+      });
+      const io = { stdin: new PassThrough(), stdout, stderr: new PassThrough() };
+      expect(await runServe(['--port', '0', '--log-level', 'warn', '--workers', '0'], io, signals)).toBe(0);
+      expect(listening).toEqual([1, 1]);
+      expect(out).toContain('flowmark: stopped\n');
+      expect([signals.listenerCount('SIGINT'), signals.listenerCount('SIGTERM')]).toEqual([0, 0]);
     });
 
     it('refuses bad options', async () => {

@@ -235,9 +235,12 @@ async function serveInProcess(options: ServeOptions, io: CliIo, signals: SignalS
       ? await metricsServer(options.host, options.metricsPort, async () => exposition(await processMetrics()))
       : undefined;
   const url = publicUrl(app.server.address());
+  // Listening before the banner: a reader may stop the server the moment it sees it, and a signal
+  // with no listener yet would kill the process instead of stopping it gracefully.
+  const stopping = stopSignal(signals);
   // One write: a reader that saw the banner must also see the password (a pipe may split two writes).
   io.stdout.write(banner(url, store.location) + (first ? firstStartMessage(url, first) : ''));
-  await stopSignal(signals);
+  await stopping;
   await metrics?.close();
   await shutDown(app, store, pool, traces);
   io.stdout.write('flowmark: stopped\n');
