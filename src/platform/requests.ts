@@ -302,6 +302,18 @@ export class Requests {
   }
 
   /**
+   * The data document, its row locked until the transaction ends (PostgreSQL; SQLite has one writer
+   * at a time): what parallel branches of a request read to merge their variables into, so no
+   * branch's write is lost to another's (the process host).
+   */
+  async lockedData(accountId: string, id: string): Promise<Record<string, unknown>> {
+    const row = await this.store.get<{ data: string }>(sql`
+      SELECT data FROM requests WHERE account_id = ${accountId} AND id = ${id}${this.store.dialect.forUpdate}`);
+    if (!row) throw notFound(MESSAGES.requestNotFound);
+    return fromJson(row.data) as Record<string, unknown>;
+  }
+
+  /**
    * A request with the data document the caller holds already (the process host, within a step):
    * every other column is read, the document is neither read nor parsed again.
    */

@@ -133,6 +133,57 @@ describeEachEngine('process graph: execution', (engine) => {
     expect(await w.platform.processes.runs.tokens.arrivals(w.account, view.request.id)).toEqual([]);
   });
 
+  it('keeps the variables a branch wrote while another branch was running: each merges its own into the document', async () => {
+    const output = (name: string) =>
+      `<bpmn:extensionElements><flowmark:output name="${name}">\${P_result}</flowmark:output></bpmn:extensionElements>`;
+    // a task that waits for the gate the test holds, then prints its name
+    const gated = (id: string, gate: string) =>
+      script(id, `&lt;#assign held = R_lock("${gate}", 20000) + R_unlock("${gate}")&gt;${id}`, output(id));
+    const xml = model(
+      'Overlap',
+      [
+        '<bpmn:startEvent id="start" />',
+        '<bpmn:parallelGateway id="fork" />',
+        gated('first', 'gate1'),
+        gated('second', 'gate2'),
+        '<bpmn:parallelGateway id="join" />',
+        '<bpmn:endEvent id="end" />',
+        flow('f0', 'start', 'fork'),
+        flow('fa', 'fork', 'first', undefined, 'a'),
+        flow('fb', 'fork', 'second', undefined, 'b'),
+        flow('fa2', 'first', 'join'),
+        flow('fb2', 'second', 'join'),
+        flow('f9', 'join', 'end'),
+      ].join('\n'),
+    );
+    const until = async (what: string, probe: () => Promise<boolean>) => {
+      for (let i = 0; i < 400; i++) {
+        if (await probe()) return;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error(`timed out waiting for ${what}`);
+    };
+    const hold = (gate: string) =>
+      w.platform.locks.tryAcquire(w.account, gate, 'test', Date.now(), Date.now() + 60_000);
+    expect([await hold('gate1'), await hold('gate2')]).toEqual([true, true]);
+    const started = start(xml, { overlap: true });
+    const request = async () =>
+      (await w.platform.requests.list(w.account, { limit: 1000 })).find((r) => r.data.overlap === true);
+    // Both branches' steps began (each holds the document as it was then) and wait at their gates.
+    await until('both branches to begin', async () => {
+      const r = await request();
+      return r !== undefined && (await w.platform.processes.steps.list(w.account, r.id)).length === 2;
+    });
+    await w.platform.locks.release(w.account, 'gate1', 'test');
+    await until('the first branch to write', async () => (await request())?.data.first === 'first');
+    await w.platform.locks.release(w.account, 'gate2', 'test');
+    const view = await started;
+    expect(view.request.status).toBe(201);
+    const both = { overlap: true, first: 'first', second: 'second' };
+    expect(view.request.data).toEqual(both);
+    expect((await w.platform.requests.require(w.account, view.request.id)).data).toEqual(both);
+  });
+
   it('runs each branch on a token of its own: two user tasks wait at once, the join fires at the last arrival', async () => {
     const xml = PARALLEL.replace(
       script(

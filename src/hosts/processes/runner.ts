@@ -106,6 +106,13 @@ interface Known {
   previous: unknown;
 }
 
+/** A step's data document after its output variables; `json` its text when the step writes it, `changes` what the step set. */
+interface StepOutputs {
+  data: Record<string, unknown>;
+  json?: string | undefined;
+  changes: Record<string, unknown>;
+}
+
 /** A request's data document a step holds, and how many writes of its context's functions it includes. */
 interface HeldDocument {
   data: Record<string, unknown>;
@@ -934,7 +941,7 @@ export class ProcessRunner {
       const held = { data: merged, writes: ctx.requestDataWrites ?? 0 };
       const outputs = await this.outputs(ctx, claimed, step, params, held, data);
       const json = outputs.json ?? (Object.keys(data).length > 0 ? JSON.stringify(outputs.data) : undefined);
-      ended = await this.endWaiting(claimed, step, record, data, { data: outputs.data, json });
+      ended = await this.endWaiting(claimed, step, record, data, { ...outputs, json });
     } catch (e) {
       if (await this.fail(claimed, step, record, e))
         await this.drive(accountId, ref.requestId, claimed.token);
@@ -960,19 +967,17 @@ export class ProcessRunner {
     step: StepDefinition,
     record: StepRecord,
     result: unknown,
-    outputs: { data: Record<string, unknown>; json?: string | undefined },
+    outputs: StepOutputs,
   ): Promise<WaitEnded> {
     const stored = storedResult(step, result, this.limits.dataDocumentBytes);
     const plan = step.loop ? undefined : await this.plainWalk(run, step, stored);
     const { accountId, requestId } = run;
     type Ending = { updated: StepRecord; ended: WaitEnded };
     const { updated, ended } = await this.platform.processes.transaction(async (): Promise<Ending> => {
-      if (outputs.json !== undefined)
-        if (plan) await this.platform.requests.writeStepData(accountId, requestId, outputs.json);
-        else await this.platform.requests.update(accountId, requestId, { data: outputs.data });
+      const data = await this.writeOutputs(run, step, outputs, plan !== undefined);
       const updated = await this.record(run, step, record, stored);
       if (!plan) return { updated, ended: 'advance' };
-      const request = await this.platform.requests.requireWithData(accountId, requestId, outputs.data);
+      const request = await this.platform.requests.requireWithData(accountId, requestId, data);
       if (isFinalStatus(request.status) || request.status === STATUS_WAITING)
         return { updated, ended: 'advance' };
       const moved = await this.move(run, plan, run.userId, this.leaseUntil());
@@ -1291,15 +1296,9 @@ export class ProcessRunner {
     const ended = await this.platform.processes.transaction(async (): Promise<Ending> => {
       // With a move below, the step ends in this transaction: its write needs no copy of the
       // document as it was (nothing of the step was committed before).
-      if (outputs.json !== undefined)
-        if (plan) await this.platform.requests.writeStepData(run.accountId, run.requestId, outputs.json);
-        else await this.platform.requests.update(run.accountId, run.requestId, { data: outputs.data });
+      const data = await this.writeOutputs(run, step, outputs, plan !== undefined);
       const updated = await this.record(run, step, record, stored);
-      const request = await this.platform.requests.requireWithData(
-        run.accountId,
-        run.requestId,
-        outputs.data,
-      );
+      const request = await this.platform.requests.requireWithData(run.accountId, run.requestId, data);
       const settled: Settled = { request, last: updated.result };
       if (!plan || isFinalStatus(request.status) || request.status === STATUS_WAITING)
         return { updated, settled };
@@ -1452,8 +1451,7 @@ export class ProcessRunner {
       // the output variables: one write of the document, with the step's end
       const outputs = await this.outputs(ctx, run, step, params, await this.reread(ctx, run));
       const updated = await this.platform.processes.transaction(async () => {
-        if (outputs.json !== undefined)
-          await this.platform.requests.update(run.accountId, run.requestId, { data: outputs.data });
+        await this.writeOutputs(run, step, outputs, false);
         return this.record(run, step, record, result);
       });
       this.emitStep(run, step, updated);
@@ -1650,11 +1648,11 @@ export class ProcessRunner {
     held: HeldDocument,
     /** Changes `held` has beyond the stored document (a task's submission), kept over a reread. */
     base: Record<string, unknown> = {},
-  ): Promise<{ data: Record<string, unknown>; json?: string }> {
+  ): Promise<StepOutputs> {
     let { data, writes } = held;
     if (step.output.length === 0) {
       if ((ctx.requestDataWrites ?? 0) !== writes) data = { ...(await this.reread(ctx, run)).data, ...base };
-      return { data };
+      return { data, changes: base };
     }
     const changes: Record<string, unknown> = { ...base };
     let json = '';
@@ -1685,7 +1683,32 @@ export class ProcessRunner {
       json = JSON.stringify(data);
       checkDataSize(stepLabel(step), 'the output variables', data, this.limits.dataDocumentBytes);
     }
-    return { data, json };
+    return { data, json, changes };
+  }
+
+  /**
+   * Writes the data document a step leaves, in the transaction that ends the step; answers the
+   * document as written. A forked request's branches share the document and run at once: the
+   * step's own changes merge into the document as stored, its row locked, so a branch that wrote
+   * meanwhile keeps its variables (docs/hosts.md, "Data at a join").
+   */
+  private async writeOutputs(
+    run: ProcessRun,
+    step: StepDefinition,
+    outputs: StepOutputs,
+    ending: boolean,
+  ): Promise<Record<string, unknown>> {
+    const { accountId, requestId } = run;
+    if (outputs.json === undefined) return outputs.data;
+    if (isForked(run)) {
+      const data = { ...(await this.platform.requests.lockedData(accountId, requestId)), ...outputs.changes };
+      checkDataSize(stepLabel(step), 'the output variables', data, this.limits.dataDocumentBytes);
+      await this.platform.requests.writeStepData(accountId, requestId, JSON.stringify(data));
+      return data;
+    }
+    if (ending) await this.platform.requests.writeStepData(accountId, requestId, outputs.json);
+    else await this.platform.requests.update(accountId, requestId, { data: outputs.data });
+    return outputs.data;
   }
 
   /** Computes variables in order, each stored in the data document (typed) before the next. */
@@ -1702,8 +1725,7 @@ export class ProcessRunner {
     // Functions may have changed the document meanwhile (inject_objects, inject_params …): it
     // is read again, and written, in one transaction.
     const write = (name: string, value: unknown) => async () => {
-      const current = await this.platform.requests.require(run.accountId, run.requestId);
-      const data = { ...current.data, [name]: value };
+      const data = { ...(await this.platform.requests.lockedData(run.accountId, run.requestId)), [name]: value };
       checkDataSize(stepLabel(step), `${phase} variable ${name}`, data, this.limits.dataDocumentBytes);
       return this.platform.requests.update(run.accountId, run.requestId, { data });
     };
