@@ -72,7 +72,8 @@ const HOSTILE: Array<{ body: string; error?: RegExp | string; output?: string }>
   { body: 'while True:\n    print("x" * 100000)', error: cpu },
   { body: 'while True:\n    RMPUtilities.jsonPut({}, "a", 1)', error: cpu },
   { body: 'x = bytearray(64 * 1024 * 1024)', error: memory(1) },
-  { body: 'x = []\nwhile True:\n    x.append("x" * 1000)', error: memory(3) },
+  // 100 KB an append: the memory limit comes after a few hundred, long before the CPU time limit on a busy machine
+  { body: 'x = []\nwhile True:\n    x.append("x" * 100_000)', error: memory(3) },
   { body: 's = "x"\nwhile True:\n    s = s + s', error: memory(3) },
   // a huge output: the text is made inside the script's memory, and refused there
   { body: 'RMPData.setOutput("x" * 200_000_000)', error: memory(1) },
