@@ -17,6 +17,8 @@
  *    fillKeyColumns says why slices keep the table from growing), alongside other writes;
  * 3. one transaction, under the collection's lock, fills what the slices missed and moves the
  *    columns to the filled ones: from then on reads use them.
+ * (An engine may fill the columns in step 1 already, before the index: SQLite, with one writer
+ * at a time, does, and steps 2 and 3 then find nothing to write.)
  * A build stopped between 1 and 3 (a crash, a lost connection) leaves a listed index whose
  * columns are filling: reads stay exact (they read the field from `doc`), and calling
  * create_index again with the same definition runs steps 2 and 3, delete_index removes it.
