@@ -343,6 +343,7 @@ export function postgresDocuments(binaryTextOrder: boolean): DocumentDialect {
     },
     createIndex,
     fillKeyColumns,
+    fillsInCreate: false,
     analyze: ANALYZE,
     dropIndex: (sqlName, collectionId, release = []) => [
       ...release.map((column) => {

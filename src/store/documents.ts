@@ -126,8 +126,8 @@ export interface DocumentDialect {
   /**
    * The statements creating a collection index (see the engine's notes); `fill`: the fields of
    * `keys` whose key columns are still to be filled from the documents (fillKeyColumns, after
-   * these statements: the engine's statistics wait for it, `analyze`; an engine may fill them
-   * in these statements already, before the index: SQLite).
+   * these statements: the engine's statistics wait for it, `analyze`), or, with `fillsInCreate`,
+   * that these statements fill.
    */
   createIndex(
     sqlName: string,
@@ -143,6 +143,12 @@ export interface DocumentDialect {
    * seq modulo `of`, a few of each page's rows; SQLite: a range of seq; see the engine).
    */
   fillKeyColumns(collectionId: number, columns: KeyColumns, slice?: { index: number; of: number }): Sql;
+  /**
+   * True when createIndex's statements fill the key columns they are given to fill (SQLite: one
+   * UPDATE, then the index built from them); false when they are filled after, beside other
+   * writes (PostgreSQL: indexes.ts).
+   */
+  readonly fillsInCreate: boolean;
   /** The statement refreshing the planner's statistics after key columns were filled, if any. */
   readonly analyze: Sql | undefined;
   /**
