@@ -265,7 +265,7 @@ function createIndex(
   // sorted build, in the creating transaction (SQLite's one writer waits, as it would for an
   // expression index's build). Filled the other way, in slices after the index exists as on
   // PostgreSQL, a build over 100,000 documents took 1.4 s for a plain index and 2.6 s with a
-  // unique one, against 0.3 + 0.2 s.
+  // unique one, against 0.35 + 0.4 s.
   const filling = fill.length ? [fillKeyColumns(collectionId, filled)] : [];
   if (def.unique && types.length)
     return [...filling, create(sqlName, false, values), create(`${sqlName}_u`, true, [...values, ...types])];
@@ -275,12 +275,11 @@ function createIndex(
 /**
  * fillKeyColumns (documents.ts): each column pair gets its field's value and type where either
  * differs (columns are NULL until given, and emptied when given back, so documents without the
- * field are not written; those a write already gave their value are left alone). SQLite has one
- * writer at a time: slices only keep each transaction short, so that other writes run between
- * them. A slice is a range of seq (the `index`-th of `of` equal parts of the collection's seqs
- * when the statement runs, the last one open-ended): each page is written by one slice, where
- * PostgreSQL's slices by seq modulo would write every page in each (11× the time at 50,000
- * documents).
+ * field are not written; those a write already gave their value are left alone). createIndex
+ * fills with it (fillsInCreate), so index builds ask for no slices here; a slice is a range of
+ * seq (the `index`-th of `of` equal parts of the collection's seqs when the statement runs, the
+ * last one open-ended), each page written by one slice: slices by seq modulo, as on PostgreSQL,
+ * write every page in each (11× the time at 50,000 documents).
  */
 function fillKeyColumns(
   collectionId: number,

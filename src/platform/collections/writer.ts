@@ -4,8 +4,8 @@ import { addToShape, serializeShape, type Shape } from './shape.js';
 import type { Document } from './types.js';
 
 /**
- * Rows per INSERT statement (at most 12 parameters each: 4 + a key column's values, one per
- * column on PostgreSQL, two documents' texts per column on SQLite; well under both engines' limits).
+ * Rows per INSERT statement (at most 12 parameters each: 4, and per key column one value on
+ * PostgreSQL, the document's text twice more on SQLite; well under both engines' limits).
  */
 export const INSERT_BATCH = 500;
 
