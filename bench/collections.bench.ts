@@ -312,17 +312,17 @@ async function main() {
       `mingo scan input: ${all.length.toLocaleString('en')} documents read and parsed in ${((performance.now() - t) / 1000).toFixed(1)} s (not timed below)`,
     );
 
-    // ── hand-written SQL on the same engine, with the same indexes: on PostgreSQL an indexed
-    // field is read from the key column the collection gave it (store/documents-postgres.ts)
+    // ── hand-written SQL on the same engine, with the same indexes: an indexed field is read
+    // from the key column the collection gave it (store/documents-*.ts)
     const keyColumns = JSON.parse(
       (await store.get<{ key_columns: string }>(sql`SELECT key_columns FROM collections WHERE id = ${id}`))!
         .key_columns,
     ) as Record<string, string>;
     const field = (name: string): Sql =>
-      engine === 'sqlite'
-        ? sql.raw(`json_extract(doc, '$."${name}"')`)
-        : keyColumns[name] && /^k[1-4]$/.test(keyColumns[name])
-          ? sql.raw(keyColumns[name])
+      keyColumns[name] && /^k[1-4]$/.test(keyColumns[name])
+        ? sql.raw(keyColumns[name])
+        : engine === 'sqlite'
+          ? sql.raw(`json_extract(doc, '$."${name}"')`)
           : sql.raw(`NULLIF(((doc)::jsonb -> '${name}'), 'null'::jsonb)`);
     const value = (v: number): Sql => (engine === 'sqlite' ? sql`${v}` : sql`${JSON.stringify(v)}::jsonb`);
     const scope = sql`account_id = ${actor.accountId} AND collection_id = ${sql.literal(id)}`;

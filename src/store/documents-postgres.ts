@@ -20,6 +20,7 @@ import {
   JSON_STRING,
   parentPaths,
   perPath,
+  touchedKeys,
   type Atom,
   type DocumentDialect,
   type DocumentIndexDefinition,
@@ -279,9 +280,7 @@ function setUpdate(changes: readonly FieldChange[], keys: KeyColumns): SetUpdate
     return `(SELECT '{' || concat_ws(',', ${members.join(', ')}) || '}' FROM json_each(${object}) WITH ORDINALITY AS ${e}(k, v, o)${where})`;
   };
   const doc = rebuild('doc', root);
-  const touched = Object.entries(keys).filter(([path]) =>
-    changes.some((c) => c.path === path || path.startsWith(`${c.path}.`) || c.path.startsWith(`${path}.`)),
-  );
+  const touched = touchedKeys(changes, keys);
   // The check parses each document once (`j`, the subquery kept apart by OFFSET 0).
   const at = (path: string) => sql.raw(`(j${arrows(path)})`);
   const unsafe: Sql[] = [];
@@ -344,6 +343,7 @@ export function postgresDocuments(binaryTextOrder: boolean): DocumentDialect {
     },
     createIndex,
     fillKeyColumns,
+    fillsInCreate: false,
     analyze: ANALYZE,
     dropIndex: (sqlName, collectionId, release = []) => [
       ...release.map((column) => {
@@ -353,9 +353,10 @@ export function postgresDocuments(binaryTextOrder: boolean): DocumentDialect {
       sql.raw(`DROP INDEX IF EXISTS ${quoteIdent(sqlName)}`),
       sql.raw(`DROP STATISTICS IF EXISTS ${quoteIdent(`${sqlName}_st`)}`),
     ],
-    keyValue(doc, path) {
+    keyColumnParts: (column) => [column],
+    keyValues(doc, _json, path) {
       const value = valueAt(doc, path);
-      return sql`${value === undefined || value === null ? null : JSON.stringify(value)}::jsonb`;
+      return [sql`${value === undefined || value === null ? null : JSON.stringify(value)}::jsonb`];
     },
     groupQuery,
     setUpdate,

@@ -11,10 +11,13 @@
  *   the JSON types the collection's shape has seen at that path — or undefined when this engine
  *   cannot (the caller then leaves the condition to mingo);
  * - index DDL: create/drop the expression indexes (or key-column indexes) of a collection index;
- * - key columns (PostgreSQL): plain `jsonb` columns k1…k4 of `documents` holding the value of an
- *   indexed field, kept by every write, so an index on one can answer a count from the index
- *   alone (PostgreSQL never plans an index-only scan over an expression index: the expression's
- *   column, `doc`, is not in the index);
+ * - key columns: plain columns k1…k4 of `documents` holding the value of an indexed field (on
+ *   SQLite with a second column t1…t4 holding its `json_type`), kept by every write, and indexed
+ *   instead of an expression over `doc`. PostgreSQL can then answer a count from the index alone
+ *   (it never plans an index-only scan over an expression index: the expression's column, `doc`,
+ *   is not in the index); on both, a write that changes `doc` but not the field's value leaves
+ *   the column, and so its index, alone (an expression index over `doc` is rewritten for every
+ *   row whose `doc` is written, HOT updates on PostgreSQL aside);
  * - explain, the document column of reads, and the few other statement parts that differ.
  *
  * The caller decides *what* may be pushed (pushdown.ts, from the shape); the dialect decides
@@ -105,8 +108,13 @@ export interface SetUpdate {
 
 export interface DocumentDialect {
   readonly name: EngineName;
-  /** The key columns `documents` has for indexed fields (none on SQLite). */
+  /** The key columns `documents` has for indexed fields (`k1`…`k4`: what KeyColumns name). */
   readonly keyColumnNames: readonly string[];
+  /**
+   * The SQL columns a key column consists of (PostgreSQL: itself; SQLite: itself and the column
+   * holding its field's `json_type`), each written by keyValues.
+   */
+  keyColumnParts(column: string): readonly string[];
   /**
    * The SQL condition selecting exactly the documents whose field `atom.path` satisfies the atom
    * under mingo's rules, given the JSON types `types` (shape bits) seen at that path; undefined
@@ -118,7 +126,8 @@ export interface DocumentDialect {
   /**
    * The statements creating a collection index (see the engine's notes); `fill`: the fields of
    * `keys` whose key columns are still to be filled from the documents (fillKeyColumns, after
-   * these statements: the engine's statistics wait for it, `analyze`).
+   * these statements: the engine's statistics wait for it, `analyze`), or, with `fillsInCreate`,
+   * that these statements fill.
    */
   createIndex(
     sqlName: string,
@@ -129,10 +138,17 @@ export interface DocumentDialect {
   ): Sql[];
   /**
    * The UPDATE giving key columns (`columns`: field path → column) the value of their field in
-   * the collection's documents where they do not hold it yet; with `slice`, only the documents
-   * whose seq is `slice.index` modulo `slice.of` (a few of each page's rows: see the engine).
+   * the collection's documents where they do not hold it yet; with `slice`, only part
+   * `slice.index` of `slice.of` of them, the parts together covering the collection (PostgreSQL:
+   * seq modulo `of`, a few of each page's rows; SQLite: a range of seq; see the engine).
    */
   fillKeyColumns(collectionId: number, columns: KeyColumns, slice?: { index: number; of: number }): Sql;
+  /**
+   * True when createIndex's statements fill the key columns they are given to fill (SQLite: one
+   * UPDATE, then the index built from them); false when they are filled after, beside other
+   * writes (PostgreSQL: indexes.ts).
+   */
+  readonly fillsInCreate: boolean;
   /** The statement refreshing the planner's statistics after key columns were filled, if any. */
   readonly analyze: Sql | undefined;
   /**
@@ -140,8 +156,11 @@ export interface DocumentDialect {
    * uses any more, emptied first (while still indexed, so a later owner starts clean).
    */
   dropIndex(sqlName: string, collectionId: number, release?: readonly string[]): Sql[];
-  /** The value a key column holds for a document's field `path` (what createIndex fills it with). */
-  keyValue(doc: Record<string, unknown>, path: string): Sql;
+  /**
+   * The values the parts of a key column (keyColumnParts) hold for a document's field `path`
+   * (what fillKeyColumns fills them with); `json` is the document's JSON text as written.
+   */
+  keyValues(doc: Record<string, unknown>, json: string, path: string): Sql[];
   /** The GROUP BY statement of a `$group` pushdown (GroupQuery). */
   groupQuery(query: GroupQuery): Sql;
   /** The statement asking the engine's plan of a query, and the plan's lines from its rows. */
@@ -191,6 +210,16 @@ export function parentPaths(changes: readonly FieldChange[]): string[] {
     for (let i = 1; i < segments.length; i++) out.add(segments.slice(0, i).join('.'));
   }
   return [...out];
+}
+
+/** The key columns of fields under, at or above a changed path (a set-based update rewrites them). */
+export function touchedKeys(
+  changes: readonly FieldChange[],
+  keys: KeyColumns,
+): Array<[path: string, column: string]> {
+  return Object.entries(keys).filter(([path]) =>
+    changes.some((c) => c.path === path || path.startsWith(`${c.path}.`) || c.path.startsWith(`${path}.`)),
+  );
 }
 
 /** Memoizes a per-path computation (bounded). */

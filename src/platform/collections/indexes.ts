@@ -17,6 +17,9 @@
  *    fillKeyColumns says why slices keep the table from growing), alongside other writes;
  * 3. one transaction, under the collection's lock, fills what the slices missed and moves the
  *    columns to the filled ones: from then on reads use them.
+ * An engine whose createIndex fills the columns itself (`fillsInCreate`: SQLite, one writer at a
+ * time, fills them before a sorted build of the index) has them filled at step 1's commit: no
+ * step 2 or 3.
  * A build stopped between 1 and 3 (a crash, a lost connection) leaves a listed index whose
  * columns are filling: reads stay exact (they read the field from `doc`), and calling
  * create_index again with the same definition runs steps 2 and 3, delete_index removes it.
@@ -111,6 +114,7 @@ export async function createIndex(
         if (core.store.dialect.uniqueViolation(e)) throw duplicates();
         throw e;
       }
+      const filled = documents.fillsInCreate ? markFilled(w, columns) : columns;
       // created_at orders the listing: strictly increasing within the collection.
       const last = await w.tx.get<{ m: number | null }>(
         sql`SELECT max(created_at) AS m FROM collection_indexes WHERE account_id = ${w.accountId} AND collection_id = ${w.row.id}`,
@@ -120,7 +124,7 @@ export async function createIndex(
         sql`INSERT INTO collection_indexes (account_id, collection_id, name, keys, is_unique, ascending, sql_name, created_at)
             VALUES (${w.accountId}, ${w.row.id}, ${name}, ${JSON.stringify(def.keys)}, ${def.unique}, ${def.ascending}, ${sqlName}, ${createdAt})`,
       );
-      return { sqlName, columns };
+      return { sqlName, columns: filled };
     });
   } catch (e) {
     // PostgreSQL reports a failed CREATE UNIQUE INDEX with the same code as a duplicate row.
@@ -173,6 +177,15 @@ async function fillKeyColumns(core: CollectionCore, actor: Actor, name: string, 
     w.setKeys(Object.assign(dictionary<string>(), w.keys, filled), filling);
     if (documents.analyze) await w.tx.run(documents.analyze);
   });
+}
+
+/** Moves `columns` from the filling key columns to the filled ones; returns what is left to fill (none). */
+function markFilled(w: Writer, columns: KeyColumns): KeyColumns {
+  if (!Object.keys(columns).length) return columns;
+  const filling = Object.assign(dictionary<string>(), w.filling);
+  for (const path of Object.keys(columns)) delete filling[path];
+  w.setKeys(Object.assign(dictionary<string>(), w.keys, columns), filling);
+  return {};
 }
 
 /** The filling key columns of `paths` (field path → column). */

@@ -3,7 +3,10 @@ import { scope, type CollectionRow } from './rows.js';
 import { addToShape, serializeShape, type Shape } from './shape.js';
 import type { Document } from './types.js';
 
-/** Rows per INSERT statement (at most 8 parameters each, well under both engines' limits). */
+/**
+ * Rows per INSERT statement (at most 12 parameters each: 4, and per key column one value on
+ * PostgreSQL, the document's text twice more on SQLite; well under both engines' limits).
+ */
 export const INSERT_BATCH = 500;
 
 /**
@@ -66,17 +69,20 @@ export class Writer {
   async insert(docs: Document[], upsert: boolean): Promise<void> {
     // PostgreSQL cannot upsert the same row twice in one statement: repeated ids go one by one.
     const step = upsert && new Set(docs.map((d) => d._id)).size < docs.length ? 1 : INSERT_BATCH;
-    const keyNames = this.keyList.map(([, column]) => sql.raw(`, ${column}`));
+    const keyColumns = this.sqlKeyColumns();
+    const keyNames = keyColumns.map((column) => sql.raw(`, ${column}`));
     for (let i = 0; i < docs.length; i += step) {
       const slice = docs.slice(i, i + step);
       if (this.triggered) this.written.push(...slice);
       const values = slice.map((doc) => {
         this.track(doc);
-        return sql`(${this.accountId}, ${this.row.id}, ${doc._id}, ${JSON.stringify(doc)}${this.keyValues(doc)})`;
+        const json = JSON.stringify(doc);
+        const keys = this.keyValues(doc, json).map((v) => sql`, ${v}`);
+        return sql`(${this.accountId}, ${this.row.id}, ${doc._id}, ${json}${sql.join(keys, '')})`;
       });
       const conflict = upsert
         ? sql` ON CONFLICT (account_id, collection_id, id) DO UPDATE SET doc = excluded.doc${sql.join(
-            this.keyList.map(([, column]) => sql.raw(`, ${column} = excluded.${column}`)),
+            keyColumns.map((column) => sql.raw(`, ${column} = excluded.${column}`)),
             '',
           )}`
         : sql``;
@@ -92,16 +98,17 @@ export class Writer {
    */
   async replace(items: ReadonlyArray<{ seq: number; doc: Document }>): Promise<void> {
     const types = this.tx.dialect.types;
-    const documents = this.tx.dialect.documents;
-    const columns = ['s', 'd', ...this.keyList.map((_, i) => `x${i}`)].join(', ');
-    const sets = this.keyList.map(([, column], i) => sql.raw(`, ${column} = v.x${i}`));
+    const keyColumns = this.sqlKeyColumns();
+    const columns = ['s', 'd', ...keyColumns.map((_, i) => `x${i}`)].join(', ');
+    const sets = keyColumns.map((column, i) => sql.raw(`, ${column} = v.x${i}`));
     for (let i = 0; i < items.length; i += INSERT_BATCH) {
       const values = items.slice(i, i + INSERT_BATCH).map(({ seq, doc }) => {
         this.track(doc);
         if (this.triggered) this.written.push(doc);
-        const keys = this.keyList.map(([path]) => sql`, ${documents.keyValue(doc, path)}`);
+        const json = JSON.stringify(doc);
+        const keys = this.keyValues(doc, json).map((v) => sql`, ${v}`);
         // Typed in every row: PostgreSQL would otherwise read the parameters of VALUES as text.
-        return sql`(CAST(${seq} AS ${sql.raw(types.bigint)}), CAST(${JSON.stringify(doc)} AS ${sql.raw(types.json)})${sql.join(keys, '')})`;
+        return sql`(CAST(${seq} AS ${sql.raw(types.bigint)}), CAST(${json} AS ${sql.raw(types.json)})${sql.join(keys, '')})`;
       });
       await this.tx.run(
         sql`WITH v (${sql.raw(columns)}) AS (VALUES ${sql.join(values)})
@@ -139,10 +146,16 @@ export class Writer {
     );
   }
 
-  private keyValues(doc: Document): Sql {
-    if (!this.keyList.length) return sql``;
+  /** The SQL columns of every key column a write keeps (the dialect's keyColumnParts), in keyList order. */
+  private sqlKeyColumns(): string[] {
     const documents = this.tx.dialect.documents;
-    return sql`, ${sql.join(this.keyList.map(([path]) => documents.keyValue(doc, path)))}`;
+    return this.keyList.flatMap(([, column]) => documents.keyColumnParts(column));
+  }
+
+  /** Their values for a document (`json`: its text as written), in the same order. */
+  private keyValues(doc: Document, json: string): Sql[] {
+    const documents = this.tx.dialect.documents;
+    return this.keyList.flatMap(([path]) => documents.keyValues(doc, json, path));
   }
 
   /** Adds what `doc` holds to the shape (saved by saveShape). */

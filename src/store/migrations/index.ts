@@ -32,6 +32,7 @@ const modules: Array<{ default: Migration }> = await Promise.all([
   import('./0690_artefact_versions.js'),
   import('./0695_account_cells.js'),
   import('./0700_process_tokens.js'),
+  import('./0790_sqlite_document_keys.js'),
 ]);
 
 export const migrations: readonly Migration[] = modules.map((m) => m.default);
