@@ -1725,7 +1725,10 @@ export class ProcessRunner {
     // Functions may have changed the document meanwhile (inject_objects, inject_params …): it
     // is read again, and written, in one transaction.
     const write = (name: string, value: unknown) => async () => {
-      const data = { ...(await this.platform.requests.lockedData(run.accountId, run.requestId)), [name]: value };
+      const data = {
+        ...(await this.platform.requests.lockedData(run.accountId, run.requestId)),
+        [name]: value,
+      };
       checkDataSize(stepLabel(step), `${phase} variable ${name}`, data, this.limits.dataDocumentBytes);
       return this.platform.requests.update(run.accountId, run.requestId, { data });
     };
