@@ -304,11 +304,13 @@ export class Requests {
   /**
    * The data document, its row locked until the transaction ends (PostgreSQL; SQLite has one writer
    * at a time): what parallel branches of a request read to merge their variables into, so no
-   * branch's write is lost to another's (the process host).
+   * branch's write is lost to another's (the process host). The lock is the one the write that
+   * follows takes anyway (NO KEY UPDATE): a join's arrival, whose foreign key checks the row
+   * (KEY SHARE), does not wait for it.
    */
   async lockedData(accountId: string, id: string): Promise<Record<string, unknown>> {
     const row = await this.store.get<{ data: string }>(sql`
-      SELECT data FROM requests WHERE account_id = ${accountId} AND id = ${id}${this.store.dialect.forUpdate}`);
+      SELECT data FROM requests WHERE account_id = ${accountId} AND id = ${id}${this.store.dialect.forNoKeyUpdate}`);
     if (!row) throw notFound(MESSAGES.requestNotFound);
     return fromJson(row.data) as Record<string, unknown>;
   }

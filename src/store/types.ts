@@ -82,6 +82,11 @@ export interface Dialect {
   /** ` FOR UPDATE` on PostgreSQL (row lock); empty on SQLite, whose write transactions lock the database. */
   readonly forUpdate: Sql;
   /**
+   * ` FOR NO KEY UPDATE` on PostgreSQL: the row lock an UPDATE that keeps the key takes, which a
+   * foreign key's check (KEY SHARE) from another transaction does not wait for; empty on SQLite.
+   */
+  readonly forNoKeyUpdate: Sql;
+  /**
    * ` FOR UPDATE SKIP LOCKED` on PostgreSQL, ending the sub-select of a claim (`UPDATE … WHERE id
    * IN (SELECT … LIMIT n<skipLocked>)`): two claimers never wait on nor take the same rows. Empty on
    * SQLite, where the writer lock already makes the statement atomic.
