@@ -343,17 +343,22 @@ export class Requests {
   /**
    * Changes the status only when it is one of `from`, in one statement: the hosts' guard against
    * two callers moving the same request (two resumes, a resume and a cancel). Undefined when the
-   * status was none of them, or the request does not exist.
+   * status was none of them, or the request does not exist. `also`: a statement that runs whatever
+   * the status (the process host's release of the request's locks), in the same statement where
+   * the engine allows (Dialect.modifyingWith), else before it.
    */
   async transition(
     accountId: string,
     id: string,
     from: readonly number[],
     to: number,
+    also?: Sql,
   ): Promise<ProcessRequest | undefined> {
     if (!Number.isSafeInteger(to)) throw new PlatformError('invalid', 'a status is an integer');
+    const joined = also !== undefined && this.store.dialect.modifyingWith;
+    if (also !== undefined && !joined) await this.store.run(also);
     const row = await this.store.get<RequestRow>(sql`
-      UPDATE requests SET status = ${to}, updated_at = ${this.clock()}
+      ${joined ? sql`WITH released AS (${also}) ` : sql``}UPDATE requests SET status = ${to}, updated_at = ${this.clock()}
       WHERE account_id = ${accountId} AND id = ${id} AND status IN (${sql.join(from)})
       RETURNING *`);
     if (row) countStatus(row.status);
@@ -390,6 +395,28 @@ function toSummary(row: SummaryRow): RequestSummary {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/**
+ * A request's columns but its document, each named `r_<column>`, from the row of `alias`: for a
+ * statement that reads them beside another table's row (StepRecords.updateReading).
+ */
+export function requestColumnsAs(alias: string): Sql {
+  return sql.raw(
+    WITHOUT_DATA.split(', ')
+      .map((c) => `${alias}.${c} AS r_${c}`)
+      .join(', '),
+  );
+}
+
+/** The request such a statement read (its `r_` columns), with the document the caller holds. */
+export function requestFromColumns(
+  row: Record<string, unknown>,
+  data: Record<string, unknown>,
+): ProcessRequest {
+  const own: Record<string, unknown> = { data: 'null' };
+  for (const c of WITHOUT_DATA.split(', ')) own[c] = row[`r_${c}`];
+  return { ...toRequest(own as RequestRow), data };
 }
 
 function toRequest(row: RequestRow): ProcessRequest {

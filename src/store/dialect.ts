@@ -42,6 +42,8 @@ export const sqliteDialect: Dialect = {
   forUpdate: sql.raw(''),
   skipLocked: sql.raw(''),
   binaryTextOrder: true,
+  returnsJoined: false,
+  modifyingWith: false,
   documents: sqliteDocuments,
   cast: (value) => sql`${value}`,
   jsonText: (column, path) => sql`json_extract(${column}, ${sql.raw(quoteString(sqliteJsonPath(path)))})`,
@@ -74,6 +76,8 @@ export function postgresDialect(binaryTextOrder: boolean): Dialect {
     forUpdate: sql.raw(' FOR UPDATE'),
     skipLocked: sql.raw(' FOR UPDATE SKIP LOCKED'),
     binaryTextOrder,
+    returnsJoined: true,
+    modifyingWith: true,
     documents: postgresDocuments(binaryTextOrder),
     cast: (value, type) => sql`${value}::${sql.raw(type === 'real' ? 'double precision' : type)}`,
     jsonText: (column, path) =>

@@ -78,6 +78,7 @@ import { decideLoop, dueTime } from './loops.js';
 import { stepLabel, type NewRun, type ProcessEvent, type RunnerOptions } from './runner-api.js';
 import { checkDataSize, checkNewDocumentSize, checkSubmission } from './submission.js';
 import { storeNewRun } from './creation.js';
+import { releaseAllStatement } from '../../platform/locks.js';
 import { armBoundaryTimers, fireBoundary } from './boundary-timers.js';
 import { branchName, nodeLabel, tokenState, walk, type Arrival } from './walk.js';
 import { joinComplete, joined } from './joins.js';
@@ -303,19 +304,21 @@ export class ProcessRunner {
    */
   async start(
     accountId: string,
-    input: NewRun,
+    input: NewRun | (() => Promise<NewRun>),
     onCreated?: (requestId: string) => void,
     reads: ContextReads = new ContextReads(),
   ): Promise<{ requestId: string; ended: ProcessRequest | undefined }> {
     // A start event followed by a plain walk: the run is created standing before its first task.
-    const graph = input.definition.graph && new GraphIndex(input.definition.graph);
-    const startNode = graph && [...graph.nodes.values()].find((n) => n.kind === 'start');
-    const walked =
-      graph && startNode ? await plainWalkFrom(input.definition, graph, startNode, {}, null) : undefined;
-    // a fork at the start: its tokens are sent out by the run's first move (from the start event)
-    const cursor = walked?.tokens ? undefined : (walked ?? (graph ? undefined : FIRST_STEP));
-    // before a task: the run is created claimed (running), with nothing before it to read
-    const claimed = cursor && { ...cursor, phase: 'running' as const };
+    const place = async (definition: ProcessDefinition) => {
+      const graph = definition.graph && new GraphIndex(definition.graph);
+      const startNode = graph && [...graph.nodes.values()].find((n) => n.kind === 'start');
+      const walked =
+        graph && startNode ? await plainWalkFrom(definition, graph, startNode, {}, null) : undefined;
+      // a fork at the start: its tokens are sent out by the run's first move (from the start event)
+      const cursor = walked?.tokens ? undefined : (walked ?? (graph ? undefined : FIRST_STEP));
+      // before a task: the run is created claimed (running), with nothing before it to read
+      return cursor && { ...cursor, phase: 'running' as const };
+    };
     // the first claim's context shares its reads with the steps that follow (`reads`: what the start read)
     const shared: string[] = [];
     try {
@@ -327,7 +330,7 @@ export class ProcessRunner {
           shared.push(request.id);
           return this.claim(accountId, request.id, undefined, { run, request, previous: undefined });
         },
-        claimed,
+        place,
       );
       const requestId = created.request.id;
       onCreated?.(requestId);
@@ -347,30 +350,35 @@ export class ProcessRunner {
   /** The requests `start` drives, each with its request as its end stored it, once it ended. */
   private readonly endings = new Map<string, ProcessRequest | undefined>();
 
-  /** A new request and its run stored (`then` in their transaction), and its `started` event. */
+  /**
+   * A new request and its run stored (`then` in their transaction), and its `started` event;
+   * `input` read in that transaction when it is a function; `place`: where the run stands.
+   */
   private async stored<T>(
     accountId: string,
-    input: NewRun,
+    input: NewRun | (() => Promise<NewRun>),
     then: (request: ProcessRequest, run: ProcessRun) => Promise<T>,
-    cursor?: RunCursor,
+    place?: (definition: ProcessDefinition) => Promise<RunCursor | undefined>,
   ): Promise<{ request: ProcessRequest; then: T }> {
-    const data = toJsonObject(input.data, 'the data document');
-    checkNewDocumentSize(data, this.limits.dataDocumentBytes);
     const created = await storeNewRun(
       this.platform,
       accountId,
       input,
-      data,
+      async (run) => {
+        const data = toJsonObject(run.data, 'the data document');
+        checkNewDocumentSize(data, this.limits.dataDocumentBytes);
+        const first = place && (await place(run.definition));
+        return { data, ...(first ? { first } : {}) };
+      },
       () => this.leaseUntil(),
       this.options.inject,
       then,
-      cursor,
     );
     this.emit({
       type: 'started',
       requestId: created.request.id,
-      parentId: input.parentId,
-      name: input.definition.name,
+      parentId: created.input.parentId,
+      name: created.input.definition.name,
     });
     return created;
   }
@@ -971,13 +979,11 @@ export class ProcessRunner {
   ): Promise<WaitEnded> {
     const stored = storedResult(step, result, this.limits.dataDocumentBytes);
     const plan = step.loop ? undefined : await this.plainWalk(run, step, stored);
-    const { accountId, requestId } = run;
     type Ending = { updated: StepRecord; ended: WaitEnded };
     const { updated, ended } = await this.platform.processes.transaction(async (): Promise<Ending> => {
       const data = await this.writeOutputs(run, step, outputs, plan !== undefined);
-      const updated = await this.record(run, step, record, stored);
-      if (!plan) return { updated, ended: 'advance' };
-      const request = await this.platform.requests.requireWithData(accountId, requestId, data);
+      if (!plan) return { updated: await this.record(run, step, record, stored), ended: 'advance' };
+      const { updated, request } = await this.recordReading(run, record, stored, data);
       if (isFinalStatus(request.status) || request.status === STATUS_WAITING)
         return { updated, ended: 'advance' };
       const moved = await this.move(run, plan, run.userId, this.leaseUntil());
@@ -1297,24 +1303,30 @@ export class ProcessRunner {
       // With a move below, the step ends in this transaction: its write needs no copy of the
       // document as it was (nothing of the step was committed before).
       const data = await this.writeOutputs(run, step, outputs, plan !== undefined);
-      const updated = await this.record(run, step, record, stored);
-      const request = await this.platform.requests.requireWithData(run.accountId, run.requestId, data);
+      const { updated, request } = await this.recordReading(run, record, stored, data);
       const settled: Settled = { request, last: updated.result };
       if (!plan || isFinalStatus(request.status) || request.status === STATUS_WAITING)
         return { updated, settled };
       const ends = plan.step >= run.definition.steps.length;
       // A request of one token: this move claims the next node itself (ready then running, in one
       // write), and what the transaction holds is not read again.
-      const single = !isForked(run) && !plan.tokens && !ends;
+      const alone = !isForked(run) && !plan.tokens;
+      const single = alone && !ends;
+      // at the end, a request of one token: this move finishes the run (endWithin need not)
+      const finishes = alone && ends;
       const moved = await this.move(
         run,
-        single ? { ...plan, phase: 'running' } : plan,
+        single ? { ...plan, phase: 'running' } : finishes ? { ...plan, phase: 'ended' } : plan,
         run.userId,
         this.leaseUntil(),
       );
       if (!moved) return { updated, next: undefined };
       if (ends)
-        return { updated, next: undefined, completed: await this.endWithin(moved, STATUS_COMPLETED, true) };
+        return {
+          updated,
+          next: undefined,
+          completed: await this.endWithin(moved, STATUS_COMPLETED, true, finishes),
+        };
       const known = single ? { run: moved, request, previous: updated.result } : undefined;
       return { updated, next: await this.claim(run.accountId, run.requestId, run.token, known) };
     });
@@ -1725,7 +1737,10 @@ export class ProcessRunner {
     // Functions may have changed the document meanwhile (inject_objects, inject_params …): it
     // is read again, and written, in one transaction.
     const write = (name: string, value: unknown) => async () => {
-      const data = { ...(await this.platform.requests.lockedData(run.accountId, run.requestId)), [name]: value };
+      const data = {
+        ...(await this.platform.requests.lockedData(run.accountId, run.requestId)),
+        [name]: value,
+      };
       checkDataSize(stepLabel(step), `${phase} variable ${name}`, data, this.limits.dataDocumentBytes);
       return this.platform.requests.update(run.accountId, run.requestId, { data });
     };
@@ -1766,6 +1781,28 @@ export class ProcessRunner {
       status: 'done',
       result: storedResult(step, result, this.limits.dataDocumentBytes),
     });
+  }
+
+  /**
+   * A step's record done with its (stored) result, and its request read with the document `data`
+   * (the status a script or a cancel may have set): one statement on PostgreSQL.
+   */
+  private async recordReading(
+    run: ProcessRun,
+    record: StepRecord,
+    stored: unknown,
+    data: Record<string, unknown>,
+  ): Promise<{ updated: StepRecord; request: ProcessRequest }> {
+    const { accountId, requestId } = run;
+    const read = await this.platform.processes.steps.updateReading(
+      accountId,
+      record.id,
+      { status: 'done', result: stored },
+      data,
+    );
+    const request =
+      read.request ?? (await this.platform.requests.requireWithData(accountId, requestId, data));
+    return { updated: read.record, request };
   }
 
   private emitStep(run: ProcessRun, step: StepDefinition, record: StepRecord): void {
@@ -2118,20 +2155,30 @@ export class ProcessRunner {
     await this.ended(await this.platform.processes.transaction(() => this.endWithin(run, status)));
   }
 
-  /** What ends a request in the store, in the caller's transaction; `ended` follows its commit. */
-  private async endWithin(run: ProcessRun, status: number, current = false): Promise<ProcessRequest> {
+  /**
+   * What ends a request in the store, in the caller's transaction; `ended` follows its commit.
+   * `finished`: the caller's move (guarded by the run's version) has finished the run already.
+   */
+  private async endWithin(
+    run: ProcessRun,
+    status: number,
+    current = false,
+    finished = false,
+  ): Promise<ProcessRequest> {
     const { accountId, requestId } = run;
     {
       // Until the run is finished (last), a lease on it and on a parent waiting for it says that
       // work is owed: if this server dies meanwhile, a sweeper ends it and lets the parent go on.
-      if (run.cursor.phase !== 'running' && run.cursor.phase !== 'ready')
+      if (!finished && run.cursor.phase !== 'running' && run.cursor.phase !== 'ready')
         await this.platform.processes.runs.lease(accountId, requestId, this.leaseUntil());
+      // the request's locks are released with its status (one statement on PostgreSQL)
       const ended =
         (await this.platform.requests.transition(
           accountId,
           requestId,
           [STATUS_RUNNING, STATUS_WAITING],
           status,
+          releaseAllStatement(accountId, `request:${requestId}`),
         )) ?? (await this.platform.requests.require(accountId, requestId));
       // a failure set 301 and its message before: the request's log says why it ends
       if (status === STATUS_ABORTED && ended.status === STATUS_ABORTED)
@@ -2139,13 +2186,13 @@ export class ProcessRunner {
       // manual steps are what open tasks
       if (run.definition.steps.some((s) => s.type === 'manual'))
         await this.platform.processes.tasks.cancelOpen(accountId, requestId);
-      await this.platform.locks.releaseAll(accountId, `request:${requestId}`);
       if (ended.parentId !== null) {
         const parent = await this.platform.processes.runs.find(accountId, ended.parentId);
         if (parent?.cursor.phase === 'child' && parent.cursor.child === requestId)
           await this.platform.processes.runs.lease(accountId, ended.parentId, this.leaseUntil());
       }
-      await this.platform.processes.runs.finish(accountId, requestId, current ? run : undefined);
+      if (!finished)
+        await this.platform.processes.runs.finish(accountId, requestId, current ? run : undefined);
       return ended;
     }
   }

@@ -276,7 +276,8 @@ export class ProcessRuns {
       (run.cursor.phase !== 'running' ||
         cursor.step !== run.cursor.step ||
         cursor.iteration !== run.cursor.iteration);
-    const snapshot = starts ? sql`, step_data = NULL` : sql``;
+    // an ended run keeps no copy either (as finish)
+    const snapshot = starts || cursor.phase === 'ended' ? sql`, step_data = NULL` : sql``;
     const row = await this.store.get<RunRow>(sql`
       UPDATE process_runs SET cursor = ${toJson(cursor)}, user_id = ${userId}, version = version + 1${moveSets(run, cursor, lease)}${snapshot}
       WHERE account_id = ${run.accountId} AND request_id = ${run.requestId} AND version = ${run.version}

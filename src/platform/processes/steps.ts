@@ -8,6 +8,7 @@ import { notFound } from '../errors.js';
 import { fromJson, toJson, toJsonValue } from '../model.js';
 import { STEP_TYPES, type StepType } from './definition.js';
 import { oneOf } from '../../safety/narrow.js';
+import { requestColumnsAs, requestFromColumns, type ProcessRequest } from '../requests.js';
 
 export const STEP_STATUSES = ['running', 'waiting', 'done', 'failed', 'skipped'] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];
@@ -55,6 +56,14 @@ type StepRow = {
   ended_at: number | null;
 };
 
+export type StepChanges = {
+  status?: StepStatus;
+  result?: unknown;
+  error?: StepError;
+  taskId?: string;
+  childRequestId?: string;
+};
+
 export class StepRecords {
   constructor(
     private readonly store: Store,
@@ -85,17 +94,37 @@ export class StepRecords {
   }
 
   /** Changes a record: its status, result, error, task or child; `done`, `failed` and `skipped` end it. */
-  async update(
+  async update(accountId: string, id: number, changes: StepChanges): Promise<StepRecord> {
+    const row = await this.store.get<StepRow>(
+      sql`UPDATE request_steps SET ${sql.join(this.sets(changes))} WHERE account_id = ${accountId} AND id = ${id} RETURNING *`,
+    );
+    if (!row) throw notFound(`Step record ${id} not found.`);
+    return toStep(row);
+  }
+
+  /**
+   * `update`, and the row of the record's request but its document (`data`: the caller holds it)
+   * read by the same statement where the engine returns a joined row (Dialect.returnsJoined): the
+   * process host's step end, which needs the status a script or a cancel may have set. Without
+   * `request` the caller reads it (SQLite, or no such request).
+   */
+  async updateReading(
     accountId: string,
     id: number,
-    changes: {
-      status?: StepStatus;
-      result?: unknown;
-      error?: StepError;
-      taskId?: string;
-      childRequestId?: string;
-    },
-  ): Promise<StepRecord> {
+    changes: StepChanges,
+    data: Record<string, unknown>,
+  ): Promise<{ record: StepRecord; request?: ProcessRequest }> {
+    if (!this.store.dialect.returnsJoined) return { record: await this.update(accountId, id, changes) };
+    const row = await this.store.get<StepRow & Record<string, unknown>>(sql`
+      UPDATE request_steps SET ${sql.join(this.sets(changes))} FROM requests r
+      WHERE request_steps.account_id = ${accountId} AND request_steps.id = ${id}
+        AND r.account_id = request_steps.account_id AND r.id = request_steps.request_id
+      RETURNING request_steps.*, ${requestColumnsAs('r')}`);
+    if (!row) return { record: await this.update(accountId, id, changes) };
+    return { record: toStep(row), request: requestFromColumns(row, data) };
+  }
+
+  private sets(changes: StepChanges) {
     const sets = [];
     if (changes.status !== undefined) {
       sets.push(sql`status = ${changes.status}`);
@@ -107,11 +136,7 @@ export class StepRecords {
     if (changes.error !== undefined) sets.push(sql`error = ${toJson(changes.error)}`);
     if (changes.taskId !== undefined) sets.push(sql`task_id = ${changes.taskId}`);
     if (changes.childRequestId !== undefined) sets.push(sql`child_request_id = ${changes.childRequestId}`);
-    const row = await this.store.get<StepRow>(
-      sql`UPDATE request_steps SET ${sql.join(sets)} WHERE account_id = ${accountId} AND id = ${id} RETURNING *`,
-    );
-    if (!row) throw notFound(`Step record ${id} not found.`);
-    return toStep(row);
+    return sets;
   }
 
   async find(accountId: string, id: number): Promise<StepRecord | undefined> {
