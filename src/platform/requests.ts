@@ -91,8 +91,11 @@ export function requestPageQuery(accountId: string, options: RequestFilters & Re
 }
 
 /** A status after which a request runs no further step (201, 301, 302, 400, 401). */
+/** The statuses a request ends with. */
+export const FINAL_STATUSES: readonly number[] = [201, 301, 302, 400, 401];
+
 export function isFinalStatus(status: number): boolean {
-  return status === 201 || status === 301 || status === 302 || status === 400 || status === 401;
+  return FINAL_STATUSES.includes(status);
 }
 
 /** An entry of P_locks: a lock the request took (start) and released (end), epoch ms. */
@@ -407,6 +410,15 @@ export function requestColumnsAs(alias: string): Sql {
       .map((c) => `${alias}.${c} AS r_${c}`)
       .join(', '),
   );
+}
+
+/**
+ * Writes a request's data document (`json`, checked) returning its other columns: the first part
+ * of a step's end in one statement (StepRecords.ending).
+ */
+export function dataWriteReturning(accountId: string, id: string, json: string, now: number): Sql {
+  return sql`UPDATE requests SET updated_at = ${now}, data = ${json} WHERE account_id = ${accountId} AND id = ${id}
+    RETURNING ${sql.raw(WITHOUT_DATA)}`;
 }
 
 /** The request such a statement read (its `r_` columns), with the document the caller holds. */

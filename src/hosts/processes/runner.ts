@@ -1299,35 +1299,49 @@ export class ProcessRunner {
     type Ending =
       | { updated: StepRecord; settled: Settled }
       | { updated: StepRecord; next: Claim | undefined; completed?: ProcessRequest };
+    // A request of one token: the move claims the next node itself (ready then running, in one
+    // write), and what the transaction holds is not read again; at the end, it finishes the run
+    // (endWithin need not).
+    const ends = plan !== undefined && plan.step >= run.definition.steps.length;
+    const alone = plan !== undefined && !isForked(run) && !plan.tokens;
+    const target: RunCursor | undefined =
+      plan && (alone ? { ...plan, phase: ends ? 'ended' : 'running' } : plan);
     const ended = await this.platform.processes.transaction(async (): Promise<Ending> => {
-      // With a move below, the step ends in this transaction: its write needs no copy of the
-      // document as it was (nothing of the step was committed before).
-      const data = await this.writeOutputs(run, step, outputs, plan !== undefined);
-      const { updated, request } = await this.recordReading(run, record, stored, data);
+      let updated: StepRecord;
+      let request: ProcessRequest;
+      let moved: ProcessRun | undefined;
+      // the document's write, the record's end, the request's read and the move: one statement
+      // where the engine allows (PostgreSQL), for a request of one token
+      const one =
+        target && alone
+          ? await this.platform.processes.endStep(
+              run,
+              record.id,
+              { status: 'done', result: stored },
+              outputs,
+              target,
+              this.leaseUntil(),
+            )
+          : undefined;
+      if (one) ({ record: updated, request, moved } = one);
+      else {
+        // With a move below, the step ends in this transaction: its write needs no copy of the
+        // document as it was (nothing of the step was committed before).
+        const data = await this.writeOutputs(run, step, outputs, plan !== undefined);
+        ({ updated, request } = await this.recordReading(run, record, stored, data));
+      }
       const settled: Settled = { request, last: updated.result };
-      if (!plan || isFinalStatus(request.status) || request.status === STATUS_WAITING)
+      if (!target || isFinalStatus(request.status) || request.status === STATUS_WAITING)
         return { updated, settled };
-      const ends = plan.step >= run.definition.steps.length;
-      // A request of one token: this move claims the next node itself (ready then running, in one
-      // write), and what the transaction holds is not read again.
-      const alone = !isForked(run) && !plan.tokens;
-      const single = alone && !ends;
-      // at the end, a request of one token: this move finishes the run (endWithin need not)
-      const finishes = alone && ends;
-      const moved = await this.move(
-        run,
-        single ? { ...plan, phase: 'running' } : finishes ? { ...plan, phase: 'ended' } : plan,
-        run.userId,
-        this.leaseUntil(),
-      );
+      if (!one) moved = await this.move(run, target, run.userId, this.leaseUntil());
       if (!moved) return { updated, next: undefined };
       if (ends)
         return {
           updated,
           next: undefined,
-          completed: await this.endWithin(moved, STATUS_COMPLETED, true, finishes),
+          completed: await this.endWithin(moved, STATUS_COMPLETED, true, alone),
         };
-      const known = single ? { run: moved, request, previous: updated.result } : undefined;
+      const known = alone ? { run: moved, request, previous: updated.result } : undefined;
       return { updated, next: await this.claim(run.accountId, run.requestId, run.token, known) };
     });
     this.emitStep(run, step, ended.updated);

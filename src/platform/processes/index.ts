@@ -6,8 +6,10 @@ import type { Queryable, Store } from '../../store/index.js';
 import type { ArtefactVersions } from '../versions.js';
 import { ProcessDefinitions } from './definitions.js';
 import { NamedLeases } from './leases.js';
-import { ProcessRuns } from './runs.js';
-import { StepRecords } from './steps.js';
+import { ProcessRuns, type ProcessRun, type RunCursor } from './runs.js';
+import { StepRecords, type StepChanges, type StepRecord } from './steps.js';
+import type { Lease } from './leases.js';
+import type { ProcessRequest } from '../requests.js';
 import { ManualTasks } from './tasks.js';
 import { ProcessTimers } from './timers.js';
 import { ProcessTriggers } from './triggers.js';
@@ -33,6 +35,25 @@ export class Processes {
     this.tasks = new ManualTasks(store, clock);
     this.timers = new ProcessTimers(store);
     this.leases = new NamedLeases(store);
+  }
+
+  /**
+   * A script task's end in one statement where the engine allows (ProcessRuns.moveAfter): its
+   * document written (`json`, when given), its record changed, its request read, and its run
+   * moved to `cursor` unless the request's status is final or waiting; `moved` undefined when it
+   * did not move. Undefined where it cannot be one statement: the caller makes them one by one.
+   */
+  async endStep(
+    run: ProcessRun,
+    recordId: number,
+    changes: StepChanges,
+    document: { json?: string | undefined; data: Record<string, unknown> },
+    cursor: RunCursor,
+    lease: Lease,
+  ): Promise<{ record: StepRecord; request: ProcessRequest; moved: ProcessRun | undefined } | undefined> {
+    const ending = this.steps.ending(run.accountId, recordId, changes, run.requestId, document.json);
+    const done = await this.runs.moveAfter(ending, run, cursor, run.userId, lease);
+    return done && { ...this.steps.ended(done.ended, document.data), moved: done.moved };
   }
 
   /** Runs `fn` in one store transaction (what must commit together: a timer and its effect). */

@@ -3,12 +3,12 @@
  * waiting, done, failed, skipped), its lane and user, the manual task or sub-process it made, its
  * result (P_result: what inject_params injects) or its error, and when it started and ended.
  */
-import { sql, type Store } from '../../store/index.js';
+import { sql, type Row, type Sql, type Store } from '../../store/index.js';
 import { notFound } from '../errors.js';
 import { fromJson, toJson, toJsonValue } from '../model.js';
 import { STEP_TYPES, type StepType } from './definition.js';
 import { oneOf } from '../../safety/narrow.js';
-import { requestColumnsAs, requestFromColumns, type ProcessRequest } from '../requests.js';
+import { dataWriteReturning, requestColumnsAs, requestFromColumns, type ProcessRequest } from '../requests.js';
 
 export const STEP_STATUSES = ['running', 'waiting', 'done', 'failed', 'skipped'] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];
@@ -122,6 +122,29 @@ export class StepRecords {
       RETURNING request_steps.*, ${requestColumnsAs('r')}`);
     if (!row) return { record: await this.update(accountId, id, changes) };
     return { record: toStep(row), request: requestFromColumns(row, data) };
+  }
+
+  /**
+   * A step's end as the first part of one statement (ProcessRuns.moveAfter): `WITH … ended AS (…)`,
+   * the record changed and its request's columns but the document read (`r_` columns), its
+   * document `json` written first when given.
+   */
+  ending(accountId: string, id: number, changes: StepChanges, requestId: string, json?: string): Sql {
+    const source = json === undefined ? sql`requests r` : sql`written r`;
+    const written =
+      json === undefined
+        ? sql``
+        : sql`written AS (${dataWriteReturning(accountId, requestId, json, this.clock())}), `;
+    return sql`WITH ${written}ended AS (
+      UPDATE request_steps SET ${sql.join(this.sets(changes))} FROM ${source}
+      WHERE request_steps.account_id = ${accountId} AND request_steps.id = ${id}
+        AND r.account_id = request_steps.account_id AND r.id = request_steps.request_id
+      RETURNING request_steps.*, ${requestColumnsAs('r')})`;
+  }
+
+  /** The record and its request (with the document `data`) an `ending` returned. */
+  ended(row: Row, data: Record<string, unknown>): { record: StepRecord; request: ProcessRequest } {
+    return { record: toStep(row as StepRow), request: requestFromColumns(row, data) };
   }
 
   private sets(changes: StepChanges) {
