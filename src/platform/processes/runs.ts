@@ -276,7 +276,9 @@ export class ProcessRuns {
     }
     if (run.cursor.forked && !run.token && !cursor.forked) cursor = { ...cursor, forked: true };
     if (run.token) return this.tokens.move(run, cursor, userId, lease);
-    const row = await this.store.get<RunRow>(sql`${this.moveOf(run, cursor, userId, lease)} RETURNING ${COLUMNS}`);
+    const row = await this.store.get<RunRow>(
+      sql`${this.moveOf(run, cursor, userId, lease)} RETURNING ${COLUMNS}`,
+    );
     return row && this.toRun(row);
   }
 
@@ -336,7 +338,8 @@ export class ProcessRuns {
       else ended[key] = value;
     return {
       ended: ended as T,
-      moved: moved.version === null || moved.version === undefined ? undefined : await this.toRun(moved as RunRow),
+      moved:
+        moved.version === null || moved.version === undefined ? undefined : await this.toRun(moved as RunRow),
     };
   }
 

@@ -8,7 +8,12 @@ import { notFound } from '../errors.js';
 import { fromJson, toJson, toJsonValue } from '../model.js';
 import { STEP_TYPES, type StepType } from './definition.js';
 import { oneOf } from '../../safety/narrow.js';
-import { dataWriteReturning, requestColumnsAs, requestFromColumns, type ProcessRequest } from '../requests.js';
+import {
+  dataWriteReturning,
+  requestColumnsAs,
+  requestFromColumns,
+  type ProcessRequest,
+} from '../requests.js';
 
 export const STEP_STATUSES = ['running', 'waiting', 'done', 'failed', 'skipped'] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];
