@@ -105,6 +105,8 @@ interface Known {
   run: ProcessRun;
   request: ProcessRequest;
   previous: unknown;
+  /** The task's record, begun by the statement that moved the run (ProcessRunner.endInOne). */
+  begun?: StepRecord;
 }
 
 /** A step's data document after its output variables; `json` its text when the step writes it, `changes` what the step set. */
@@ -808,7 +810,7 @@ export class ProcessRunner {
     let begun: StepRecord | undefined;
     let context: Promise<ExecutionContext> | undefined;
     if (task && !task.loop && !isFinalStatus(request.status)) {
-      begun = await this.begin(claimed, task, 'running');
+      begun = known?.begun ?? (await this.begin(claimed, task, 'running'));
       if (task.type === 'script') {
         context = this.createContext(claimed, request, task, 'process-task', true);
         await context.catch(() => undefined);
@@ -1306,48 +1308,94 @@ export class ProcessRunner {
     const alone = plan !== undefined && !isForked(run) && !plan.tokens;
     const target: RunCursor | undefined =
       plan && (alone ? { ...plan, phase: ends ? 'ended' : 'running' } : plan);
-    const ended = await this.platform.processes.transaction(async (): Promise<Ending> => {
-      let updated: StepRecord;
-      let request: ProcessRequest;
-      let moved: ProcessRun | undefined;
-      // the document's write, the record's end, the request's read and the move: one statement
-      // where the engine allows (PostgreSQL), for a request of one token
-      const one =
-        target && alone
-          ? await this.platform.processes.endStep(
-              run,
-              record.id,
-              { status: 'done', result: stored },
-              outputs,
-              target,
-              this.leaseUntil(),
-            )
-          : undefined;
-      if (one) ({ record: updated, request, moved } = one);
-      else {
-        // With a move below, the step ends in this transaction: its write needs no copy of the
-        // document as it was (nothing of the step was committed before).
-        const data = await this.writeOutputs(run, step, outputs, plan !== undefined);
-        ({ updated, request } = await this.recordReading(run, record, stored, data));
-      }
-      const settled: Settled = { request, last: updated.result };
-      if (!target || isFinalStatus(request.status) || request.status === STATUS_WAITING)
-        return { updated, settled };
-      if (!one) moved = await this.move(run, target, run.userId, this.leaseUntil());
-      if (!moved) return { updated, next: undefined };
-      if (ends)
-        return {
-          updated,
-          next: undefined,
-          completed: await this.endWithin(moved, STATUS_COMPLETED, true, alone),
-        };
-      const known = alone ? { run: moved, request, previous: updated.result } : undefined;
-      return { updated, next: await this.claim(run.accountId, run.requestId, run.token, known) };
-    });
+    const ended: Ending =
+      (alone && !ends && target ? await this.endInOne(run, record, stored, outputs, target) : undefined) ??
+      (await this.platform.processes.transaction(async (): Promise<Ending> => {
+        let updated: StepRecord;
+        let request: ProcessRequest;
+        let moved: ProcessRun | undefined;
+        // the document's write, the record's end, the request's read and the move: one statement
+        // where the engine allows (PostgreSQL), for a request of one token
+        const one =
+          target && alone
+            ? await this.platform.processes.endStep(
+                run,
+                record.id,
+                { status: 'done', result: stored },
+                outputs,
+                target,
+                this.leaseUntil(),
+              )
+            : undefined;
+        if (one) ({ record: updated, request, moved } = one);
+        else {
+          // With a move below, the step ends in this transaction: its write needs no copy of the
+          // document as it was (nothing of the step was committed before).
+          const data = await this.writeOutputs(run, step, outputs, plan !== undefined);
+          ({ updated, request } = await this.recordReading(run, record, stored, data));
+        }
+        const settled: Settled = { request, last: updated.result };
+        if (!target || isFinalStatus(request.status) || request.status === STATUS_WAITING)
+          return { updated, settled };
+        if (!one) moved = await this.move(run, target, run.userId, this.leaseUntil());
+        if (!moved) return { updated, next: undefined };
+        if (ends)
+          return {
+            updated,
+            next: undefined,
+            completed: await this.endWithin(moved, STATUS_COMPLETED, true, alone),
+          };
+        const known = alone ? { run: moved, request, previous: updated.result } : undefined;
+        return { updated, next: await this.claim(run.accountId, run.requestId, run.token, known) };
+      }));
     this.emitStep(run, step, ended.updated);
     if ('settled' in ended) return ended.settled;
     if (ended.completed) await this.ended(ended.completed);
     return { next: ended.next };
+  }
+
+  /**
+   * A script task's end before another node, for a request of one token, as one statement and no
+   * transaction around it (PostgreSQL, ProcessRuns.moveAfter): its document written, its record
+   * ended, its request read, the run moved and claimed, and the next task's record begun — all
+   * or nothing, as the transaction it replaces. The claim's context is read after (shared reads:
+   * mostly none). Undefined where the engine cannot: the caller ends the step in a transaction.
+   */
+  private async endInOne(
+    run: ProcessRun,
+    record: StepRecord,
+    stored: unknown,
+    outputs: StepOutputs,
+    target: RunCursor,
+  ): Promise<
+    { updated: StepRecord; settled: Settled } | { updated: StepRecord; next: Claim | undefined } | undefined
+  > {
+    const task =
+      target.at === undefined && target.flow === undefined ? run.definition.steps[target.step] : undefined;
+    const next = task &&
+      !task.loop && {
+        stepId: task.id,
+        iteration: target.iteration,
+        type: task.type,
+        laneId: task.lane,
+        userId: run.userId,
+      };
+    const one = await this.platform.processes.endStep(
+      run,
+      record.id,
+      { status: 'done', result: stored },
+      outputs,
+      target,
+      this.leaseUntil(),
+      next || undefined,
+    );
+    if (!one) return undefined;
+    const { record: updated, request, moved, begun } = one;
+    if (isFinalStatus(request.status) || request.status === STATUS_WAITING)
+      return { updated, settled: { request, last: updated.result } };
+    if (!moved) return { updated, next: undefined };
+    const known: Known = { run: moved, request, previous: updated.result, ...(begun ? { begun } : {}) };
+    return { updated, next: await this.claim(run.accountId, run.requestId, run.token, known) };
   }
 
   /**

@@ -7,7 +7,7 @@ import type { ArtefactVersions } from '../versions.js';
 import { ProcessDefinitions } from './definitions.js';
 import { NamedLeases } from './leases.js';
 import { ProcessRuns, type ProcessRun, type RunCursor } from './runs.js';
-import { StepRecords, type StepChanges, type StepRecord } from './steps.js';
+import { StepRecords, type NewStep, type StepChanges, type StepRecord } from './steps.js';
 import type { Lease } from './leases.js';
 import type { ProcessRequest } from '../requests.js';
 import { ManualTasks } from './tasks.js';
@@ -41,7 +41,7 @@ export class Processes {
    * A script task's end in one statement where the engine allows (ProcessRuns.moveAfter): its
    * document written (`json`, when given), its record changed, its request read, and its run
    * moved to `cursor` unless the request's status is final or waiting; `moved` undefined when it
-   * did not move. Undefined where it cannot be one statement: the caller makes them one by one.
+   * did not move; with `next`, the next step's record begun (running) when it moved. Undefined where it cannot be one statement: the caller makes them one by one.
    */
   async endStep(
     run: ProcessRun,
@@ -50,10 +50,21 @@ export class Processes {
     document: { json?: string | undefined; data: Record<string, unknown> },
     cursor: RunCursor,
     lease: Lease,
-  ): Promise<{ record: StepRecord; request: ProcessRequest; moved: ProcessRun | undefined } | undefined> {
+    next?: Omit<NewStep, 'status' | 'requestId'>,
+  ): Promise<
+    | { record: StepRecord; request: ProcessRequest; moved: ProcessRun | undefined; begun?: StepRecord }
+    | undefined
+  > {
     const ending = this.steps.ending(run.accountId, recordId, changes, run.requestId, document.json);
-    const done = await this.runs.moveAfter(ending, run, cursor, run.userId, lease);
-    return done && { ...this.steps.ended(done.ended, document.data), moved: done.moved };
+    const then = next && this.steps.beginning(run.accountId, { ...next, requestId: run.requestId });
+    const done = await this.runs.moveAfter(ending, run, cursor, run.userId, lease, then);
+    return (
+      done && {
+        ...this.steps.ended(done.ended, document.data),
+        moved: done.moved,
+        ...(done.begun ? { begun: this.steps.begun(done.begun) } : {}),
+      }
+    );
   }
 
   /** Runs `fn` in one store transaction (what must commit together: a timer and its effect). */

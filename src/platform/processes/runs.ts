@@ -323,20 +323,24 @@ export class ProcessRuns {
     cursor: RunCursor,
     userId: number | null,
     lease: Lease,
-  ): Promise<{ ended: T; moved: ProcessRun | undefined } | undefined> {
+    then?: Sql,
+  ): Promise<{ ended: T; moved: ProcessRun | undefined; begun: Row | undefined } | undefined> {
     if (!this.store.dialect.modifyingWith || run.token || run.cursor.forked || cursor.tokens?.length)
       return undefined;
     const go = sql` AND EXISTS (SELECT 1 FROM ended WHERE ended.r_status NOT IN (${sql.join(BLOCKING_STATUSES)}))`;
     const row = await this.store.get<Row>(sql`
-      ${ending}, moved AS (${this.moveOf(run, cursor, userId, lease, go)} RETURNING ${MOVED_COLUMNS})
-      SELECT ended.*, moved.* FROM ended LEFT JOIN moved ON true`);
+      ${ending}, moved AS (${this.moveOf(run, cursor, userId, lease, go)} RETURNING ${MOVED_COLUMNS})${then ? sql`, begun AS (${then})` : sql``}
+      SELECT ended.*, moved.*${then ? sql`, begun.*` : sql``} FROM ended LEFT JOIN moved ON true${then ? sql` LEFT JOIN begun ON true` : sql``}`);
     if (!row) return undefined;
     const moved: Record<string, unknown> = {};
     const ended: Record<string, unknown> = {};
+    const begun: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(row))
       if (key.startsWith('m_')) moved[key.slice(2)] = value;
+      else if (key.startsWith('b_')) begun[key.slice(2)] = value;
       else ended[key] = value;
     return {
+      begun: begun.id === null || begun.id === undefined ? undefined : begun,
       ended: ended as T,
       moved:
         moved.version === null || moved.version === undefined ? undefined : await this.toRun(moved as RunRow),

@@ -69,24 +69,46 @@ export type StepChanges = {
   childRequestId?: string;
 };
 
+export type NewStep = {
+  requestId: string;
+  stepId: number;
+  iteration: number;
+  type: StepType;
+  laneId: number | null;
+  userId: number | null;
+  status?: StepStatus;
+};
+
+/** Every column of a record, each named `b_<column>` (StepRecords.beginning). */
+const BEGUN_COLUMNS = sql.raw(
+  [
+    'id',
+    'account_id',
+    'request_id',
+    'step_id',
+    'iteration',
+    'type',
+    'status',
+    'lane_id',
+    'user_id',
+    'task_id',
+    'child_request_id',
+    'result',
+    'error',
+    'started_at',
+    'ended_at',
+  ]
+    .map((c) => `${c} AS b_${c}`)
+    .join(', '),
+);
+
 export class StepRecords {
   constructor(
     private readonly store: Store,
     private readonly clock: () => number,
   ) {}
 
-  async begin(
-    accountId: string,
-    input: {
-      requestId: string;
-      stepId: number;
-      iteration: number;
-      type: StepType;
-      laneId: number | null;
-      userId: number | null;
-      status?: StepStatus;
-    },
-  ): Promise<StepRecord> {
+  async begin(accountId: string, input: NewStep): Promise<StepRecord> {
     const now = this.clock();
     const status = input.status ?? 'running';
     const row = await this.store.get<StepRow>(sql`
@@ -96,6 +118,28 @@ export class StepRecords {
               ${input.laneId}, ${input.userId}, ${now}, ${status === 'skipped' ? now : null})
       RETURNING *`);
     return toStep(row!);
+  }
+
+  /**
+   * `begin` of a running step as the last part of one statement (ProcessRuns.moveAfter): the record
+   * inserted only when the statement's `moved` returned a row, its columns named `b_<column>`.
+   */
+  beginning(accountId: string, input: Omit<NewStep, 'status'>): Sql {
+    // a SELECT's parameters have no column to take their type from
+    const { cast } = this.store.dialect;
+    return sql`
+      INSERT INTO request_steps (account_id, request_id, step_id, iteration, type, status, lane_id, user_id,
+                                 started_at, ended_at)
+      SELECT ${accountId}, ${input.requestId}, ${cast(input.stepId, 'integer')}, ${cast(input.iteration, 'integer')},
+             ${input.type}, ${'running'}, ${cast(input.laneId, 'bigint')}, ${cast(input.userId, 'bigint')},
+             ${cast(this.clock(), 'bigint')}, NULL
+      FROM moved
+      RETURNING ${BEGUN_COLUMNS}`;
+  }
+
+  /** The record a `beginning` inserted, from the row of its statement (`b_` columns stripped). */
+  begun(row: Row): StepRecord {
+    return toStep(row as StepRow);
   }
 
   /** Changes a record: its status, result, error, task or child; `done`, `failed` and `skipped` end it. */
