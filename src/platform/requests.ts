@@ -4,7 +4,8 @@
  * keeps (definitions, runs, step records, manual tasks; docs/hosts.md).
  */
 import { randomUUID } from 'node:crypto';
-import type { Store } from '../store/index.js';
+import type { Row, Store } from '../store/index.js';
+import { releaseAllStatement } from './locks.js';
 import { sql, type Sql } from '../store/sql.js';
 import { MESSAGES, notFound, PlatformError } from './errors.js';
 import { metricSinks } from '../metrics/hooks.js';
@@ -419,6 +420,34 @@ export function requestColumnsAs(alias: string): Sql {
 export function dataWriteReturning(accountId: string, id: string, json: string, now: number): Sql {
   return sql`UPDATE requests SET updated_at = ${now}, data = ${json} WHERE account_id = ${accountId} AND id = ${id}
     RETURNING ${sql.raw(WITHOUT_DATA)}`;
+}
+
+/**
+ * A request's end as an entry of a step's end in one statement (Processes.endStep): its status set
+ * from running or waiting once the statement's `moved` returned a row, its columns named
+ * `f_<column>`; `released` in the same `WITH` releases its locks.
+ */
+export function finishStatements(
+  accountId: string,
+  id: string,
+  status: number,
+  now: number,
+  lockOwner: string,
+): { finished: Sql; released: Sql } {
+  const columns = sql.raw([...WITHOUT_DATA.split(', '), 'data'].map((c) => `${c} AS f_${c}`).join(', '));
+  return {
+    finished: sql`UPDATE requests SET status = ${status}, updated_at = ${now}
+      WHERE account_id = ${accountId} AND id = ${id} AND status IN (${STATUS_RUNNING}, ${STATUS_WAITING})
+        AND EXISTS (SELECT 1 FROM moved)
+      RETURNING ${columns}`,
+    released: sql`${releaseAllStatement(accountId, lockOwner)} AND EXISTS (SELECT 1 FROM moved)`,
+  };
+}
+
+/** The request a `finished` entry returned (its status counted, as `transition` counts it). */
+export function finishedRequest(row: Row): ProcessRequest {
+  countStatus(row.status as number);
+  return toRequest(row as RequestRow);
 }
 
 /** The request such a statement read (its `r_` columns), with the document the caller holds. */

@@ -1308,8 +1308,17 @@ export class ProcessRunner {
     const alone = plan !== undefined && !isForked(run) && !plan.tokens;
     const target: RunCursor | undefined =
       plan && (alone ? { ...plan, phase: ends ? 'ended' : 'running' } : plan);
+    // at the end, in the same statement: the request's end, when it is no more than its status and
+    // its locks (no variable written by this task, no task to cancel, no parent to tell)
+    const endsInOne =
+      ends &&
+      outputs.json === undefined &&
+      run.depth === 0 &&
+      !run.definition.steps.some((s) => s.type === 'manual');
     const ended: Ending =
-      (alone && !ends && target ? await this.endInOne(run, record, stored, outputs, target) : undefined) ??
+      (alone && target && (!ends || endsInOne)
+        ? await this.endInOne(run, record, stored, outputs, target, ends)
+        : undefined) ??
       (await this.platform.processes.transaction(async (): Promise<Ending> => {
         let updated: StepRecord;
         let request: ProcessRequest;
@@ -1357,7 +1366,8 @@ export class ProcessRunner {
   /**
    * A script task's end before another node, for a request of one token, as one statement and no
    * transaction around it (PostgreSQL, ProcessRuns.moveAfter): its document written, its record
-   * ended, its request read, the run moved and claimed, and the next task's record begun — all
+   * ended, its request read, the run moved and claimed, and the next task's record begun (or at
+   * the end, `ends`: the run finished, the request's status set and its locks released) — all
    * or nothing, as the transaction it replaces. The claim's context is read after (shared reads:
    * mostly none). Undefined where the engine cannot: the caller ends the step in a transaction.
    */
@@ -1367,8 +1377,11 @@ export class ProcessRunner {
     stored: unknown,
     outputs: StepOutputs,
     target: RunCursor,
+    ends: boolean,
   ): Promise<
-    { updated: StepRecord; settled: Settled } | { updated: StepRecord; next: Claim | undefined } | undefined
+    | { updated: StepRecord; settled: Settled }
+    | { updated: StepRecord; next: Claim | undefined; completed?: ProcessRequest }
+    | undefined
   > {
     const task =
       target.at === undefined && target.flow === undefined ? run.definition.steps[target.step] : undefined;
@@ -1387,13 +1400,24 @@ export class ProcessRunner {
       outputs,
       target,
       this.leaseUntil(),
-      next || undefined,
+      ends
+        ? { finish: { status: STATUS_COMPLETED, lockOwner: `request:${run.requestId}` } }
+        : next
+          ? { begin: next }
+          : undefined,
     );
     if (!one) return undefined;
     const { record: updated, request, moved, begun } = one;
     if (isFinalStatus(request.status) || request.status === STATUS_WAITING)
       return { updated, settled: { request, last: updated.result } };
     if (!moved) return { updated, next: undefined };
+    // ended as this statement set it, or as it stands when a cancel changed the status meanwhile
+    if (ends)
+      return {
+        updated,
+        next: undefined,
+        completed: one.finished ?? (await this.platform.requests.require(run.accountId, run.requestId)),
+      };
     const known: Known = { run: moved, request, previous: updated.result, ...(begun ? { begun } : {}) };
     return { updated, next: await this.claim(run.accountId, run.requestId, run.token, known) };
   }

@@ -313,9 +313,11 @@ export class ProcessRuns {
    * statements in a WITH (Dialect.modifyingWith): `ending` is that statement's first part, a
    * `WITH … AS (…)` list whose last entry `ended` returns one row with a column `r_status` (the
    * request's status); the run moves only when that status lets it (neither final nor waiting).
-   * The row `ended` returned, and the run moved (undefined when it did not: the status, or another
-   * server moved it). Undefined for a forked run, a fork, or an engine without it: the caller
-   * makes them one by one.
+   * `after`: more entries, after `moved` (which they may read); those with a `prefix` return at
+   * most one row, their columns named `<prefix>_<column>`. The row `ended` returned, the run moved
+   * (undefined when it did not: the status, or another server moved it) and the rows of `after`
+   * by prefix (undefined when none). Undefined for a forked run, a fork, or an engine without it:
+   * the caller makes them one by one.
    */
   async moveAfter<T extends Row>(
     ending: Sql,
@@ -323,27 +325,43 @@ export class ProcessRuns {
     cursor: RunCursor,
     userId: number | null,
     lease: Lease,
-    then?: Sql,
-  ): Promise<{ ended: T; moved: ProcessRun | undefined; begun: Row | undefined } | undefined> {
+    after: readonly { name: string; statement: Sql; prefix?: string }[] = [],
+  ): Promise<
+    { ended: T; moved: ProcessRun | undefined; returned: Record<string, Row | undefined> } | undefined
+  > {
     if (!this.store.dialect.modifyingWith || run.token || run.cursor.forked || cursor.tokens?.length)
       return undefined;
     const go = sql` AND EXISTS (SELECT 1 FROM ended WHERE ended.r_status NOT IN (${sql.join(BLOCKING_STATUSES)}))`;
+    const more = after.map((a) => sql`, ${sql.raw(a.name)} AS (${a.statement})`);
+    const joined = after.filter((a) => a.prefix !== undefined);
     const row = await this.store.get<Row>(sql`
-      ${ending}, moved AS (${this.moveOf(run, cursor, userId, lease, go)} RETURNING ${MOVED_COLUMNS})${then ? sql`, begun AS (${then})` : sql``}
-      SELECT ended.*, moved.*${then ? sql`, begun.*` : sql``} FROM ended LEFT JOIN moved ON true${then ? sql` LEFT JOIN begun ON true` : sql``}`);
+      ${ending}, moved AS (${this.moveOf(run, cursor, userId, lease, go)} RETURNING ${MOVED_COLUMNS})${sql.join(more, '')}
+      SELECT ended.*, moved.*${sql.join(
+        joined.map((a) => sql`, ${sql.raw(a.name)}.*`),
+        '',
+      )} FROM ended LEFT JOIN moved ON true${sql.join(
+        joined.map((a) => sql` LEFT JOIN ${sql.raw(a.name)} ON true`),
+        '',
+      )}`);
     if (!row) return undefined;
     const moved: Record<string, unknown> = {};
     const ended: Record<string, unknown> = {};
-    const begun: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(row))
-      if (key.startsWith('m_')) moved[key.slice(2)] = value;
-      else if (key.startsWith('b_')) begun[key.slice(2)] = value;
+    const groups: Record<string, Record<string, unknown>> = {};
+    for (const a of joined) groups[a.prefix!] = {};
+    for (const [key, value] of Object.entries(row)) {
+      const prefix = key.slice(0, key.indexOf('_'));
+      if (prefix === 'm') moved[key.slice(2)] = value;
+      else if (groups[prefix]) groups[prefix][key.slice(prefix.length + 1)] = value;
       else ended[key] = value;
+    }
+    const returned: Record<string, Row | undefined> = {};
+    for (const [prefix, group] of Object.entries(groups))
+      returned[prefix] = Object.values(group).some((v) => v !== null) ? group : undefined;
     return {
-      begun: begun.id === null || begun.id === undefined ? undefined : begun,
       ended: ended as T,
       moved:
         moved.version === null || moved.version === undefined ? undefined : await this.toRun(moved as RunRow),
+      returned,
     };
   }
 
