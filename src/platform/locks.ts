@@ -7,7 +7,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Store } from '../store/index.js';
-import { sql } from '../store/sql.js';
+import { sql, type Sql } from '../store/sql.js';
 import { MESSAGES, PlatformError } from './errors.js';
 
 /** Longest wait for a lock (wait_timeout above it waits only this long). */
@@ -100,9 +100,7 @@ export class Locks {
 
   /** Releases every lock of an owner (a request that ends); returns how many. */
   async releaseAll(accountId: string, owner: string): Promise<number> {
-    const { changes } = await this.store.run(
-      sql`DELETE FROM locks WHERE account_id = ${accountId} AND owner = ${owner}`,
-    );
+    const { changes } = await this.store.run(releaseAllStatement(accountId, owner));
     return changes;
   }
 
@@ -120,4 +118,9 @@ export class Locks {
 function checkName(name: string): void {
   if (name === '' || name.length > 255)
     throw new PlatformError('invalid', `invalid lock name ${JSON.stringify(name)}`);
+}
+
+/** The statement of `Locks.releaseAll`, for a caller that runs it with its own (Requests.transition). */
+export function releaseAllStatement(accountId: string, owner: string): Sql {
+  return sql`DELETE FROM locks WHERE account_id = ${accountId} AND owner = ${owner}`;
 }

@@ -4,7 +4,8 @@
  * keeps (definitions, runs, step records, manual tasks; docs/hosts.md).
  */
 import { randomUUID } from 'node:crypto';
-import type { Store } from '../store/index.js';
+import type { Row, Store } from '../store/index.js';
+import { releaseAllStatement } from './locks.js';
 import { sql, type Sql } from '../store/sql.js';
 import { MESSAGES, notFound, PlatformError } from './errors.js';
 import { metricSinks } from '../metrics/hooks.js';
@@ -91,8 +92,11 @@ export function requestPageQuery(accountId: string, options: RequestFilters & Re
 }
 
 /** A status after which a request runs no further step (201, 301, 302, 400, 401). */
+/** The statuses a request ends with. */
+export const FINAL_STATUSES: readonly number[] = [201, 301, 302, 400, 401];
+
 export function isFinalStatus(status: number): boolean {
-  return status === 201 || status === 301 || status === 302 || status === 400 || status === 401;
+  return FINAL_STATUSES.includes(status);
 }
 
 /** An entry of P_locks: a lock the request took (start) and released (end), epoch ms. */
@@ -345,17 +349,22 @@ export class Requests {
   /**
    * Changes the status only when it is one of `from`, in one statement: the hosts' guard against
    * two callers moving the same request (two resumes, a resume and a cancel). Undefined when the
-   * status was none of them, or the request does not exist.
+   * status was none of them, or the request does not exist. `also`: a statement that runs whatever
+   * the status (the process host's release of the request's locks), in the same statement where
+   * the engine allows (Dialect.modifyingWith), else before it.
    */
   async transition(
     accountId: string,
     id: string,
     from: readonly number[],
     to: number,
+    also?: Sql,
   ): Promise<ProcessRequest | undefined> {
     if (!Number.isSafeInteger(to)) throw new PlatformError('invalid', 'a status is an integer');
+    const joined = also !== undefined && this.store.dialect.modifyingWith;
+    if (also !== undefined && !joined) await this.store.run(also);
     const row = await this.store.get<RequestRow>(sql`
-      UPDATE requests SET status = ${to}, updated_at = ${this.clock()}
+      ${joined ? sql`WITH released AS (${also}) ` : sql``}UPDATE requests SET status = ${to}, updated_at = ${this.clock()}
       WHERE account_id = ${accountId} AND id = ${id} AND status IN (${sql.join(from)})
       RETURNING *`);
     if (row) countStatus(row.status);
@@ -392,6 +401,65 @@ function toSummary(row: SummaryRow): RequestSummary {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/**
+ * A request's columns but its document, each named `r_<column>`, from the row of `alias`: for a
+ * statement that reads them beside another table's row (StepRecords.updateReading).
+ */
+export function requestColumnsAs(alias: string): Sql {
+  return sql.raw(
+    WITHOUT_DATA.split(', ')
+      .map((c) => `${alias}.${c} AS r_${c}`)
+      .join(', '),
+  );
+}
+
+/**
+ * Writes a request's data document (`json`, checked) returning its other columns: the first part
+ * of a step's end in one statement (StepRecords.ending).
+ */
+export function dataWriteReturning(accountId: string, id: string, json: string, now: number): Sql {
+  return sql`UPDATE requests SET updated_at = ${now}, data = ${json} WHERE account_id = ${accountId} AND id = ${id}
+    RETURNING ${sql.raw(WITHOUT_DATA)}`;
+}
+
+/**
+ * A request's end as an entry of a step's end in one statement (Processes.endStep): its status set
+ * from running or waiting once the statement's `moved` returned a row, its columns named
+ * `f_<column>`; `released` in the same `WITH` releases its locks.
+ */
+export function finishStatements(
+  accountId: string,
+  id: string,
+  status: number,
+  now: number,
+  lockOwner: string,
+): { finished: Sql; released: Sql } {
+  const columns = sql.raw([...WITHOUT_DATA.split(', '), 'data'].map((c) => `${c} AS f_${c}`).join(', '));
+  return {
+    finished: sql`UPDATE requests SET status = ${status}, updated_at = ${now}
+      WHERE account_id = ${accountId} AND id = ${id} AND status IN (${STATUS_RUNNING}, ${STATUS_WAITING})
+        AND EXISTS (SELECT 1 FROM moved)
+      RETURNING ${columns}`,
+    released: sql`${releaseAllStatement(accountId, lockOwner)} AND EXISTS (SELECT 1 FROM moved)`,
+  };
+}
+
+/** The request a `finished` entry returned (its status counted, as `transition` counts it). */
+export function finishedRequest(row: Row): ProcessRequest {
+  countStatus(row.status as number);
+  return toRequest(row as RequestRow);
+}
+
+/** The request such a statement read (its `r_` columns), with the document the caller holds. */
+export function requestFromColumns(
+  row: Record<string, unknown>,
+  data: Record<string, unknown>,
+): ProcessRequest {
+  const own: Record<string, unknown> = { data: 'null' };
+  for (const c of WITHOUT_DATA.split(', ')) own[c] = row[`r_${c}`];
+  return { ...toRequest(own as RequestRow), data };
 }
 
 function toRequest(row: RequestRow): ProcessRequest {

@@ -43,6 +43,8 @@ export const sqliteDialect: Dialect = {
   forNoKeyUpdate: sql.raw(''),
   skipLocked: sql.raw(''),
   binaryTextOrder: true,
+  returnsJoined: false,
+  modifyingWith: false,
   documents: sqliteDocuments,
   cast: (value) => sql`${value}`,
   jsonText: (column, path) => sql`json_extract(${column}, ${sql.raw(quoteString(sqliteJsonPath(path)))})`,
@@ -76,6 +78,8 @@ export function postgresDialect(binaryTextOrder: boolean): Dialect {
     forNoKeyUpdate: sql.raw(' FOR NO KEY UPDATE'),
     skipLocked: sql.raw(' FOR UPDATE SKIP LOCKED'),
     binaryTextOrder,
+    returnsJoined: true,
+    modifyingWith: true,
     documents: postgresDocuments(binaryTextOrder),
     cast: (value, type) => sql`${value}::${sql.raw(type === 'real' ? 'double precision' : type)}`,
     jsonText: (column, path) =>

@@ -97,6 +97,13 @@ export interface Dialect {
    * PostgreSQL when the database collation is C / POSIX / C.UTF-8.
    */
   readonly binaryTextOrder: boolean;
+  /**
+   * True when an `UPDATE … FROM` may return the joined table's columns (PostgreSQL); SQLite's
+   * `RETURNING` sees the updated table only.
+   */
+  readonly returnsJoined: boolean;
+  /** True when a data-modifying statement may stand in a `WITH` (PostgreSQL); not on SQLite. */
+  readonly modifyingWith: boolean;
   /** JSON documents in SQL (collections): field expressions, pushed conditions, index DDL (documents.ts). */
   readonly documents: DocumentDialect;
   /** A parameter cast to a type, for places where PostgreSQL cannot infer it (VALUES lists, CASE). */

@@ -358,12 +358,19 @@ describeEachEngine('process host: requests', (engine) => {
         steps: [
           { id: 1, input: { l: '${R_lock("stock", 0)}' } },
           { id: 2, input: { held: '${P_locks?size}' } },
+          // the last task writes no variable: on PostgreSQL its end, the request's and the
+          // release are one statement
+          { id: 3, script: '${R_lock("shelf", 0)}' },
         ],
       },
     });
     expect(request).toMatchObject({ status: 201, data: { l: 'stock', held: 1 } });
-    expect(request.locks).toEqual([{ name: 'stock', start: expect.any(Number) }]);
+    expect(request.locks).toEqual([
+      { name: 'stock', start: expect.any(Number) },
+      { name: 'shelf', start: expect.any(Number) },
+    ]);
     expect(await w.platform.locks.holder(w.account, 'stock')).toBeUndefined();
+    expect(await w.platform.locks.holder(w.account, 'shelf')).toBeUndefined();
   });
 
   it('refuses malformed definitions with the path of the fault', async () => {

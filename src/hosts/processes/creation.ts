@@ -13,51 +13,69 @@ import {
 import type { NewRun, RunnerOptions } from './runner-api.js';
 
 /**
- * `then` runs in the same transaction once both are written (given them as stored); `first`: where
+ * `then` runs in the same transaction once both are written (given them as stored). `input`: the
+ * run to store, or how to read it, in the same transaction (a start's reads and its creation
+ * commit together); `prepare` checks it (before the transaction when it is given) and says where
  * the run stands (else at its start event, or before its first step).
  */
 export async function storeNewRun<T>(
   platform: Platform,
   accountId: string,
-  input: NewRun,
-  data: Record<string, unknown>,
+  input: NewRun | (() => Promise<NewRun>),
+  prepare: (input: NewRun) => Promise<{ data: Record<string, unknown>; first?: RunCursor }>,
   lease: () => Lease,
   inject: RunnerOptions['inject'],
   then: (request: ProcessRequest, run: ProcessRun) => Promise<T>,
-  first?: RunCursor,
-): Promise<{ request: ProcessRequest; then: T }> {
+): Promise<{ request: ProcessRequest; then: T; input: NewRun }> {
+  const resolve = async (run: NewRun) => ({ input: run, ...(await checked(run, prepare)) });
+  const given = typeof input === 'function' ? undefined : await resolve(input);
+  let run: ProcessRun | undefined;
+  const created = await platform.processes.transaction(async () => {
+    const read = given ?? (await resolve(await (input as () => Promise<NewRun>)()));
+    const { data, cursor } = read;
+    const request = await platform.requests.create(accountId, {
+      projectId: read.input.projectId,
+      mode: read.input.mode,
+      data,
+      initiatorId: read.input.initiatorId,
+      parentId: read.input.parentId,
+      status: STATUS_RUNNING,
+      ...(read.input.idempotency ? { idempotency: read.input.idempotency } : {}),
+    });
+    await inject?.('request-stored');
+    run = await platform.processes.runs.create(accountId, {
+      requestId: request.id,
+      definition: read.definition,
+      ...(cursor ? { cursor } : {}),
+      definitionId: read.input.definitionId,
+      definitionVersionId: read.input.definitionVersionId,
+      userId: read.input.userId,
+      depth: read.input.depth,
+      lease: lease(),
+    });
+    return { request, then: await then(request, run), input: read.input };
+  });
+  platform.processes.runs.committed(run!);
+  return created;
+}
+
+/** The run's definition as it is kept, its document and where it stands, once checked. */
+async function checked(
+  input: NewRun,
+  prepare: (input: NewRun) => Promise<{ data: Record<string, unknown>; first?: RunCursor }>,
+): Promise<{
+  definition: Omit<ProcessDefinition, 'bpmn'>;
+  data: Record<string, unknown>;
+  cursor?: RunCursor;
+}> {
+  const { data, first } = await prepare(input);
   refuseUnsupported(input.definition);
   // The run keeps what it executes: the BPMN text stays with the stored definition only.
   const { bpmn: _source, ...definition } = input.definition;
   const start = definition.graph?.nodes.find((n) => n.kind === 'start');
   const cursor: RunCursor | undefined =
     first ?? (start && { step: 0, iteration: 0, phase: 'ready', at: start.id });
-  let run: ProcessRun | undefined;
-  const created = await platform.processes.transaction(async () => {
-    const request = await platform.requests.create(accountId, {
-      projectId: input.projectId,
-      mode: input.mode,
-      data,
-      initiatorId: input.initiatorId,
-      parentId: input.parentId,
-      status: STATUS_RUNNING,
-      ...(input.idempotency ? { idempotency: input.idempotency } : {}),
-    });
-    await inject?.('request-stored');
-    run = await platform.processes.runs.create(accountId, {
-      requestId: request.id,
-      definition,
-      ...(cursor ? { cursor } : {}),
-      definitionId: input.definitionId,
-      definitionVersionId: input.definitionVersionId,
-      userId: input.userId,
-      depth: input.depth,
-      lease: lease(),
-    });
-    return { request, then: await then(request, run) };
-  });
-  platform.processes.runs.committed(run!);
-  return created;
+  return { definition, data, ...(cursor ? { cursor } : {}) };
 }
 
 /** A definition with elements outside the executable subset is refused, each named with its line. */

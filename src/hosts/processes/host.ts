@@ -30,7 +30,7 @@ import {
   type TaskRef,
 } from '../../platform/processes/index.js';
 import { ContextReads } from '../../functions/request/reads.js';
-import { ProcessRunner, type RunnerOptions } from './runner.js';
+import { ProcessRunner, type NewRun, type RunnerOptions } from './runner.js';
 import { serveMessages } from './triggers.js';
 
 export type ProcessHostOptions = RunnerOptions;
@@ -128,8 +128,8 @@ export class ProcessHost {
     if (input.definition !== undefined && input.process !== undefined)
       throw new PlatformError('invalid', 'give a definition or a stored process, not both');
     const reads = new ContextReads();
-    // what a start reads (the definition, its lanes, the initiator) in one transaction
-    const read = await this.platform.processes.transaction(async () => {
+    // what a start reads (the definition, its lanes, the initiator)
+    const read = async () => {
       let definition: ProcessDefinition;
       let definitionId: number | null = null;
       let definitionVersionId: number | null = null;
@@ -150,48 +150,46 @@ export class ProcessHost {
         // the steps run as the initiator: their contexts have it read
         void reads.users.once(user.id, async () => user);
       }
-      return { definition, definitionId, definitionVersionId, initiatorId };
-    });
-    const { definition, definitionId, definitionVersionId, initiatorId } = read;
-    const mode = input.mode ?? 'TEST';
-    const data = input.data ?? {};
-    const projectId = input.projectId ?? definition.project;
-    let idempotency: { key: string; fingerprint: string } | undefined;
-    if (input.idempotencyKey !== undefined) {
-      if (initiatorId === null) throw new PlatformError('invalid', 'an Idempotency-Key needs an initiator');
-      const fingerprint = createHash('sha256')
-        .update(JSON.stringify([definitionId ?? definition.name, mode, projectId ?? null, data]))
-        .digest('base64url');
-      idempotency = { key: input.idempotencyKey, fingerprint };
-      const earlier = await this.replay(accountId, initiatorId, idempotency);
-      if (earlier) return earlier;
+      const mode = input.mode ?? 'TEST';
+      const data = input.data ?? {};
+      return {
+        definition,
+        definitionId,
+        definitionVersionId,
+        data,
+        mode,
+        projectId: input.projectId ?? definition.project,
+        initiatorId,
+        userId: initiatorId,
+        parentId: null,
+        depth: 0,
+      } satisfies NewRun;
+    };
+    if (input.idempotencyKey === undefined) {
+      // the reads commit with the request's creation (one transaction)
+      const started = await this.runner.start(accountId, read, input.onCreated, reads);
+      return {
+        request: started.ended ?? (await this.platform.requests.require(accountId, started.requestId)),
+      };
     }
+    // with a key: the reads, then the key's earlier request, then the creation
+    const run = await this.platform.processes.transaction(read);
+    const { definition, definitionId, mode, projectId, data, initiatorId } = run;
+    if (initiatorId === null) throw new PlatformError('invalid', 'an Idempotency-Key needs an initiator');
+    const fingerprint = createHash('sha256')
+      .update(JSON.stringify([definitionId ?? definition.name, mode, projectId ?? null, data]))
+      .digest('base64url');
+    const idempotency = { key: input.idempotencyKey, fingerprint };
+    const earlier = await this.replay(accountId, initiatorId, idempotency);
+    if (earlier) return earlier;
     let started: { requestId: string; ended: ProcessRequest | undefined };
     try {
-      started = await this.runner.start(
-        accountId,
-        {
-          definition,
-          definitionId,
-          definitionVersionId,
-          data,
-          mode,
-          projectId,
-          initiatorId,
-          userId: initiatorId,
-          parentId: null,
-          depth: 0,
-          ...(idempotency ? { idempotency } : {}),
-        },
-        input.onCreated,
-        reads,
-      );
+      started = await this.runner.start(accountId, { ...run, idempotency }, input.onCreated, reads);
     } catch (e) {
       // The same key sent twice at once: the other start committed first.
-      const earlier =
-        idempotency && this.platform.requests.isKeyTaken(e)
-          ? await this.replay(accountId, initiatorId!, idempotency)
-          : undefined;
+      const earlier = this.platform.requests.isKeyTaken(e)
+        ? await this.replay(accountId, initiatorId, idempotency)
+        : undefined;
       if (earlier) return earlier;
       throw e;
     }

@@ -78,6 +78,7 @@ import { decideLoop, dueTime } from './loops.js';
 import { stepLabel, type NewRun, type ProcessEvent, type RunnerOptions } from './runner-api.js';
 import { checkDataSize, checkNewDocumentSize, checkSubmission } from './submission.js';
 import { storeNewRun } from './creation.js';
+import { releaseAllStatement } from '../../platform/locks.js';
 import { armBoundaryTimers, fireBoundary } from './boundary-timers.js';
 import { branchName, nodeLabel, tokenState, walk, type Arrival } from './walk.js';
 import { joinComplete, joined } from './joins.js';
@@ -104,6 +105,8 @@ interface Known {
   run: ProcessRun;
   request: ProcessRequest;
   previous: unknown;
+  /** The task's record, begun by the statement that moved the run (ProcessRunner.endInOne). */
+  begun?: StepRecord;
 }
 
 /** A step's data document after its output variables; `json` its text when the step writes it, `changes` what the step set. */
@@ -303,19 +306,21 @@ export class ProcessRunner {
    */
   async start(
     accountId: string,
-    input: NewRun,
+    input: NewRun | (() => Promise<NewRun>),
     onCreated?: (requestId: string) => void,
     reads: ContextReads = new ContextReads(),
   ): Promise<{ requestId: string; ended: ProcessRequest | undefined }> {
     // A start event followed by a plain walk: the run is created standing before its first task.
-    const graph = input.definition.graph && new GraphIndex(input.definition.graph);
-    const startNode = graph && [...graph.nodes.values()].find((n) => n.kind === 'start');
-    const walked =
-      graph && startNode ? await plainWalkFrom(input.definition, graph, startNode, {}, null) : undefined;
-    // a fork at the start: its tokens are sent out by the run's first move (from the start event)
-    const cursor = walked?.tokens ? undefined : (walked ?? (graph ? undefined : FIRST_STEP));
-    // before a task: the run is created claimed (running), with nothing before it to read
-    const claimed = cursor && { ...cursor, phase: 'running' as const };
+    const place = async (definition: ProcessDefinition) => {
+      const graph = definition.graph && new GraphIndex(definition.graph);
+      const startNode = graph && [...graph.nodes.values()].find((n) => n.kind === 'start');
+      const walked =
+        graph && startNode ? await plainWalkFrom(definition, graph, startNode, {}, null) : undefined;
+      // a fork at the start: its tokens are sent out by the run's first move (from the start event)
+      const cursor = walked?.tokens ? undefined : (walked ?? (graph ? undefined : FIRST_STEP));
+      // before a task: the run is created claimed (running), with nothing before it to read
+      return cursor && { ...cursor, phase: 'running' as const };
+    };
     // the first claim's context shares its reads with the steps that follow (`reads`: what the start read)
     const shared: string[] = [];
     try {
@@ -327,7 +332,7 @@ export class ProcessRunner {
           shared.push(request.id);
           return this.claim(accountId, request.id, undefined, { run, request, previous: undefined });
         },
-        claimed,
+        place,
       );
       const requestId = created.request.id;
       onCreated?.(requestId);
@@ -347,30 +352,35 @@ export class ProcessRunner {
   /** The requests `start` drives, each with its request as its end stored it, once it ended. */
   private readonly endings = new Map<string, ProcessRequest | undefined>();
 
-  /** A new request and its run stored (`then` in their transaction), and its `started` event. */
+  /**
+   * A new request and its run stored (`then` in their transaction), and its `started` event;
+   * `input` read in that transaction when it is a function; `place`: where the run stands.
+   */
   private async stored<T>(
     accountId: string,
-    input: NewRun,
+    input: NewRun | (() => Promise<NewRun>),
     then: (request: ProcessRequest, run: ProcessRun) => Promise<T>,
-    cursor?: RunCursor,
+    place?: (definition: ProcessDefinition) => Promise<RunCursor | undefined>,
   ): Promise<{ request: ProcessRequest; then: T }> {
-    const data = toJsonObject(input.data, 'the data document');
-    checkNewDocumentSize(data, this.limits.dataDocumentBytes);
     const created = await storeNewRun(
       this.platform,
       accountId,
       input,
-      data,
+      async (run) => {
+        const data = toJsonObject(run.data, 'the data document');
+        checkNewDocumentSize(data, this.limits.dataDocumentBytes);
+        const first = place && (await place(run.definition));
+        return { data, ...(first ? { first } : {}) };
+      },
       () => this.leaseUntil(),
       this.options.inject,
       then,
-      cursor,
     );
     this.emit({
       type: 'started',
       requestId: created.request.id,
-      parentId: input.parentId,
-      name: input.definition.name,
+      parentId: created.input.parentId,
+      name: created.input.definition.name,
     });
     return created;
   }
@@ -800,7 +810,7 @@ export class ProcessRunner {
     let begun: StepRecord | undefined;
     let context: Promise<ExecutionContext> | undefined;
     if (task && !task.loop && !isFinalStatus(request.status)) {
-      begun = await this.begin(claimed, task, 'running');
+      begun = known?.begun ?? (await this.begin(claimed, task, 'running'));
       if (task.type === 'script') {
         context = this.createContext(claimed, request, task, 'process-task', true);
         await context.catch(() => undefined);
@@ -971,13 +981,11 @@ export class ProcessRunner {
   ): Promise<WaitEnded> {
     const stored = storedResult(step, result, this.limits.dataDocumentBytes);
     const plan = step.loop ? undefined : await this.plainWalk(run, step, stored);
-    const { accountId, requestId } = run;
     type Ending = { updated: StepRecord; ended: WaitEnded };
     const { updated, ended } = await this.platform.processes.transaction(async (): Promise<Ending> => {
       const data = await this.writeOutputs(run, step, outputs, plan !== undefined);
-      const updated = await this.record(run, step, record, stored);
-      if (!plan) return { updated, ended: 'advance' };
-      const request = await this.platform.requests.requireWithData(accountId, requestId, data);
+      if (!plan) return { updated: await this.record(run, step, record, stored), ended: 'advance' };
+      const { updated, request } = await this.recordReading(run, record, stored, data);
       if (isFinalStatus(request.status) || request.status === STATUS_WAITING)
         return { updated, ended: 'advance' };
       const moved = await this.move(run, plan, run.userId, this.leaseUntil());
@@ -1293,35 +1301,125 @@ export class ProcessRunner {
     type Ending =
       | { updated: StepRecord; settled: Settled }
       | { updated: StepRecord; next: Claim | undefined; completed?: ProcessRequest };
-    const ended = await this.platform.processes.transaction(async (): Promise<Ending> => {
-      // With a move below, the step ends in this transaction: its write needs no copy of the
-      // document as it was (nothing of the step was committed before).
-      const data = await this.writeOutputs(run, step, outputs, plan !== undefined);
-      const updated = await this.record(run, step, record, stored);
-      const request = await this.platform.requests.requireWithData(run.accountId, run.requestId, data);
-      const settled: Settled = { request, last: updated.result };
-      if (!plan || isFinalStatus(request.status) || request.status === STATUS_WAITING)
-        return { updated, settled };
-      const ends = plan.step >= run.definition.steps.length;
-      // A request of one token: this move claims the next node itself (ready then running, in one
-      // write), and what the transaction holds is not read again.
-      const single = !isForked(run) && !plan.tokens && !ends;
-      const moved = await this.move(
-        run,
-        single ? { ...plan, phase: 'running' } : plan,
-        run.userId,
-        this.leaseUntil(),
-      );
-      if (!moved) return { updated, next: undefined };
-      if (ends)
-        return { updated, next: undefined, completed: await this.endWithin(moved, STATUS_COMPLETED, true) };
-      const known = single ? { run: moved, request, previous: updated.result } : undefined;
-      return { updated, next: await this.claim(run.accountId, run.requestId, run.token, known) };
-    });
+    // A request of one token: the move claims the next node itself (ready then running, in one
+    // write), and what the transaction holds is not read again; at the end, it finishes the run
+    // (endWithin need not).
+    const ends = plan !== undefined && plan.step >= run.definition.steps.length;
+    const alone = plan !== undefined && !isForked(run) && !plan.tokens;
+    const target: RunCursor | undefined =
+      plan && (alone ? { ...plan, phase: ends ? 'ended' : 'running' } : plan);
+    // at the end, in the same statement: the request's end, when it is no more than its status and
+    // its locks (no variable written by this task, no task to cancel, no parent to tell)
+    const endsInOne =
+      ends &&
+      outputs.json === undefined &&
+      run.depth === 0 &&
+      !run.definition.steps.some((s) => s.type === 'manual');
+    const ended: Ending =
+      (alone && target && (!ends || endsInOne)
+        ? await this.endInOne(run, record, stored, outputs, target, ends)
+        : undefined) ??
+      (await this.platform.processes.transaction(async (): Promise<Ending> => {
+        let updated: StepRecord;
+        let request: ProcessRequest;
+        let moved: ProcessRun | undefined;
+        // the document's write, the record's end, the request's read and the move: one statement
+        // where the engine allows (PostgreSQL), for a request of one token
+        const one =
+          target && alone
+            ? await this.platform.processes.endStep(
+                run,
+                record.id,
+                { status: 'done', result: stored },
+                outputs,
+                target,
+                this.leaseUntil(),
+              )
+            : undefined;
+        if (one) ({ record: updated, request, moved } = one);
+        else {
+          // With a move below, the step ends in this transaction: its write needs no copy of the
+          // document as it was (nothing of the step was committed before).
+          const data = await this.writeOutputs(run, step, outputs, plan !== undefined);
+          ({ updated, request } = await this.recordReading(run, record, stored, data));
+        }
+        const settled: Settled = { request, last: updated.result };
+        if (!target || isFinalStatus(request.status) || request.status === STATUS_WAITING)
+          return { updated, settled };
+        if (!one) moved = await this.move(run, target, run.userId, this.leaseUntil());
+        if (!moved) return { updated, next: undefined };
+        if (ends)
+          return {
+            updated,
+            next: undefined,
+            completed: await this.endWithin(moved, STATUS_COMPLETED, true, alone),
+          };
+        const known = alone ? { run: moved, request, previous: updated.result } : undefined;
+        return { updated, next: await this.claim(run.accountId, run.requestId, run.token, known) };
+      }));
     this.emitStep(run, step, ended.updated);
     if ('settled' in ended) return ended.settled;
     if (ended.completed) await this.ended(ended.completed);
     return { next: ended.next };
+  }
+
+  /**
+   * A script task's end before another node, for a request of one token, as one statement and no
+   * transaction around it (PostgreSQL, ProcessRuns.moveAfter): its document written, its record
+   * ended, its request read, the run moved and claimed, and the next task's record begun (or at
+   * the end, `ends`: the run finished, the request's status set and its locks released) — all
+   * or nothing, as the transaction it replaces. The claim's context is read after (shared reads:
+   * mostly none). Undefined where the engine cannot: the caller ends the step in a transaction.
+   */
+  private async endInOne(
+    run: ProcessRun,
+    record: StepRecord,
+    stored: unknown,
+    outputs: StepOutputs,
+    target: RunCursor,
+    ends: boolean,
+  ): Promise<
+    | { updated: StepRecord; settled: Settled }
+    | { updated: StepRecord; next: Claim | undefined; completed?: ProcessRequest }
+    | undefined
+  > {
+    const task =
+      target.at === undefined && target.flow === undefined ? run.definition.steps[target.step] : undefined;
+    const next = task &&
+      !task.loop && {
+        stepId: task.id,
+        iteration: target.iteration,
+        type: task.type,
+        laneId: task.lane,
+        userId: run.userId,
+      };
+    const one = await this.platform.processes.endStep(
+      run,
+      record.id,
+      { status: 'done', result: stored },
+      outputs,
+      target,
+      this.leaseUntil(),
+      ends
+        ? { finish: { status: STATUS_COMPLETED, lockOwner: `request:${run.requestId}` } }
+        : next
+          ? { begin: next }
+          : undefined,
+    );
+    if (!one) return undefined;
+    const { record: updated, request, moved, begun } = one;
+    if (isFinalStatus(request.status) || request.status === STATUS_WAITING)
+      return { updated, settled: { request, last: updated.result } };
+    if (!moved) return { updated, next: undefined };
+    // ended as this statement set it, or as it stands when a cancel changed the status meanwhile
+    if (ends)
+      return {
+        updated,
+        next: undefined,
+        completed: one.finished ?? (await this.platform.requests.require(run.accountId, run.requestId)),
+      };
+    const known: Known = { run: moved, request, previous: updated.result, ...(begun ? { begun } : {}) };
+    return { updated, next: await this.claim(run.accountId, run.requestId, run.token, known) };
   }
 
   /**
@@ -1771,6 +1869,28 @@ export class ProcessRunner {
     });
   }
 
+  /**
+   * A step's record done with its (stored) result, and its request read with the document `data`
+   * (the status a script or a cancel may have set): one statement on PostgreSQL.
+   */
+  private async recordReading(
+    run: ProcessRun,
+    record: StepRecord,
+    stored: unknown,
+    data: Record<string, unknown>,
+  ): Promise<{ updated: StepRecord; request: ProcessRequest }> {
+    const { accountId, requestId } = run;
+    const read = await this.platform.processes.steps.updateReading(
+      accountId,
+      record.id,
+      { status: 'done', result: stored },
+      data,
+    );
+    const request =
+      read.request ?? (await this.platform.requests.requireWithData(accountId, requestId, data));
+    return { updated: read.record, request };
+  }
+
   private emitStep(run: ProcessRun, step: StepDefinition, record: StepRecord): void {
     this.emit({
       type: 'step',
@@ -2121,20 +2241,30 @@ export class ProcessRunner {
     await this.ended(await this.platform.processes.transaction(() => this.endWithin(run, status)));
   }
 
-  /** What ends a request in the store, in the caller's transaction; `ended` follows its commit. */
-  private async endWithin(run: ProcessRun, status: number, current = false): Promise<ProcessRequest> {
+  /**
+   * What ends a request in the store, in the caller's transaction; `ended` follows its commit.
+   * `finished`: the caller's move (guarded by the run's version) has finished the run already.
+   */
+  private async endWithin(
+    run: ProcessRun,
+    status: number,
+    current = false,
+    finished = false,
+  ): Promise<ProcessRequest> {
     const { accountId, requestId } = run;
     {
       // Until the run is finished (last), a lease on it and on a parent waiting for it says that
       // work is owed: if this server dies meanwhile, a sweeper ends it and lets the parent go on.
-      if (run.cursor.phase !== 'running' && run.cursor.phase !== 'ready')
+      if (!finished && run.cursor.phase !== 'running' && run.cursor.phase !== 'ready')
         await this.platform.processes.runs.lease(accountId, requestId, this.leaseUntil());
+      // the request's locks are released with its status (one statement on PostgreSQL)
       const ended =
         (await this.platform.requests.transition(
           accountId,
           requestId,
           [STATUS_RUNNING, STATUS_WAITING],
           status,
+          releaseAllStatement(accountId, `request:${requestId}`),
         )) ?? (await this.platform.requests.require(accountId, requestId));
       // a failure set 301 and its message before: the request's log says why it ends
       if (status === STATUS_ABORTED && ended.status === STATUS_ABORTED)
@@ -2142,13 +2272,13 @@ export class ProcessRunner {
       // manual steps are what open tasks
       if (run.definition.steps.some((s) => s.type === 'manual'))
         await this.platform.processes.tasks.cancelOpen(accountId, requestId);
-      await this.platform.locks.releaseAll(accountId, `request:${requestId}`);
       if (ended.parentId !== null) {
         const parent = await this.platform.processes.runs.find(accountId, ended.parentId);
         if (parent?.cursor.phase === 'child' && parent.cursor.child === requestId)
           await this.platform.processes.runs.lease(accountId, ended.parentId, this.leaseUntil());
       }
-      await this.platform.processes.runs.finish(accountId, requestId, current ? run : undefined);
+      if (!finished)
+        await this.platform.processes.runs.finish(accountId, requestId, current ? run : undefined);
       return ended;
     }
   }

@@ -2,12 +2,14 @@
  * What the process host keeps (docs/hosts.md): stored definitions, the run of each request, each
  * step's record, manual tasks. The host (src/hosts/processes) moves requests through them.
  */
-import type { Queryable, Store } from '../../store/index.js';
+import type { Queryable, Sql, Store } from '../../store/index.js';
 import type { ArtefactVersions } from '../versions.js';
 import { ProcessDefinitions } from './definitions.js';
 import { NamedLeases } from './leases.js';
-import { ProcessRuns } from './runs.js';
-import { StepRecords } from './steps.js';
+import { ProcessRuns, type ProcessRun, type RunCursor } from './runs.js';
+import { StepRecords, type NewStep, type StepChanges, type StepRecord } from './steps.js';
+import type { Lease } from './leases.js';
+import { finishedRequest, finishStatements, type ProcessRequest } from '../requests.js';
 import { ManualTasks } from './tasks.js';
 import { ProcessTimers } from './timers.js';
 import { ProcessTriggers } from './triggers.js';
@@ -23,7 +25,7 @@ export class Processes {
 
   constructor(
     private readonly store: Store,
-    clock: () => number,
+    private readonly clock: () => number,
     versions: ArtefactVersions,
   ) {
     this.triggers = new ProcessTriggers(store);
@@ -33,6 +35,60 @@ export class Processes {
     this.tasks = new ManualTasks(store, clock);
     this.timers = new ProcessTimers(store);
     this.leases = new NamedLeases(store);
+  }
+
+  /**
+   * A script task's end in one statement where the engine allows (ProcessRuns.moveAfter): its
+   * document written (`json`, when given), its record changed, its request read, and its run
+   * moved to `cursor` unless the request's status is final or waiting; `moved` undefined when it
+   * did not move; `then`: when it moved, the next step's record begun (running), or the request
+   * finished with `status` and its locks released (the caller's run ends with it). Undefined where it cannot be one statement: the caller makes them one by one.
+   */
+  async endStep(
+    run: ProcessRun,
+    recordId: number,
+    changes: StepChanges,
+    document: { json?: string | undefined; data: Record<string, unknown> },
+    cursor: RunCursor,
+    lease: Lease,
+    then?:
+      { begin: Omit<NewStep, 'status' | 'requestId'> } | { finish: { status: number; lockOwner: string } },
+  ): Promise<
+    | {
+        record: StepRecord;
+        request: ProcessRequest;
+        moved: ProcessRun | undefined;
+        begun?: StepRecord;
+        finished?: ProcessRequest;
+      }
+    | undefined
+  > {
+    const { accountId, requestId } = run;
+    const ending = this.steps.ending(accountId, recordId, changes, requestId, document.json);
+    const after: { name: string; statement: Sql; prefix?: string }[] = [];
+    if (then && 'begin' in then)
+      after.push({
+        name: 'begun',
+        statement: this.steps.beginning(accountId, { ...then.begin, requestId }),
+        prefix: 'b',
+      });
+    else if (then) {
+      const { status, lockOwner } = then.finish;
+      const { finished, released } = finishStatements(accountId, requestId, status, this.clock(), lockOwner);
+      after.push(
+        { name: 'finished', statement: finished, prefix: 'f' },
+        { name: 'released', statement: released },
+      );
+    }
+    const done = await this.runs.moveAfter(ending, run, cursor, run.userId, lease, after);
+    if (!done) return undefined;
+    const { b: begun, f: finished } = done.returned;
+    return {
+      ...this.steps.ended(done.ended, document.data),
+      moved: done.moved,
+      ...(begun ? { begun: this.steps.begun(begun) } : {}),
+      ...(finished ? { finished: finishedRequest(finished) } : {}),
+    };
   }
 
   /** Runs `fn` in one store transaction (what must commit together: a timer and its effect). */

@@ -11,10 +11,10 @@
  * needs no copy).
  */
 import { randomBytes } from 'node:crypto';
-import { sql, type Store } from '../../store/index.js';
+import { sql, type Row, type Sql, type Store } from '../../store/index.js';
 import { notFound } from '../errors.js';
 import { fromJson, toJson } from '../model.js';
-import { STATUS_ABORTED, STATUS_RUNNING } from '../requests.js';
+import { FINAL_STATUSES, STATUS_ABORTED, STATUS_RUNNING, STATUS_WAITING } from '../requests.js';
 import type { ProcessDefinition } from './definition.js';
 import { type Lease, notDriving } from './leases.js';
 import type { ArtefactVersions } from '../versions.js';
@@ -22,9 +22,17 @@ import { isRecord } from '../../safety/narrow.js';
 import { moveSets, ProcessTokens } from './tokens.js';
 
 /** Every column but the step's data snapshot (read only when a run is resumed). */
-const COLUMNS = sql.raw(
-  'account_id, request_id, definition_id, definition_version_id, cursor, user_id, secret, depth, version, recoveries',
+const COLUMN_NAMES =
+  'account_id, request_id, definition_id, definition_version_id, cursor, user_id, secret, depth, version, recoveries';
+const COLUMNS = sql.raw(COLUMN_NAMES);
+/** The same, each named `m_<column>` (moveAfter). */
+const MOVED_COLUMNS = sql.raw(
+  COLUMN_NAMES.split(', ')
+    .map((c) => `${c} AS m_${c}`)
+    .join(', '),
 );
+/** A request in one of these does not move on after a step (final statuses, and waiting). */
+const BLOCKING_STATUSES = [STATUS_WAITING, ...FINAL_STATUSES];
 
 /**
  * Where a request is. `phase`: ready — the step's iteration is to run; running — a host runs it;
@@ -268,6 +276,23 @@ export class ProcessRuns {
     }
     if (run.cursor.forked && !run.token && !cursor.forked) cursor = { ...cursor, forked: true };
     if (run.token) return this.tokens.move(run, cursor, userId, lease);
+    const row = await this.store.get<RunRow>(
+      sql`${this.moveOf(run, cursor, userId, lease)} RETURNING ${COLUMNS}`,
+    );
+    return row && this.toRun(row);
+  }
+
+  /**
+   * The move of a run that was never forked, as a statement (`move`, and a step's end that moves
+   * in the same statement: moveAfter); `where` adds a condition.
+   */
+  private moveOf(
+    run: ProcessRun,
+    cursor: RunCursor,
+    userId: number | null,
+    lease: Lease | undefined,
+    where: Sql = sql``,
+  ): Sql {
     // a step that starts has changed nothing yet: its copy of the document is taken before its
     // first write in the middle of the step, if it makes one (Requests.update); a forked request's
     // branches write the document at once, so its copy is never restored (runner: resumeLost)
@@ -276,12 +301,68 @@ export class ProcessRuns {
       (run.cursor.phase !== 'running' ||
         cursor.step !== run.cursor.step ||
         cursor.iteration !== run.cursor.iteration);
-    const snapshot = starts ? sql`, step_data = NULL` : sql``;
-    const row = await this.store.get<RunRow>(sql`
+    // an ended run keeps no copy either (as finish)
+    const snapshot = starts || cursor.phase === 'ended' ? sql`, step_data = NULL` : sql``;
+    return sql`
       UPDATE process_runs SET cursor = ${toJson(cursor)}, user_id = ${userId}, version = version + 1${moveSets(run, cursor, lease)}${snapshot}
-      WHERE account_id = ${run.accountId} AND request_id = ${run.requestId} AND version = ${run.version}
-      RETURNING ${COLUMNS}`);
-    return row && this.toRun(row);
+      WHERE account_id = ${run.accountId} AND request_id = ${run.requestId} AND version = ${run.version}${where}`;
+  }
+
+  /**
+   * A step's end and the move of its run in one statement, where the engine allows data-modifying
+   * statements in a WITH (Dialect.modifyingWith): `ending` is that statement's first part, a
+   * `WITH … AS (…)` list whose last entry `ended` returns one row with a column `r_status` (the
+   * request's status); the run moves only when that status lets it (neither final nor waiting).
+   * `after`: more entries, after `moved` (which they may read); those with a `prefix` return at
+   * most one row, their columns named `<prefix>_<column>`. The row `ended` returned, the run moved
+   * (undefined when it did not: the status, or another server moved it) and the rows of `after`
+   * by prefix (undefined when none). Undefined for a forked run, a fork, or an engine without it:
+   * the caller makes them one by one.
+   */
+  async moveAfter<T extends Row>(
+    ending: Sql,
+    run: ProcessRun,
+    cursor: RunCursor,
+    userId: number | null,
+    lease: Lease,
+    after: readonly { name: string; statement: Sql; prefix?: string }[] = [],
+  ): Promise<
+    { ended: T; moved: ProcessRun | undefined; returned: Record<string, Row | undefined> } | undefined
+  > {
+    if (!this.store.dialect.modifyingWith || run.token || run.cursor.forked || cursor.tokens?.length)
+      return undefined;
+    const go = sql` AND EXISTS (SELECT 1 FROM ended WHERE ended.r_status NOT IN (${sql.join(BLOCKING_STATUSES)}))`;
+    const more = after.map((a) => sql`, ${sql.raw(a.name)} AS (${a.statement})`);
+    const joined = after.filter((a) => a.prefix !== undefined);
+    const row = await this.store.get<Row>(sql`
+      ${ending}, moved AS (${this.moveOf(run, cursor, userId, lease, go)} RETURNING ${MOVED_COLUMNS})${sql.join(more, '')}
+      SELECT ended.*, moved.*${sql.join(
+        joined.map((a) => sql`, ${sql.raw(a.name)}.*`),
+        '',
+      )} FROM ended LEFT JOIN moved ON true${sql.join(
+        joined.map((a) => sql` LEFT JOIN ${sql.raw(a.name)} ON true`),
+        '',
+      )}`);
+    if (!row) return undefined;
+    const moved: Record<string, unknown> = {};
+    const ended: Record<string, unknown> = {};
+    const groups: Record<string, Record<string, unknown>> = {};
+    for (const a of joined) groups[a.prefix!] = {};
+    for (const [key, value] of Object.entries(row)) {
+      const prefix = key.slice(0, key.indexOf('_'));
+      if (prefix === 'm') moved[key.slice(2)] = value;
+      else if (groups[prefix]) groups[prefix][key.slice(prefix.length + 1)] = value;
+      else ended[key] = value;
+    }
+    const returned: Record<string, Row | undefined> = {};
+    for (const [prefix, group] of Object.entries(groups))
+      returned[prefix] = Object.values(group).some((v) => v !== null) ? group : undefined;
+    return {
+      ended: ended as T,
+      moved:
+        moved.version === null || moved.version === undefined ? undefined : await this.toRun(moved as RunRow),
+      returned,
+    };
   }
 
   /**

@@ -3,11 +3,17 @@
  * waiting, done, failed, skipped), its lane and user, the manual task or sub-process it made, its
  * result (P_result: what inject_params injects) or its error, and when it started and ended.
  */
-import { sql, type Store } from '../../store/index.js';
+import { sql, type Row, type Sql, type Store } from '../../store/index.js';
 import { notFound } from '../errors.js';
 import { fromJson, toJson, toJsonValue } from '../model.js';
 import { STEP_TYPES, type StepType } from './definition.js';
 import { oneOf } from '../../safety/narrow.js';
+import {
+  dataWriteReturning,
+  requestColumnsAs,
+  requestFromColumns,
+  type ProcessRequest,
+} from '../requests.js';
 
 export const STEP_STATUSES = ['running', 'waiting', 'done', 'failed', 'skipped'] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];
@@ -55,24 +61,54 @@ type StepRow = {
   ended_at: number | null;
 };
 
+export type StepChanges = {
+  status?: StepStatus;
+  result?: unknown;
+  error?: StepError;
+  taskId?: string;
+  childRequestId?: string;
+};
+
+export type NewStep = {
+  requestId: string;
+  stepId: number;
+  iteration: number;
+  type: StepType;
+  laneId: number | null;
+  userId: number | null;
+  status?: StepStatus;
+};
+
+/** Every column of a record, each named `b_<column>` (StepRecords.beginning). */
+const BEGUN_COLUMNS = sql.raw(
+  [
+    'id',
+    'account_id',
+    'request_id',
+    'step_id',
+    'iteration',
+    'type',
+    'status',
+    'lane_id',
+    'user_id',
+    'task_id',
+    'child_request_id',
+    'result',
+    'error',
+    'started_at',
+    'ended_at',
+  ]
+    .map((c) => `${c} AS b_${c}`)
+    .join(', '),
+);
+
 export class StepRecords {
   constructor(
     private readonly store: Store,
     private readonly clock: () => number,
   ) {}
 
-  async begin(
-    accountId: string,
-    input: {
-      requestId: string;
-      stepId: number;
-      iteration: number;
-      type: StepType;
-      laneId: number | null;
-      userId: number | null;
-      status?: StepStatus;
-    },
-  ): Promise<StepRecord> {
+  async begin(accountId: string, input: NewStep): Promise<StepRecord> {
     const now = this.clock();
     const status = input.status ?? 'running';
     const row = await this.store.get<StepRow>(sql`
@@ -84,18 +120,83 @@ export class StepRecords {
     return toStep(row!);
   }
 
+  /**
+   * `begin` of a running step as the last part of one statement (ProcessRuns.moveAfter): the record
+   * inserted only when the statement's `moved` returned a row, its columns named `b_<column>`.
+   */
+  beginning(accountId: string, input: Omit<NewStep, 'status'>): Sql {
+    // a SELECT's parameters have no column to take their type from
+    const { cast } = this.store.dialect;
+    return sql`
+      INSERT INTO request_steps (account_id, request_id, step_id, iteration, type, status, lane_id, user_id,
+                                 started_at, ended_at)
+      SELECT ${accountId}, ${input.requestId}, ${cast(input.stepId, 'integer')}, ${cast(input.iteration, 'integer')},
+             ${input.type}, ${'running'}, ${cast(input.laneId, 'bigint')}, ${cast(input.userId, 'bigint')},
+             ${cast(this.clock(), 'bigint')}, NULL
+      FROM moved
+      RETURNING ${BEGUN_COLUMNS}`;
+  }
+
+  /** The record a `beginning` inserted, from the row of its statement (`b_` columns stripped). */
+  begun(row: Row): StepRecord {
+    return toStep(row as StepRow);
+  }
+
   /** Changes a record: its status, result, error, task or child; `done`, `failed` and `skipped` end it. */
-  async update(
+  async update(accountId: string, id: number, changes: StepChanges): Promise<StepRecord> {
+    const row = await this.store.get<StepRow>(
+      sql`UPDATE request_steps SET ${sql.join(this.sets(changes))} WHERE account_id = ${accountId} AND id = ${id} RETURNING *`,
+    );
+    if (!row) throw notFound(`Step record ${id} not found.`);
+    return toStep(row);
+  }
+
+  /**
+   * `update`, and the row of the record's request but its document (`data`: the caller holds it)
+   * read by the same statement where the engine returns a joined row (Dialect.returnsJoined): the
+   * process host's step end, which needs the status a script or a cancel may have set. Without
+   * `request` the caller reads it (SQLite, or no such request).
+   */
+  async updateReading(
     accountId: string,
     id: number,
-    changes: {
-      status?: StepStatus;
-      result?: unknown;
-      error?: StepError;
-      taskId?: string;
-      childRequestId?: string;
-    },
-  ): Promise<StepRecord> {
+    changes: StepChanges,
+    data: Record<string, unknown>,
+  ): Promise<{ record: StepRecord; request?: ProcessRequest }> {
+    if (!this.store.dialect.returnsJoined) return { record: await this.update(accountId, id, changes) };
+    const row = await this.store.get<StepRow & Record<string, unknown>>(sql`
+      UPDATE request_steps SET ${sql.join(this.sets(changes))} FROM requests r
+      WHERE request_steps.account_id = ${accountId} AND request_steps.id = ${id}
+        AND r.account_id = request_steps.account_id AND r.id = request_steps.request_id
+      RETURNING request_steps.*, ${requestColumnsAs('r')}`);
+    if (!row) return { record: await this.update(accountId, id, changes) };
+    return { record: toStep(row), request: requestFromColumns(row, data) };
+  }
+
+  /**
+   * A step's end as the first part of one statement (ProcessRuns.moveAfter): `WITH … ended AS (…)`,
+   * the record changed and its request's columns but the document read (`r_` columns), its
+   * document `json` written first when given.
+   */
+  ending(accountId: string, id: number, changes: StepChanges, requestId: string, json?: string): Sql {
+    const source = json === undefined ? sql`requests r` : sql`written r`;
+    const written =
+      json === undefined
+        ? sql``
+        : sql`written AS (${dataWriteReturning(accountId, requestId, json, this.clock())}), `;
+    return sql`WITH ${written}ended AS (
+      UPDATE request_steps SET ${sql.join(this.sets(changes))} FROM ${source}
+      WHERE request_steps.account_id = ${accountId} AND request_steps.id = ${id}
+        AND r.account_id = request_steps.account_id AND r.id = request_steps.request_id
+      RETURNING request_steps.*, ${requestColumnsAs('r')})`;
+  }
+
+  /** The record and its request (with the document `data`) an `ending` returned. */
+  ended(row: Row, data: Record<string, unknown>): { record: StepRecord; request: ProcessRequest } {
+    return { record: toStep(row as StepRow), request: requestFromColumns(row, data) };
+  }
+
+  private sets(changes: StepChanges) {
     const sets = [];
     if (changes.status !== undefined) {
       sets.push(sql`status = ${changes.status}`);
@@ -107,11 +208,7 @@ export class StepRecords {
     if (changes.error !== undefined) sets.push(sql`error = ${toJson(changes.error)}`);
     if (changes.taskId !== undefined) sets.push(sql`task_id = ${changes.taskId}`);
     if (changes.childRequestId !== undefined) sets.push(sql`child_request_id = ${changes.childRequestId}`);
-    const row = await this.store.get<StepRow>(
-      sql`UPDATE request_steps SET ${sql.join(sets)} WHERE account_id = ${accountId} AND id = ${id} RETURNING *`,
-    );
-    if (!row) throw notFound(`Step record ${id} not found.`);
-    return toStep(row);
+    return sets;
   }
 
   async find(accountId: string, id: number): Promise<StepRecord | undefined> {
