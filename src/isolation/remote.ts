@@ -145,7 +145,7 @@ export function remoteCollections(pool: EvaluationPool, local: CollectionService
     get(target, name, receiver) {
       if (typeof name !== 'string' || !EVALUATING.has(name))
         return Reflect.get(target, name, receiver) as unknown;
-      const own = Reflect.get(target, name, receiver) as unknown;
+      const own: unknown = Reflect.get(target, name, receiver);
       if (typeof own !== 'function') return own;
       let method = methods.get(name);
       if (!method) {

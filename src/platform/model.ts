@@ -31,8 +31,7 @@ export function isMode(value: unknown): value is Mode {
 
 /** A JSON column's text as a value (null for SQL NULL). */
 export function fromJson<T = unknown>(text: unknown): T {
-  if (text === null || text === undefined) return null as T;
-  return JSON.parse(String(text)) as T;
+  return JSON.parse(text === null || text === undefined ? 'null' : String(text)) as T;
 }
 
 /** A value as the text of a JSON column. */

@@ -316,7 +316,7 @@ export class Requests {
     const row = await this.store.get<{ data: string }>(sql`
       SELECT data FROM requests WHERE account_id = ${accountId} AND id = ${id}${this.store.dialect.forNoKeyUpdate}`);
     if (!row) throw notFound(MESSAGES.requestNotFound);
-    return fromJson(row.data) as Record<string, unknown>;
+    return fromJson<Record<string, unknown>>(row.data);
   }
 
   /**
@@ -448,8 +448,9 @@ export function finishStatements(
 
 /** The request a `finished` entry returned (its status counted, as `transition` counts it). */
 export function finishedRequest(row: Row): ProcessRequest {
-  countStatus(row.status as number);
-  return toRequest(row as RequestRow);
+  const request = toRequest(row as RequestRow);
+  countStatus(request.status);
+  return request;
 }
 
 /** The request such a statement read (its `r_` columns), with the document the caller holds. */

@@ -88,7 +88,7 @@ function decodeArguments(label: string, method: ScriptMethod, text: string): unk
   let args: unknown;
   let marks: unknown;
   if (text.startsWith('m')) [args, marks] = JSON.parse(text.slice(1)) as [unknown, unknown];
-  else args = JSON.parse(text) as unknown;
+  else args = JSON.parse(text);
   const checked = checkArguments(label, method.forms[0] ?? [], args);
   if (Array.isArray(marks)) markPaths(checked, marks);
   return checked;

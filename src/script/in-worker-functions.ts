@@ -147,7 +147,8 @@ export function openRun(job: InWorkerJob): InWorkerRun {
       budget.allocated = cell[0]!;
       let result: unknown;
       try {
-        const args = checkArguments(label, entry.params, JSON.parse(text) as unknown);
+        const parsed: unknown = JSON.parse(text);
+        const args = checkArguments(label, entry.params, parsed);
         result = entry.callable.apply(env, args);
       } catch (e) {
         return errorReply(functionErrorMessage(label, fn, e));

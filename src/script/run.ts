@@ -171,7 +171,7 @@ async function runLegacyScript(source: string, options: ScriptRunOptions): Promi
   for (const [name, json] of variables) {
     budget.allocateSlots(1, `setVariable("${name}")`);
     budget.allocateString(json.length, `setVariable("${name}")`);
-    const value = JSON.parse(json) as unknown;
+    const value: unknown = JSON.parse(json);
     if (hasForbiddenKey(value))
       throw new ScriptError(
         `setVariable: argument 2 (value) of "${name}" contains the key "__proto__", which is not allowed`,

@@ -31,7 +31,7 @@ export async function storeNewRun<T>(
   const given = typeof input === 'function' ? undefined : await resolve(input);
   let run: ProcessRun | undefined;
   const created = await platform.processes.transaction(async () => {
-    const read = given ?? (await resolve(await (input as () => Promise<NewRun>)()));
+    const read = typeof input === 'function' ? await resolve(await input()) : given!;
     const { data, cursor } = read;
     const request = await platform.requests.create(accountId, {
       projectId: read.input.projectId,

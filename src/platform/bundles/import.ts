@@ -9,7 +9,7 @@
 import type { Store } from '../../store/index.js';
 import { PlatformError } from '../errors.js';
 import type { Platform } from '../index.js';
-import { isMode, type Mode } from '../model.js';
+import { fromJson, isMode, type Mode } from '../model.js';
 import type { StepDefinition } from '../processes/definition.js';
 import { bundleActor, collectionFiles, exportProject, laneNames, mapStepLanes } from './export.js';
 import {
@@ -146,15 +146,15 @@ function diff(current: BundleFiles, bundle: BundleFiles): BundleChange[] {
 
 /** A vault file of keys only whose keys the target's vault has already. */
 function keysOnlyCovered(now: string, next: string): boolean {
-  const a = JSON.parse(now) as { keys?: string[] };
-  const b = JSON.parse(next) as { keys?: string[] };
+  const a = fromJson<{ keys?: string[] }>(now);
+  const b = fromJson<{ keys?: string[] }>(next);
   return Array.isArray(a.keys) && Array.isArray(b.keys) && b.keys.every((k) => a.keys!.includes(k));
 }
 
 /** A pool the target has with every lane of the bundle's (and attached when the bundle's is). */
 function poolCovered(now: string, next: string): boolean {
-  const a = JSON.parse(now) as PoolFile;
-  const b = JSON.parse(next) as PoolFile;
+  const a = fromJson<PoolFile>(now);
+  const b = fromJson<PoolFile>(next);
   return (!b.attached || a.attached) && b.lanes.every((l) => a.lanes.some((m) => m.name === l.name));
 }
 
