@@ -11,6 +11,7 @@ import { isUnavailable, openStore, sql, storeFaultAnswer, type Store } from '../
 import { createTestSchema, dropTestSchema } from '../support/engines.js';
 
 const PG = process.env.FLOWMARK_TEST_PG;
+const APPLICATION = 'flowmark-pg-terminate-test';
 
 /** Ends a backend from another connection, as an administrator or a restart would. */
 async function terminate(pid: number): Promise<void> {
@@ -30,7 +31,10 @@ describe.skipIf(!PG)('a PostgreSQL connection terminated inside a transaction', 
   beforeAll(async () => {
     const created = await createTestSchema('term');
     schema = created.schema;
-    store = await openStore({ databaseUrl: created.databaseUrl, poolSize: 2 });
+    // named, so the test ends only its own connections (other files run beside it on the database)
+    const url = new URL(created.databaseUrl);
+    url.searchParams.set('application_name', APPLICATION);
+    store = await openStore({ databaseUrl: url.toString(), poolSize: 2 });
     await store.exec('CREATE TABLE kept (n INTEGER PRIMARY KEY)');
   });
   afterAll(async () => {
@@ -101,7 +105,8 @@ describe.skipIf(!PG)('a PostgreSQL connection terminated inside a transaction', 
       await admin.query(
         `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
           WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
-            AND query NOT LIKE '%pg_stat_activity%' AND (query LIKE '%kept%' OR state = 'idle')`,
+            AND application_name = $1 AND (query LIKE '%kept%' OR state = 'idle')`,
+        [APPLICATION],
       );
       expect(await outcome).toBe('unavailable');
     } finally {
