@@ -10,6 +10,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { anonymousRun, finished, flowmark, spawnFlowmark } from '../support/cli.js';
+import { withEnv } from '../support/env.js';
 
 /** A process of `body` (its flow nodes and flows) in a BPMN document. */
 const model = (name: string, body: string) =>
@@ -165,53 +166,43 @@ describe('flowmark run FILE.bpmn fires its timer events', () => {
   });
   it('listens for Ctrl-C before it tells the wait: a Ctrl-C the moment the line is read leaves the request waiting', async () => {
     const file = written('told.bpmn', pauseThenTask('PT1H'));
-    const saved = { data: process.env.FLOWMARK_DATA, url: process.env.DATABASE_URL };
-    process.env.FLOWMARK_DATA = join(dir, 'in-process');
-    process.env.DATABASE_URL = '';
     const before = process.listenerCount('SIGINT');
     let listening = -1;
     let stderr = '';
     let stdout = '';
-    try {
-      const stdoutStream = new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          stdout += chunk.toString();
-          done();
-        },
-      });
-      const stderrStream = new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          const line = chunk.toString();
-          stderr += line;
-          if (line.startsWith('flowmark run: waiting')) {
-            listening = process.listenerCount('SIGINT') - before;
-            // the reader's Ctrl-C, delivered as soon as the line is out
-            process.emit('SIGINT', 'SIGINT');
-            // a build that listens only later would wait an hour: interrupt it then, so the test reports why
-            if (listening === 0) setImmediate(() => process.emit('SIGINT', 'SIGINT'));
-          }
-          done();
-        },
-      });
-      const code = await main(['run', file, '--quiet'], {
+    const stdoutStream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        stdout += chunk.toString();
+        done();
+      },
+    });
+    const stderrStream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        const line = chunk.toString();
+        stderr += line;
+        if (line.startsWith('flowmark run: waiting')) {
+          listening = process.listenerCount('SIGINT') - before;
+          // the reader's Ctrl-C, delivered as soon as the line is out
+          process.emit('SIGINT', 'SIGINT');
+          // a build that listens only later would wait an hour: interrupt it then, so the test reports why
+          if (listening === 0) setImmediate(() => process.emit('SIGINT', 'SIGINT'));
+        }
+        done();
+      },
+    });
+    const code = await withEnv({ FLOWMARK_DATA: join(dir, 'in-process'), DATABASE_URL: '' }, () =>
+      main(['run', file, '--quiet'], {
         stdin: new PassThrough(),
         stdout: stdoutStream,
         stderr: stderrStream,
-      });
-      expect(listening).toBe(1);
-      expect(code).toBe(130);
-      expect(anonymous(stdout)).toBe('request <id>: 102 WAITING\n{}\n');
-      expect(stderr).toContain(
-        'flowmark run: interrupted while waiting for intermediateCatchEvent Pause (Pause)',
-      );
-      expect(process.listenerCount('SIGINT')).toBe(before);
-    } finally {
-      for (const [key, value] of [
-        ['FLOWMARK_DATA', saved.data],
-        ['DATABASE_URL', saved.url],
-      ] as const)
-        if (value === undefined) delete process.env[key];
-        else process.env[key] = value;
-    }
+      }),
+    );
+    expect(listening).toBe(1);
+    expect(code).toBe(130);
+    expect(anonymous(stdout)).toBe('request <id>: 102 WAITING\n{}\n');
+    expect(stderr).toContain(
+      'flowmark run: interrupted while waiting for intermediateCatchEvent Pause (Pause)',
+    );
+    expect(process.listenerCount('SIGINT')).toBe(before);
   });
 });
