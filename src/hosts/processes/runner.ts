@@ -109,6 +109,11 @@ interface Known {
   begun?: StepRecord;
 }
 
+/** How a script task's end left its request: settled (ended or waiting), or the next claim and, at the end, the request completed. */
+type ScriptStepEnding =
+  | { updated: StepRecord; settled: Settled }
+  | { updated: StepRecord; next: Claim | undefined; completed?: ProcessRequest };
+
 /** A step's data document after its output variables; `json` its text when the step writes it, `changes` what the step set. */
 interface StepOutputs {
   data: Record<string, unknown>;
@@ -1298,9 +1303,6 @@ export class ProcessRunner {
     // A walk to the next node that runs no gateway condition does not need the document as the
     // step left it: the step's end, its move and the next node's claim commit together.
     const plan = step.loop ? undefined : await this.plainWalk(run, step, stored);
-    type Ending =
-      | { updated: StepRecord; settled: Settled }
-      | { updated: StepRecord; next: Claim | undefined; completed?: ProcessRequest };
     // A request of one token: the move claims the next node itself (ready then running, in one
     // write), and what the transaction holds is not read again; at the end, it finishes the run
     // (endWithin need not).
@@ -1315,11 +1317,11 @@ export class ProcessRunner {
       outputs.json === undefined &&
       run.depth === 0 &&
       !run.definition.steps.some((s) => s.type === 'manual');
-    const ended: Ending =
+    const ended: ScriptStepEnding =
       (alone && target && (!ends || endsInOne)
         ? await this.endInOne(run, record, stored, outputs, target, ends)
         : undefined) ??
-      (await this.platform.processes.transaction(async (): Promise<Ending> => {
+      (await this.platform.processes.transaction(async (): Promise<ScriptStepEnding> => {
         let updated: StepRecord;
         let request: ProcessRequest;
         let moved: ProcessRun | undefined;
@@ -1378,11 +1380,7 @@ export class ProcessRunner {
     outputs: StepOutputs,
     target: RunCursor,
     ends: boolean,
-  ): Promise<
-    | { updated: StepRecord; settled: Settled }
-    | { updated: StepRecord; next: Claim | undefined; completed?: ProcessRequest }
-    | undefined
-  > {
+  ): Promise<ScriptStepEnding | undefined> {
     const task =
       target.at === undefined && target.flow === undefined ? run.definition.steps[target.step] : undefined;
     const next = task &&
