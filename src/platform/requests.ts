@@ -173,6 +173,19 @@ export class Requests {
   ) {}
 
   async create(accountId: string, input: NewRequest): Promise<ProcessRequest> {
+    const { statement, id } = await this.inserting(accountId, input);
+    const row = await this.store.get<RequestRow>(sql`${statement} RETURNING *`);
+    if (!row) throw new PlatformError('conflict', `request ${id} already exists`);
+    countStatus(row.status);
+    return toRequest(row);
+  }
+
+  /**
+   * `create` as the first part of one statement (Processes.createStarted): the INSERT, without
+   * its RETURNING, once the input is checked, and the request's id; its row is none when the id
+   * is taken.
+   */
+  async inserting(accountId: string, input: NewRequest): Promise<{ statement: Sql; id: string }> {
     if (!isMode(input.mode)) throw new PlatformError('invalid', `invalid mode ${JSON.stringify(input.mode)}`);
     const id = input.id ?? randomUUID();
     if (!/^[A-Za-z0-9_.-]{1,128}$/.test(id))
@@ -184,18 +197,22 @@ export class Requests {
       if (!project) throw notFound(MESSAGES.projectNotFound);
     }
     const now = this.clock();
-    const row = await this.store.get<RequestRow>(sql`
+    const statement = sql`
       INSERT INTO requests (account_id, id, project_id, version_id, mode, status, data, p_locks, p_message,
                             initiator_id, parent_id, created_at, updated_at, idempotency_key, idempotency_fingerprint)
       VALUES (${accountId}, ${id}, ${input.projectId ?? null}, ${input.versionId ?? null}, ${input.mode},
               ${input.status ?? STATUS_RUNNING}, ${toJson(toJsonObject(input.data ?? {}, 'the data document'))},
               ${'[]'}, ${''}, ${input.initiatorId ?? null}, ${input.parentId ?? null}, ${now}, ${now},
               ${input.idempotency?.key ?? null}, ${input.idempotency?.fingerprint ?? null})
-      ON CONFLICT (account_id, id) DO NOTHING
-      RETURNING *`);
-    if (!row) throw new PlatformError('conflict', `request ${id} already exists`);
-    countStatus(row.status);
-    return toRequest(row);
+      ON CONFLICT (account_id, id) DO NOTHING`;
+    return { statement, id };
+  }
+
+  /** The request an `inserting` entry returned (its columns named `<prefix>_<column>`), its status counted. */
+  insertedFrom(row: Row, prefix: string): ProcessRequest {
+    const own: Record<string, unknown> = {};
+    for (const c of [...WITHOUT_DATA.split(', '), 'data']) own[c] = row[`${prefix}_${c}`];
+    return finishedRequest(own);
   }
 
   /** True when `error` is the refusal of a second request with an Idempotency-Key already used. */
@@ -436,7 +453,7 @@ export function finishStatements(
   now: number,
   lockOwner: string,
 ): { finished: Sql; released: Sql } {
-  const columns = sql.raw([...WITHOUT_DATA.split(', '), 'data'].map((c) => `${c} AS f_${c}`).join(', '));
+  const columns = requestColumnsPrefixed('f');
   return {
     finished: sql`UPDATE requests SET status = ${status}, updated_at = ${now}
       WHERE account_id = ${accountId} AND id = ${id} AND status IN (${STATUS_RUNNING}, ${STATUS_WAITING})
@@ -444,6 +461,11 @@ export function finishStatements(
       RETURNING ${columns}`,
     released: sql`${releaseAllStatement(accountId, lockOwner)} AND EXISTS (SELECT 1 FROM moved)`,
   };
+}
+
+/** Every column of a request, each named `<prefix>_<column>` (read back with Requests.insertedFrom). */
+export function requestColumnsPrefixed(prefix: string): Sql {
+  return sql.raw([...WITHOUT_DATA.split(', '), 'data'].map((c) => `${c} AS ${prefix}_${c}`).join(', '));
 }
 
 /** The request a `finished` entry returned (its status counted, as `transition` counts it). */

@@ -77,7 +77,7 @@ import { tracing } from '../../traces/hooks.js';
 import { decideLoop, dueTime } from './loops.js';
 import { stepLabel, type NewRun, type ProcessEvent, type RunnerOptions } from './runner-api.js';
 import { checkDataSize, checkNewDocumentSize, checkSubmission } from './submission.js';
-import { storeNewRun } from './creation.js';
+import { storeNewRun, type FirstRecord } from './creation.js';
 import { releaseAllStatement } from '../../platform/locks.js';
 import { armBoundaryTimers, fireBoundary } from './boundary-timers.js';
 import { branchName, nodeLabel, tokenState, walk, type Arrival } from './walk.js';
@@ -332,12 +332,14 @@ export class ProcessRunner {
       const created = await this.stored(
         accountId,
         input,
-        (request, run) => {
+        (request, run, begun) => {
           this.share(request.id, reads);
           shared.push(request.id);
-          return this.claim(accountId, request.id, undefined, { run, request, previous: undefined });
+          const known: Known = { run, request, previous: undefined, ...(begun ? { begun } : {}) };
+          return this.claim(accountId, request.id, undefined, known);
         },
         place,
+        firstRecord,
       );
       const requestId = created.request.id;
       onCreated?.(requestId);
@@ -364,8 +366,9 @@ export class ProcessRunner {
   private async stored<T>(
     accountId: string,
     input: NewRun | (() => Promise<NewRun>),
-    then: (request: ProcessRequest, run: ProcessRun) => Promise<T>,
+    then: (request: ProcessRequest, run: ProcessRun, begun?: StepRecord) => Promise<T>,
     place?: (definition: ProcessDefinition) => Promise<RunCursor | undefined>,
+    first?: (run: NewRun, cursor: RunCursor) => FirstRecord | undefined,
   ): Promise<{ request: ProcessRequest; then: T }> {
     const created = await storeNewRun(
       this.platform,
@@ -380,6 +383,7 @@ export class ProcessRunner {
       () => this.leaseUntil(),
       this.options.inject,
       then,
+      first,
     );
     this.emit({
       type: 'started',
@@ -2287,4 +2291,21 @@ export class ProcessRunner {
     this.emit({ type: 'ended', requestId: request.id, status: request.status, message: request.message });
     if (request.parentId !== null) await this.childEnded(request.accountId, request.parentId, request);
   }
+}
+
+/**
+ * The record a run created claimed before its first task begins with, as its claim would begin it
+ * (ProcessRunner.claim): undefined before a loop (its script decides first) or outside a task.
+ */
+function firstRecord(run: NewRun, cursor: RunCursor): FirstRecord | undefined {
+  if (cursor.phase !== 'running' || cursor.at !== undefined || cursor.flow !== undefined) return undefined;
+  const task = run.definition.steps[cursor.step];
+  if (!task || task.loop) return undefined;
+  return {
+    stepId: task.id,
+    iteration: cursor.iteration,
+    type: task.type,
+    laneId: task.lane,
+    userId: run.userId,
+  };
 }

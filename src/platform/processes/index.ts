@@ -2,14 +2,20 @@
  * What the process host keeps (docs/hosts.md): stored definitions, the run of each request, each
  * step's record, manual tasks. The host (src/hosts/processes) moves requests through them.
  */
-import type { Queryable, Sql, Store } from '../../store/index.js';
+import { sql, type Queryable, type Row, type Sql, type Store } from '../../store/index.js';
 import type { ArtefactVersions } from '../versions.js';
 import { ProcessDefinitions } from './definitions.js';
 import { NamedLeases } from './leases.js';
-import { ProcessRuns, type ProcessRun, type RunCursor } from './runs.js';
+import { ProcessRuns, type NewRunRow, type ProcessRun, type RunCursor } from './runs.js';
 import { StepRecords, type NewStep, type StepChanges, type StepRecord } from './steps.js';
 import type { Lease } from './leases.js';
-import { finishedRequest, finishStatements, type ProcessRequest } from '../requests.js';
+import {
+  finishedRequest,
+  finishStatements,
+  requestColumnsPrefixed,
+  type ProcessRequest,
+} from '../requests.js';
+import type { Requests } from '../requests.js';
 import { ManualTasks } from './tasks.js';
 import { ProcessTimers } from './timers.js';
 import { ProcessTriggers } from './triggers.js';
@@ -91,10 +97,60 @@ export class Processes {
     };
   }
 
+  /**
+   * A request, its run and its first task's record (running, when `begin` is given) created by one
+   * statement, where the engine allows data-modifying statements in a WITH (Dialect.modifyingWith)
+   * and the run's definition is a stored version: all or nothing without a transaction around
+   * them. `request`: Requests.inserting's. Null when the request's id is taken; undefined where it
+   * cannot be one statement (the caller creates them in a transaction).
+   */
+  /** Whether createStarted can create in one statement on this engine. */
+  get createsInOne(): boolean {
+    return this.store.dialect.modifyingWith;
+  }
+
+  async createStarted(
+    accountId: string,
+    requests: Requests,
+    request: { statement: Sql; id: string },
+    run: Omit<NewRunRow, 'requestId'>,
+    begin?: Omit<NewStep, 'status' | 'requestId'>,
+  ): Promise<{ request: ProcessRequest; run: ProcessRun; begun?: StepRecord } | null | undefined> {
+    if (!this.store.dialect.modifyingWith) return undefined;
+    const requestId = request.id;
+    const inserting = this.runs.inserting(accountId, { ...run, requestId }, 'created');
+    if (!inserting) return undefined;
+    // the run's entry is named `moved`, as the one StepRecords.beginning follows
+    const row = await this.store.get<Row>(sql`
+      WITH created AS (${request.statement} RETURNING ${requestColumnsPrefixed('q')}),
+      moved AS (${inserting})${
+        begin ? sql`, begun AS (${this.steps.beginning(accountId, { ...begin, requestId })})` : sql``
+      }
+      SELECT created.*, moved.*${begin ? sql`, begun.*` : sql``}
+      FROM created JOIN moved ON true${begin ? sql` LEFT JOIN begun ON true` : sql``}`);
+    const stored = row && (await this.runs.returned(row));
+    if (!row || !stored) return null;
+    return {
+      request: requests.insertedFrom(row, 'q'),
+      run: stored,
+      ...(begin && row.b_id !== null && row.b_id !== undefined
+        ? { begun: this.steps.begun(stripped(row, 'b')) }
+        : {}),
+    };
+  }
+
   /** Runs `fn` in one store transaction (what must commit together: a timer and its effect). */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     return this.store.transaction(fn);
   }
+}
+
+/** A row's columns named `<prefix>_<column>`, by column. */
+function stripped(row: Row, prefix: string): Row {
+  const own: Row = {};
+  for (const [key, value] of Object.entries(row))
+    if (key.startsWith(`${prefix}_`)) own[key.slice(prefix.length + 1)] = value;
+  return own;
 }
 
 export {

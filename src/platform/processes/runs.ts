@@ -31,6 +31,26 @@ const MOVED_COLUMNS = sql.raw(
     .map((c) => `${c} AS m_${c}`)
     .join(', '),
 );
+/** The columns a new run is inserted with. */
+const INSERTED = sql.raw(
+  'account_id, request_id, definition_id, definition_version_id, cursor, user_id, secret, depth, version, lease_owner, lease_expires',
+);
+/** Key of the HMAC tokens of a new run's public task URLs. */
+const newSecret = () => randomBytes(32).toString('base64url');
+
+/** What a new run is stored with. */
+export interface NewRunRow {
+  requestId: string;
+  /** What it runs: a version of a stored definition (its row id), else this definition (kept by content). */
+  definition: ProcessDefinition;
+  definitionVersionId?: number | null;
+  definitionId?: number | null;
+  userId: number | null;
+  depth: number;
+  lease: Lease;
+  cursor?: RunCursor;
+}
+
 /** A request in one of these does not move on after a step (final statuses, and waiting). */
 const BLOCKING_STATUSES = [STATUS_WAITING, ...FINAL_STATUSES];
 
@@ -171,20 +191,49 @@ export class ProcessRuns {
     };
   }
 
-  async create(
+  async create(accountId: string, input: NewRunRow): Promise<ProcessRun> {
+    const { cursor, versionId } = await this.creating(accountId, input);
+    const row = await this.store.get<RunRow>(sql`
+      INSERT INTO process_runs (${INSERTED})
+      VALUES (${accountId}, ${input.requestId}, ${input.definitionId ?? null}, ${versionId},
+              ${toJson(cursor)}, ${input.userId}, ${newSecret()}, ${input.depth}, ${0},
+              ${input.lease.owner}, ${input.lease.expires})
+      RETURNING ${COLUMNS}`);
+    return this.toRun(row!);
+  }
+
+  /**
+   * `create` as a part of one statement (Processes.createStarted): the run inserted once the
+   * entry `after` returned a row (its request), returning its columns named `m_<column>` (read
+   * with `inserted`); undefined when its definition is not a stored version yet (`create` keeps
+   * it first).
+   */
+  inserting(accountId: string, input: NewRunRow, after: string): Sql | undefined {
+    if (input.definitionVersionId === undefined || input.definitionVersionId === null) return undefined;
+    const cursor: RunCursor = input.cursor ?? { step: 0, iteration: 0, phase: 'ready' };
+    // a SELECT's parameters have no column to take their type from
+    const { cast } = this.store.dialect;
+    return sql`
+      INSERT INTO process_runs (${INSERTED})
+      SELECT ${accountId}, ${input.requestId}, ${cast(input.definitionId ?? null, 'bigint')},
+             ${cast(input.definitionVersionId, 'bigint')}, ${cast(toJson(cursor), 'json')},
+             ${cast(input.userId, 'bigint')}, ${newSecret()}, ${cast(input.depth, 'integer')}, ${cast(0, 'integer')},
+             ${input.lease.owner}, ${cast(input.lease.expires, 'bigint')}
+      FROM ${sql.raw(after)}
+      RETURNING ${MOVED_COLUMNS}`;
+  }
+
+  /** The run an `inserting` entry or a move (moveAfter) returned, from its `m_` columns; undefined when none. */
+  async returned(row: Row): Promise<ProcessRun | undefined> {
+    const own: Record<string, unknown> = {};
+    for (const c of COLUMN_NAMES.split(', ')) own[c] = row[`m_${c}`];
+    return own.version === null || own.version === undefined ? undefined : this.toRun(own as RunRow);
+  }
+
+  private async creating(
     accountId: string,
-    input: {
-      requestId: string;
-      /** What it runs: a version of a stored definition (its row id), else this definition (kept by content). */
-      definition: ProcessDefinition;
-      definitionVersionId?: number | null;
-      definitionId?: number | null;
-      userId: number | null;
-      depth: number;
-      lease: Lease;
-      cursor?: RunCursor;
-    },
-  ): Promise<ProcessRun> {
+    input: NewRunRow,
+  ): Promise<{ cursor: RunCursor; versionId: number }> {
     const cursor: RunCursor = input.cursor ?? { step: 0, iteration: 0, phase: 'ready' };
     let versionId = input.definitionVersionId;
     if (versionId === undefined || versionId === null) {
@@ -192,14 +241,7 @@ export class ProcessRuns {
       versionId = kept.id;
       if (kept.inserted) this.uncommitted.add(versionId);
     }
-    const row = await this.store.get<RunRow>(sql`
-      INSERT INTO process_runs (account_id, request_id, definition_id, definition_version_id, cursor, user_id, secret, depth,
-                                version, lease_owner, lease_expires)
-      VALUES (${accountId}, ${input.requestId}, ${input.definitionId ?? null}, ${versionId},
-              ${toJson(cursor)}, ${input.userId}, ${randomBytes(32).toString('base64url')}, ${input.depth}, ${0},
-              ${input.lease.owner}, ${input.lease.expires})
-      RETURNING ${COLUMNS}`);
-    return this.toRun(row!);
+    return { cursor, versionId };
   }
 
   /** The creation of `run` committed: its definition's version may be cached. */
@@ -344,14 +386,13 @@ export class ProcessRuns {
         '',
       )}`);
     if (!row) return undefined;
-    const moved: Record<string, unknown> = {};
     const ended: Record<string, unknown> = {};
     const groups: Record<string, Record<string, unknown>> = {};
     for (const a of joined) groups[a.prefix!] = {};
     for (const [key, value] of Object.entries(row)) {
       const prefix = key.slice(0, key.indexOf('_'));
-      if (prefix === 'm') moved[key.slice(2)] = value;
-      else if (groups[prefix]) groups[prefix][key.slice(prefix.length + 1)] = value;
+      if (prefix === 'm') continue;
+      if (groups[prefix]) groups[prefix][key.slice(prefix.length + 1)] = value;
       else ended[key] = value;
     }
     const returned: Record<string, Row | undefined> = {};
@@ -359,8 +400,7 @@ export class ProcessRuns {
       returned[prefix] = Object.values(group).some((v) => v !== null) ? group : undefined;
     return {
       ended: ended as T,
-      moved:
-        moved.version === null || moved.version === undefined ? undefined : await this.toRun(moved as RunRow),
+      moved: await this.returned(row),
       returned,
     };
   }
