@@ -53,6 +53,8 @@ export interface WorkerSettings {
   leaseOwner?: string;
   /** The count of changes to composite APIs, shared with the HTTP thread (PlatformOptions.routeChanges). */
   routeChanges?: SharedArrayBuffer;
+  /** The count of writes to users and delegations, shared the same way (PlatformOptions.directoryChanges). */
+  directoryChanges?: SharedArrayBuffer;
 }
 
 /** The task an evaluation belongs to: where its deadline goes, and by when it must answer. */
@@ -187,10 +189,10 @@ async function open(settings: WorkerSettings, leases: LeaseKeeper) {
     ...loadConfig(),
     ...(settings.lockWaitMs !== undefined ? { lockWaitMs: settings.lockWaitMs } : {}),
   });
-  const platform = createPlatform(
-    store,
-    settings.routeChanges ? { routeChanges: settings.routeChanges } : {},
-  );
+  const platform = createPlatform(store, {
+    ...(settings.routeChanges ? { routeChanges: settings.routeChanges } : {}),
+    ...(settings.directoryChanges ? { directoryChanges: settings.directoryChanges } : {}),
+  });
   const limits = settings.limits;
   // With the server's lease owner, the HTTP thread renews the leases of the runs driven here.
   const lease = settings.leaseOwner !== undefined ? { lease: { owner: settings.leaseOwner }, leases } : {};

@@ -86,13 +86,15 @@ export interface PlatformOptions {
    * others cached (default: this platform's own).
    */
   routeChanges?: SharedArrayBuffer;
+  /** Where the count of writes to users and delegations is kept (4 bytes), shared the same way (Directory.changes). */
+  directoryChanges?: SharedArrayBuffer;
 }
 
 /** The platform's services over one store. */
 export function createPlatform(store: Store, options: PlatformOptions = {}): Platform {
   const clock = options.clock ?? Date.now;
   const contention = { ...DEFAULT_CONTENTION, ...options.contention };
-  const directory = new Directory(store, clock, contention);
+  const directory = new Directory(store, clock, contention, options.directoryChanges);
   const files = new FileService(store, directory, clock, options.fileLimits);
   const versions = new ArtefactVersions(store, clock);
   const processes = new Processes(store, clock, versions);

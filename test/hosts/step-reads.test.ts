@@ -36,6 +36,12 @@ const TX = {
 
 const count = (statements: string[], pattern: RegExp) => statements.filter((s) => pattern.test(s)).length;
 
+/** A write to the user (their name set again): the reads the account's starts share are read again. */
+async function touchUser(w: HostWorld, login: string): Promise<void> {
+  const user = await w.platform.directory.users.require(w.account, login);
+  await w.platform.directory.users.update(w.account, user.id, { name: user.name });
+}
+
 describeEachEngine('process host: what a request of three script tasks reads', (engine) => {
   let w: HostWorld;
   let store: Store & { statements: string[] };
@@ -48,6 +54,8 @@ describeEachEngine('process host: what a request of three script tasks reads', (
   it('reads the request, its run, the initiator, the account and the delegations once, and writes each step once', async () => {
     // a first request reads the definition's version once for the thread
     await w.host.started(w.account, { process: 'Tx', data: { a: 0 }, user: 'ann', mode: 'TEST' });
+    // a write to a user: the next start reads the account, the initiator and the delegations again
+    await touchUser(w, 'ann');
     store.statements.length = 0;
     const { request } = await w.host.started(w.account, {
       process: 'Tx',
@@ -99,6 +107,51 @@ describeEachEngine('process host: what a request of three script tasks reads', (
     // on SQLite the start's reads commit with the creation and the first claim, then one
     // transaction per task; on PostgreSQL none: the creation and each task's end are one statement
     expect(store.statements.filter((t) => t === 'TRANSACTION').length).toBe(joined ? 0 : 4);
+  });
+
+  it("the account's starts in the same second share the account, the initiator and the delegations", async () => {
+    await touchUser(w, 'ann');
+    await w.host.started(w.account, { process: 'Tx', data: { a: 1 }, user: 'ann', mode: 'TEST' });
+    store.statements.length = 0;
+    const { request } = await w.host.started(w.account, {
+      process: 'Tx',
+      data: { a: 2 },
+      user: 'ann',
+      mode: 'TEST',
+    });
+    expect(request.data).toEqual({ a: 2, b: 3 });
+    const s = store.statements.filter((t) => t !== 'TRANSACTION');
+    expect(count(s, /^SELECT .* FROM users WHERE/)).toBe(0);
+    expect(count(s, /^SELECT .* FROM accounts WHERE/)).toBe(0);
+    expect(count(s, /FROM user_delegations/)).toBe(0);
+    expect(count(s, /^SELECT .* FROM process_definitions WHERE/)).toBe(1);
+    expect(s.length).toBe(engine.name === 'postgres' ? 5 : 18);
+  });
+
+  it('a user blocked on this server cannot start a request the next moment, though its starts shared its read', async () => {
+    const bob = await w.platform.directory.users.create(w.account, { login: 'bob-reads', name: 'Bob' });
+    await w.host.started(w.account, { process: 'Tx', data: { a: 1 }, user: 'bob-reads', mode: 'TEST' });
+    await w.platform.directory.users.update(w.account, bob.id, { status: 'blocked' });
+    await expect(
+      w.host.started(w.account, { process: 'Tx', data: { a: 1 }, user: 'bob-reads', mode: 'TEST' }),
+    ).rejects.toThrow('user bob-reads is blocked');
+  });
+
+  it('a delegation made on this server is seen by the next start', async () => {
+    const carl = await w.platform.directory.users.create(w.account, { login: 'carl-reads', name: 'Carl' });
+    const dora = await w.platform.directory.users.create(w.account, { login: 'dora-reads', name: 'Dora' });
+    const who = {
+      name: 'Delegators',
+      steps: [{ id: 1, name: 'Who', script: '${P_user.delegators?size}' }],
+    };
+    await w.platform.processes.definitions.create(w.account, who);
+    const run = () =>
+      w.host.started(w.account, { process: 'Delegators', data: {}, user: 'dora-reads', mode: 'TEST' });
+    expect((await run()).request.status).toBe(201);
+    store.statements.length = 0;
+    await w.platform.directory.users.delegate(w.account, carl.id, dora.id);
+    await run();
+    expect(count(store.statements, /FROM user_delegations/)).toBe(1);
   });
 
   it('a step sees the initiator as a step of a request driven alone would', async () => {

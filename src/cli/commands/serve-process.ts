@@ -34,7 +34,9 @@ export async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { 
   try {
     // a composite API saved here drops the routes the evaluation threads cached at once
     const routeChanges = new SharedArrayBuffer(4);
-    const platform = createPlatform(store, { routeChanges });
+    // and a user or delegation changed here drops what they kept of users
+    const directoryChanges = new SharedArrayBuffer(4);
+    const platform = createPlatform(store, { routeChanges, directoryChanges });
     first = bootstrap ? await bootstrapFirstAccount(platform) : undefined;
     const limits = options.limits;
     // Every evaluation runs in the pool's threads (docs/server.md "Isolation"); this thread serves HTTP.
@@ -58,6 +60,7 @@ export async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { 
         lockWaitMs: options.lockWaitMs,
         leaseOwner: PROCESS_OWNER,
         routeChanges,
+        directoryChanges,
       },
       // one thread loads the library beside this thread's start, the others once it listens
       { leases, staggered: true },

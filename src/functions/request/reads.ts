@@ -21,14 +21,28 @@ export class Kept<K, V> {
   }
 }
 
-export class ContextReads {
+/** What the requests of one account may share beyond one request (ProcessRunner's account reads). */
+export class DirectoryReads {
   readonly accounts = new Kept<string, Account>();
-  readonly projects = new Kept<number, Project>();
   /** By the reference the context was given (login, email or id). */
   readonly users = new Kept<string | number, User | undefined>();
   readonly delegators = new Kept<number, User[]>();
+}
+
+export class ContextReads {
+  readonly accounts: Kept<string, Account>;
+  readonly projects = new Kept<number, Project>();
+  readonly users: Kept<string | number, User | undefined>;
+  readonly delegators: Kept<number, User[]>;
   /** By version id, or `<project> <mode>` for a project's current version. */
   readonly versions = new Kept<number | string, ProjectVersion | undefined>();
+
+  /** `directory`: the account, users and delegations, when they are shared with other requests. */
+  constructor(directory: DirectoryReads = new DirectoryReads()) {
+    this.accounts = directory.accounts;
+    this.users = directory.users;
+    this.delegators = directory.delegators;
+  }
 }
 
 /** `read()`, or the value `kept` holds for `key` (read once) when there is one. */

@@ -29,7 +29,6 @@ import {
   type StepRecord,
   type TaskRef,
 } from '../../platform/processes/index.js';
-import { ContextReads } from '../../functions/request/reads.js';
 import { ProcessRunner, type NewRun, type RunnerOptions } from './runner.js';
 import { serveMessages } from './triggers.js';
 
@@ -127,7 +126,7 @@ export class ProcessHost {
   async started(accountId: string, input: StartInput): Promise<StartedView> {
     if (input.definition !== undefined && input.process !== undefined)
       throw new PlatformError('invalid', 'give a definition or a stored process, not both');
-    const reads = new ContextReads();
+    const reads = this.runner.startReads(accountId);
     // what a start reads (the definition, its lanes, the initiator)
     const read = async () => {
       let definition: ProcessDefinition;
@@ -143,7 +142,12 @@ export class ProcessHost {
       await this.checkLanes(accountId, definition);
       let initiatorId: number | null = null;
       if (input.user !== undefined && input.user !== null) {
-        const user = await this.platform.directory.users.require(accountId, input.user);
+        // read with the account's other starts (ProcessRunner.startReads); one kept as missing is read again
+        const ref = input.user;
+        const users = this.platform.directory.users;
+        const user =
+          (await reads.users.once(ref, () => users.require(accountId, ref))) ??
+          (await users.require(accountId, ref));
         if (user.status === 'blocked')
           throw new PlatformError('not-allowed', `user ${user.login} is blocked`);
         initiatorId = user.id;

@@ -69,7 +69,7 @@ import {
 } from '../../platform/processes/index.js';
 import { toJsonObject, toJsonValue } from '../../platform/model.js';
 import { markRequestInput, requestStrings } from '../../template/index.js';
-import { ContextReads } from '../../functions/request/reads.js';
+import { ContextReads, DirectoryReads } from '../../functions/request/reads.js';
 import { renderIn } from '../render.js';
 import { typedValue } from '../typing.js';
 import { abortedEntry, failureMessage, loggedMessage, StepFailure, stepError } from './failure.js';
@@ -160,6 +160,8 @@ type Moved = 'moved';
  * again.
  */
 const READS_KEPT_MS = 1_000;
+/** Accounts whose reads startReads keeps at once (beyond, a start reads its own). */
+const ACCOUNTS_READ_KEPT = 1_000;
 
 /** Where a run of steps without a graph starts. */
 const FIRST_STEP: RunCursor = { step: 0, iteration: 0, phase: 'ready' };
@@ -270,7 +272,13 @@ export class ProcessRunner {
   private share(requestId: string, reads?: ContextReads): void {
     const driven = this.driven.get(requestId);
     if (driven) driven.holds++;
-    else this.driven.set(requestId, { holds: 1, reads: reads ?? new ContextReads(), since: Date.now() });
+    else
+      this.driven.set(requestId, {
+        holds: 1,
+        reads: reads ?? new ContextReads(),
+        since: Date.now(),
+        changes: this.platform.directory.changes,
+      });
   }
 
   private unshare(requestId: string): void {
@@ -279,19 +287,53 @@ export class ProcessRunner {
   }
 
   /** The requests this runner drives, with the records their steps' contexts share (ContextReads). */
-  private readonly driven = new Map<string, { holds: number; reads: ContextReads; since: number }>();
+  private readonly driven = new Map<
+    string,
+    { holds: number; reads: ContextReads; since: number; changes: number }
+  >();
 
-  /** What the contexts of a request driven now share: read again once they are READS_KEPT_MS old. */
+  /**
+   * What the contexts of a request driven now share: read again once they are READS_KEPT_MS old,
+   * or at once when a user or delegation changed in this server process (Directory.changes).
+   */
   private readsOf(requestId: string): ContextReads | undefined {
     const driven = this.driven.get(requestId);
     if (!driven) return undefined;
     const now = Date.now();
-    if (now - driven.since > READS_KEPT_MS) {
+    const changes = this.platform.directory.changes;
+    if (now - driven.since > READS_KEPT_MS || changes !== driven.changes) {
       driven.reads = new ContextReads();
       driven.since = now;
+      driven.changes = changes;
     }
     return driven.reads;
   }
+
+  /**
+   * The reads a request of the account starts with: the account, its users and their delegations
+   * shared with the account's other requests started here in the last READS_KEPT_MS, unless a user
+   * or delegation changed in this server process since (Directory.changes); the rest its own. A
+   * change made through another server process is seen once they expire (docs/hosts.md).
+   */
+  startReads(accountId: string): ContextReads {
+    const now = Date.now();
+    const changes = this.platform.directory.changes;
+    let kept = this.accountReads.get(accountId);
+    if (!kept || now - kept.since > READS_KEPT_MS || kept.changes !== changes) {
+      if (!kept && this.accountReads.size >= ACCOUNTS_READ_KEPT)
+        for (const [id, old] of this.accountReads)
+          if (now - old.since > READS_KEPT_MS || old.changes !== changes) this.accountReads.delete(id);
+      kept = { reads: new DirectoryReads(), since: now, changes };
+      if (this.accountReads.size < ACCOUNTS_READ_KEPT) this.accountReads.set(accountId, kept);
+    }
+    return new ContextReads(kept.reads);
+  }
+
+  /** What the requests of an account started here share (startReads), by account. */
+  private readonly accountReads = new Map<
+    string,
+    { reads: DirectoryReads; since: number; changes: number }
+  >();
 
   private emit(event: ProcessEvent): void {
     this.options.observer?.(event);

@@ -23,10 +23,33 @@ export class Directory {
   readonly jobs: LaneJobs;
   readonly organisation: Organisation;
 
-  constructor(store: Store, clock: () => number, contention?: ContentionPolicy) {
+  private readonly changeCount: Int32Array;
+
+  /** `changeCount`: where `changes` is counted, in memory the threads of a process share (PlatformOptions.directoryChanges). */
+  constructor(
+    store: Store,
+    clock: () => number,
+    contention?: ContentionPolicy,
+    changeCount?: SharedArrayBuffer,
+  ) {
+    this.changeCount = new Int32Array(changeCount ?? new SharedArrayBuffer(4), 0, 1);
     this.lanes = new Lanes(store, clock, contention);
     this.jobs = new LaneJobs(store, this.lanes, clock);
-    this.users = new Users(store, clock, (accountId, userId) => this.jobs.userChanged(accountId, userId));
+    this.users = new Users(
+      store,
+      clock,
+      (accountId, userId) => this.jobs.userChanged(accountId, userId),
+      () => Atomics.add(this.changeCount, 0, 1),
+    );
     this.organisation = new Organisation(store);
+  }
+
+  /**
+   * Writes to users and delegations made through this directory, or any sharing its count: what
+   * an evaluation thread keeps of users across requests is read again when it moved
+   * (ProcessRunner.startReads), so a change on one thread of a server is seen on all at once.
+   */
+  get changes(): number {
+    return Atomics.load(this.changeCount, 0);
   }
 }

@@ -86,6 +86,8 @@ export class Users {
     private readonly store: Store,
     private readonly clock: () => number,
     private readonly changed: UserChangeListener = async () => {},
+    /** Called after any write to a user or a delegation (Directory.changes counts them). */
+    private readonly touched: () => void = () => {},
   ) {}
 
   async create(accountId: string, input: NewUser): Promise<User> {
@@ -107,6 +109,7 @@ export class Users {
       throw this.conflict(e, login, input.email) ?? e;
     }
     const user = toUser(row!);
+    this.touched();
     await this.changed(accountId, user.id);
     return user;
   }
@@ -170,6 +173,7 @@ export class Users {
       throw this.conflict(e, undefined, changes.email) ?? e;
     }
     if (!row) throw userNotFound(id);
+    this.touched();
     await this.changed(accountId, id);
     return toUser(row);
   }
@@ -203,6 +207,7 @@ export class Users {
                        WHERE account_id = ${accountId} AND id = ${id}`);
       return doc;
     });
+    this.touched();
     if (which === 'metadata') await this.changed(accountId, id);
     return result;
   }
@@ -227,12 +232,14 @@ export class Users {
       INSERT INTO user_delegations (account_id, delegator_id, delegate_id, starts_at, ends_at)
       VALUES (${accountId}, ${delegatorId}, ${delegateId}, ${period.startsAt ?? null}, ${period.endsAt ?? null})
       ON CONFLICT (delegator_id, delegate_id) DO UPDATE SET starts_at = excluded.starts_at, ends_at = excluded.ends_at`);
+    this.touched();
   }
 
   async removeDelegation(accountId: string, delegatorId: number, delegateId: number): Promise<boolean> {
     const { changes } = await this.store.run(sql`
       DELETE FROM user_delegations
       WHERE account_id = ${accountId} AND delegator_id = ${delegatorId} AND delegate_id = ${delegateId}`);
+    this.touched();
     return changes > 0;
   }
 
