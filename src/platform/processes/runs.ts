@@ -419,10 +419,16 @@ export class ProcessRuns {
   }
 
   /**
-   * Locks the request's tokens until the transaction ends (the run's row, on PostgreSQL; SQLite's
-   * write transaction holds the database): joins, ends and waits of tokens are decided one at a time.
+   * Locks the request's tokens until the transaction ends (the request's row, then the run's row, on
+   * PostgreSQL; SQLite's write transaction holds the database): joins, ends and waits of tokens are
+   * decided one at a time.
    */
   async lockTokens(accountId: string, requestId: string): Promise<ProcessRun> {
+    // One order for every process transaction, the request's row before its run's (a step's end
+    // writes the document, then moves its token): two branches of a request never wait on each
+    // other in a circle (a deadlock PostgreSQL would end by rolling one back)
+    await this.store.get(sql`
+      SELECT 1 FROM requests WHERE account_id = ${accountId} AND id = ${requestId}${this.store.dialect.forNoKeyUpdate}`);
     const row = await this.store.get<RunRow>(sql`
       SELECT ${COLUMNS} FROM process_runs WHERE account_id = ${accountId} AND request_id = ${requestId}${this.store.dialect.forUpdate}`);
     if (!row) throw notFound('Request not found.');
