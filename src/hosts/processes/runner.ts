@@ -272,13 +272,7 @@ export class ProcessRunner {
   private share(requestId: string, reads?: ContextReads): void {
     const driven = this.driven.get(requestId);
     if (driven) driven.holds++;
-    else
-      this.driven.set(requestId, {
-        holds: 1,
-        reads: reads ?? new ContextReads(),
-        since: Date.now(),
-        changes: this.platform.directory.changes,
-      });
+    else this.driven.set(requestId, { holds: 1, reads: reads ?? new ContextReads(), ...this.freshKept() });
   }
 
   private unshare(requestId: string): void {
@@ -299,14 +293,18 @@ export class ProcessRunner {
   private readsOf(requestId: string): ContextReads | undefined {
     const driven = this.driven.get(requestId);
     if (!driven) return undefined;
-    const now = Date.now();
-    const changes = this.platform.directory.changes;
-    if (now - driven.since > READS_KEPT_MS || changes !== driven.changes) {
-      driven.reads = new ContextReads();
-      driven.since = now;
-      driven.changes = changes;
-    }
+    if (this.stale(driven)) Object.assign(driven, this.freshKept(), { reads: new ContextReads() });
     return driven.reads;
+  }
+
+  /** Reads kept since `since` are read again once READS_KEPT_MS old, or at once when the directory changed here. */
+  private stale(kept: { since: number; changes: number }): boolean {
+    return Date.now() - kept.since > READS_KEPT_MS || kept.changes !== this.platform.directory.changes;
+  }
+
+  /** When reads kept from now were taken: the time and the directory's change count. */
+  private freshKept(): { since: number; changes: number } {
+    return { since: Date.now(), changes: this.platform.directory.changes };
   }
 
   /**
@@ -316,14 +314,12 @@ export class ProcessRunner {
    * change made through another server process is seen once they expire (docs/hosts.md).
    */
   startReads(accountId: string): ContextReads {
-    const now = Date.now();
-    const changes = this.platform.directory.changes;
     let kept = this.accountReads.get(accountId);
-    if (!kept || now - kept.since > READS_KEPT_MS || kept.changes !== changes) {
-      if (!kept && this.accountReads.size >= ACCOUNTS_READ_KEPT)
-        for (const [id, old] of this.accountReads)
-          if (now - old.since > READS_KEPT_MS || old.changes !== changes) this.accountReads.delete(id);
-      kept = { reads: new DirectoryReads(), since: now, changes };
+    if (!kept || this.stale(kept)) {
+      this.accountReads.delete(accountId);
+      if (this.accountReads.size >= ACCOUNTS_READ_KEPT)
+        for (const [id, old] of this.accountReads) if (this.stale(old)) this.accountReads.delete(id);
+      kept = { reads: new DirectoryReads(), ...this.freshKept() };
       if (this.accountReads.size < ACCOUNTS_READ_KEPT) this.accountReads.set(accountId, kept);
     }
     return new ContextReads(kept.reads);
@@ -854,10 +850,7 @@ export class ProcessRunner {
     const previous = known
       ? known.previous
       : (await this.platform.processes.steps.lastDone(accountId, requestId))?.result;
-    const task =
-      claimed.cursor.at === undefined && claimed.cursor.flow === undefined
-        ? claimed.definition.steps[claimed.cursor.step]
-        : undefined;
+    const task = taskAt(claimed.definition, claimed.cursor);
     let begun: StepRecord | undefined;
     let context: Promise<ExecutionContext> | undefined;
     if (task && !task.loop && !isFinalStatus(request.status)) {
@@ -1427,16 +1420,7 @@ export class ProcessRunner {
     target: RunCursor,
     ends: boolean,
   ): Promise<ScriptStepEnding | undefined> {
-    const task =
-      target.at === undefined && target.flow === undefined ? run.definition.steps[target.step] : undefined;
-    const next = task &&
-      !task.loop && {
-        stepId: task.id,
-        iteration: target.iteration,
-        type: task.type,
-        laneId: task.lane,
-        userId: run.userId,
-      };
+    const next = recordToBegin(run.definition, target, run.userId);
     const one = await this.platform.processes.endStep(
       run,
       record.id,
@@ -2335,19 +2319,27 @@ export class ProcessRunner {
   }
 }
 
+/** The task a cursor stands at: undefined at a node of the graph or on a flow. */
+function taskAt(definition: ProcessDefinition, cursor: RunCursor): StepDefinition | undefined {
+  return cursor.at === undefined && cursor.flow === undefined ? definition.steps[cursor.step] : undefined;
+}
+
 /**
- * The record a run created claimed before its first task begins with, as its claim would begin it
- * (ProcessRunner.claim): undefined before a loop (its script decides first) or outside a task.
+ * The record the claim of the task at `cursor` begins (ProcessRunner.claim, begin), as a statement
+ * that moves a run there can begin it: undefined before a loop (its script decides first) or
+ * outside a task.
  */
-function firstRecord(run: NewRun, cursor: RunCursor): FirstRecord | undefined {
-  if (cursor.phase !== 'running' || cursor.at !== undefined || cursor.flow !== undefined) return undefined;
-  const task = run.definition.steps[cursor.step];
+function recordToBegin(
+  definition: ProcessDefinition,
+  cursor: RunCursor,
+  userId: number | null,
+): FirstRecord | undefined {
+  const task = taskAt(definition, cursor);
   if (!task || task.loop) return undefined;
-  return {
-    stepId: task.id,
-    iteration: cursor.iteration,
-    type: task.type,
-    laneId: task.lane,
-    userId: run.userId,
-  };
+  return { stepId: task.id, iteration: cursor.iteration, type: task.type, laneId: task.lane, userId };
+}
+
+/** The record a run created claimed before its first task begins with (storeNewRun). */
+function firstRecord(run: NewRun, cursor: RunCursor): FirstRecord | undefined {
+  return cursor.phase === 'running' ? recordToBegin(run.definition, cursor, run.userId) : undefined;
 }
