@@ -208,13 +208,6 @@ export class Requests {
     return { statement, id };
   }
 
-  /** The request an `inserting` entry returned (its columns named `<prefix>_<column>`), its status counted. */
-  insertedFrom(row: Row, prefix: string): ProcessRequest {
-    const own: Record<string, unknown> = {};
-    for (const c of [...WITHOUT_DATA.split(', '), 'data']) own[c] = row[`${prefix}_${c}`];
-    return finishedRequest(own);
-  }
-
   /** True when `error` is the refusal of a second request with an Idempotency-Key already used. */
   isKeyTaken(error: unknown): boolean {
     return this.store.dialect.uniqueViolation(error)?.constraint === IDEMPOTENCY_INDEX;
@@ -463,13 +456,13 @@ export function finishStatements(
   };
 }
 
-/** Every column of a request, each named `<prefix>_<column>` (read back with Requests.insertedFrom). */
+/** Every column of a request, each named `<prefix>_<column>` (read back with returnedRequest, the prefix stripped). */
 export function requestColumnsPrefixed(prefix: string): Sql {
   return sql.raw([...WITHOUT_DATA.split(', '), 'data'].map((c) => `${c} AS ${prefix}_${c}`).join(', '));
 }
 
-/** The request a `finished` entry returned (its status counted, as `transition` counts it). */
-export function finishedRequest(row: Row): ProcessRequest {
+/** The request an entry of a statement returned (its columns, prefix stripped), its status counted as `create` and `transition` count it. */
+export function returnedRequest(row: Row): ProcessRequest {
   const request = toRequest(row as RequestRow);
   countStatus(request.status);
   return request;

@@ -105,13 +105,7 @@ async function createdInOne(
   const begin = read.cursor && first(read.input, read.cursor);
   if (!begin) return undefined;
   const request = await platform.requests.inserting(accountId, requestOf(read.input, read.data));
-  const created = await platform.processes.createStarted(
-    accountId,
-    platform.requests,
-    request,
-    runRowOf(read, lease),
-    begin,
-  );
+  const created = await platform.processes.createStarted(accountId, request, runRowOf(read, lease), begin);
   if (created === null) throw new PlatformError('conflict', `request ${request.id} already exists`);
   return created;
 }

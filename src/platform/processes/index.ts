@@ -10,12 +10,11 @@ import { ProcessRuns, type NewRunRow, type ProcessRun, type RunCursor } from './
 import { StepRecords, type NewStep, type StepChanges, type StepRecord } from './steps.js';
 import type { Lease } from './leases.js';
 import {
-  finishedRequest,
+  returnedRequest,
   finishStatements,
   requestColumnsPrefixed,
   type ProcessRequest,
 } from '../requests.js';
-import type { Requests } from '../requests.js';
 import { ManualTasks } from './tasks.js';
 import { ProcessTimers } from './timers.js';
 import { ProcessTriggers } from './triggers.js';
@@ -93,7 +92,7 @@ export class Processes {
       ...this.steps.ended(done.ended, document.data),
       moved: done.moved,
       ...(begun ? { begun: this.steps.begun(begun) } : {}),
-      ...(finished ? { finished: finishedRequest(finished) } : {}),
+      ...(finished ? { finished: returnedRequest(finished) } : {}),
     };
   }
 
@@ -111,7 +110,6 @@ export class Processes {
 
   async createStarted(
     accountId: string,
-    requests: Requests,
     request: { statement: Sql; id: string },
     run: Omit<NewRunRow, 'requestId'>,
     begin?: Omit<NewStep, 'status' | 'requestId'>,
@@ -131,7 +129,7 @@ export class Processes {
     const stored = row && (await this.runs.returned(row));
     if (!row || !stored) return null;
     return {
-      request: requests.insertedFrom(row, 'q'),
+      request: returnedRequest(stripped(row, 'q')),
       run: stored,
       ...(begin && row.b_id !== null && row.b_id !== undefined
         ? { begun: this.steps.begun(stripped(row, 'b')) }
