@@ -50,19 +50,17 @@ describeEachEngine('process host: what a request of three script tasks reads', (
     w = await hostWorld(store);
     await w.platform.processes.definitions.create(w.account, TX);
   });
+  /** A request of the bench's process, `a` its data, started by `user`. */
+  const startTx = (a: number, user = 'ann') =>
+    w.host.started(w.account, { process: 'Tx', data: { a }, user, mode: 'TEST' });
 
   it('reads the request, its run, the initiator, the account and the delegations once, and writes each step once', async () => {
     // a first request reads the definition's version once for the thread
-    await w.host.started(w.account, { process: 'Tx', data: { a: 0 }, user: 'ann', mode: 'TEST' });
+    await startTx(0);
     // a write to a user: the next start reads the account, the initiator and the delegations again
     await touchUser(w, 'ann');
     store.statements.length = 0;
-    const { request } = await w.host.started(w.account, {
-      process: 'Tx',
-      data: { a: 1 },
-      user: 'ann',
-      mode: 'TEST',
-    });
+    const { request } = await startTx(1);
     expect(request.status).toBe(201);
     expect(request.data).toEqual({ a: 1, b: 2 });
     const s = store.statements.filter((t) => t !== 'TRANSACTION');
@@ -111,14 +109,9 @@ describeEachEngine('process host: what a request of three script tasks reads', (
 
   it("the account's starts in the same second share the account, the initiator and the delegations", async () => {
     await touchUser(w, 'ann');
-    await w.host.started(w.account, { process: 'Tx', data: { a: 1 }, user: 'ann', mode: 'TEST' });
+    await startTx(1);
     store.statements.length = 0;
-    const { request } = await w.host.started(w.account, {
-      process: 'Tx',
-      data: { a: 2 },
-      user: 'ann',
-      mode: 'TEST',
-    });
+    const { request } = await startTx(2);
     expect(request.data).toEqual({ a: 2, b: 3 });
     const s = store.statements.filter((t) => t !== 'TRANSACTION');
     expect(count(s, /^SELECT .* FROM users WHERE/)).toBe(0);
@@ -130,11 +123,9 @@ describeEachEngine('process host: what a request of three script tasks reads', (
 
   it('a user blocked on this server cannot start a request the next moment, though its starts shared its read', async () => {
     const bob = await w.platform.directory.users.create(w.account, { login: 'bob-reads', name: 'Bob' });
-    await w.host.started(w.account, { process: 'Tx', data: { a: 1 }, user: 'bob-reads', mode: 'TEST' });
+    await startTx(1, 'bob-reads');
     await w.platform.directory.users.update(w.account, bob.id, { status: 'blocked' });
-    await expect(
-      w.host.started(w.account, { process: 'Tx', data: { a: 1 }, user: 'bob-reads', mode: 'TEST' }),
-    ).rejects.toThrow('user bob-reads is blocked');
+    await expect(startTx(1, 'bob-reads')).rejects.toThrow('user bob-reads is blocked');
   });
 
   it('a delegation made on this server is seen by the next start', async () => {

@@ -5,10 +5,10 @@
  * the evaluation threads of `flowmark serve` (the built CLI, --workers 0), whose routes are cached
  * in the threads while the save is made by the HTTP thread. On SQLite and PostgreSQL.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHosts } from '../../src/hosts/index.js';
 import { availableEngines, describeEachEngine } from '../support/engines.js';
-import { signInFirstAdmin, urlOf, useServers, type Served } from '../support/serve.js';
+import { usePoolServer } from '../support/serve.js';
 import { call, useServer } from '../server/support.js';
 
 /** Creates `GET hello`, calls it until its routes are cached, then edits, moves and deletes it, calling after each save. */
@@ -55,27 +55,10 @@ describeEachEngine('an edited composite API, evaluations in the HTTP thread', (e
 
 for (const engine of availableEngines())
   describe(`an edited composite API, evaluations in the pool of flowmark serve [${engine}]`, () => {
-    const servers = useServers('edited-composite');
-    let server: Served;
-    let url = '';
-    let admin = '';
-
-    beforeAll(async () => {
-      await servers.open(engine);
-      // one process, two threads, several tasks each: the calls before the save leave routes cached in both
-      server = servers.start({ FLOWMARK_WORKERS: '0', FLOWMARK_EVAL_WORKERS: '2' });
-      url = await urlOf(server);
-      admin = await signInFirstAdmin(server, url);
-    }, 90_000);
-
-    // before useServers' own stop: a clean SIGTERM exit
-    afterAll(async () => {
-      if (server.child.exitCode !== null) return;
-      server.child.kill('SIGTERM');
-      expect(await server.exited).toBe(0);
-    });
+    // one process, two threads, several tasks each: the calls before the save leave routes cached in both
+    const served = usePoolServer('edited-composite', engine);
 
     it('answers with the new template at the next call', async () => {
-      await editAndCall(url, { cookie: admin }, 'default');
+      await editAndCall(served.url, { cookie: served.admin }, 'default');
     });
   });

@@ -4,32 +4,17 @@
  * the HTTP thread — is seen by the very next request, whichever thread runs it, because the
  * threads share the directory's change count with the HTTP thread. On SQLite and PostgreSQL.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { availableEngines } from '../support/engines.js';
-import { signInFirstAdmin, urlOf, useServers, type Served } from '../support/serve.js';
+import { usePoolServer } from '../support/serve.js';
 import { call } from '../server/support.js';
 
 for (const engine of availableEngines())
   describe(`a user renamed over REST, requests in the pool of flowmark serve [${engine}]`, () => {
-    const servers = useServers('edited-user');
-    let server: Served;
-    let url = '';
-    let admin = '';
-
-    beforeAll(async () => {
-      await servers.open(engine);
-      server = servers.start({ FLOWMARK_WORKERS: '0', FLOWMARK_EVAL_WORKERS: '2' });
-      url = await urlOf(server);
-      admin = await signInFirstAdmin(server, url);
-    }, 90_000);
-
-    afterAll(async () => {
-      if (server.child.exitCode !== null) return;
-      server.child.kill('SIGTERM');
-      expect(await server.exited).toBe(0);
-    });
+    const served = usePoolServer('edited-user', engine);
 
     it("the next request's step sees the new name", async () => {
+      const { url, admin } = served;
       const stored = await call(url, 'POST', '/api/v1/processes', {
         cookie: admin,
         body: {

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { openStore, type EngineName, type Store } from '../../src/store/index.js';
 import { call, sessionCookie } from '../server/support.js';
 import { BIN, ROOT, until } from './cli.js';
@@ -94,4 +94,28 @@ export function useServers(prefix: string) {
       return server;
     },
   };
+}
+
+/**
+ * One `flowmark serve` in one process with two evaluation threads (`--workers 0`), on a fresh
+ * store of `engine`, its first administrator signed in (`admin`: the session cookie) before the
+ * suite's tests; stopped after them with SIGTERM, which must exit 0.
+ */
+export function usePoolServer(prefix: string, engine: EngineName) {
+  const servers = useServers(prefix);
+  const served = { server: undefined as Served | undefined, url: '', admin: '' };
+  beforeAll(async () => {
+    await servers.open(engine);
+    served.server = servers.start({ FLOWMARK_WORKERS: '0', FLOWMARK_EVAL_WORKERS: '2' });
+    served.url = await urlOf(served.server);
+    served.admin = await signInFirstAdmin(served.server, served.url);
+  }, 90_000);
+  // before useServers' own stop: a clean SIGTERM exit
+  afterAll(async () => {
+    const server = served.server;
+    if (!server || server.child.exitCode !== null) return;
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+  return served;
 }

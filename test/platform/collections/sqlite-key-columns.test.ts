@@ -54,6 +54,17 @@ function doc(i: number): Document {
   return d;
 }
 
+/** 300 documents (doc) in collection `c`, then an index `by_<field>` on each field named (unique on `u`). */
+async function seeded(s: CollectionService, fields: string[]): Promise<void> {
+  await s.save(
+    member,
+    'c',
+    Array.from({ length: 300 }, (_, i) => doc(i)),
+  );
+  for (const f of fields)
+    await s.createIndex(member, 'c', `by_${f}`, { keys: [f], unique: f === 'u', ascending: true });
+}
+
 const FILTERS: Array<Record<string, unknown>> = [
   { b: true },
   { b: 1 },
@@ -166,13 +177,7 @@ describe('SQLite key columns', () => {
   it('gives indexed fields key columns and plans queries on their indexes', async () => {
     const store = await open(newDir());
     const s = new CollectionService(store);
-    await s.save(
-      member,
-      'c',
-      Array.from({ length: 300 }, (_, i) => doc(i)),
-    );
-    await s.createIndex(member, 'c', 'by_r', { keys: ['r'], unique: false, ascending: true });
-    await s.createIndex(member, 'c', 'by_u', { keys: ['u'], unique: true, ascending: true });
+    await seeded(s, ['r', 'u']);
     const row = await store.get<{ key_columns: string }>(
       sql`SELECT key_columns FROM collections WHERE name = 'c'`,
     );
@@ -193,14 +198,7 @@ describe('SQLite key columns', () => {
     const store = await open(newDir());
     const updates: Sql[] = [];
     const s = new CollectionService(capturing(store, 'UPDATE documents SET doc', updates));
-    await s.save(
-      member,
-      'c',
-      Array.from({ length: 300 }, (_, i) => doc(i)),
-    );
-    await s.createIndex(member, 'c', 'by_r', { keys: ['r'], unique: false, ascending: true });
-    await s.createIndex(member, 'c', 'by_b', { keys: ['b'], unique: false, ascending: true });
-    await s.createIndex(member, 'c', 'by_u', { keys: ['u'], unique: true, ascending: true });
+    await seeded(s, ['r', 'b', 'u']);
     const update = async (change: Record<string, unknown>) => {
       let path = '';
       updates.length = 0;
@@ -257,14 +255,7 @@ describe('SQLite key columns', () => {
         },
       }),
     );
-    await before.save(
-      member,
-      'c',
-      Array.from({ length: 300 }, (_, i) => doc(i)),
-    );
-    await before.createIndex(member, 'c', 'by_r', { keys: ['r'], unique: false, ascending: true });
-    await before.createIndex(member, 'c', 'by_b', { keys: ['b'], unique: false, ascending: true });
-    await before.createIndex(member, 'c', 'by_u', { keys: ['u'], unique: true, ascending: true });
+    await seeded(before, ['r', 'b', 'u']);
     const indexSql = async (store: Store) =>
       (
         await store.all<{ sql: string }>(
