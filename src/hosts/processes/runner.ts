@@ -1367,16 +1367,7 @@ export class ProcessRunner {
         // the document's write, the record's end, the request's read and the move: one statement
         // where the engine allows (PostgreSQL), for a request of one token
         const one =
-          target && alone
-            ? await this.platform.processes.endStep(
-                run,
-                record.id,
-                { status: 'done', result: stored },
-                outputs,
-                target,
-                this.leaseUntil(),
-              )
-            : undefined;
+          target && alone ? await this.endStatement(run, record, stored, outputs, target) : undefined;
         if (one) ({ record: updated, request, moved } = one);
         else {
           // With a move below, the step ends in this transaction: its write needs no copy of the
@@ -1421,13 +1412,12 @@ export class ProcessRunner {
     ends: boolean,
   ): Promise<ScriptStepEnding | undefined> {
     const next = recordToBegin(run.definition, target, run.userId);
-    const one = await this.platform.processes.endStep(
+    const one = await this.endStatement(
       run,
-      record.id,
-      { status: 'done', result: stored },
+      record,
+      stored,
       outputs,
       target,
-      this.leaseUntil(),
       ends
         ? { finish: { status: STATUS_COMPLETED, lockOwner: `request:${run.requestId}` } }
         : next
@@ -1448,6 +1438,19 @@ export class ProcessRunner {
       };
     const known: Known = { run: moved, request, previous: updated.result, ...(begun ? { begun } : {}) };
     return { updated, next: await this.claim(run.accountId, run.requestId, run.token, known) };
+  }
+
+  /** A script task's end with its result `stored`, as one statement (Processes.endStep; `then` as there). */
+  private endStatement(
+    run: ProcessRun,
+    record: StepRecord,
+    stored: unknown,
+    outputs: StepOutputs,
+    target: RunCursor,
+    then?: { begin: FirstRecord } | { finish: { status: number; lockOwner: string } },
+  ) {
+    const done = { status: 'done' as const, result: stored };
+    return this.platform.processes.endStep(run, record.id, done, outputs, target, this.leaseUntil(), then);
   }
 
   /**
