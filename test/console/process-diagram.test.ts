@@ -82,7 +82,9 @@ describeWithBrowser('console: the process diagram', (browser) => {
     const replaceWith = async (id: string, entry: string) => {
       await select(id);
       await contextAction('replace');
-      await page.locator(`.djs-popup [data-id="${entry}"]`).click();
+      // The menu opens where the shape is: a shape near the canvas's edge may leave the entry outside
+      // the viewport, where a mouse click cannot reach it. The entry's own click handler is what counts.
+      await page.locator(`.djs-popup [data-id="${entry}"]`).dispatchEvent('click');
       await page.locator('.djs-popup').waitFor({ state: 'detached' });
       await page.waitForFunction(
         (id) => document.querySelector(`.diagram-canvas .djs-shape.selected[data-element-id="${id}"]`),
