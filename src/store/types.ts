@@ -87,6 +87,12 @@ export interface Dialect {
    */
   readonly forNoKeyUpdate: Sql;
   /**
+   * True when a transaction locks rows one at a time (PostgreSQL), so two transactions that lock
+   * the same rows in different orders can deadlock; false on SQLite, whose write transaction
+   * holds the whole database.
+   */
+  readonly locksRows: boolean;
+  /**
    * ` FOR UPDATE SKIP LOCKED` on PostgreSQL, ending the sub-select of a claim (`UPDATE … WHERE id
    * IN (SELECT … LIMIT n<skipLocked>)`): two claimers never wait on nor take the same rows. Empty on
    * SQLite, where the writer lock already makes the statement atomic.

@@ -2284,6 +2284,8 @@ export class ProcessRunner {
   ): Promise<ProcessRequest> {
     const { accountId, requestId } = run;
     {
+      // the request's row before its run's (ProcessRuns.lockRequest): the lease below writes the run
+      if (!finished) await this.platform.processes.runs.lockRequest(accountId, requestId);
       // Until the run is finished (last), a lease on it and on a parent waiting for it says that
       // work is owed: if this server dies meanwhile, a sweeper ends it and lets the parent go on.
       if (!finished && run.cursor.phase !== 'running' && run.cursor.phase !== 'ready')

@@ -317,6 +317,8 @@ export class ProcessRuns {
       });
     }
     if (run.cursor.forked && !run.token && !cursor.forked) cursor = { ...cursor, forked: true };
+    // the tokens of a forked request move side by side: each move locks the request's row first
+    if (run.cursor.forked || run.token) await this.lockRequest(run.accountId, run.requestId);
     if (run.token) return this.tokens.move(run, cursor, userId, lease);
     const row = await this.store.get<RunRow>(
       sql`${this.moveOf(run, cursor, userId, lease)} RETURNING ${COLUMNS}`,
@@ -424,15 +426,25 @@ export class ProcessRuns {
    * decided one at a time.
    */
   async lockTokens(accountId: string, requestId: string): Promise<ProcessRun> {
-    // One order for every process transaction, the request's row before its run's (a step's end
-    // writes the document, then moves its token): two branches of a request never wait on each
-    // other in a circle (a deadlock PostgreSQL would end by rolling one back)
-    await this.store.get(sql`
-      SELECT 1 FROM requests WHERE account_id = ${accountId} AND id = ${requestId}${this.store.dialect.forNoKeyUpdate}`);
+    await this.lockRequest(accountId, requestId);
     const row = await this.store.get<RunRow>(sql`
       SELECT ${COLUMNS} FROM process_runs WHERE account_id = ${accountId} AND request_id = ${requestId}${this.store.dialect.forUpdate}`);
     if (!row) throw notFound('Request not found.');
     return this.toRun(row);
+  }
+
+  /**
+   * Locks the request's row until the transaction ends (PostgreSQL; nothing on SQLite). One order
+   * for every process transaction: the request's row before its run's, and the run's before its
+   * token rows (a step's end writes the document, then moves its token). Two transactions of one
+   * request (two branches, a branch and a cancel) then never wait on each other in a circle, a
+   * deadlock PostgreSQL would end by rolling one back. A transaction that writes a run or a token
+   * row before the request's row takes this lock first.
+   */
+  async lockRequest(accountId: string, requestId: string): Promise<void> {
+    if (!this.store.dialect.locksRows) return;
+    await this.store.get(sql`
+      SELECT 1 FROM requests WHERE account_id = ${accountId} AND id = ${requestId}${this.store.dialect.forNoKeyUpdate}`);
   }
 
   /** A token of the request: its run's row (undefined token) or a token row. */
