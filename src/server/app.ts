@@ -359,6 +359,14 @@ export async function createServer(options: ServerOptions): Promise<Api> {
     },
   );
 
+  // Closing ends the connections idle at that moment; a keep-alive connection whose request was
+  // in flight, or a socket a client opened just then, would hold the close until its client lets
+  // go (a browser keeps them for minutes): sweep again until the server has closed.
+  app.addHook('preClose', async () => {
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 100).unref();
+    app.server.once('close', () => clearInterval(sweep));
+  });
+
   const background = deps.hosts.background;
   if (background) {
     app.addHook('onReady', async () => background.start());

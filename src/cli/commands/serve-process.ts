@@ -132,14 +132,8 @@ export async function shutDown(
   traces: { shutdown(): Promise<void> } | undefined,
 ): Promise<void> {
   app.log.info('shutting down: finishing requests in flight');
-  // Closing ends the connections idle at that moment; a keep-alive connection whose request was
-  // in flight would stay open until its client lets go, so sweep again as requests finish.
-  const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
-  try {
-    await app.close();
-  } finally {
-    clearInterval(sweep);
-  }
+  // the connections a client keeps open are closed as their requests finish (createServer's preClose)
+  await app.close();
   await pool.close();
   await closeScripts();
   await store.close();
