@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Row, Store } from '../store/index.js';
+import { prefixedColumns, unprefixed } from '../store/prefixed.js';
 import { releaseAllStatement } from './locks.js';
 import { sql, type Sql } from '../store/sql.js';
 import { MESSAGES, notFound, PlatformError } from './errors.js';
@@ -91,10 +92,10 @@ export function requestPageQuery(accountId: string, options: RequestFilters & Re
     ORDER BY created_at DESC, id LIMIT ${limit}${first > 0 ? sql` OFFSET ${first}` : sql``}`;
 }
 
-/** A status after which a request runs no further step (201, 301, 302, 400, 401). */
-/** The statuses a request ends with. */
+/** The statuses a request ends with: after them it runs no further step. */
 export const FINAL_STATUSES: readonly number[] = [201, 301, 302, 400, 401];
 
+/** A status after which a request runs no further step (FINAL_STATUSES). */
 export function isFinalStatus(status: number): boolean {
   return FINAL_STATUSES.includes(status);
 }
@@ -394,8 +395,21 @@ function countStatus(status: number | string): void {
 
 type SummaryRow = Omit<RequestRow, 'data' | 'p_locks'>;
 
-const WITHOUT_DATA =
-  'account_id, id, project_id, version_id, mode, status, p_locks, p_message, initiator_id, parent_id, created_at, updated_at';
+const COLUMNS_BUT_DATA = [
+  'account_id',
+  'id',
+  'project_id',
+  'version_id',
+  'mode',
+  'status',
+  'p_locks',
+  'p_message',
+  'initiator_id',
+  'parent_id',
+  'created_at',
+  'updated_at',
+];
+const WITHOUT_DATA = COLUMNS_BUT_DATA.join(', ');
 
 function toSummary(row: SummaryRow): RequestSummary {
   return {
@@ -418,11 +432,7 @@ function toSummary(row: SummaryRow): RequestSummary {
  * statement that reads them beside another table's row (StepRecords.updateReading).
  */
 export function requestColumnsAs(alias: string): Sql {
-  return sql.raw(
-    WITHOUT_DATA.split(', ')
-      .map((c) => `${alias}.${c} AS r_${c}`)
-      .join(', '),
-  );
+  return prefixedColumns(COLUMNS_BUT_DATA, 'r', alias);
 }
 
 /**
@@ -458,7 +468,7 @@ export function finishStatements(
 
 /** Every column of a request, each named `<prefix>_<column>` (read back with returnedRequest, the prefix stripped). */
 export function requestColumnsPrefixed(prefix: string): Sql {
-  return sql.raw([...WITHOUT_DATA.split(', '), 'data'].map((c) => `${c} AS ${prefix}_${c}`).join(', '));
+  return prefixedColumns([...COLUMNS_BUT_DATA, 'data'], prefix);
 }
 
 /** The request an entry of a statement returned (its columns, prefix stripped), its status counted as `create` and `transition` count it. */
@@ -469,13 +479,8 @@ export function returnedRequest(row: Row): ProcessRequest {
 }
 
 /** The request such a statement read (its `r_` columns), with the document the caller holds. */
-export function requestFromColumns(
-  row: Record<string, unknown>,
-  data: Record<string, unknown>,
-): ProcessRequest {
-  const own: Record<string, unknown> = { data: 'null' };
-  for (const c of WITHOUT_DATA.split(', ')) own[c] = row[`r_${c}`];
-  return { ...toRequest(own as RequestRow), data };
+export function requestFromColumns(row: Row, data: Record<string, unknown>): ProcessRequest {
+  return { ...toRequest({ ...unprefixed(row, 'r'), data: 'null' } as RequestRow), data };
 }
 
 function toRequest(row: RequestRow): ProcessRequest {

@@ -52,6 +52,7 @@ import type { Store } from './types.js';
 import type { CheckpointOptions } from './sqlite-checkpointer.js';
 
 export { sql, Sql, quoteIdent, quoteString, type EngineName } from './sql.js';
+export { prefixedColumns, unprefixed } from './prefixed.js';
 export { defineMigration, migrate, pendingMigrations, type Migration } from './migrate.js';
 export { allMigrations as migrations };
 export { CONTENTION_MESSAGE, CONTENTION_RETRY_AFTER_SECONDS, isContention } from './contention.js';

@@ -2283,37 +2283,34 @@ export class ProcessRunner {
     finished = false,
   ): Promise<ProcessRequest> {
     const { accountId, requestId } = run;
-    {
-      // the request's row before its run's (ProcessRuns.lockRequest): the lease below writes the run
-      if (!finished) await this.platform.processes.runs.lockRequest(accountId, requestId);
-      // Until the run is finished (last), a lease on it and on a parent waiting for it says that
-      // work is owed: if this server dies meanwhile, a sweeper ends it and lets the parent go on.
-      if (!finished && run.cursor.phase !== 'running' && run.cursor.phase !== 'ready')
-        await this.platform.processes.runs.lease(accountId, requestId, this.leaseUntil());
-      // the request's locks are released with its status (one statement on PostgreSQL)
-      const ended =
-        (await this.platform.requests.transition(
-          accountId,
-          requestId,
-          [STATUS_RUNNING, STATUS_WAITING],
-          status,
-          releaseAllStatement(accountId, `request:${requestId}`),
-        )) ?? (await this.platform.requests.require(accountId, requestId));
-      // a failure set 301 and its message before: the request's log says why it ends
-      if (status === STATUS_ABORTED && ended.status === STATUS_ABORTED)
-        await this.platform.logs.write(accountId, abortedEntry(ended));
-      // manual steps are what open tasks
-      if (run.definition.steps.some((s) => s.type === 'manual'))
-        await this.platform.processes.tasks.cancelOpen(accountId, requestId);
-      if (ended.parentId !== null) {
-        const parent = await this.platform.processes.runs.find(accountId, ended.parentId);
-        if (parent?.cursor.phase === 'child' && parent.cursor.child === requestId)
-          await this.platform.processes.runs.lease(accountId, ended.parentId, this.leaseUntil());
-      }
-      if (!finished)
-        await this.platform.processes.runs.finish(accountId, requestId, current ? run : undefined);
-      return ended;
+    // the request's row before its run's (ProcessRuns.lockRequest): the lease below writes the run
+    if (!finished) await this.platform.processes.runs.lockRequest(accountId, requestId);
+    // Until the run is finished (last), a lease on it and on a parent waiting for it says that
+    // work is owed: if this server dies meanwhile, a sweeper ends it and lets the parent go on.
+    if (!finished && run.cursor.phase !== 'running' && run.cursor.phase !== 'ready')
+      await this.platform.processes.runs.lease(accountId, requestId, this.leaseUntil());
+    // the request's locks are released with its status (one statement on PostgreSQL)
+    const ended =
+      (await this.platform.requests.transition(
+        accountId,
+        requestId,
+        [STATUS_RUNNING, STATUS_WAITING],
+        status,
+        releaseAllStatement(accountId, `request:${requestId}`),
+      )) ?? (await this.platform.requests.require(accountId, requestId));
+    // a failure set 301 and its message before: the request's log says why it ends
+    if (status === STATUS_ABORTED && ended.status === STATUS_ABORTED)
+      await this.platform.logs.write(accountId, abortedEntry(ended));
+    // manual steps are what open tasks
+    if (run.definition.steps.some((s) => s.type === 'manual'))
+      await this.platform.processes.tasks.cancelOpen(accountId, requestId);
+    if (ended.parentId !== null) {
+      const parent = await this.platform.processes.runs.find(accountId, ended.parentId);
+      if (parent?.cursor.phase === 'child' && parent.cursor.child === requestId)
+        await this.platform.processes.runs.lease(accountId, ended.parentId, this.leaseUntil());
     }
+    if (!finished) await this.platform.processes.runs.finish(accountId, requestId, current ? run : undefined);
+    return ended;
   }
 
   /** After a request's end committed: its event, then its parent goes on. */

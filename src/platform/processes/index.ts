@@ -2,7 +2,7 @@
  * What the process host keeps (docs/hosts.md): stored definitions, the run of each request, each
  * step's record, manual tasks. The host (src/hosts/processes) moves requests through them.
  */
-import { sql, type Queryable, type Row, type Sql, type Store } from '../../store/index.js';
+import { sql, unprefixed, type Queryable, type Row, type Sql, type Store } from '../../store/index.js';
 import type { ArtefactVersions } from '../versions.js';
 import { ProcessDefinitions } from './definitions.js';
 import { NamedLeases } from './leases.js';
@@ -96,6 +96,11 @@ export class Processes {
     };
   }
 
+  /** Whether createStarted can create in one statement on this engine. */
+  get createsInOne(): boolean {
+    return this.store.dialect.modifyingWith;
+  }
+
   /**
    * A request, its run and its first task's record (running, when `begin` is given) created by one
    * statement, where the engine allows data-modifying statements in a WITH (Dialect.modifyingWith)
@@ -103,11 +108,6 @@ export class Processes {
    * them. `request`: Requests.inserting's. Null when the request's id is taken; undefined where it
    * cannot be one statement (the caller creates them in a transaction).
    */
-  /** Whether createStarted can create in one statement on this engine. */
-  get createsInOne(): boolean {
-    return this.store.dialect.modifyingWith;
-  }
-
   async createStarted(
     accountId: string,
     request: { statement: Sql; id: string },
@@ -129,10 +129,10 @@ export class Processes {
     const stored = row && (await this.runs.returned(row));
     if (!row || !stored) return null;
     return {
-      request: returnedRequest(stripped(row, 'q')),
+      request: returnedRequest(unprefixed(row, 'q')),
       run: stored,
       ...(begin && row.b_id !== null && row.b_id !== undefined
-        ? { begun: this.steps.begun(stripped(row, 'b')) }
+        ? { begun: this.steps.begun(unprefixed(row, 'b')) }
         : {}),
     };
   }
@@ -141,14 +141,6 @@ export class Processes {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     return this.store.transaction(fn);
   }
-}
-
-/** A row's columns named `<prefix>_<column>`, by column. */
-function stripped(row: Row, prefix: string): Row {
-  const own: Row = {};
-  for (const [key, value] of Object.entries(row))
-    if (key.startsWith(`${prefix}_`)) own[key.slice(prefix.length + 1)] = value;
-  return own;
 }
 
 export {

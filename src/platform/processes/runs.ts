@@ -11,7 +11,7 @@
  * needs no copy).
  */
 import { randomBytes } from 'node:crypto';
-import { sql, type Row, type Sql, type Store } from '../../store/index.js';
+import { prefixedColumns, sql, unprefixed, type Row, type Sql, type Store } from '../../store/index.js';
 import { notFound } from '../errors.js';
 import { fromJson, toJson } from '../model.js';
 import { FINAL_STATUSES, STATUS_ABORTED, STATUS_RUNNING, STATUS_WAITING } from '../requests.js';
@@ -22,15 +22,21 @@ import { isRecord } from '../../safety/narrow.js';
 import { moveSets, ProcessTokens } from './tokens.js';
 
 /** Every column but the step's data snapshot (read only when a run is resumed). */
-const COLUMN_NAMES =
-  'account_id, request_id, definition_id, definition_version_id, cursor, user_id, secret, depth, version, recoveries';
-const COLUMNS = sql.raw(COLUMN_NAMES);
+const COLUMN_NAMES = [
+  'account_id',
+  'request_id',
+  'definition_id',
+  'definition_version_id',
+  'cursor',
+  'user_id',
+  'secret',
+  'depth',
+  'version',
+  'recoveries',
+];
+const COLUMNS = sql.raw(COLUMN_NAMES.join(', '));
 /** The same, each named `m_<column>` (moveAfter). */
-const MOVED_COLUMNS = sql.raw(
-  COLUMN_NAMES.split(', ')
-    .map((c) => `${c} AS m_${c}`)
-    .join(', '),
-);
+const MOVED_COLUMNS = prefixedColumns(COLUMN_NAMES, 'm');
 /** The columns a new run is inserted with. */
 const INSERTED = sql.raw(
   'account_id, request_id, definition_id, definition_version_id, cursor, user_id, secret, depth, version, lease_owner, lease_expires',
@@ -225,8 +231,7 @@ export class ProcessRuns {
 
   /** The run an `inserting` entry or a move (moveAfter) returned, from its `m_` columns; undefined when none. */
   async returned(row: Row): Promise<ProcessRun | undefined> {
-    const own: Record<string, unknown> = {};
-    for (const c of COLUMN_NAMES.split(', ')) own[c] = row[`m_${c}`];
+    const own = unprefixed(row, 'm');
     return own.version === null || own.version === undefined ? undefined : this.toRun(own as RunRow);
   }
 
@@ -388,18 +393,15 @@ export class ProcessRuns {
         '',
       )}`);
     if (!row) return undefined;
+    const prefixes = ['m', ...joined.map((a) => a.prefix!)].map((p) => `${p}_`);
     const ended: Record<string, unknown> = {};
-    const groups: Record<string, Record<string, unknown>> = {};
-    for (const a of joined) groups[a.prefix!] = {};
-    for (const [key, value] of Object.entries(row)) {
-      const prefix = key.slice(0, key.indexOf('_'));
-      if (prefix === 'm') continue;
-      if (groups[prefix]) groups[prefix][key.slice(prefix.length + 1)] = value;
-      else ended[key] = value;
-    }
+    for (const [key, value] of Object.entries(row))
+      if (!prefixes.some((p) => key.startsWith(p))) ended[key] = value;
     const returned: Record<string, Row | undefined> = {};
-    for (const [prefix, group] of Object.entries(groups))
-      returned[prefix] = Object.values(group).some((v) => v !== null) ? group : undefined;
+    for (const { prefix } of joined) {
+      const group = unprefixed(row, prefix!);
+      returned[prefix!] = Object.values(group).some((v) => v !== null) ? group : undefined;
+    }
     return {
       ended: ended as T,
       moved: await this.returned(row),

@@ -3,7 +3,7 @@
  * waiting, done, failed, skipped), its lane and user, the manual task or sub-process it made, its
  * result (P_result: what inject_params injects) or its error, and when it started and ended.
  */
-import { sql, type Row, type Sql, type Store } from '../../store/index.js';
+import { prefixedColumns, sql, type Row, type Sql, type Store } from '../../store/index.js';
 import { notFound } from '../errors.js';
 import { fromJson, toJson, toJsonValue } from '../model.js';
 import { STEP_TYPES, type StepType } from './definition.js';
@@ -80,7 +80,7 @@ export type NewStep = {
 };
 
 /** Every column of a record, each named `b_<column>` (StepRecords.beginning). */
-const BEGUN_COLUMNS = sql.raw(
+const BEGUN_COLUMNS = prefixedColumns(
   [
     'id',
     'account_id',
@@ -97,9 +97,8 @@ const BEGUN_COLUMNS = sql.raw(
     'error',
     'started_at',
     'ended_at',
-  ]
-    .map((c) => `${c} AS b_${c}`)
-    .join(', '),
+  ],
+  'b',
 );
 
 export class StepRecords {
