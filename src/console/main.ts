@@ -139,11 +139,22 @@ async function show(): Promise<void> {
   }
   main.append(h('h1', null, view.title));
   const current = shown;
+  // The page shows once it has loaded and opened its address: a control used before then would be
+  // undone by the load (a new definition's form emptied when the address opens nothing). Hidden,
+  // not detached, so what measures its container (the diagram) is built in place.
+  main.setAttribute('aria-busy', 'true');
+  main.classList.add('loading');
+  const loading = h('p', { class: 'meta loading-note', role: 'status' }, `Loading ${view.title}…`);
+  main.before(loading);
   try {
     const navigate = await view.render(main, rest);
     if (navigate) current.navigate = navigate;
   } catch (e) {
     report(e);
+  } finally {
+    loading.remove();
+    main.classList.remove('loading');
+    main.removeAttribute('aria-busy');
   }
 }
 

@@ -361,6 +361,39 @@ describeWithBrowser('console: processes, requests and tasks', (browser) => {
       await page.getByRole('link', { name: 'Processes' }).waitFor();
     });
 
+    it('shows a page once it has loaded: a new definition opened while the list loads stays open', async () => {
+      // The list is held: the page is still loading when the button is asked for.
+      let listAsked!: () => void;
+      const asked = new Promise<void>((resolve) => (listAsked = resolve));
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await page.route('**/api/v1/processes', async (route) => {
+        listAsked();
+        await held;
+        await route.continue();
+      });
+      await page.getByRole('link', { name: 'Requests and logs' }).click();
+      await page.getByRole('heading', { name: 'Requests and logs', level: 1 }).waitFor();
+      await page.getByRole('link', { name: 'Processes' }).click();
+      await asked;
+      expect(await page.locator('main').getAttribute('aria-busy')).toBe('true');
+      expect(await page.getByRole('status').filter({ hasText: 'Loading Processes…' }).count()).toBe(1);
+      const clicked = page.getByRole('button', { name: 'New definition' }).click();
+      const early = await Promise.race([
+        clicked.then(() => 'clicked while loading'),
+        new Promise((resolve) => setTimeout(() => resolve('waited'), 500)),
+      ]);
+      expect(early).toBe('waited');
+      release();
+      await clicked;
+      await page.unroute('**/api/v1/processes');
+      // Had the click landed before the load, the address's own opening would have emptied it.
+      await page.getByRole('tab', { name: 'JSON' }).click({ timeout: 5000 });
+      await page.getByRole('heading', { name: 'New process definition' }).waitFor({ timeout: 5000 });
+      expect(await page.locator('main').getAttribute('aria-busy')).toBeNull();
+      expect(await page.getByText('Loading Processes…').count()).toBe(0);
+    });
+
     it('deletes the definition, and nothing in the pages failed', async () => {
       await page.getByRole('link', { name: 'Processes' }).click();
       await page.getByRole('button', { name: 'Delete Approval' }).click();

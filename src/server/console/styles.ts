@@ -38,6 +38,8 @@ header.top .who .link { color: #dbe6ff; }
 main { padding: 1.25rem; max-width: 1500px; margin: 0 auto; }
 main:focus { outline: none; }
 main.center { display: grid; place-items: center; min-height: 100vh; }
+main.loading { visibility: hidden; }
+.loading-note { position: absolute; left: 0; right: 0; max-width: 1500px; margin: 1.25rem auto 0; padding: 0 1.25rem; }
 
 form.login { background: var(--panel); padding: 2rem; border: 1px solid var(--line); border-radius: 8px; width: min(24rem, 92vw); }
 form.login button { width: 100%; margin-top: .5rem; }
