@@ -8,7 +8,7 @@ import type { Static } from 'typebox';
 import type { CollectionInfo as CollectionSchema, IndexDescriptor } from '../server/schemas.js';
 import { api, bytesText, errorText, query, uploadStreamed } from './api.js';
 import { confirmButton, field, fill, h, messageArea, parseJsonField, pretty, table, when } from './dom.js';
-import { go, href, type Navigate } from './route.js';
+import { go, href, startOpening, type Navigate } from './route.js';
 
 // The JSON API's bodies, as types of its schemas (nothing of the server is loaded).
 type CollectionInfo = Static<typeof CollectionSchema>;
@@ -87,13 +87,15 @@ export async function renderCollections(main: HTMLElement, rest: string[]): Prom
   }
 
   async function open(collection: string): Promise<void> {
+    const latest = startOpening(detail);
     const path = `/collections/${encodeURIComponent(collection)}`;
     try {
       await api('GET', path);
     } catch (e) {
-      fill(detail, h('p', { class: 'message error', role: 'alert' }, errorText(e)));
+      if (latest()) fill(detail, h('p', { class: 'message error', role: 'alert' }, errorText(e)));
       return;
     }
+    if (!latest()) return;
     const queryText = h('textarea', { class: 'json', rows: 3, spellcheck: 'false' });
     queryText.value = '{}';
     const sortText = h('textarea', { class: 'json', rows: 1, spellcheck: 'false' });
@@ -281,7 +283,8 @@ export async function renderCollections(main: HTMLElement, rest: string[]): Prom
 
   main.append(message, create, list, detail);
   await refresh();
-  const navigate: Navigate = ([name]) => (name === undefined ? fill(detail) : open(name));
+  const navigate: Navigate = ([name]) =>
+    name === undefined ? (startOpening(detail), fill(detail)) : open(name);
   await navigate(rest);
   return navigate;
 }

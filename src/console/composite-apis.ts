@@ -8,7 +8,7 @@
 import { isRecord } from '../safety/narrow.js';
 import { api, errorText, query } from './api.js';
 import { confirmButton, field, fill, h, messageArea, pager, pretty, table, when } from './dom.js';
-import { href, openById, record, type Navigate } from './route.js';
+import { href, openById, record, startOpening, type Navigate } from './route.js';
 import { identity } from './session.js';
 import type { Editor } from './editor.js';
 import { createTemplateEditor } from './template-editor.js';
@@ -122,6 +122,7 @@ export async function renderCompositeApis(main: HTMLElement, rest: string[]): Pr
 
   /** The form for a new route (no argument) or an existing one, with its "try it" panel. */
   async function open(existing?: CompositeApi): Promise<void> {
+    const latest = startOpening(detail);
     message.clear();
     const status = messageArea();
     const method = h(
@@ -154,6 +155,7 @@ export async function renderCompositeApis(main: HTMLElement, rest: string[]): Pr
       value: existing?.description ?? '',
     });
     const { editor, element } = await createTemplateEditor('Template', existing?.template ?? SAMPLE);
+    if (!latest()) return;
     const address = h('code', null);
     const showAddress = () => (address.textContent = liveBase(account) + path.value.replace(/^\/+/, ''));
     path.addEventListener('input', showAddress);

@@ -10,7 +10,7 @@ import { field, fill, h, messageArea, parseJsonField, table, uid, when } from '.
 import { createEditor, type Editor } from './editor.js';
 import { diagramEditor } from './process-diagram.js';
 import { locate, position, splitDefinitionError } from './json-path.js';
-import { href, openById, record, type Navigate } from './route.js';
+import { href, openById, record, startOpening, type Navigate } from './route.js';
 import { identity } from './session.js';
 
 interface StoredDefinition {
@@ -97,6 +97,7 @@ export async function renderProcesses(main: HTMLElement, rest: string[]): Promis
 
   /** A stored definition in the editor, at its address (#/processes/<id>). */
   function show(stored: StoredDefinition): void {
+    startOpening(detail);
     edit(stored);
     record(href('processes', stored.id));
   }
@@ -241,6 +242,7 @@ export async function renderProcesses(main: HTMLElement, rest: string[]): Promis
       class: 'primary',
       onclick: () => {
         record(href('processes'));
+        startOpening(detail);
         edit(null);
       },
     },

@@ -8,7 +8,7 @@
  */
 import { Project, ProjectList, type Mode } from '../client/index.js';
 import { api, errorText } from './api.js';
-import { go, href, type Navigate } from './route.js';
+import { go, href, startOpening, type Navigate } from './route.js';
 import type { ListAnswer, PoolInfo } from './users.js';
 import { append, field, fill, h, messageArea, pager, parseJsonField, pretty, table, when } from './dom.js';
 import { identity } from './session.js';
@@ -89,14 +89,16 @@ export async function renderProjects(main: HTMLElement, rest: string[]): Promise
   const select = (id: number) => go(href('projects', id), () => open(id));
 
   async function open(id: number): Promise<void> {
+    const latest = startOpening(detail);
     const project = new Project({ id });
     const status = messageArea();
     try {
       await project.load();
     } catch (e) {
-      fill(detail, h('p', { class: 'message error', role: 'alert' }, errorText(e)));
+      if (latest()) fill(detail, h('p', { class: 'message error', role: 'alert' }, errorText(e)));
       return;
     }
+    if (!latest()) return;
     const titleInput = h('input', { value: project.title, required: true, disabled: !isAdmin });
     const typeInput = h('input', { value: project.type, disabled: !isAdmin });
     const logLevel = h(
@@ -296,10 +298,10 @@ export async function renderProjects(main: HTMLElement, rest: string[]): Promise
   ]);
   await refresh();
   const navigate: Navigate = ([id]) => {
+    if (id !== undefined && /^[1-9]\d*$/.test(id)) return open(Number(id));
+    startOpening(detail);
     if (id === undefined) return fill(detail);
-    if (!/^[1-9]\d*$/.test(id))
-      return fill(detail, h('p', { class: 'message error', role: 'alert' }, `No project ${id}.`));
-    return open(Number(id));
+    return fill(detail, h('p', { class: 'message error', role: 'alert' }, `No project ${id}.`));
   };
   await navigate(rest);
   return navigate;

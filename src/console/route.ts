@@ -9,9 +9,23 @@ import { fill, h } from './dom.js';
 
 export type Navigate = (segments: string[]) => void | Promise<void>;
 
+const openings = new WeakMap<Element, number>();
+
+/**
+ * Starts opening an item into a page's detail, superseding any opening of it still waiting for its
+ * answer. The check returned says, after each wait, whether this opening is still the latest: an
+ * earlier address's slower answer must not replace what a later one (or a click) opened.
+ */
+export function startOpening(detail: Element): () => boolean {
+  const mine = (openings.get(detail) ?? 0) + 1;
+  openings.set(detail, mine);
+  return () => openings.get(detail) === mine;
+}
+
 /**
  * The Navigate of a page whose address names one stored item (`#/<page>/<id>`): no id empties the
- * detail; else the item is read at `path/<id>` and opened, or its error takes the detail's place.
+ * detail; else the item is read at `path/<id>` and opened, or its error takes the detail's place —
+ * unless another opening began meanwhile (`startOpening`).
  */
 export function openById<T>(
   detail: HTMLElement,
@@ -20,12 +34,24 @@ export function openById<T>(
   label?: string,
 ): Navigate {
   return async ([id]) => {
+    const latest = startOpening(detail);
     if (id === undefined) return fill(detail);
-    try {
-      await open(await api<T>('GET', `${path}/${encodeURIComponent(id)}`));
-    } catch (e) {
+    const failed = (e: unknown) => {
       const text = label === undefined ? errorText(e) : `${label} ${id}: ${errorText(e)}`;
       fill(detail, h('p', { class: 'message error', role: 'alert' }, text));
+    };
+    let item: T;
+    try {
+      item = await api<T>('GET', `${path}/${encodeURIComponent(id)}`);
+    } catch (e) {
+      if (latest()) failed(e);
+      return;
+    }
+    if (!latest()) return;
+    try {
+      await open(item);
+    } catch (e) {
+      failed(e); // even if the opening has started its own (items that also open from a click)
     }
   };
 }

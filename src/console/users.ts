@@ -8,7 +8,7 @@ import type { Static } from 'typebox';
 import type { Lane, Pool, User } from '../server/schemas.js';
 import { api, errorText, query } from './api.js';
 import { field, fill, h, messageArea, table, when } from './dom.js';
-import { go, href, type Navigate } from './route.js';
+import { go, href, startOpening, type Navigate } from './route.js';
 import { identity } from './session.js';
 
 // The JSON API's bodies, as types of its schemas (nothing of the server is loaded).
@@ -127,14 +127,17 @@ export async function renderUsers(main: HTMLElement, rest: string[]): Promise<Na
   }
 
   async function open(id: number | string, note?: string): Promise<void> {
+    const latest = startOpening(detail);
     let user: UserInfo;
     try {
       user = await api<UserInfo>('GET', `/users/${encodeURIComponent(id)}`);
     } catch (e) {
+      if (!latest()) return;
       fill(detail);
       message.show(`User ${id}: ${errorText(e)}`, 'error');
       return;
     }
+    if (!latest()) return;
     message.clear();
     const actionMessage = messageArea();
     const lanes = h('div');
@@ -246,7 +249,8 @@ export async function renderUsers(main: HTMLElement, rest: string[]): Promise<Na
     await showLanes();
   }
 
-  const navigate: Navigate = ([id]) => (id === undefined ? (fill(detail), message.clear()) : open(id));
+  const navigate: Navigate = ([id]) =>
+    id === undefined ? (startOpening(detail), fill(detail), message.clear()) : open(id);
   const created = async (user: UserInfo, generated: string | undefined): Promise<void> => {
     await refresh();
     // The user's page opens with the message: the password is shown there, once.

@@ -6,7 +6,7 @@
  */
 import { api, errorText, query } from './api.js';
 import { confirmButton, field, fill, h, messageArea, pager, table, when } from './dom.js';
-import { href, openById, record, type Navigate } from './route.js';
+import { href, openById, record, startOpening, type Navigate } from './route.js';
 import { identity } from './session.js';
 import { createTemplateEditor } from './template-editor.js';
 import { historySection } from './history.js';
@@ -94,16 +94,19 @@ export async function renderWebInterfaces(main: HTMLElement, rest: string[]): Pr
   }
 
   async function open(w: WebInterface): Promise<void> {
+    const latest = startOpening(detail);
     message.clear();
     const status = messageArea();
     let template: string;
     try {
       template = (await api<{ template: string }>('GET', `/web-interfaces/${w.id}/template`)).template;
     } catch (e) {
-      fill(detail, h('p', { class: 'message error', role: 'alert' }, errorText(e)));
+      if (latest()) fill(detail, h('p', { class: 'message error', role: 'alert' }, errorText(e)));
       return;
     }
+    if (!latest()) return;
     const { editor, element } = await createTemplateEditor('Template', template === '' ? SAMPLE : template);
+    if (!latest()) return;
     detail.dataset.interfaceId = String(w.id);
     fill(
       detail,

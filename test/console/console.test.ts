@@ -10,7 +10,7 @@ import { evalHost } from '../../src/hosts/eval-host.js';
 import { PASSWORD, useServer } from '../server/support.js';
 import { describeEachEngine } from '../support/engines.js';
 import { describeWithBrowser } from '../client/support/browser.js';
-import { replaceText, screenshot } from './support.js';
+import { holdAnswers, replaceText, screenshot } from './support.js';
 
 describeWithBrowser('web console', (browser) => {
   describeEachEngine('console', (engine) => {
@@ -165,6 +165,19 @@ describeWithBrowser('web console', (browser) => {
         'orders',
       );
       expect(stored.map((i: { name: string }) => i.name)).toEqual(['_id_', 'by_ref']);
+    });
+
+    it("collections: the latest address is what opens, not an earlier one's slower answer", async () => {
+      await page.evaluate(() => (location.hash = '#/collections'));
+      await page.getByRole('heading', { name: 'Collection orders' }).waitFor({ state: 'detached' });
+      const collection = await holdAnswers(page, '/collections/orders');
+      await page.evaluate(() => (location.hash = '#/collections/orders'));
+      await collection.asked;
+      await page.evaluate(() => (location.hash = '#/collections'));
+      await collection.release();
+      expect(await page.getByRole('heading', { name: 'Collection orders' }).count()).toBe(0);
+      await page.evaluate(() => (location.hash = '#/collections/orders'));
+      await page.getByRole('heading', { name: 'Collection orders' }).waitFor();
     });
 
     it('projects: listed, opened and saved through the Project class', async () => {

@@ -16,7 +16,7 @@ import { evalHost } from '../../src/hosts/eval-host.js';
 import { useServer } from '../server/support.js';
 import { describeEachEngine } from '../support/engines.js';
 import { describeWithBrowser } from '../client/support/browser.js';
-import { replaceText, screenshot, submitLogin } from './support.js';
+import { holdAnswers, replaceText, screenshot, submitLogin } from './support.js';
 
 const INVALID = `{
   "name": "Approval",
@@ -363,19 +363,11 @@ describeWithBrowser('console: processes, requests and tasks', (browser) => {
 
     it('shows a page once it has loaded: a new definition opened while the list loads stays open', async () => {
       // The list is held: the page is still loading when the button is asked for.
-      let listAsked!: () => void;
-      const asked = new Promise<void>((resolve) => (listAsked = resolve));
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      await page.route('**/api/v1/processes', async (route) => {
-        listAsked();
-        await held;
-        await route.continue();
-      });
+      const list = await holdAnswers(page, '/processes');
       await page.getByRole('link', { name: 'Requests and logs' }).click();
       await page.getByRole('heading', { name: 'Requests and logs', level: 1 }).waitFor();
       await page.getByRole('link', { name: 'Processes' }).click();
-      await asked;
+      await list.asked;
       expect(await page.locator('main').getAttribute('aria-busy')).toBe('true');
       expect(await page.getByRole('status').filter({ hasText: 'Loading Processes…' }).count()).toBe(1);
       const clicked = page.getByRole('button', { name: 'New definition' }).click();
@@ -384,14 +376,30 @@ describeWithBrowser('console: processes, requests and tasks', (browser) => {
         new Promise((resolve) => setTimeout(() => resolve('waited'), 500)),
       ]);
       expect(early).toBe('waited');
-      release();
+      await list.release();
       await clicked;
-      await page.unroute('**/api/v1/processes');
       // Had the click landed before the load, the address's own opening would have emptied it.
       await page.getByRole('tab', { name: 'JSON' }).click({ timeout: 5000 });
       await page.getByRole('heading', { name: 'New process definition' }).waitFor({ timeout: 5000 });
       expect(await page.locator('main').getAttribute('aria-busy')).toBeNull();
       expect(await page.getByText('Loading Processes…').count()).toBe(0);
+    });
+
+    it("opens what the latest address names: an earlier address's slower answer is dropped", async () => {
+      const id = await page
+        .locator('table:has(caption:text("Process definitions")) tbody tr', { hasText: 'Approval' })
+        .locator('td:nth-child(2)')
+        .textContent();
+      const definition = await holdAnswers(page, `/processes/${id}`);
+      await page.evaluate((address) => (location.hash = address), `#/processes/${id}`);
+      await definition.asked;
+      await page.evaluate(() => (location.hash = '#/processes'));
+      await definition.release();
+      expect(await page.getByRole('heading', { name: 'Process Approval' }).count()).toBe(0);
+      expect(await page.locator('section.detail').textContent()).toBe('');
+      // The address opens it when it is the latest.
+      await page.evaluate((address) => (location.hash = address), `#/processes/${id}`);
+      await page.getByRole('heading', { name: 'Process Approval' }).waitFor();
     });
 
     it('deletes the definition, and nothing in the pages failed', async () => {

@@ -28,3 +28,36 @@ export async function submitLogin(
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Log in' }).click();
 }
+
+/** The answers to one API path, held until released: what a slow server looks like to the console. */
+export interface HeldAnswers {
+  /** Resolves when the console has asked (the first request is held). */
+  asked: Promise<void>;
+  /** Lets the held answers through, waits until the first one has reached the page and its
+   * handlers have run, and stops holding. */
+  release(): Promise<void>;
+}
+
+export async function holdAnswers(page: Page, apiPath: string): Promise<HeldAnswers> {
+  const pattern = `**/api/v1${apiPath}`;
+  let asked!: () => void;
+  const wasAsked = new Promise<void>((resolve) => (asked = resolve));
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(pattern, async (route) => {
+    asked();
+    await held;
+    await route.continue();
+  });
+  return {
+    asked: wasAsked,
+    async release() {
+      const answered = page.waitForResponse((r) => new URL(r.url()).pathname === `/api/v1${apiPath}`);
+      release();
+      await answered;
+      // The answer's body is read and handled in the page's next tasks.
+      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 100)));
+      await page.unroute(pattern);
+    },
+  };
+}
