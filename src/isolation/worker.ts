@@ -51,10 +51,8 @@ export interface WorkerSettings {
    * is renewed by the thread that resumes it (each thread renews only the runs it drives).
    */
   leaseOwner?: string;
-  /** The count of changes to composite APIs, shared with the HTTP thread (PlatformOptions.routeChanges). */
-  routeChanges?: SharedArrayBuffer;
-  /** The count of writes to users and delegations, shared the same way (PlatformOptions.directoryChanges). */
-  directoryChanges?: SharedArrayBuffer;
+  /** The counts of changes, shared with the HTTP thread (PlatformOptions.changeCounts). */
+  changeCounts?: SharedArrayBuffer;
 }
 
 /** The task an evaluation belongs to: where its deadline goes, and by when it must answer. */
@@ -189,10 +187,10 @@ async function open(settings: WorkerSettings, leases: LeaseKeeper) {
     ...loadConfig(),
     ...(settings.lockWaitMs !== undefined ? { lockWaitMs: settings.lockWaitMs } : {}),
   });
-  const platform = createPlatform(store, {
-    ...(settings.routeChanges ? { routeChanges: settings.routeChanges } : {}),
-    ...(settings.directoryChanges ? { directoryChanges: settings.directoryChanges } : {}),
-  });
+  const platform = createPlatform(
+    store,
+    settings.changeCounts ? { changeCounts: settings.changeCounts } : {},
+  );
   const limits = settings.limits;
   // With the server's lease owner, the HTTP thread renews the leases of the runs driven here.
   const lease = settings.leaseOwner !== undefined ? { lease: { owner: settings.leaseOwner }, leases } : {};

@@ -6,6 +6,7 @@
  *
  * `createPlatform(store)` builds the services over one store (see docs/platform.md).
  */
+import { changeCounts } from './change-counts.js';
 import type { Store } from '../store/index.js';
 import { Accounts } from './accounts.js';
 import { Applications } from './applications/index.js';
@@ -81,20 +82,19 @@ export interface PlatformOptions {
   /** The monotonic clock and sleep of R_lock's wait (default performance.now and a real timer). */
   lockTimer?: WaitTimer;
   /**
-   * Where the count of changes to composite APIs is kept (4 bytes): the HTTP thread and the
-   * evaluation threads of a server process share one, so a save seen by one drops the routes the
-   * others cached (default: this platform's own).
+   * Where the counts of changes to composite APIs and to users and delegations are kept
+   * (changeCountsBuffer): the HTTP thread and the evaluation threads of a server process share one,
+   * so a write seen by one drops what the others kept (default: this platform's own).
    */
-  routeChanges?: SharedArrayBuffer;
-  /** Where the count of writes to users and delegations is kept (4 bytes), shared the same way (Directory.changes). */
-  directoryChanges?: SharedArrayBuffer;
+  changeCounts?: SharedArrayBuffer;
 }
 
 /** The platform's services over one store. */
 export function createPlatform(store: Store, options: PlatformOptions = {}): Platform {
   const clock = options.clock ?? Date.now;
   const contention = { ...DEFAULT_CONTENTION, ...options.contention };
-  const directory = new Directory(store, clock, contention, options.directoryChanges);
+  const counts = changeCounts(options.changeCounts);
+  const directory = new Directory(store, clock, contention, counts.directory);
   const files = new FileService(store, directory, clock, options.fileLimits);
   const versions = new ArtefactVersions(store, clock);
   const processes = new Processes(store, clock, versions);
@@ -115,7 +115,7 @@ export function createPlatform(store: Store, options: PlatformOptions = {}): Pla
     applications: new Applications(store, files, clock),
     collections: new CollectionService(store, { clock, limits: options.collectionLimits }),
     processes,
-    compositeApis: new CompositeApis(store, clock, processes.definitions, versions, options.routeChanges),
+    compositeApis: new CompositeApis(store, clock, processes.definitions, versions, counts.routes),
     webInterfaceTemplates: new WebInterfaceTemplates(store, clock, versions),
     rights: new Rights(store, clock),
     audit: new AuditLog(store, clock),
@@ -197,6 +197,7 @@ export {
   type RequestStatus,
 } from './requests.js';
 export { normaliseLanguage } from './i18n.js';
+export { changeCountsBuffer } from './change-counts.js';
 export {
   ARTEFACT_KINDS,
   SYSTEM_AUTHOR,

@@ -11,7 +11,7 @@ import { createHosts } from '../../hosts/index.js';
 import { remoteCollections, remoteHosts, remoteSweeps } from '../../isolation/remote.js';
 import { evaluationLimitsFromEnv } from '../../limits/index.js';
 import { CollectionService } from '../../platform/collections/index.js';
-import { createPlatform } from '../../platform/index.js';
+import { changeCountsBuffer, createPlatform } from '../../platform/index.js';
 import { leaseHeartbeat, leaseMsFromEnv, PROCESS_OWNER, type Lease } from '../../platform/processes/index.js';
 import { bootstrapFirstAccount, defaultAccount, type FirstStart } from '../../server/bootstrap.js';
 import { createServer, type Api } from '../../server/index.js';
@@ -32,11 +32,10 @@ export async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { 
   let pool: EvaluationPool | undefined;
   let first: FirstStart | undefined;
   try {
-    // a composite API saved here drops the routes the evaluation threads cached at once
-    const routeChanges = new SharedArrayBuffer(4);
-    // and a user or delegation changed here drops what they kept of users
-    const directoryChanges = new SharedArrayBuffer(4);
-    const platform = createPlatform(store, { routeChanges, directoryChanges });
+    // a composite API saved here drops the routes the evaluation threads cached at once, and a
+    // user or delegation changed here what they kept of users
+    const changeCounts = changeCountsBuffer();
+    const platform = createPlatform(store, { changeCounts });
     first = bootstrap ? await bootstrapFirstAccount(platform) : undefined;
     const limits = options.limits;
     // Every evaluation runs in the pool's threads (docs/server.md "Isolation"); this thread serves HTTP.
@@ -59,8 +58,7 @@ export async function listen(options: ServeOptions, io: CliIo, { bootstrap }: { 
         scripts: scriptsPerThread(options.scripts, settings.threads),
         lockWaitMs: options.lockWaitMs,
         leaseOwner: PROCESS_OWNER,
-        routeChanges,
-        directoryChanges,
+        changeCounts,
       },
       // one thread loads the library beside this thread's start, the others once it listens
       { leases, staggered: true },

@@ -4,6 +4,7 @@
  */
 import type { Store } from '../../store/index.js';
 import type { ContentionPolicy } from '../model.js';
+import { changeCounts, type ChangeCount } from '../change-counts.js';
 import { LaneJobs } from './jobs.js';
 import { Lanes } from './lanes.js';
 import { Organisation } from './organisation.js';
@@ -23,23 +24,20 @@ export class Directory {
   readonly jobs: LaneJobs;
   readonly organisation: Organisation;
 
-  private readonly changeCount: Int32Array;
-
-  /** `changeCount`: where `changes` is counted, in memory the threads of a process share (PlatformOptions.directoryChanges). */
+  /** `changeCount`: where `changes` is counted, shared by the threads of a process (PlatformOptions.changeCounts). */
   constructor(
     store: Store,
     clock: () => number,
     contention?: ContentionPolicy,
-    changeCount?: SharedArrayBuffer,
+    private readonly changeCount: ChangeCount = changeCounts().directory,
   ) {
-    this.changeCount = new Int32Array(changeCount ?? new SharedArrayBuffer(4), 0, 1);
     this.lanes = new Lanes(store, clock, contention);
     this.jobs = new LaneJobs(store, this.lanes, clock);
     this.users = new Users(
       store,
       clock,
       (accountId, userId) => this.jobs.userChanged(accountId, userId),
-      () => Atomics.add(this.changeCount, 0, 1),
+      () => this.changeCount.bump(),
     );
     this.organisation = new Organisation(store);
   }
@@ -50,6 +48,6 @@ export class Directory {
    * (ProcessRunner.startReads), so a change on one thread of a server is seen on all at once.
    */
   get changes(): number {
-    return Atomics.load(this.changeCount, 0);
+    return this.changeCount.value;
   }
 }

@@ -13,6 +13,7 @@ import { isForbiddenKey, isMode, storedMode, type Mode } from '../model.js';
 import { definitionMissing, synchronousRefusal, type ProcessDefinitions } from '../processes/index.js';
 import { isOneOf, oneOf } from '../../safety/narrow.js';
 import { SYSTEM_AUTHOR, type ArtefactVersions, type Author } from '../versions.js';
+import { changeCounts, type ChangeCount } from '../change-counts.js';
 
 export const COMPOSITE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'ANY'] as const;
 export type CompositeMethod = (typeof COMPOSITE_METHODS)[number];
@@ -94,29 +95,21 @@ export function normalisePattern(path: string): string {
 }
 
 export class CompositeApis {
-  private readonly changeCount: Int32Array;
-
-  /** `changeCount`: the count of changes, in memory the threads of a process share (PlatformOptions.routeChanges). */
+  /** `changeCount`: the count of changes, shared by the threads of a process (PlatformOptions.changeCounts). */
   constructor(
     private readonly store: Store,
     private readonly clock: () => number,
     private readonly definitions: ProcessDefinitions,
     private readonly versions: ArtefactVersions,
-    changeCount?: SharedArrayBuffer,
-  ) {
-    this.changeCount = new Int32Array(changeCount ?? new SharedArrayBuffer(4), 0, 1);
-  }
+    private readonly changeCount: ChangeCount = changeCounts().routes,
+  ) {}
 
   /**
    * Changes made through this platform, or any sharing its count (hosts drop their cached routes
    * when it moves): the evaluation threads of `flowmark serve` see a save of the HTTP thread at once.
    */
   get changes(): number {
-    return Atomics.load(this.changeCount, 0);
-  }
-
-  private changed(): void {
-    Atomics.add(this.changeCount, 0, 1);
+    return this.changeCount.value;
   }
 
   async create(
@@ -137,7 +130,7 @@ export class CompositeApis {
                 ${fields.process}, ${fields.mode}, ${fields.isPublic}, ${fields.description}, ${now}, ${now})
         RETURNING *`,
       );
-      this.changed();
+      this.changeCount.bump();
       return row!;
     } catch (e) {
       throw this.conflict(e, fields);
@@ -163,7 +156,7 @@ export class CompositeApis {
         WHERE account_id = ${accountId} AND id = ${id} RETURNING *`,
       );
       if (!row) throw notFound('Composite API not found.');
-      this.changed();
+      this.changeCount.bump();
       return row;
     } catch (e) {
       throw this.conflict(e, fields);
@@ -185,7 +178,7 @@ export class CompositeApis {
     const { changes } = await this.store.run(
       sql`DELETE FROM composite_apis WHERE account_id = ${accountId} AND id = ${id}`,
     );
-    this.changed();
+    this.changeCount.bump();
     return changes > 0;
   }
 
