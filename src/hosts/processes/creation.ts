@@ -4,15 +4,17 @@
  */
 import { PlatformError, STATUS_RUNNING, type Platform, type ProcessRequest } from '../../platform/index.js';
 import {
+  FIRST_CURSOR,
   outsideSubset,
   type Lease,
   type ProcessDefinition,
   type ProcessRun,
+  type RecordToBegin,
   type RunCursor,
+  type StepRecord,
 } from '../../platform/processes/index.js';
 import type { NewRequest } from '../../platform/requests.js';
 import type { NewRunRow } from '../../platform/processes/runs.js';
-import type { NewStep, StepRecord } from '../../platform/processes/steps.js';
 import type { NewRun, RunnerOptions } from './runner-api.js';
 
 /**
@@ -35,7 +37,7 @@ export async function storeNewRun<T>(
   lease: () => Lease,
   inject: RunnerOptions['inject'],
   then: (request: ProcessRequest, run: ProcessRun, begun?: StepRecord) => Promise<T>,
-  first?: (run: NewRun, cursor: RunCursor) => FirstRecord | undefined,
+  first?: (run: NewRun, cursor: RunCursor) => RecordToBegin | undefined,
 ): Promise<{ request: ProcessRequest; then: T; input: NewRun }> {
   const resolve = async (run: NewRun) => ({ input: run, ...(await checked(run, prepare)) });
   const inOne = first !== undefined && inject === undefined && platform.processes.createsInOne;
@@ -62,9 +64,6 @@ export async function storeNewRun<T>(
   platform.processes.runs.committed(run!);
   return created;
 }
-
-/** What a run's first task's record begins with (StepRecords.beginning). */
-export type FirstRecord = Omit<NewStep, 'status' | 'requestId'>;
 
 const runOf = (input: NewRun | (() => Promise<NewRun>)) => (typeof input === 'function' ? input() : input);
 
@@ -100,7 +99,7 @@ async function createdInOne(
   accountId: string,
   read: Checked,
   lease: Lease,
-  first: (run: NewRun, cursor: RunCursor) => FirstRecord | undefined,
+  first: (run: NewRun, cursor: RunCursor) => RecordToBegin | undefined,
 ): Promise<{ request: ProcessRequest; run: ProcessRun; begun?: StepRecord } | undefined> {
   const begin = read.cursor && first(read.input, read.cursor);
   if (!begin) return undefined;
@@ -124,8 +123,7 @@ async function checked(
   // The run keeps what it executes: the BPMN text stays with the stored definition only.
   const { bpmn: _source, ...definition } = input.definition;
   const start = definition.graph?.nodes.find((n) => n.kind === 'start');
-  const cursor: RunCursor | undefined =
-    first ?? (start && { step: 0, iteration: 0, phase: 'ready', at: start.id });
+  const cursor: RunCursor | undefined = first ?? (start && { ...FIRST_CURSOR, at: start.id });
   return { definition, data, ...(cursor ? { cursor } : {}) };
 }
 

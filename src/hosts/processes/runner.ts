@@ -65,6 +65,9 @@ import {
   type SequenceFlow,
   type TokenState,
   type Token,
+  type RecordToBegin,
+  type StepEndThen,
+  FIRST_CURSOR,
   isForked,
 } from '../../platform/processes/index.js';
 import { toJsonObject, toJsonValue } from '../../platform/model.js';
@@ -77,7 +80,7 @@ import { tracing } from '../../traces/hooks.js';
 import { decideLoop, dueTime } from './loops.js';
 import { stepLabel, type NewRun, type ProcessEvent, type RunnerOptions } from './runner-api.js';
 import { checkDataSize, checkNewDocumentSize, checkSubmission } from './submission.js';
-import { storeNewRun, type FirstRecord } from './creation.js';
+import { storeNewRun } from './creation.js';
 import { releaseAllStatement } from '../../platform/locks.js';
 import { armBoundaryTimers, fireBoundary } from './boundary-timers.js';
 import { branchName, nodeLabel, tokenState, walk, type Arrival } from './walk.js';
@@ -162,9 +165,6 @@ type Moved = 'moved';
 const READS_KEPT_MS = 1_000;
 /** Accounts whose reads startReads keeps at once (beyond, a start reads its own). */
 const ACCOUNTS_READ_KEPT = 1_000;
-
-/** Where a run of steps without a graph starts. */
-const FIRST_STEP: RunCursor = { step: 0, iteration: 0, phase: 'ready' };
 
 /** Times a step is resumed after its server or thread stopped under it, before its request fails. */
 export const MAX_RECOVERIES = 3;
@@ -360,7 +360,7 @@ export class ProcessRunner {
       const walked =
         graph && startNode ? await plainWalkFrom(definition, graph, startNode, {}, null) : undefined;
       // a fork at the start: its tokens are sent out by the run's first move (from the start event)
-      const cursor = walked?.tokens ? undefined : (walked ?? (graph ? undefined : FIRST_STEP));
+      const cursor = walked?.tokens ? undefined : (walked ?? (graph ? undefined : FIRST_CURSOR));
       // before a task: the run is created claimed (running), with nothing before it to read
       return cursor && { ...cursor, phase: 'running' as const };
     };
@@ -406,7 +406,7 @@ export class ProcessRunner {
     input: NewRun | (() => Promise<NewRun>),
     then: (request: ProcessRequest, run: ProcessRun, begun?: StepRecord) => Promise<T>,
     place?: (definition: ProcessDefinition) => Promise<RunCursor | undefined>,
-    first?: (run: NewRun, cursor: RunCursor) => FirstRecord | undefined,
+    first?: (run: NewRun, cursor: RunCursor) => RecordToBegin | undefined,
   ): Promise<{ request: ProcessRequest; then: T }> {
     const created = await storeNewRun(
       this.platform,
@@ -1447,7 +1447,7 @@ export class ProcessRunner {
     stored: unknown,
     outputs: StepOutputs,
     target: RunCursor,
-    then?: { begin: FirstRecord } | { finish: { status: number; lockOwner: string } },
+    then?: StepEndThen,
   ) {
     const done = { status: 'done' as const, result: stored };
     return this.platform.processes.endStep(run, record.id, done, outputs, target, this.leaseUntil(), then);
@@ -2335,13 +2335,13 @@ function recordToBegin(
   definition: ProcessDefinition,
   cursor: RunCursor,
   userId: number | null,
-): FirstRecord | undefined {
+): RecordToBegin | undefined {
   const task = taskAt(definition, cursor);
   if (!task || task.loop) return undefined;
   return { stepId: task.id, iteration: cursor.iteration, type: task.type, laneId: task.lane, userId };
 }
 
 /** The record a run created claimed before its first task begins with (storeNewRun). */
-function firstRecord(run: NewRun, cursor: RunCursor): FirstRecord | undefined {
+function firstRecord(run: NewRun, cursor: RunCursor): RecordToBegin | undefined {
   return cursor.phase === 'running' ? recordToBegin(run.definition, cursor, run.userId) : undefined;
 }

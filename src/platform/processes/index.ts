@@ -7,7 +7,7 @@ import type { ArtefactVersions } from '../versions.js';
 import { ProcessDefinitions } from './definitions.js';
 import { NamedLeases } from './leases.js';
 import { ProcessRuns, type NewRunRow, type ProcessRun, type RunCursor } from './runs.js';
-import { StepRecords, type NewStep, type StepChanges, type StepRecord } from './steps.js';
+import { StepRecords, type RecordToBegin, type StepChanges, type StepRecord } from './steps.js';
 import type { Lease } from './leases.js';
 import {
   returnedRequest,
@@ -18,6 +18,9 @@ import {
 import { ManualTasks } from './tasks.js';
 import { ProcessTimers } from './timers.js';
 import { ProcessTriggers } from './triggers.js';
+
+/** What a step's end statement does after its move (Processes.endStep): a record begun, or the request finished. */
+export type StepEndThen = { begin: RecordToBegin } | { finish: { status: number; lockOwner: string } };
 
 export class Processes {
   readonly definitions: ProcessDefinitions;
@@ -56,8 +59,7 @@ export class Processes {
     document: { json?: string | undefined; data: Record<string, unknown> },
     cursor: RunCursor,
     lease: Lease,
-    then?:
-      { begin: Omit<NewStep, 'status' | 'requestId'> } | { finish: { status: number; lockOwner: string } },
+    then?: StepEndThen,
   ): Promise<
     | {
         record: StepRecord;
@@ -112,7 +114,7 @@ export class Processes {
     accountId: string,
     request: { statement: Sql; id: string },
     run: Omit<NewRunRow, 'requestId'>,
-    begin?: Omit<NewStep, 'status' | 'requestId'>,
+    begin?: RecordToBegin,
   ): Promise<{ request: ProcessRequest; run: ProcessRun; begun?: StepRecord } | null | undefined> {
     if (!this.store.dialect.modifyingWith) return undefined;
     const requestId = request.id;
@@ -183,12 +185,19 @@ export {
   type LeaseKeeper,
   type LeaseSettings,
 } from './leases.js';
-export { isForked, type ProcessRun, type RunCursor, type Token, type TokenState } from './runs.js';
+export {
+  FIRST_CURSOR,
+  isForked,
+  type ProcessRun,
+  type RunCursor,
+  type Token,
+  type TokenState,
+} from './runs.js';
 export type { JoinArrival } from './tokens.js';
 export type { ProcessTimer, TimerKind } from './timers.js';
 export { triggerOf, type ProcessTrigger, type TriggerEvent } from './triggers.js';
 export { matchesTrigger, type CollectionTrigger } from './collection-trigger.js';
 export { describeTimer, MIN_CYCLE_MS, nextTick, type StartTimer } from './start-events.js';
-export type { StepError, StepRecord, StepStatus } from './steps.js';
+export type { RecordToBegin, StepError, StepRecord, StepStatus } from './steps.js';
 export { taskId, taskMissing, type ManualTask, type TaskRef, type TaskStatus } from './tasks.js';
 export { isTaskToken, TASK_CONTEXTS, taskPath, taskToken, taskUrl, type TaskContext } from './urls.js';

@@ -41,6 +41,8 @@ const MOVED_COLUMNS = prefixedColumns(COLUMN_NAMES, 'm');
 const INSERTED = sql.raw(
   'account_id, request_id, definition_id, definition_version_id, cursor, user_id, secret, depth, version, lease_owner, lease_expires',
 );
+/** Where a new run stands unless told: before the first step of its steps. */
+export const FIRST_CURSOR: RunCursor = { step: 0, iteration: 0, phase: 'ready' };
 /** Key of the HMAC tokens of a new run's public task URLs. */
 const newSecret = () => randomBytes(32).toString('base64url');
 
@@ -216,7 +218,7 @@ export class ProcessRuns {
    */
   inserting(accountId: string, input: NewRunRow, after: string): Sql | undefined {
     if (input.definitionVersionId === undefined || input.definitionVersionId === null) return undefined;
-    const cursor: RunCursor = input.cursor ?? { step: 0, iteration: 0, phase: 'ready' };
+    const cursor: RunCursor = input.cursor ?? FIRST_CURSOR;
     // a SELECT's parameters have no column to take their type from
     const { cast } = this.store.dialect;
     return sql`
@@ -239,7 +241,7 @@ export class ProcessRuns {
     accountId: string,
     input: NewRunRow,
   ): Promise<{ cursor: RunCursor; versionId: number }> {
-    const cursor: RunCursor = input.cursor ?? { step: 0, iteration: 0, phase: 'ready' };
+    const cursor: RunCursor = input.cursor ?? FIRST_CURSOR;
     let versionId = input.definitionVersionId;
     if (versionId === undefined || versionId === null) {
       const kept = await this.versions.requestDefinition(accountId, input.definition);

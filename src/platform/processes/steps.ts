@@ -79,6 +79,9 @@ export type NewStep = {
   status?: StepStatus;
 };
 
+/** A record a statement begins beside its request's other writes (running; its request's id given there). */
+export type RecordToBegin = Omit<NewStep, 'status' | 'requestId'>;
+
 /** Every column of a record, each named `b_<column>` (StepRecords.beginning). */
 const BEGUN_COLUMNS = prefixedColumns(
   [
