@@ -163,7 +163,7 @@ type Moved = 'moved';
  * again.
  */
 const READS_KEPT_MS = 1_000;
-/** Accounts whose reads startReads keeps at once (beyond, a start reads its own). */
+/** Accounts whose reads startReads keeps at once (beyond, the oldest kept is dropped). */
 const ACCOUNTS_READ_KEPT = 1_000;
 
 /** Times a step is resumed after its server or thread stopped under it, before its request fails. */
@@ -317,10 +317,11 @@ export class ProcessRunner {
     let kept = this.accountReads.get(accountId);
     if (!kept || this.stale(kept)) {
       this.accountReads.delete(accountId);
+      // the oldest first: an account's entry is set anew each time it is read again
       if (this.accountReads.size >= ACCOUNTS_READ_KEPT)
-        for (const [id, old] of this.accountReads) if (this.stale(old)) this.accountReads.delete(id);
+        this.accountReads.delete(this.accountReads.keys().next().value!);
       kept = { reads: new DirectoryReads(), ...this.freshKept() };
-      if (this.accountReads.size < ACCOUNTS_READ_KEPT) this.accountReads.set(accountId, kept);
+      this.accountReads.set(accountId, kept);
     }
     return new ContextReads(kept.reads);
   }
